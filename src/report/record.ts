@@ -1,0 +1,79 @@
+/**
+ * The rollout record: one line of a run's results.jsonl (and of `bas score --out`), and the
+ * check that turns a parsed JSON value into one. Unknown extra fields are tolerated, since
+ * newer writers may add some.
+ */
+import type { BasLabel, FaultCode, PairCounts, TaskConfig } from '../task/types.js';
+
+/** Why a rollout ended without a score. */
+export interface RolloutError {
+  type: string;
+  message: string;
+}
+
+export interface TokenUsage {
+  prompt_tokens?: number | null;
+  completion_tokens?: number | null;
+  total_tokens?: number | null;
+}
+
+/** One rollout as written to results.jsonl. Score fields are null on an errored rollout. */
+export interface RolloutRecord {
+  index: number;
+  /** Which sample of the task (0-based); absent in `bas score --out` lines, read as 0. */
+  rollout?: number;
+  config?: TaskConfig;
+  model?: string;
+  reply?: string | null;
+  reward: number | null;
+  rewards: { bas_correct: number; fault_audit: number } | null;
+  metrics: {
+    bas_label_accuracy: number;
+    fault_precision: number;
+    fault_recall: number;
+    num_flagged: number;
+    parsed: number;
+  } | null;
+  detail?: {
+    labels: Record<BasLabel, boolean>;
+    codes: Record<FaultCode, PairCounts>;
+    unknown_codes: number;
+    unparseable?: string;
+  } | null;
+  error: RolloutError | null;
+  latency_ms?: number | null;
+  usage?: TokenUsage | null;
+  finish_reason?: string | null;
+  attempts?: number | null;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function isIndex(v: unknown): v is number {
+  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+}
+
+/**
+ * Checks the fields a report relies on. Returns the record, or a short reason it is not one
+ * (the reader adds the file and line number).
+ */
+export function checkRecord(value: unknown): RolloutRecord | string {
+  if (!isObject(value)) return 'not a JSON object';
+  if (!isIndex(value.index)) return '"index" is not a non-negative integer';
+  if (value.rollout !== undefined && !isIndex(value.rollout)) return '"rollout" is not a non-negative integer';
+  const error = value.error ?? null;
+  if (error !== null) {
+    if (!isObject(error) || typeof error.type !== 'string') return '"error" is neither null nor {"type", "message"}';
+    return value as unknown as RolloutRecord;
+  }
+  if (typeof value.reward !== 'number' || !Number.isFinite(value.reward)) {
+    return 'a rollout without "error" has no numeric "reward"';
+  }
+  if (!isObject(value.rewards) || typeof value.rewards.bas_correct !== 'number' || typeof value.rewards.fault_audit !== 'number') {
+    return '"rewards" lacks bas_correct or fault_audit';
+  }
+  if (!isObject(value.metrics)) return '"metrics" is not an object';
+  return value as unknown as RolloutRecord;
+}

@@ -1,0 +1,328 @@
+/**
+ * The summary of a run: counts, every reward and metric with its interval, per-label and
+ * per-code breakdowns, tokens, latency, pass@k and the reward's distribution.
+ *
+ * `SummaryBuilder` takes records one at a time and keeps ~36 plain numbers per distinct
+ * (index, rollout) in one growable Float64Array, so 100,000 rollouts cost about 30 MB and no
+ * objects. When a pair comes again (a resumed run re-runs errored rollouts and appends), the
+ * later line overwrites the earlier one's slot: the last line wins.
+ */
+import { BAS_LABELS, FAULT_CODES, type BasLabel, type FaultCode } from '../task/types.js';
+import type { RolloutRecord } from './record.js';
+import { estimate, passAtK, passKs, percentileSorted, type Estimate } from './stats.js';
+
+export type { RolloutRecord } from './record.js';
+
+export interface CodeBreakdown {
+  tp: number;
+  fp: number;
+  fn: number;
+  /** Pooled over rollouts: tp / (tp + fp); null when nothing was claimed. */
+  precision: number | null;
+  /** Pooled over rollouts: tp / (tp + fn); null when the keys held none of this code. */
+  recall: number | null;
+}
+
+export interface Summary {
+  counts: {
+    /** Lines read, including ones later superseded. */
+    lines: number;
+    /** Lines that repeated an earlier (index, rollout) and replaced it. */
+    replaced: number;
+    /** Distinct (index, rollout) pairs. */
+    rollouts: number;
+    /** Distinct task indices. */
+    tasks: number;
+    /** Highest number of rollouts seen for one task. */
+    max_rollouts: number;
+    completed: number;
+    errored: number;
+    errors_by_type: Record<string, number>;
+  };
+  /** Over completed rollouts. */
+  reward: Estimate;
+  /** Over all rollouts, an errored one counting 0. */
+  reward_errors_as_zero: Estimate;
+  rewards: { bas_correct: Estimate; fault_audit: Estimate };
+  metrics: {
+    bas_label_accuracy: Estimate;
+    fault_precision: Estimate;
+    fault_recall: Estimate;
+    num_flagged: Estimate;
+    parsed: Estimate;
+  };
+  /** Share of completed rollouts that got each label right. */
+  labels: Record<BasLabel, Estimate>;
+  codes: Record<FaultCode, CodeBreakdown>;
+  /** Claimed pairs whose code is none of the five. */
+  unknown_codes: number;
+  /** Summed over every rollout that reported usage, errored ones included (they were paid for). */
+  tokens: { prompt: number; completion: number; total: number; rollouts_with_usage: number };
+  /** Over completed rollouts that recorded a latency. */
+  latency_ms: { n: number; mean: number | null; p50: number | null; p95: number | null };
+  /** Empty unless some task has more than one rollout. */
+  pass_at_k: Array<{ k: number; value: number; tasks: number }>;
+  /** Completed rewards in ten bins of width 0.1; the last bin includes 1.0. */
+  reward_histogram: Array<{ lo: number; hi: number; count: number }>;
+}
+
+const METRIC_NAMES = ['bas_label_accuracy', 'fault_precision', 'fault_recall', 'num_flagged', 'parsed'] as const;
+
+// Column layout of one slot.
+const C_INDEX = 0;
+const C_ROLLOUT = 1;
+const C_ERR = 2; // -1 = completed, else an id into errorTypes
+const C_REWARD = 3;
+const C_BAS = 4;
+const C_AUDIT = 5;
+const C_METRIC = 6; // 5 columns
+const C_LABEL = C_METRIC + METRIC_NAMES.length; // 4 columns
+const C_CODE = C_LABEL + BAS_LABELS.length; // 3 per code: tp, fp, fn
+const C_UNKNOWN = C_CODE + 3 * FAULT_CODES.length;
+const C_TOK = C_UNKNOWN + 1; // prompt, completion, total
+const C_LAT = C_TOK + 3;
+const C_SEQ = C_LAT + 1;
+const NCOL = C_SEQ + 1;
+
+function num(v: unknown): number {
+  return typeof v === 'number' && Number.isFinite(v) ? v : Number.NaN;
+}
+
+/** Builds a `Summary` from records streamed one at a time. */
+export class SummaryBuilder {
+  private data = new Float64Array(NCOL * 1024);
+  private size = 0;
+  private lines = 0;
+  private replaced = 0;
+  private readonly slots = new Map<number | string, number>();
+  private readonly errorTypes: string[] = [];
+
+  /** Adds one record; `seq` (say, its line number) is kept so a caller can find the winning lines again. */
+  add(r: RolloutRecord, seq = this.lines): void {
+    this.lines++;
+    const rollout = r.rollout ?? 0;
+    // A number key when it fits exactly (the usual case), a string otherwise.
+    const key = r.index < 2 ** 31 && rollout < 2 ** 21 ? r.index * 2 ** 21 + rollout : `${r.index}:${rollout}`;
+    let slot = this.slots.get(key);
+    if (slot === undefined) {
+      slot = this.size++;
+      this.slots.set(key, slot);
+      if (this.size * NCOL > this.data.length) {
+        const bigger = new Float64Array(this.data.length * 2);
+        bigger.set(this.data);
+        this.data = bigger;
+      }
+    } else {
+      this.replaced++;
+    }
+    const d = this.data;
+    const o = slot * NCOL;
+    d.fill(Number.NaN, o, o + NCOL);
+    d[o + C_INDEX] = r.index;
+    d[o + C_ROLLOUT] = rollout;
+    d[o + C_SEQ] = seq;
+    d[o + C_LAT] = num(r.latency_ms);
+    d[o + C_TOK] = num(r.usage?.prompt_tokens);
+    d[o + C_TOK + 1] = num(r.usage?.completion_tokens);
+    d[o + C_TOK + 2] = num(r.usage?.total_tokens);
+    if (r.error) {
+      let id = this.errorTypes.indexOf(r.error.type);
+      if (id < 0) id = this.errorTypes.push(r.error.type) - 1;
+      d[o + C_ERR] = id;
+      return;
+    }
+    d[o + C_ERR] = -1;
+    d[o + C_REWARD] = num(r.reward);
+    d[o + C_BAS] = num(r.rewards?.bas_correct);
+    d[o + C_AUDIT] = num(r.rewards?.fault_audit);
+    METRIC_NAMES.forEach((m, i) => (d[o + C_METRIC + i] = num(r.metrics?.[m])));
+    const detail = r.detail;
+    if (detail) {
+      BAS_LABELS.forEach((l, i) => (d[o + C_LABEL + i] = detail.labels?.[l] === undefined ? Number.NaN : detail.labels[l] ? 1 : 0));
+      FAULT_CODES.forEach((c, i) => {
+        const pc = detail.codes?.[c];
+        d[o + C_CODE + 3 * i] = num(pc?.tp);
+        d[o + C_CODE + 3 * i + 1] = num(pc?.fp);
+        d[o + C_CODE + 3 * i + 2] = num(pc?.fn);
+      });
+      d[o + C_UNKNOWN] = num(detail.unknown_codes);
+    }
+  }
+
+  /** The `seq` of every winning line, ascending. */
+  winningSeqs(): Float64Array {
+    const out = new Float64Array(this.size);
+    for (let s = 0; s < this.size; s++) out[s] = this.data[s * NCOL + C_SEQ]!;
+    return out.sort();
+  }
+
+  /**
+   * Per task: the mean reward over its completed rollouts (NaN if none completed) and the
+   * mean with errors counted as 0, sorted by index. Compare pairs runs on these.
+   */
+  perTask(): Array<{ index: number; rollouts: number; completed: number; reward: number; rewardZero: number }> {
+    const byTask = new Map<number, { rollouts: number; completed: number; sum: number }>();
+    for (let s = 0; s < this.size; s++) {
+      const o = s * NCOL;
+      const idx = this.data[o + C_INDEX]!;
+      const t = byTask.get(idx) ?? { rollouts: 0, completed: 0, sum: 0 };
+      t.rollouts++;
+      if (this.data[o + C_ERR] === -1) {
+        t.completed++;
+        t.sum += this.data[o + C_REWARD]!;
+      }
+      byTask.set(idx, t);
+    }
+    return [...byTask.entries()]
+      .sort((a, b) => a[0] - b[0])
+      .map(([index, t]) => ({
+        index,
+        rollouts: t.rollouts,
+        completed: t.completed,
+        reward: t.completed ? t.sum / t.completed : Number.NaN,
+        rewardZero: t.sum / t.rollouts,
+      }));
+  }
+
+  /** Gathers column `c` over the slots that pass `keep`, with their task indices. */
+  private column(c: number, keep: (o: number) => boolean): { xs: Float64Array; groups: Float64Array } {
+    const xs = new Float64Array(this.size);
+    const groups = new Float64Array(this.size);
+    let n = 0;
+    for (let s = 0; s < this.size; s++) {
+      const o = s * NCOL;
+      const v = this.data[o + c]!;
+      if (!keep(o) || Number.isNaN(v)) continue;
+      xs[n] = v;
+      groups[n++] = this.data[o + C_INDEX]!;
+    }
+    return { xs: xs.subarray(0, n), groups: groups.subarray(0, n) };
+  }
+
+  private completedEstimate(c: number): Estimate {
+    const { xs, groups } = this.column(c, (o) => this.data[o + C_ERR] === -1);
+    return estimate(xs, groups);
+  }
+
+  private sum(c: number, keep: (o: number) => boolean = () => true): { total: number; n: number } {
+    let total = 0;
+    let n = 0;
+    for (let s = 0; s < this.size; s++) {
+      const o = s * NCOL;
+      const v = this.data[o + c]!;
+      if (!keep(o) || Number.isNaN(v)) continue;
+      total += v;
+      n++;
+    }
+    return { total, n };
+  }
+
+  /** The summary of everything added so far. */
+  result(): Summary {
+    const d = this.data;
+    const done = (o: number) => d[o + C_ERR] === -1;
+    const errorsByType: Record<string, number> = {};
+    const tasks = new Map<number, { n: number; c: number }>();
+    const zero = new Float64Array(this.size);
+    const zeroGroups = new Float64Array(this.size);
+    let completed = 0;
+    for (let s = 0; s < this.size; s++) {
+      const o = s * NCOL;
+      const err = d[o + C_ERR]!;
+      const t = tasks.get(d[o + C_INDEX]!) ?? { n: 0, c: 0 };
+      t.n++;
+      if (err === -1) {
+        completed++;
+        zero[s] = d[o + C_REWARD]!;
+        if (d[o + C_BAS] === 1) t.c++;
+      } else {
+        const type = this.errorTypes[err]!;
+        errorsByType[type] = (errorsByType[type] ?? 0) + 1;
+      }
+      zeroGroups[s] = d[o + C_INDEX]!;
+      tasks.set(d[o + C_INDEX]!, t);
+    }
+    let maxRollouts = 0;
+    for (const t of tasks.values()) maxRollouts = Math.max(maxRollouts, t.n);
+
+    const codes = {} as Record<FaultCode, CodeBreakdown>;
+    FAULT_CODES.forEach((code, i) => {
+      const tp = this.sum(C_CODE + 3 * i, done).total;
+      const fp = this.sum(C_CODE + 3 * i + 1, done).total;
+      const fn = this.sum(C_CODE + 3 * i + 2, done).total;
+      codes[code] = { tp, fp, fn, precision: tp + fp ? tp / (tp + fp) : null, recall: tp + fn ? tp / (tp + fn) : null };
+    });
+    const labels = {} as Record<BasLabel, Estimate>;
+    BAS_LABELS.forEach((l, i) => (labels[l] = this.completedEstimate(C_LABEL + i)));
+    const metrics = {} as Summary['metrics'];
+    METRIC_NAMES.forEach((m, i) => (metrics[m] = this.completedEstimate(C_METRIC + i)));
+
+    const lat = this.column(C_LAT, done).xs.slice().sort();
+    const usage = this.sum(C_TOK + 2);
+    return {
+      counts: {
+        lines: this.lines,
+        replaced: this.replaced,
+        rollouts: this.size,
+        tasks: tasks.size,
+        max_rollouts: maxRollouts,
+        completed,
+        errored: this.size - completed,
+        errors_by_type: errorsByType,
+      },
+      reward: this.completedEstimate(C_REWARD),
+      reward_errors_as_zero: estimate(zero, zeroGroups),
+      rewards: { bas_correct: this.completedEstimate(C_BAS), fault_audit: this.completedEstimate(C_AUDIT) },
+      metrics,
+      labels,
+      codes,
+      unknown_codes: this.sum(C_UNKNOWN, done).total,
+      tokens: {
+        prompt: this.sum(C_TOK).total,
+        completion: this.sum(C_TOK + 1).total,
+        total: usage.total,
+        rollouts_with_usage: Math.max(usage.n, this.sum(C_TOK).n),
+      },
+      latency_ms: {
+        n: lat.length,
+        mean: lat.length ? lat.reduce((a, b) => a + b, 0) / lat.length : null,
+        p50: percentileSorted(lat, 0.5),
+        p95: percentileSorted(lat, 0.95),
+      },
+      pass_at_k: maxRollouts > 1 ? passAtKRows(tasks, maxRollouts) : [],
+      reward_histogram: histogram(this.column(C_REWARD, done).xs),
+    };
+  }
+}
+
+/** pass@k per task, averaged over the tasks that have at least k rollouts. */
+function passAtKRows(tasks: Map<number, { n: number; c: number }>, maxRollouts: number): Summary['pass_at_k'] {
+  return passKs(maxRollouts).map((k) => {
+    let sum = 0;
+    let used = 0;
+    for (const t of tasks.values()) {
+      const p = passAtK(t.n, t.c, k);
+      if (p === null) continue;
+      sum += p;
+      used++;
+    }
+    return { k, value: used ? sum / used : 0, tasks: used };
+  });
+}
+
+function histogram(xs: ArrayLike<number>): Summary['reward_histogram'] {
+  const bins = Array.from({ length: 10 }, (_, i) => ({ lo: i / 10, hi: (i + 1) / 10, count: 0 }));
+  for (let i = 0; i < xs.length; i++) {
+    // Rewards are sums of tenths-ish values; the epsilon keeps 0.3 (0.29999…) in its own bin.
+    const b = Math.min(9, Math.max(0, Math.floor(xs[i]! * 10 + 1e-9)));
+    bins[b]!.count++;
+  }
+  return bins;
+}
+
+/** Summary of a finite list of records (last line wins for a repeated (index, rollout)). */
+export function summarize(records: Iterable<RolloutRecord>): Summary {
+  const b = new SummaryBuilder();
+  for (const r of records) b.add(r);
+  return b.result();
+}

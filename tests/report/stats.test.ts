@@ -1,0 +1,142 @@
+import { describe, expect, it } from 'vitest';
+import {
+  estimate,
+  mean,
+  pairedBootstrap,
+  passAtK,
+  passKs,
+  percentile,
+  standardError,
+  tQuantile975,
+  wilsonInterval,
+} from '../../src/report/stats.js';
+
+describe('means and standard errors', () => {
+  it('standard error of a mean: sd/sqrt(n) with n-1 in the variance', () => {
+    // 2,4,4,4,5,5,7,9: mean 5, sample variance 32/7.
+    const xs = [2, 4, 4, 4, 5, 5, 7, 9];
+    expect(mean(xs)).toBe(5);
+    expect(standardError(xs)).toBeCloseTo(Math.sqrt(32 / 7) / Math.sqrt(8), 12);
+  });
+
+  it('empty and single inputs give nulls, not NaN', () => {
+    expect(estimate([])).toEqual({ n: 0, mean: null, stderr: null, ci95: null, method: null });
+    const one = estimate([0.5]);
+    expect(one.mean).toBe(0.5);
+    expect(one.stderr).toBeNull();
+    expect(one.ci95).toBeNull();
+  });
+
+  it('a t interval for non-binary data: mean ± t(0.975, n-1)·se', () => {
+    const xs = [0.2, 0.4, 0.6, 0.8, 1.0]; // mean 0.6, sd sqrt(0.1)
+    const e = estimate(xs);
+    const se = Math.sqrt(0.1) / Math.sqrt(5);
+    expect(e.method).toBe('t');
+    expect(e.stderr).toBeCloseTo(se, 12);
+    expect(e.ci95![0]).toBeCloseTo(0.6 - 2.776 * se, 9);
+    expect(e.ci95![1]).toBeCloseTo(0.6 + 2.776 * se, 9);
+  });
+
+  it('t quantiles: table values and the large-df expansion', () => {
+    expect(tQuantile975(1)).toBe(12.706);
+    expect(tQuantile975(10)).toBe(2.228);
+    expect(tQuantile975(40)).toBeCloseTo(2.0211, 3);
+    expect(tQuantile975(120)).toBeCloseTo(1.9799, 3);
+    expect(tQuantile975(1e9)).toBeCloseTo(1.95996, 4);
+  });
+
+  it('clusters rollouts of one task: the standard error is taken over tasks', () => {
+    // Two tasks, each answered identically twice: effectively two independent values.
+    const e = estimate([0.2, 0.2, 0.8, 0.8], [0, 0, 1, 1]);
+    // CR1: G/(G-1) * Σ_g (Σ resid)^2 / N^2 = 2 * (0.6^2 + 0.6^2) / 16 = 0.09, se 0.3
+    expect(e.stderr).toBeCloseTo(0.3, 12);
+    expect(e.ci95![1]).toBeCloseTo(0.5 + 12.706 * 0.3, 9);
+  });
+});
+
+describe('the interval of a proportion (Wilson)', () => {
+  it('matches published values', () => {
+    // 8 successes in 10: Wilson 95% interval (0.4902, 0.9433).
+    const [lo, hi] = wilsonInterval(8, 10)!;
+    expect(lo).toBeCloseTo(0.4902, 4);
+    expect(hi).toBeCloseTo(0.9433, 4);
+  });
+
+  it('stays informative at 0/n and n/n', () => {
+    const [lo, hi] = wilsonInterval(0, 30)!;
+    expect(lo).toBe(0);
+    expect(hi).toBeCloseTo(0.1135, 4);
+    const [lo2, hi2] = wilsonInterval(30, 30)!;
+    expect(lo2).toBeCloseTo(0.8865, 4);
+    expect(hi2).toBe(1);
+  });
+
+  it('is what estimate() uses for 0/1 data', () => {
+    const e = estimate([1, 1, 1, 1, 1, 1, 1, 1, 0, 0]);
+    expect(e.method).toBe('wilson');
+    expect(e.mean).toBe(0.8);
+    expect(e.ci95![0]).toBeCloseTo(0.4902, 4);
+  });
+});
+
+describe('percentiles (linear interpolation, type 7)', () => {
+  it.each([
+    [[1, 2, 3, 4], 0.5, 2.5],
+    [[1, 2, 3, 4, 5], 0.5, 3],
+    [[10, 20, 30, 40, 50, 60, 70, 80, 90, 100], 0.95, 95.5],
+    [[5], 0.95, 5],
+    [[3, 1, 2], 0, 1],
+    [[3, 1, 2], 1, 3],
+  ])('%j at %d is %d', (xs, q, want) => {
+    expect(percentile(xs, q)).toBeCloseTo(want, 12);
+  });
+  it('no values: null', () => expect(percentile([], 0.5)).toBeNull());
+});
+
+describe('pass@k, the unbiased estimator', () => {
+  it.each([
+    // n, c, k, 1 - C(n-c,k)/C(n,k)
+    [10, 0, 1, 0],
+    [10, 3, 1, 0.3],
+    [10, 3, 2, 1 - 21 / 45],
+    [4, 1, 2, 0.5],
+    [4, 2, 4, 1],
+    [5, 2, 3, 1 - 1 / 10],
+    [8, 8, 8, 1],
+  ])('n=%d c=%d k=%d', (n, c, k, want) => {
+    expect(passAtK(n, c, k)).toBeCloseTo(want, 12);
+  });
+  it('undefined when there are fewer samples than k', () => expect(passAtK(3, 1, 4)).toBeNull());
+  it('reports k = 1, 2, 4 … and the maximum', () => {
+    expect(passKs(1)).toEqual([1]);
+    expect(passKs(4)).toEqual([1, 2, 4]);
+    expect(passKs(10)).toEqual([1, 2, 4, 8, 10]);
+  });
+});
+
+describe('paired bootstrap', () => {
+  const diffs = [0.1, -0.2, 0.3, 0.05, 0, 0.4, -0.1, 0.2, 0.15, 0.25];
+  it('is reproducible for a seed', () => {
+    const a = pairedBootstrap(diffs, 7, 2000);
+    const b = pairedBootstrap(diffs, 7, 2000);
+    expect(a).toEqual(b);
+    const c = pairedBootstrap(diffs, 8, 2000);
+    expect(c.ci95).not.toEqual(a.ci95);
+  });
+  it('brackets the mean and is close to the normal-theory interval', () => {
+    const r = pairedBootstrap(diffs, 1, 10000);
+    const m = mean(diffs)!;
+    expect(r.mean).toBeCloseTo(m, 12);
+    expect(r.ci95![0]).toBeLessThan(m);
+    expect(r.ci95![1]).toBeGreaterThan(m);
+    const se = standardError(diffs)!;
+    // The bootstrap uses the plug-in (n) variance: width ≈ 2·1.96·se·sqrt((n-1)/n).
+    const width = r.ci95![1] - r.ci95![0];
+    expect(width).toBeGreaterThan(2 * 1.96 * se * 0.8);
+    expect(width).toBeLessThan(2 * 1.96 * se * 1.1);
+  });
+  it('constant differences give a zero-width interval; none give nulls', () => {
+    expect(pairedBootstrap([0.5, 0.5, 0.5], 3, 100).ci95).toEqual([0.5, 0.5]);
+    expect(pairedBootstrap([], 3, 100).mean).toBeNull();
+  });
+});

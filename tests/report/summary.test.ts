@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import { SummaryBuilder, summarize } from '../../src/report/summary.js';
+import { renderSummary } from '../../src/report/tables.js';
+import { done, failed } from './fixtures.js';
+
+describe('summarize', () => {
+  // Four tasks, one rollout each: rewards 1.0, 0.4, 0.2 and a timeout.
+  const records = [
+    done(0, 0, { bas: 1, audit: 1, codes: { 0: [2, 0, 0], 1: [1, 0, 0] }, latency: 1000 }),
+    done(1, 0, { bas: 0, audit: 1, codes: { 1: [1, 1, 1] }, latency: 2000 }),
+    done(2, 0, { bas: 0, audit: 0.5, codes: { 3: [1, 0, 1] }, latency: 4000 }),
+    failed(3, 0, 'timeout'),
+  ];
+  const s = summarize(records);
+
+  it('counts completed and errored rollouts by type', () => {
+    expect(s.counts).toMatchObject({ lines: 4, rollouts: 4, tasks: 4, completed: 3, errored: 1, errors_by_type: { timeout: 1 } });
+  });
+
+  it('means over completed rollouts, and with errors as 0', () => {
+    // rewards: 1.0, 0.4, 0.2
+    expect(s.reward.mean).toBeCloseTo(1.6 / 3, 12);
+    expect(s.reward.n).toBe(3);
+    // sd of (1, .4, .2): mean .5333, ss = .217777+.017777+.111111 = .346667, var .173333
+    expect(s.reward.stderr).toBeCloseTo(Math.sqrt(0.346666666 / 2) / Math.sqrt(3), 6);
+    expect(s.reward_errors_as_zero.mean).toBeCloseTo(1.6 / 4, 12);
+    expect(s.reward_errors_as_zero.n).toBe(4);
+    expect(s.rewards.bas_correct.mean).toBeCloseTo(1 / 3, 12);
+    expect(s.rewards.bas_correct.method).toBe('wilson');
+    expect(s.rewards.fault_audit.mean).toBeCloseTo(2.5 / 3, 12);
+    expect(s.metrics.parsed.mean).toBe(1);
+  });
+
+  it('per-label accuracy and pooled per-code precision/recall', () => {
+    expect(s.labels.G1.mean).toBeCloseTo(1 / 3, 12);
+    expect(s.labels['1A'].mean).toBe(1);
+    expect(s.codes.gst_on_gst_free).toEqual({ tp: 2, fp: 0, fn: 0, precision: 1, recall: 1 });
+    expect(s.codes.gst_miscalculated).toEqual({ tp: 2, fp: 1, fn: 1, precision: 2 / 3, recall: 2 / 3 });
+    expect(s.codes.outside_period).toMatchObject({ precision: 1, recall: 0.5 });
+    expect(s.codes.duplicate_invoice).toMatchObject({ precision: null, recall: null });
+  });
+
+  it('tokens over every rollout with usage, latency over completed ones', () => {
+    expect(s.tokens).toEqual({ prompt: 3000, completion: 600, total: 3600, rollouts_with_usage: 3 });
+    expect(s.latency_ms.p50).toBe(2000);
+    expect(s.latency_ms.p95).toBeCloseTo(2000 + 0.9 * 2000, 9);
+  });
+
+  it('a histogram of completed rewards', () => {
+    const counts = s.reward_histogram.map((b) => b.count);
+    expect(counts).toEqual([0, 0, 1, 0, 1, 0, 0, 0, 0, 1]);
+  });
+
+  it('no pass@k with one rollout per task', () => expect(s.pass_at_k).toEqual([]));
+
+  it('renders tables', () => {
+    const text = renderSummary(s, { title: 'run' });
+    expect(text).toContain('reward (errors as 0)');
+    expect(text).toContain('0.533');
+    expect(text).toContain('timeout');
+    expect(text).toContain('gst_miscalculated');
+    expect(text).not.toContain('\u001b['); // no colour codes
+  });
+});
+
+describe('last line wins', () => {
+  it('a re-run of an errored rollout replaces it', () => {
+    const b = new SummaryBuilder();
+    b.add(failed(0, 0, 'rate_limit'));
+    b.add(done(1, 0, { bas: 0, audit: 0.5 }));
+    b.add(done(0, 0, { bas: 1, audit: 1 }));
+    const s = b.result();
+    expect(s.counts).toMatchObject({ lines: 3, replaced: 1, rollouts: 2, completed: 2, errored: 0, errors_by_type: {} });
+    expect(s.reward.mean).toBeCloseTo((1 + 0.2) / 2, 12);
+    expect([...b.winningSeqs()]).toEqual([1, 2]);
+  });
+
+  it('a later error replaces an earlier score too', () => {
+    const s = summarize([done(0, 0, { bas: 1, audit: 1 }), failed(0, 0, 'network')]);
+    expect(s.counts).toMatchObject({ completed: 0, errored: 1, errors_by_type: { network: 1 } });
+    expect(s.reward.mean).toBeNull();
+    expect(s.reward_errors_as_zero.mean).toBe(0);
+  });
+});
+
+describe('pass@k over rollouts', () => {
+  it('averages the per-task estimator, errors counting as failures', () => {
+    // task 0: 4 rollouts, 1 correct; task 1: 4 rollouts, 2 correct, one errored.
+    const s = summarize([
+      done(0, 0, { bas: 1, audit: 1 }),
+      done(0, 1, { bas: 0, audit: 1 }),
+      done(0, 2, { bas: 0, audit: 1 }),
+      done(0, 3, { bas: 0, audit: 1 }),
+      done(1, 0, { bas: 1, audit: 1 }),
+      done(1, 1, { bas: 1, audit: 1 }),
+      done(1, 2, { bas: 0, audit: 1 }),
+      failed(1, 3),
+    ]);
+    expect(s.counts.max_rollouts).toBe(4);
+    const byK = Object.fromEntries(s.pass_at_k.map((r) => [r.k, r.value]));
+    expect(byK[1]).toBeCloseTo((0.25 + 0.5) / 2, 12);
+    expect(byK[2]).toBeCloseTo((0.5 + (1 - 1 / 6)) / 2, 12);
+    expect(byK[4]).toBe(1);
+  });
+});
+
+describe('scale', () => {
+  it('100,000 rollouts summarise in plain numbers', () => {
+    const b = new SummaryBuilder();
+    const r = done(0, 0, { bas: 1, audit: 0.5 });
+    for (let i = 0; i < 100_000; i++) b.add({ ...r, index: i, reward: (i % 10) / 10 });
+    const s = b.result();
+    expect(s.counts.rollouts).toBe(100_000);
+    expect(s.reward.mean).toBeCloseTo(0.45, 9);
+  });
+});
