@@ -1,0 +1,102 @@
+/**
+ * The commander program. Each command lazy-imports its handler so that `bas --help` loads
+ * nothing but commander; this is the only module that calls `process.exit`.
+ */
+import { Command, CommanderError, Option } from 'commander';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const { version } = require('../package.json') as { version: string };
+
+/** Options shared by every command that builds tasks from a configuration. */
+function taskOptions(cmd: Command): Command {
+  return cmd
+    .option('-n, --num <N>', 'number of tasks (indices 0..N-1)')
+    .option('--num-transactions <K>', 'rows per ledger, 4..10000 (default 24)')
+    .option('--fault-rate <R>', 'chance that a row carries a fault, 0..1 (default 0.25)')
+    .option('--seed <S>', 'generator seed, a non-negative integer (default 20260826)');
+}
+
+function buildProgram(): Command {
+  const program = new Command('bas')
+    .description('Reconcile synthetic Australian GST ledgers into a corrected BAS: generate, validate, score and evaluate')
+    .version(version, '-V, --version')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+    .configureOutput({ outputError: (text, write) => write(text) });
+
+  taskOptions(program.command('gen').description('write tasks: ledgers, answer keys and prompts'))
+    .addOption(new Option('--format <F>', 'jsonl, prompt, table, csv or batch (default: jsonl when piped, table on a terminal)'))
+    .option('-o, --out <FILE>', 'write to FILE instead of standard output')
+    .option('-m, --model <MODEL>', 'model named in each request (--format batch)')
+    .option('--temperature <T>', 'sampling temperature (--format batch)')
+    .option('--max-tokens <M>', 'completion token limit (--format batch)')
+    .option('--reasoning-effort <E>', 'reasoning effort (--format batch)')
+    .option('--sampling <JSON>', 'extra request fields as a JSON object (--format batch)')
+    .option('-r, --rollouts <K>', 'requests per task (--format batch, default 1)')
+    .action(async (opts) => (await import('./commands/gen.js')).gen(opts));
+
+  taskOptions(program.command('validate').description('re-derive every answer key without a model and check it'))
+    .option('--tasks <FILE>', 'check the keys shipped in a tasks JSONL file instead of generating')
+    .option('--json', 'print the result as JSON')
+    .action(async (opts) => (await import('./commands/validate.js')).validate(opts));
+
+  program
+    .command('score')
+    .description('grade replies produced elsewhere against their tasks')
+    .requiredOption('--tasks <FILE>', 'tasks JSONL written by bas gen')
+    .requiredOption('--replies <FILE>', 'replies JSONL: {"index", "reply"} lines, or a batch output file')
+    .option('--out <FILE>', 'write one scored line per reply')
+    .option('--output <DIR>', 'write a run folder that bas report and bas compare read')
+    .option('-m, --model <MODEL>', 'model name recorded in the run folder')
+    .option('--json', 'print the summary as JSON')
+    .action(async (opts) => (await import('./commands/score.js')).score(opts));
+
+  // --- report and compare (src/commands/report.ts, src/commands/compare.ts) ---
+  program
+    .command('report')
+    .description('summarise a saved run: scores with intervals, breakdowns, tokens and cost')
+    .argument('<RUN_DIR>', 'run folder written by bas eval (or a results.jsonl file)')
+    .option('--json', 'print the report as JSON')
+    .option('--html <FILE>', 'also write a self-contained HTML report to FILE')
+    .option('--price-in <USD>', 'price of prompt tokens, US dollars per million (default: run.json prices)')
+    .option('--price-out <USD>', 'price of completion tokens, US dollars per million (default: run.json prices)')
+    .action(async (dir, opts) => (await import('./commands/report.js')).report(dir, opts));
+
+  program
+    .command('compare')
+    .description('compare runs side by side, with paired differences where they share tasks')
+    .argument('<RUN_DIR...>', 'two or more run folders; the first is the baseline')
+    .option('--json', 'print the comparison as JSON')
+    .option('--html <FILE>', 'also write a self-contained HTML comparison to FILE')
+    .option('--seed <S>', 'seed of the paired bootstrap (default 1)')
+    .option('--resamples <B>', 'bootstrap resamples, 100..1000000 (default 10000)')
+    .action(async (dirs, opts) => (await import('./commands/compare.js')).compare(dirs, opts));
+  // --- end report and compare ---
+
+  return program;
+}
+
+/** Runs the program on `argv` and exits with the right code; never prints a stack trace. */
+export async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    process.exit(exitCodeFor(err));
+  }
+  // Close quietly when stdout is a pipe that closed early (`bas gen | head`).
+}
+
+function exitCodeFor(err: unknown): number {
+  if (err instanceof CommanderError) {
+    // Help and version "errors" are successes; usage errors are code 2.
+    return err.exitCode === 0 ? 0 : 2;
+  }
+  const e = err as { exitCode?: unknown; message?: unknown; name?: unknown };
+  const message = typeof e?.message === 'string' ? e.message : String(err);
+  process.stderr.write(`bas: ${message}\n`);
+  if (typeof e?.exitCode === 'number') return e.exitCode;
+  if (process.env.BAS_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);
+  return 1;
+}

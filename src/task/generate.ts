@@ -1,0 +1,44 @@
+/**
+ * The seeded ledger generator: one business, one BAS quarter, clean rows first, then faults
+ * injected at `fault_rate`. It records what it injected; the key is derived separately by
+ * `rules.ts` from the finished ledger.
+ */
+import { buildCleanRows } from './ledger-rows.js';
+import { quarterDays } from './calendar.js';
+import { randomAbn } from './abn.js';
+import { Rng } from './random.js';
+import { deriveKey } from './rules.js';
+import { injectFaults } from './inject.js';
+import { buildPrompt } from './prompt.js';
+import { BUSINESS_FIRST, BUSINESS_SECOND } from './vocabulary.js';
+import type { Ledger, Task, TaskConfig } from './types.js';
+
+/** Years the quarters are drawn from. */
+const FIRST_YEAR = 2022;
+const LAST_YEAR = 2026;
+
+/** The ledger of task `index` and what was injected into it, without key or prompt. */
+export function generateLedger(config: TaskConfig, index: number): { ledger: Ledger; injected: Task['injected'] } {
+  const rng = Rng.forTask(config.seed, index);
+  const business = {
+    name: `${rng.pick(BUSINESS_FIRST)} ${rng.pick(BUSINESS_SECOND)} Pty Ltd`,
+    abn: randomAbn(rng),
+  };
+  const days = quarterDays(rng.int(FIRST_YEAR, LAST_YEAR), 3 * rng.int(0, 3));
+  const rows = buildCleanRows(rng, config.num_transactions, days);
+  const injected = injectFaults(rng, rows, days, config.fault_rate);
+  return { ledger: { business, period: days.period, rows }, injected };
+}
+
+/** Task `index` of a configuration: deterministic in `(seed, num_transactions, fault_rate, index)`. */
+export function generateTask(config: TaskConfig, index: number): Task {
+  const { ledger, injected } = generateLedger(config, index);
+  return {
+    index,
+    config: { ...config },
+    ledger,
+    injected,
+    key: deriveKey(ledger),
+    prompt: buildPrompt(ledger),
+  };
+}

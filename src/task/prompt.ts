@@ -1,0 +1,60 @@
+/**
+ * The prompt: every rule a solver needs to reach the key, stated once and compactly (a
+ * 60-row ledger is paid for on every rollout), followed by the ledger as CSV.
+ */
+import { formatCents } from './money.js';
+import { ABN_THRESHOLD_CENTS } from './rules.js';
+import { GST_FREE_CATEGORIES, INPUT_TAXED_CATEGORIES, TAXABLE_CATEGORIES, type ChatMessage, type Ledger } from './types.js';
+
+/** The CSV columns of the ledger in the prompt, in order. */
+export const PROMPT_COLUMNS = ['id', 'date', 'type', 'counterparty', 'category', 'amount', 'gst', 'invoice', 'abn'] as const;
+
+const SYSTEM = 'You are a meticulous Australian bookkeeper. You audit a quarterly ledger and prepare the corrected Business Activity Statement (BAS).';
+
+const threshold = formatCents(ABN_THRESHOLD_CENTS);
+
+/** The rules part of the user message: identical for every task. */
+export const RULES_TEXT = `All amounts are Australian dollars and include GST; "gst" is the GST shown on the document.
+
+Categories:
+- taxable: ${TAXABLE_CATEGORIES.join(', ')}
+- GST-free: ${GST_FREE_CATEGORIES.join(', ')}
+- input-taxed: ${INPUT_TAXED_CATEGORIES.join(', ')}
+Correct GST of a taxable row = amount / 11, rounded to the nearest cent (half a cent rounds up). GST-free and input-taxed rows have no GST.
+
+Fault codes. Test every rule on every row; one row may have several codes.
+- gst_on_gst_free: GST-free or input-taxed row whose gst is not 0.00.
+- gst_miscalculated: taxable row whose gst differs from its correct GST.
+- duplicate_invoice: the invoice number already appears on an earlier row (sale or purchase). Flag each later row; never the first one.
+- outside_period: dated before the first day or after the last day of the quarter.
+- missing_abn_over_threshold: purchase with amount over ${threshold} (${threshold} itself is not over) and a blank abn, whatever its category.
+The ledger may have any number of faults, or none.
+
+Corrected BAS. Leave out every row flagged outside_period or duplicate_invoice. Always use correct GST, never the gst column.
+- G1: sum of amount over the remaining sales, all categories.
+- 1A: sum of correct GST over the remaining taxable sales.
+- 1B: sum of correct GST over the remaining taxable purchases, except those flagged missing_abn_over_threshold.
+- net: 1A minus 1B (can be negative).
+
+End your reply with one answer block, figures in dollars with two decimals, "faults" mapping each faulty row id to its codes ({} if none):
+<answer>{"G1": "0.00", "1A": "0.00", "1B": "0.00", "net": "0.00", "faults": {"T1": ["code_a", "code_b"]}}</answer>`;
+
+/** The messages a model receives for `ledger`. */
+export function buildPrompt(ledger: Ledger): ChatMessage[] {
+  const lines: string[] = [
+    `Business: ${ledger.business.name}, ABN ${ledger.business.abn}`,
+    `BAS quarter: ${ledger.period.start} to ${ledger.period.end}, both days included.`,
+    '',
+    RULES_TEXT,
+    '',
+    'Ledger (CSV):',
+    PROMPT_COLUMNS.join(','),
+  ];
+  for (const r of ledger.rows) {
+    lines.push(`${r.id},${r.date},${r.type},${r.counterparty},${r.category},${formatCents(r.amount)},${formatCents(r.gst)},${r.invoice},${r.abn}`);
+  }
+  return [
+    { role: 'system', content: SYSTEM },
+    { role: 'user', content: lines.join('\n') },
+  ];
+}

@@ -1,0 +1,62 @@
+/**
+ * Seeded randomness for the generator. Each task gets its own generator, derived from
+ * `(seed, index)` alone, so task 7 is the same whatever else a run asks for.
+ */
+import { xoroshiro128plusFromState } from 'pure-rand/generator/xoroshiro128plus';
+import { uniformInt } from 'pure-rand/distribution/uniformInt';
+import type { RandomGenerator } from 'pure-rand/types/RandomGenerator';
+
+/** A 32-bit avalanche (the murmur3 finaliser): nearby inputs give unrelated outputs. */
+function mix32(x: number): number {
+  x = Math.imul(x ^ (x >>> 16), 0x85ebca6b);
+  x = Math.imul(x ^ (x >>> 13), 0xc2b2ae35);
+  return (x ^ (x >>> 16)) >>> 0;
+}
+
+/** Splits a safe integer into its high and low 32-bit words. */
+function words(value: number): [number, number] {
+  return [Math.floor(value / 0x1_0000_0000) >>> 0, value >>> 0];
+}
+
+/** A small façade over a pure-rand generator with the draws the generator needs. */
+export class Rng {
+  private readonly gen: RandomGenerator;
+
+  private constructor(gen: RandomGenerator) {
+    this.gen = gen;
+  }
+
+  /** The generator of task `index` under `seed`; both are non-negative safe integers. */
+  static forTask(seed: number, index: number): Rng {
+    const [sh, sl] = words(seed);
+    const [ih, il] = words(index);
+    // Four state words, each mixing all inputs with a distinct salt; never all zero in practice.
+    const state = [
+      mix32(sl ^ mix32(il ^ 0x9e3779b9)),
+      mix32(sh ^ mix32(ih ^ 0x7f4a7c15)),
+      mix32(il ^ mix32(sl ^ 0x94d049bb) ^ 0x1b873593),
+      mix32(ih ^ mix32(sh ^ 0xbf58476d) ^ 0xcc9e2d51) | 1,
+    ];
+    return new Rng(xoroshiro128plusFromState(state));
+  }
+
+  /** An integer in [from, to], both included. */
+  int(from: number, to: number): number {
+    return uniformInt(this.gen, from, to);
+  }
+
+  /** A float in [0, 1). */
+  float(): number {
+    return (this.gen.next() >>> 0) / 0x1_0000_0000;
+  }
+
+  /** True with probability `p`. */
+  chance(p: number): boolean {
+    return this.float() < p;
+  }
+
+  /** One element of a non-empty list. */
+  pick<T>(items: readonly T[]): T {
+    return items[this.int(0, items.length - 1)] as T;
+  }
+}

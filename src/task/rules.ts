@@ -1,0 +1,75 @@
+/**
+ * The answer key, re-derived from a finished ledger alone. Nothing here knows what the
+ * generator meant to inject: a generator bug shows up as a key that disagrees with the
+ * injection record instead of as a silently wrong key.
+ */
+import { gstInclusiveShare } from './money.js';
+import {
+  GST_FREE_CATEGORIES,
+  INPUT_TAXED_CATEGORIES,
+  type AnswerKey,
+  type Category,
+  type Cents,
+  type FaultCode,
+  type FaultMap,
+  type Ledger,
+  type Period,
+  type Row,
+} from './types.js';
+
+/**
+ * Regulations r 29-80.01: no tax invoice is needed for a purchase of $75 or less excluding
+ * GST ($82.50 including it); above that, a document without the supplier's ABN denies the credit.
+ */
+export const ABN_THRESHOLD_CENTS: Cents = 8250;
+
+const NOT_TAXABLE = new Set<Category>([...GST_FREE_CATEGORIES, ...INPUT_TAXED_CATEGORIES]);
+
+/** Taxable categories carry GST; GST-free (Div 38) and input-taxed (Div 40) ones carry none. */
+export function isTaxable(category: Category): boolean {
+  return !NOT_TAXABLE.has(category);
+}
+
+/** The GST a row's document should show: 1/11 of the price if taxable, else nothing. */
+export function correctGst(row: Row): Cents {
+  return isTaxable(row.category) ? gstInclusiveShare(row.amount) : 0;
+}
+
+/** Codes of one row other than `duplicate_invoice`, which needs the rows before it. */
+export function rowFaults(row: Row, period: Period): FaultCode[] {
+  const codes: FaultCode[] = [];
+  if (!isTaxable(row.category) && row.gst !== 0) codes.push('gst_on_gst_free');
+  if (isTaxable(row.category) && row.gst !== gstInclusiveShare(row.amount)) codes.push('gst_miscalculated');
+  if (row.date < period.start || row.date > period.end) codes.push('outside_period');
+  if (row.type === 'purchase' && row.amount > ABN_THRESHOLD_CENTS && row.abn === '') codes.push('missing_abn_over_threshold');
+  return codes;
+}
+
+/** Applies every rule to every row and rolls the included rows into the corrected BAS. */
+export function deriveKey(ledger: Ledger): AnswerKey {
+  const faults: FaultMap = Object.create(null) as FaultMap;
+  const seenInvoices = new Set<string>();
+  let g1 = 0;
+  let gstOnSales = 0;
+  let gstOnPurchases = 0;
+  for (const row of ledger.rows) {
+    const codes = rowFaults(row, ledger.period);
+    // A repeated document number: the first occurrence stands, later ones are the duplicates.
+    const duplicate = seenInvoices.has(row.invoice);
+    if (duplicate) codes.push('duplicate_invoice');
+    else seenInvoices.add(row.invoice);
+    if (codes.length > 0) faults[row.id] = codes.sort();
+
+    if (duplicate || codes.includes('outside_period')) continue;
+    if (row.type === 'sale') {
+      g1 += row.amount;
+      gstOnSales += correctGst(row);
+    } else if (!codes.includes('missing_abn_over_threshold')) {
+      gstOnPurchases += correctGst(row);
+    }
+  }
+  return {
+    bas: { G1: g1, '1A': gstOnSales, '1B': gstOnPurchases, net: gstOnSales - gstOnPurchases },
+    faults: { ...faults },
+  };
+}

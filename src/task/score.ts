@@ -1,0 +1,98 @@
+/**
+ * Scoring one reply against its key: small pure functions. The BAS reward is all-or-nothing
+ * over four labels; the audit reward is F1 over (row, code) pairs, so naming the right row
+ * for the wrong reason earns nothing and flagging everything drowns precision.
+ */
+import { parseAnswer, type Answer } from './answer.js';
+import { BAS_LABELS, FAULT_CODES, type AnswerKey, type BasLabel, type FaultCode, type PairCounts, type Scores } from './types.js';
+
+export const REWARD_WEIGHTS = { bas_correct: 0.6, fault_audit: 0.4 } as const;
+
+const KNOWN_CODES = new Set<string>(FAULT_CODES);
+
+function emptyCodeCounts(): Record<FaultCode, PairCounts> {
+  const out = {} as Record<FaultCode, PairCounts>;
+  for (const code of FAULT_CODES) out[code] = { tp: 0, fp: 0, fn: 0 };
+  return out;
+}
+
+/** F1 of the audit; a clean key is matched only by claiming nothing. */
+export function auditF1(truePositives: number, claimed: number, actual: number): number {
+  if (actual === 0) return claimed === 0 ? 1 : 0;
+  if (truePositives === 0) return 0;
+  const precision = truePositives / claimed;
+  const recall = truePositives / actual;
+  return (2 * precision * recall) / (precision + recall);
+}
+
+function pairKey(id: string, code: string): string {
+  return `${id}\u0000${code}`;
+}
+
+/** Scores an already parsed answer. */
+export function scoreAnswer(answer: Answer, key: AnswerKey): Scores {
+  const labels = {} as Record<BasLabel, boolean>;
+  let right = 0;
+  for (const label of BAS_LABELS) {
+    labels[label] = answer.figures[label].cents === key.bas[label];
+    if (labels[label]) right++;
+  }
+
+  const truth = new Set<string>();
+  for (const [id, codes] of Object.entries(key.faults)) for (const code of codes) truth.add(pairKey(id, code));
+
+  const codes = emptyCodeCounts();
+  let unknown = 0;
+  let claimed = 0;
+  let hits = 0;
+  const found = new Set<string>();
+  for (const [id, set] of answer.faults) {
+    for (const code of set) {
+      claimed++;
+      const k = pairKey(id, code);
+      const hit = truth.has(k);
+      if (hit) {
+        hits++;
+        found.add(k);
+      }
+      if (KNOWN_CODES.has(code)) codes[code as FaultCode][hit ? 'tp' : 'fp']++;
+      else unknown++;
+    }
+  }
+  for (const [id, list] of Object.entries(key.faults)) {
+    for (const code of list) if (!found.has(pairKey(id, code))) codes[code].fn++;
+  }
+
+  const basCorrect = right === BAS_LABELS.length ? 1 : 0;
+  const audit = auditF1(hits, claimed, truth.size);
+  return {
+    reward: REWARD_WEIGHTS.bas_correct * basCorrect + REWARD_WEIGHTS.fault_audit * audit,
+    rewards: { bas_correct: basCorrect, fault_audit: audit },
+    metrics: {
+      bas_label_accuracy: right / BAS_LABELS.length,
+      fault_precision: claimed === 0 ? 0 : hits / claimed,
+      fault_recall: truth.size === 0 ? 0 : hits / truth.size,
+      num_flagged: claimed,
+      parsed: 1,
+    },
+    detail: { labels, codes, unknown_codes: unknown },
+  };
+}
+
+/** The scores of a reply that could not be parsed: zero everywhere, every true pair missed. */
+export function unparseableScores(key: AnswerKey, reason: string): Scores {
+  const codes = emptyCodeCounts();
+  for (const list of Object.values(key.faults)) for (const code of list) codes[code].fn++;
+  return {
+    reward: 0,
+    rewards: { bas_correct: 0, fault_audit: 0 },
+    metrics: { bas_label_accuracy: 0, fault_precision: 0, fault_recall: 0, num_flagged: 0, parsed: 0 },
+    detail: { labels: { G1: false, '1A': false, '1B': false, net: false }, codes, unknown_codes: 0, unparseable: reason },
+  };
+}
+
+/** Parses and scores a reply's text against `key`. */
+export function scoreReply(reply: string, key: AnswerKey): Scores {
+  const parsed = parseAnswer(reply);
+  return parsed.ok ? scoreAnswer(parsed.answer, key) : unparseableScores(key, parsed.reason);
+}
