@@ -8,7 +8,7 @@ import { randomAbn } from './abn.js';
 import type { Rng } from './random.js';
 import { ABN_THRESHOLD_CENTS, correctGst } from './rules.js';
 import type { Category, Row } from './types.js';
-import { CATEGORY_SPECS, CUSTOMERS, PURCHASE_CATEGORIES, SALE_CATEGORIES, SUPPLIERS } from './vocabulary.js';
+import { CATEGORY_SPECS, CUSTOMERS, PURCHASE_CATEGORIES, SALE_CATEGORIES } from './vocabulary.js';
 
 const SALE_SHARE = 0.4;
 /** Share of purchases that are small receipts with no ABN on them (allowed: under the threshold). */
@@ -37,25 +37,21 @@ function drawAmount(rng: Rng, category: Category): number {
   return rng.chance(0.2) ? Math.max(100, Math.round(cents / 100) * 100) : cents;
 }
 
-interface Party {
-  name: string;
-  abn: string;
-}
-
-function drawParties(rng: Rng, names: readonly string[], count: number, withAbn: boolean): Party[] {
-  const pool = [...names];
-  const parties: Party[] = [];
-  for (let i = 0; i < count && pool.length > 0; i++) {
-    const [name] = pool.splice(rng.int(0, pool.length - 1), 1);
-    parties.push({ name: name!, abn: withAbn ? randomAbn(rng) : '' });
+/** A supplier's ABN, drawn the first time the ledger meets the supplier and kept after. */
+function supplierAbn(rng: Rng, known: Map<string, string>, name: string): string {
+  let abn = known.get(name);
+  if (abn === undefined) {
+    abn = randomAbn(rng);
+    known.set(name, abn);
   }
-  return parties;
+  return abn;
 }
 
 /** `n` clean rows in posting order, dated inside the quarter. */
 export function buildCleanRows(rng: Rng, n: number, days: QuarterDays): Row[] {
-  const customers = drawParties(rng, CUSTOMERS, rng.int(4, 8), false);
-  const suppliers = drawParties(rng, SUPPLIERS, rng.int(5, 10), true);
+  // A business sells to a handful of regular customers.
+  const customers = CUSTOMERS.slice(rng.int(0, CUSTOMERS.length - 6)).slice(0, 6);
+  const supplierAbns = new Map<string, string>();
   const dayIndices: number[] = [];
   for (let i = 0; i < n; i++) dayIndices.push(rng.int(0, days.inside.length - 1));
   dayIndices.sort((a, b) => a - b);
@@ -66,9 +62,9 @@ export function buildCleanRows(rng: Rng, n: number, days: QuarterDays): Row[] {
   for (let i = 0; i < n; i++) {
     const type = rng.chance(SALE_SHARE) ? 'sale' : 'purchase';
     const category = rng.pick(type === 'sale' ? SALE_CATEGORIES : PURCHASE_CATEGORIES);
-    const party = rng.pick(type === 'sale' ? customers : suppliers);
+    const counterparty = type === 'sale' ? rng.pick(customers) : rng.pick(CATEGORY_SPECS[category].suppliers);
     let amount = drawAmount(rng, category);
-    let abn = party.abn;
+    let abn = type === 'sale' ? '' : supplierAbn(rng, supplierAbns, counterparty);
     if (type === 'purchase') {
       const edge = rng.float();
       if (edge < SMALL_RECEIPT_SHARE) {
@@ -83,7 +79,7 @@ export function buildCleanRows(rng: Rng, n: number, days: QuarterDays): Row[] {
       id: `T${String(i + 1).padStart(width, '0')}`,
       date: days.inside[dayIndices[i]!]!,
       type,
-      counterparty: party.name,
+      counterparty,
       description: rng.pick(CATEGORY_SPECS[category].descriptions),
       category,
       amount,

@@ -13,27 +13,21 @@ export const CUSTOMERS = [
   'Pacific Imports Ltd', 'Nguyen Family Trust', 'Smith & Jones Partners', 'Greenway Council',
 ] as const;
 
-export const SUPPLIERS = [
-  'Officeworks Direct', 'Telstra Business', 'AGL Energy', 'Bunnings Trade', 'Harvey Norman Commercial',
-  'Westpac Banking', 'Woolworths Group', 'Coles Supermarkets', 'Bupa Health', 'TAFE NSW', 'Ray White Property',
-  'Jim\'s Mowing', 'Seek Advertising', 'Canva Australia', 'Dell Technologies', 'Origin Energy', 'Sparky Bros Electrical',
-  'Metro Plumbing', 'CBA Merchant Services', 'Priceline Pharmacy',
-] as const;
 
-/** What a row of each category is for, and the range of its GST-inclusive price in dollars. */
-export const CATEGORY_SPECS: Record<Category, { descriptions: readonly string[]; min: number; max: number }> = {
-  office_supplies: { descriptions: ['Printer paper and toner', 'Stationery order', 'Desk chairs', 'Filing cabinets'], min: 12, max: 650 },
-  equipment: { descriptions: ['Laptop computers', 'Network switch', 'Workshop tools', 'Commercial printer'], min: 180, max: 9500 },
-  professional_services: { descriptions: ['Consulting retainer', 'Bookkeeping services', 'Legal advice', 'Design project'], min: 250, max: 14000 },
-  advertising: { descriptions: ['Online advertising campaign', 'Radio spot', 'Print brochures', 'Job listing'], min: 90, max: 5200 },
-  utilities: { descriptions: ['Electricity bill', 'Internet and phone', 'Water rates', 'Gas supply'], min: 60, max: 1800 },
-  repairs_maintenance: { descriptions: ['Air conditioner service', 'Plumbing repair', 'Vehicle service', 'Electrical work'], min: 85, max: 4200 },
-  basic_food: { descriptions: ['Fresh fruit and milk', 'Bread and vegetables', 'Meat for staff kitchen', 'Tea and coffee beans'], min: 8, max: 950 },
-  medical: { descriptions: ['GP consultation', 'Physiotherapy session', 'First aid course', 'Prescription medicines'], min: 45, max: 2600 },
-  education: { descriptions: ['Accredited training course', 'Certificate IV tuition', 'Apprentice fees', 'University short course'], min: 150, max: 6500 },
-  export: { descriptions: ['Goods shipped to New Zealand', 'Services to a Singapore client', 'Export consignment to Japan'], min: 900, max: 42000 },
-  financial_supply: { descriptions: ['Loan interest', 'Bank account fees', 'Merchant facility fee', 'Interest received'], min: 15, max: 3200 },
-  residential_rent: { descriptions: ['Residential rent for staff house', 'Unit lease', 'Tenant rent received'], min: 1400, max: 4200 },
+/** What a row of each category is for, who sells it to the business, and its price range in dollars (GST included). */
+export const CATEGORY_SPECS: Record<Category, { descriptions: readonly string[]; suppliers: readonly string[]; min: number; max: number }> = {
+  office_supplies: { descriptions: ['Printer paper and toner', 'Stationery order', 'Desk chairs', 'Filing cabinets'], suppliers: ['Officeworks Direct', 'Winc Australia', 'Paperclip Stationers'], min: 12, max: 650 },
+  equipment: { descriptions: ['Laptop computers', 'Network switch', 'Workshop tools', 'Commercial printer'], suppliers: ['Dell Technologies', 'JB Hi-Fi Business', 'Total Tools Trade'], min: 180, max: 9500 },
+  professional_services: { descriptions: ['Consulting retainer', 'Bookkeeping services', 'Legal advice', 'Design project'], suppliers: ['Murray Legal', 'Pitcher Accountants', 'Bright Ideas Consulting'], min: 250, max: 14000 },
+  advertising: { descriptions: ['Online advertising campaign', 'Radio spot', 'Print brochures', 'Job listing'], suppliers: ['Seek Advertising', 'Canva Australia', 'Southern Radio Network'], min: 90, max: 5200 },
+  utilities: { descriptions: ['Electricity bill', 'Internet and phone', 'Water rates', 'Gas supply'], suppliers: ['AGL Energy', 'Telstra Business', 'Origin Energy', 'Sydney Water'], min: 60, max: 1800 },
+  repairs_maintenance: { descriptions: ['Air conditioner service', 'Plumbing repair', 'Vehicle service', 'Electrical work'], suppliers: ['Sparky Bros Electrical', 'Metro Plumbing', 'Coolair Services'], min: 85, max: 4200 },
+  basic_food: { descriptions: ['Fresh fruit and milk', 'Bread and vegetables', 'Meat for staff kitchen', 'Tea and coffee beans'], suppliers: ['Woolworths Group', 'Coles Supermarkets', 'Harris Farm Markets'], min: 8, max: 950 },
+  medical: { descriptions: ['GP consultation', 'Physiotherapy session', 'First aid course', 'Prescription medicines'], suppliers: ['Bupa Health', 'Priceline Pharmacy', 'City Physio'], min: 45, max: 2600 },
+  education: { descriptions: ['Accredited training course', 'Certificate IV tuition', 'Apprentice fees', 'University short course'], suppliers: ['TAFE NSW', 'RMIT Training', 'Skills Institute'], min: 150, max: 6500 },
+  export: { descriptions: ['Goods shipped to New Zealand', 'Services to a Singapore client', 'Export consignment to Japan'], suppliers: ['Global Freight Forwarders'], min: 900, max: 42000 },
+  financial_supply: { descriptions: ['Loan interest', 'Bank account fees', 'Merchant facility fee', 'Interest received'], suppliers: ['Westpac Banking', 'CBA Merchant Services', 'NAB Business'], min: 15, max: 3200 },
+  residential_rent: { descriptions: ['Residential rent for staff house', 'Unit lease', 'Tenant rent received'], suppliers: ['Ray White Property', 'LJ Hooker Rentals'], min: 1400, max: 4200 },
 };
 
 /** Categories a sale draws from, with weights: mostly taxable work, some exempt lines. */

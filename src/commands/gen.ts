@@ -1,0 +1,66 @@
+/**
+ * `bas gen`: writes tasks in one of several formats, streaming, so memory stays flat however
+ * many tasks are asked for.
+ */
+import { ConfigError } from '../errors.js';
+import { openSink, withSink } from '../io/output.js';
+import { generateTask } from '../task/generate.js';
+import { taskToJson } from '../task/serialize.js';
+import type { Task } from '../task/types.js';
+import { taskConfigFromFlags, taskCountFromFlags, type TaskFlags } from './task-flags.js';
+
+export const GEN_FORMATS = ['jsonl', 'prompt', 'table', 'csv'] as const;
+type GenFormat = (typeof GEN_FORMATS)[number];
+
+export interface GenFlags extends TaskFlags {
+  format?: string;
+  out?: string;
+  model?: string;
+  temperature?: string;
+  maxTokens?: string;
+  reasoningEffort?: string;
+  sampling?: string;
+  rollouts?: string;
+}
+
+/** The default number of tasks `gen` writes. */
+export const GEN_DEFAULT_N = 10;
+
+function chooseFormat(flags: GenFlags): GenFormat {
+  if (flags.format === undefined) return flags.out || !process.stdout.isTTY ? 'jsonl' : 'table';
+  if (!(GEN_FORMATS as readonly string[]).includes(flags.format)) {
+    throw new ConfigError(`--format must be one of ${GEN_FORMATS.join(', ')}, got ${JSON.stringify(flags.format)}`);
+  }
+  return flags.format as GenFormat;
+}
+
+function promptText(task: Task): string {
+  let out = '';
+  for (const m of task.prompt) out += `===== task ${task.index} · ${m.role} =====\n${m.content}\n`;
+  return out;
+}
+
+export async function gen(flags: GenFlags): Promise<void> {
+  const config = taskConfigFromFlags(flags);
+  const n = taskCountFromFlags(flags, GEN_DEFAULT_N);
+  const format = chooseFormat(flags);
+  let render: (task: Task) => string;
+  let header = '';
+  if (flags.model !== undefined || flags.rollouts !== undefined) {
+    throw new ConfigError('--model and --rollouts apply only to --format batch');
+  }
+  if (format === 'jsonl') render = (task) => `${JSON.stringify(taskToJson(task))}\n`;
+  else if (format === 'prompt') render = promptText;
+  else if (format === 'csv') {
+    const view = await import('../report/ledger-view.js');
+    header = view.CSV_HEADER;
+    render = view.taskCsvRows;
+  } else {
+    const view = await import('../report/ledger-view.js');
+    render = (task) => `${task.index > 0 ? '\n' : ''}${view.renderTaskTable(task)}`;
+  }
+  await withSink(openSink(flags.out, '--out'), async (sink) => {
+    if (header) await sink.write(header);
+    for (let i = 0; i < n; i++) await sink.write(render(generateTask(config, i)));
+  });
+}

@@ -1,0 +1,94 @@
+/**
+ * `bas score`: grades replies produced elsewhere against their tasks, prints the same tables
+ * as `bas eval`, and with `--out` writes one scored line per reply in the replies' order.
+ * Every reply is checked before anything is written, so bad input leaves no partial file.
+ */
+import { ConfigError } from '../errors.js';
+import { readJsonLines } from '../io/jsonl.js';
+import { openSink, withSink } from '../io/output.js';
+import { SummaryBuilder } from '../report/summary.js';
+import type { RolloutRecord } from '../report/record.js';
+import { scoreReply } from '../task/score.js';
+import { taskFromJson } from '../task/serialize.js';
+import type { AnswerKey, TaskConfig } from '../task/types.js';
+
+export interface ScoreFlags {
+  tasks: string;
+  replies: string;
+  out?: string;
+  output?: string;
+  model?: string;
+  json?: boolean;
+}
+
+interface KeyedTask {
+  key: AnswerKey;
+  config: TaskConfig;
+}
+
+async function readTasks(path: string): Promise<Map<number, KeyedTask>> {
+  const tasks = new Map<number, KeyedTask>();
+  await readJsonLines(path, '--tasks', (value, line) => {
+    const task = taskFromJson(value);
+    if (tasks.has(task.index)) throw new ConfigError(`${path}:${line}: task index ${task.index} appears twice`);
+    tasks.set(task.index, { key: task.key, config: task.config });
+  });
+  if (tasks.size === 0) throw new ConfigError(`--tasks: ${path} holds no tasks`);
+  return tasks;
+}
+
+interface Reply {
+  index: number;
+  rollout: number;
+  reply: string;
+}
+
+function readReplyLine(value: unknown, tasks: Map<number, KeyedTask>, seen: Map<number, number>): Reply {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error('a reply line must be an object {"index", "reply"}');
+  const o = value as Record<string, unknown>;
+  const index = o.index;
+  if (typeof index !== 'number' || !Number.isSafeInteger(index) || index < 0) throw new Error('"index" must be a non-negative integer');
+  if (typeof o.reply !== 'string') throw new Error('"reply" must be a string');
+  if (!tasks.has(index)) throw new Error(`reply for task ${index}, which the tasks file does not hold`);
+  // Several replies to one task are its rollouts, numbered in file order unless the line says.
+  let rollout = seen.get(index) ?? 0;
+  if (o.rollout !== undefined) {
+    if (typeof o.rollout !== 'number' || !Number.isSafeInteger(o.rollout) || o.rollout < 0) throw new Error('"rollout" must be a non-negative integer');
+    rollout = o.rollout;
+  }
+  seen.set(index, Math.max(seen.get(index) ?? 0, rollout + 1));
+  return { index, rollout, reply: o.reply };
+}
+
+export async function score(flags: ScoreFlags): Promise<void> {
+  if (flags.out !== undefined && flags.output !== undefined) throw new ConfigError('give --out or --output, not both');
+  const tasks = await readTasks(flags.tasks);
+  const records: RolloutRecord[] = [];
+  const seen = new Map<number, number>();
+  await readJsonLines(flags.replies, '--replies', (value) => {
+    const r = readReplyLine(value, tasks, seen);
+    const task = tasks.get(r.index)!;
+    const s = scoreReply(r.reply, task.key);
+    records.push({ index: r.index, rollout: r.rollout, config: task.config, reply: r.reply, reward: s.reward, rewards: s.rewards, metrics: s.metrics, detail: s.detail, error: null });
+  });
+  if (records.length === 0) throw new ConfigError(`--replies: ${flags.replies} holds no replies`);
+
+  const builder = new SummaryBuilder();
+  for (const r of records) builder.add(r);
+  const summary = builder.result();
+
+  if (flags.out !== undefined) {
+    await withSink(openSink(flags.out, '--out'), async (sink) => {
+      for (const r of records) {
+        const { reply: _reply, ...scored } = r;
+        await sink.write(`${JSON.stringify(scored)}\n`);
+      }
+    });
+  }
+  if (flags.json) {
+    process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+  } else {
+    const { renderSummary } = await import('../report/tables.js');
+    process.stdout.write(renderSummary(summary, { title: `Scored ${records.length} replies from ${flags.replies}` }));
+  }
+}

@@ -1,0 +1,25 @@
+/**
+ * The task flags shared by gen, validate and eval, checked before any work starts.
+ */
+import { parseCount, resolveTaskConfig } from '../task/config.js';
+import type { TaskConfig } from '../task/types.js';
+
+export interface TaskFlags {
+  num?: string;
+  numTransactions?: string;
+  faultRate?: string;
+  seed?: string;
+}
+
+/** Largest -n accepted: far beyond any real run, small enough that indices stay exact. */
+export const MAX_TASKS = 100_000_000;
+
+/** The task configuration the flags ask for. */
+export function taskConfigFromFlags(flags: TaskFlags): TaskConfig {
+  return resolveTaskConfig({ num_transactions: flags.numTransactions, fault_rate: flags.faultRate, seed: flags.seed });
+}
+
+/** The -n flag, or `fallback` when it is absent. */
+export function taskCountFromFlags(flags: TaskFlags, fallback: number): number {
+  return flags.num === undefined ? fallback : parseCount(flags.num, '-n', 1, MAX_TASKS);
+}
