@@ -8,10 +8,11 @@ import type { Estimate } from './stats.js';
 import type { Summary } from './summary.js';
 
 /** A table with our house look: no colour codes. */
-export function plainTable(head: string[], align?: Array<'left' | 'right'>): Table.Table {
+export function plainTable(head: string[], align?: Array<'left' | 'right'>, opts: { separators?: boolean } = {}): Table.Table {
   return new Table({
     head,
-    style: { head: [], border: [], compact: false },
+    // Compact (no line between rows) unless cells span several lines and need separating.
+    style: { head: [], border: [], compact: !opts.separators },
     colAligns: align ?? head.map((_, i) => (i === 0 ? 'left' : 'right')),
   });
 }

@@ -1,0 +1,203 @@
+/**
+ * `bas compare` in data: runs side by side, and for each run that shares tasks with the
+ * baseline (the first run), the paired difference in reward with a seeded bootstrap interval.
+ *
+ * Pairing: per task, the rollouts of each run are averaged first (so a run with more rollouts
+ * does not weigh more), over completed rollouts only; a task where either run has no completed
+ * rollout is left out of the pairing and counted. Errors are shown beside it, and the same
+ * difference with errors counted as 0 is given too.
+ */
+import type { TaskConfig } from '../task/types.js';
+import type { RunData } from './read.js';
+import { describeTask } from './run-report.js';
+import { pairedBootstrap, type Estimate, type PairedBootstrap } from './stats.js';
+import type { Summary } from './summary.js';
+import { fmt, fmtCi, fmtInt, plainTable } from './tables.js';
+
+export const COMPARE_MEASURES = [
+  'bas_correct',
+  'fault_audit',
+  'reward',
+  'reward_errors_as_zero',
+  'fault_precision',
+  'fault_recall',
+  'num_flagged',
+  'parsed',
+] as const;
+export type CompareMeasure = (typeof COMPARE_MEASURES)[number];
+
+export interface ComparedRun {
+  label: string;
+  dir: string;
+  model: string;
+  task: TaskConfig | null;
+  status: string | null;
+  notes: string[];
+  tasks: number;
+  rollouts: number;
+  completed: number;
+  errors: number;
+  errors_by_type: Record<string, number>;
+  measures: Record<CompareMeasure, Estimate>;
+}
+
+export type Verdict = string; // "<label> better" or "no difference shown at 95%"
+
+export interface Pairing {
+  baseline: string;
+  run: string;
+  /** False when the task configurations differ: rewards are then not comparable task by task. */
+  comparable: boolean;
+  note: string | null;
+  shared_tasks: number;
+  /** Shared tasks left out because one run has no completed rollout on them. */
+  left_out: number;
+  /** Mean over paired tasks of (run − baseline) reward, with its bootstrap interval. */
+  diff: PairedBootstrap | null;
+  /** The same with errored rollouts counted as reward 0. */
+  diff_errors_as_zero: PairedBootstrap | null;
+  verdict: Verdict | null;
+}
+
+export interface Comparison {
+  baseline: string;
+  seed: number;
+  resamples: number;
+  runs: ComparedRun[];
+  pairings: Pairing[];
+}
+
+function measuresOf(s: Summary): Record<CompareMeasure, Estimate> {
+  return {
+    bas_correct: s.rewards.bas_correct,
+    fault_audit: s.rewards.fault_audit,
+    reward: s.reward,
+    reward_errors_as_zero: s.reward_errors_as_zero,
+    fault_precision: s.metrics.fault_precision,
+    fault_recall: s.metrics.fault_recall,
+    num_flagged: s.metrics.num_flagged,
+    parsed: s.metrics.parsed,
+  };
+}
+
+/** Run labels: A, B, … Z, then R27, R28 … */
+export function runLabel(i: number): string {
+  return i < 26 ? String.fromCharCode(65 + i) : `R${i + 1}`;
+}
+
+export function sameTask(a: TaskConfig | null, b: TaskConfig | null): boolean {
+  return !!a && !!b && a.num_transactions === b.num_transactions && a.fault_rate === b.fault_rate && a.seed === b.seed;
+}
+
+/** The verdict from an interval of (run − baseline). */
+export function verdictOf(ci: [number, number] | null, run: string, baseline: string): Verdict | null {
+  if (!ci) return null;
+  if (ci[0] > 0) return `${run} better`;
+  if (ci[1] < 0) return `${baseline} better`;
+  return 'no difference shown at 95%';
+}
+
+function pair(base: RunData, baseLabel: string, other: RunData, label: string, seed: number, resamples: number): Pairing {
+  const empty = { shared_tasks: 0, left_out: 0, diff: null, diff_errors_as_zero: null, verdict: null };
+  if (!sameTask(base.task, other.task)) {
+    return {
+      baseline: baseLabel,
+      run: label,
+      comparable: false,
+      note: `${label} ran different tasks (${describeTask(other.task)}) from ${baseLabel} (${describeTask(base.task)}): their rewards are not comparable task by task`,
+      ...empty,
+    };
+  }
+  const baseTasks = new Map(base.builder.perTask().map((t) => [t.index, t]));
+  const diffs: number[] = [];
+  const diffsZero: number[] = [];
+  let shared = 0;
+  for (const t of other.builder.perTask()) {
+    const b = baseTasks.get(t.index);
+    if (!b) continue;
+    shared++;
+    diffsZero.push(t.rewardZero - b.rewardZero);
+    if (t.completed && b.completed) diffs.push(t.reward - b.reward);
+  }
+  if (shared === 0) {
+    return { baseline: baseLabel, run: label, comparable: true, note: `${label} and ${baseLabel} share no task index`, ...empty };
+  }
+  const diff = diffs.length ? pairedBootstrap(diffs, seed, resamples) : null;
+  return {
+    baseline: baseLabel,
+    run: label,
+    comparable: true,
+    note: null,
+    shared_tasks: shared,
+    left_out: shared - diffs.length,
+    diff,
+    diff_errors_as_zero: pairedBootstrap(diffsZero, seed, resamples),
+    verdict: verdictOf(diff?.ci95 ?? null, label, baseLabel),
+  };
+}
+
+/** Compares `runs`; the first is the baseline every other run is paired with. */
+export function buildComparison(runs: RunData[], seed: number, resamples: number): Comparison {
+  const compared = runs.map((d, i): ComparedRun => ({
+    label: runLabel(i),
+    dir: d.dir,
+    model: d.model,
+    task: d.task,
+    status: typeof d.run?.status === 'string' ? d.run.status : null,
+    notes: d.notes,
+    tasks: d.summary.counts.tasks,
+    rollouts: d.summary.counts.rollouts,
+    completed: d.summary.counts.completed,
+    errors: d.summary.counts.errored,
+    errors_by_type: d.summary.counts.errors_by_type,
+    measures: measuresOf(d.summary),
+  }));
+  const pairings = runs.slice(1).map((d, i) => pair(runs[0]!, 'A', d, runLabel(i + 1), seed, resamples));
+  return { baseline: 'A', seed, resamples, runs: compared, pairings };
+}
+
+function cell(e: Estimate, digits = 3): string {
+  return e.mean === null ? '–' : `${fmt(e.mean, digits)}\n${fmtCi(e.ci95, digits)}`;
+}
+
+function signed(v: number | null): string {
+  return v === null ? '–' : `${v >= 0 ? '+' : ''}${v.toFixed(3)}`;
+}
+
+function diffCell(d: PairedBootstrap | null): string {
+  if (!d || d.mean === null) return '–';
+  return `${signed(d.mean)}\n[${signed(d.ci95![0])}, ${signed(d.ci95![1])}]`;
+}
+
+/** The text `bas compare` prints. */
+export function renderComparison(c: Comparison): string {
+  const out: string[] = [];
+  const runs = plainTable(['run', 'model', 'tasks', 'rollouts', 'completed', 'errors', 'folder'], ['left', 'left', 'right', 'right', 'right', 'right', 'left']);
+  for (const r of c.runs) {
+    const errs = Object.entries(r.errors_by_type).map(([t, n]) => `${t} ${n}`).join(', ');
+    runs.push([r.label, r.model, fmtInt(r.tasks), fmtInt(r.rollouts), fmtInt(r.completed), errs ? `${r.errors} (${errs})` : String(r.errors), r.dir]);
+  }
+  out.push(runs.toString());
+
+  const head = (names: string[]) => plainTable(['run', ...names], undefined, { separators: true });
+  const rewards = head(['bas_correct', 'fault_audit', 'reward', 'reward (errors as 0)']);
+  const metrics = head(['fault_precision', 'fault_recall', 'num_flagged', 'parsed']);
+  for (const r of c.runs) {
+    const m = r.measures;
+    rewards.push([r.label, cell(m.bas_correct), cell(m.fault_audit), cell(m.reward), cell(m.reward_errors_as_zero)]);
+    metrics.push([r.label, cell(m.fault_precision), cell(m.fault_recall), cell(m.num_flagged, 2), cell(m.parsed)]);
+  }
+  out.push('means with 95% intervals', rewards.toString(), metrics.toString());
+
+  if (c.pairings.length) {
+    const p = plainTable(['paired on shared tasks', 'tasks', 'left out', 'reward diff', 'diff (errors as 0)', 'verdict'], ['left', 'right', 'right', 'right', 'right', 'left'], { separators: true });
+    for (const x of c.pairings) {
+      p.push([`${x.run} − ${x.baseline}`, fmtInt(x.shared_tasks), fmtInt(x.left_out), diffCell(x.diff), diffCell(x.diff_errors_as_zero), x.verdict ?? (x.comparable ? '–' : 'not comparable')]);
+    }
+    out.push(`paired differences against the baseline A (bootstrap, ${fmtInt(c.resamples)} resamples, seed ${c.seed})`, p.toString());
+  }
+  for (const x of c.pairings) if (x.note) out.push(`note: ${x.note}`);
+  for (const x of c.pairings) if (x.left_out) out.push(`note: ${x.left_out} shared task(s) left out of ${x.run} − ${x.baseline}: one run has no completed rollout on them`);
+  for (const r of c.runs) for (const n of r.notes) out.push(`note (${r.label}): ${n}`);
+  return out.join('\n') + '\n';
+}

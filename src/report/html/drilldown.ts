@@ -1,0 +1,154 @@
+/**
+ * The per-rollout data the HTML page embeds for its task list and drill-down. Ledgers and
+ * keys are not stored in a run, so each task is regenerated (deterministic in its config and
+ * index) and each reply re-parsed with the task's own answer parser. The data is compact:
+ * rows are arrays, codes are small integers, and a task is stored once however many
+ * rollouts it has.
+ */
+import { parseAnswer } from '../../task/answer.js';
+import { generateTask } from '../../task/generate.js';
+import { formatCents } from '../../task/money.js';
+import { BAS_LABELS, FAULT_CODES, type TaskConfig } from '../../task/types.js';
+import { forEachRecord, type RunData } from '../read.js';
+import type { RolloutRecord } from '../record.js';
+
+/** Replies longer than this are cut in the page (the results file keeps them whole). */
+export const MAX_REPLY_CHARS = 20_000;
+
+/** One ledger row: id, date, type, counterparty, description, category, amount, gst, invoice, abn. */
+export type RowData = [string, string, string, string, string, string, string, string, string, string];
+
+export interface TaskData {
+  index: number;
+  business: string;
+  period: [string, string];
+  rows: RowData[];
+  /** Expected G1, 1A, 1B, net as two-decimal strings. */
+  bas: [string, string, string, string];
+  /** Row id -> indices into FAULT_CODES. */
+  faults: Record<string, number[]>;
+}
+
+/**
+ * One rollout: [task position (or -1 when the task cannot be regenerated), index, rollout,
+ * reward, bas_correct, fault_audit, error type, error message, reply, given figures,
+ * given faults, unparseable reason]. Given figures are [shown text, right?] per label.
+ */
+export type RolloutData = [
+  number,
+  number,
+  number,
+  number | null,
+  number | null,
+  number | null,
+  string | null,
+  string | null,
+  string | null,
+  Array<[string, boolean]> | null,
+  Record<string, string[]> | null,
+  string | null,
+];
+
+export interface DrillData {
+  labels: readonly string[];
+  codes: readonly string[];
+  maxReplyChars: number;
+  tasks: TaskData[];
+  rollouts: RolloutData[];
+}
+
+function configKey(c: TaskConfig): string {
+  return `${c.num_transactions}/${c.fault_rate}/${c.seed}`;
+}
+
+function isConfig(c: unknown): c is TaskConfig {
+  const v = c as TaskConfig | null;
+  return !!v && Number.isSafeInteger(v.num_transactions) && typeof v.fault_rate === 'number' && Number.isSafeInteger(v.seed);
+}
+
+function taskData(config: TaskConfig, index: number): TaskData {
+  const t = generateTask(config, index);
+  const faults: Record<string, number[]> = {};
+  for (const [id, codes] of Object.entries(t.key.faults)) faults[id] = codes.map((c) => FAULT_CODES.indexOf(c));
+  return {
+    index,
+    business: `${t.ledger.business.name} (ABN ${t.ledger.business.abn})`,
+    period: [t.ledger.period.start, t.ledger.period.end],
+    rows: t.ledger.rows.map((r) => [r.id, r.date, r.type, r.counterparty, r.description, r.category, formatCents(r.amount), formatCents(r.gst), r.invoice, r.abn]),
+    bas: [formatCents(t.key.bas.G1), formatCents(t.key.bas['1A']), formatCents(t.key.bas['1B']), formatCents(t.key.bas.net)],
+    faults,
+  };
+}
+
+function shown(raw: unknown): string {
+  if (raw === undefined) return '(missing)';
+  return typeof raw === 'string' ? raw : JSON.stringify(raw) ?? String(raw);
+}
+
+function rolloutData(r: RolloutRecord, pos: number, task: TaskData | null): RolloutData {
+  const reply = typeof r.reply === 'string' ? r.reply : null;
+  let figures: RolloutData[9] = null;
+  let given: RolloutData[10] = null;
+  let reason: string | null = null;
+  if (reply !== null && !r.error) {
+    const parsed = parseAnswer(reply);
+    if (parsed.ok) {
+      figures = BAS_LABELS.map((l, i) => {
+        const f = parsed.answer.figures[l];
+        const right = task !== null && f.cents !== null && formatCents(f.cents) === task.bas[i];
+        return [shown(f.raw), right];
+      });
+      given = {};
+      for (const [id, codes] of parsed.answer.faults) given[id] = [...codes];
+    } else {
+      reason = parsed.reason;
+    }
+  }
+  return [
+    pos,
+    r.index,
+    r.rollout ?? 0,
+    r.error ? null : r.reward,
+    r.error ? null : (r.rewards?.bas_correct ?? null),
+    r.error ? null : (r.rewards?.fault_audit ?? null),
+    r.error ? r.error.type : null,
+    r.error ? String(r.error.message ?? '') : null,
+    reply !== null && reply.length > MAX_REPLY_CHARS ? reply.slice(0, MAX_REPLY_CHARS) : reply,
+    figures,
+    given,
+    reason,
+  ];
+}
+
+/**
+ * Reads the run's results a second time, keeping only the winning line of each
+ * (index, rollout), and builds the page's data.
+ */
+export async function buildDrillData(data: RunData): Promise<DrillData> {
+  const winners = data.builder.winningSeqs();
+  const tasks: TaskData[] = [];
+  const taskPos = new Map<string, number>();
+  const rollouts: RolloutData[] = [];
+  let w = 0;
+  await forEachRecord(
+    data.resultsPath,
+    (r, line) => {
+      while (w < winners.length && winners[w]! < line) w++;
+      if (winners[w] !== line) return;
+      const config = isConfig(r.config) ? r.config : data.task;
+      let pos = -1;
+      if (config) {
+        const key = `${configKey(config)}#${r.index}`;
+        pos = taskPos.get(key) ?? -1;
+        if (pos < 0) {
+          pos = tasks.push(taskData(config, r.index)) - 1;
+          taskPos.set(key, pos);
+        }
+      }
+      rollouts.push(rolloutData(r, pos, pos >= 0 ? tasks[pos]! : null));
+    },
+    () => {}, // the first pass already warned about a torn last line
+  );
+  rollouts.sort((a, b) => a[1] - b[1] || a[2] - b[2]);
+  return { labels: BAS_LABELS, codes: FAULT_CODES, maxReplyChars: MAX_REPLY_CHARS, tasks, rollouts };
+}

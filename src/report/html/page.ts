@@ -1,0 +1,82 @@
+/**
+ * The shell of a report page: one self-contained HTML document with inline CSS, charts as
+ * inline SVG and, for a run, its data as JSON read by an inline script. Nothing is fetched.
+ */
+import { escapeHtml } from './escape.js';
+
+const CSS = `
+:root { --ink: #1d2b3a; --muted: #5b6776; --line: #dde2e8; --bg: #f6f8fa; --accent: #3b7dd8;
+  --ok: #1f8a4c; --ok-bg: #e6f5ec; --miss: #b26a00; --miss-bg: #fff3dc; --bad: #c0392b; --bad-bg: #fdeaea; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--ink); background: var(--bg); }
+header { background: #fff; border-bottom: 1px solid var(--line); padding: 18px 28px; }
+h1 { margin: 0 0 6px; font-size: 22px; }
+h2 { font-size: 17px; margin: 0 0 12px; }
+h3 { font-size: 15px; margin: 16px 0 8px; }
+main { padding: 20px 28px 40px; max-width: 1280px; }
+section { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 16px 20px; margin-bottom: 18px; }
+.meta { color: var(--muted); display: flex; flex-wrap: wrap; gap: 4px 22px; }
+.meta b { color: var(--ink); font-weight: 600; }
+.note { background: var(--miss-bg); border: 1px solid #f0d9a8; border-radius: 6px; padding: 8px 12px; margin: 10px 0 0; }
+.grid { display: flex; flex-wrap: wrap; gap: 18px 28px; align-items: flex-start; }
+table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
+th, td { padding: 5px 10px; border-bottom: 1px solid var(--line); text-align: right; vertical-align: top; }
+th { background: #f0f3f6; font-weight: 600; color: #334; }
+th:first-child, td:first-child { text-align: left; }
+td.text, th.text { text-align: left; }
+.small { font-size: 12px; color: var(--muted); }
+.controls { display: flex; flex-wrap: wrap; gap: 10px; align-items: center; margin-bottom: 10px; }
+.controls input, .controls select, button { font: inherit; padding: 4px 8px; border: 1px solid #c3cad3; border-radius: 5px; background: #fff; }
+button { cursor: pointer; }
+button:hover { border-color: var(--accent); }
+button:disabled { opacity: .45; cursor: default; }
+#task-list tbody tr { cursor: pointer; }
+#task-list tbody tr:hover { background: #eef4fc; }
+#task-list tbody tr.selected { background: #dceaff; }
+.badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: 12px; }
+.badge.bas-right { background: var(--ok-bg); color: var(--ok); }
+.badge.bas-wrong { background: var(--miss-bg); color: var(--miss); }
+.badge.error, .badge.unparseable { background: var(--bad-bg); color: var(--bad); }
+#drill:empty { display: none; }
+.ledger td, .ledger th { font-size: 12.5px; padding: 3px 7px; white-space: nowrap; }
+.ledger td.wrap { white-space: normal; min-width: 160px; }
+.ledger tr.row-found td { background: var(--ok-bg); }
+.ledger tr.row-missed td { background: var(--miss-bg); }
+.ledger tr.row-wrong td { background: var(--bad-bg); }
+.chip { display: inline-block; margin: 1px 3px 1px 0; padding: 0 6px; border-radius: 4px; font-size: 11.5px; border: 1px solid; }
+.chip.found { color: var(--ok); border-color: #9bd3b1; background: #fff; }
+.chip.missed { color: var(--miss); border-color: #e6c17a; background: #fff; }
+.chip.wrong { color: var(--bad); border-color: #e9a49b; background: #fff; }
+.chip.expected { color: var(--muted); border-color: var(--line); background: #fff; }
+.right { color: var(--ok); font-weight: 600; }
+.wrongfig { color: var(--bad); font-weight: 600; }
+pre.reply { background: #0f1720; color: #e6edf3; padding: 12px; border-radius: 6px; max-height: 420px; overflow: auto; white-space: pre-wrap; word-break: break-word; font-size: 12.5px; }
+.legend span { margin-right: 14px; }
+svg { max-width: 100%; height: auto; }
+`;
+
+/** A table of escaped text cells; the first column is left-aligned. */
+export function htmlTable(head: string[], rows: string[][], opts: { id?: string; textCols?: number[] } = {}): string {
+  const cls = (i: number) => (opts.textCols?.includes(i) ? ' class="text"' : '');
+  const th = head.map((h, i) => `<th${cls(i)}>${escapeHtml(h)}</th>`).join('');
+  const body = rows.map((r) => `<tr>${r.map((c, i) => `<td${cls(i)}>${escapeHtml(c)}</td>`).join('')}</tr>`).join('');
+  return `<table${opts.id ? ` id="${opts.id}"` : ''}><thead><tr>${th}</tr></thead><tbody>${body}</tbody></table>`;
+}
+
+/** A whole page: `body` is trusted HTML built from escaped parts; `script` runs inline. */
+export function page(opts: { title: string; header: string; body: string; script?: string; data?: string }): string {
+  return [
+    '<!DOCTYPE html>',
+    '<html lang="en"><head><meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    // No network at all: the page may only use what it carries inline.
+    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">`,
+    `<title>${escapeHtml(opts.title)}</title>`,
+    `<style>${CSS}</style></head><body>`,
+    `<header>${opts.header}</header>`,
+    `<main>${opts.body}</main>`,
+    opts.data !== undefined ? `<script type="application/json" id="bas-data">${opts.data}</script>` : '',
+    opts.script ? `<script>${opts.script}</script>` : '',
+    '</body></html>',
+  ].join('\n');
+}

@@ -1,0 +1,132 @@
+/**
+ * The HTML page of one run: headline scores, charts (accuracy per label, precision and recall
+ * per fault code, the reward's distribution), counts, tokens and cost, and the task list with
+ * its drill-down (built in the browser from the embedded data).
+ */
+import { BAS_LABELS, FAULT_CODES } from '../../task/types.js';
+import { describeTask, type RunReport } from '../run-report.js';
+import type { Estimate } from '../stats.js';
+import { fmt, fmtCi, fmtInt } from '../tables.js';
+import { RUN_PAGE_SCRIPT } from './client.js';
+import type { DrillData } from './drilldown.js';
+import { escapeHtml, jsonForScript } from './escape.js';
+import { htmlTable, page } from './page.js';
+import { barChart, histogramChart } from './svg.js';
+
+function estimateCells(name: string, e: Estimate, digits = 3): string[] {
+  return [name, fmt(e.mean, digits), fmt(e.stderr, digits), fmtCi(e.ci95, digits), String(e.n), e.method ?? '–'];
+}
+
+function note(e: Estimate): string {
+  return e.mean === null ? 'no data' : `${e.mean.toFixed(3)}  ${fmtCi(e.ci95, 2)}`;
+}
+
+function usd(v: number | null): string {
+  return v === null ? '–' : `$${v.toFixed(v < 1 ? 4 : 2)}`;
+}
+
+/** The header block shared with the text report: what was run and in what state. */
+function header(r: RunReport, title: string): string {
+  const s = r.summary;
+  const meta = [
+    ['folder', r.run.dir],
+    ['tasks', describeTask(r.run.task)],
+    ['status', r.run.status ?? 'unknown'],
+    ['rollouts', r.run.expected_rollouts !== null ? `${fmtInt(s.counts.rollouts)} of ${fmtInt(r.run.expected_rollouts)}` : fmtInt(s.counts.rollouts)],
+    ['started', r.run.started_at ?? '–'],
+  ]
+    .map(([k, v]) => `<span>${escapeHtml(k!)} <b>${escapeHtml(v!)}</b></span>`)
+    .join('');
+  const notes = r.notes.map((n) => `<p class="note">${escapeHtml(n)}</p>`).join('');
+  return `<h1>${escapeHtml(title)}</h1><div class="meta">${meta}</div>${notes}`;
+}
+
+/** The whole page for `bas report --html`. */
+export function runPage(r: RunReport, drill: DrillData): string {
+  const s = r.summary;
+  const title = `bas report: ${r.run.model}`;
+  const scores = htmlTable(
+    ['score', 'mean', 'stderr', '95% CI', 'n', 'interval'],
+    [
+      estimateCells('reward', s.reward),
+      estimateCells('reward (errors as 0)', s.reward_errors_as_zero),
+      estimateCells('bas_correct', s.rewards.bas_correct),
+      estimateCells('fault_audit', s.rewards.fault_audit),
+      ...Object.entries(s.metrics).map(([k, e]) => estimateCells(k, e, k === 'num_flagged' ? 2 : 3)),
+    ],
+  );
+  const headline = barChart(
+    [
+      { label: 'reward', value: s.reward.mean, ci: s.reward.ci95, note: note(s.reward) },
+      { label: 'reward (errors as 0)', value: s.reward_errors_as_zero.mean, ci: s.reward_errors_as_zero.ci95, note: note(s.reward_errors_as_zero) },
+      { label: 'bas_correct', value: s.rewards.bas_correct.mean, ci: s.rewards.bas_correct.ci95, note: note(s.rewards.bas_correct) },
+      { label: 'fault_audit', value: s.rewards.fault_audit.mean, ci: s.rewards.fault_audit.ci95, note: note(s.rewards.fault_audit) },
+    ],
+    { title: 'Rewards (95% intervals)' },
+  );
+  const labels = barChart(
+    BAS_LABELS.map((l) => ({ label: l, value: s.labels[l].mean, ci: s.labels[l].ci95, note: note(s.labels[l]) })),
+    { title: 'Accuracy per BAS label' },
+  );
+  const codes = barChart(
+    FAULT_CODES.map((c) => ({
+      label: c,
+      value: s.codes[c].recall,
+      value2: s.codes[c].precision,
+      note: `recall ${fmt(s.codes[c].recall)} · precision ${fmt(s.codes[c].precision)}`,
+    })),
+    { title: 'Recall per fault code', legend: ['recall', 'precision'] },
+  );
+  const counts = htmlTable(
+    ['rollouts', 'count'],
+    [
+      ['tasks', fmtInt(s.counts.tasks)],
+      ['completed', fmtInt(s.counts.completed)],
+      ['errored', fmtInt(s.counts.errored)],
+      ...Object.entries(s.counts.errors_by_type).sort().map(([t, n]) => [`  ${t}`, fmtInt(n)]),
+      ...(s.counts.replaced ? [['lines superseded by a retry', fmtInt(s.counts.replaced)]] : []),
+    ],
+  );
+  const codeTable = htmlTable(
+    ['fault code', 'precision', 'recall', 'tp', 'fp', 'fn'],
+    FAULT_CODES.map((c) => [c, fmt(s.codes[c].precision), fmt(s.codes[c].recall), fmtInt(s.codes[c].tp), fmtInt(s.codes[c].fp), fmtInt(s.codes[c].fn)]),
+  );
+  const usage = htmlTable(
+    ['usage and cost', 'value'],
+    [
+      ['prompt tokens', fmtInt(s.tokens.prompt)],
+      ['completion tokens', fmtInt(s.tokens.completion)],
+      ['total tokens', fmtInt(s.tokens.total)],
+      ['latency p50 (s)', fmt(s.latency_ms.p50 === null ? null : s.latency_ms.p50 / 1000, 2)],
+      ['latency p95 (s)', fmt(s.latency_ms.p95 === null ? null : s.latency_ms.p95 / 1000, 2)],
+      ['cost, input', usd(r.cost.input_usd)],
+      ['cost, output', usd(r.cost.output_usd)],
+      ['cost, total', usd(r.cost.total_usd)],
+    ],
+  );
+  const passK = s.pass_at_k.length
+    ? htmlTable(['pass@k (bas_correct)', 'value', 'tasks'], s.pass_at_k.map((p) => [`pass@${p.k}`, fmt(p.value), String(p.tasks)]))
+    : '';
+  const tasks = `
+<section id="tasks"><h2>Tasks</h2>
+<div class="controls">
+  <label>show <select id="filter">
+    <option value="all">all rollouts</option><option value="imperfect">reward below 1</option>
+    <option value="bas-wrong">BAS wrong</option><option value="bas-right">BAS right</option>
+    <option value="unparseable">unparseable</option><option value="error">errored</option></select></label>
+  <label>sort <select id="sort"><option value="index">by task</option><option value="low">lowest reward first</option><option value="high">highest reward first</option></select></label>
+  <label>task index <input id="query" type="search" size="8" placeholder="any"></label>
+  <button id="prev" type="button">◀ prev</button><button id="next" type="button">next ▶</button>
+  <span id="page-info" class="small"></span>
+</div>
+<table id="task-list"><thead><tr><th>task</th><th>rollout</th><th>reward</th><th>bas_correct</th><th>fault_audit</th><th class="text">outcome</th></tr></thead><tbody></tbody></table>
+<p class="small">Click a rollout to see its ledger, with each row marked: fault found, missed, or wrongly flagged.</p>
+</section>
+<div id="drill"></div>`;
+  const body = `
+<section><h2>Scores</h2><div class="grid"><div>${scores}<p class="small">Means over completed rollouts. Intervals: Wilson for 0/1 scores, Student t otherwise; tasks are clusters when they have several rollouts.</p></div><div>${headline}</div></div></section>
+<section><h2>Where it goes wrong</h2><div class="grid"><div>${labels}</div><div>${codes}</div><div>${histogramChart(s.reward_histogram, 'Reward distribution (completed rollouts)')}</div></div></section>
+<section><h2>Details</h2><div class="grid"><div>${counts}</div><div>${codeTable}</div><div>${usage}</div>${passK ? `<div>${passK}</div>` : ''}</div></section>
+${tasks}`;
+  return page({ title, header: header(r, title), body, data: jsonForScript(drill), script: RUN_PAGE_SCRIPT });
+}

@@ -1,0 +1,27 @@
+/** Writing report pages to disk. */
+import { writeFile } from 'node:fs/promises';
+import { ConfigError } from '../../errors.js';
+import type { Comparison } from '../compare.js';
+import type { RunData } from '../read.js';
+import type { RunReport } from '../run-report.js';
+import { comparePage } from './compare-page.js';
+import { buildDrillData } from './drilldown.js';
+import { runPage } from './run-page.js';
+
+async function write(file: string, html: string): Promise<void> {
+  try {
+    await writeFile(file, html, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`cannot write --html ${file}: ${(err as Error).message}`);
+  }
+}
+
+/** Writes the page of one run (reads its results a second time for the task drill-down). */
+export async function writeRunHtml(file: string, data: RunData, report: RunReport): Promise<void> {
+  await write(file, runPage(report, await buildDrillData(data)));
+}
+
+/** Writes the page of a comparison. */
+export async function writeCompareHtml(file: string, c: Comparison): Promise<void> {
+  await write(file, comparePage(c));
+}

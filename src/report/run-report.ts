@@ -1,0 +1,130 @@
+/**
+ * `bas report` in data: one run's summary with its breakdowns and cost, and its text form.
+ */
+import { ConfigError } from '../errors.js';
+import type { TaskConfig } from '../task/types.js';
+import type { RunData } from './read.js';
+import type { Summary } from './summary.js';
+import { fmt, fmtInt, plainTable, renderSummary } from './tables.js';
+
+/** Prices in US dollars per million tokens. */
+export interface Prices {
+  in: number | null;
+  out: number | null;
+}
+
+export interface Cost {
+  price_in_per_million: number | null;
+  price_out_per_million: number | null;
+  input_usd: number | null;
+  output_usd: number | null;
+  /** Null unless both prices are known. */
+  total_usd: number | null;
+}
+
+/** Everything `bas report --json` prints. */
+export interface RunReport {
+  run: {
+    dir: string;
+    model: string;
+    task: TaskConfig | null;
+    status: string | null;
+    started_at: string | null;
+    ended_at: string | null;
+    /** Rollouts the run set out to do, if run.json says. */
+    expected_rollouts: number | null;
+  };
+  notes: string[];
+  summary: Summary;
+  cost: Cost;
+}
+
+/** A price flag: a non-negative number of dollars per million tokens. */
+export function parsePrice(value: unknown, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : Number.NaN;
+  if (!Number.isFinite(n) || n < 0) {
+    throw new ConfigError(`${flag} must be a non-negative number of US dollars per million tokens, got ${JSON.stringify(value)}`);
+  }
+  return n;
+}
+
+function priceOf(v: unknown): number | null {
+  return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : null;
+}
+
+/** The cost of the tokens in `s` at the flags' prices, else the run's own. */
+export function costOf(s: Summary, flags: { in?: number; out?: number }, runPrices?: Partial<Prices> | null): Cost {
+  const pin = flags.in ?? priceOf(runPrices?.in);
+  const pout = flags.out ?? priceOf(runPrices?.out);
+  const input = pin === null ? null : (s.tokens.prompt / 1e6) * pin;
+  const output = pout === null ? null : (s.tokens.completion / 1e6) * pout;
+  return {
+    price_in_per_million: pin,
+    price_out_per_million: pout,
+    input_usd: input,
+    output_usd: output,
+    total_usd: input !== null && output !== null ? input + output : null,
+  };
+}
+
+/** Builds the report of one run. */
+export function buildRunReport(data: RunData, prices: { in?: number; out?: number } = {}): RunReport {
+  const run = data.run;
+  return {
+    run: {
+      dir: data.dir,
+      model: data.model,
+      task: data.task,
+      status: typeof run?.status === 'string' ? run.status : null,
+      started_at: typeof run?.started_at === 'string' ? run.started_at : null,
+      ended_at: typeof run?.ended_at === 'string' ? run.ended_at : null,
+      expected_rollouts: data.expected,
+    },
+    notes: data.notes,
+    summary: data.summary,
+    cost: costOf(data.summary, prices, run?.prices),
+  };
+}
+
+/** A one-line description of a task configuration. */
+export function describeTask(t: TaskConfig | null): string {
+  return t ? `${t.num_transactions} rows, fault rate ${t.fault_rate}, seed ${t.seed}` : 'unknown';
+}
+
+function usd(v: number | null): string {
+  return v === null ? '–' : `$${v.toFixed(v < 1 ? 4 : 2)}`;
+}
+
+/** The reward's distribution as a table with a bar per bin. */
+export function renderHistogram(s: Summary): string {
+  const t = plainTable(['reward', 'rollouts', 'share', ''], ['left', 'right', 'right', 'left']);
+  const total = s.reward_histogram.reduce((a, b) => a + b.count, 0);
+  const max = Math.max(1, ...s.reward_histogram.map((b) => b.count));
+  for (const b of s.reward_histogram) {
+    const label = `[${b.lo.toFixed(1)}, ${b.hi.toFixed(1)}${b.hi === 1 ? ']' : ')'}`;
+    const bar = '#'.repeat(Math.round((b.count / max) * 30));
+    t.push([label, fmtInt(b.count), total ? fmt(b.count / total, 3) : '–', bar]);
+  }
+  return t.toString();
+}
+
+/** The text `bas report` prints. */
+export function renderRunReport(r: RunReport): string {
+  const lines = [
+    `run:    ${r.run.dir}`,
+    `model:  ${r.run.model}`,
+    `tasks:  ${describeTask(r.run.task)}`,
+    `status: ${r.run.status ?? 'unknown'}${r.run.expected_rollouts !== null ? ` (${fmtInt(r.summary.counts.rollouts)} of ${fmtInt(r.run.expected_rollouts)} rollouts recorded)` : ''}`,
+  ];
+  for (const n of r.notes) lines.push(`note:   ${n}`);
+  const out = [lines.join('\n'), '', renderSummary(r.summary), 'reward distribution (completed rollouts)', renderHistogram(r.summary)];
+  const c = r.cost;
+  const cost = plainTable(['cost', 'USD'], ['left', 'right']);
+  cost.push([`input (${fmtInt(r.summary.tokens.prompt)} tokens at ${c.price_in_per_million ?? '?'}/M)`, usd(c.input_usd)]);
+  cost.push([`output (${fmtInt(r.summary.tokens.completion)} tokens at ${c.price_out_per_million ?? '?'}/M)`, usd(c.output_usd)]);
+  cost.push(['total', usd(c.total_usd)]);
+  out.push('', cost.toString());
+  if (c.total_usd === null) out.push('(give --price-in and --price-out, in USD per million tokens, to price the run)');
+  return out.join('\n') + '\n';
+}
