@@ -1,0 +1,159 @@
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { bas, tempDir } from '../support/cli.js';
+
+describe('bas gen', () => {
+  it('writes one task per line with the fields SPEC lists', () => {
+    const r = bas(['gen', '-n', '3', '--seed', '5']);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((t) => t.index)).toEqual([0, 1, 2]);
+    expect(Object.keys(lines[0])).toEqual(['index', 'config', 'ledger', 'key', 'injected', 'prompt']);
+    expect(lines[0].config).toEqual({ num_transactions: 24, fault_rate: 0.25, seed: 5 });
+    expect(Object.keys(lines[0].ledger)).toEqual(['business', 'period', 'transactions']);
+    expect(Object.keys(lines[0].key.bas)).toEqual(['G1', '1A', '1B', 'net']);
+    expect(lines[0].ledger.transactions[0]).toHaveProperty('abn');
+  });
+
+  it('task 7 is the same whether a run asks for 8 tasks or 20', () => {
+    const a = bas(['gen', '-n', '8']).stdout.trim().split('\n')[7];
+    const b = bas(['gen', '-n', '20']).stdout.trim().split('\n')[7];
+    expect(a).toBe(b);
+  });
+
+  it('writes --out atomically, and the prompt, table and csv formats', () => {
+    const dir = tempDir();
+    const out = join(dir, 'tasks.jsonl');
+    expect(bas(['gen', '-n', '2', '--out', out]).code).toBe(0);
+    expect(readFileSync(out, 'utf8').trim().split('\n')).toHaveLength(2);
+    expect(readdirSync(dir)).toEqual(['tasks.jsonl']);
+    const prompt = bas(['gen', '-n', '1', '--format', 'prompt']).stdout;
+    expect(prompt).toContain('===== task 0 · system =====');
+    expect(prompt).toContain('id,date,type,counterparty,category,amount,gst,invoice,abn');
+    const table = bas(['gen', '-n', '1', '--format', 'table']).stdout;
+    expect(table).toMatch(/Corrected BAS: G1 \d+\.\d\d/);
+    const csv = bas(['gen', '-n', '2', '--format', 'csv', '--num-transactions', '5']).stdout.trim().split('\n');
+    expect(csv[0]).toBe('task,id,date,type,counterparty,description,category,amount,gst,invoice,abn,faults');
+    expect(csv).toHaveLength(11);
+  });
+
+  it.each([
+    [['gen', '--num-transactions', '3'], /--num-transactions must be an integer from 4 to 10000, got "3"/],
+    [['gen', '--num-transactions', '10001'], /--num-transactions/],
+    [['gen', '--fault-rate', '1.5'], /--fault-rate must be a number from 0 to 1, got "1.5"/],
+    [['gen', '--fault-rate', 'lots'], /--fault-rate/],
+    [['gen', '--seed', '-1'], /--seed must be an integer of at least 0/],
+    [['gen', '--seed', '1.5'], /--seed/],
+    [['gen', '-n', '0'], /-n must be an integer from 1/],
+    [['gen', '--format', 'xml'], /--format must be one of jsonl, prompt, table, csv/],
+    [['gen', '--wat'], /unknown option '--wat'/],
+    [['frobnicate'], /unknown command/],
+  ])('refuses %j with a one-line message and exit code 2', (args, message) => {
+    const r = bas(args);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(r.stdout).toBe('');
+  });
+
+  it('leaves no file behind when --out cannot be written', () => {
+    const r = bas(['gen', '--out', '/nonexistent-dir/tasks.jsonl']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--out: cannot write/);
+  });
+});
+
+describe('bas validate', () => {
+  it('re-derives every key and reports N/N valid with a table by fault type', () => {
+    const r = bas(['validate', '-n', '60']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^60\/60 valid/);
+    for (const code of ['gst_on_gst_free', 'gst_miscalculated', 'duplicate_invoice', 'outside_period', 'missing_abn_over_threshold']) expect(r.stdout).toContain(code);
+  });
+
+  it('reports a chance invoice collision as such, not as a failure', () => {
+    // With 10,000 rows per ledger a few chance collisions are expected.
+    const r = bas(['validate', '-n', '3', '--num-transactions', '10000', '--json']);
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.valid).toBe(3);
+    expect(out.invalid).toEqual([]);
+  });
+
+  it('checks the keys a tasks file ships, and names each disagreement', () => {
+    const dir = tempDir();
+    const file = join(dir, 'tasks.jsonl');
+    writeFileSync(file, bas(['gen', '-n', '4']).stdout);
+    expect(bas(['validate', '--tasks', file]).stdout).toMatch(/^4\/4 valid/);
+
+    const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    lines[1].key.bas.G1 = '0.01';
+    lines[2].key.faults = {};
+    writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    const r = bas(['validate', '--tasks', file]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^2\/4 valid/);
+    expect(r.stdout).toMatch(/task 1: INVALID\n {2}G1: expected 0\.01, re-derived \d+\.\d\d/);
+    expect(r.stdout).toMatch(/task 2: INVALID\n {2}re-derived but not expected: T\d+:/);
+  });
+
+  it('names the line of a malformed task file', () => {
+    const dir = tempDir();
+    const file = join(dir, 'tasks.jsonl');
+    writeFileSync(file, bas(['gen', '-n', '2']).stdout + '{"index": 5\n');
+    const r = bas(['validate', '--tasks', file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/tasks\.jsonl:3: not valid JSON/);
+    expect(bas(['validate', '--tasks', join(dir, 'missing.jsonl')]).stderr).toMatch(/--tasks: no such file/);
+  });
+});
+
+describe('bas score', () => {
+  const setup = () => {
+    const dir = tempDir();
+    const tasks = join(dir, 'tasks.jsonl');
+    writeFileSync(tasks, bas(['gen', '-n', '5']).stdout);
+    return { dir, tasks };
+  };
+
+  it('grades replies, prints the tables, and writes one line per reply in order', async () => {
+    const { dir, tasks } = setup();
+    const { generateTask } = await import('../../src/task/generate.js');
+    const { runPolicy } = await import('../../src/task/policies.js');
+    const replies = join(dir, 'replies.jsonl');
+    const order = [3, 0, 4, 1, 2];
+    const policy = (i: number) => (i % 2 === 0 ? 'oracle' : 'raw-sums') as 'oracle' | 'raw-sums';
+    writeFileSync(replies, order.map((i) => JSON.stringify({ index: i, reply: runPolicy(policy(i), generateTask({ num_transactions: 24, fault_rate: 0.25, seed: 20260826 }, i).prompt) })).join('\n') + '\n');
+    const out = join(dir, 'scored.jsonl');
+    const r = bas(['score', '--tasks', tasks, '--replies', replies, '--out', out]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/bas_correct/);
+    const scored = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(scored.map((s) => s.index)).toEqual(order);
+    for (const s of scored) {
+      expect(s.reward).toBe(policy(s.index) === 'oracle' ? 1 : 0);
+      expect(s).toHaveProperty('rewards.bas_correct');
+      expect(s).toHaveProperty('metrics.parsed', 1);
+    }
+    const json = JSON.parse(bas(['score', '--tasks', tasks, '--replies', replies, '--json']).stdout);
+    expect(json.counts.completed).toBe(5);
+  });
+
+  it.each([
+    ['a reply for a task the file lacks', '{"index": 9, "reply": "x"}\n', /replies\.jsonl:1: reply for task 9/],
+    ['a reply that is not a string', '{"index": 0, "reply": 5}\n', /replies\.jsonl:1: "reply" must be a string/],
+    ['a torn line', '{"index": 0, "reply": "x"}\n{"index": 1, "re\n', /replies\.jsonl:2: not valid JSON/],
+    ['no replies at all', '\n', /holds no replies/],
+  ])('refuses %s with exit 2 and no output file', (_name, content, message) => {
+    const { dir, tasks } = setup();
+    const replies = join(dir, 'replies.jsonl');
+    writeFileSync(replies, content);
+    const out = join(dir, 'scored.jsonl');
+    const r = bas(['score', '--tasks', tasks, '--replies', replies, '--out', out]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(existsSync(out)).toBe(false);
+    expect(readdirSync(dir).sort()).toEqual(['replies.jsonl', 'tasks.jsonl']);
+  });
+});
