@@ -1,0 +1,136 @@
+/**
+ * `bas eval`: runs a model over the benchmark. Reads flags (over a TOML config, or over the
+ * saved run with --resume), checks them all, opens the run folder, runs every pending
+ * (index, rollout) pair, and prints the summary tables (or JSON).
+ *
+ * Exit: 0 when the run completed (errored rollouts included), 1 when a refused key or an
+ * unknown model stopped it, 2 for bad input, 130/143 when interrupted by SIGINT/SIGTERM.
+ */
+import { ConfigError, FatalRunError } from '../errors.js';
+import { renderSummary } from '../report/tables.js';
+import { isPolicyName } from '../task/policies.js';
+import { builtinClient, builtinPolicy, httpClient, type ModelClient } from '../run/client.js';
+import { loadConfigFile, type FileConfig } from '../run/config.js';
+import { attachProgress } from '../run/progress.js';
+import { DEFAULT_RETRY_POLICY } from '../run/retry.js';
+import { Runner } from '../run/runner.js';
+import {
+  countPending,
+  defaultOutputDir,
+  openSession,
+  pendingPairs,
+  readSavedRun,
+  runInfoFor,
+  savedSettings,
+} from '../run/session.js';
+import { resolveSettings, type EvalFlags, type EvalSettings } from '../run/settings.js';
+import { writeRunInfo, type RunInfo } from '../run/store.js';
+
+/** Ended by a signal; the CLI exits with 128 + the signal's number, as a shell would. */
+class InterruptedError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+  ) {
+    super(message);
+  }
+}
+
+/** `@FILE` (or `@ FILE`) positional words, as the original's `eval @ config.toml`. */
+function configFromWords(words: string[]): string | undefined {
+  if (words.length === 0) return undefined;
+  const joined = words[0] === '@' ? `@${words[1] ?? ''}` : words[0]!;
+  if (!joined.startsWith('@') || joined.length < 2 || words.length > (words[0] === '@' ? 2 : 1)) {
+    throw new ConfigError(`unexpected argument ${JSON.stringify(words.join(' '))}: bas eval takes flags, or @FILE for a config file`);
+  }
+  return joined.slice(1);
+}
+
+function makeClient(s: EvalSettings, env: NodeJS.ProcessEnv): ModelClient {
+  const policy = builtinPolicy(s.model);
+  if (policy !== null && isPolicyName(policy)) return builtinClient(policy);
+  const apiKey = env[s.apiKeyVar];
+  if (!apiKey) {
+    throw new ConfigError(
+      `${s.apiKeyVar} is not set: export the API key in it, or name another variable with --api-key-var (a local server that needs no key takes any value)`,
+    );
+  }
+  return httpClient({ model: s.model, baseURL: s.baseURL, apiKey, sampling: s.sampling, requestTimeoutMs: s.requestTimeoutS * 1000 });
+}
+
+/** Runs `bas eval` with commander's options and `@FILE` words. */
+export async function evalCommand(words: string[], flags: EvalFlags & { json?: boolean }): Promise<void> {
+  const env = process.env;
+  const atFile = configFromWords(words);
+  if (atFile && flags.config) throw new ConfigError('give the config file once: either --config FILE or @FILE');
+  const configPath = flags.config ?? atFile;
+  const file: FileConfig | null = configPath ? loadConfigFile(configPath) : null;
+  if (flags.resume && flags.output) throw new ConfigError('--resume DIR continues the run in DIR; it does not take --output');
+  const saved = flags.resume ? readSavedRun(flags.resume) : null;
+  const settings = resolveSettings(flags, file, configPath ?? '', env, saved ? savedSettings(saved) : null);
+  const client = makeClient(settings, env);
+  const dir = flags.resume ?? settings.output ?? defaultOutputDir(settings.model);
+
+  const session = await openSession(dir, Boolean(flags.resume));
+  const { store, builder } = session;
+  const started = new Date();
+  const info: RunInfo = saved
+    ? { ...saved, ...runInfoFor(settings, started), started_at: saved.started_at, status: 'running', ended_at: null, summary: null }
+    : runInfoFor(settings, started);
+  if (saved) info.resumed_at = [...((saved.resumed_at as string[] | undefined) ?? []), started.toISOString()];
+  writeRunInfo(dir, info);
+
+  const total = settings.n * settings.rollouts;
+  const pending = countPending(settings.n, settings.rollouts, session.finished);
+  const runner = new Runner({
+    taskConfig: settings.task,
+    model: settings.model,
+    client,
+    policy: { ...DEFAULT_RETRY_POLICY, maxRetries: settings.maxRetries },
+    concurrency: settings.concurrency,
+    episodeTimeoutMs: settings.timeoutS * 1000,
+    requestTimeoutMs: settings.requestTimeoutS * 1000,
+    sink: (record) => {
+      store.append(record);
+      builder.add(record);
+    },
+  });
+  const finishProgress = settings.progress ? attachProgress(runner, { total, already: total - pending, stream: process.stderr }) : () => {};
+
+  let signal: NodeJS.Signals | null = null;
+  const onSignal = (sig: NodeJS.Signals): void => {
+    signal ??= sig;
+    runner.stop();
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  let outcome;
+  try {
+    outcome = await runner.run(pendingPairs(settings.n, settings.rollouts, session.finished));
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+    finishProgress();
+    store.close();
+  }
+
+  const summary = builder.result();
+  info.status = outcome.fatal ? 'failed' : signal ? 'interrupted' : 'complete';
+  info.ended_at = new Date().toISOString();
+  info.summary = summary;
+  writeRunInfo(dir, info);
+
+  if (outcome.fatal) {
+    throw new FatalRunError(`${outcome.fatal.message}; run stopped (finished rollouts are kept in ${dir}; fix the cause and continue with --resume ${dir})`);
+  }
+  if (signal) {
+    const code = signal === 'SIGINT' ? 130 : 143;
+    throw new InterruptedError(`interrupted by ${signal}; finished rollouts are kept in ${dir}: continue with bas eval --resume ${dir}`, code);
+  }
+  if (flags.json) {
+    process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+  } else {
+    process.stdout.write(`${renderSummary(summary, { title: `${settings.model} · ${dir}` })}\n`);
+  }
+  process.stderr.write(`bas: results in ${dir}\n`);
+}

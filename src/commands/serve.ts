@@ -1,0 +1,79 @@
+/**
+ * `bas serve`: a local OpenAI-compatible endpoint backed by a built-in policy, for trying a
+ * pipeline without a provider and for the end-to-end tests. Runs until SIGINT or SIGTERM.
+ */
+import { ConfigError } from '../errors.js';
+import { parseCount, parseNumberInRange } from '../task/config.js';
+import { isPolicyName, POLICY_NAMES } from '../task/policies.js';
+import { startServer, type ServeOptions } from '../run/serve.js';
+
+export interface ServeFlags {
+  port?: string;
+  host?: string;
+  policy?: string;
+  latency?: string;
+  errorRate?: string;
+  rateLimitRate?: string;
+  retryAfter?: string;
+  hangRate?: string;
+  malformedRate?: string;
+  seed?: string;
+  apiKey?: string;
+  models?: string;
+}
+
+/** Checks the flags; every bad value names its flag and range. */
+export function serveOptions(f: ServeFlags): ServeOptions {
+  const policy = f.policy ?? 'oracle';
+  if (!isPolicyName(policy)) throw new ConfigError(`--policy must be one of ${POLICY_NAMES.join(', ')}, got ${JSON.stringify(policy)}`);
+  const rate = (v: string | undefined, name: string): number => (v === undefined ? 0 : parseNumberInRange(v, name, 0, 1));
+  const o: ServeOptions = {
+    port: f.port === undefined ? 8089 : parseCount(f.port, '--port', 0, 65535),
+    host: f.host ?? '127.0.0.1',
+    policy,
+    latencyMs: f.latency === undefined ? 0 : parseNumberInRange(f.latency, '--latency', 0, 3_600_000),
+    errorRate: rate(f.errorRate, '--error-rate'),
+    rateLimitRate: rate(f.rateLimitRate, '--rate-limit-rate'),
+    retryAfterS: f.retryAfter === undefined ? 1 : parseNumberInRange(f.retryAfter, '--retry-after', 0, 3600),
+    hangRate: rate(f.hangRate, '--hang-rate'),
+    malformedRate: rate(f.malformedRate, '--malformed-rate'),
+    seed: f.seed === undefined ? 1 : parseCount(f.seed, '--seed', 0, 2 ** 32 - 1),
+    apiKey: f.apiKey === undefined ? null : f.apiKey,
+    models: f.models === undefined ? null : f.models.split(',').map((m) => m.trim()).filter(Boolean),
+  };
+  if (o.apiKey === '') throw new ConfigError('--api-key must not be empty');
+  if (o.host.trim() === '') throw new ConfigError('--host must not be empty');
+  const sum = o.errorRate + o.rateLimitRate + o.hangRate + o.malformedRate;
+  if (sum > 1 + 1e-9) {
+    throw new ConfigError(`--error-rate, --rate-limit-rate, --hang-rate and --malformed-rate add up to ${sum}; together they must be at most 1`);
+  }
+  return o;
+}
+
+/** Runs `bas serve` until a signal. */
+export async function serve(flags: ServeFlags): Promise<void> {
+  const o = serveOptions(flags);
+  let server;
+  try {
+    server = await startServer(o);
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    throw new ConfigError(`cannot listen on ${o.host}:${o.port}${code === 'EADDRINUSE' ? ': the port is in use (try --port 0)' : code ? ` (${code})` : ''}`);
+  }
+  const faults = [
+    o.errorRate && `500s ${o.errorRate}`,
+    o.rateLimitRate && `429s ${o.rateLimitRate}`,
+    o.hangRate && `hangs ${o.hangRate}`,
+    o.malformedRate && `malformed ${o.malformedRate}`,
+  ].filter(Boolean);
+  process.stdout.write(
+    `bas serve: listening on ${server.url} (policy ${o.policy}, latency ${o.latencyMs} ms${faults.length ? `, faults: ${faults.join(', ')}` : ''}${o.apiKey ? ', key required' : ''})\n`,
+  );
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await server.close();
+  const s = server.stats;
+  process.stderr.write(`bas serve: ${s.requests} requests, ${s.ok} answered, ${s.errors} 500s, ${s.rateLimited} 429s, ${s.hung} hung, ${s.malformed} malformed, ${s.unauthorized} refused\n`);
+}

@@ -1,0 +1,83 @@
+/**
+ * Turning whatever an attempt threw into one of a few error types. The types are what a run
+ * records and counts; the retry loop decides from them (and the status) whether to try again.
+ */
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import { parseRetryAfter } from './retry.js';
+
+/** Why a rollout ended without a reply to score. */
+export type ErrorType = 'timeout' | 'rate_limit' | 'provider' | 'network' | 'malformed' | 'auth';
+
+export const ERROR_TYPES: readonly ErrorType[] = ['timeout', 'rate_limit', 'provider', 'network', 'malformed', 'auth'];
+
+/** One failed attempt, classified. */
+export interface Failure {
+  type: ErrorType;
+  message: string;
+  /** HTTP status, when a response came back. */
+  status: number | null;
+  /** The server's requested wait (Retry-After), in ms. */
+  retryAfterMs: number | null;
+  /** True when no request of the run can succeed (bad key, unknown model): stop the run. */
+  fatal: boolean;
+}
+
+/** The endpoint answered 200 with something that is not a usable completion. */
+export class MalformedResponseError extends Error {
+  override name = 'MalformedResponseError';
+}
+
+function failure(type: ErrorType, message: string, extra: Partial<Failure> = {}): Failure {
+  return { type, message, status: null, retryAfterMs: null, fatal: false, ...extra };
+}
+
+/** The server's own words, shortened: providers sometimes send whole HTML pages. */
+function brief(text: unknown, max = 300): string {
+  const s = String(text ?? '').replace(/\s+/g, ' ').trim();
+  return s.length > max ? `${s.slice(0, max)}…` : s;
+}
+
+/**
+ * Classifies an error thrown by one attempt. `timedOut` is true when our own deadline
+ * (request timeout or episode deadline) aborted the attempt: whatever the SDK or fetch threw
+ * then, the cause is a timeout.
+ */
+export function classifyError(err: unknown, timedOut: boolean): Failure {
+  if (timedOut || err instanceof APIConnectionTimeoutError) {
+    return failure('timeout', 'the request timed out');
+  }
+  if (err instanceof MalformedResponseError || err instanceof SyntaxError) {
+    return failure('malformed', `malformed response: ${brief((err as Error).message)}`);
+  }
+  if (err instanceof APIUserAbortError) return failure('timeout', 'the request was aborted');
+  if (err instanceof APIConnectionError) {
+    const cause = (err as { cause?: unknown }).cause;
+    const detail = cause instanceof Error ? ((cause as { cause?: unknown }).cause as Error | undefined)?.message ?? cause.message : '';
+    return failure('network', `connection failed${detail ? `: ${brief(detail)}` : ''}`);
+  }
+  if (err instanceof APIError && typeof err.status === 'number') return statusFailure(err);
+  if (err instanceof Error && err.name === 'AbortError') return failure('timeout', 'the request timed out');
+  // fetch's body reader fails with a TypeError when the connection drops mid-body.
+  if (err instanceof TypeError) return failure('network', `connection failed: ${brief(err.message)}`);
+  return failure('provider', brief(err instanceof Error ? err.message : err));
+}
+
+function statusFailure(err: APIError): Failure {
+  const status = err.status as number;
+  const body = err.error as { message?: unknown; code?: unknown } | undefined;
+  const said = brief(body?.message ?? err.message);
+  const code = typeof body?.code === 'string' ? body.code : (err.code ?? '');
+  const headers = err.headers ?? null;
+  if (status === 401 || status === 403) {
+    return failure('auth', `the endpoint refused the API key (HTTP ${status}): ${said}`, { status, fatal: true });
+  }
+  if (status === 404 && (code === 'model_not_found' || /model/i.test(said))) {
+    return failure('auth', `the endpoint does not know this model (HTTP 404): ${said}`, { status, fatal: true });
+  }
+  if (status === 429) {
+    return failure('rate_limit', `rate limited (HTTP 429): ${said}`, { status, retryAfterMs: parseRetryAfter(headers) });
+  }
+  if (status === 408) return failure('timeout', `the server timed out the request (HTTP 408): ${said}`, { status });
+  // 5xx (retried) and the other 4xx (not retried) are the provider's word against the request.
+  return failure('provider', `HTTP ${status}: ${said}`, { status, retryAfterMs: status >= 500 ? parseRetryAfter(headers) : null });
+}

@@ -1,0 +1,138 @@
+/**
+ * Getting one reply for one prompt: through the official openai SDK for any OpenAI-compatible
+ * chat endpoint, or in-process from a built-in policy. One attempt per call; retries belong
+ * to the runner's loop (retry.ts), which is why the SDK's own are switched off.
+ */
+import OpenAI from 'openai';
+import { runPolicy, type PolicyName } from '../task/policies.js';
+import type { ChatMessage } from '../task/types.js';
+import { MalformedResponseError } from './classify.js';
+
+/** Token counts as the endpoint reported them. */
+export interface Usage {
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  total_tokens: number | null;
+}
+
+/** A reply worth scoring. */
+export interface Completion {
+  text: string;
+  finish_reason: string | null;
+  usage: Usage | null;
+}
+
+/** Anything that turns a prompt into reply text; `signal` aborts the attempt. */
+export interface ModelClient {
+  complete(messages: readonly ChatMessage[], signal: AbortSignal): Promise<Completion>;
+}
+
+/** Sampling settings sent with every request. */
+export interface Sampling {
+  temperature: number | null;
+  max_tokens: number | null;
+  reasoning_effort: string | null;
+  /** Extra request fields, merged in last (`--sampling`). */
+  extra: Record<string, unknown>;
+}
+
+export const BUILTIN_PREFIX = 'builtin:';
+
+/** The policy behind a `builtin:NAME` model id, or null for a real model. */
+export function builtinPolicy(model: string): string | null {
+  return model.startsWith(BUILTIN_PREFIX) ? model.slice(BUILTIN_PREFIX.length) : null;
+}
+
+/** A built-in policy as a model: no key, no network, same pipeline. */
+export function builtinClient(policy: PolicyName): ModelClient {
+  return {
+    async complete(messages) {
+      return { text: runPolicy(policy, messages), finish_reason: 'stop', usage: null };
+    },
+  };
+}
+
+/** OpenAI's own API refuses `max_tokens` on its reasoning models and wants the newer name. */
+function isOpenAIProper(baseURL: string): boolean {
+  try {
+    return new URL(baseURL).hostname === 'api.openai.com';
+  } catch {
+    return false;
+  }
+}
+
+/** The request body (without messages) for these settings. */
+export function requestFields(model: string, sampling: Sampling, baseURL: string): Record<string, unknown> {
+  const body: Record<string, unknown> = { model };
+  if (sampling.temperature !== null) body.temperature = sampling.temperature;
+  if (sampling.max_tokens !== null) {
+    // Most compatible servers (vLLM, Ollama, llama.cpp, OpenRouter) know `max_tokens`;
+    // api.openai.com rejects it for reasoning models in favour of `max_completion_tokens`.
+    body[isOpenAIProper(baseURL) ? 'max_completion_tokens' : 'max_tokens'] = sampling.max_tokens;
+  }
+  if (sampling.reasoning_effort !== null) body.reasoning_effort = sampling.reasoning_effort;
+  Object.assign(body, sampling.extra);
+  return body;
+}
+
+export interface HttpClientOptions {
+  model: string;
+  baseURL: string;
+  apiKey: string;
+  sampling: Sampling;
+  /** Per-attempt bound, also given to the SDK so its own timer agrees with ours. */
+  requestTimeoutMs: number;
+}
+
+/** A client for an OpenAI-compatible endpoint. */
+export function httpClient(opts: HttpClientOptions): ModelClient {
+  const sdk = new OpenAI({
+    apiKey: opts.apiKey,
+    baseURL: opts.baseURL,
+    maxRetries: 0,
+    timeout: Math.max(1, Math.ceil(opts.requestTimeoutMs)),
+  });
+  const fields = requestFields(opts.model, opts.sampling, opts.baseURL);
+  return {
+    async complete(messages, signal) {
+      const body = { ...fields, messages: messages as ChatMessage[], stream: false } as OpenAI.ChatCompletionCreateParamsNonStreaming;
+      const response: unknown = await sdk.chat.completions.create(body, { signal });
+      return readCompletion(response);
+    },
+  };
+}
+
+function count(v: unknown): number | null {
+  return typeof v === 'number' && Number.isFinite(v) ? v : null;
+}
+
+/**
+ * Checks the shape of a chat completion by hand: compatible servers return all sorts, and
+ * the SDK passes the parsed body through unchecked (or a string when it was not JSON).
+ */
+export function readCompletion(response: unknown): Completion {
+  if (typeof response !== 'object' || response === null || Array.isArray(response)) {
+    const seen = typeof response === 'string' ? `: ${JSON.stringify(response.slice(0, 80))}` : '';
+    throw new MalformedResponseError(`the body is not a JSON object${seen}`);
+  }
+  const r = response as { choices?: unknown; usage?: unknown };
+  if (!Array.isArray(r.choices) || r.choices.length === 0) throw new MalformedResponseError('no choices in the response');
+  const choice = r.choices[0] as { message?: { content?: unknown; refusal?: unknown }; finish_reason?: unknown } | null;
+  const finish = typeof choice?.finish_reason === 'string' ? choice.finish_reason : null;
+  const content = choice?.message?.content;
+  if (typeof content !== 'string' || content.trim() === '') {
+    const why =
+      typeof choice?.message?.refusal === 'string' && choice.message.refusal
+        ? `the model refused: ${choice.message.refusal.slice(0, 200)}`
+        : finish === 'length'
+          ? 'empty content (finish_reason "length": the token limit ran out before any reply)'
+          : 'empty content';
+    throw new MalformedResponseError(why);
+  }
+  const u = r.usage as Record<string, unknown> | null | undefined;
+  const usage =
+    u && typeof u === 'object'
+      ? { prompt_tokens: count(u.prompt_tokens), completion_tokens: count(u.completion_tokens), total_tokens: count(u.total_tokens) }
+      : null;
+  return { text: content, finish_reason: finish, usage };
+}

@@ -1,0 +1,76 @@
+/**
+ * One episode: ask for a reply, retrying transient failures, all inside the episode
+ * deadline. Returns a reply to score, a classified failure, or "aborted" when the run was
+ * stopped (Ctrl-C, a fatal error elsewhere) before the episode finished.
+ */
+import type { ChatMessage } from '../task/types.js';
+import { classifyError, type Failure } from './classify.js';
+import type { Completion, ModelClient } from './client.js';
+import { nextDelay, sleep, type RetryPolicy } from './retry.js';
+
+export interface EpisodeOptions {
+  client: ModelClient;
+  policy: RetryPolicy;
+  /** Bounds the whole episode, every attempt and every wait included. */
+  episodeTimeoutMs: number;
+  /** Bounds one attempt. */
+  requestTimeoutMs: number;
+  /** Aborts everything in flight when the run stops. */
+  stop: AbortSignal;
+  /** Told about each retry before its wait starts. */
+  onRetry?: (attempt: number, delayMs: number, failure: Failure) => void;
+  random?: () => number;
+}
+
+export type EpisodeResult =
+  | { kind: 'reply'; completion: Completion; attempts: number; latencyMs: number }
+  | { kind: 'failed'; failure: Failure; attempts: number; latencyMs: number }
+  | { kind: 'aborted' };
+
+/** Runs one episode for `messages`. Never throws for a model or network problem. */
+export async function runEpisode(messages: readonly ChatMessage[], o: EpisodeOptions): Promise<EpisodeResult> {
+  const start = Date.now();
+  const deadline = start + o.episodeTimeoutMs;
+  for (let attempt = 1; ; attempt++) {
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) {
+      return failed({ type: 'timeout', message: `episode deadline of ${o.episodeTimeoutMs / 1000} s passed`, status: null, retryAfterMs: null, fatal: false }, attempt - 1, start);
+    }
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, Math.min(o.requestTimeoutMs, remaining));
+    const onStop = (): void => controller.abort();
+    o.stop.addEventListener('abort', onStop, { once: true });
+    let failure: Failure;
+    try {
+      const completion = await o.client.complete(messages, controller.signal);
+      return { kind: 'reply', completion, attempts: attempt, latencyMs: Date.now() - start };
+    } catch (err) {
+      if (o.stop.aborted) return { kind: 'aborted' };
+      failure = classifyError(err, timedOut);
+      if (timedOut) {
+        const cut = remaining < o.requestTimeoutMs ? `episode deadline of ${o.episodeTimeoutMs / 1000} s` : `request timeout of ${o.requestTimeoutMs / 1000} s`;
+        failure.message = `no reply within the ${cut}`;
+      }
+    } finally {
+      clearTimeout(timer);
+      o.stop.removeEventListener('abort', onStop);
+    }
+    if (failure.fatal) return failed(failure, attempt, start);
+    const delay = nextDelay(o.policy, attempt - 1, failure, Date.now(), deadline, o.random);
+    if (delay === null) {
+      if (attempt > 1) failure.message += ` (after ${attempt} attempts)`;
+      return failed(failure, attempt, start);
+    }
+    o.onRetry?.(attempt, delay, failure);
+    await sleep(delay, o.stop);
+    if (o.stop.aborted) return { kind: 'aborted' };
+  }
+}
+
+function failed(failure: Failure, attempts: number, start: number): EpisodeResult {
+  return { kind: 'failed', failure, attempts, latencyMs: Date.now() - start };
+}

@@ -1,0 +1,192 @@
+/**
+ * A local OpenAI-compatible endpoint (POST /v1/chat/completions, GET /v1/models) that
+ * answers with a built-in policy's reply, with faults injected at chosen rates: HTTP 500s,
+ * 429s with Retry-After, requests that never get an answer, and malformed 200s. Fault draws
+ * come from a seeded generator, so a test sees the same sequence for the same request order.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { runPolicy, type PolicyName } from '../task/policies.js';
+import type { ChatMessage } from '../task/types.js';
+
+export interface ServeOptions {
+  port: number;
+  host: string;
+  policy: PolicyName;
+  latencyMs: number;
+  errorRate: number;
+  rateLimitRate: number;
+  /** Seconds sent in Retry-After with a 429 (fractions allowed, for fast tests). */
+  retryAfterS: number;
+  hangRate: number;
+  malformedRate: number;
+  seed: number;
+  /** When set, requests must carry `Authorization: Bearer <apiKey>`. */
+  apiKey: string | null;
+  /** When set, only these model ids are served. */
+  models: string[] | null;
+}
+
+/** Counts of what the server did, for tests and the log. */
+export interface ServeStats {
+  requests: number;
+  ok: number;
+  errors: number;
+  rateLimited: number;
+  hung: number;
+  malformed: number;
+  unauthorized: number;
+}
+
+export interface RunningServer {
+  /** Base URL for clients, ending in /v1. */
+  url: string;
+  port: number;
+  stats: ServeStats;
+  close(): Promise<void>;
+}
+
+/** mulberry32: small, fast and good enough for fault draws. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+function apiError(message: string, type: string, code: string | null): unknown {
+  return { error: { message, type, code, param: null } };
+}
+
+/** The malformed answers a sloppy endpoint has been seen to give. */
+const MALFORMED: Array<(model: string) => { body: string; type: string }> = [
+  () => ({ body: '{"id": "chatcmpl-x", "choices": [', type: 'application/json' }),
+  (model) => ({ body: JSON.stringify({ id: 'chatcmpl-x', object: 'chat.completion', model, choices: [] }), type: 'application/json' }),
+  (model) => ({
+    body: JSON.stringify({ id: 'chatcmpl-x', object: 'chat.completion', model, choices: [{ index: 0, message: { role: 'assistant', content: '' }, finish_reason: 'length' }] }),
+    type: 'application/json',
+  }),
+  () => ({ body: '<html><body>502 Bad Gateway</body></html>', type: 'text/html' }),
+];
+
+/** Starts the server; resolves once it listens. */
+export function startServer(o: ServeOptions): Promise<RunningServer> {
+  const rand = seeded(o.seed);
+  const stats: ServeStats = { requests: 0, ok: 0, errors: 0, rateLimited: 0, hung: 0, malformed: 0, unauthorized: 0 };
+  const hanging = new Set<ServerResponse>();
+  let created = Math.floor(Date.now() / 1000);
+
+  const answer = (res: ServerResponse, model: string, messages: ChatMessage[]): void => {
+    const reply = runPolicy(o.policy, messages);
+    let promptChars = 0;
+    for (const m of messages) promptChars += typeof m.content === 'string' ? m.content.length : 0;
+    const prompt_tokens = Math.ceil(promptChars / 4);
+    const completion_tokens = Math.ceil(reply.length / 4);
+    stats.ok++;
+    send(res, 200, {
+      id: `chatcmpl-bas-${stats.requests}`,
+      object: 'chat.completion',
+      created,
+      model,
+      choices: [{ index: 0, message: { role: 'assistant', content: reply }, finish_reason: 'stop' }],
+      usage: { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens },
+    });
+  };
+
+  const chat = (req: IncomingMessage, res: ServerResponse, raw: string): void => {
+    stats.requests++;
+    if (o.apiKey !== null && req.headers.authorization !== `Bearer ${o.apiKey}`) {
+      stats.unauthorized++;
+      return send(res, 401, apiError('Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key'));
+    }
+    let body: { model?: unknown; messages?: unknown };
+    try {
+      body = JSON.parse(raw) as typeof body;
+    } catch {
+      return send(res, 400, apiError('The request body is not valid JSON.', 'invalid_request_error', null));
+    }
+    if (typeof body?.model !== 'string' || !Array.isArray(body.messages)) {
+      return send(res, 400, apiError('The request needs "model" and "messages".', 'invalid_request_error', null));
+    }
+    const model = body.model;
+    if (o.models && !o.models.includes(model)) {
+      return send(res, 404, apiError(`The model \`${model}\` does not exist.`, 'invalid_request_error', 'model_not_found'));
+    }
+    // One draw decides the fate of the request, so the rates are exact shares of one stream.
+    let u = rand();
+    const respond = (): void => {
+      if ((u -= o.hangRate) < 0) {
+        stats.hung++;
+        hanging.add(res);
+        res.on('close', () => hanging.delete(res));
+        return;
+      }
+      if ((u -= o.errorRate) < 0) {
+        stats.errors++;
+        return send(res, 500, apiError('The server had an error while processing your request.', 'server_error', null));
+      }
+      if ((u -= o.rateLimitRate) < 0) {
+        stats.rateLimited++;
+        return send(res, 429, apiError('Rate limit reached; try again later.', 'rate_limit_error', 'rate_limit_exceeded'), {
+          'retry-after': String(o.retryAfterS),
+        });
+      }
+      if ((u -= o.malformedRate) < 0) {
+        stats.malformed++;
+        const m = MALFORMED[Math.floor(rand() * MALFORMED.length)]!(model);
+        res.writeHead(200, { 'content-type': m.type, 'content-length': Buffer.byteLength(m.body) });
+        return void res.end(m.body);
+      }
+      answer(res, model, body.messages as ChatMessage[]);
+    };
+    if (o.latencyMs > 0) setTimeout(respond, o.latencyMs);
+    else respond();
+  };
+
+  const server: Server = createServer((req, res) => {
+    const path = (req.url ?? '').split('?')[0];
+    if (req.method === 'GET' && (path === '/v1/models' || path === '/models')) {
+      const ids = o.models ?? [`bas-${o.policy}`];
+      return send(res, 200, { object: 'list', data: ids.map((id) => ({ id, object: 'model', created, owned_by: 'bas' })) });
+    }
+    if (req.method === 'POST' && (path === '/v1/chat/completions' || path === '/chat/completions')) {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => chat(req, res, Buffer.concat(chunks).toString('utf8')));
+      return;
+    }
+    send(res, 404, apiError(`No route for ${req.method} ${path}.`, 'invalid_request_error', 'not_found'));
+  });
+  server.keepAliveTimeout = 60_000;
+
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.port, o.host, () => {
+      server.off('error', reject);
+      const port = (server.address() as AddressInfo).port;
+      const host = o.host.includes(':') ? `[${o.host}]` : o.host;
+      created = Math.floor(Date.now() / 1000);
+      resolve({
+        url: `http://${host}:${port}/v1`,
+        port,
+        stats,
+        close: () =>
+          new Promise<void>((done) => {
+            for (const res of hanging) res.destroy();
+            server.close(() => done());
+            server.closeAllConnections();
+          }),
+      });
+    });
+  });
+}

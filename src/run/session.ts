@@ -1,0 +1,148 @@
+/**
+ * Opening a run folder: a fresh one, or a saved one to resume. For a resume this reads what
+ * is already there (feeding the summary) and works out which (index, rollout) pairs still
+ * need running: those with no line, or whose last line is an error.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { VERSION as OPENAI_VERSION } from 'openai/version';
+import { ConfigError } from '../errors.js';
+import { SummaryBuilder } from '../report/summary.js';
+import { readRecords, ResultStore, RESULTS_FILE, RUN_FILE, type RunInfo } from './store.js';
+import type { EvalSettings, SavedSettings } from './settings.js';
+import { builtinPolicy } from './client.js';
+
+const require = createRequire(import.meta.url);
+const { version: BAS_VERSION } = require('../../package.json') as { version: string };
+
+/** Reads a saved run.json for --resume. */
+export function readSavedRun(dir: string): RunInfo {
+  const file = join(dir, RUN_FILE);
+  if (!existsSync(file)) throw new ConfigError(`--resume: ${dir} is not a run folder (no ${RUN_FILE})`);
+  let info: unknown;
+  try {
+    info = JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    throw new ConfigError(`--resume: ${file} is not valid JSON`);
+  }
+  const i = info as Partial<RunInfo>;
+  if (typeof i !== 'object' || i === null || typeof i.model !== 'string' || typeof i.n !== 'number' || typeof i.task !== 'object') {
+    throw new ConfigError(`--resume: ${file} does not look like a bas run file`);
+  }
+  if (i.indices != null || i.shard != null) throw new ConfigError(`--resume: ${file} is a shard of a run; resume is for whole runs`);
+  return i as RunInfo;
+}
+
+/** The parts of a saved run that resolveSettings starts from. */
+export function savedSettings(info: RunInfo): SavedSettings {
+  return {
+    model: info.model,
+    n: info.n,
+    rollouts: info.rollouts ?? 1,
+    task: info.task,
+    sampling: { ...{ temperature: null, max_tokens: null, reasoning_effort: null, extra: {} }, ...info.sampling },
+    base_url: info.base_url ?? undefined,
+    api_key_var: info.api_key_var ?? 'OPENAI_API_KEY',
+    concurrency: info.concurrency,
+    timeout_s: info.timeout_s,
+    request_timeout_s: info.request_timeout_s,
+    max_retries: info.max_retries,
+  };
+}
+
+/** `runs/<UTC time>-<model>`, the model made safe for a folder name. */
+export function defaultOutputDir(model: string, now = new Date()): string {
+  const stamp = now.toISOString().replace(/\.\d+Z$/, 'Z').replace(/[-:]/g, '');
+  const safe = model.replace(/[^A-Za-z0-9._-]+/g, '_');
+  let dir = join('runs', `${stamp}-${safe}`);
+  for (let k = 2; existsSync(dir); k++) dir = join('runs', `${stamp}-${safe}-${k}`);
+  return dir;
+}
+
+/** run.json for these settings; strips credentials from a base URL such as https://user:pw@host. */
+export function runInfoFor(s: EvalSettings, startedAt: Date): RunInfo {
+  let baseURL = s.baseURL;
+  try {
+    const u = new URL(s.baseURL);
+    if (u.username || u.password) {
+      u.username = '';
+      u.password = '';
+      baseURL = u.toString().replace(/\/+$/, '');
+    }
+  } catch {
+    // Checked already; keep as is.
+  }
+  return {
+    bas_version: BAS_VERSION,
+    node_version: process.version,
+    openai_version: OPENAI_VERSION,
+    model: s.model,
+    base_url: builtinPolicy(s.model) === null ? baseURL : null,
+    api_key_var: s.apiKeyVar,
+    task: s.task,
+    n: s.n,
+    rollouts: s.rollouts,
+    indices: null,
+    shard: null,
+    sampling: s.sampling,
+    concurrency: s.concurrency,
+    timeout_s: s.timeoutS,
+    request_timeout_s: s.requestTimeoutS,
+    max_retries: s.maxRetries,
+    prices: { in: null, out: null },
+    status: 'running',
+    started_at: startedAt.toISOString(),
+    ended_at: null,
+    summary: null,
+  };
+}
+
+/** An open run folder with what it already holds. */
+export interface Session {
+  dir: string;
+  store: ResultStore;
+  builder: SummaryBuilder;
+  /** Pairs whose last line is a scored rollout: not run again. */
+  finished: Set<number | string>;
+}
+
+/** The key of a pair in `Session.finished`. */
+export function pairKey(index: number, rollout: number): number | string {
+  return index < 2 ** 31 && rollout < 2 ** 21 ? index * 2 ** 21 + rollout : `${index}:${rollout}`;
+}
+
+/** Opens a run folder: new (refusing one that holds a run) or, with `resume`, an existing one. */
+export async function openSession(dir: string, resume: boolean): Promise<Session> {
+  const builder = new SummaryBuilder();
+  const finished = new Set<number | string>();
+  if (!resume) return { dir, store: ResultStore.create(dir), builder, finished };
+  const store = ResultStore.reopen(dir);
+  await readRecords(join(dir, RESULTS_FILE), (r) => {
+    builder.add(r);
+    const key = pairKey(r.index, r.rollout ?? 0);
+    // Last line wins: a later error line un-finishes the pair, a later scored line finishes it.
+    if (r.error) finished.delete(key);
+    else finished.add(key);
+  });
+  return { dir, store, builder, finished };
+}
+
+/** Every (index, rollout) pair of the run not yet finished, index by index. */
+export function* pendingPairs(n: number, rollouts: number, finished: Set<number | string>): Generator<readonly [number, number]> {
+  for (let index = 0; index < n; index++) {
+    for (let rollout = 0; rollout < rollouts; rollout++) {
+      if (!finished.has(pairKey(index, rollout))) yield [index, rollout] as const;
+    }
+  }
+}
+
+/** Counts the pairs `pendingPairs` will yield. */
+export function countPending(n: number, rollouts: number, finished: Set<number | string>): number {
+  let c = 0;
+  for (const key of finished) {
+    const [index, rollout] = typeof key === 'number' ? [Math.floor(key / 2 ** 21), key % 2 ** 21] : key.split(':').map(Number);
+    if (index! < n && rollout! < rollouts) c++;
+  }
+  return n * rollouts - c;
+}

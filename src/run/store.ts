@@ -1,0 +1,162 @@
+/**
+ * A run folder: results.jsonl, one line per finished rollout, and run.json, the run's
+ * configuration, status and summary.
+ *
+ * Each line goes to the file in a single write() on a descriptor opened for appending, as
+ * soon as its rollout ends, so a killed process (even `kill -9`) loses no finished rollout;
+ * at worst the line being written when the process died is torn, and resuming cuts it off.
+ * run.json is replaced atomically (write a temporary file, then rename), so a reader sees
+ * either the old or the new file, never half of one.
+ *
+ * A pair (index, rollout) may appear on several lines after resumes (an errored rollout is
+ * re-run and its new line appended): the LAST line for a pair is the one that counts.
+ */
+import { closeSync, createReadStream, existsSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readSync, renameSync, writeFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { ConfigError } from '../errors.js';
+import { checkRecord, type RolloutRecord } from '../report/record.js';
+
+export const RESULTS_FILE = 'results.jsonl';
+export const RUN_FILE = 'run.json';
+
+export type RunStatus = 'running' | 'complete' | 'interrupted' | 'failed';
+
+/** run.json. Never holds the API key: only the name of the variable it was read from. */
+export interface RunInfo {
+  bas_version: string;
+  node_version: string;
+  openai_version: string;
+  model: string;
+  /** Null for a built-in model, which talks to no endpoint. */
+  base_url: string | null;
+  api_key_var: string;
+  task: { num_transactions: number; fault_rate: number; seed: number };
+  n: number;
+  rollouts: number;
+  indices: number[] | null;
+  shard: unknown;
+  sampling: { temperature: number | null; max_tokens: number | null; reasoning_effort: string | null; extra: Record<string, unknown> };
+  concurrency: number;
+  timeout_s: number;
+  request_timeout_s: number;
+  max_retries: number;
+  prices: { in: number | null; out: number | null };
+  status: RunStatus;
+  started_at: string;
+  ended_at: string | null;
+  summary: unknown;
+  [extra: string]: unknown;
+}
+
+/** Writes run.json atomically: a temporary file beside it, flushed, then renamed over it. */
+export function writeRunInfo(dir: string, info: RunInfo): void {
+  const tmp = join(dir, `.${RUN_FILE}.${process.pid}.tmp`);
+  const fd = openSync(tmp, 'w');
+  try {
+    writeSync(fd, `${JSON.stringify(info, null, 2)}\n`);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, join(dir, RUN_FILE));
+}
+
+/** Appends rollout records to a run folder's results.jsonl. */
+export class ResultStore {
+  private fd: number | null;
+
+  private constructor(readonly dir: string) {
+    this.fd = openSync(join(dir, RESULTS_FILE), 'a');
+  }
+
+  /** A new run folder; refuses one that already holds results. */
+  static create(dir: string): ResultStore {
+    if (existsSync(join(dir, RESULTS_FILE)) || existsSync(join(dir, RUN_FILE))) {
+      throw new ConfigError(`${dir} already holds a run: continue it with --resume ${dir}, or choose another --output`);
+    }
+    try {
+      mkdirSync(dir, { recursive: true });
+    } catch (err) {
+      throw new ConfigError(`cannot create output folder ${dir} (${(err as { code?: string }).code ?? String(err)})`);
+    }
+    return new ResultStore(dir);
+  }
+
+  /** An existing run folder, for appending after `repairTail`. */
+  static reopen(dir: string): ResultStore {
+    repairTail(join(dir, RESULTS_FILE));
+    return new ResultStore(dir);
+  }
+
+  /** One line, one write: appending to an O_APPEND descriptor cannot interleave or half-survive a crash of ours. */
+  append(record: RolloutRecord): void {
+    if (this.fd === null) throw new Error('result store is closed');
+    writeSync(this.fd, `${JSON.stringify(record)}\n`);
+  }
+
+  close(): void {
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
+  }
+}
+
+/**
+ * Cuts a torn last line (the process died in the middle of writing it) so the file ends at
+ * a line boundary again. Returns whether anything was cut.
+ */
+export function repairTail(file: string): boolean {
+  if (!existsSync(file)) return false;
+  const fd = openSync(file, 'r+');
+  try {
+    const size = fstatSync(fd).size;
+    if (size === 0) return false;
+    const chunk = Buffer.alloc(Math.min(size, 1 << 16));
+    let end = size;
+    // Walk back to the last newline; a torn line is at most one record long.
+    while (end > 0) {
+      const from = Math.max(0, end - chunk.length);
+      const got = readSync(fd, chunk, 0, end - from, from);
+      const nl = chunk.subarray(0, got).lastIndexOf(0x0a);
+      if (nl >= 0) {
+        const keep = from + nl + 1;
+        if (keep === size) return false;
+        ftruncateSync(fd, keep);
+        return true;
+      }
+      end = from;
+    }
+    ftruncateSync(fd, 0);
+    return true;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Streams the records of a results.jsonl file, one at a time, with their line numbers. A
+ * blank line is skipped; a line that is not a record is an error naming the file and line,
+ * except a torn final line without its newline, which is skipped.
+ */
+export async function readRecords(file: string, onRecord: (r: RolloutRecord, line: number) => void): Promise<void> {
+  if (!existsSync(file)) return;
+  const rl = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
+  let lineNo = 0;
+  let pendingBad: { line: number; why: string } | null = null;
+  for await (const line of rl) {
+    lineNo++;
+    if (pendingBad) throw new ConfigError(`${file} line ${pendingBad.line}: ${pendingBad.why}`);
+    if (line.trim() === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      pendingBad = { line: lineNo, why: 'not valid JSON' };
+      continue;
+    }
+    const rec = checkRecord(value);
+    if (typeof rec === 'string') throw new ConfigError(`${file} line ${lineNo}: ${rec}`);
+    onRecord(rec, lineNo);
+  }
+  // A bad LAST line is the torn write of a killed process: tolerated, it is simply missing.
+}
