@@ -74,6 +74,46 @@ function buildProgram(): Command {
     .action(async (dirs, opts) => (await import('./commands/compare.js')).compare(dirs, opts));
   // --- end report and compare ---
 
+  // --- eval and serve (src/commands/eval.ts, src/commands/serve.ts) ---
+  taskOptions(program.command('eval').description('run a model over the benchmark and summarise the scores'))
+    .argument('[@FILE...]', 'a TOML run configuration, as @FILE (same as --config FILE)')
+    .option('-m, --model <MODEL>', 'model id sent to the endpoint, or builtin:oracle|raw-sums|blanket|silent')
+    .option('-r, --rollouts <K>', 'samples per task, 1..1000 (default 1)')
+    .option('-c, --concurrency <C>', 'requests in flight at most, 1..4096 (default 8)')
+    .option('--temperature <T>', 'sampling temperature, 0..2 (default: the endpoint\'s)')
+    .option('--max-tokens <M>', 'completion token limit (sent as max_tokens; max_completion_tokens to api.openai.com)')
+    .option('--reasoning-effort <E>', 'none, minimal, low, medium, high or xhigh')
+    .option('--sampling <JSON>', 'extra request fields as a JSON object, e.g. \'{"top_p": 0.9}\'')
+    .option('--base-url <URL>', 'OpenAI-compatible endpoint (default: $OPENAI_BASE_URL, else OpenAI)')
+    .option('--api-key-var <VAR>', 'environment variable holding the API key (default OPENAI_API_KEY)')
+    .option('--timeout <SECONDS>', 'bound on one episode, retries included (default 600)')
+    .option('--request-timeout <SECONDS>', 'bound on one request (default 300)')
+    .option('--max-retries <K>', 'retries of 429s, 5xx, connection failures and timeouts, 0..100 (default 5)')
+    .option('--output <DIR>', 'run folder (default runs/<UTC time>-<model>)')
+    .option('--resume <DIR>', 'continue a run: only missing or errored rollouts, with its saved configuration')
+    .option('--config <FILE>', 'TOML run configuration; flags override it')
+    .option('--json', 'print the summary as JSON instead of tables')
+    .option('--no-progress', 'no progress display')
+    .action(async (words, opts) => (await import('./commands/eval.js')).evalCommand(words, opts));
+
+  program
+    .command('serve')
+    .description('a local OpenAI-compatible endpoint answering with a built-in policy, with injectable faults')
+    .option('--port <P>', 'port, 0..65535; 0 picks a free one (default 8089)')
+    .option('--host <HOST>', 'interface to listen on (default 127.0.0.1)')
+    .option('--policy <NAME>', 'oracle, raw-sums, blanket or silent (default oracle)')
+    .option('--latency <MS>', 'delay before each answer, in milliseconds (default 0)')
+    .option('--error-rate <P>', 'share of requests answered with HTTP 500 (default 0)')
+    .option('--rate-limit-rate <P>', 'share answered with HTTP 429 and Retry-After (default 0)')
+    .option('--retry-after <SECONDS>', 'the Retry-After sent with a 429 (default 1)')
+    .option('--hang-rate <P>', 'share of requests never answered (default 0)')
+    .option('--malformed-rate <P>', 'share answered 200 with a malformed body (default 0)')
+    .option('--seed <S>', 'seed of the fault draws (default 1)')
+    .option('--api-key <KEY>', 'require this bearer key (default: accept any)')
+    .option('--models <IDS>', 'comma-separated model ids served; others get 404 model_not_found (default: any)')
+    .action(async (opts) => (await import('./commands/serve.js')).serve(opts));
+  // --- end eval and serve ---
+
   return program;
 }
 
