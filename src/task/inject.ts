@@ -55,20 +55,21 @@ function apply(rng: Rng, rows: Row[], position: number, code: FaultCode, injecte
 
 /** Injects faults into clean `rows` in place and returns the record of what was injected. */
 export function injectFaults(rng: Rng, rows: Row[], days: QuarterDays, faultRate: number): FaultMap {
-  const chosen: boolean[] = rows.map(() => rng.chance(faultRate));
-  if (faultRate > 0 && !chosen.includes(true)) chosen[rng.int(0, rows.length - 1)] = true;
+  const chosen: boolean[] = new Array<boolean>(rows.length);
+  let any = false;
+  for (let i = 0; i < rows.length; i++) any = (chosen[i] = rng.chance(faultRate)) || any;
+  if (faultRate > 0 && !any) chosen[rng.int(0, rows.length - 1)] = true;
 
   const injected: FaultMap = {};
   for (let position = 0; position < rows.length; position++) {
     if (!chosen[position]) continue;
-    const codes = new Set<FaultCode>();
     const first = rng.pick(applicable(rows[position]!, position, [], days));
-    for (const c of apply(rng, rows, position, first, injected, days)) codes.add(c);
+    const codes = apply(rng, rows, position, first, injected, days);
     if (rng.chance(SECOND_FAULT_SHARE)) {
-      const more = applicable(rows[position]!, position, [...codes], days).filter((c) => !codes.has(c));
-      if (more.length > 0) for (const c of apply(rng, rows, position, rng.pick(more), injected, days)) codes.add(c);
+      const more = applicable(rows[position]!, position, codes, days).filter((c) => !codes.includes(c));
+      if (more.length > 0) for (const c of apply(rng, rows, position, rng.pick(more), injected, days)) if (!codes.includes(c)) codes.push(c);
     }
-    injected[rows[position]!.id] = [...codes].sort();
+    injected[rows[position]!.id] = codes.length > 1 ? codes.sort() : codes;
   }
   return injected;
 }

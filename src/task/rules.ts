@@ -47,29 +47,42 @@ export function rowFaults(row: Row, period: Period): FaultCode[] {
 
 /** Applies every rule to every row and rolls the included rows into the corrected BAS. */
 export function deriveKey(ledger: Ledger): AnswerKey {
-  const faults: FaultMap = Object.create(null) as FaultMap;
+  const faults: FaultMap = {};
   const seenInvoices = new Set<string>();
+  const { start, end } = ledger.period;
   let g1 = 0;
   let gstOnSales = 0;
   let gstOnPurchases = 0;
+  // One pass, allocating only for faulty rows: this runs on every row of every task.
   for (const row of ledger.rows) {
-    const codes = rowFaults(row, ledger.period);
+    const taxable = isTaxable(row.category);
+    const correct = taxable ? gstInclusiveShare(row.amount) : 0;
+    const wrongFree = !taxable && row.gst !== 0;
+    const wrongGst = taxable && row.gst !== correct;
+    const outside = row.date < start || row.date > end;
+    const noAbn = row.type === 'purchase' && row.amount > ABN_THRESHOLD_CENTS && row.abn === '';
     // A repeated document number: the first occurrence stands, later ones are the duplicates.
     const duplicate = seenInvoices.has(row.invoice);
-    if (duplicate) codes.push('duplicate_invoice');
-    else seenInvoices.add(row.invoice);
-    if (codes.length > 0) faults[row.id] = codes.sort();
-
-    if (duplicate || codes.includes('outside_period')) continue;
+    if (!duplicate) seenInvoices.add(row.invoice);
+    if (wrongFree || wrongGst || outside || noAbn || duplicate) {
+      const codes: FaultCode[] = [];
+      // Pushed in alphabetical order, so the list is already sorted.
+      if (duplicate) codes.push('duplicate_invoice');
+      if (wrongGst) codes.push('gst_miscalculated');
+      if (wrongFree) codes.push('gst_on_gst_free');
+      if (noAbn) codes.push('missing_abn_over_threshold');
+      if (outside) codes.push('outside_period');
+      // An id from a task file could be "__proto__": define it as a plain own property.
+      if (row.id === '__proto__') Object.defineProperty(faults, row.id, { value: codes, enumerable: true, writable: true, configurable: true });
+      else faults[row.id] = codes;
+    }
+    if (duplicate || outside) continue;
     if (row.type === 'sale') {
       g1 += row.amount;
-      gstOnSales += correctGst(row);
-    } else if (!codes.includes('missing_abn_over_threshold')) {
-      gstOnPurchases += correctGst(row);
+      gstOnSales += correct;
+    } else if (!noAbn) {
+      gstOnPurchases += correct;
     }
   }
-  return {
-    bas: { G1: g1, '1A': gstOnSales, '1B': gstOnPurchases, net: gstOnSales - gstOnPurchases },
-    faults: { ...faults },
-  };
+  return { bas: { G1: g1, '1A': gstOnSales, '1B': gstOnPurchases, net: gstOnSales - gstOnPurchases }, faults };
 }
