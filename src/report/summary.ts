@@ -2,8 +2,8 @@
  * The summary of a run: counts, every reward and metric with its interval, per-label and
  * per-code breakdowns, tokens, latency, pass@k and the reward's distribution.
  *
- * `SummaryBuilder` takes records one at a time and keeps ~36 plain numbers per distinct
- * (index, rollout) in one growable Float64Array, so 100,000 rollouts cost about 30 MB and no
+ * `SummaryBuilder` takes records one at a time and keeps 36 plain numbers per distinct
+ * (index, rollout) in Float64Array chunks, so 100,000 rollouts cost about 30 MB and no
  * objects. When a pair comes again (a resumed run re-runs errored rollouts and appends), the
  * later line overwrites the earlier one's slot: the last line wins.
  */
@@ -83,6 +83,8 @@ const C_TOK = C_UNKNOWN + 1; // prompt, completion, total
 const C_LAT = C_TOK + 3;
 const C_SEQ = C_LAT + 1;
 const NCOL = C_SEQ + 1;
+const CHUNK_BITS = 12; // 4,096 slots (about 1.2 MB) per chunk
+const CHUNK_MASK = (1 << CHUNK_BITS) - 1;
 
 function num(v: unknown): number {
   return typeof v === 'number' && Number.isFinite(v) ? v : Number.NaN;
@@ -90,12 +92,17 @@ function num(v: unknown): number {
 
 /** Builds a `Summary` from records streamed one at a time. */
 export class SummaryBuilder {
-  private data = new Float64Array(NCOL * 1024);
+  /** Slots live in fixed chunks, so growing never copies and never over-allocates by much. */
+  private readonly chunks: Float64Array[] = [];
   private size = 0;
   private lines = 0;
   private replaced = 0;
   private readonly slots = new Map<number | string, number>();
   private readonly errorTypes: string[] = [];
+
+  private get(s: number, c: number): number {
+    return this.chunks[s >>> CHUNK_BITS]![(s & CHUNK_MASK) * NCOL + c]!;
+  }
 
   /** Adds one record; `seq` (say, its line number) is kept so a caller can find the winning lines again. */
   add(r: RolloutRecord, seq = this.lines): void {
@@ -107,16 +114,12 @@ export class SummaryBuilder {
     if (slot === undefined) {
       slot = this.size++;
       this.slots.set(key, slot);
-      if (this.size * NCOL > this.data.length) {
-        const bigger = new Float64Array(this.data.length * 2);
-        bigger.set(this.data);
-        this.data = bigger;
-      }
+      if (slot >>> CHUNK_BITS >= this.chunks.length) this.chunks.push(new Float64Array(NCOL << CHUNK_BITS));
     } else {
       this.replaced++;
     }
-    const d = this.data;
-    const o = slot * NCOL;
+    const d = this.chunks[slot >>> CHUNK_BITS]!;
+    const o = (slot & CHUNK_MASK) * NCOL;
     d.fill(Number.NaN, o, o + NCOL);
     d[o + C_INDEX] = r.index;
     d[o + C_ROLLOUT] = rollout;
@@ -152,7 +155,7 @@ export class SummaryBuilder {
   /** The `seq` of every winning line, ascending. */
   winningSeqs(): Float64Array {
     const out = new Float64Array(this.size);
-    for (let s = 0; s < this.size; s++) out[s] = this.data[s * NCOL + C_SEQ]!;
+    for (let s = 0; s < this.size; s++) out[s] = this.get(s, C_SEQ);
     return out.sort();
   }
 
@@ -163,13 +166,12 @@ export class SummaryBuilder {
   perTask(): Array<{ index: number; rollouts: number; completed: number; reward: number; rewardZero: number }> {
     const byTask = new Map<number, { rollouts: number; completed: number; sum: number }>();
     for (let s = 0; s < this.size; s++) {
-      const o = s * NCOL;
-      const idx = this.data[o + C_INDEX]!;
+      const idx = this.get(s, C_INDEX);
       const t = byTask.get(idx) ?? { rollouts: 0, completed: 0, sum: 0 };
       t.rollouts++;
-      if (this.data[o + C_ERR] === -1) {
+      if (this.get(s, C_ERR) === -1) {
         t.completed++;
-        t.sum += this.data[o + C_REWARD]!;
+        t.sum += this.get(s, C_REWARD);
       }
       byTask.set(idx, t);
     }
@@ -185,32 +187,30 @@ export class SummaryBuilder {
   }
 
   /** Gathers column `c` over the slots that pass `keep`, with their task indices. */
-  private column(c: number, keep: (o: number) => boolean): { xs: Float64Array; groups: Float64Array } {
+  private column(c: number, keep: (s: number) => boolean): { xs: Float64Array; groups: Float64Array } {
     const xs = new Float64Array(this.size);
     const groups = new Float64Array(this.size);
     let n = 0;
     for (let s = 0; s < this.size; s++) {
-      const o = s * NCOL;
-      const v = this.data[o + c]!;
-      if (!keep(o) || Number.isNaN(v)) continue;
+      const v = this.get(s, c);
+      if (!keep(s) || Number.isNaN(v)) continue;
       xs[n] = v;
-      groups[n++] = this.data[o + C_INDEX]!;
+      groups[n++] = this.get(s, C_INDEX);
     }
     return { xs: xs.subarray(0, n), groups: groups.subarray(0, n) };
   }
 
   private completedEstimate(c: number): Estimate {
-    const { xs, groups } = this.column(c, (o) => this.data[o + C_ERR] === -1);
+    const { xs, groups } = this.column(c, (s) => this.get(s, C_ERR) === -1);
     return estimate(xs, groups);
   }
 
-  private sum(c: number, keep: (o: number) => boolean = () => true): { total: number; n: number } {
+  private sum(c: number, keep: (s: number) => boolean = () => true): { total: number; n: number } {
     let total = 0;
     let n = 0;
     for (let s = 0; s < this.size; s++) {
-      const o = s * NCOL;
-      const v = this.data[o + c]!;
-      if (!keep(o) || Number.isNaN(v)) continue;
+      const v = this.get(s, c);
+      if (!keep(s) || Number.isNaN(v)) continue;
       total += v;
       n++;
     }
@@ -219,28 +219,26 @@ export class SummaryBuilder {
 
   /** The summary of everything added so far. */
   result(): Summary {
-    const d = this.data;
-    const done = (o: number) => d[o + C_ERR] === -1;
+    const done = (s: number) => this.get(s, C_ERR) === -1;
     const errorsByType: Record<string, number> = {};
     const tasks = new Map<number, { n: number; c: number }>();
     const zero = new Float64Array(this.size);
     const zeroGroups = new Float64Array(this.size);
     let completed = 0;
     for (let s = 0; s < this.size; s++) {
-      const o = s * NCOL;
-      const err = d[o + C_ERR]!;
-      const t = tasks.get(d[o + C_INDEX]!) ?? { n: 0, c: 0 };
+      const err = this.get(s, C_ERR);
+      const t = tasks.get(this.get(s, C_INDEX)) ?? { n: 0, c: 0 };
       t.n++;
       if (err === -1) {
         completed++;
-        zero[s] = d[o + C_REWARD]!;
-        if (d[o + C_BAS] === 1) t.c++;
+        zero[s] = this.get(s, C_REWARD);
+        if (this.get(s, C_BAS) === 1) t.c++;
       } else {
         const type = this.errorTypes[err]!;
         errorsByType[type] = (errorsByType[type] ?? 0) + 1;
       }
-      zeroGroups[s] = d[o + C_INDEX]!;
-      tasks.set(d[o + C_INDEX]!, t);
+      zeroGroups[s] = this.get(s, C_INDEX);
+      tasks.set(this.get(s, C_INDEX), t);
     }
     let maxRollouts = 0;
     for (const t of tasks.values()) maxRollouts = Math.max(maxRollouts, t.n);

@@ -132,7 +132,7 @@ export const RUN_PAGE_SCRIPT = String.raw`
       var mark = wrong ? 'wrong' : missed ? 'missed' : found ? 'found' : 'clean';
       tr.className = 'row-' + mark;
       tr.dataset.mark = mark;
-      row.forEach(function (v, i) { tr.appendChild(el('td', i >= 1 && i <= 5 || i >= 8 ? 'text' : null, v)); });
+      row.forEach(function (v, i) { tr.appendChild(el('td', i === 3 || i === 4 ? 'text desc' : i >= 1 && i <= 5 || i >= 8 ? 'text' : null, v)); });
       tr.appendChild(cell);
       body.appendChild(tr);
     });

@@ -63,7 +63,7 @@ export function comparePage(c: Comparison): string {
     .join('');
   const body = `
 <section><h2>Runs</h2>${runs}</section>
-<section><h2>Means with 95% intervals</h2>${measures}<div class="grid" style="margin-top:14px">${charts}</div></section>
+<section><h2>Means with 95% intervals</h2><div style="overflow-x:auto">${measures}</div><div class="grid" style="margin-top:14px">${charts}</div></section>
 <section><h2>Paired differences against ${escapeHtml(c.baseline)}</h2>${pairs || '<p>No pairs.</p>'}
 <p class="small">Per shared task, each run's rollouts are averaged first; the difference (run − baseline) is resampled by task ${fmtInt(c.resamples)} times (seed ${c.seed}). A verdict names a winner only when the 95% interval excludes zero.</p>${notes}</section>`;
   const header = `<h1>${escapeHtml(title)}</h1><div class="meta"><span>baseline <b>${escapeHtml(c.baseline)}</b></span><span>runs <b>${c.runs.length}</b></span></div>`;

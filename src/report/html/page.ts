@@ -20,7 +20,7 @@ section { background: #fff; border: 1px solid var(--line); border-radius: 8px; p
 .note { background: var(--miss-bg); border: 1px solid #f0d9a8; border-radius: 6px; padding: 8px 12px; margin: 10px 0 0; }
 .grid { display: flex; flex-wrap: wrap; gap: 18px 28px; align-items: flex-start; }
 table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
-th, td { padding: 5px 10px; border-bottom: 1px solid var(--line); text-align: right; vertical-align: top; }
+th, td { white-space: nowrap; padding: 5px 10px; border-bottom: 1px solid var(--line); text-align: right; vertical-align: top; }
 th { background: #f0f3f6; font-weight: 600; color: #334; }
 th:first-child, td:first-child { text-align: left; }
 td.text, th.text { text-align: left; }
@@ -39,11 +39,12 @@ button:disabled { opacity: .45; cursor: default; }
 .badge.error, .badge.unparseable { background: var(--bad-bg); color: var(--bad); }
 #drill:empty { display: none; }
 .ledger td, .ledger th { font-size: 12.5px; padding: 3px 7px; white-space: nowrap; }
-.ledger td.wrap { white-space: normal; min-width: 160px; }
+.ledger td.wrap { white-space: normal; min-width: 230px; }
+.ledger td.desc { white-space: normal; min-width: 140px; }
 .ledger tr.row-found td { background: var(--ok-bg); }
 .ledger tr.row-missed td { background: var(--miss-bg); }
 .ledger tr.row-wrong td { background: var(--bad-bg); }
-.chip { display: inline-block; margin: 1px 3px 1px 0; padding: 0 6px; border-radius: 4px; font-size: 11.5px; border: 1px solid; }
+.chip { white-space: nowrap; display: inline-block; margin: 1px 3px 1px 0; padding: 0 6px; border-radius: 4px; font-size: 11.5px; border: 1px solid; }
 .chip.found { color: var(--ok); border-color: #9bd3b1; background: #fff; }
 .chip.missed { color: var(--miss); border-color: #e6c17a; background: #fff; }
 .chip.wrong { color: var(--bad); border-color: #e9a49b; background: #fff; }

@@ -1,0 +1,112 @@
+/**
+ * The HTML report in a real headless browser (Debian's chromium via playwright-core): no
+ * console errors, no network, a task opens with its rows marked, and hostile reply text
+ * stays text. Skipped, with a notice, where /usr/bin/chromium is absent.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type Browser } from 'playwright-core';
+import { readRun } from '../../src/report/read.js';
+import { buildRunReport } from '../../src/report/run-report.js';
+import { buildComparison } from '../../src/report/compare.js';
+import { writeCompareHtml, writeRunHtml } from '../../src/report/html/write.js';
+import { writeRun } from './make-run.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium) console.warn(`NOTICE: ${CHROMIUM} not found: the HTML browser tests are skipped (apt-get install chromium)`);
+
+const HOSTILE = 'x </script><script>window.__pwned = 1</script><img src=x onerror="window.__pwned=2"> <answer>{"G1": "<b>1</b>", "faults": {}}</answer>';
+
+let dir: string;
+/** Screenshots stay after the run, for a person to look at. */
+const shots = mkdtempSync(join(tmpdir(), 'bas-html-shots-'));
+let browser: Browser | undefined;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'bas-html-'));
+  writeRun(join(dir, 'a'), {
+    n: 12,
+    model: 'mixed <i>model</i>',
+    choose: (i) => (i === 3 ? { error: 'timeout' } : i === 5 ? { reply: HOSTILE } : i % 2 ? 'oracle' : 'blanket'),
+  });
+  writeRun(join(dir, 'b'), { n: 12, model: 'builtin:oracle', choose: () => 'oracle' });
+  const a = await readRun(join(dir, 'a'), () => {});
+  await writeRunHtml(join(dir, 'a.html'), a, buildRunReport(a));
+  const b = await readRun(join(dir, 'b'), () => {});
+  await writeCompareHtml(join(dir, 'c.html'), buildComparison([a, b], 1, 1000));
+  if (hasChromium) {
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  }
+});
+
+afterAll(async () => {
+  await browser?.close();
+  if (browser) console.log(`HTML report screenshots: ${shots}`);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the HTML file', () => {
+  it('is self-contained: no external URL, escaped text, data that cannot close its script', () => {
+    const html = readFileSync(join(dir, 'a.html'), 'utf8');
+    expect(html).not.toMatch(/(src|href)\s*=\s*["']?(https?:)?\/\//i);
+    expect(html).toContain('mixed &lt;i&gt;model&lt;/i&gt;');
+    expect(html).not.toContain('window.__pwned = 1</script>');
+    expect(html.match(/<\/script>/g)!.length).toBe(2); // the data block and the page script
+  });
+});
+
+describe.skipIf(!hasChromium)('in headless chromium', () => {
+  async function open(file: string) {
+    const page = await browser!.newPage({ viewport: { width: 1300, height: 900 } });
+    const errors: string[] = [];
+    const requests: string[] = [];
+    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+    page.on('pageerror', (e) => errors.push(String(e)));
+    page.on('request', (r) => !r.url().startsWith('file:') && !r.url().startsWith('data:') && requests.push(r.url()));
+    await page.goto(`file://${file}`);
+    return { page, errors, requests };
+  }
+
+  it('run page: lists tasks, opens one with its rows marked, keeps replies as text', async () => {
+    const { page, errors, requests } = await open(join(dir, 'a.html'));
+    expect(await page.locator('#task-list tbody tr').count()).toBe(12);
+    // A blanket reply on task 0: every row is wrongly flagged somewhere.
+    await page.locator('#task-list tbody tr[data-index="0"]').click();
+    const marks = await page.locator('#drill-panel tr[data-mark]').evaluateAll((rs) => rs.map((r) => (r as unknown as { dataset: { mark?: string } }).dataset.mark));
+    expect(marks.length).toBe(12);
+    expect(marks.every((m) => m === 'wrong')).toBe(true);
+    await page.screenshot({ path: join(shots, 'run-blanket.png'), fullPage: true });
+    // The oracle on task 1: faults found, clean rows clean, figures right.
+    await page.locator('#task-list tbody tr[data-index="1"]').click();
+    const marks1 = await page.locator('#drill-panel tr[data-mark]').evaluateAll((rs) => rs.map((r) => (r as unknown as { dataset: { mark?: string } }).dataset.mark));
+    expect(marks1).toContain('found');
+    expect(marks1.every((m) => m === 'found' || m === 'clean')).toBe(true);
+    expect(await page.locator('#drill-panel td.right').count()).toBe(4);
+    // The hostile reply is shown as text and runs nothing.
+    await page.locator('#task-list tbody tr[data-index="5"]').click();
+    expect(await page.locator('#drill-panel pre.reply').textContent()).toContain('</script><script>window.__pwned = 1</script>');
+    expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    await page.locator('#drill-panel').screenshot({ path: join(shots, 'drill.png') });
+    // Filtering: the errored rollout alone.
+    await page.selectOption('#filter', 'error');
+    expect(await page.locator('#task-list tbody tr').count()).toBe(1);
+    expect(errors).toEqual([]);
+    expect(requests).toEqual([]);
+    await page.close();
+  });
+
+  it('compare page: bars with whiskers per run, a verdict', async () => {
+    const { page, errors } = await open(join(dir, 'c.html'));
+    expect(await page.locator('svg .whisker').count()).toBeGreaterThanOrEqual(8);
+    expect(await page.locator('body').textContent()).toContain('B better');
+    await page.screenshot({ path: join(shots, 'compare.png'), fullPage: true });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});
