@@ -1,0 +1,45 @@
+// Measuring a whole `bas` process: wall time, CPU time and peak resident memory. GNU time
+// reads the child's rusage; where it is missing, a wrapper runs the CLI in-process and
+// reports its own at exit.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const BIN = join(ROOT, 'bin', 'bas.js');
+const MARK = 'BAS_BENCH_RUSAGE';
+
+/**
+ * Runs `node bin/bas.js ...args` and resolves to {seconds, cpuSeconds, rssMb, code, stdout}.
+ * stdout is discarded unless `keepStdout`.
+ */
+export function measureBas(args, { keepStdout = false, env = {} } = {}) {
+  const useTime = existsSync('/usr/bin/time');
+  const cmd = useTime ? '/usr/bin/time' : process.execPath;
+  const full = useTime
+    ? ['-f', `${MARK} %e %U %S %M`, process.execPath, BIN, ...args]
+    : ['-e', `process.argv=[process.argv[0],${JSON.stringify(BIN)},...${JSON.stringify(args)}];process.on('exit',()=>{const u=process.resourceUsage();process.stderr.write('${MARK} 0 '+u.userCPUTime/1e6+' '+u.systemCPUTime/1e6+' '+u.maxRSS+'\\n')});import(${JSON.stringify('file://' + join(ROOT, 'dist', 'cli.js'))}).then(m=>m.main(process.argv))`];
+  const started = process.hrtime.bigint();
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, full, { stdio: ['ignore', keepStdout ? 'pipe' : 'ignore', 'pipe'], env: { ...process.env, ...env } });
+    let stderr = '';
+    let stdout = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    child.stdout?.on('data', (d) => (stdout += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const m = new RegExp(`${MARK} ([\\d.]+) ([\\d.]+) ([\\d.]+) (\\d+)`).exec(stderr);
+      if (!m) return reject(new Error(`bas ${args.join(' ')} gave no measurement (exit ${code}): ${stderr.slice(-400)}`));
+      resolve({ seconds, cpuSeconds: Number(m[2]) + Number(m[3]), rssMb: Number(m[4]) / 1024, code, stdout });
+    });
+  });
+}
+
+/** The median of a list of numbers. */
+export function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}

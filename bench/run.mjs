@@ -1,0 +1,35 @@
+// `npm run bench`: every speed and memory target of the project, measured on this machine.
+// Each section is a module exporting an async function that returns rows
+// {name, value, unit, target, pass}; pass is null for figures shown for information.
+// Pick sections with arguments: `npm run bench -- task report`.
+import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { ROOT } from './measure.mjs';
+
+const SECTIONS = [
+  ['task', 'task.mjs', 'benchTask', 'The benchmark: generation, validation, start-up'],
+  ['eval', 'eval.mjs', 'benchEval', 'bas eval against bas serve over loopback HTTP'],
+  ['report', 'report.mjs', 'benchReport', 'bas report on a large run'],
+];
+
+function show(value) {
+  if (typeof value !== 'number') return String(value);
+  if (Math.abs(value) >= 1000) return Math.round(value).toLocaleString('en-US');
+  return value.toFixed(value >= 100 ? 0 : value >= 10 ? 1 : 2);
+}
+
+const wanted = process.argv.slice(2);
+let failed = 0;
+for (const [id, file, fn, title] of SECTIONS) {
+  if (wanted.length > 0 && !wanted.includes(id)) continue;
+  console.log(`\n## ${title} (${id})`);
+  const mod = await import(pathToFileURL(join(ROOT, 'bench', file)).href);
+  const rows = await mod[fn]();
+  for (const r of rows) {
+    const verdict = r.pass === null || r.pass === undefined ? '' : r.pass ? 'PASS' : 'FAIL';
+    if (r.pass === false) failed++;
+    console.log(`${r.name.padEnd(58)} ${show(r.value).padStart(10)} ${String(r.unit).padEnd(7)} ${String(r.target ?? '').padEnd(12)} ${verdict}`);
+  }
+}
+console.log(failed === 0 ? '\nAll targets met.' : `\n${failed} target(s) missed.`);
+process.exitCode = failed === 0 ? 0 : 1;
