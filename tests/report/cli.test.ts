@@ -1,0 +1,138 @@
+/**
+ * `bas report` and `bas compare` as a user runs them (node bin/bas.js, after npm run build),
+ * on run folders of real scored replies written to a temp dir.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SMALL_CONFIG, writeRun } from './make-run.js';
+
+const BIN = join(import.meta.dirname, '..', '..', 'bin', 'bas.js');
+let root: string;
+
+function bas(...args: string[]) {
+  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8' });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+beforeAll(() => {
+  // The CLI runs dist/: build it when the suite runs alone (npm test builds first anyway).
+  if (!existsSync(join(import.meta.dirname, '..', '..', 'dist', 'commands', 'report.js'))) {
+    execFileSync('npm', ['run', 'build'], { cwd: join(import.meta.dirname, '..', '..'), stdio: 'ignore' });
+  }
+  root = mkdtempSync(join(tmpdir(), 'bas-cli-report-'));
+  writeRun(join(root, 'oracle'), { n: 20, model: 'builtin:oracle', choose: () => 'oracle' });
+  writeRun(join(root, 'mixed'), { n: 20, model: 'builtin:mixed', choose: (i) => (i % 4 === 0 ? 'raw-sums' : i === 7 ? { error: 'rate_limit' } : 'oracle') });
+  writeRun(join(root, 'blanket'), { n: 20, model: 'builtin:blanket', choose: () => 'blanket' });
+  writeRun(join(root, 'other'), { n: 20, model: 'builtin:oracle', config: { ...SMALL_CONFIG, seed: 99 }, choose: () => 'oracle' });
+  writeRun(join(root, 'multi'), { n: 5, rollouts: 4, model: 'builtin:mixed', choose: (i, r) => (r <= i % 4 ? 'raw-sums' : 'oracle'), runJson: { prices: { in: 1, out: 4 } } });
+  writeRun(join(root, 'partial'), { n: 8, model: 'builtin:oracle', choose: () => 'oracle', status: 'interrupted', runJson: { n: 10 } });
+  appendFileSync(join(root, 'partial', 'results.jsonl'), '{"index": 8, "rollout": 0, "reply": "<ans');
+});
+
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe('bas report', () => {
+  it('prints the tables of a run', () => {
+    const r = bas('report', join(root, 'mixed'));
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('builtin:mixed');
+    expect(r.stdout).toContain('reward (errors as 0)');
+    expect(r.stdout).toContain('rate_limit');
+    expect(r.stdout).toContain('reward distribution');
+    expect(r.stdout).toMatch(/errored\s*│\s*1/);
+  });
+
+  it('--json holds the summary, breakdowns and cost', () => {
+    const r = bas('report', join(root, 'multi'), '--json');
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.stdout);
+    expect(j.summary.counts).toMatchObject({ tasks: 5, rollouts: 20, max_rollouts: 4, completed: 20 });
+    // task i has (i % 4) + 1 raw-sums rollouts out of 4, so bas_correct successes are 3,2,1,0,3.
+    const p1 = j.summary.pass_at_k.find((p: { k: number }) => p.k === 1).value;
+    expect(p1).toBeCloseTo((3 + 2 + 1 + 0 + 3) / 4 / 5, 12);
+    expect(j.summary.pass_at_k.find((p: { k: number }) => p.k === 4).value).toBeCloseTo(4 / 5, 12);
+    expect(j.cost.price_in_per_million).toBe(1);
+    expect(j.cost.total_usd).toBeCloseTo((j.summary.tokens.prompt * 1 + j.summary.tokens.completion * 4) / 1e6, 12);
+    expect(Object.keys(j.summary.codes)).toHaveLength(5);
+    expect(j.summary.reward_histogram).toHaveLength(10);
+  });
+
+  it('flags override run.json prices', () => {
+    const j = JSON.parse(bas('report', join(root, 'multi'), '--json', '--price-in', '0', '--price-out', '10').stdout);
+    expect(j.cost.input_usd).toBe(0);
+    expect(j.cost.price_out_per_million).toBe(10);
+  });
+
+  it('reports a cut-off run, skipping its torn last line with a warning', () => {
+    const r = bas('report', join(root, 'partial'));
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/warning: .*skipped line 9/);
+    expect(r.stdout).toMatch(/interrupted/);
+    expect(r.stdout).toMatch(/8 of 10 rollouts are recorded/);
+  });
+
+  it('writes the HTML page', () => {
+    const file = join(root, 'report.html');
+    const r = bas('report', join(root, 'mixed'), '--html', file);
+    expect(r.code).toBe(0);
+    const html = readFileSync(file, 'utf8');
+    expect(html).toContain('<script type="application/json" id="bas-data">');
+    expect(html).toContain('Accuracy per BAS label');
+  });
+
+  it.each([
+    [['report', '/nonexistent/run'], /run folder \/nonexistent\/run does not exist/],
+    [['report', 'RUN', '--price-in', 'cheap'], /--price-in must be a non-negative number/],
+    [['report', 'RUN', '--price-out', '-1'], /--price-out must be a non-negative number/],
+    [['compare', 'RUN'], /at least two run folders/],
+    [['compare', 'RUN', 'RUN', '--resamples', '5'], /--resamples must be an integer from 100 to 1000000/],
+    [['compare', 'RUN', 'RUN', '--seed', 'x'], /--seed must be/],
+  ])('bad input %j: one line, exit 2, no stack', (args, message) => {
+    const r = bas(...args.map((a) => (a === 'RUN' ? join(root, 'oracle') : a)));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('bas compare', () => {
+  it('pairs runs on shared tasks and gives a verdict', () => {
+    const r = bas('compare', join(root, 'mixed'), join(root, 'oracle'), join(root, 'blanket'), '--json');
+    expect(r.code).toBe(0);
+    const c = JSON.parse(r.stdout);
+    expect(c.runs.map((x: { label: string; model: string }) => `${x.label}:${x.model}`)).toEqual(['A:builtin:mixed', 'B:builtin:oracle', 'C:builtin:blanket']);
+    expect(c.runs[0]).toMatchObject({ tasks: 20, completed: 19, errors: 1 });
+    const [b, s] = c.pairings;
+    expect(b).toMatchObject({ baseline: 'A', run: 'B', comparable: true, shared_tasks: 20, left_out: 1, verdict: 'B better' });
+    expect(s.verdict).toBe('A better');
+    expect(b.diff.mean).toBeGreaterThan(0);
+    expect(b.diff.ci95[0]).toBeGreaterThan(0);
+  });
+
+  it('says "no difference shown" for identical runs, and is reproducible for a seed', () => {
+    const run = () => JSON.parse(bas('compare', join(root, 'oracle'), join(root, 'mixed'), '--json', '--seed', '5', '--resamples', '2000').stdout);
+    expect(run()).toEqual(run());
+    const same = JSON.parse(bas('compare', join(root, 'oracle'), join(root, 'oracle'), '--json').stdout);
+    expect(same.pairings[0].verdict).toBe('no difference shown at 95%');
+  });
+
+  it('lists runs on other task configurations with a note, no pairing', () => {
+    const r = bas('compare', join(root, 'oracle'), join(root, 'other'));
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/not comparable task by task/);
+    expect(r.stdout).toMatch(/not comparable/);
+  });
+
+  it('prints tables and writes HTML', () => {
+    const file = join(root, 'compare.html');
+    const r = bas('compare', join(root, 'mixed'), join(root, 'oracle'), '--html', file);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('paired differences against the baseline A');
+    expect(r.stdout).toContain('B better');
+    expect(readFileSync(file, 'utf8')).toContain('class="whisker"');
+  });
+});
