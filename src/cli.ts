@@ -105,7 +105,7 @@ function buildProgram(): Command {
     .option('--latency <MS>', 'delay before each answer, in milliseconds (default 0)')
     .option('--error-rate <P>', 'share of requests answered with HTTP 500 (default 0)')
     .option('--rate-limit-rate <P>', 'share answered with HTTP 429 and Retry-After (default 0)')
-    .option('--retry-after <SECONDS>', 'the Retry-After sent with a 429 (default 1)')
+    .option('--retry-after <SECONDS>', 'the Retry-After sent with a 429 or 500 (default 1)')
     .option('--hang-rate <P>', 'share of requests never answered (default 0)')
     .option('--malformed-rate <P>', 'share answered 200 with a malformed body (default 0)')
     .option('--seed <S>', 'seed of the fault draws (default 1)')

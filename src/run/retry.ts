@@ -48,6 +48,8 @@ export function parseRetryAfter(headers: HeaderLike | null | undefined, now = Da
   if (ra == null || ra.trim() === '') return null;
   const text = ra.trim();
   if (/^\d+(\.\d+)?$/.test(text)) return Number(text) * 1000;
+  // An HTTP date names its weekday and month; anything else (say "-3") is not one.
+  if (!/[A-Za-z]/.test(text)) return null;
   const when = Date.parse(text);
   if (Number.isNaN(when)) return null;
   return Math.max(0, when - now);

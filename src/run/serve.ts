@@ -36,6 +36,8 @@ export interface ServeStats {
   hung: number;
   malformed: number;
   unauthorized: number;
+  /** Most chat requests open at once (received, not yet answered). */
+  maxInFlight: number;
 }
 
 export interface RunningServer {
@@ -82,7 +84,8 @@ const MALFORMED: Array<(model: string) => { body: string; type: string }> = [
 /** Starts the server; resolves once it listens. */
 export function startServer(o: ServeOptions): Promise<RunningServer> {
   const rand = seeded(o.seed);
-  const stats: ServeStats = { requests: 0, ok: 0, errors: 0, rateLimited: 0, hung: 0, malformed: 0, unauthorized: 0 };
+  const stats: ServeStats = { requests: 0, ok: 0, errors: 0, rateLimited: 0, hung: 0, malformed: 0, unauthorized: 0, maxInFlight: 0 };
+  let inFlight = 0;
   const hanging = new Set<ServerResponse>();
   let created = Math.floor(Date.now() / 1000);
 
@@ -133,7 +136,10 @@ export function startServer(o: ServeOptions): Promise<RunningServer> {
       }
       if ((u -= o.errorRate) < 0) {
         stats.errors++;
-        return send(res, 500, apiError('The server had an error while processing your request.', 'server_error', null));
+        // Real gateways often say when to come back after a 5xx too; it keeps tests fast.
+        return send(res, 500, apiError('The server had an error while processing your request.', 'server_error', null), {
+          'retry-after': String(o.retryAfterS),
+        });
       }
       if ((u -= o.rateLimitRate) < 0) {
         stats.rateLimited++;
@@ -160,6 +166,9 @@ export function startServer(o: ServeOptions): Promise<RunningServer> {
       return send(res, 200, { object: 'list', data: ids.map((id) => ({ id, object: 'model', created, owned_by: 'bas' })) });
     }
     if (req.method === 'POST' && (path === '/v1/chat/completions' || path === '/chat/completions')) {
+      inFlight++;
+      if (inFlight > stats.maxInFlight) stats.maxInFlight = inFlight;
+      res.on('close', () => inFlight--);
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => chat(req, res, Buffer.concat(chunks).toString('utf8')));

@@ -1,0 +1,107 @@
+/**
+ * The OpenAI batch file formats, which vLLM's offline batch runner also reads and writes.
+ * Input: one `POST /v1/chat/completions` request per line, its `custom_id` naming the task
+ * and the rollout. Output: one line per request, with the response body or an error; each
+ * becomes a reply to score or a typed error, exactly like a rollout of `bas eval`.
+ */
+import type { Task } from '../task/types.js';
+import type { ErrorType } from './classify.js';
+import { readCompletion, type Completion } from './client.js';
+import { MalformedResponseError } from './classify.js';
+
+const CUSTOM_ID = /^task-(\d+)-r(\d+)$/;
+
+/** `task-7-r0`: task 7, first rollout. */
+export function customId(index: number, rollout: number): string {
+  return `task-${index}-r${rollout}`;
+}
+
+/** The task index and rollout named by a custom_id, or null if it is not one of ours. */
+export function parseCustomId(id: string): { index: number; rollout: number } | null {
+  const m = CUSTOM_ID.exec(id);
+  if (!m) return null;
+  const index = Number(m[1]);
+  const rollout = Number(m[2]);
+  return Number.isSafeInteger(index) && Number.isSafeInteger(rollout) ? { index, rollout } : null;
+}
+
+/** What every request of a batch file carries besides its messages. */
+export interface BatchOptions {
+  /** model, sampling fields, as `bas eval` would send them. */
+  fields: Record<string, unknown>;
+  rollouts: number;
+}
+
+/** The request lines of one task: one per rollout. */
+export function batchRequestLines(task: Task, options: BatchOptions): string {
+  let out = '';
+  for (let r = 0; r < options.rollouts; r++) {
+    out += `${JSON.stringify({
+      custom_id: customId(task.index, r),
+      method: 'POST',
+      url: '/v1/chat/completions',
+      body: { ...options.fields, messages: task.prompt },
+    })}\n`;
+  }
+  return out;
+}
+
+/** One line of a batch output file, read. */
+export interface BatchResult {
+  index: number;
+  rollout: number;
+  model: string | null;
+  completion: Completion | null;
+  error: { type: ErrorType; message: string } | null;
+}
+
+function errorType(status: number | null): ErrorType {
+  if (status === 429) return 'rate_limit';
+  if (status === 401 || status === 403) return 'auth';
+  if (status === 408) return 'timeout';
+  return 'provider';
+}
+
+function said(error: unknown): string {
+  if (error && typeof error === 'object') {
+    const e = error as { message?: unknown; code?: unknown };
+    const parts = [typeof e.code === 'string' ? e.code : '', typeof e.message === 'string' ? e.message : ''].filter(Boolean);
+    if (parts.length > 0) return parts.join(': ').slice(0, 300);
+  }
+  return 'no detail given';
+}
+
+/**
+ * Reads one parsed output line. Throws a plain Error for a line that is not a batch result at
+ * all (the caller names the line); a failed request is a result with a typed error.
+ */
+export function readBatchResult(value: unknown): BatchResult {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error('a batch output line must be an object');
+  const line = value as { custom_id?: unknown; response?: unknown; error?: unknown };
+  if (typeof line.custom_id !== 'string') throw new Error('"custom_id" is missing');
+  const id = parseCustomId(line.custom_id);
+  if (!id) throw new Error(`"custom_id" ${JSON.stringify(line.custom_id)} is not of the form task-<index>-r<rollout>`);
+  const response = line.response as { status_code?: unknown; body?: unknown } | null | undefined;
+  const status = typeof response?.status_code === 'number' ? response.status_code : null;
+  const body = response?.body as { model?: unknown; error?: unknown } | undefined;
+  const model = typeof body?.model === 'string' ? body.model : null;
+  const base = { index: id.index, rollout: id.rollout, model };
+  if (line.error != null && (response == null || status === null)) {
+    return { ...base, completion: null, error: { type: 'provider', message: `batch request failed: ${said(line.error)}` } };
+  }
+  if (status === null) return { ...base, completion: null, error: { type: 'malformed', message: 'the line has neither a response nor an error' } };
+  if (status < 200 || status >= 300) {
+    return { ...base, completion: null, error: { type: errorType(status), message: `HTTP ${status}: ${said(body?.error ?? line.error)}` } };
+  }
+  try {
+    return { ...base, completion: readCompletion(body), error: null };
+  } catch (err) {
+    if (err instanceof MalformedResponseError) return { ...base, completion: null, error: { type: 'malformed', message: `malformed response: ${err.message}` } };
+    throw err;
+  }
+}
+
+/** Whether a parsed JSONL line looks like batch output rather than an `{"index", "reply"}` line. */
+export function isBatchLine(value: unknown): boolean {
+  return value !== null && typeof value === 'object' && 'custom_id' in value;
+}

@@ -1,0 +1,177 @@
+import { describe, expect, it } from 'vitest';
+import { APIError } from 'openai';
+import type { ModelClient } from '../../src/run/client.js';
+import { runEpisode } from '../../src/run/rollout.js';
+import { DEFAULT_RETRY_POLICY } from '../../src/run/retry.js';
+import { Runner } from '../../src/run/runner.js';
+import type { RolloutRecord } from '../../src/report/record.js';
+import { DEFAULT_TASK_CONFIG } from '../../src/task/config.js';
+import { runPolicy } from '../../src/task/policies.js';
+
+const policy = { ...DEFAULT_RETRY_POLICY, baseDelayMs: 1, maxDelayMs: 2, maxRetries: 3 };
+const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const err = (status: number, headers: Record<string, string> = {}) => APIError.generate(status, { message: 'x' }, undefined, new Headers(headers));
+
+/** A client answering like the oracle, after `ms`, that counts requests in flight. */
+function countingClient(ms: number) {
+  const seen = { inFlight: 0, max: 0, calls: 0 };
+  const client: ModelClient = {
+    async complete(messages) {
+      seen.calls++;
+      seen.inFlight++;
+      seen.max = Math.max(seen.max, seen.inFlight);
+      await tick(ms);
+      seen.inFlight--;
+      return { text: runPolicy('oracle', messages), finish_reason: 'stop', usage: null };
+    },
+  };
+  return { client, seen };
+}
+
+function runner(client: ModelClient, concurrency: number, records: RolloutRecord[]) {
+  return new Runner({
+    taskConfig: DEFAULT_TASK_CONFIG,
+    model: 'test',
+    client,
+    policy,
+    concurrency,
+    episodeTimeoutMs: 10_000,
+    requestTimeoutMs: 5_000,
+    sink: (r) => records.push(r),
+  });
+}
+
+function* pairs(n: number, r = 1): Generator<readonly [number, number]> {
+  for (let i = 0; i < n; i++) for (let k = 0; k < r; k++) yield [i, k] as const;
+}
+
+describe('Runner', () => {
+  it.each([1, 3, 8])('keeps at most -c %i requests in flight, and uses them', async (c) => {
+    const { client, seen } = countingClient(5);
+    const records: RolloutRecord[] = [];
+    await runner(client, c, records).run(pairs(30));
+    expect(seen.max).toBe(c);
+    expect(records).toHaveLength(30);
+  });
+
+  it('records every (index, rollout) pair once and emits start/done events', async () => {
+    const { client } = countingClient(0);
+    const records: RolloutRecord[] = [];
+    const r = runner(client, 4, records);
+    let starts = 0;
+    let dones = 0;
+    r.on('start', () => starts++).on('done', () => dones++);
+    await r.run(pairs(5, 3));
+    expect(starts).toBe(15);
+    expect(dones).toBe(15);
+    expect(new Set(records.map((x) => `${x.index}:${x.rollout}`)).size).toBe(15);
+    expect(records.every((x) => x.reward === 1 && x.error === null && x.attempts === 1)).toBe(true);
+  });
+
+  it('stops the run at the first refused key and leaves that rollout unrecorded', async () => {
+    let calls = 0;
+    const client: ModelClient = {
+      async complete() {
+        calls++;
+        await tick(1);
+        throw err(401);
+      },
+    };
+    const records: RolloutRecord[] = [];
+    const out = await runner(client, 2, records).run(pairs(50));
+    expect(out.fatal?.type).toBe('auth');
+    expect(out.stopped).toBe(true);
+    expect(records).toHaveLength(0);
+    expect(calls).toBeLessThanOrEqual(4);
+  });
+
+  it('records failures as typed errors and emits error and retry events', async () => {
+    const client: ModelClient = { complete: async () => Promise.reject(err(500)) };
+    const records: RolloutRecord[] = [];
+    const r = runner(client, 2, records);
+    let retries = 0;
+    let errors = 0;
+    r.on('retry', () => retries++).on('error', () => errors++);
+    await r.run(pairs(3));
+    expect(records.map((x) => x.error?.type)).toEqual(['provider', 'provider', 'provider']);
+    expect(records.every((x) => x.attempts === 4 && x.reward === null)).toBe(true);
+    expect(retries).toBe(9);
+    expect(errors).toBe(3);
+  });
+
+  it('stop() starts nothing new and records nothing aborted', async () => {
+    const { client } = countingClient(20);
+    const records: RolloutRecord[] = [];
+    const r = runner(client, 2, records);
+    r.on('done', () => r.stop());
+    const out = await r.run(pairs(20));
+    expect(out.stopped).toBe(true);
+    expect(records.length).toBeGreaterThanOrEqual(1);
+    expect(records.length).toBeLessThan(20);
+  });
+});
+
+describe('runEpisode', () => {
+  const base = { policy, episodeTimeoutMs: 10_000, requestTimeoutMs: 5_000, stop: new AbortController().signal };
+
+  it('retries a 429, then scores', async () => {
+    let n = 0;
+    const client: ModelClient = {
+      async complete() {
+        if (n++ < 2) throw err(429, { 'retry-after-ms': '1' });
+        return { text: 'ok', finish_reason: 'stop', usage: null };
+      },
+    };
+    const res = await runEpisode([], { ...base, client });
+    expect(res.kind).toBe('reply');
+    expect(res.kind === 'reply' && res.attempts).toBe(3);
+  });
+
+  it('gives up at once when Retry-After would pass the deadline', async () => {
+    let n = 0;
+    const client: ModelClient = {
+      async complete() {
+        n++;
+        throw err(429, { 'retry-after': '60' });
+      },
+    };
+    const res = await runEpisode([], { ...base, episodeTimeoutMs: 5_000, client });
+    expect(res.kind === 'failed' && res.failure.type).toBe('rate_limit');
+    expect(n).toBe(1);
+  });
+
+  it('fails a 400 without retrying', async () => {
+    let n = 0;
+    const client: ModelClient = {
+      async complete() {
+        n++;
+        throw err(400);
+      },
+    };
+    const res = await runEpisode([], { ...base, client });
+    expect(res.kind === 'failed' && res.failure.type).toBe('provider');
+    expect(n).toBe(1);
+  });
+
+  it('aborts a hanging request at the request timeout and calls it a timeout', async () => {
+    const client: ModelClient = {
+      complete: (_m, signal) => new Promise((_res, rej) => signal.addEventListener('abort', () => rej(new DOMException('aborted', 'AbortError')))),
+    };
+    const res = await runEpisode([], { ...base, policy: { ...policy, maxRetries: 1 }, requestTimeoutMs: 20, client });
+    expect(res.kind === 'failed' && res.failure.type).toBe('timeout');
+    expect(res.kind === 'failed' && res.attempts).toBe(2);
+  });
+
+  it('the episode deadline bounds every attempt together', async () => {
+    let n = 0;
+    const client: ModelClient = {
+      complete: (_m, signal) => {
+        n++;
+        return new Promise((_res, rej) => signal.addEventListener('abort', () => rej(new DOMException('aborted', 'AbortError'))));
+      },
+    };
+    const res = await runEpisode([], { ...base, policy: { ...policy, maxRetries: 100 }, episodeTimeoutMs: 60, requestTimeoutMs: 25, client });
+    expect(res.kind === 'failed' && res.failure.type).toBe('timeout');
+    expect(n).toBeLessThan(10);
+  });
+});

@@ -1,0 +1,77 @@
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { countPending, openSession, pendingPairs } from '../../src/run/session.js';
+import { readRecords, repairTail, ResultStore, writeRunInfo, type RunInfo } from '../../src/run/store.js';
+import type { RolloutRecord } from '../../src/report/record.js';
+
+const tmp = () => mkdtempSync(join(tmpdir(), 'bas-store-'));
+const ok = (index: number, rollout = 0, reward = 1): RolloutRecord => ({
+  index,
+  rollout,
+  reward,
+  rewards: { bas_correct: reward, fault_audit: reward },
+  metrics: { bas_label_accuracy: 1, fault_precision: 1, fault_recall: 1, num_flagged: 1, parsed: 1 },
+  error: null,
+});
+const bad = (index: number, rollout = 0): RolloutRecord => ({ index, rollout, reward: null, rewards: null, metrics: null, error: { type: 'provider', message: 'x' } });
+
+describe('ResultStore', () => {
+  it('appends one line per record and refuses a folder that holds a run', () => {
+    const dir = tmp();
+    const s = ResultStore.create(dir);
+    s.append(ok(0));
+    s.append(bad(1));
+    s.close();
+    const lines = readFileSync(join(dir, 'results.jsonl'), 'utf8').split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[2]).toBe('');
+    expect(() => ResultStore.create(dir)).toThrow(/--resume/);
+  });
+
+  it('writes run.json atomically, leaving no temporary file', () => {
+    const dir = tmp();
+    writeRunInfo(dir, { status: 'running' } as RunInfo);
+    writeRunInfo(dir, { status: 'complete' } as RunInfo);
+    expect(readdirSync(dir)).toEqual(['run.json']);
+    expect(JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')).status).toBe('complete');
+  });
+});
+
+describe('torn lines and resume', () => {
+  it('repairTail cuts a torn last line and nothing else', () => {
+    const dir = tmp();
+    const f = join(dir, 'results.jsonl');
+    writeFileSync(f, `${JSON.stringify(ok(0))}\n${JSON.stringify(ok(1))}\n{"index": 2, "rol`);
+    expect(repairTail(f)).toBe(true);
+    expect(readFileSync(f, 'utf8').split('\n')).toHaveLength(3);
+    expect(repairTail(f)).toBe(false);
+  });
+
+  it('readRecords skips a torn final line but rejects a bad middle line', async () => {
+    const dir = tmp();
+    const f = join(dir, 'r.jsonl');
+    writeFileSync(f, `${JSON.stringify(ok(0))}\n{"index": 1, "rew`);
+    const seen: number[] = [];
+    await readRecords(f, (r) => seen.push(r.index));
+    expect(seen).toEqual([0]);
+    writeFileSync(f, `{"index": 1, "rew\n${JSON.stringify(ok(0))}\n`);
+    await expect(readRecords(f, () => {})).rejects.toThrow(/line 1/);
+  });
+
+  it('a resumed session keeps the last line per pair: errored pairs run again, finished ones do not', async () => {
+    const dir = tmp();
+    const s = ResultStore.create(dir);
+    [ok(0), bad(1), ok(2), bad(2), bad(3), ok(3)].forEach((r) => s.append(r));
+    s.close();
+    appendFileSync(join(dir, 'results.jsonl'), '{"index": 4, "roll');
+    const session = await openSession(dir, true);
+    session.store.close();
+    expect([...pendingPairs(5, 1, session.finished)]).toEqual([[1, 0], [2, 0], [4, 0]]);
+    expect(countPending(5, 1, session.finished)).toBe(3);
+    const summary = session.builder.result();
+    expect(summary.counts.rollouts).toBe(4);
+    expect(summary.counts.completed).toBe(2);
+  });
+});
