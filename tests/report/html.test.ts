@@ -101,6 +101,25 @@ describe.skipIf(!hasChromium)('in headless chromium', () => {
     await page.close();
   });
 
+  it('a 10,000-rollout page stays small in the DOM: one page of rows, filters and paging', async () => {
+    const big = join(dir, 'big');
+    writeRun(big, { n: 10_000, model: 'builtin:mixed', choose: (i) => (i % 9 === 4 ? { error: 'provider' } : i % 3 ? 'oracle' : 'raw-sums') });
+    const d = await readRun(big, () => {});
+    await writeRunHtml(join(dir, 'big.html'), d, buildRunReport(d));
+    const { page, errors } = await open(join(dir, 'big.html'));
+    expect(await page.locator('#task-list tbody tr').count()).toBe(50);
+    expect(await page.locator('#page-info').textContent()).toContain('of 200');
+    await page.click('#next');
+    expect(await page.locator('#task-list tbody tr').first().getAttribute('data-index')).toBe('50');
+    await page.fill('#query', '9999');
+    expect(await page.locator('#task-list tbody tr').count()).toBe(1);
+    await page.locator('#task-list tbody tr').first().click();
+    expect(await page.locator('#drill-panel tr[data-mark]').count()).toBe(12);
+    expect(await page.locator('.ledger').count()).toBe(1); // only the opened task is built
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it('compare page: bars with whiskers per run, a verdict', async () => {
     const { page, errors } = await open(join(dir, 'c.html'));
     expect(await page.locator('svg .whisker').count()).toBeGreaterThanOrEqual(8);

@@ -132,7 +132,11 @@ export const RUN_PAGE_SCRIPT = String.raw`
       var mark = wrong ? 'wrong' : missed ? 'missed' : found ? 'found' : 'clean';
       tr.className = 'row-' + mark;
       tr.dataset.mark = mark;
-      row.forEach(function (v, i) { tr.appendChild(el('td', i === 3 || i === 4 ? 'text desc' : i >= 1 && i <= 5 || i >= 8 ? 'text' : null, v)); });
+      row.forEach(function (v, i) {
+        // Columns 2-5 and 9 are numbers into the string table (see drilldown.ts).
+        var text = i === 2 || i === 3 || i === 4 || i === 5 || i === 9 ? data.strings[v] : v;
+        tr.appendChild(el('td', i === 3 || i === 4 ? 'text desc' : i >= 1 && i <= 5 || i >= 8 ? 'text' : null, text));
+      });
       tr.appendChild(cell);
       body.appendChild(tr);
     });
