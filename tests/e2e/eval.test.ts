@@ -1,0 +1,236 @@
+/**
+ * End to end: the real CLI, the real openai SDK, `bas serve` over loopback HTTP.
+ */
+import { spawn } from 'node:child_process';
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { allFiles, bas, BAS, cleanEnv, ensureBuilt, readResults, ROOT, serve, stableSummary, tempDir, type Served } from './helpers.js';
+
+const KEY = 'sk-bas-e2e-SECRET-7f3a9c';
+const TYPES = ['timeout', 'rate_limit', 'provider', 'network', 'malformed'];
+const servers: Served[] = [];
+const start = async (args: string[]) => {
+  const s = await serve(args);
+  servers.push(s);
+  return s;
+};
+
+beforeAll(() => ensureBuilt());
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.stop()));
+});
+
+const evalArgs = (url: string, dir: string, extra: string[] = []) => ['eval', '-m', 'test-model', '--base-url', url, '--output', dir, '--no-progress', '--json', ...extra];
+
+describe('bas eval against bas serve', () => {
+  it('every rollout ends scored or with a typed error, none lost, through faults of every kind', async () => {
+    const s = await start(['--error-rate', '0.15', '--rate-limit-rate', '0.15', '--retry-after', '0.01', '--malformed-rate', '0.05', '--hang-rate', '0.03', '--seed', '3']);
+    const dir = join(tempDir(), 'run');
+    const r = await bas(evalArgs(s.url, dir, ['-n', '40', '-r', '2', '-c', '8', '--request-timeout', '0.2', '--max-retries', '3']), { OPENAI_API_KEY: KEY });
+    expect(r.code).toBe(0);
+    const records = readResults(dir);
+    expect(records).toHaveLength(80);
+    const pairs = new Set(records.map((x) => `${x.index}:${x.rollout}`));
+    expect(pairs.size).toBe(80);
+    for (const x of records) {
+      if (x.error === null) {
+        expect(typeof x.reward).toBe('number');
+        expect(typeof x.reply).toBe('string');
+      } else {
+        expect(TYPES).toContain(x.error.type);
+        expect(x.reward).toBeNull();
+        expect(x.error.message.length).toBeGreaterThan(0);
+      }
+    }
+    expect(records.some((x) => x.attempts > 1 && x.error === null)).toBe(true);
+    expect(records.some((x) => x.error?.type === 'malformed')).toBe(true);
+    const summary = JSON.parse(r.stdout);
+    expect(summary.counts.rollouts).toBe(80);
+    expect(summary.counts.completed + summary.counts.errored).toBe(80);
+    expect(summary.pass_at_k.length).toBeGreaterThan(0);
+    const run = JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8'));
+    expect(run.status).toBe('complete');
+    expect(run.api_key_var).toBe('OPENAI_API_KEY');
+  });
+
+  it('honours Retry-After: waits at least as long as asked, and never past the episode deadline', async () => {
+    const s = await start(['--rate-limit-rate', '0.5', '--retry-after', '0.2', '--seed', '5']);
+    const dir = join(tempDir(), 'run');
+    const r = await bas(evalArgs(s.url, dir, ['-n', '16', '-c', '4', '--max-retries', '8']), { OPENAI_API_KEY: KEY });
+    expect(r.code).toBe(0);
+    const retried = readResults(dir).filter((x) => x.attempts > 1);
+    expect(retried.length).toBeGreaterThan(0);
+    for (const x of retried) expect(x.latency_ms).toBeGreaterThanOrEqual(200 * (x.attempts - 1));
+
+    const slow = await start(['--rate-limit-rate', '1', '--retry-after', '30']);
+    const dir2 = join(tempDir(), 'run');
+    const r2 = await bas(evalArgs(slow.url, dir2, ['-n', '3', '--timeout', '5']), { OPENAI_API_KEY: KEY });
+    expect(r2.code).toBe(0);
+    for (const x of readResults(dir2)) {
+      expect(x.error.type).toBe('rate_limit');
+      expect(x.attempts).toBe(1);
+    }
+  });
+
+  it('a malformed endpoint answer is a typed error, not a crash', async () => {
+    const s = await start(['--malformed-rate', '1']);
+    const dir = join(tempDir(), 'run');
+    const r = await bas(evalArgs(s.url, dir, ['-n', '8']), { OPENAI_API_KEY: KEY });
+    expect(r.code).toBe(0);
+    expect(readResults(dir).map((x) => x.error?.type)).toEqual(Array(8).fill('malformed'));
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('a refused key stops the run with one message, exit 1, and the key appears nowhere', async () => {
+    const s = await start(['--api-key', 'the-right-key']);
+    const dir = join(tempDir(), 'run');
+    const r = await bas(evalArgs(s.url, dir, ['-n', '50', '-c', '4']), { OPENAI_API_KEY: KEY });
+    expect(r.code).toBe(1);
+    const lines = r.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^bas: the endpoint refused the API key \(HTTP 401\)/);
+    expect(r.stdout).toBe('');
+    expect(JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')).status).toBe('failed');
+    for (const f of allFiles(dir)) expect(f.text).not.toContain(KEY);
+    expect(r.stderr).not.toContain(KEY);
+  });
+
+  it('an unknown model stops the run', async () => {
+    const s = await start(['--models', 'served-model']);
+    const r = await bas(evalArgs(s.url, join(tempDir(), 'run'), ['-n', '5']), { OPENAI_API_KEY: KEY });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^bas: the endpoint does not know this model/);
+  });
+
+  it('the API key is written to no file and no output of a normal run', async () => {
+    const s = await start(['--api-key', KEY, '--error-rate', '0.2', '--retry-after', '0.01']);
+    const dir = join(tempDir(), 'run');
+    const r = await bas(['eval', '-m', 'test-model', '--base-url', s.url, '--output', dir, '-n', '10', '--api-key-var', 'MY_KEY'], { MY_KEY: KEY });
+    expect(r.code).toBe(0);
+    expect(readResults(dir).filter((x) => x.error === null).length).toBeGreaterThan(0);
+    const files = allFiles(dir);
+    expect(files.map((f) => f.path.split('/').pop()).sort()).toEqual(['results.jsonl', 'run.json']);
+    for (const f of files) expect(f.text).not.toContain(KEY);
+    expect(r.stdout + r.stderr).not.toContain(KEY);
+    expect(JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')).api_key_var).toBe('MY_KEY');
+  });
+
+  it('kill -9 mid-run, then --resume, completes the run exactly', async () => {
+    const s = await start(['--latency', '15']);
+    const args = ['-n', '60', '-r', '2', '-c', '3', '--num-transactions', '12', '--fault-rate', '0.3'];
+    const whole = join(tempDir(), 'whole');
+    const full = await bas(evalArgs(s.url, whole, args), { OPENAI_API_KEY: KEY });
+    expect(full.code).toBe(0);
+
+    const dir = join(tempDir(), 'killed');
+    const child = spawn(process.execPath, [BAS, ...evalArgs(s.url, dir, args)], { env: { ...cleanEnv(), OPENAI_API_KEY: KEY }, stdio: 'ignore' });
+    const exited = new Promise((r) => child.once('exit', r));
+    const file = join(dir, 'results.jsonl');
+    while (!existsSync(file) || readFileSync(file, 'utf8').split('\n').length < 15) await new Promise((r) => setTimeout(r, 10));
+    child.kill('SIGKILL');
+    await exited;
+    const before = readResults(dir).length;
+    expect(before).toBeGreaterThanOrEqual(14);
+    expect(before).toBeLessThan(120);
+    expect(JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')).status).toBe('running');
+    appendFileSync(file, '{"index": 59, "rollout": 1, "reply": "torn wri'); // a write cut short by the kill
+
+    const resumed = await bas(['eval', '--resume', dir, '--no-progress', '--json', '--base-url', s.url], { OPENAI_API_KEY: KEY });
+    expect(resumed.stderr).not.toMatch(/line \d+/);
+    expect(resumed.code).toBe(0);
+    const records = readResults(dir);
+    expect(records).toHaveLength(120);
+    expect(new Set(records.map((x) => `${x.index}:${x.rollout}`)).size).toBe(120);
+    expect(stableSummary(JSON.parse(resumed.stdout))).toEqual(stableSummary(JSON.parse(full.stdout)));
+    expect(JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')).status).toBe('complete');
+  });
+
+  it('SIGINT stops new work, marks the run interrupted, exits 130; --resume finishes it', async () => {
+    const s = await start(['--latency', '20']);
+    const dir = join(tempDir(), 'run');
+    const child = spawn(process.execPath, [BAS, ...evalArgs(s.url, dir, ['-n', '200', '-c', '2'])], {
+      env: { ...cleanEnv(), OPENAI_API_KEY: KEY },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    const file = join(dir, 'results.jsonl');
+    while (!existsSync(file) || readFileSync(file, 'utf8').split('\n').length < 6) await new Promise((r) => setTimeout(r, 10));
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(stderr).toMatch(/^bas: interrupted by SIGINT; .*--resume/);
+    const run = JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8'));
+    expect(run.status).toBe('interrupted');
+    expect(run.summary.counts.rollouts).toBe(readResults(dir).length);
+    expect(readResults(dir).length).toBeLessThan(200);
+
+    const resumed = await bas(['eval', '--resume', dir, '--no-progress', '--json', '-c', '16'], { OPENAI_API_KEY: KEY });
+    expect(resumed.code).toBe(0);
+    expect(JSON.parse(resumed.stdout).counts).toMatchObject({ rollouts: 200, completed: 200, replaced: 0 });
+  });
+});
+
+describe('bas eval without a server', () => {
+  it('runs a built-in model with no key and no network', async () => {
+    const dir = join(tempDir(), 'run');
+    const r = await bas(['eval', '--model', 'builtin:oracle', '-n', '20', '--output', dir, '--json']);
+    expect(r.code).toBe(0);
+    const summary = JSON.parse(r.stdout);
+    expect(summary.counts.completed).toBe(20);
+    expect(summary.reward.mean).toBe(1);
+    expect(JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')).base_url).toBeNull();
+  });
+
+  it('prints the summary tables by default', async () => {
+    const r = await bas(['eval', '-m', 'builtin:blanket', '-n', '4', '--output', join(tempDir(), 'run'), '--no-progress']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('fault_audit');
+    expect(r.stdout).toContain('┌');
+  });
+
+  it('reads @FILE configurations, and a changed task configuration cannot resume', async () => {
+    const dir = join(tempDir(), 'run');
+    const r = await bas(['eval', `@${join(ROOT, 'configs', 'au-bas-reconciliation.toml')}`, '-m', 'builtin:silent', '-n', '3', '--output', dir, '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')).task).toEqual({ num_transactions: 60, fault_rate: 0.35, seed: 20260826 });
+    const again = await bas(['eval', '--resume', dir, '--fault-rate', '0.2']);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/^bas: --resume: --fault-rate 0.2 differs from the saved run's 0.35/);
+  });
+
+  it.concurrent.each([
+    [['-m', 'x', '-c', '0'], /-c\/--concurrency must be an integer from 1 to 4096, got "0"/],
+    [['-m', 'x', '--temperature', 'warm'], /--temperature must be a number from 0 to 2, got "warm"/],
+    [['-m', 'x', '--timeout', '-1'], /--timeout/],
+    [['-m', 'x', '--num-transactions', '3'], /--num-transactions must be an integer from 4 to 10000/],
+    [['-m', 'x', '--sampling', 'nope'], /--sampling must be a JSON object/],
+    [['-m', 'x', '--base-url', 'localhost'], /--base-url must be an http\(s\) URL/],
+    [['-m', 'openai/gpt-5-mini'], /OPENAI_API_KEY is not set/],
+    [['-m', 'builtin:genius'], /unknown built-in model/],
+    [['-n', '3'], /--model is required/],
+    [['--config', '/nonexistent.toml'], /cannot read config file/],
+    [['--resume', '/nonexistent-run'], /not a run folder/],
+  ])('bad input %j exits 2 with one line', async (args, message) => {
+    const r = await bas(['eval', ...args]);
+    expect(r.code).toBe(2);
+    const lines = r.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^bas: /);
+    expect(lines[0]).toMatch(message);
+    expect(r.stdout).toBe('');
+  });
+
+  it.concurrent.each([
+    [['--port', '70000'], /--port/],
+    [['--error-rate', '1.5'], /--error-rate/],
+    [['--policy', 'genius'], /--policy must be one of/],
+    [['--error-rate', '0.6', '--hang-rate', '0.6'], /at most 1/],
+  ])('bas serve %j exits 2 with one line', async (args, message) => {
+    const r = await bas(['serve', ...args]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(message);
+  });
+});
