@@ -9,7 +9,8 @@
  */
 import { BAS_LABELS, FAULT_CODES, type BasLabel, type FaultCode } from '../task/types.js';
 import type { RolloutRecord } from './record.js';
-import { estimate, passAtK, passKs, percentileSorted, type Estimate } from './stats.js';
+import { histogram, passAtKRows, type HistogramBin, type PassAtKRow } from './aggregate.js';
+import { estimate, percentileSorted, type Estimate } from './stats.js';
 
 export type { RolloutRecord } from './record.js';
 
@@ -61,9 +62,9 @@ export interface Summary {
   /** Over completed rollouts that recorded a latency. */
   latency_ms: { n: number; mean: number | null; p50: number | null; p95: number | null };
   /** Empty unless some task has more than one rollout. */
-  pass_at_k: Array<{ k: number; value: number; tasks: number }>;
+  pass_at_k: PassAtKRow[];
   /** Completed rewards in ten bins of width 0.1; the last bin includes 1.0. */
-  reward_histogram: Array<{ lo: number; hi: number; count: number }>;
+  reward_histogram: HistogramBin[];
 }
 
 const METRIC_NAMES = ['bas_label_accuracy', 'fault_precision', 'fault_recall', 'num_flagged', 'parsed'] as const;
@@ -291,31 +292,6 @@ export class SummaryBuilder {
       reward_histogram: histogram(this.column(C_REWARD, done).xs),
     };
   }
-}
-
-/** pass@k per task, averaged over the tasks that have at least k rollouts. */
-function passAtKRows(tasks: Map<number, { n: number; c: number }>, maxRollouts: number): Summary['pass_at_k'] {
-  return passKs(maxRollouts).map((k) => {
-    let sum = 0;
-    let used = 0;
-    for (const t of tasks.values()) {
-      const p = passAtK(t.n, t.c, k);
-      if (p === null) continue;
-      sum += p;
-      used++;
-    }
-    return { k, value: used ? sum / used : 0, tasks: used };
-  });
-}
-
-function histogram(xs: ArrayLike<number>): Summary['reward_histogram'] {
-  const bins = Array.from({ length: 10 }, (_, i) => ({ lo: i / 10, hi: (i + 1) / 10, count: 0 }));
-  for (let i = 0; i < xs.length; i++) {
-    // Rewards are sums of tenths-ish values; the epsilon keeps 0.3 (0.29999…) in its own bin.
-    const b = Math.min(9, Math.max(0, Math.floor(xs[i]! * 10 + 1e-9)));
-    bins[b]!.count++;
-  }
-  return bins;
 }
 
 /** Summary of a finite list of records (last line wins for a repeated (index, rollout)). */

@@ -1,0 +1,44 @@
+/**
+ * Two summary parts computed from whole columns at the end: pass@k over tasks, and the
+ * reward histogram.
+ */
+import { passAtK, passKs } from './stats.js';
+
+export interface PassAtKRow {
+  k: number;
+  value: number;
+  /** Tasks with at least k rollouts, the ones averaged. */
+  tasks: number;
+}
+
+export interface HistogramBin {
+  lo: number;
+  hi: number;
+  count: number;
+}
+
+/** pass@k per task, averaged over the tasks that have at least k rollouts. */
+export function passAtKRows(tasks: Map<number, { n: number; c: number }>, maxRollouts: number): PassAtKRow[] {
+  return passKs(maxRollouts).map((k) => {
+    let sum = 0;
+    let used = 0;
+    for (const t of tasks.values()) {
+      const p = passAtK(t.n, t.c, k);
+      if (p === null) continue;
+      sum += p;
+      used++;
+    }
+    return { k, value: used ? sum / used : 0, tasks: used };
+  });
+}
+
+export function histogram(xs: ArrayLike<number>): HistogramBin[] {
+  const bins = Array.from({ length: 10 }, (_, i) => ({ lo: i / 10, hi: (i + 1) / 10, count: 0 }));
+  for (let i = 0; i < xs.length; i++) {
+    // Rewards are sums of tenths-ish values; the epsilon keeps 0.3 (0.29999…) in its own bin.
+    const b = Math.min(9, Math.max(0, Math.floor(xs[i]! * 10 + 1e-9)));
+    bins[b]!.count++;
+  }
+  return bins;
+}
+
