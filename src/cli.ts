@@ -52,6 +52,14 @@ function buildProgram(): Command {
     .option('--json', 'print the summary as JSON')
     .action(async (opts) => (await import('./commands/score.js')).score(opts));
 
+  program
+    .command('merge')
+    .description('join the shards of a run (disjoint rollouts of one configuration) into one run folder')
+    .argument('<RUN_DIR...>', 'two or more run folders, e.g. written by bas eval --shard I/N')
+    .option('--output <DIR>', 'the merged run folder (must not exist, or be empty)')
+    .option('--json', 'print the merged summary as JSON')
+    .action(async (dirs, opts) => (await import('./commands/merge.js')).merge(dirs, opts));
+
   // --- report and compare (src/commands/report.ts, src/commands/compare.ts) ---
   program
     .command('report')

@@ -9,7 +9,7 @@ import { taskToJson } from '../task/serialize.js';
 import type { Task } from '../task/types.js';
 import { taskConfigFromFlags, taskCountFromFlags, type TaskFlags } from './task-flags.js';
 
-export const GEN_FORMATS = ['jsonl', 'prompt', 'table', 'csv'] as const;
+export const GEN_FORMATS = ['jsonl', 'prompt', 'table', 'csv', 'batch'] as const;
 type GenFormat = (typeof GEN_FORMATS)[number];
 
 export interface GenFlags extends TaskFlags {
@@ -40,16 +40,32 @@ function promptText(task: Task): string {
   return out;
 }
 
+/** Requests as `bas eval` would send them, checked by the same rules as its flags. */
+async function batchRenderer(flags: GenFlags): Promise<(task: Task) => string> {
+  const [{ resolveSettings }, { requestFields, builtinPolicy }, { batchRequestLines }] = await Promise.all([
+    import('../run/settings.js'),
+    import('../run/client.js'),
+    import('../run/batch-file.js'),
+  ]);
+  if (flags.model === undefined) throw new ConfigError('--format batch needs -m/--model: the model id each request names');
+  const settings = resolveSettings(flags, null, '', process.env);
+  if (builtinPolicy(settings.model) !== null) throw new ConfigError('--format batch needs a real model id; built-in models run with bas eval');
+  const options = { fields: requestFields(settings.model, settings.sampling, settings.baseURL), rollouts: settings.rollouts };
+  return (task) => batchRequestLines(task, options);
+}
+
 export async function gen(flags: GenFlags): Promise<void> {
   const config = taskConfigFromFlags(flags);
   const n = taskCountFromFlags(flags, GEN_DEFAULT_N);
   const format = chooseFormat(flags);
   let render: (task: Task) => string;
   let header = '';
-  if (flags.model !== undefined || flags.rollouts !== undefined) {
-    throw new ConfigError('--model and --rollouts apply only to --format batch');
+  const batchOnly = [flags.model, flags.rollouts, flags.temperature, flags.maxTokens, flags.reasoningEffort, flags.sampling];
+  if (format !== 'batch' && batchOnly.some((v) => v !== undefined)) {
+    throw new ConfigError('--model, --rollouts and the sampling flags apply only to --format batch');
   }
-  if (format === 'jsonl') render = (task) => `${JSON.stringify(taskToJson(task))}\n`;
+  if (format === 'batch') render = await batchRenderer(flags);
+  else if (format === 'jsonl') render = (task) => `${JSON.stringify(taskToJson(task))}\n`;
   else if (format === 'prompt') render = promptText;
   else if (format === 'csv') {
     const view = await import('../report/ledger-view.js');

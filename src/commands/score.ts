@@ -10,6 +10,7 @@ import { SummaryBuilder } from '../report/summary.js';
 import type { RolloutRecord } from '../report/record.js';
 import { scoreReply } from '../task/score.js';
 import { taskFromJson } from '../task/serialize.js';
+import { isBatchLine, readBatchResult } from '../run/batch-file.js';
 import type { AnswerKey, TaskConfig } from '../task/types.js';
 
 export interface ScoreFlags {
@@ -40,7 +41,26 @@ async function readTasks(path: string): Promise<Map<number, KeyedTask>> {
 interface Reply {
   index: number;
   rollout: number;
-  reply: string;
+  reply: string | null;
+  model: string | null;
+  usage: RolloutRecord['usage'];
+  finish_reason: string | null;
+  error: RolloutRecord['error'];
+}
+
+/** A batch engine's output line: a reply, or a typed error when the request failed. */
+function readBatchLine(value: unknown, tasks: Map<number, KeyedTask>): Reply {
+  const r = readBatchResult(value);
+  if (!tasks.has(r.index)) throw new Error(`result for task ${r.index}, which the tasks file does not hold`);
+  return {
+    index: r.index,
+    rollout: r.rollout,
+    reply: r.completion?.text ?? null,
+    model: r.model,
+    usage: r.completion?.usage ?? null,
+    finish_reason: r.completion?.finish_reason ?? null,
+    error: r.error,
+  };
 }
 
 function readReplyLine(value: unknown, tasks: Map<number, KeyedTask>, seen: Map<number, number>): Reply {
@@ -57,19 +77,32 @@ function readReplyLine(value: unknown, tasks: Map<number, KeyedTask>, seen: Map<
     rollout = o.rollout;
   }
   seen.set(index, Math.max(seen.get(index) ?? 0, rollout + 1));
-  return { index, rollout, reply: o.reply };
+  return { index, rollout, reply: o.reply, model: null, usage: null, finish_reason: null, error: null };
+}
+
+function toRecord(r: Reply, task: KeyedTask, model: string | null): RolloutRecord {
+  const base = { index: r.index, rollout: r.rollout, config: task.config, model: model ?? r.model ?? undefined, reply: r.reply };
+  const extra = { usage: r.usage, finish_reason: r.finish_reason };
+  if (r.error || r.reply === null) {
+    return { ...base, reward: null, rewards: null, metrics: null, detail: null, error: r.error ?? { type: 'malformed', message: 'no reply' }, ...extra };
+  }
+  const s = scoreReply(r.reply, task.key);
+  return { ...base, reward: s.reward, rewards: s.rewards, metrics: s.metrics, detail: s.detail, error: null, ...extra };
 }
 
 export async function score(flags: ScoreFlags): Promise<void> {
   if (flags.out !== undefined && flags.output !== undefined) throw new ConfigError('give --out or --output, not both');
+  if (flags.output !== undefined) (await import('../run/new-run-folder.js')).requireEmptyOutput(flags.output, '--output');
   const tasks = await readTasks(flags.tasks);
   const records: RolloutRecord[] = [];
   const seen = new Map<number, number>();
+  const pairs = new Set<string>();
   await readJsonLines(flags.replies, '--replies', (value) => {
-    const r = readReplyLine(value, tasks, seen);
-    const task = tasks.get(r.index)!;
-    const s = scoreReply(r.reply, task.key);
-    records.push({ index: r.index, rollout: r.rollout, config: task.config, reply: r.reply, reward: s.reward, rewards: s.rewards, metrics: s.metrics, detail: s.detail, error: null });
+    const r = isBatchLine(value) ? readBatchLine(value, tasks) : readReplyLine(value, tasks, seen);
+    const pair = `${r.index}:${r.rollout}`;
+    if (pairs.has(pair)) throw new Error(`task ${r.index} rollout ${r.rollout} has a second reply`);
+    pairs.add(pair);
+    records.push(toRecord(r, tasks.get(r.index)!, flags.model ?? null));
   });
   if (records.length === 0) throw new ConfigError(`--replies: ${flags.replies} holds no replies`);
 
@@ -84,6 +117,10 @@ export async function score(flags: ScoreFlags): Promise<void> {
         await sink.write(`${JSON.stringify(scored)}\n`);
       }
     });
+  }
+  if (flags.output !== undefined) {
+    const { writeScoredRun } = await import('../run/scored-run.js');
+    await writeScoredRun(flags.output, records, tasks, summary, flags.model ?? records.find((r) => r.model)?.model ?? 'unknown');
   }
   if (flags.json) {
     process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);

@@ -1,0 +1,112 @@
+/**
+ * Joining run folders (typically the shards of one run) into one. The inputs must measure
+ * the same thing (model, task configuration, task count, rollouts, sampling) and hold
+ * disjoint (index, rollout) pairs. Within an input the last line of a pair counts, as
+ * everywhere. The output is written to a temporary folder and renamed into place, so a
+ * refused merge leaves nothing behind.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { ConfigError } from '../errors.js';
+import { forEachRecord } from '../report/read.js';
+import { SummaryBuilder, type Summary } from '../report/summary.js';
+import { buildRunFolder, requireEmptyOutput } from './new-run-folder.js';
+import { RESULTS_FILE, RUN_FILE, type RunInfo } from './store.js';
+import { pairKey } from './session.js';
+
+/** The run.json fields that must agree for runs to be merged. */
+const MUST_AGREE = ['model', 'task', 'n', 'rollouts', 'sampling'] as const;
+
+function canon(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canon).join(',')}]`;
+  if (v && typeof v === 'object') {
+    return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canon((v as Record<string, unknown>)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(v ?? null);
+}
+
+function readInfo(dir: string): RunInfo {
+  const file = join(dir, RUN_FILE);
+  if (!existsSync(join(dir, RESULTS_FILE)) || !existsSync(file)) throw new ConfigError(`${dir} is not a run folder (it needs ${RUN_FILE} and ${RESULTS_FILE})`);
+  try {
+    const info = JSON.parse(readFileSync(file, 'utf8')) as RunInfo;
+    if (typeof info !== 'object' || info === null || typeof info.model !== 'string' || typeof info.n !== 'number') throw new Error('not a run file');
+    return info;
+  } catch (err) {
+    throw new ConfigError(`${file} is not a bas run file (${(err as Error).message})`);
+  }
+}
+
+interface Input {
+  dir: string;
+  info: RunInfo;
+  /** Pair key -> the line that counts for it. */
+  winners: Map<number | string, number>;
+}
+
+export interface MergeOutcome {
+  dir: string;
+  info: RunInfo;
+  summary: Summary;
+  missing: number;
+}
+
+/** Merges the run folders `dirs` into a new run folder `out`. */
+export async function mergeRuns(dirs: string[], out: string): Promise<MergeOutcome> {
+  if (dirs.length < 2) throw new ConfigError('bas merge needs at least two run folders');
+  const seen = new Set(dirs.map((d) => resolve(d)));
+  if (seen.size !== dirs.length) throw new ConfigError('bas merge: a run folder is given twice');
+  requireEmptyOutput(out, '--output');
+
+  const inputs: Input[] = dirs.map((dir) => ({ dir, info: readInfo(dir), winners: new Map() }));
+  const first = inputs[0]!;
+  for (const input of inputs.slice(1)) {
+    for (const field of MUST_AGREE) {
+      if (canon(input.info[field]) !== canon(first.info[field])) {
+        throw new ConfigError(`cannot merge: ${input.dir} has ${field} ${canon(input.info[field])}, ${first.dir} has ${canon(first.info[field])}`);
+      }
+    }
+  }
+
+  // Pass 1: the winning line of each pair, and no pair in two inputs.
+  const owner = new Map<number | string, string>();
+  for (const input of inputs) {
+    await forEachRecord(join(input.dir, RESULTS_FILE), (r, line) => input.winners.set(pairKey(r.index, r.rollout ?? 0), line));
+    for (const key of input.winners.keys()) {
+      const other = owner.get(key);
+      if (other !== undefined) {
+        const [index, rollout] = typeof key === 'number' ? [Math.floor(key / 2 ** 21), key % 2 ** 21] : key.split(':');
+        throw new ConfigError(`cannot merge: task ${index} rollout ${rollout} is in both ${other} and ${input.dir} (overlapping shards)`);
+      }
+      owner.set(key, input.dir);
+    }
+  }
+
+  // Pass 2: copy the winning lines, streaming, into the new folder.
+  const builder = new SummaryBuilder();
+  const expected = first.info.n * (first.info.rollouts ?? 1);
+  const missing = expected - owner.size;
+  let merged: RunInfo | null = null;
+  await buildRunFolder(out, '--output', async (store) => {
+    for (const input of inputs) {
+      await forEachRecord(join(input.dir, RESULTS_FILE), (r, line) => {
+        if (input.winners.get(pairKey(r.index, r.rollout ?? 0)) !== line) return;
+        store.append(r);
+        builder.add(r);
+      });
+    }
+    const allComplete = inputs.every((i) => i.info.status === 'complete');
+    merged = {
+      ...first.info,
+      shard: null,
+      indices: null,
+      status: missing === 0 && allComplete ? 'complete' : 'interrupted',
+      started_at: inputs.map((i) => i.info.started_at).sort()[0] ?? first.info.started_at,
+      ended_at: inputs.some((i) => !i.info.ended_at) ? null : inputs.map((i) => i.info.ended_at!).sort().at(-1)!,
+      merged_from: inputs.map((i) => ({ dir: i.dir, shard: i.info.shard ?? null, status: i.info.status })),
+      summary: builder.result(),
+    };
+    return merged;
+  });
+  return { dir: out, info: merged!, summary: builder.result(), missing };
+}

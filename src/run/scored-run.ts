@@ -1,0 +1,54 @@
+/**
+ * A run folder made from replies scored by `bas score --output`: the same results.jsonl and
+ * run.json as `bas eval` writes, so `bas report` and `bas compare` read it like any run.
+ * Written to a temporary folder and renamed into place.
+ */
+import type { RolloutRecord } from '../report/record.js';
+import type { Summary } from '../report/summary.js';
+import type { TaskConfig } from '../task/types.js';
+import { buildRunFolder } from './new-run-folder.js';
+import type { RunInfo } from './store.js';
+import { BAS_VERSION, OPENAI_VERSION } from './versions.js';
+
+/** Writes `records` as a complete run of `model` over the tasks of a tasks file. */
+export async function writeScoredRun(
+  out: string,
+  records: RolloutRecord[],
+  tasks: Map<number, { config: TaskConfig }>,
+  summary: Summary,
+  model: string,
+): Promise<void> {
+  const indices = [...tasks.keys()].sort((a, b) => a - b);
+  const contiguous = indices.every((v, i) => v === i);
+  const first = tasks.get(indices[0]!)!.config;
+  const rollouts = records.reduce((m, r) => Math.max(m, (r.rollout ?? 0) + 1), 1);
+  const now = new Date().toISOString();
+  const info: RunInfo = {
+    bas_version: BAS_VERSION,
+    node_version: process.version,
+    openai_version: OPENAI_VERSION,
+    model,
+    base_url: null,
+    api_key_var: '',
+    task: first,
+    n: indices.length,
+    rollouts,
+    indices: contiguous ? null : indices,
+    shard: null,
+    sampling: { temperature: null, max_tokens: null, reasoning_effort: null, extra: {} },
+    concurrency: 0,
+    timeout_s: 0,
+    request_timeout_s: 0,
+    max_retries: 0,
+    prices: { in: null, out: null },
+    status: 'complete',
+    started_at: now,
+    ended_at: now,
+    summary,
+    source: 'bas score',
+  };
+  await buildRunFolder(out, '--output', (store) => {
+    for (const r of records) store.append(r);
+    return info;
+  });
+}
