@@ -11,6 +11,7 @@ import { renderSummary } from '../report/tables.js';
 import { isPolicyName } from '../task/policies.js';
 import { builtinClient, builtinPolicy, httpClient, type ModelClient } from '../run/client.js';
 import { loadConfigFile, type FileConfig } from '../run/config.js';
+import { gcWhenAbove } from '../run/memory.js';
 import { attachProgress } from '../run/progress.js';
 import { DEFAULT_RETRY_POLICY } from '../run/retry.js';
 import { Runner } from '../run/runner.js';
@@ -82,6 +83,7 @@ export async function evalCommand(words: string[], flags: EvalFlags & { json?: b
 
   const total = settings.n * settings.rollouts;
   const pending = countPending(settings.n, settings.rollouts, session.finished);
+  const collect = gcWhenAbove(32, 200);
   const runner = new Runner({
     taskConfig: settings.task,
     model: settings.model,
@@ -93,6 +95,7 @@ export async function evalCommand(words: string[], flags: EvalFlags & { json?: b
     sink: (record) => {
       store.append(record);
       builder.add(record);
+      collect();
     },
   });
   const finishProgress = settings.progress ? attachProgress(runner, { total, already: total - pending, stream: process.stderr }) : () => {};

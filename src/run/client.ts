@@ -7,6 +7,7 @@ import OpenAI from 'openai';
 import { runPolicy, type PolicyName } from '../task/policies.js';
 import type { ChatMessage } from '../task/types.js';
 import { MalformedResponseError } from './classify.js';
+import { nodeFetch } from './http-fetch.js';
 
 /** Token counts as the endpoint reported them. */
 export interface Usage {
@@ -91,6 +92,7 @@ export function httpClient(opts: HttpClientOptions): ModelClient {
     baseURL: opts.baseURL,
     maxRetries: 0,
     timeout: Math.max(1, Math.ceil(opts.requestTimeoutMs)),
+    fetch: nodeFetch,
   });
   const fields = requestFields(opts.model, opts.sampling, opts.baseURL);
   return {

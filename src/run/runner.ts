@@ -11,8 +11,24 @@ import type { Task, TaskConfig } from '../task/types.js';
 import type { RolloutRecord } from '../report/record.js';
 import type { Failure } from './classify.js';
 import type { ModelClient } from './client.js';
-import { runEpisode } from './rollout.js';
+import { runEpisode, type EpisodeResult } from './rollout.js';
 import type { RetryPolicy } from './retry.js';
+
+type Finished = Exclude<EpisodeResult, { kind: 'aborted' }>;
+
+/** Runs `fn` on a later turn of the event loop (after pending I/O), settling with its outcome. */
+function nextTurn(fn: () => void): Promise<void> {
+  return new Promise((resolve, reject) =>
+    setImmediate(() => {
+      try {
+        fn();
+        resolve();
+      } catch (err) {
+        reject(err);
+      }
+    }),
+  );
+}
 
 /** What the runner tells its listeners. */
 export interface RunnerEvents {
@@ -75,8 +91,8 @@ export class Runner {
 
   /**
    * Runs the pairs in order. Tasks are generated as they are reached (one kept while its
-   * rollouts are handed out) and at most 2 x concurrency pairs are queued, so memory does
-   * not grow with the number of pairs.
+   * rollouts are handed out) and at most 2 x concurrency pairs are waiting, so memory does
+   * not grow with the number of pairs, while a freed slot always finds its next task ready.
    */
   async run(pairs: Iterable<readonly [number, number]>): Promise<RunOutcome> {
     const limit = pLimit(this.o.concurrency);
@@ -91,7 +107,10 @@ export class Runner {
       if (this.stopped) break;
       if (task?.index !== index) task = generateTask(this.o.taskConfig, index);
       const t = task;
-      const p: Promise<void> = limit(() => this.one(t, rollout))
+      // The slot is held for the episode only; scoring and recording wait for the next turn
+      // of the event loop, so a burst of replies sends its follow-up requests first.
+      const p: Promise<void> = limit(() => this.episode(t, rollout))
+        .then((result) => (result ? nextTurn(() => this.finish(t, rollout, result)) : undefined))
         .catch((err: unknown) => {
           // A bug, not a model problem: stop and report it rather than record it as data.
           failure ??= err;
@@ -110,8 +129,9 @@ export class Runner {
     return { stopped: this.stopped, fatal: this.fatal };
   }
 
-  private async one(task: Task, rollout: number): Promise<void> {
-    if (this.stopped) return;
+  /** Runs the episode; null when it was aborted or stopped the run. */
+  private async episode(task: Task, rollout: number): Promise<Finished | null> {
+    if (this.stopped) return null;
     const { index } = task;
     this.emit('start', { index, rollout });
     const result = await runEpisode(task.prompt, {
@@ -122,13 +142,19 @@ export class Runner {
       stop: this.abort.signal,
       onRetry: (attempt, delayMs, f) => this.emit('retry', { index, rollout, attempt, delayMs, failure: f }),
     });
-    if (result.kind === 'aborted') return;
+    if (result.kind === 'aborted') return null;
     if (result.kind === 'failed' && result.failure.fatal) {
       // The first refusal stops the run; the rollout is left unrecorded so a resume redoes it.
       this.fatal ??= result.failure;
       this.stop();
-      return;
+      return null;
     }
+    return result;
+  }
+
+  /** Scores (or records the failure of) a finished episode and hands the record on. */
+  private finish(task: Task, rollout: number, result: Finished): void {
+    const { index } = task;
     const base = { index, rollout, config: task.config, model: this.o.model };
     let record: RolloutRecord;
     if (result.kind === 'reply') {

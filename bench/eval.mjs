@@ -1,0 +1,94 @@
+// `bas eval` against `bas serve` over loopback HTTP, real processes both sides:
+// runner throughput at zero latency, how close a latency-bound run gets to the ideal wall
+// time, and peak memory on a 100,000-rollout run. Run directly: `node bench/eval.mjs`.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { BIN, measureBas } from './measure.mjs';
+
+const KEY_ENV = { BAS_BENCH_KEY: 'bench-key' };
+
+/** Starts `bas serve --port 0 ...args`; resolves to {url, stop}. */
+function startServe(args) {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'ignore'] });
+    let out = '';
+    proc.stdout.on('data', (d) => {
+      out += d;
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        resolve({
+          url: m[1],
+          stop: () =>
+            new Promise((done) => {
+              proc.once('exit', done);
+              proc.kill('SIGTERM');
+            }),
+        });
+      }
+    });
+    proc.once('exit', (code) => reject(new Error(`bas serve exited with ${code}`)));
+  });
+}
+
+/** Runs one eval into a temporary folder; returns the process measurement and run.json. */
+async function runEval(url, n, c) {
+  const dir = join(mkdtempSync(join(tmpdir(), 'bas-bench-')), 'run');
+  const args = ['eval', '-m', 'bench-model', '--base-url', url, '--api-key-var', 'BAS_BENCH_KEY', '-n', String(n), '-c', String(c), '--output', dir, '--no-progress', '--json'];
+  try {
+    const m = await measureBas(args, { env: KEY_ENV });
+    if (m.code !== 0) throw new Error(`bas eval -n ${n} exited with ${m.code}`);
+    const run = JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8'));
+    const runSeconds = (Date.parse(run.ended_at) - Date.parse(run.started_at)) / 1000;
+    const completed = run.summary.counts.completed;
+    return { ...m, runSeconds, completed };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The eval section of `npm run bench`. */
+export async function benchEval() {
+  const rows = [];
+  const fast = await startServe([]);
+  try {
+    // Warm the page cache and the server once, so the timed run measures steady state.
+    await runEval(fast.url, 200, 64);
+    // The rate is taken over the run itself (run.json's start and end); Node's start-up, a
+    // constant ~0.2 s, is shown separately through the whole-process rate.
+    const t = await runEval(fast.url, 2000, 64);
+    const rate = 2000 / t.runSeconds;
+    rows.push({ name: 'eval -n 2000 -c 64, zero latency: rollouts/s', value: rate, unit: '/s', target: '>= 1000', pass: rate >= 1000 && t.completed === 2000 });
+    rows.push({ name: '  same run, rollouts/s over the whole process', value: 2000 / t.seconds, unit: '/s', target: '', pass: null });
+
+    const big = await runEval(fast.url, 100_000, 64);
+    rows.push({ name: 'eval -n 100000 -c 64, zero latency: peak RSS', value: big.rssMb, unit: 'MB', target: '< 200', pass: big.rssMb < 200 && big.completed === 100_000 });
+    rows.push({ name: '  same run, rollouts/s (whole process)', value: 100_000 / big.seconds, unit: '/s', target: '', pass: null });
+  } finally {
+    await fast.stop();
+  }
+
+  const slow = await startServe(['--latency', '200']);
+  try {
+    // The server is a fixture, not what is measured: warm its JIT before the timed run.
+    await runEval(slow.url, 100, 100);
+    const t = await runEval(slow.url, 1000, 100);
+    // Ten waves of 100 requests at 200 ms each: 2.0 s is the floor. Measured from the run's
+    // own start and end times, since Node's start-up is not the runner's doing.
+    const ratio = t.runSeconds / 2.0;
+    rows.push({ name: 'eval -n 1000 -c 100, 200 ms latency: wall / ideal 2.0 s', value: ratio, unit: 'x', target: '<= 1.10', pass: ratio <= 1.1 && t.completed === 1000 });
+    rows.push({ name: '  same run, whole-process wall time', value: t.seconds, unit: 's', target: '', pass: null });
+  } finally {
+    await slow.stop();
+  }
+  return rows;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  for (const r of await benchEval()) {
+    const verdict = r.pass === null ? '' : r.pass ? 'PASS' : 'FAIL';
+    console.log(`${r.name.padEnd(62)} ${r.value.toFixed(2).padStart(10)} ${r.unit.padEnd(3)} ${String(r.target).padEnd(8)} ${verdict}`);
+  }
+}
