@@ -89,6 +89,25 @@ describe('bas serve through the real SDK', () => {
     expect([...types]).toEqual(['malformed']);
   });
 
+  it('a refused connection is a network error', async () => {
+    server = await startServer(base);
+    const url = server.url;
+    await server.close();
+    server = null;
+    const client = httpClient({ model: 'm', baseURL: url, apiKey: 'k', sampling, requestTimeoutMs: 5000 });
+    const f = await client.complete(prompt, new AbortController().signal).then(() => null, (err) => classifyError(err, false));
+    expect(f?.type).toBe('network');
+  });
+
+  it('an aborted hanging request rejects (and our timer makes it a timeout)', async () => {
+    server = await startServer({ ...base, hangRate: 1 });
+    const client = httpClient({ model: 'm', baseURL: server.url, apiKey: 'k', sampling, requestTimeoutMs: 5000 });
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 30);
+    const f = await client.complete(prompt, ac.signal).then(() => null, (err) => classifyError(err, true));
+    expect(f?.type).toBe('timeout');
+  });
+
   it('the runner keeps at most -c requests open at the server', async () => {
     server = await startServer({ ...base, latencyMs: 15 });
     const records: RolloutRecord[] = [];
