@@ -87,6 +87,9 @@ export interface HttpClientOptions {
 
 /** A client for an OpenAI-compatible endpoint. */
 export function httpClient(opts: HttpClientOptions): ModelClient {
+  // The SDK builds its headers with the global Headers class, which Node loads lazily (all
+  // of undici) on first touch; touching it here keeps that cost out of the first requests.
+  void globalThis.Headers;
   const sdk = new OpenAI({
     apiKey: opts.apiKey,
     baseURL: opts.baseURL,

@@ -11,8 +11,8 @@
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 
-const httpAgent = new HttpAgent({ keepAlive: true, scheduling: 'lifo' });
-const httpsAgent = new HttpsAgent({ keepAlive: true, scheduling: 'lifo' });
+const httpAgent = new HttpAgent({ keepAlive: true, scheduling: 'lifo', noDelay: true });
+const httpsAgent = new HttpsAgent({ keepAlive: true, scheduling: 'lifo', noDelay: true });
 
 /** Status codes whose responses carry no body (a Response refuses one for them). */
 const NO_BODY = new Set([101, 103, 204, 205, 304]);

@@ -123,6 +123,10 @@ export class Runner {
           w?.();
         });
       queued.add(p);
+      // While the queue first fills, let each request leave before preparing the next:
+      // otherwise a whole cold burst is prepared before any byte goes out, and every
+      // episode of the first wave waits for all of it.
+      if (queued.size <= 2 * this.o.concurrency) await new Promise<void>((resolve) => setImmediate(resolve));
     }
     await Promise.all(queued);
     if (failure) throw failure;

@@ -81,6 +81,17 @@ const MALFORMED: Array<(model: string) => { body: string; type: string }> = [
   () => ({ body: '<html><body>502 Bad Gateway</body></html>', type: 'text/html' }),
 ];
 
+type Fate = 'hang' | 'error' | 'rate_limit' | 'malformed' | 'ok';
+
+/** Which fault (if any) a draw `u` in [0, 1) lands on: the rates are consecutive slices. */
+function drawFate(u: number, o: ServeOptions): Fate {
+  if ((u -= o.hangRate) < 0) return 'hang';
+  if ((u -= o.errorRate) < 0) return 'error';
+  if ((u -= o.rateLimitRate) < 0) return 'rate_limit';
+  if ((u -= o.malformedRate) < 0) return 'malformed';
+  return 'ok';
+}
+
 /** Starts the server; resolves once it listens. */
 export function startServer(o: ServeOptions): Promise<RunningServer> {
   const rand = seeded(o.seed);
@@ -89,24 +100,24 @@ export function startServer(o: ServeOptions): Promise<RunningServer> {
   const hanging = new Set<ServerResponse>();
   let created = Math.floor(Date.now() / 1000);
 
-  const answer = (res: ServerResponse, model: string, messages: ChatMessage[]): void => {
+  /** The body of a successful answer, computed as soon as the request arrives. */
+  const answer = (model: string, messages: ChatMessage[]): unknown => {
     const reply = runPolicy(o.policy, messages);
     let promptChars = 0;
     for (const m of messages) promptChars += typeof m.content === 'string' ? m.content.length : 0;
     const prompt_tokens = Math.ceil(promptChars / 4);
     const completion_tokens = Math.ceil(reply.length / 4);
-    stats.ok++;
-    send(res, 200, {
+    return {
       id: `chatcmpl-bas-${stats.requests}`,
       object: 'chat.completion',
       created,
       model,
       choices: [{ index: 0, message: { role: 'assistant', content: reply }, finish_reason: 'stop' }],
       usage: { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens },
-    });
+    };
   };
 
-  const chat = (req: IncomingMessage, res: ServerResponse, raw: string): void => {
+  const chat = (req: IncomingMessage, res: ServerResponse, raw: string, arrived: number): void => {
     stats.requests++;
     if (o.apiKey !== null && req.headers.authorization !== `Bearer ${o.apiKey}`) {
       stats.unauthorized++;
@@ -126,36 +137,42 @@ export function startServer(o: ServeOptions): Promise<RunningServer> {
       return send(res, 404, apiError(`The model \`${model}\` does not exist.`, 'invalid_request_error', 'model_not_found'));
     }
     // One draw decides the fate of the request, so the rates are exact shares of one stream.
-    let u = rand();
+    const fate = drawFate(rand(), o);
+    // The reply is worked out on arrival and the latency counted from arrival, as a real
+    // endpoint's would be: computing it when the timer fires would queue a whole wave of
+    // policy work behind one another and add it to every answer's latency.
+    const body200 = fate === 'ok' ? answer(model, body.messages as ChatMessage[]) : null;
     const respond = (): void => {
-      if ((u -= o.hangRate) < 0) {
-        stats.hung++;
-        hanging.add(res);
-        res.on('close', () => hanging.delete(res));
-        return;
+      switch (fate) {
+        case 'hang':
+          stats.hung++;
+          hanging.add(res);
+          res.on('close', () => hanging.delete(res));
+          return;
+        case 'error':
+          stats.errors++;
+          // Real gateways often say when to come back after a 5xx too; it keeps tests fast.
+          return send(res, 500, apiError('The server had an error while processing your request.', 'server_error', null), {
+            'retry-after': String(o.retryAfterS),
+          });
+        case 'rate_limit':
+          stats.rateLimited++;
+          return send(res, 429, apiError('Rate limit reached; try again later.', 'rate_limit_error', 'rate_limit_exceeded'), {
+            'retry-after': String(o.retryAfterS),
+          });
+        case 'malformed': {
+          stats.malformed++;
+          const m = MALFORMED[Math.floor(rand() * MALFORMED.length)]!(model);
+          res.writeHead(200, { 'content-type': m.type, 'content-length': Buffer.byteLength(m.body) });
+          return void res.end(m.body);
+        }
+        case 'ok':
+          stats.ok++;
+          return send(res, 200, body200);
       }
-      if ((u -= o.errorRate) < 0) {
-        stats.errors++;
-        // Real gateways often say when to come back after a 5xx too; it keeps tests fast.
-        return send(res, 500, apiError('The server had an error while processing your request.', 'server_error', null), {
-          'retry-after': String(o.retryAfterS),
-        });
-      }
-      if ((u -= o.rateLimitRate) < 0) {
-        stats.rateLimited++;
-        return send(res, 429, apiError('Rate limit reached; try again later.', 'rate_limit_error', 'rate_limit_exceeded'), {
-          'retry-after': String(o.retryAfterS),
-        });
-      }
-      if ((u -= o.malformedRate) < 0) {
-        stats.malformed++;
-        const m = MALFORMED[Math.floor(rand() * MALFORMED.length)]!(model);
-        res.writeHead(200, { 'content-type': m.type, 'content-length': Buffer.byteLength(m.body) });
-        return void res.end(m.body);
-      }
-      answer(res, model, body.messages as ChatMessage[]);
     };
-    if (o.latencyMs > 0) setTimeout(respond, o.latencyMs);
+    const wait = o.latencyMs - (Date.now() - arrived);
+    if (wait > 0) setTimeout(respond, wait);
     else respond();
   };
 
@@ -169,9 +186,10 @@ export function startServer(o: ServeOptions): Promise<RunningServer> {
       inFlight++;
       if (inFlight > stats.maxInFlight) stats.maxInFlight = inFlight;
       res.on('close', () => inFlight--);
+      const arrived = Date.now();
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => chat(req, res, Buffer.concat(chunks).toString('utf8')));
+      req.on('end', () => chat(req, res, Buffer.concat(chunks).toString('utf8'), arrived));
       return;
     }
     send(res, 404, apiError(`No route for ${req.method} ${path}.`, 'invalid_request_error', 'not_found'));
