@@ -72,11 +72,15 @@ export async function benchEval() {
 
   const slow = await startServe(['--latency', '200']);
   try {
-    // The server is a fixture, not what is measured: warm its JIT before the timed run.
-    await runEval(slow.url, 100, 100);
-    const t = await runEval(slow.url, 1000, 100);
+    // The server is a fixture, not what is measured: warm its JIT before the timed runs.
+    await runEval(slow.url, 500, 100);
     // Ten waves of 100 requests at 200 ms each: 2.0 s is the floor. Measured from the run's
-    // own start and end times, since Node's start-up is not the runner's doing.
+    // own start and end times, since Node's start-up is not the runner's doing; the median
+    // of three runs, since client and server share two cores with everything else.
+    const runs = [];
+    for (let i = 0; i < 3; i++) runs.push(await runEval(slow.url, 1000, 100));
+    runs.sort((a, b) => a.runSeconds - b.runSeconds);
+    const t = runs[1];
     const ratio = t.runSeconds / 2.0;
     rows.push({ name: 'eval -n 1000 -c 100, 200 ms latency: wall / ideal 2.0 s', value: ratio, unit: 'x', target: '<= 1.10', pass: ratio <= 1.1 && t.completed === 1000 });
     rows.push({ name: '  same run, whole-process wall time', value: t.seconds, unit: 's', target: '', pass: null });

@@ -83,7 +83,7 @@ export async function evalCommand(words: string[], flags: EvalFlags & { json?: b
 
   const total = settings.n * settings.rollouts;
   const pending = countPending(settings.n, settings.rollouts, session.finished);
-  const collect = gcWhenAbove(32, 200);
+  const collect = gcWhenAbove(16, 1000);
   const runner = new Runner({
     taskConfig: settings.task,
     model: settings.model,

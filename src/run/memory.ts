@@ -24,15 +24,21 @@ function collector(): (() => void) | null {
 
 /**
  * Returns a function to call once per finished rollout. Every `every` calls it looks at the
- * heap and collects when more than `limitMb` is in use, so short runs never pay for it.
+ * heap and collects when it holds more than `headroomMb` beyond what was live after the last
+ * collection (and at least `headroomMb` in all), so short runs never pay for it and a long
+ * run, whose live data grows slowly with its summary, does not collect ever more often.
  */
-export function gcWhenAbove(limitMb: number, every = 250): () => void {
+export function gcWhenAbove(headroomMb: number, every = 250): () => void {
+  const headroom = headroomMb * 1048576;
+  let bound = headroom;
   let n = 0;
   let gc: (() => void) | null | undefined;
   return () => {
     if (++n % every !== 0) return;
-    if (getHeapStatistics().used_heap_size < limitMb * 1048576) return;
+    if (getHeapStatistics().used_heap_size < bound) return;
     gc ??= collector();
-    gc?.();
+    if (!gc) return;
+    gc();
+    bound = getHeapStatistics().used_heap_size + headroom;
   };
 }

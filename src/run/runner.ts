@@ -61,6 +61,12 @@ export interface RunOutcome {
   fatal: Failure | null;
 }
 
+/**
+ * Pairs prepared beyond those in flight, so a freed slot finds its next task ready. Few:
+ * each is a generated ledger and prompt, and preparing many would delay the first wave.
+ */
+const SPARE = 16;
+
 export class Runner {
   private readonly listeners: { [K in keyof RunnerEvents]?: Array<Listener<K>> } = {};
   private readonly abort = new AbortController();
@@ -91,7 +97,7 @@ export class Runner {
 
   /**
    * Runs the pairs in order. Tasks are generated as they are reached (one kept while its
-   * rollouts are handed out) and at most 2 x concurrency pairs are waiting, so memory does
+   * rollouts are handed out) and at most concurrency + SPARE pairs are held, so memory does
    * not grow with the number of pairs, while a freed slot always finds its next task ready.
    */
   async run(pairs: Iterable<readonly [number, number]>): Promise<RunOutcome> {
@@ -101,7 +107,7 @@ export class Runner {
     let failure: unknown = null;
     let task: Task | null = null;
     for (const [index, rollout] of pairs) {
-      while (limit.activeCount + limit.pendingCount >= 2 * this.o.concurrency && !this.stopped) {
+      while (limit.activeCount + limit.pendingCount >= this.o.concurrency + SPARE && !this.stopped) {
         await new Promise<void>((resolve) => (wake = resolve));
       }
       if (this.stopped) break;
@@ -126,7 +132,7 @@ export class Runner {
       // While the queue first fills, let each request leave before preparing the next:
       // otherwise a whole cold burst is prepared before any byte goes out, and every
       // episode of the first wave waits for all of it.
-      if (queued.size <= 2 * this.o.concurrency) await new Promise<void>((resolve) => setImmediate(resolve));
+      if (queued.size <= this.o.concurrency) await new Promise<void>((resolve) => setImmediate(resolve));
     }
     await Promise.all(queued);
     if (failure) throw failure;
