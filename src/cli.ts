@@ -104,6 +104,9 @@ function buildProgram(): Command {
     .option('--output <DIR>', 'run folder (default runs/<UTC time>-<model>)')
     .option('--resume <DIR>', 'continue a run: only missing or errored rollouts, with its saved configuration')
     .option('--config <FILE>', 'TOML run configuration; flags override it')
+    .option('--shard <I/N>', 'run only the I-th of N disjoint slices of the tasks (join the shards with bas merge)')
+    .option('--price-in <USD>', 'price of prompt tokens per million, kept in run.json for bas report')
+    .option('--price-out <USD>', 'price of completion tokens per million, kept in run.json for bas report')
     .option('--json', 'print the summary as JSON instead of tables')
     .option('--no-progress', 'no progress display')
     .action(async (words, opts) => (await import('./commands/eval.js')).evalCommand(words, opts));

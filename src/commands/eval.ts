@@ -26,6 +26,7 @@ import {
 } from '../run/session.js';
 import { resolveSettings, type EvalFlags, type EvalSettings } from '../run/settings.js';
 import { writeRunInfo, type RunInfo } from '../run/store.js';
+import { shardSize } from '../run/shard.js';
 
 /** Ended by a signal; the CLI exits with 128 + the signal's number, as a shell would. */
 class InterruptedError extends Error {
@@ -70,7 +71,7 @@ export async function evalCommand(words: string[], flags: EvalFlags & { json?: b
   const saved = flags.resume ? readSavedRun(flags.resume) : null;
   const settings = resolveSettings(flags, file, configPath ?? '', env, saved ? savedSettings(saved) : null);
   const client = makeClient(settings, env);
-  const dir = flags.resume ?? settings.output ?? defaultOutputDir(settings.model);
+  const dir = flags.resume ?? settings.output ?? defaultOutputDir(settings.model, settings.shard);
 
   const session = await openSession(dir, Boolean(flags.resume));
   const { store, builder } = session;
@@ -81,8 +82,8 @@ export async function evalCommand(words: string[], flags: EvalFlags & { json?: b
   if (saved) info.resumed_at = [...((saved.resumed_at as string[] | undefined) ?? []), started.toISOString()];
   writeRunInfo(dir, info);
 
-  const total = settings.n * settings.rollouts;
-  const pending = countPending(settings.n, settings.rollouts, session.finished);
+  const total = shardSize(settings.n, settings.shard) * settings.rollouts;
+  const pending = countPending(settings.n, settings.rollouts, session.finished, settings.shard);
   const collect = gcWhenAbove(16, 1000);
   const runner = new Runner({
     taskConfig: settings.task,
@@ -109,7 +110,7 @@ export async function evalCommand(words: string[], flags: EvalFlags & { json?: b
   process.once('SIGTERM', onSignal);
   let outcome;
   try {
-    outcome = await runner.run(pendingPairs(settings.n, settings.rollouts, session.finished));
+    outcome = await runner.run(pendingPairs(settings.n, settings.rollouts, session.finished, settings.shard));
   } finally {
     process.removeListener('SIGINT', onSignal);
     process.removeListener('SIGTERM', onSignal);

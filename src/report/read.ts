@@ -12,6 +12,7 @@ import { createInterface } from 'node:readline';
 import { ConfigError } from '../errors.js';
 import type { TaskConfig } from '../task/types.js';
 import { checkRecord, type RolloutRecord } from './record.js';
+import { shardSize, type Shard } from '../run/shard.js';
 import { SummaryBuilder, type Summary } from './summary.js';
 
 /** The fields of run.json a report reads; everything else is kept as it was. */
@@ -20,7 +21,9 @@ export interface RunFile {
   task?: TaskConfig;
   n?: number;
   rollouts?: number;
-  indices?: number[] | { shard: string } | null;
+  indices?: number[] | null;
+  /** The slice of the tasks a sharded run covers (`bas eval --shard`). */
+  shard?: { index: number; count: number } | null;
   prices?: { in: number | null; out: number | null };
   status?: 'running' | 'complete' | 'interrupted' | 'failed' | string;
   started_at?: string;
@@ -129,7 +132,8 @@ export function expectedRollouts(run: RunFile | null): number | null {
   if (!run) return null;
   const rollouts = typeof run.rollouts === 'number' ? run.rollouts : 1;
   if (Array.isArray(run.indices)) return run.indices.length * rollouts;
-  if (run.indices == null && typeof run.n === 'number') return run.n * rollouts;
+  const shard = run.shard as Shard | null | undefined;
+  if (run.indices == null && typeof run.n === 'number') return shardSize(run.n, shard?.count ? shard : null) * rollouts;
   return null;
 }
 

@@ -14,6 +14,9 @@
  * max_retries = 5
  * output = "runs/mine"
  * progress = true
+ * shard = "2/4"                 # --shard: the second of four slices of the tasks
+ * price_in = 0.25              # USD per million prompt tokens, kept in run.json for reports
+ * price_out = 2.0               # USD per million completion tokens
  * [task]
  * num_transactions = 60
  * fault_rate = 0.35
@@ -45,6 +48,9 @@ const TOP: Record<string, Kind> = {
   max_retries: 'integer',
   output: 'string',
   progress: 'boolean',
+  shard: 'string',
+  price_in: 'number',
+  price_out: 'number',
   task: 'table',
   sampling: 'table',
 };
@@ -64,6 +70,9 @@ export interface FileConfig {
   max_retries?: number;
   output?: string;
   progress?: boolean;
+  shard?: string;
+  price_in?: number;
+  price_out?: number;
   task?: { num_transactions?: number; fault_rate?: number; seed?: number };
   sampling?: { temperature?: number; max_tokens?: number; reasoning_effort?: string; extra?: Record<string, unknown> };
 }

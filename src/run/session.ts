@@ -12,6 +12,7 @@ import { SummaryBuilder } from '../report/summary.js';
 import { readRecords, ResultStore, RESULTS_FILE, RUN_FILE, type RunInfo } from './store.js';
 import type { EvalSettings, SavedSettings } from './settings.js';
 import { builtinPolicy } from './client.js';
+import { inShard, shardSize, type Shard } from './shard.js';
 
 const require = createRequire(import.meta.url);
 const { version: BAS_VERSION } = require('../../package.json') as { version: string };
@@ -30,7 +31,11 @@ export function readSavedRun(dir: string): RunInfo {
   if (typeof i !== 'object' || i === null || typeof i.model !== 'string' || typeof i.n !== 'number' || typeof i.task !== 'object') {
     throw new ConfigError(`--resume: ${file} does not look like a bas run file`);
   }
-  if (i.indices != null || i.shard != null) throw new ConfigError(`--resume: ${file} is a shard of a run; resume is for whole runs`);
+  if (i.indices != null) throw new ConfigError(`--resume: ${file} was written by bas score, not bas eval: there is nothing to resume`);
+  if (i.shard != null) {
+    const s = i.shard as Partial<Shard>;
+    if (typeof s !== 'object' || !Number.isSafeInteger(s.index) || !Number.isSafeInteger(s.count)) throw new ConfigError(`--resume: ${file} has an unreadable "shard"`);
+  }
   return i as RunInfo;
 }
 
@@ -48,13 +53,15 @@ export function savedSettings(info: RunInfo): SavedSettings {
     timeout_s: info.timeout_s,
     request_timeout_s: info.request_timeout_s,
     max_retries: info.max_retries,
+    shard: (info.shard as Shard | null) ?? null,
+    prices: { in: info.prices?.in ?? null, out: info.prices?.out ?? null },
   };
 }
 
 /** `runs/<UTC time>-<model>`, the model made safe for a folder name. */
-export function defaultOutputDir(model: string, now = new Date()): string {
+export function defaultOutputDir(model: string, shard: Shard | null = null, now = new Date()): string {
   const stamp = now.toISOString().replace(/\.\d+Z$/, 'Z').replace(/[-:]/g, '');
-  const safe = model.replace(/[^A-Za-z0-9._-]+/g, '_');
+  const safe = model.replace(/[^A-Za-z0-9._-]+/g, '_') + (shard ? `-shard${shard.index}of${shard.count}` : '');
   let dir = join('runs', `${stamp}-${safe}`);
   for (let k = 2; existsSync(dir); k++) dir = join('runs', `${stamp}-${safe}-${k}`);
   return dir;
@@ -84,13 +91,13 @@ export function runInfoFor(s: EvalSettings, startedAt: Date): RunInfo {
     n: s.n,
     rollouts: s.rollouts,
     indices: null,
-    shard: null,
+    shard: s.shard,
     sampling: s.sampling,
     concurrency: s.concurrency,
     timeout_s: s.timeoutS,
     request_timeout_s: s.requestTimeoutS,
     max_retries: s.maxRetries,
-    prices: { in: null, out: null },
+    prices: s.prices,
     status: 'running',
     started_at: startedAt.toISOString(),
     ended_at: null,
@@ -128,9 +135,11 @@ export async function openSession(dir: string, resume: boolean): Promise<Session
   return { dir, store, builder, finished };
 }
 
-/** Every (index, rollout) pair of the run not yet finished, index by index. */
-export function* pendingPairs(n: number, rollouts: number, finished: Set<number | string>): Generator<readonly [number, number]> {
-  for (let index = 0; index < n; index++) {
+/** Every (index, rollout) pair of the run (or of its shard) not yet finished, index by index. */
+export function* pendingPairs(n: number, rollouts: number, finished: Set<number | string>, shard: Shard | null = null): Generator<readonly [number, number]> {
+  const first = shard ? shard.index - 1 : 0;
+  const step = shard ? shard.count : 1;
+  for (let index = first; index < n; index += step) {
     for (let rollout = 0; rollout < rollouts; rollout++) {
       if (!finished.has(pairKey(index, rollout))) yield [index, rollout] as const;
     }
@@ -138,11 +147,11 @@ export function* pendingPairs(n: number, rollouts: number, finished: Set<number 
 }
 
 /** Counts the pairs `pendingPairs` will yield. */
-export function countPending(n: number, rollouts: number, finished: Set<number | string>): number {
+export function countPending(n: number, rollouts: number, finished: Set<number | string>, shard: Shard | null = null): number {
   let c = 0;
   for (const key of finished) {
     const [index, rollout] = typeof key === 'number' ? [Math.floor(key / 2 ** 21), key % 2 ** 21] : key.split(':').map(Number);
-    if (index! < n && rollout! < rollouts) c++;
+    if (index! < n && rollout! < rollouts && inShard(index!, shard)) c++;
   }
-  return n * rollouts - c;
+  return shardSize(n, shard) * rollouts - c;
 }

@@ -9,6 +9,7 @@ import { isPolicyName, POLICY_NAMES } from '../task/policies.js';
 import type { TaskConfig } from '../task/types.js';
 import { builtinPolicy, type Sampling } from './client.js';
 import type { FileConfig } from './config.js';
+import { parseShard, shardLabel, type Shard } from './shard.js';
 
 /** The flags of `bas eval` as commander hands them over (strings, unchecked). */
 export interface EvalFlags {
@@ -33,6 +34,9 @@ export interface EvalFlags {
   config?: string;
   json?: boolean;
   progress?: boolean;
+  shard?: string;
+  priceIn?: string;
+  priceOut?: string;
 }
 
 /** Everything a run needs, checked. */
@@ -50,6 +54,10 @@ export interface EvalSettings {
   maxRetries: number;
   output: string | null;
   progress: boolean;
+  /** The slice of the task indices this process runs; null for all of them. */
+  shard: Shard | null;
+  /** USD per million tokens, recorded for `bas report`'s cost; null when not given. */
+  prices: { in: number | null; out: number | null };
 }
 
 /** What a saved run.json contributes on --resume (see store.ts for the whole file). */
@@ -65,6 +73,8 @@ export interface SavedSettings {
   timeout_s: number;
   request_timeout_s: number;
   max_retries: number;
+  shard: Shard | null;
+  prices: { in: number | null; out: number | null };
 }
 
 export const DEFAULTS = { n: 10, rollouts: 1, concurrency: 8, timeout_s: 600, request_timeout_s: 300, max_retries: 5 };
@@ -204,6 +214,9 @@ export function resolveSettings(
   };
   const cP = pick('concurrency', '-c/--concurrency', file?.concurrency, 'concurrency');
   const mrP = pick('maxRetries', '--max-retries', file?.max_retries, 'max_retries');
+  const shardP = pick('shard', '--shard', file?.shard, 'shard');
+  const priceInP = pick('priceIn', '--price-in', file?.price_in, 'price_in');
+  const priceOutP = pick('priceOut', '--price-out', file?.price_out, 'price_out');
   const settings: EvalSettings = {
     model: model ?? saved?.model ?? '',
     n: n ?? saved?.n ?? DEFAULTS.n,
@@ -230,18 +243,23 @@ export function resolveSettings(
     maxRetries: mrP ? parseCount(mrP.value, mrP.name, 0, 100) : (saved?.max_retries ?? DEFAULTS.max_retries),
     output: (flags.output ?? file?.output ?? null) || null,
     progress: flags.progress === false ? false : (file?.progress ?? true),
+    shard: shardP ? parseShard(shardP.value, shardP.name) : (saved?.shard ?? null),
+    prices: {
+      in: priceInP ? parseNumberInRange(priceInP.value, priceInP.name, 0, 1e6) : (saved?.prices.in ?? null),
+      out: priceOutP ? parseNumberInRange(priceOutP.value, priceOutP.name, 0, 1e6) : (saved?.prices.out ?? null),
+    },
   };
   if (settings.model === '') {
     throw new ConfigError('-m/--model is required: a model id such as openai/gpt-5-mini, or builtin:oracle (no key, no network)');
   }
-  if (saved) refuseChanges(settings, saved, { model, n, rollouts, taskPicks, sampling });
+  if (saved) refuseChanges(settings, saved, { model, n, rollouts, taskPicks, sampling, shard: shardP !== undefined });
   return settings;
 }
 
 function refuseChanges(
   now: EvalSettings,
   saved: SavedSettings,
-  given: { model?: string; n?: number; rollouts?: number; taskPicks: Record<string, Picked>; sampling: Partial<Sampling> },
+  given: { model?: string; n?: number; rollouts?: number; taskPicks: Record<string, Picked>; sampling: Partial<Sampling>; shard: boolean },
 ): void {
   const clash = (what: string, mine: unknown, theirs: unknown): void => {
     if (canon(mine) !== canon(theirs)) {
@@ -253,6 +271,7 @@ function refuseChanges(
   if (given.model !== undefined) clash('-m/--model', now.model, saved.model);
   if (given.n !== undefined) clash('-n', now.n, saved.n);
   if (given.rollouts !== undefined) clash('-r/--rollouts', now.rollouts, saved.rollouts);
+  if (given.shard) clash('--shard', now.shard && shardLabel(now.shard), saved.shard && shardLabel(saved.shard));
   for (const [key, p] of Object.entries(given.taskPicks)) {
     if (p) clash(p.name, now.task[key as keyof TaskConfig], saved.task[key as keyof TaskConfig]);
   }

@@ -94,7 +94,21 @@ describe('resolveSettings', () => {
     timeout_s: 60,
     request_timeout_s: 30,
     max_retries: 2,
+    shard: { index: 2, count: 3 },
+    prices: { in: 1, out: null },
   };
+  it('a resume keeps the saved shard and prices, and refuses another shard', () => {
+    const s = resolveSettings({}, null, '', {}, saved);
+    expect(s.shard).toEqual({ index: 2, count: 3 });
+    expect(s.prices).toEqual({ in: 1, out: null });
+    expect(() => resolveSettings({ shard: '1/3' }, null, '', {}, saved)).toThrow(/--shard "1\/3" differs from the saved run's "2\/3"/);
+    expect(resolveSettings({ shard: '2/3' }, null, '', {}, saved).shard).toEqual({ index: 2, count: 3 });
+  });
+
+  it.each([['0/4'], ['5/4'], ['1/0'], ['a/b'], ['2']])('refuses --shard %s', (value) => {
+    expect(() => resolveSettings({ model: 'm', shard: value }, null, '', {})).toThrow(/--shard must be I\/N/);
+  });
+
   it('a resume starts from the saved run and lets operational flags change', () => {
     const s = resolveSettings({ concurrency: '9', baseUrl: 'http://127.0.0.1:2/v1' }, null, '', {}, saved);
     expect([s.model, s.n, s.rollouts, s.task.seed, s.sampling.temperature, s.concurrency, s.baseURL, s.apiKeyVar, s.maxRetries]).toEqual([
