@@ -25,9 +25,9 @@ function buildProgram(): Command {
   const program = new Command('bas')
     .description('Reconcile synthetic Australian GST ledgers into a corrected BAS: generate, validate, score and evaluate')
     .version(version, '-V, --version')
-    .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
-    .configureOutput({ outputError: (text, write) => write(text) });
+    // One line, in the house form, for every usage error commander finds.
+    .configureOutput({ outputError: (text, write) => write(`bas: ${text.trim().replace(/^error: /, '')} (see bas --help)\n`) });
 
   taskOptions(program.command('gen').description('write tasks: ledgers, answer keys and prompts'))
     .addOption(new Option('--format <F>', 'jsonl, prompt, table, csv or batch (default: jsonl when piped, table on a terminal)'))

@@ -53,7 +53,8 @@ describe('bas gen', () => {
     const r = bas(args);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
-    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/^bas: /);
     expect(r.stdout).toBe('');
   });
 
