@@ -3,7 +3,7 @@
  * check that turns a parsed JSON value into one. Unknown extra fields are tolerated, since
  * newer writers may add some.
  */
-import type { BasLabel, FaultCode, PairCounts, TaskConfig } from '../task/types.js';
+import type { Scores, TaskConfig } from '../task/types.js';
 
 /** Why a rollout ended without a score. */
 export interface RolloutError {
@@ -26,20 +26,9 @@ export interface RolloutRecord {
   model?: string;
   reply?: string | null;
   reward: number | null;
-  rewards: { bas_correct: number; fault_audit: number } | null;
-  metrics: {
-    bas_label_accuracy: number;
-    fault_precision: number;
-    fault_recall: number;
-    num_flagged: number;
-    parsed: number;
-  } | null;
-  detail?: {
-    labels: Record<BasLabel, boolean>;
-    codes: Record<FaultCode, PairCounts>;
-    unknown_codes: number;
-    unparseable?: string;
-  } | null;
+  rewards: Scores['rewards'] | null;
+  metrics: Scores['metrics'] | null;
+  detail?: Scores['detail'] | null;
   error: RolloutError | null;
   latency_ms?: number | null;
   usage?: TokenUsage | null;

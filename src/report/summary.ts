@@ -7,7 +7,7 @@
  * objects. When a pair comes again (a resumed run re-runs errored rollouts and appends), the
  * later line overwrites the earlier one's slot: the last line wins.
  */
-import { BAS_LABELS, FAULT_CODES, type BasLabel, type FaultCode } from '../task/types.js';
+import { BAS_LABELS, FAULT_CODES, type BasLabel, type FaultCode, type Scores } from '../task/types.js';
 import type { RolloutRecord } from './record.js';
 import { histogram, passAtKRows, type HistogramBin, type PassAtKRow } from './aggregate.js';
 import { estimate, percentileSorted, type Estimate } from './stats.js';
@@ -44,14 +44,8 @@ export interface Summary {
   reward: Estimate;
   /** Over all rollouts, an errored one counting 0. */
   reward_errors_as_zero: Estimate;
-  rewards: { bas_correct: Estimate; fault_audit: Estimate };
-  metrics: {
-    bas_label_accuracy: Estimate;
-    fault_precision: Estimate;
-    fault_recall: Estimate;
-    num_flagged: Estimate;
-    parsed: Estimate;
-  };
+  rewards: Record<keyof Scores['rewards'], Estimate>;
+  metrics: Record<keyof Scores['metrics'], Estimate>;
   /** Share of completed rollouts that got each label right. */
   labels: Record<BasLabel, Estimate>;
   codes: Record<FaultCode, CodeBreakdown>;

@@ -13,17 +13,10 @@ import { SummaryBuilder, type Summary } from '../report/summary.js';
 import { buildRunFolder, requireEmptyOutput } from './new-run-folder.js';
 import { RESULTS_FILE, RUN_FILE, type RunInfo } from './store.js';
 import { pairKey } from './session.js';
+import { canon } from './settings.js';
 
 /** The run.json fields that must agree for runs to be merged. */
 const MUST_AGREE = ['model', 'task', 'n', 'rollouts', 'sampling'] as const;
-
-function canon(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canon).join(',')}]`;
-  if (v && typeof v === 'object') {
-    return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canon((v as Record<string, unknown>)[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(v ?? null);
-}
 
 function readInfo(dir: string): RunInfo {
   const file = join(dir, RUN_FILE);

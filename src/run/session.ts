@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { VERSION as OPENAI_VERSION } from 'openai/version';
 import { ConfigError } from '../errors.js';
 import { SummaryBuilder } from '../report/summary.js';
-import { readRecords, ResultStore, RESULTS_FILE, RUN_FILE, type RunInfo } from './store.js';
+import { forEachRecord } from '../report/read.js';
+import { ResultStore, RESULTS_FILE, RUN_FILE, type RunInfo } from './store.js';
 import type { EvalSettings, SavedSettings } from './settings.js';
 import { builtinPolicy } from './client.js';
 import { inShard, shardSize, type Shard } from './shard.js';
@@ -125,7 +126,7 @@ export async function openSession(dir: string, resume: boolean): Promise<Session
   const finished = new Set<number | string>();
   if (!resume) return { dir, store: ResultStore.create(dir), builder, finished };
   const store = ResultStore.reopen(dir);
-  await readRecords(join(dir, RESULTS_FILE), (r) => {
+  await forEachRecord(join(dir, RESULTS_FILE), (r) => {
     builder.add(r);
     const key = pairKey(r.index, r.rollout ?? 0);
     // Last line wins: a later error line un-finishes the pair, a later scored line finishes it.

@@ -160,8 +160,8 @@ function parseVarName(p: Picked): string | undefined {
   return v;
 }
 
-/** Stable JSON for comparing saved and requested values. */
-function canon(v: unknown): string {
+/** Stable JSON (sorted keys) for comparing saved and requested values. */
+export function canon(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canon).join(',')}]`;
   if (v && typeof v === 'object') {
     return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canon((v as Record<string, unknown>)[k])}`).join(',')}}`;

@@ -11,11 +11,10 @@
  * A pair (index, rollout) may appear on several lines after resumes (an errored rollout is
  * re-run and its new line appended): the LAST line for a pair is the one that counts.
  */
-import { closeSync, createReadStream, existsSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readSync, renameSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { ConfigError } from '../errors.js';
-import { checkRecord, type RolloutRecord } from '../report/record.js';
+import type { RolloutRecord } from '../report/record.js';
 
 export const RESULTS_FILE = 'results.jsonl';
 export const RUN_FILE = 'run.json';
@@ -131,32 +130,4 @@ export function repairTail(file: string): boolean {
   } finally {
     closeSync(fd);
   }
-}
-
-/**
- * Streams the records of a results.jsonl file, one at a time, with their line numbers. A
- * blank line is skipped; a line that is not a record is an error naming the file and line,
- * except a torn final line without its newline, which is skipped.
- */
-export async function readRecords(file: string, onRecord: (r: RolloutRecord, line: number) => void): Promise<void> {
-  if (!existsSync(file)) return;
-  const rl = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
-  let lineNo = 0;
-  let pendingBad: { line: number; why: string } | null = null;
-  for await (const line of rl) {
-    lineNo++;
-    if (pendingBad) throw new ConfigError(`${file} line ${pendingBad.line}: ${pendingBad.why}`);
-    if (line.trim() === '') continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      pendingBad = { line: lineNo, why: 'not valid JSON' };
-      continue;
-    }
-    const rec = checkRecord(value);
-    if (typeof rec === 'string') throw new ConfigError(`${file} line ${lineNo}: ${rec}`);
-    onRecord(rec, lineNo);
-  }
-  // A bad LAST line is the torn write of a killed process: tolerated, it is simply missing.
 }
