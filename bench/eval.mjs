@@ -58,7 +58,11 @@ export async function benchEval() {
     await runEval(fast.url, 200, 64);
     // The rate is taken over the run itself (run.json's start and end); Node's start-up, a
     // constant ~0.2 s, is shown separately through the whole-process rate.
-    const t = await runEval(fast.url, 2000, 64);
+    // The median of three runs: client and server share two cores with everything else.
+    const fastRuns = [];
+    for (let i = 0; i < 3; i++) fastRuns.push(await runEval(fast.url, 2000, 64));
+    fastRuns.sort((a, b) => a.runSeconds - b.runSeconds);
+    const t = fastRuns[1];
     const rate = 2000 / t.runSeconds;
     rows.push({ name: 'eval -n 2000 -c 64, zero latency: rollouts/s', value: rate, unit: '/s', target: '>= 1000', pass: rate >= 1000 && t.completed === 2000 });
     rows.push({ name: '  same run, rollouts/s over the whole process', value: 2000 / t.seconds, unit: '/s', target: '', pass: null });
