@@ -135,12 +135,18 @@ function buildProgram(): Command {
 /** Runs the program on `argv` and exits with the right code; never prints a stack trace. */
 export async function main(argv: string[]): Promise<void> {
   const program = buildProgram();
+  // A reader that stops early (`bas gen | head`, `bas report DIR | less` quit) closes the
+  // pipe: that ends the command quietly and successfully, not with a stack trace.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+    process.stderr.write(`bas: cannot write to standard output: ${err.message}\n`);
+    process.exit(1);
+  });
   try {
     await program.parseAsync(argv);
   } catch (err) {
     process.exit(exitCodeFor(err));
   }
-  // Close quietly when stdout is a pipe that closed early (`bas gen | head`).
 }
 
 function exitCodeFor(err: unknown): number {

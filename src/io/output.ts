@@ -3,7 +3,7 @@
  * when the command succeeds, so a failure never leaves a half-written file. Standard output
  * is written in large chunks with back-pressure, so a long stream uses little memory.
  */
-import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { ConfigError } from '../errors.js';
 
@@ -19,13 +19,9 @@ const CHUNK = 1 << 16;
 /** A sink on standard output, buffering into 64 KiB chunks and honouring back-pressure. */
 export function stdoutSink(): OutputSink {
   let buffer = '';
-  let closed = false;
-  // `bas gen | head` closes the pipe early: stop writing, and end quietly.
-  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') closed = true;
-  });
+  // A closed pipe (`bas gen | head`) is handled once for the whole program, in cli.ts.
   const flush = async (): Promise<void> => {
-    if (closed || buffer === '') return;
+    if (buffer === '') return;
     const chunk = buffer;
     buffer = '';
     if (!process.stdout.write(chunk)) {
@@ -56,6 +52,7 @@ export function stdoutSink(): OutputSink {
 
 /** A sink on a file, written to a temporary name and renamed on `end()`. */
 export function fileSink(path: string, flag: string): OutputSink {
+  if (existsSync(path) && statSync(path).isDirectory()) throw new ConfigError(`${flag} ${path} is a folder; give a file name`);
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
   let fd: number;
   try {
@@ -78,7 +75,12 @@ export function fileSink(path: string, flag: string): OutputSink {
       flush();
       closeSync(fd);
       open = false;
-      renameSync(temp, path);
+      try {
+        renameSync(temp, path);
+      } catch (err) {
+        rmSync(temp, { force: true });
+        throw new ConfigError(`${flag}: cannot write ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      }
     },
     abort() {
       if (open) closeSync(fd);

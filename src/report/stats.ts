@@ -137,6 +137,14 @@ function clusteredEstimate(xs: ArrayLike<number>, groups: ArrayLike<number>, m: 
   let ss = 0;
   for (const r of resid.values()) ss += r * r;
   const se = Math.sqrt(((g / (g - 1)) * ss) / (n * n));
+  if (isBinary(xs)) {
+    // 0/1 data keeps the Wilson interval, on an effective sample size: n shrunk by the design
+    // effect (clustered over independent variance), never below the number of tasks. When
+    // every value is the same the design effect is undefined; the tasks count then stands.
+    const iid = (m * (1 - m)) / n;
+    const nEff = iid > 0 && se > 0 ? Math.min(n, Math.max(g, iid / (se * se) * n)) : g;
+    return { n, mean: m, stderr: se, ci95: wilsonInterval(m * nEff, nEff), method: 'wilson' };
+  }
   const t = tQuantile975(g - 1);
   return { n, mean: m, stderr: se, ci95: [m - t * se, m + t * se], method: 't' };
 }

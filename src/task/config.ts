@@ -20,12 +20,12 @@ function show(value: unknown): string {
   return typeof value === 'string' ? JSON.stringify(value) : String(value);
 }
 
+/** Plain decimal text only: no hex, no exponents, no signs other than a leading minus. */
+const DECIMAL = /^-?(\d+(\.\d*)?|\.\d+)$/;
+
 function toNumber(value: unknown): number | null {
   if (typeof value === 'number') return value;
-  if (typeof value === 'string' && value.trim() !== '') {
-    const n = Number(value.trim());
-    return Number.isNaN(n) ? null : n;
-  }
+  if (typeof value === 'string' && DECIMAL.test(value.trim())) return Number(value.trim());
   return null;
 }
 
@@ -33,7 +33,7 @@ function toNumber(value: unknown): number | null {
 export function parseCount(value: unknown, name: string, min: number, max: number): number {
   const n = toNumber(value);
   if (n === null || !Number.isSafeInteger(n) || n < min || n > max) {
-    const range = max === Number.MAX_SAFE_INTEGER ? `an integer of at least ${min}` : `an integer from ${min} to ${max}`;
+    const range = `an integer from ${min} to ${max}`;
     throw new ConfigError(`${name} must be ${range}, got ${show(value)}`);
   }
   return n;

@@ -140,3 +140,24 @@ describe('paired bootstrap', () => {
     expect(pairedBootstrap([], 3, 100).mean).toBeNull();
   });
 });
+
+describe('0/1 scores with several rollouts per task', () => {
+  it('keep a Wilson interval inside [0, 1] with width, on the number of tasks when all agree', () => {
+    const ones = estimate([1, 1, 1, 1, 1, 1, 1, 1, 1], [0, 0, 0, 1, 1, 1, 2, 2, 2]);
+    expect(ones.method).toBe('wilson');
+    expect(ones.ci95).toEqual(wilsonInterval(3, 3));
+    expect(ones.ci95![0]).toBeLessThan(1);
+  });
+
+  it('shrink the sample to its effective size when rollouts of a task agree', () => {
+    // Rollouts agree within each task: the information is that of 4 tasks, not 12 values.
+    const xs = [1, 1, 1, 0, 0, 0, 1, 1, 1, 0, 0, 0];
+    const gs = [0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3];
+    const clustered = estimate(xs, gs);
+    const naive = estimate(xs);
+    expect(clustered.method).toBe('wilson');
+    expect(clustered.ci95![1] - clustered.ci95![0]).toBeGreaterThan(naive.ci95![1] - naive.ci95![0]);
+    expect(clustered.ci95![0]).toBeGreaterThanOrEqual(0);
+    expect(clustered.ci95![1]).toBeLessThanOrEqual(1);
+  });
+});

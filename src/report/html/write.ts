@@ -1,5 +1,6 @@
 /** Writing report pages to disk. */
-import { writeFile } from 'node:fs/promises';
+import { rename, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { ConfigError } from '../../errors.js';
 import type { Comparison } from '../compare.js';
 import type { RunData } from '../read.js';
@@ -8,11 +9,15 @@ import { comparePage } from './compare-page.js';
 import { buildDrillData } from './drilldown.js';
 import { runPage } from './run-page.js';
 
+/** Writes beside the target and renames into place, so a failure leaves no partial page. */
 async function write(file: string, html: string): Promise<void> {
+  const temp = join(dirname(file), `.${basename(file)}.${process.pid}.tmp`);
   try {
-    await writeFile(file, html, 'utf8');
+    await writeFile(temp, html, 'utf8');
+    await rename(temp, file);
   } catch (err) {
-    throw new ConfigError(`cannot write --html ${file}: ${(err as Error).message}`);
+    await rm(temp, { force: true });
+    throw new ConfigError(`cannot write --html ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
 }
 
