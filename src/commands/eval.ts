@@ -57,6 +57,11 @@ function makeClient(s: EvalSettings, env: NodeJS.ProcessEnv): ModelClient {
       `${s.apiKeyVar} is not set: export the API key in it, or name another variable with --api-key-var (a local server that needs no key takes any value)`,
     );
   }
+  // A key with a line break or other control character (a file saved on Windows, a stray
+  // newline) cannot go in a header: every request would fail as a network error.
+  if (!/^[\x21-\x7e]+$/.test(apiKey)) {
+    throw new ConfigError(`${s.apiKeyVar} holds characters that cannot go in an HTTP header (spaces, line breaks or non-ASCII): check how the key was exported`);
+  }
   return httpClient({ model: s.model, baseURL: s.baseURL, apiKey, sampling: s.sampling, requestTimeoutMs: s.requestTimeoutS * 1000 });
 }
 
@@ -137,4 +142,10 @@ export async function evalCommand(words: string[], flags: EvalFlags & { json?: b
     process.stdout.write(`${renderSummary(summary, { title: `${settings.model} · ${dir}` })}\n`);
   }
   process.stderr.write(`bas: results in ${dir}\n`);
+  // Errored rollouts are data, but a run in which none completed measured nothing: most
+  // likely a wrong --base-url or an endpoint that is down. Say so, and fail.
+  if (summary.counts.completed === 0 && summary.counts.errored > 0) {
+    const types = Object.entries(summary.counts.errors_by_type).map(([t, c]) => `${c} ${t}`).join(', ');
+    throw new FatalRunError(`no rollout completed (${types}): check --base-url and that the endpoint is up, then continue with --resume ${dir}`);
+  }
 }

@@ -154,9 +154,11 @@ function parseEffort(p: Picked): string | undefined {
 function parseVarName(p: Picked): string | undefined {
   if (!p) return undefined;
   const v = String(p.value);
+  // The value is never echoed: a common slip is to pass the key itself here.
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(v)) {
-    throw new ConfigError(`${p.name} must be the NAME of an environment variable (letters, digits, _), got ${JSON.stringify(v)}`);
+    throw new ConfigError(`${p.name} must be the NAME of an environment variable (letters, digits, _), not its value`);
   }
+  if (v.length > 64) throw new ConfigError(`${p.name} is ${v.length} characters long: give the NAME of the variable holding the key, not the key`);
   return v;
 }
 
