@@ -3,6 +3,7 @@
  * run.json as `bas eval` writes, so `bas report` and `bas compare` read it like any run.
  * Written to a temporary folder and renamed into place.
  */
+import { ConfigError } from '../errors.js';
 import type { RolloutRecord } from '../report/record.js';
 import type { Summary } from '../report/summary.js';
 import type { TaskConfig } from '../task/types.js';
@@ -21,6 +22,12 @@ export async function writeScoredRun(
   const indices = [...tasks.keys()].sort((a, b) => a - b);
   const contiguous = indices.every((v, i) => v === i);
   const first = tasks.get(indices[0]!)!.config;
+  const same = (c: TaskConfig): boolean => c.num_transactions === first.num_transactions && c.fault_rate === first.fault_rate && c.seed === first.seed;
+  const other = indices.find((i) => !same(tasks.get(i)!.config));
+  if (other !== undefined) {
+    // A run folder stands for one task configuration; compare pairs runs by it.
+    throw new ConfigError(`--output: the tasks file mixes task configurations (task ${indices[0]} and task ${other} differ); score each configuration into its own run folder`);
+  }
   const rollouts = records.reduce((m, r) => Math.max(m, (r.rollout ?? 0) + 1), 1);
   const now = new Date().toISOString();
   const info: RunInfo = {

@@ -83,9 +83,16 @@ const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 const CATEGORY_SET = new Set<string>(CATEGORIES);
 const CODE_SET = new Set<string>(FAULT_CODES);
 
+function isCalendarDate(s: string): boolean {
+  const [y, m, d] = s.split('-').map(Number) as [number, number, number];
+  const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1];
+  return days !== undefined && d >= 1 && d <= days;
+}
+
 function date(value: unknown, path: string): string {
   const s = str(value, path);
-  if (!ISO_DATE.test(s)) fail(path, `must be a date YYYY-MM-DD, got ${JSON.stringify(s)}`);
+  if (!ISO_DATE.test(s) || !isCalendarDate(s)) fail(path, `must be a calendar date YYYY-MM-DD, got ${JSON.stringify(s)}`);
   return s;
 }
 
@@ -155,13 +162,22 @@ export function taskFromJson(value: unknown): Task {
   const period = obj(ledger.period, 'ledger.period');
   const transactions = ledger.transactions;
   if (!Array.isArray(transactions)) fail('ledger.transactions', 'must be a list');
+  if (transactions.length !== config.num_transactions) {
+    fail('ledger.transactions', `holds ${transactions.length} rows but config.num_transactions is ${config.num_transactions}`);
+  }
+  const rows = transactions.map((t, i) => rowFromJson(t, `ledger.transactions[${i}]`));
+  const ids = new Set<string>();
+  rows.forEach((r, i) => {
+    if (ids.has(r.id)) fail(`ledger.transactions[${i}].id`, `repeats the id ${JSON.stringify(r.id)}`);
+    ids.add(r.id);
+  });
   return {
     index,
     config,
     ledger: {
       business: { name: str(business.name, 'ledger.business.name'), abn: str(business.abn, 'ledger.business.abn') },
       period: { start: date(period.start, 'ledger.period.start'), end: date(period.end, 'ledger.period.end') },
-      rows: transactions.map((t, i) => rowFromJson(t, `ledger.transactions[${i}]`)),
+      rows,
     },
     key: keyFromJson(o.key, 'key'),
     injected: o.injected === undefined ? {} : faultsFromJson(o.injected, 'injected'),

@@ -54,6 +54,10 @@ describe('task files', () => {
     ['a missing key', (j) => delete j.key, /^key must be an object/],
     ['an unknown fault code', (j) => (j.key.faults = { T01: ['nope'] }), /unknown fault code/],
     ['a bad config', (j) => (j.config.num_transactions = 2), /config\.num_transactions/],
+    ['an impossible date', (j) => (j.ledger.transactions[1].date = '2024-13-45'), /transactions\[1\]\.date must be a calendar date/],
+    ['the 30th of February', (j) => (j.ledger.period.end = '2023-02-30'), /ledger\.period\.end/],
+    ['a repeated id', (j) => (j.ledger.transactions[3].id = j.ledger.transactions[2].id), /transactions\[3\]\.id repeats/],
+    ['a row count that is not the configured one', (j) => j.ledger.transactions.pop(), /holds 23 rows but config\.num_transactions is 24/],
   ])('names the field on %s', (_n, mutate, message) => {
     const json = JSON.parse(JSON.stringify(taskToJson(generateTask({ num_transactions: 24, fault_rate: 0.25, seed: 1 }, 0))));
     mutate(json);
