@@ -84,6 +84,20 @@ describe('batch files round trip', () => {
   });
 });
 
+describe('score --output', () => {
+  it('refuses a tasks file that mixes task configurations, writing nothing', async () => {
+    const dir = tempDir();
+    const lines = (await bas(['gen', '-n', '2'])).stdout.trim().split('\n').map((l) => JSON.parse(l));
+    lines[1].config.seed = 77;
+    writeFileSync(join(dir, 'tasks.jsonl'), lines.map((l) => JSON.stringify(l)).join('\n'));
+    writeFileSync(join(dir, 'replies.jsonl'), '{"index": 0, "reply": "x"}\n{"index": 1, "reply": "y"}\n');
+    const r = await bas(['score', '--tasks', join(dir, 'tasks.jsonl'), '--replies', join(dir, 'replies.jsonl'), '--output', join(dir, 'run')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/mixes task configurations \(task 0 and task 1 differ\)/);
+    expect(() => readFileSync(join(dir, 'run', 'run.json'))).toThrow();
+  });
+});
+
 describe('shards', () => {
   const task = ['-n', '11', '-r', '2', '--seed', '3'];
 
