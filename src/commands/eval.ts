@@ -142,10 +142,10 @@ export async function evalCommand(words: string[], flags: EvalFlags & { json?: b
     process.stdout.write(`${renderSummary(summary, { title: `${settings.model} · ${dir}` })}\n`);
   }
   process.stderr.write(`bas: results in ${dir}\n`);
-  // Errored rollouts are data, but a run in which none completed measured nothing: most
-  // likely a wrong --base-url or an endpoint that is down. Say so, and fail.
+  // Errored rollouts are data (exit 0), but a run in which none completed measured nothing:
+  // most likely a wrong --base-url or an endpoint that is down. Say so plainly.
   if (summary.counts.completed === 0 && summary.counts.errored > 0) {
     const types = Object.entries(summary.counts.errors_by_type).map(([t, c]) => `${c} ${t}`).join(', ');
-    throw new FatalRunError(`no rollout completed (${types}): check --base-url and that the endpoint is up, then continue with --resume ${dir}`);
+    process.stderr.write(`bas: warning: no rollout completed (${types}): check --base-url and that the endpoint is up; bas eval --resume ${dir} re-runs them\n`);
   }
 }

@@ -11,7 +11,7 @@
  * A pair (index, rollout) may appear on several lines after resumes (an errored rollout is
  * re-run and its new line appended): the LAST line for a pair is the one that counts.
  */
-import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readSync, renameSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../errors.js';
 import type { RolloutRecord } from '../report/record.js';
@@ -61,6 +61,43 @@ export function writeRunInfo(dir: string, info: RunInfo): void {
   renameSync(tmp, join(dir, RUN_FILE));
 }
 
+export const LOCK_FILE = '.bas.lock';
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: it exists but belongs to someone else; ESRCH: gone.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Claims a run folder for this process: two processes appending to one results file (say, a
+ * resume started while the run still goes on) would each re-run the other's rollouts. The
+ * lock holds our pid; one left by a process that is gone (`kill -9`) is taken over.
+ */
+function acquireLock(dir: string): void {
+  const file = join(dir, LOCK_FILE);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(file, 'wx');
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    const pid = Number(readFileSync(file, 'utf8').trim());
+    if (Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && processAlive(pid)) {
+      throw new ConfigError(`${dir} is in use by another bas process (pid ${pid}); wait for it to end, or stop it first`);
+    }
+    rmSync(file, { force: true });
+  }
+  throw new ConfigError(`cannot lock ${dir}: another process keeps taking it`);
+}
+
 /** Appends rollout records to a run folder's results.jsonl. */
 export class ResultStore {
   private fd: number | null;
@@ -79,11 +116,13 @@ export class ResultStore {
     } catch (err) {
       throw new ConfigError(`cannot create output folder ${dir} (${(err as { code?: string }).code ?? String(err)})`);
     }
+    acquireLock(dir);
     return new ResultStore(dir);
   }
 
   /** An existing run folder, for appending after `repairTail`. */
   static reopen(dir: string): ResultStore {
+    acquireLock(dir);
     repairTail(join(dir, RESULTS_FILE));
     return new ResultStore(dir);
   }
@@ -94,9 +133,12 @@ export class ResultStore {
     writeSync(this.fd, `${JSON.stringify(record)}\n`);
   }
 
+  /** Closes the file and gives the folder up. */
   close(): void {
-    if (this.fd !== null) closeSync(this.fd);
+    if (this.fd === null) return;
+    closeSync(this.fd);
     this.fd = null;
+    rmSync(join(this.dir, LOCK_FILE), { force: true });
   }
 }
 
