@@ -49,6 +49,14 @@ async function runEval(url, n, c) {
   }
 }
 
+/** The median (by run time) of three runs: client and server share two cores with everything else. */
+async function medianRun(url, n, c) {
+  const runs = [];
+  for (let i = 0; i < 3; i++) runs.push(await runEval(url, n, c));
+  runs.sort((a, b) => a.runSeconds - b.runSeconds);
+  return runs[1];
+}
+
 /** The eval section of `npm run bench`. */
 export async function benchEval() {
   const rows = [];
@@ -58,11 +66,7 @@ export async function benchEval() {
     await runEval(fast.url, 200, 64);
     // The rate is taken over the run itself (run.json's start and end); Node's start-up, a
     // constant ~0.2 s, is shown separately through the whole-process rate.
-    // The median of three runs: client and server share two cores with everything else.
-    const fastRuns = [];
-    for (let i = 0; i < 3; i++) fastRuns.push(await runEval(fast.url, 2000, 64));
-    fastRuns.sort((a, b) => a.runSeconds - b.runSeconds);
-    const t = fastRuns[1];
+    const t = await medianRun(fast.url, 2000, 64);
     const rate = 2000 / t.runSeconds;
     rows.push({ name: 'eval -n 2000 -c 64, zero latency: rollouts/s', value: rate, unit: '/s', target: '>= 1000', pass: rate >= 1000 && t.completed === 2000 });
     rows.push({ name: '  same run, rollouts/s over the whole process', value: 2000 / t.seconds, unit: '/s', target: '', pass: null });
@@ -79,12 +83,8 @@ export async function benchEval() {
     // The server is a fixture, not what is measured: warm its JIT before the timed runs.
     await runEval(slow.url, 500, 100);
     // Ten waves of 100 requests at 200 ms each: 2.0 s is the floor. Measured from the run's
-    // own start and end times, since Node's start-up is not the runner's doing; the median
-    // of three runs, since client and server share two cores with everything else.
-    const runs = [];
-    for (let i = 0; i < 3; i++) runs.push(await runEval(slow.url, 1000, 100));
-    runs.sort((a, b) => a.runSeconds - b.runSeconds);
-    const t = runs[1];
+    // own start and end times, since Node's start-up is not the runner's doing.
+    const t = await medianRun(slow.url, 1000, 100);
     const ratio = t.runSeconds / 2.0;
     rows.push({ name: 'eval -n 1000 -c 100, 200 ms latency: wall / ideal 2.0 s', value: ratio, unit: 'x', target: '<= 1.10', pass: ratio <= 1.1 && t.completed === 1000 });
     rows.push({ name: '  same run, whole-process wall time', value: t.seconds, unit: 's', target: '', pass: null });
