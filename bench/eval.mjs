@@ -94,7 +94,7 @@ export async function benchEval() {
   return rows;
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   for (const r of await benchEval()) {
     const verdict = r.pass === null ? '' : r.pass ? 'PASS' : 'FAIL';
     console.log(`${r.name.padEnd(62)} ${r.value.toFixed(2).padStart(10)} ${r.unit.padEnd(3)} ${String(r.target).padEnd(8)} ${verdict}`);
