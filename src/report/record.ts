@@ -36,6 +36,20 @@ export interface RolloutRecord {
   attempts?: number | null;
 }
 
+/** A compact key for an (index, rollout) pair: a number when it fits exactly, else a string. */
+export type PairKey = number | string;
+
+export function pairKey(index: number, rollout: number): PairKey {
+  return index < 2 ** 31 && rollout < 2 ** 21 ? index * 2 ** 21 + rollout : `${index}:${rollout}`;
+}
+
+/** The (index, rollout) a key stands for. */
+export function splitPairKey(key: PairKey): [number, number] {
+  if (typeof key === 'number') return [Math.floor(key / 2 ** 21), key % 2 ** 21];
+  const [index, rollout] = key.split(':').map(Number);
+  return [index!, rollout!];
+}
+
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -8,7 +8,7 @@
  * later line overwrites the earlier one's slot: the last line wins.
  */
 import { BAS_LABELS, FAULT_CODES, type BasLabel, type FaultCode, type Scores } from '../task/types.js';
-import type { RolloutRecord } from './record.js';
+import { pairKey, type PairKey, type RolloutRecord } from './record.js';
 import { histogram, passAtKRows, type HistogramBin, type PassAtKRow } from './aggregate.js';
 import { estimate, percentileSorted, type Estimate } from './stats.js';
 
@@ -92,7 +92,7 @@ export class SummaryBuilder {
   private size = 0;
   private lines = 0;
   private replaced = 0;
-  private readonly slots = new Map<number | string, number>();
+  private readonly slots = new Map<PairKey, number>();
   private readonly errorTypes: string[] = [];
 
   private get(s: number, c: number): number {
@@ -103,8 +103,7 @@ export class SummaryBuilder {
   add(r: RolloutRecord, seq = this.lines): void {
     this.lines++;
     const rollout = r.rollout ?? 0;
-    // A number key when it fits exactly (the usual case), a string otherwise.
-    const key = r.index < 2 ** 31 && rollout < 2 ** 21 ? r.index * 2 ** 21 + rollout : `${r.index}:${rollout}`;
+    const key = pairKey(r.index, rollout);
     let slot = this.slots.get(key);
     if (slot === undefined) {
       slot = this.size++;

@@ -12,7 +12,7 @@ import { forEachRecord } from '../report/read.js';
 import { SummaryBuilder, type Summary } from '../report/summary.js';
 import { buildRunFolder, requireEmptyOutput } from './new-run-folder.js';
 import { RESULTS_FILE, RUN_FILE, type RunInfo } from './store.js';
-import { pairKey } from './session.js';
+import { pairKey, splitPairKey, type PairKey } from '../report/record.js';
 import { canon } from './settings.js';
 
 /** The run.json fields that must agree for runs to be merged. */
@@ -34,7 +34,7 @@ interface Input {
   dir: string;
   info: RunInfo;
   /** Pair key -> the line that counts for it. */
-  winners: Map<number | string, number>;
+  winners: Map<PairKey, number>;
 }
 
 export interface MergeOutcome {
@@ -62,13 +62,13 @@ export async function mergeRuns(dirs: string[], out: string): Promise<MergeOutco
   }
 
   // Pass 1: the winning line of each pair, and no pair in two inputs.
-  const owner = new Map<number | string, string>();
+  const owner = new Map<PairKey, string>();
   for (const input of inputs) {
     await forEachRecord(join(input.dir, RESULTS_FILE), (r, line) => input.winners.set(pairKey(r.index, r.rollout ?? 0), line));
     for (const key of input.winners.keys()) {
       const other = owner.get(key);
       if (other !== undefined) {
-        const [index, rollout] = typeof key === 'number' ? [Math.floor(key / 2 ** 21), key % 2 ** 21] : key.split(':');
+        const [index, rollout] = splitPairKey(key);
         throw new ConfigError(`cannot merge: task ${index} rollout ${rollout} is in both ${other} and ${input.dir} (overlapping shards)`);
       }
       owner.set(key, input.dir);

@@ -4,19 +4,17 @@
  * need running: those with no line, or whose last line is an error.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { VERSION as OPENAI_VERSION } from 'openai/version';
 import { ConfigError } from '../errors.js';
 import { SummaryBuilder } from '../report/summary.js';
 import { forEachRecord } from '../report/read.js';
+import { pairKey, splitPairKey, type PairKey } from '../report/record.js';
 import { ResultStore, RESULTS_FILE, RUN_FILE, type RunInfo } from './store.js';
 import type { EvalSettings, SavedSettings } from './settings.js';
 import { builtinPolicy } from './client.js';
 import { inShard, shardSize, type Shard } from './shard.js';
+import { BAS_VERSION, OPENAI_VERSION } from './versions.js';
 
-const require = createRequire(import.meta.url);
-const { version: BAS_VERSION } = require('../../package.json') as { version: string };
 
 /** Reads a saved run.json for --resume. */
 export function readSavedRun(dir: string): RunInfo {
@@ -112,18 +110,13 @@ export interface Session {
   store: ResultStore;
   builder: SummaryBuilder;
   /** Pairs whose last line is a scored rollout: not run again. */
-  finished: Set<number | string>;
-}
-
-/** The key of a pair in `Session.finished`. */
-export function pairKey(index: number, rollout: number): number | string {
-  return index < 2 ** 31 && rollout < 2 ** 21 ? index * 2 ** 21 + rollout : `${index}:${rollout}`;
+  finished: Set<PairKey>;
 }
 
 /** Opens a run folder: new (refusing one that holds a run) or, with `resume`, an existing one. */
 export async function openSession(dir: string, resume: boolean): Promise<Session> {
   const builder = new SummaryBuilder();
-  const finished = new Set<number | string>();
+  const finished = new Set<PairKey>();
   if (!resume) return { dir, store: ResultStore.create(dir), builder, finished };
   const store = ResultStore.reopen(dir);
   await forEachRecord(join(dir, RESULTS_FILE), (r) => {
@@ -137,7 +130,7 @@ export async function openSession(dir: string, resume: boolean): Promise<Session
 }
 
 /** Every (index, rollout) pair of the run (or of its shard) not yet finished, index by index. */
-export function* pendingPairs(n: number, rollouts: number, finished: Set<number | string>, shard: Shard | null = null): Generator<readonly [number, number]> {
+export function* pendingPairs(n: number, rollouts: number, finished: Set<PairKey>, shard: Shard | null = null): Generator<readonly [number, number]> {
   const first = shard ? shard.index - 1 : 0;
   const step = shard ? shard.count : 1;
   for (let index = first; index < n; index += step) {
@@ -148,11 +141,11 @@ export function* pendingPairs(n: number, rollouts: number, finished: Set<number 
 }
 
 /** Counts the pairs `pendingPairs` will yield. */
-export function countPending(n: number, rollouts: number, finished: Set<number | string>, shard: Shard | null = null): number {
+export function countPending(n: number, rollouts: number, finished: Set<PairKey>, shard: Shard | null = null): number {
   let c = 0;
   for (const key of finished) {
-    const [index, rollout] = typeof key === 'number' ? [Math.floor(key / 2 ** 21), key % 2 ** 21] : key.split(':').map(Number);
-    if (index! < n && rollout! < rollouts && inShard(index!, shard)) c++;
+    const [index, rollout] = splitPairKey(key);
+    if (index < n && rollout < rollouts && inShard(index, shard)) c++;
   }
   return shardSize(n, shard) * rollouts - c;
 }
