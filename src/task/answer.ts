@@ -4,6 +4,7 @@
  * only here, so "1,234.50", 1234.5 and "$1234.50" are one value and 1234.501 is not a cent amount.
  */
 import { Decimal } from 'decimal.js';
+import { cents } from './money.js';
 import { BAS_LABELS, type BasLabel, type Cents } from './types.js';
 
 export interface GivenFigure {
@@ -52,7 +53,7 @@ export function readFigure(raw: unknown): Cents | null {
   const value = new Decimal(text);
   // Exact to the cent, or not an amount at all; checked before any arithmetic can round.
   if (value.decimalPlaces() > 2 || value.abs().greaterThan(MAX_DOLLARS)) return null;
-  return value.times(100).toNumber() + 0; // + 0 turns -0 into 0
+  return cents(value.times(100).toNumber() + 0); // + 0 turns -0 into 0
 }
 
 function readFaults(value: unknown): Map<string, Set<string>> | string {

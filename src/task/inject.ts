@@ -6,7 +6,7 @@
 import type { QuarterDays } from './calendar.js';
 import { gstInclusiveShare, tenPercentOf } from './money.js';
 import type { Rng } from './random.js';
-import { ABN_THRESHOLD_CENTS, isTaxable } from './rules.js';
+import { isPurchaseOverThreshold, isTaxable } from './rules.js';
 import type { FaultCode, FaultMap, Row } from './types.js';
 
 /** Chance that a faulty row gets a second, different fault. */
@@ -23,7 +23,7 @@ function applicable(row: Row, position: number, injectedHere: readonly FaultCode
   // A duplicate replaces the row with an earlier document, so it must come first.
   if (position > 0 && injectedHere.length === 0) out.push('duplicate_invoice');
   if (row.date >= days.period.start && row.date <= days.period.end) out.push('outside_period');
-  if (row.type === 'purchase' && row.amount > ABN_THRESHOLD_CENTS && row.abn !== '') out.push('missing_abn_over_threshold');
+  if (isPurchaseOverThreshold(row) && row.abn !== '') out.push('missing_abn_over_threshold');
   return out;
 }
 

@@ -11,13 +11,6 @@ export function cents(value: number): Cents {
   return value;
 }
 
-/** Sum of a list of cent amounts. */
-export function sumCents(values: Iterable<Cents>): Cents {
-  let total = 0;
-  for (const v of values) total += v;
-  return total;
-}
-
 /**
  * `numerator / divisor` rounded to the nearest cent, ties away from zero for positives
  * (half up). Works on integers only, so no float error creeps in.
@@ -62,5 +55,5 @@ export function parseMoneyString(text: string): Cents | null {
   const [whole, frac = ''] = (negative ? text.slice(1) : text).split('.');
   const value = Number(whole) * 100 + Number(frac.padEnd(2, '0'));
   if (!Number.isSafeInteger(value)) return null;
-  return negative ? -value : value;
+  return cents(negative ? -value : value);
 }

@@ -35,32 +35,45 @@ export function correctGst(row: Row): Cents {
   return isTaxable(row.category) ? gstInclusiveShare(row.amount) : 0;
 }
 
-/** Codes of one row other than `duplicate_invoice`, which needs the rows before it. */
+/** A purchase above the threshold ($82.50 itself is not above it): it needs a tax invoice. */
+export function isPurchaseOverThreshold(row: Row): boolean {
+  return row.type === 'purchase' && row.amount > ABN_THRESHOLD_CENTS;
+}
+
+/** The rules of one row other than `duplicate_invoice`, which needs the rows before it. */
+function checkRow(row: Row, period: Period) {
+  const taxable = isTaxable(row.category);
+  const correct = taxable ? gstInclusiveShare(row.amount) : 0;
+  return {
+    correct,
+    gst_on_gst_free: !taxable && row.gst !== 0,
+    gst_miscalculated: taxable && row.gst !== correct,
+    outside_period: row.date < period.start || row.date > period.end,
+    missing_abn_over_threshold: isPurchaseOverThreshold(row) && row.abn === '',
+  };
+}
+
+/** Codes of one row other than `duplicate_invoice`, in alphabetical order. */
 export function rowFaults(row: Row, period: Period): FaultCode[] {
-  const codes: FaultCode[] = [];
-  if (!isTaxable(row.category) && row.gst !== 0) codes.push('gst_on_gst_free');
-  if (isTaxable(row.category) && row.gst !== gstInclusiveShare(row.amount)) codes.push('gst_miscalculated');
-  if (row.date < period.start || row.date > period.end) codes.push('outside_period');
-  if (row.type === 'purchase' && row.amount > ABN_THRESHOLD_CENTS && row.abn === '') codes.push('missing_abn_over_threshold');
-  return codes;
+  const c = checkRow(row, period);
+  return (['gst_miscalculated', 'gst_on_gst_free', 'missing_abn_over_threshold', 'outside_period'] as const).filter((code) => c[code]);
 }
 
 /** Applies every rule to every row and rolls the included rows into the corrected BAS. */
 export function deriveKey(ledger: Ledger): AnswerKey {
   const faults: FaultMap = {};
   const seenInvoices = new Set<string>();
-  const { start, end } = ledger.period;
   let g1 = 0;
   let gstOnSales = 0;
   let gstOnPurchases = 0;
-  // One pass, allocating only for faulty rows: this runs on every row of every task.
+  // One pass, building a code list only for faulty rows: this runs on every row of every task.
   for (const row of ledger.rows) {
-    const taxable = isTaxable(row.category);
-    const correct = taxable ? gstInclusiveShare(row.amount) : 0;
-    const wrongFree = !taxable && row.gst !== 0;
-    const wrongGst = taxable && row.gst !== correct;
-    const outside = row.date < start || row.date > end;
-    const noAbn = row.type === 'purchase' && row.amount > ABN_THRESHOLD_CENTS && row.abn === '';
+    const c = checkRow(row, ledger.period);
+    const { correct } = c;
+    const wrongFree = c.gst_on_gst_free;
+    const wrongGst = c.gst_miscalculated;
+    const outside = c.outside_period;
+    const noAbn = c.missing_abn_over_threshold;
     // A repeated document number: the first occurrence stands, later ones are the duplicates.
     const duplicate = seenInvoices.has(row.invoice);
     if (!duplicate) seenInvoices.add(row.invoice);
