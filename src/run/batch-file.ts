@@ -6,8 +6,7 @@
  */
 import type { Task } from '../task/types.js';
 import type { ErrorType } from './classify.js';
-import { readCompletion, type Completion } from './client.js';
-import { MalformedResponseError } from './classify.js';
+import { MalformedResponseError, readCompletion, type Completion } from './completion.js';
 
 const CUSTOM_ID = /^task-(\d+)-r(\d+)$/;
 

@@ -3,7 +3,10 @@
  * records and counts; the retry loop decides from them (and the status) whether to try again.
  */
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import { MalformedResponseError } from './completion.js';
 import { parseRetryAfter } from './retry.js';
+
+export { MalformedResponseError };
 
 /** Why a rollout ended without a reply to score. */
 export type ErrorType = 'timeout' | 'rate_limit' | 'provider' | 'network' | 'malformed' | 'auth';
@@ -22,10 +25,6 @@ export interface Failure {
   fatal: boolean;
 }
 
-/** The endpoint answered 200 with something that is not a usable completion. */
-export class MalformedResponseError extends Error {
-  override name = 'MalformedResponseError';
-}
 
 function failure(type: ErrorType, message: string, extra: Partial<Failure> = {}): Failure {
   return { type, message, status: null, retryAfterMs: null, fatal: false, ...extra };

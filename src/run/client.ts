@@ -6,22 +6,10 @@
 import OpenAI from 'openai';
 import { runPolicy, type PolicyName } from '../task/policies.js';
 import type { ChatMessage } from '../task/types.js';
-import { MalformedResponseError } from './classify.js';
+import { readCompletion, type Completion } from './completion.js';
+
+export { readCompletion, type Completion, type Usage } from './completion.js';
 import { nodeFetch } from './http-fetch.js';
-
-/** Token counts as the endpoint reported them. */
-export interface Usage {
-  prompt_tokens: number | null;
-  completion_tokens: number | null;
-  total_tokens: number | null;
-}
-
-/** A reply worth scoring. */
-export interface Completion {
-  text: string;
-  finish_reason: string | null;
-  usage: Usage | null;
-}
 
 /** Anything that turns a prompt into reply text; `signal` aborts the attempt. */
 export interface ModelClient {
@@ -105,39 +93,4 @@ export function httpClient(opts: HttpClientOptions): ModelClient {
       return readCompletion(response);
     },
   };
-}
-
-function count(v: unknown): number | null {
-  return typeof v === 'number' && Number.isFinite(v) ? v : null;
-}
-
-/**
- * Checks the shape of a chat completion by hand: compatible servers return all sorts, and
- * the SDK passes the parsed body through unchecked (or a string when it was not JSON).
- */
-export function readCompletion(response: unknown): Completion {
-  if (typeof response !== 'object' || response === null || Array.isArray(response)) {
-    const seen = typeof response === 'string' ? `: ${JSON.stringify(response.slice(0, 80))}` : '';
-    throw new MalformedResponseError(`the body is not a JSON object${seen}`);
-  }
-  const r = response as { choices?: unknown; usage?: unknown };
-  if (!Array.isArray(r.choices) || r.choices.length === 0) throw new MalformedResponseError('no choices in the response');
-  const choice = r.choices[0] as { message?: { content?: unknown; refusal?: unknown }; finish_reason?: unknown } | null;
-  const finish = typeof choice?.finish_reason === 'string' ? choice.finish_reason : null;
-  const content = choice?.message?.content;
-  if (typeof content !== 'string' || content.trim() === '') {
-    const why =
-      typeof choice?.message?.refusal === 'string' && choice.message.refusal
-        ? `the model refused: ${choice.message.refusal.slice(0, 200)}`
-        : finish === 'length'
-          ? 'empty content (finish_reason "length": the token limit ran out before any reply)'
-          : 'empty content';
-    throw new MalformedResponseError(why);
-  }
-  const u = r.usage as Record<string, unknown> | null | undefined;
-  const usage =
-    u && typeof u === 'object'
-      ? { prompt_tokens: count(u.prompt_tokens), completion_tokens: count(u.completion_tokens), total_tokens: count(u.total_tokens) }
-      : null;
-  return { text: content, finish_reason: finish, usage };
 }
