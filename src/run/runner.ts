@@ -5,9 +5,11 @@
  */
 import { setMaxListeners } from 'node:events';
 import pLimit from 'p-limit';
-import { generateTask } from '../task/generate.js';
+import { generateLedger } from '../task/generate.js';
+import { buildPrompt } from '../task/prompt.js';
+import { deriveKey } from '../task/rules.js';
 import { scoreReply } from '../task/score.js';
-import type { Task, TaskConfig } from '../task/types.js';
+import type { AnswerKey, ChatMessage, Ledger, TaskConfig } from '../task/types.js';
 import type { RolloutRecord } from '../report/record.js';
 import type { Failure } from './classify.js';
 import type { ModelClient } from './client.js';
@@ -16,18 +18,65 @@ import type { RetryPolicy } from './retry.js';
 
 type Finished = Exclude<EpisodeResult, { kind: 'aborted' }>;
 
-/** Runs `fn` on a later turn of the event loop (after pending I/O), settling with its outcome. */
-function nextTurn(fn: () => void): Promise<void> {
-  return new Promise((resolve, reject) =>
-    setImmediate(() => {
-      try {
-        fn();
-        resolve();
-      } catch (err) {
-        reject(err);
-      }
-    }),
-  );
+/**
+ * A task as the runner holds it: what a request needs is made when the task is reached, and
+ * the answer key, needed only to score, is derived once when its first rollout is scored.
+ * That keeps the rules' work off the path between a freed slot and its next request.
+ */
+class RunTask {
+  private key: AnswerKey | null = null;
+  readonly prompt: ChatMessage[];
+  private constructor(
+    readonly index: number,
+    readonly config: TaskConfig,
+    private readonly ledger: Ledger,
+  ) {
+    this.prompt = buildPrompt(ledger);
+  }
+  static generate(config: TaskConfig, index: number): RunTask {
+    return new RunTask(index, { ...config }, generateLedger(config, index).ledger);
+  }
+  answerKey(): AnswerKey {
+    return (this.key ??= deriveKey(this.ledger));
+  }
+}
+
+/**
+ * Work that can wait (scoring and recording finished rollouts), done one piece per turn of
+ * the event loop, so replies that arrive meanwhile send their follow-up requests first. In a
+ * latency-bound run this is what keeps the chain reply -> next request short; the total work
+ * is the same.
+ */
+class Backlog {
+  private readonly jobs: Array<() => void> = [];
+  private scheduled = false;
+
+  /** Runs `fn` on a later turn, settling with its outcome. */
+  later(fn: () => void): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.jobs.push(() => {
+        try {
+          fn();
+          resolve();
+        } catch (err) {
+          reject(err);
+        }
+      });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.jobs.length === 0) return;
+    this.scheduled = true;
+    setImmediate(this.drainOne);
+  }
+
+  private readonly drainOne = (): void => {
+    this.scheduled = false;
+    this.jobs.shift()?.();
+    this.schedule();
+  };
 }
 
 /** What the runner tells its listeners. */
@@ -61,12 +110,6 @@ export interface RunOutcome {
   fatal: Failure | null;
 }
 
-/**
- * Pairs prepared beyond those in flight, so a freed slot finds its next task ready. Few:
- * each is a generated ledger and prompt, and preparing many would delay the first wave.
- */
-const SPARE = 16;
-
 export class Runner {
   private readonly listeners: { [K in keyof RunnerEvents]?: Array<Listener<K>> } = {};
   private readonly abort = new AbortController();
@@ -97,26 +140,30 @@ export class Runner {
 
   /**
    * Runs the pairs in order. Tasks are generated as they are reached (one kept while its
-   * rollouts are handed out) and at most concurrency + SPARE pairs are held, so memory does
-   * not grow with the number of pairs, while a freed slot always finds its next task ready.
+   * rollouts are handed out), and at most twice `concurrency` pairs are held: those in flight
+   * and a whole wave prepared behind them. Memory does not grow with the number of pairs, and
+   * a reply finds its slot's next request ready to go: preparing it happens while requests
+   * wait on the model, not between a reply and the next request.
    */
   async run(pairs: Iterable<readonly [number, number]>): Promise<RunOutcome> {
     const limit = pLimit(this.o.concurrency);
     const queued = new Set<Promise<void>>();
     let wake: (() => void) | null = null;
     let failure: unknown = null;
-    let task: Task | null = null;
+    let task: RunTask | null = null;
+    const backlog = new Backlog();
+    const held = 2 * this.o.concurrency;
     for (const [index, rollout] of pairs) {
-      while (limit.activeCount + limit.pendingCount >= this.o.concurrency + SPARE && !this.stopped) {
+      while (limit.activeCount + limit.pendingCount >= held && !this.stopped) {
         await new Promise<void>((resolve) => (wake = resolve));
       }
       if (this.stopped) break;
-      if (task?.index !== index) task = generateTask(this.o.taskConfig, index);
+      if (task?.index !== index) task = RunTask.generate(this.o.taskConfig, index);
       const t = task;
-      // The slot is held for the episode only; scoring and recording wait for the next turn
-      // of the event loop, so a burst of replies sends its follow-up requests first.
+      // The slot is held for the episode only; scoring and recording go to the backlog, so a
+      // burst of replies sends its follow-up requests first.
       const p: Promise<void> = limit(() => this.episode(t, rollout))
-        .then((result) => (result ? nextTurn(() => this.finish(t, rollout, result)) : undefined))
+        .then((result) => (result ? backlog.later(() => this.finish(t, rollout, result)) : undefined))
         .catch((err: unknown) => {
           // A bug, not a model problem: stop and report it rather than record it as data.
           failure ??= err;
@@ -129,10 +176,11 @@ export class Runner {
           w?.();
         });
       queued.add(p);
-      // While the queue first fills, let each request leave before preparing the next:
-      // otherwise a whole cold burst is prepared before any byte goes out, and every
-      // episode of the first wave waits for all of it.
-      if (queued.size <= this.o.concurrency) await new Promise<void>((resolve) => setImmediate(resolve));
+      // Let pending I/O run before preparing the next pair: in the first wave each request
+      // leaves before the next is prepared (rather than the whole cold burst being prepared
+      // before any byte goes out), and later a reply is never kept waiting behind a run of
+      // preparation.
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
     await Promise.all(queued);
     if (failure) throw failure;
@@ -140,7 +188,7 @@ export class Runner {
   }
 
   /** Runs the episode; null when it was aborted or stopped the run. */
-  private async episode(task: Task, rollout: number): Promise<Finished | null> {
+  private async episode(task: RunTask, rollout: number): Promise<Finished | null> {
     if (this.stopped) return null;
     const { index } = task;
     this.emit('start', { index, rollout });
@@ -163,13 +211,13 @@ export class Runner {
   }
 
   /** Scores (or records the failure of) a finished episode and hands the record on. */
-  private finish(task: Task, rollout: number, result: Finished): void {
+  private finish(task: RunTask, rollout: number, result: Finished): void {
     const { index } = task;
     const base = { index, rollout, config: task.config, model: this.o.model };
     let record: RolloutRecord;
     if (result.kind === 'reply') {
       const { completion: c } = result;
-      const s = scoreReply(c.text, task.key);
+      const s = scoreReply(c.text, task.answerKey());
       record = {
         ...base,
         reply: c.text,

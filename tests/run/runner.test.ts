@@ -109,6 +109,70 @@ describe('Runner', () => {
     expect(records.length).toBeGreaterThanOrEqual(1);
     expect(records.length).toBeLessThan(20);
   });
+
+  it('prepares a whole wave behind the requests in flight, and no more', async () => {
+    const c = 20;
+    let pulled = 0;
+    let pulledAtFirstReply = -1;
+    function* counted(): Generator<readonly [number, number]> {
+      for (const p of pairs(100)) {
+        pulled++;
+        yield p;
+      }
+    }
+    const client: ModelClient = {
+      async complete(messages) {
+        await tick(30);
+        if (pulledAtFirstReply < 0) pulledAtFirstReply = pulled;
+        return { text: runPolicy('oracle', messages), finish_reason: 'stop', usage: null };
+      },
+    };
+    const records: RolloutRecord[] = [];
+    await runner(client, c, records).run(counted());
+    expect(records).toHaveLength(100);
+    // c in flight and c ready; the loop may hold one more pair while it waits for room.
+    expect(pulledAtFirstReply).toBeGreaterThanOrEqual(2 * c);
+    expect(pulledAtFirstReply).toBeLessThanOrEqual(2 * c + 1);
+  });
+
+  it('sends the follow-up requests of a burst of replies before scoring them', async () => {
+    const log: string[] = [];
+    let release: () => void = () => {};
+    let gate = new Promise<void>((r) => (release = r));
+    const client: ModelClient = {
+      async complete(messages) {
+        log.push('request');
+        await gate;
+        return { text: runPolicy('oracle', messages), finish_reason: 'stop', usage: null };
+      },
+    };
+    const records: RolloutRecord[] = [];
+    const r = new Runner({
+      taskConfig: DEFAULT_TASK_CONFIG,
+      model: 'test',
+      client,
+      policy,
+      concurrency: 5,
+      episodeTimeoutMs: 10_000,
+      requestTimeoutMs: 5_000,
+      sink: (rec) => {
+        log.push('record');
+        records.push(rec);
+      },
+    });
+    const done = r.run(pairs(10));
+    while (log.length < 5) await tick(1);
+    // Let the first wave's five replies land together.
+    const first = release;
+    gate = new Promise<void>((res) => (release = res));
+    first();
+    while (log.filter((x) => x === 'request').length < 10) await tick(1);
+    release();
+    await done;
+    expect(records).toHaveLength(10);
+    // All five follow-ups went out before the first reply was scored and recorded.
+    expect(log.slice(0, 10)).toEqual(Array(10).fill('request'));
+  });
 });
 
 describe('runEpisode', () => {
