@@ -28,9 +28,10 @@ function collector(): (() => void) | null {
  * collection (and at least `headroomMb` in all), so short runs never pay for it and a long
  * run, whose live data grows slowly with its summary, does not collect ever more often.
  */
-export function gcWhenAbove(headroomMb: number, every = 250): () => void {
+export function gcWhenAbove(headroomMb: number, every = 250, floorMb = 3 * headroomMb): () => void {
   const headroom = headroomMb * 1048576;
-  let bound = headroom;
+  const floor = floorMb * 1048576;
+  let bound = Math.max(floor, headroom);
   let n = 0;
   let gc: (() => void) | null | undefined;
   return () => {
@@ -39,6 +40,6 @@ export function gcWhenAbove(headroomMb: number, every = 250): () => void {
     gc ??= collector();
     if (!gc) return;
     gc();
-    bound = getHeapStatistics().used_heap_size + headroom;
+    bound = Math.max(floor, getHeapStatistics().used_heap_size + headroom);
   };
 }
