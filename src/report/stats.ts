@@ -62,7 +62,10 @@ export function sampleSd(xs: ArrayLike<number>): number | null {
   const m = mean(xs);
   if (m === null || xs.length < 2) return null;
   let ss = 0;
-  for (let i = 0; i < xs.length; i++) ss += (xs[i]! - m) ** 2;
+  for (let i = 0; i < xs.length; i++) {
+    const d = xs[i]! - m;
+    ss += d * d;
+  }
   return Math.sqrt(ss / (xs.length - 1));
 }
 

@@ -180,40 +180,41 @@ export class SummaryBuilder {
       }));
   }
 
-  /** Gathers column `c` over the slots that pass `keep`, with their task indices. */
-  private column(c: number, keep: (s: number) => boolean): { xs: Float64Array; groups: Float64Array } {
+  /**
+   * Gathers column `c` over the slots that `mask` marks (all when null), skipping missing
+   * values, with their task indices. Loops run over the chunks directly: the summary is made
+   * once at the end of a run, in code that is still cold, so per-value calls are what cost.
+   */
+  private column(c: number, mask: Uint8Array | null): { xs: Float64Array; groups: Float64Array } {
     const xs = new Float64Array(this.size);
     const groups = new Float64Array(this.size);
     let n = 0;
-    for (let s = 0; s < this.size; s++) {
-      const v = this.get(s, c);
-      if (!keep(s) || Number.isNaN(v)) continue;
-      xs[n] = v;
-      groups[n++] = this.get(s, C_INDEX);
+    for (let k = 0; k < this.chunks.length; k++) {
+      const d = this.chunks[k]!;
+      const first = k << CHUNK_BITS;
+      const count = Math.min(this.size - first, 1 << CHUNK_BITS);
+      for (let j = 0, o = 0; j < count; j++, o += NCOL) {
+        if (mask !== null && mask[first + j] === 0) continue;
+        const v = d[o + c]!;
+        if (v !== v) continue; // NaN: not recorded
+        xs[n] = v;
+        groups[n++] = d[o + C_INDEX]!;
+      }
     }
     return { xs: xs.subarray(0, n), groups: groups.subarray(0, n) };
   }
 
-  private completedEstimate(c: number): Estimate {
-    const { xs, groups } = this.column(c, (s) => this.get(s, C_ERR) === -1);
-    return estimate(xs, groups);
-  }
-
-  private sum(c: number, keep: (s: number) => boolean = () => true): { total: number; n: number } {
+  /** Sum and count of column `c` over the slots `mask` marks (all when null), missing values skipped. */
+  private sum(c: number, mask: Uint8Array | null = null): { total: number; n: number } {
+    const { xs } = this.column(c, mask);
     let total = 0;
-    let n = 0;
-    for (let s = 0; s < this.size; s++) {
-      const v = this.get(s, c);
-      if (!keep(s) || Number.isNaN(v)) continue;
-      total += v;
-      n++;
-    }
-    return { total, n };
+    for (let i = 0; i < xs.length; i++) total += xs[i]!;
+    return { total, n: xs.length };
   }
 
   /** The summary of everything added so far. */
   result(): Summary {
-    const done = (s: number) => this.get(s, C_ERR) === -1;
+    const done = new Uint8Array(this.size);
     const errorsByType: Record<string, number> = {};
     const tasks = new Map<number, { n: number; c: number }>();
     const zero = new Float64Array(this.size);
@@ -221,21 +222,30 @@ export class SummaryBuilder {
     let completed = 0;
     for (let s = 0; s < this.size; s++) {
       const err = this.get(s, C_ERR);
-      const t = tasks.get(this.get(s, C_INDEX)) ?? { n: 0, c: 0 };
+      const index = this.get(s, C_INDEX);
+      let t = tasks.get(index);
+      if (t === undefined) tasks.set(index, (t = { n: 0, c: 0 }));
       t.n++;
       if (err === -1) {
         completed++;
+        done[s] = 1;
         zero[s] = this.get(s, C_REWARD);
         if (this.get(s, C_BAS) === 1) t.c++;
       } else {
         const type = this.errorTypes[err]!;
         errorsByType[type] = (errorsByType[type] ?? 0) + 1;
       }
-      zeroGroups[s] = this.get(s, C_INDEX);
-      tasks.set(this.get(s, C_INDEX), t);
+      zeroGroups[s] = index;
     }
     let maxRollouts = 0;
     for (const t of tasks.values()) maxRollouts = Math.max(maxRollouts, t.n);
+    // Task indices matter to an estimate only when some task has several rollouts; with one
+    // each, no subset can repeat a task and the plain estimate is the clustered one.
+    const clustered = maxRollouts > 1;
+    const completedEstimate = (c: number): Estimate => {
+      const { xs, groups } = this.column(c, done);
+      return estimate(xs, clustered ? groups : undefined);
+    };
 
     const codes = {} as Record<FaultCode, CodeBreakdown>;
     FAULT_CODES.forEach((code, i) => {
@@ -245,9 +255,9 @@ export class SummaryBuilder {
       codes[code] = { tp, fp, fn, precision: tp + fp ? tp / (tp + fp) : null, recall: tp + fn ? tp / (tp + fn) : null };
     });
     const labels = {} as Record<BasLabel, Estimate>;
-    BAS_LABELS.forEach((l, i) => (labels[l] = this.completedEstimate(C_LABEL + i)));
+    BAS_LABELS.forEach((l, i) => (labels[l] = completedEstimate(C_LABEL + i)));
     const metrics = {} as Summary['metrics'];
-    METRIC_NAMES.forEach((m, i) => (metrics[m] = this.completedEstimate(C_METRIC + i)));
+    METRIC_NAMES.forEach((m, i) => (metrics[m] = completedEstimate(C_METRIC + i)));
 
     const lat = this.column(C_LAT, done).xs.slice().sort();
     const usage = this.sum(C_TOK + 2);
@@ -262,9 +272,9 @@ export class SummaryBuilder {
         errored: this.size - completed,
         errors_by_type: errorsByType,
       },
-      reward: this.completedEstimate(C_REWARD),
-      reward_errors_as_zero: estimate(zero, zeroGroups),
-      rewards: { bas_correct: this.completedEstimate(C_BAS), fault_audit: this.completedEstimate(C_AUDIT) },
+      reward: completedEstimate(C_REWARD),
+      reward_errors_as_zero: estimate(zero, clustered ? zeroGroups : undefined),
+      rewards: { bas_correct: completedEstimate(C_BAS), fault_audit: completedEstimate(C_AUDIT) },
       metrics,
       labels,
       codes,
