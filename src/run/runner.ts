@@ -9,7 +9,7 @@ import { generateLedger } from '../task/generate.js';
 import { buildPrompt } from '../task/prompt.js';
 import { deriveKey } from '../task/rules.js';
 import { scoreReply } from '../task/score.js';
-import type { AnswerKey, ChatMessage, Ledger, TaskConfig } from '../task/types.js';
+import type { AnswerKey, ChatMessage, TaskConfig } from '../task/types.js';
 import type { RolloutRecord } from '../report/record.js';
 import type { Failure } from './classify.js';
 import type { ModelClient } from './client.js';
@@ -19,26 +19,21 @@ import type { RetryPolicy } from './retry.js';
 type Finished = Exclude<EpisodeResult, { kind: 'aborted' }>;
 
 /**
- * A task as the runner holds it: what a request needs is made when the task is reached, and
- * the answer key, needed only to score, is derived once when its first rollout is scored.
- * That keeps the rules' work off the path between a freed slot and its next request.
+ * A task as the runner holds it: the prompt and the answer key, nothing else. A run holds
+ * up to two waves of tasks, and in a latency-bound run every one of them outlives a young
+ * garbage collection; keeping the ledger (or what was injected) would only make each of
+ * those collections copy more.
  */
-class RunTask {
-  private key: AnswerKey | null = null;
+interface RunTask {
+  readonly index: number;
+  readonly config: TaskConfig;
   readonly prompt: ChatMessage[];
-  private constructor(
-    readonly index: number,
-    readonly config: TaskConfig,
-    private readonly ledger: Ledger,
-  ) {
-    this.prompt = buildPrompt(ledger);
-  }
-  static generate(config: TaskConfig, index: number): RunTask {
-    return new RunTask(index, { ...config }, generateLedger(config, index).ledger);
-  }
-  answerKey(): AnswerKey {
-    return (this.key ??= deriveKey(this.ledger));
-  }
+  readonly key: AnswerKey;
+}
+
+function runTask(config: TaskConfig, index: number): RunTask {
+  const { ledger } = generateLedger(config, index);
+  return { index, config: { ...config }, prompt: buildPrompt(ledger), key: deriveKey(ledger) };
 }
 
 /**
@@ -158,7 +153,7 @@ export class Runner {
         await new Promise<void>((resolve) => (wake = resolve));
       }
       if (this.stopped) break;
-      if (task?.index !== index) task = RunTask.generate(this.o.taskConfig, index);
+      if (task?.index !== index) task = runTask(this.o.taskConfig, index);
       const t = task;
       // The slot is held for the episode only; scoring and recording go to the backlog, so a
       // burst of replies sends its follow-up requests first.
@@ -217,7 +212,7 @@ export class Runner {
     let record: RolloutRecord;
     if (result.kind === 'reply') {
       const { completion: c } = result;
-      const s = scoreReply(c.text, task.answerKey());
+      const s = scoreReply(c.text, task.key);
       record = {
         ...base,
         reply: c.text,
