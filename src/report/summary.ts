@@ -206,10 +206,21 @@ export class SummaryBuilder {
 
   /** Sum and count of column `c` over the slots `mask` marks (all when null), missing values skipped. */
   private sum(c: number, mask: Uint8Array | null = null): { total: number; n: number } {
-    const { xs } = this.column(c, mask);
     let total = 0;
-    for (let i = 0; i < xs.length; i++) total += xs[i]!;
-    return { total, n: xs.length };
+    let n = 0;
+    for (let k = 0; k < this.chunks.length; k++) {
+      const d = this.chunks[k]!;
+      const first = k << CHUNK_BITS;
+      const count = Math.min(this.size - first, 1 << CHUNK_BITS);
+      for (let j = 0, o = 0; j < count; j++, o += NCOL) {
+        if (mask !== null && mask[first + j] === 0) continue;
+        const v = d[o + c]!;
+        if (v !== v) continue;
+        total += v;
+        n++;
+      }
+    }
+    return { total, n };
   }
 
   /** The summary of everything added so far. */
