@@ -24,22 +24,28 @@ function collector(): (() => void) | null {
 
 /**
  * Returns a function to call once per finished rollout. Every `every` calls it looks at the
- * heap and collects when it holds more than `headroomMb` beyond what was live after the last
- * collection (and at least `headroomMb` in all), so short runs never pay for it and a long
- * run, whose live data grows slowly with its summary, does not collect ever more often.
+ * heap, and when it holds more than `headroomMb` beyond what was live after the last
+ * collection (and at least `headroomMb` in all), it collects at the next call. Short runs
+ * never pay for it, a long run (whose live data grows slowly with its summary) does not
+ * collect ever more often, and since the collection waits for the next rollout, the last
+ * rollout of a run, the one the whole run waits for, is never held up by one.
  */
-export function gcWhenAbove(headroomMb: number, every = 250, floorMb = 3 * headroomMb): () => void {
+export function gcWhenAbove(headroomMb: number, every = 250): () => void {
   const headroom = headroomMb * 1048576;
-  const floor = floorMb * 1048576;
-  let bound = Math.max(floor, headroom);
+  let bound = headroom;
   let n = 0;
+  let due = false;
   let gc: (() => void) | null | undefined;
   return () => {
+    if (due) {
+      due = false;
+      gc!();
+      bound = getHeapStatistics().used_heap_size + headroom;
+      return;
+    }
     if (++n % every !== 0) return;
     if (getHeapStatistics().used_heap_size < bound) return;
     gc ??= collector();
-    if (!gc) return;
-    gc();
-    bound = Math.max(floor, getHeapStatistics().used_heap_size + headroom);
+    due = gc !== null;
   };
 }
