@@ -37,14 +37,21 @@ function runTask(config: TaskConfig, index: number): RunTask {
 }
 
 /**
- * Work that can wait (scoring and recording finished rollouts), done one piece per turn of
- * the event loop, so replies that arrive meanwhile send their follow-up requests first. In a
- * latency-bound run this is what keeps the chain reply -> next request short; the total work
- * is the same.
+ * Work that can wait (scoring and recording finished rollouts), done in slices of about a
+ * millisecond per turn of the event loop, so replies that arrive meanwhile send their
+ * follow-up requests first. In a latency-bound run this is what keeps the chain from a reply
+ * to the next request short; the total work is the same. The runner counts what is waiting
+ * here among the pairs it holds, so the backlog cannot grow without bound when replies come
+ * faster than they are scored.
  */
 class Backlog {
   private readonly jobs: Array<() => void> = [];
+  private head = 0;
   private scheduled = false;
+
+  get size(): number {
+    return this.jobs.length - this.head;
+  }
 
   /** Runs `fn` on a later turn, settling with its outcome. */
   later(fn: () => void): Promise<void> {
@@ -62,17 +69,26 @@ class Backlog {
   }
 
   private schedule(): void {
-    if (this.scheduled || this.jobs.length === 0) return;
+    if (this.scheduled || this.size === 0) return;
     this.scheduled = true;
-    setImmediate(this.drainOne);
+    setImmediate(this.drain);
   }
 
-  private readonly drainOne = (): void => {
+  private readonly drain = (): void => {
     this.scheduled = false;
-    this.jobs.shift()?.();
+    const until = performance.now() + SLICE_MS;
+    do this.jobs[this.head++]!();
+    while (this.size > 0 && performance.now() < until);
+    if (this.size === 0 || (this.head > 1024 && this.head * 2 > this.jobs.length)) {
+      this.jobs.splice(0, this.head);
+      this.head = 0;
+    }
     this.schedule();
   };
 }
+
+/** How long the backlog may keep the event loop per turn. */
+const SLICE_MS = 1;
 
 /** What the runner tells its listeners. */
 export interface RunnerEvents {
@@ -149,7 +165,7 @@ export class Runner {
     const backlog = new Backlog();
     const held = 2 * this.o.concurrency;
     for (const [index, rollout] of pairs) {
-      while (limit.activeCount + limit.pendingCount >= held && !this.stopped) {
+      while (limit.activeCount + limit.pendingCount + backlog.size >= held && !this.stopped) {
         await new Promise<void>((resolve) => (wake = resolve));
       }
       if (this.stopped) break;

@@ -135,6 +135,39 @@ describe('Runner', () => {
     expect(pulledAtFirstReply).toBeLessThanOrEqual(2 * c + 1);
   });
 
+  it('holds back new requests while replies wait to be scored, so the backlog stays bounded', async () => {
+    const c = 4;
+    let pulled = 0;
+    let recorded = 0;
+    let ahead = 0;
+    function* counted(): Generator<readonly [number, number]> {
+      for (const p of pairs(60)) {
+        pulled++;
+        ahead = Math.max(ahead, pulled - recorded);
+        yield p;
+      }
+    }
+    const { client } = countingClient(0);
+    const r = new Runner({
+      taskConfig: DEFAULT_TASK_CONFIG,
+      model: 'test',
+      client,
+      policy,
+      concurrency: c,
+      episodeTimeoutMs: 10_000,
+      requestTimeoutMs: 5_000,
+      // Scoring and recording slower than the model answers.
+      sink: () => {
+        const until = performance.now() + 3;
+        while (performance.now() < until);
+        recorded++;
+      },
+    });
+    await r.run(counted());
+    expect(recorded).toBe(60);
+    expect(ahead).toBeLessThanOrEqual(2 * c + 1);
+  });
+
   it('sends the follow-up requests of a burst of replies before scoring them', async () => {
     const log: string[] = [];
     let release: () => void = () => {};
@@ -160,8 +193,16 @@ describe('Runner', () => {
         records.push(rec);
       },
     });
-    const done = r.run(pairs(10));
-    while (log.length < 5) await tick(1);
+    let pulled = 0;
+    function* counted(): Generator<readonly [number, number]> {
+      for (const p of pairs(10)) {
+        pulled++;
+        yield p;
+      }
+    }
+    const done = r.run(counted());
+    // Five in flight and the next five prepared behind them.
+    while (log.length < 5 || pulled < 10) await tick(1);
     // Let the first wave's five replies land together.
     const first = release;
     gate = new Promise<void>((res) => (release = res));
@@ -171,7 +212,7 @@ describe('Runner', () => {
     await done;
     expect(records).toHaveLength(10);
     // All five follow-ups went out before the first reply was scored and recorded.
-    expect(log.slice(0, 10)).toEqual(Array(10).fill('request'));
+    expect(log.slice(0, 10), log.join(" ")).toEqual(Array(10).fill("request"));
   });
 });
 
