@@ -162,3 +162,13 @@ describe('bas score', () => {
     expect(readdirSync(dir).sort()).toEqual(['replies.jsonl', 'tasks.jsonl']);
   });
 });
+
+describe('bas --version', () => {
+  it.each([['--version'], ['-V']])('%s prints the package version and exits 0', (flag) => {
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    const r = bas([flag]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`${version}\n`);
+    expect(r.stderr).toBe('');
+  });
+});
