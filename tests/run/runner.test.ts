@@ -28,7 +28,8 @@ function countingClient(ms: number) {
   return { client, seen };
 }
 
-function runner(client: ModelClient, concurrency: number, records: RolloutRecord[]) {
+/** A runner over the default tasks that hands each record to `sink` (or collects it in `records`). */
+function runner(client: ModelClient, concurrency: number, records: RolloutRecord[], sink?: (r: RolloutRecord) => void) {
   return new Runner({
     taskConfig: DEFAULT_TASK_CONFIG,
     model: 'test',
@@ -37,7 +38,7 @@ function runner(client: ModelClient, concurrency: number, records: RolloutRecord
     concurrency,
     episodeTimeoutMs: 10_000,
     requestTimeoutMs: 5_000,
-    sink: (r) => records.push(r),
+    sink: sink ?? ((r) => records.push(r)),
   });
 }
 
@@ -148,20 +149,11 @@ describe('Runner', () => {
       }
     }
     const { client } = countingClient(0);
-    const r = new Runner({
-      taskConfig: DEFAULT_TASK_CONFIG,
-      model: 'test',
-      client,
-      policy,
-      concurrency: c,
-      episodeTimeoutMs: 10_000,
-      requestTimeoutMs: 5_000,
-      // Scoring and recording slower than the model answers.
-      sink: () => {
-        const until = performance.now() + 3;
-        while (performance.now() < until);
-        recorded++;
-      },
+    // Scoring and recording slower than the model answers.
+    const r = runner(client, c, [], () => {
+      const until = performance.now() + 3;
+      while (performance.now() < until);
+      recorded++;
     });
     await r.run(counted());
     expect(recorded).toBe(60);
@@ -180,18 +172,9 @@ describe('Runner', () => {
       },
     };
     const records: RolloutRecord[] = [];
-    const r = new Runner({
-      taskConfig: DEFAULT_TASK_CONFIG,
-      model: 'test',
-      client,
-      policy,
-      concurrency: 5,
-      episodeTimeoutMs: 10_000,
-      requestTimeoutMs: 5_000,
-      sink: (rec) => {
-        log.push('record');
-        records.push(rec);
-      },
+    const r = runner(client, 5, records, (rec) => {
+      log.push('record');
+      records.push(rec);
     });
     let pulled = 0;
     function* counted(): Generator<readonly [number, number]> {
