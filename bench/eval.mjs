@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { BIN, measureBas } from './measure.mjs';
+import { BIN, ROOT, measureBas, median } from './measure.mjs';
 
 const KEY_ENV = { BAS_BENCH_KEY: 'bench-key' };
 
@@ -49,6 +49,24 @@ async function runEval(url, n, c) {
   }
 }
 
+/** Runs bench/floor-client.mjs (`http` or `sdk`) against `url`; resolves to its seconds. */
+function floorRun(mode, url, n, c) {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, [join(ROOT, 'bench', 'floor-client.mjs'), mode, url, String(n), String(c)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    proc.stdout.on('data', (d) => (out += d));
+    proc.once('error', reject);
+    proc.once('close', (code) => (code === 0 ? resolve(JSON.parse(out).seconds) : reject(new Error(`floor client (${mode}) exited with ${code}`))));
+  });
+}
+
+/** The median of three floor runs. */
+async function medianFloor(mode, url, n, c) {
+  const xs = [];
+  for (let i = 0; i < 3; i++) xs.push(await floorRun(mode, url, n, c));
+  return median(xs);
+}
+
 /** The median (by run time) of three runs: client and server share two cores with everything else. */
 async function medianRun(url, n, c) {
   const runs = [];
@@ -88,6 +106,13 @@ export async function benchEval() {
     const ratio = t.runSeconds / 2.0;
     rows.push({ name: 'eval -n 1000 -c 100, 200 ms latency: wall / ideal 2.0 s', value: ratio, unit: 'x', target: '<= 1.10', pass: ratio <= 1.1 && t.completed === 1000 });
     rows.push({ name: '  same run, whole-process wall time', value: t.seconds, unit: 's', target: '', pass: null });
+    // What the machine allows before any runner: the same requests with everything prepared
+    // in advance, sent by a bare node:http loop and by the openai SDK alone.
+    const http = await medianFloor('http', slow.url, 1000, 100);
+    const sdk = await medianFloor('sdk', slow.url, 1000, 100);
+    rows.push({ name: '  floor: bare node:http loop, wall / ideal', value: http / 2.0, unit: 'x', target: '', pass: null });
+    rows.push({ name: '  floor: openai SDK alone, wall / ideal', value: sdk / 2.0, unit: 'x', target: '', pass: null });
+    rows.push({ name: '  bas eval / SDK-alone floor', value: t.runSeconds / sdk, unit: 'x', target: '', pass: null });
   } finally {
     await slow.stop();
   }

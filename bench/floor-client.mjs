@@ -1,0 +1,67 @@
+// Reference clients for the latency-bound eval benchmark: what this machine allows before
+// any runner is involved. Each sends the same requests `bas eval` would (the same tasks'
+// prompts), N of them with C in flight, to the given endpoint, and prints the seconds from
+// the first request to the last reply as JSON. Everything is prepared before the clock
+// starts, so these are floors, not runners: no task generation, no scoring, no results file.
+//
+//   node bench/floor-client.mjs http URL N C   bare node:http with keep-alive, bodies serialized
+//   node bench/floor-client.mjs sdk URL N C    the openai SDK (with bas's fetch), messages built
+import { request, Agent } from 'node:http';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ROOT } from './measure.mjs';
+
+const [mode, baseURL, nText, cText] = process.argv.slice(2);
+const n = Number(nText);
+const c = Number(cText);
+if (!['http', 'sdk'].includes(mode) || !baseURL || !(n > 0) || !(c > 0)) {
+  console.error('usage: node bench/floor-client.mjs http|sdk URL N C');
+  process.exit(2);
+}
+const load = (path) => import(pathToFileURL(join(ROOT, 'dist', path)).href);
+const { DEFAULT_TASK_CONFIG } = await load('task/config.js');
+const { generateTask } = await load('task/generate.js');
+const prompts = Array.from({ length: n }, (_, i) => generateTask(DEFAULT_TASK_CONFIG, i).prompt);
+
+let send;
+if (mode === 'http') {
+  const url = new URL(`${baseURL}/chat/completions`);
+  const agent = new Agent({ keepAlive: true });
+  const bodies = prompts.map((messages) => JSON.stringify({ model: 'floor', messages }));
+  send = (i) =>
+    new Promise((resolve, reject) => {
+      const body = bodies[i];
+      const req = request(
+        {
+          hostname: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: 'POST',
+          agent,
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: 'Bearer floor' },
+        },
+        (res) => {
+          const chunks = [];
+          res.on('data', (d) => chunks.push(d));
+          res.on('end', () => resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))));
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+} else {
+  const { default: OpenAI } = await import('openai');
+  const { nodeFetch } = await load('run/http-fetch.js');
+  const sdk = new OpenAI({ apiKey: 'floor', baseURL, maxRetries: 0, fetch: nodeFetch });
+  send = (i) => sdk.chat.completions.create({ model: 'floor', messages: prompts[i] });
+}
+
+let next = 0;
+async function lane() {
+  while (next < n) await send(next++);
+}
+const started = performance.now();
+await Promise.all(Array.from({ length: Math.min(c, n) }, lane));
+console.log(JSON.stringify({ seconds: (performance.now() - started) / 1000 }));
+process.exit(0);
