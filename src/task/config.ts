@@ -20,18 +20,20 @@ function show(value: unknown): string {
   return typeof value === 'string' ? JSON.stringify(value) : String(value);
 }
 
-/** Plain decimal text only: no hex, no exponents, no signs other than a leading minus. */
-const DECIMAL = /^-?(\d+(\.\d*)?|\.\d+)$/;
+/** Decimal text for a count: digits with an optional leading minus; no hex, no exponent. */
+const INTEGER_TEXT = /^-?(\d+(\.\d*)?|\.\d+)$/;
+/** Decimal text for a quantity: as above, plus a leading plus and an exponent (`5e-1`); never hex, `Infinity` or blank. */
+const NUMBER_TEXT = /^[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/;
 
-function toNumber(value: unknown): number | null {
+function toNumber(value: unknown, text: RegExp): number | null {
   if (typeof value === 'number') return value;
-  if (typeof value === 'string' && DECIMAL.test(value.trim())) return Number(value.trim());
+  if (typeof value === 'string' && text.test(value.trim())) return Number(value.trim());
   return null;
 }
 
 /** An integer in [min, max], from a flag's text or a config value; throws a ConfigError naming `name`. */
 export function parseCount(value: unknown, name: string, min: number, max: number): number {
-  const n = toNumber(value);
+  const n = toNumber(value, INTEGER_TEXT);
   if (n === null || !Number.isSafeInteger(n) || n < min || n > max) {
     const range = `an integer from ${min} to ${max}`;
     throw new ConfigError(`${name} must be ${range}, got ${show(value)}`);
@@ -41,7 +43,7 @@ export function parseCount(value: unknown, name: string, min: number, max: numbe
 
 /** A finite number in [min, max]; throws a ConfigError naming `name`. */
 export function parseNumberInRange(value: unknown, name: string, min: number, max: number): number {
-  const n = toNumber(value);
+  const n = toNumber(value, NUMBER_TEXT);
   if (n === null || !Number.isFinite(n) || n < min || n > max) {
     throw new ConfigError(`${name} must be a number from ${min} to ${max}, got ${show(value)}`);
   }

@@ -47,6 +47,8 @@ describe('bas gen', () => {
     [['gen', '--num-transactions', '0x10'], /--num-transactions must be an integer from 4 to 10000, got "0x10"/],
     [['gen', '--seed', '1e3'], /--seed must be an integer/],
     [['gen', '--fault-rate', '0x1'], /--fault-rate must be a number/],
+    [['gen', '--fault-rate', 'Infinity'], /--fault-rate must be a number/],
+    [['gen', '--fault-rate', '2e0'], /--fault-rate must be a number from 0 to 1, got "2e0"/],
     [['gen', '--out', '/tmp'], /--out \/tmp is a folder/],
     [['gen', '--seed', '1.5'], /--seed/],
     [['gen', '-n', '0'], /-n must be an integer from 1/],
@@ -160,6 +162,14 @@ describe('bas score', () => {
     expect(r.stderr).toMatch(message);
     expect(existsSync(out)).toBe(false);
     expect(readdirSync(dir).sort()).toEqual(['replies.jsonl', 'tasks.jsonl']);
+  });
+});
+
+describe('number flags', () => {
+  it.each([['5e-1', 0.5], ['+0.5', 0.5], ['1e0', 1], ['.25', 0.25]])('--fault-rate %s is the number %d', (text, value) => {
+    const r = bas(['gen', '-n', '1', '--fault-rate', text]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).config.fault_rate).toBe(value);
   });
 });
 
