@@ -27,15 +27,16 @@ export class Rng {
 
   /** The generator of task `index` under `seed`; both are non-negative safe integers. */
   static forTask(seed: number, index: number): Rng {
-    const [sh, sl] = words(seed);
-    const [ih, il] = words(index);
-    // Four state words, each mixing all inputs with a distinct salt; never all zero in practice.
-    const state = [
-      mix32(sl ^ mix32(il ^ 0x9e3779b9)),
-      mix32(sh ^ mix32(ih ^ 0x7f4a7c15)),
-      mix32(il ^ mix32(sl ^ 0x94d049bb) ^ 0x1b873593),
-      mix32(ih ^ mix32(sh ^ 0xbf58476d) ^ 0xcc9e2d51) | 1,
-    ];
+    const input = [...words(seed), ...words(index)];
+    // Each state word hashes all four input words, with its own salt: xoroshiro128+'s first
+    // output is the sum of two state words, so a word that ignored the low words of the seed
+    // and the index would make every task's first draw the same.
+    const state = [0x9e3779b9, 0x7f4a7c15, 0x94d049bb, 0xbf58476d].map((salt) => {
+      let h = salt;
+      for (const w of input) h = mix32(h ^ w);
+      return h;
+    });
+    state[3]! |= 1; // never all zero
     return new Rng(xoroshiro128plusFromState(state));
   }
 

@@ -37,6 +37,17 @@ describe('generator', () => {
     expect(JSON.stringify(generateTask({ ...DEFAULT, seed: 1 }, 0).ledger)).not.toBe(a);
   });
 
+  it('every draw depends on seed and index, the first one included (the business name)', () => {
+    const names = (seed: number) => Array.from({ length: 40 }, (_, i) => generateTask({ ...DEFAULT, seed }, i).ledger.business.name);
+    for (const seed of [0, 1, DEFAULT.seed, 2 ** 32, 2 ** 32 + 1]) {
+      const firstWords = new Set(names(seed).map((n) => n.split(' ')[0]));
+      expect(firstWords.size).toBeGreaterThan(5);
+    }
+    const first = (seed: number) => Array.from({ length: 12 }, (_, s) => generateTask({ ...DEFAULT, seed: seed + s }, 0).ledger.business.name.split(' ')[0]);
+    expect(new Set(first(0)).size).toBeGreaterThan(3);
+    expect(new Set(first(2 ** 32)).size).toBeGreaterThan(3);
+  });
+
   it('generates all five fault types over many ledgers', () => {
     const seen = new Set<string>();
     for (let i = 0; i < 50; i++) for (const codes of Object.values(generateTask(DEFAULT, i).injected)) codes.forEach((c) => seen.add(c));

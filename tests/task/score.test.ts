@@ -94,11 +94,21 @@ describe('shortcuts earn little', () => {
   const config = { num_transactions: 24, fault_rate: 0.25, seed: 7 };
   const tasks = Array.from({ length: 40 }, (_, i) => generateTask(config, i));
 
-  it('raw column sums earn no BAS reward on faulty ledgers', () => {
+  it('raw column sums rarely earn the BAS reward: only where every fault leaves the figures alone', () => {
+    let right = 0;
     for (const t of tasks) {
       const s = scoreReply(runPolicy('raw-sums', t.prompt), t.key);
-      expect(s.rewards.bas_correct, `task ${t.index}`).toBe(0);
+      if (s.rewards.bas_correct === 1) {
+        right++;
+        // Such a ledger's faults sit on rows that add nothing to G1, 1A or 1B (a missing ABN
+        // on a GST-free purchase, say): no row with GST on it, and no sale, is faulty.
+        for (const id of Object.keys(t.injected)) {
+          const row = t.ledger.rows.find((r) => r.id === id)!;
+          expect(row.type === 'purchase' && row.gst === 0, `task ${t.index} row ${id}`).toBe(true);
+        }
+      }
     }
+    expect(right / tasks.length).toBeLessThanOrEqual(0.1);
   });
 
   it('blanket flagging scores worse than silence, and its precision collapses', () => {
