@@ -1,6 +1,6 @@
 /**
- * `bas validate`: re-derives every answer key without a model and checks it, either against
- * the generator's own record of what it injected or against the key a task file ships.
+ * `bas validate`: re-derives every answer key without a model and checks it against the
+ * generator's record of what it injected; for a task file, also against the key it ships.
  */
 import { readJsonLines } from '../io/jsonl.js';
 import { checkAgainstInjected, checkAgainstShipped, type KeyCheck, type Pair } from '../task/check.js';
@@ -22,9 +22,10 @@ interface Tally {
   tasks: number;
   valid: number;
   rows: number;
-  /** Per code: pairs in the keys, pairs injected (generated only), chance collisions. */
+  /** Per code: pairs in the keys, pairs injected, chance collisions. */
   codes: Record<FaultCode, { key: number; injected: number; accidental: number }>;
-  problems: { index: number; check: KeyCheck }[];
+  /** Failed checks; `against` says which reference the re-derived key was held to. */
+  problems: { index: number; against: 'injected' | 'shipped key'; check: KeyCheck }[];
   accidental: { index: number; pairs: Pair[] }[];
 }
 
@@ -34,15 +35,20 @@ function newTally(): Tally {
   return { tasks: 0, valid: 0, rows: 0, codes, problems: [], accidental: [] };
 }
 
-function count(tally: Tally, index: number, rows: number, check: KeyCheck, injected: FaultMap | null): void {
+/**
+ * Tallies one task: `injected` is the check against the injection record, `shipped` (task
+ * files only) the check against the key the file ships; the task is valid when both pass.
+ */
+function count(tally: Tally, index: number, rows: number, record: FaultMap, injected: KeyCheck, shipped: KeyCheck | null): void {
   tally.tasks++;
   tally.rows += rows;
-  if (check.valid) tally.valid++;
-  else tally.problems.push({ index, check });
-  for (const list of Object.values(check.key.faults)) for (const c of list) tally.codes[c].key++;
-  if (injected) for (const list of Object.values(injected)) for (const c of list) tally.codes[c].injected++;
-  for (const p of check.accidental) tally.codes[p.code].accidental++;
-  if (check.accidental.length > 0) tally.accidental.push({ index, pairs: check.accidental });
+  if (injected.valid && (shipped?.valid ?? true)) tally.valid++;
+  if (!injected.valid) tally.problems.push({ index, against: 'injected', check: injected });
+  if (shipped && !shipped.valid) tally.problems.push({ index, against: 'shipped key', check: shipped });
+  for (const list of Object.values(injected.key.faults)) for (const c of list) tally.codes[c].key++;
+  for (const list of Object.values(record)) for (const c of list) tally.codes[c].injected++;
+  for (const p of injected.accidental) tally.codes[p.code].accidental++;
+  if (injected.accidental.length > 0) tally.accidental.push({ index, pairs: injected.accidental });
 }
 
 function describePairs(pairs: Pair[]): string {
@@ -51,19 +57,17 @@ function describePairs(pairs: Pair[]): string {
 
 function render(tally: Tally, source: string, plainTable: typeof import('../report/tables.js').plainTable): string {
   const lines = [`${tally.valid}/${tally.tasks} valid (${source}; ${tally.rows} rows)`];
-  const generated = source.startsWith('generated');
-  const head = generated ? ['fault code', 'in keys', 'injected', 'chance collisions'] : ['fault code', 'in keys'];
-  const table = plainTable(head);
+  const table = plainTable(['fault code', 'in keys', 'injected', 'chance collisions']);
   for (const c of FAULT_CODES) {
     const t = tally.codes[c];
-    table.push(generated ? [c, String(t.key), String(t.injected), String(t.accidental)] : [c, String(t.key)]);
+    table.push([c, String(t.key), String(t.injected), String(t.accidental)]);
   }
   lines.push(table.toString());
   for (const { index, pairs } of tally.accidental) {
     lines.push(`task ${index}: chance invoice collision, a real duplicate nobody injected: ${describePairs(pairs)}`);
   }
-  for (const { index, check } of tally.problems) {
-    lines.push(`task ${index}: INVALID`);
+  for (const { index, against, check } of tally.problems) {
+    lines.push(`task ${index}: INVALID against the ${against === 'injected' ? 'record of injected faults' : 'shipped key'}`);
     if (check.missing.length > 0) lines.push(`  expected but not re-derived: ${describePairs(check.missing)}`);
     if (check.extra.length > 0) lines.push(`  re-derived but not expected: ${describePairs(check.extra)}`);
     for (const b of check.bas) lines.push(`  ${b.label}: expected ${b.expected}, re-derived ${b.derived}`);
@@ -81,7 +85,8 @@ export async function validate(flags: ValidateFlags): Promise<void> {
     source = `from ${flags.tasks}`;
     await readJsonLines(flags.tasks, '--tasks', (value) => {
       const task = taskFromJson(value);
-      count(tally, task.index, task.ledger.rows.length, checkAgainstShipped(task.ledger, task.key), null);
+      const { ledger, injected } = task;
+      count(tally, task.index, ledger.rows.length, injected, checkAgainstInjected(ledger, injected), checkAgainstShipped(ledger, task.key));
     });
     if (tally.tasks === 0) throw new ConfigError(`--tasks: ${flags.tasks} holds no tasks`);
   } else {
@@ -90,7 +95,7 @@ export async function validate(flags: ValidateFlags): Promise<void> {
     source = `generated: seed ${config.seed}, ${config.num_transactions} rows, fault rate ${config.fault_rate}`;
     for (let i = 0; i < n; i++) {
       const { ledger, injected } = generateLedger(config, i);
-      count(tally, i, ledger.rows.length, checkAgainstInjected(ledger, injected), injected);
+      count(tally, i, ledger.rows.length, injected, checkAgainstInjected(ledger, injected), null);
     }
   }
   if (flags.json) {
@@ -100,7 +105,7 @@ export async function validate(flags: ValidateFlags): Promise<void> {
       rows: tally.rows,
       codes: tally.codes,
       chance_collisions: tally.accidental,
-      invalid: tally.problems.map(({ index, check }) => ({ index, missing: check.missing, extra: check.extra, bas: check.bas })),
+      invalid: tally.problems.map(({ index, against, check }) => ({ index, against, missing: check.missing, extra: check.extra, bas: check.bas })),
     };
     process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
   } else {

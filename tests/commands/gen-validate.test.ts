@@ -101,8 +101,22 @@ describe('bas validate', () => {
     const r = bas(['validate', '--tasks', file]);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/^2\/4 valid/);
-    expect(r.stdout).toMatch(/task 1: INVALID\n {2}G1: expected 0\.01, re-derived \d+\.\d\d/);
-    expect(r.stdout).toMatch(/task 2: INVALID\n {2}re-derived but not expected: T\d+:/);
+    expect(r.stdout).toMatch(/task 1: INVALID against the shipped key\n {2}G1: expected 0\.01, re-derived \d+\.\d\d/);
+    expect(r.stdout).toMatch(/task 2: INVALID against the shipped key\n {2}re-derived but not expected: T\d+:/);
+  });
+
+  it('also holds a tasks file to its own record of injected faults', () => {
+    const dir = tempDir();
+    const file = join(dir, 'tasks.jsonl');
+    const lines = bas(['gen', '-n', '3', '--fault-rate', '0.5']).stdout.trim().split('\n').map((l) => JSON.parse(l));
+    lines[1].injected = {};
+    writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    const r = bas(['validate', '--tasks', file]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^2\/3 valid/);
+    expect(r.stdout).toMatch(/task 1: INVALID against the record of injected faults\n {2}re-derived but not expected: T\d+:/);
+    const json = JSON.parse(bas(['validate', '--tasks', file, '--json']).stdout);
+    expect(json.invalid).toEqual([expect.objectContaining({ index: 1, against: 'injected' })]);
   });
 
   it('names the line of a malformed task file', () => {
