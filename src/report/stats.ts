@@ -49,12 +49,22 @@ export function tQuantile975(df: number): number {
   );
 }
 
-/** Arithmetic mean, or null for no values. */
+/**
+ * Arithmetic mean, or null for no values. The sum is compensated (Neumaier), so a column of
+ * 0.6s averages to 0.6 rather than 0.5999999999999999, and the result does not depend on
+ * the order of the values beyond the last bit.
+ */
 export function mean(xs: ArrayLike<number>): number | null {
   if (xs.length === 0) return null;
   let s = 0;
-  for (let i = 0; i < xs.length; i++) s += xs[i]!;
-  return s / xs.length;
+  let c = 0;
+  for (let i = 0; i < xs.length; i++) {
+    const x = xs[i]!;
+    const t = s + x;
+    c += Math.abs(s) >= Math.abs(x) ? s - t + x : x - t + s;
+    s = t;
+  }
+  return (s + c) / xs.length;
 }
 
 /** Sample standard deviation (n - 1 in the denominator), or null below two values. */

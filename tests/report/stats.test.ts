@@ -19,6 +19,12 @@ describe('means and standard errors', () => {
     expect(standardError(xs)).toBeCloseTo(Math.sqrt(32 / 7) / Math.sqrt(8), 12);
   });
 
+  it('a column of equal values averages to that value exactly (compensated sum)', () => {
+    expect(mean(Array(50).fill(0.6))).toBe(0.6);
+    expect(mean(Array(1000).fill(0.1))).toBe(0.1);
+    expect(mean([1e16, 1, -1e16])).toBe(1 / 3);
+  });
+
   it('empty and single inputs give nulls, not NaN', () => {
     expect(estimate([])).toEqual({ n: 0, mean: null, stderr: null, ci95: null, method: null });
     const one = estimate([0.5]);
