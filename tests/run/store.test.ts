@@ -30,6 +30,24 @@ describe('ResultStore', () => {
     expect(() => ResultStore.create(dir)).toThrow(/--resume/);
   });
 
+  it('writes the records of one turn together, as soon as that turn ends', async () => {
+    const dir = tmp();
+    const file = join(dir, 'results.jsonl');
+    const s = ResultStore.create(dir);
+    s.append(ok(0));
+    s.append(ok(1));
+    expect(readFileSync(file, 'utf8')).toBe('');
+    await new Promise<void>((r) => setImmediate(r));
+    expect(readFileSync(file, 'utf8').trim().split('\n')).toHaveLength(2);
+    // A long burst does not pile up in memory: 64 KB go out at once, whatever the turn.
+    const big = { ...ok(2), reply: 'x'.repeat(70_000) } as RolloutRecord;
+    s.append(big);
+    expect(readFileSync(file, 'utf8').trim().split('\n')).toHaveLength(3);
+    s.append(ok(3));
+    s.close();
+    expect(readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l).index)).toEqual([0, 1, 2, 3]);
+  });
+
   it('writes run.json atomically, leaving no temporary file', () => {
     const dir = tmp();
     writeRunInfo(dir, { status: 'running' } as RunInfo);
