@@ -88,6 +88,11 @@ export async function benchEval() {
     const rate = 2000 / t.runSeconds;
     rows.push({ name: 'eval -n 2000 -c 64, zero latency: rollouts/s', value: rate, unit: '/s', target: '>= 1000', pass: rate >= 1000 && t.completed === 2000 });
     rows.push({ name: '  same run, rollouts/s over the whole process', value: 2000 / t.seconds, unit: '/s', target: '', pass: null });
+    // The same requests, prepared in advance, through the openai SDK alone: what this machine
+    // allows at the moment, before any generation, scoring or recording.
+    const sdkRate = 2000 / (await medianFloor('sdk', fast.url, 2000, 64));
+    rows.push({ name: '  floor: openai SDK alone, rollouts/s', value: sdkRate, unit: '/s', target: '', pass: null });
+    rows.push({ name: '  bas eval rate / SDK-alone rate', value: rate / sdkRate, unit: 'x', target: '', pass: null });
 
     const big = await runEval(fast.url, 100_000, 64);
     rows.push({ name: 'eval -n 100000 -c 64, zero latency: peak RSS', value: big.rssMb, unit: 'MB', target: '< 200', pass: big.rssMb < 200 && big.completed === 100_000 });
