@@ -181,13 +181,12 @@ export class SummaryBuilder {
   }
 
   /**
-   * Gathers column `c` over the slots that `mask` marks (all when null), skipping missing
-   * values, with their task indices. Loops run over the chunks directly: the summary is made
-   * once at the end of a run, in code that is still cold, so per-value calls are what cost.
+   * Copies column `c` of the slots that `mask` marks (all when null) into `xs`, missing
+   * values skipped, and their task indices into `groups` when given; returns how many. The
+   * loop runs over the chunks directly: the summary is made once, at the end of a run, in
+   * code that is still cold, so a call per value is what would cost.
    */
-  private column(c: number, mask: Uint8Array | null): { xs: Float64Array; groups: Float64Array } {
-    const xs = new Float64Array(this.size);
-    const groups = new Float64Array(this.size);
+  private gather(c: number, mask: Uint8Array | null, xs: Float64Array, groups: Float64Array | null): number {
     let n = 0;
     for (let k = 0; k < this.chunks.length; k++) {
       const d = this.chunks[k]!;
@@ -197,29 +196,26 @@ export class SummaryBuilder {
         if (mask !== null && mask[first + j] === 0) continue;
         const v = d[o + c]!;
         if (v !== v) continue; // NaN: not recorded
-        xs[n] = v;
-        groups[n++] = d[o + C_INDEX]!;
+        if (groups !== null) groups[n] = d[o + C_INDEX]!;
+        xs[n++] = v;
       }
     }
+    return n;
+  }
+
+  /** Column `c` over the slots `mask` marks, with task indices, in arrays of their own. */
+  private column(c: number, mask: Uint8Array | null): { xs: Float64Array; groups: Float64Array } {
+    const xs = new Float64Array(this.size);
+    const groups = new Float64Array(this.size);
+    const n = this.gather(c, mask, xs, groups);
     return { xs: xs.subarray(0, n), groups: groups.subarray(0, n) };
   }
 
-  /** Sum and count of column `c` over the slots `mask` marks (all when null), missing values skipped. */
-  private sum(c: number, mask: Uint8Array | null = null): { total: number; n: number } {
+  /** Sum and count of column `c` over the slots `mask` marks, gathered through one reused buffer. */
+  private sum(c: number, mask: Uint8Array | null, scratch: Float64Array): { total: number; n: number } {
+    const n = this.gather(c, mask, scratch, null);
     let total = 0;
-    let n = 0;
-    for (let k = 0; k < this.chunks.length; k++) {
-      const d = this.chunks[k]!;
-      const first = k << CHUNK_BITS;
-      const count = Math.min(this.size - first, 1 << CHUNK_BITS);
-      for (let j = 0, o = 0; j < count; j++, o += NCOL) {
-        if (mask !== null && mask[first + j] === 0) continue;
-        const v = d[o + c]!;
-        if (v !== v) continue;
-        total += v;
-        n++;
-      }
-    }
+    for (let i = 0; i < n; i++) total += scratch[i]!;
     return { total, n };
   }
 
@@ -258,11 +254,13 @@ export class SummaryBuilder {
       return estimate(xs, clustered ? groups : undefined);
     };
 
+    const scratch = new Float64Array(this.size);
+    const sum = (c: number, mask: Uint8Array | null = null) => this.sum(c, mask, scratch);
     const codes = {} as Record<FaultCode, CodeBreakdown>;
     FAULT_CODES.forEach((code, i) => {
-      const tp = this.sum(C_CODE + 3 * i, done).total;
-      const fp = this.sum(C_CODE + 3 * i + 1, done).total;
-      const fn = this.sum(C_CODE + 3 * i + 2, done).total;
+      const tp = sum(C_CODE + 3 * i, done).total;
+      const fp = sum(C_CODE + 3 * i + 1, done).total;
+      const fn = sum(C_CODE + 3 * i + 2, done).total;
       codes[code] = { tp, fp, fn, precision: tp + fp ? tp / (tp + fp) : null, recall: tp + fn ? tp / (tp + fn) : null };
     });
     const labels = {} as Record<BasLabel, Estimate>;
@@ -271,7 +269,7 @@ export class SummaryBuilder {
     METRIC_NAMES.forEach((m, i) => (metrics[m] = completedEstimate(C_METRIC + i)));
 
     const lat = this.column(C_LAT, done).xs.slice().sort();
-    const usage = this.sum(C_TOK + 2);
+    const usage = sum(C_TOK + 2);
     return {
       counts: {
         lines: this.lines,
@@ -289,12 +287,12 @@ export class SummaryBuilder {
       metrics,
       labels,
       codes,
-      unknown_codes: this.sum(C_UNKNOWN, done).total,
+      unknown_codes: sum(C_UNKNOWN, done).total,
       tokens: {
-        prompt: this.sum(C_TOK).total,
-        completion: this.sum(C_TOK + 1).total,
+        prompt: sum(C_TOK).total,
+        completion: sum(C_TOK + 1).total,
         total: usage.total,
-        rollouts_with_usage: Math.max(usage.n, this.sum(C_TOK).n),
+        rollouts_with_usage: Math.max(usage.n, sum(C_TOK).n),
       },
       latency_ms: {
         n: lat.length,
