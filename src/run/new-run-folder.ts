@@ -32,7 +32,11 @@ export async function buildRunFolder(out: string, flag: string, fill: (store: Re
     if (existsSync(out)) rmSync(out, { recursive: true });
     renameSync(temp, out);
   } catch (err) {
-    store.close();
+    try {
+      store.close();
+    } catch {
+      // The first error is the one to report; this one (most likely the same) goes with the folder.
+    }
     rmSync(temp, { recursive: true, force: true });
     throw err;
   }

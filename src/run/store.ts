@@ -102,13 +102,15 @@ function acquireLock(dir: string): void {
  * Appends rollout records to a run folder's results.jsonl. Lines are written whole, with
  * one write for all the records of one turn of the event loop (scoring runs in slices of
  * about a millisecond), or sooner when 64 KB have gathered: a record reaches the file at
- * most a slice after its rollout ended, at a fraction of the system calls.
+ * most a slice after its rollout ended, at a fraction of the system calls. A process killed
+ * within that slice loses the slice's records; `--resume` runs them again.
  */
 export class ResultStore {
   private fd: number | null;
   private pending = '';
   private flushQueued = false;
   private failure: Error | null = null;
+  private failureReported = false;
 
   private constructor(readonly dir: string) {
     this.fd = openSync(join(dir, RESULTS_FILE), 'a');
@@ -135,9 +137,12 @@ export class ResultStore {
     return new ResultStore(dir);
   }
 
-  /** Queues one line; whole lines only ever reach the O_APPEND descriptor, so a crash can tear at most the last. */
+  /** Queues one line. Lines reach the O_APPEND descriptor whole, so a crash can tear at most the last. */
   append(record: RolloutRecord): void {
-    if (this.failure) throw this.failure;
+    if (this.failure) {
+      this.failureReported = true;
+      throw this.failure;
+    }
     if (this.fd === null) throw new Error('result store is closed');
     this.pending += `${JSON.stringify(record)}\n`;
     if (this.pending.length >= FLUSH_AT) this.flush();
@@ -152,21 +157,26 @@ export class ResultStore {
     try {
       this.flush();
     } catch (err) {
-      // Off the caller's stack: kept, and thrown by the next append or by close().
+      // Off the caller's stack: kept, and thrown by the next append, or by close() if no
+      // append came to report it.
       this.failure = err as Error;
     }
   };
 
-  /** Writes what is queued. */
+  /** Writes what is queued, all of it: a short write (a full disk, a file size limit) is retried, then an error. */
   flush(): void {
     if (this.fd === null || this.pending === '') return;
-    const text = this.pending;
+    const bytes = Buffer.from(this.pending, 'utf8');
     this.pending = '';
     try {
-      writeSync(this.fd, text);
+      for (let done = 0; done < bytes.length; ) {
+        const n = writeSync(this.fd, bytes, done, bytes.length - done);
+        if (n <= 0) throw Object.assign(new Error('nothing written'), { code: 'EIO' });
+        done += n;
+      }
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? String(err);
-      throw new FatalRunError(`cannot write ${join(this.dir, RESULTS_FILE)} (${code}); the rollouts written so far are kept: free the space or fix the folder, then --resume`);
+      throw new FatalRunError(`cannot write ${join(this.dir, RESULTS_FILE)} (${code})`);
     }
   }
 
@@ -180,7 +190,7 @@ export class ResultStore {
       this.fd = null;
       rmSync(join(this.dir, LOCK_FILE), { force: true });
     }
-    if (this.failure) throw this.failure;
+    if (this.failure && !this.failureReported) throw this.failure;
   }
 }
 

@@ -1,8 +1,9 @@
-import { appendFileSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { countPending, openSession, pendingPairs } from '../../src/run/session.js';
+import { buildRunFolder } from '../../src/run/new-run-folder.js';
 import { repairTail, ResultStore, writeRunInfo, type RunInfo } from '../../src/run/store.js';
 import type { RolloutRecord } from '../../src/report/record.js';
 
@@ -46,6 +47,60 @@ describe('ResultStore', () => {
     s.append(ok(3));
     s.close();
     expect(readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l).index)).toEqual([0, 1, 2, 3]);
+  });
+
+  /** Makes the store's descriptor refuse writes, as a full disk would. */
+  function breakWrites(store: ResultStore, dir: string): void {
+    const s = store as unknown as { fd: number };
+    closeSync(s.fd);
+    s.fd = openSync(join(dir, 'results.jsonl'), 'r');
+  }
+  const tick = () => new Promise<void>((r) => setImmediate(r));
+
+  it('a write that fails between turns is reported by the next append, once', async () => {
+    const dir = tmp();
+    const s = ResultStore.create(dir);
+    breakWrites(s, dir);
+    s.append(ok(0));
+    await tick();
+    expect(() => s.append(ok(1))).toThrow(/cannot write .*results\.jsonl \(EBADF\)/);
+    expect(() => s.close()).not.toThrow();
+  });
+
+  it('a write that fails after the last append is reported by close()', async () => {
+    const dir = tmp();
+    const s = ResultStore.create(dir);
+    breakWrites(s, dir);
+    s.append(ok(0));
+    await tick();
+    expect(() => s.close()).toThrow(/cannot write .*results\.jsonl/);
+  });
+
+  it('a folder build whose writes fail leaves nothing behind', async () => {
+    const parent = tmp();
+    const out = join(parent, 'merged');
+    const build = buildRunFolder(out, '--output', async (store) => {
+      breakWrites(store, (store as unknown as { dir: string }).dir);
+      store.append(ok(0));
+      await tick();
+      store.append(ok(1));
+      return {} as RunInfo;
+    });
+    await expect(build).rejects.toThrow(/cannot write/);
+    expect(existsSync(out)).toBe(false);
+    expect(readdirSync(parent)).toEqual([]);
+  });
+
+  it('a folder build that fails with records still queued reports its own error and leaves nothing', async () => {
+    const parent = tmp();
+    const out = join(parent, 'merged');
+    const build = buildRunFolder(out, '--output', (store) => {
+      breakWrites(store, (store as unknown as { dir: string }).dir);
+      store.append(ok(0));
+      throw new Error('input 2 disagrees');
+    });
+    await expect(build).rejects.toThrow('input 2 disagrees');
+    expect(readdirSync(parent)).toEqual([]);
   });
 
   it('writes run.json atomically, leaving no temporary file', () => {
