@@ -36,19 +36,22 @@ function newTally(): Tally {
 }
 
 /**
- * Tallies one task: `injected` is the check against the injection record, `shipped` (task
- * files only) the check against the key the file ships; the task is valid when both pass.
+ * Tallies one task: `injected` is the check against the injection record (null for a task
+ * file that ships none), `shipped` the check against the key a task file ships (null for
+ * generated tasks); the task is valid when every check made passes.
  */
-function count(tally: Tally, index: number, rows: number, record: FaultMap, injected: KeyCheck, shipped: KeyCheck | null): void {
+function count(tally: Tally, index: number, rows: number, record: FaultMap, injected: KeyCheck | null, shipped: KeyCheck | null): void {
   tally.tasks++;
   tally.rows += rows;
-  if (injected.valid && (shipped?.valid ?? true)) tally.valid++;
-  if (!injected.valid) tally.problems.push({ index, against: 'injected', check: injected });
+  if ((injected?.valid ?? true) && (shipped?.valid ?? true)) tally.valid++;
+  if (injected && !injected.valid) tally.problems.push({ index, against: 'injected', check: injected });
   if (shipped && !shipped.valid) tally.problems.push({ index, against: 'shipped key', check: shipped });
-  for (const list of Object.values(injected.key.faults)) for (const c of list) tally.codes[c].key++;
+  const key = (injected ?? shipped)!.key;
+  for (const list of Object.values(key.faults)) for (const c of list) tally.codes[c].key++;
   for (const list of Object.values(record)) for (const c of list) tally.codes[c].injected++;
-  for (const p of injected.accidental) tally.codes[p.code].accidental++;
-  if (injected.accidental.length > 0) tally.accidental.push({ index, pairs: injected.accidental });
+  const accidental = injected?.accidental ?? [];
+  for (const p of accidental) tally.codes[p.code].accidental++;
+  if (accidental.length > 0) tally.accidental.push({ index, pairs: accidental });
 }
 
 function describePairs(pairs: Pair[]): string {
@@ -86,7 +89,10 @@ export async function validate(flags: ValidateFlags): Promise<void> {
     await readJsonLines(flags.tasks, '--tasks', (value) => {
       const task = taskFromJson(value);
       const { ledger, injected } = task;
-      count(tally, task.index, ledger.rows.length, injected, checkAgainstInjected(ledger, injected), checkAgainstShipped(ledger, task.key));
+      // A file written by other tools may leave the injection record out; then only the key is checked.
+      const shipsRecord = Object.hasOwn(value as object, 'injected');
+      const injectedCheck = shipsRecord ? checkAgainstInjected(ledger, injected) : null;
+      count(tally, task.index, ledger.rows.length, injected, injectedCheck, checkAgainstShipped(ledger, task.key));
     });
     if (tally.tasks === 0) throw new ConfigError(`--tasks: ${flags.tasks} holds no tasks`);
   } else {

@@ -117,6 +117,13 @@ describe('bas validate', () => {
     expect(r.stdout).toMatch(/task 1: INVALID against the record of injected faults\n {2}re-derived but not expected: T\d+:/);
     const json = JSON.parse(bas(['validate', '--tasks', file, '--json']).stdout);
     expect(json.invalid).toEqual([expect.objectContaining({ index: 1, against: 'injected' })]);
+
+    // A file that ships no injection record is held to its key alone.
+    for (const l of lines) delete l.injected;
+    writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    const bare = bas(['validate', '--tasks', file]);
+    expect(bare.code).toBe(0);
+    expect(bare.stdout).toMatch(/^3\/3 valid/);
   });
 
   it('names the line of a malformed task file', () => {
