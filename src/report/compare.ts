@@ -8,6 +8,7 @@
  * difference with errors counted as 0 is given too.
  */
 import type { TaskConfig } from '../task/types.js';
+import { runGenerator } from '../run/versions.js';
 import type { RunData } from './read.js';
 import { describeTask } from './run-report.js';
 import { pairedBootstrap, type Estimate, type PairedBootstrap } from './stats.js';
@@ -99,6 +100,16 @@ export function verdictOf(ci: [number, number] | null, run: string, baseline: st
 
 function pair(base: RunData, baseLabel: string, other: RunData, label: string, seed: number, resamples: number): Pairing {
   const empty = { shared_tasks: 0, left_out: 0, diff: null, diff_errors_as_zero: null, verdict: null };
+  const [g0, g1] = [runGenerator(base.run), runGenerator(other.run)];
+  if (g0 !== null && g1 !== null && g0 !== g1) {
+    return {
+      baseline: baseLabel,
+      run: label,
+      comparable: false,
+      note: `${label} was made with task generator ${g1} and ${baseLabel} with ${g0}: the same index is a different task, so their rewards are not comparable task by task`,
+      ...empty,
+    };
+  }
   if (!sameTask(base.task, other.task)) {
     return {
       baseline: baseLabel,

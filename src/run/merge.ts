@@ -12,6 +12,7 @@ import { forEachRecord } from '../report/read.js';
 import { SummaryBuilder, type Summary } from '../report/summary.js';
 import { buildRunFolder, requireEmptyOutput } from './new-run-folder.js';
 import { RESULTS_FILE, RUN_FILE, type RunInfo } from './store.js';
+import { runGenerator } from './versions.js';
 import { pairKey, splitPairKey, type PairKey } from '../report/record.js';
 import { canon } from './settings.js';
 
@@ -54,6 +55,9 @@ export async function mergeRuns(dirs: string[], out: string): Promise<MergeOutco
   const inputs: Input[] = dirs.map((dir) => ({ dir, info: readInfo(dir), winners: new Map() }));
   const first = inputs[0]!;
   for (const input of inputs.slice(1)) {
+    if (runGenerator(input.info) !== runGenerator(first.info)) {
+      throw new ConfigError(`cannot merge: ${input.dir} was made with task generator ${runGenerator(input.info)}, ${first.dir} with ${runGenerator(first.info)}: their tasks differ`);
+    }
     for (const field of MUST_AGREE) {
       if (canon(input.info[field]) !== canon(first.info[field])) {
         throw new ConfigError(`cannot merge: ${input.dir} has ${field} ${canon(input.info[field])}, ${first.dir} has ${canon(first.info[field])}`);

@@ -32,6 +32,7 @@ export async function writeScoredRun(
   const now = new Date().toISOString();
   const info: RunInfo = {
     bas_version: BAS_VERSION,
+    generator: null,
     node_version: process.version,
     openai_version: OPENAI_VERSION,
     model,

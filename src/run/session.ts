@@ -13,7 +13,8 @@ import { ResultStore, RESULTS_FILE, RUN_FILE, type RunInfo } from './store.js';
 import type { EvalSettings, SavedSettings } from './settings.js';
 import { builtinPolicy } from './client.js';
 import { inShard, shardSize, type Shard } from './shard.js';
-import { BAS_VERSION, OPENAI_VERSION } from './versions.js';
+import { BAS_VERSION, OPENAI_VERSION, runGenerator } from './versions.js';
+import { GENERATOR_VERSION } from '../task/generate.js';
 
 
 /** Reads a saved run.json for --resume. */
@@ -31,6 +32,12 @@ export function readSavedRun(dir: string): RunInfo {
     throw new ConfigError(`--resume: ${file} does not look like a bas run file`);
   }
   if (i.indices != null) throw new ConfigError(`--resume: ${file} was written by bas score, not bas eval: there is nothing to resume`);
+  const generator = runGenerator(i);
+  if (generator !== GENERATOR_VERSION) {
+    throw new ConfigError(
+      `--resume: ${dir} was made with task generator ${generator}, and this bas (${BAS_VERSION}) has generator ${GENERATOR_VERSION}: the same indices would be different tasks; finish it with the bas that started it, or start a new run`,
+    );
+  }
   if (i.shard != null) {
     const s = i.shard as Partial<Shard>;
     if (typeof s !== 'object' || !Number.isSafeInteger(s.index) || !Number.isSafeInteger(s.count)) throw new ConfigError(`--resume: ${file} has an unreadable "shard"`);
@@ -81,6 +88,7 @@ export function runInfoFor(s: EvalSettings, startedAt: Date): RunInfo {
   }
   return {
     bas_version: BAS_VERSION,
+    generator: GENERATOR_VERSION,
     node_version: process.version,
     openai_version: OPENAI_VERSION,
     model: s.model,

@@ -24,6 +24,8 @@ export type RunStatus = 'running' | 'complete' | 'interrupted' | 'failed';
 /** run.json. Never holds the API key: only the name of the variable it was read from. */
 export interface RunInfo {
   bas_version: string;
+  /** The task generator's version (eval runs; null where tasks came from a file). */
+  generator?: number | null;
   node_version: string;
   openai_version: string;
   model: string;

@@ -6,3 +6,14 @@ const require = createRequire(import.meta.url);
 
 export const BAS_VERSION: string = (require('../../package.json') as { version: string }).version;
 export { OPENAI_VERSION };
+
+/**
+ * The task generator a run's tasks came from: run.json records it since generator 2, so an
+ * eval run without the field had 1; a scored run's tasks came from a file, not from this
+ * generator (null: nothing to check).
+ */
+export function runGenerator(run: { generator?: unknown; indices?: unknown } | null | undefined): number | null {
+  if (!run) return null;
+  if (typeof run.generator === 'number') return run.generator;
+  return Array.isArray(run.indices) || run.generator === null ? null : 1;
+}
