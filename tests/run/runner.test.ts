@@ -123,7 +123,8 @@ describe('Runner', () => {
     }
     const client: ModelClient = {
       async complete(messages) {
-        await tick(30);
+        // Long enough for the runner to prepare 20 tasks behind the first wave on a slow machine.
+        await tick(150);
         if (pulledAtFirstReply < 0) pulledAtFirstReply = pulled;
         return { text: runPolicy('oracle', messages), finish_reason: 'stop', usage: null };
       },
