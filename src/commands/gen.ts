@@ -77,6 +77,8 @@ export async function gen(flags: GenFlags): Promise<void> {
   }
   await withSink(openSink(flags.out, '--out'), async (sink) => {
     if (header) await sink.write(header);
-    for (let i = 0; i < n; i++) await sink.write(render(generateTask(config, i)));
+    // The csv and table views show the ledger only: no need to build prompts for them.
+    const options = { prompt: format !== 'csv' && format !== 'table' };
+    for (let i = 0; i < n; i++) await sink.write(render(generateTask(config, i, options)));
   });
 }

@@ -37,8 +37,11 @@ export function generateLedger(config: TaskConfig, index: number): { ledger: Led
   return { ledger: { business, period: days.period, rows }, injected };
 }
 
-/** Task `index` of a configuration: deterministic in `(seed, num_transactions, fault_rate, index)`. */
-export function generateTask(config: TaskConfig, index: number): Task {
+/**
+ * Task `index` of a configuration: deterministic in `(seed, num_transactions, fault_rate, index)`.
+ * With `prompt: false` the messages are left empty, for callers that show only the ledger.
+ */
+export function generateTask(config: TaskConfig, index: number, { prompt = true } = {}): Task {
   const { ledger, injected } = generateLedger(config, index);
   return {
     index,
@@ -46,6 +49,6 @@ export function generateTask(config: TaskConfig, index: number): Task {
     ledger,
     injected,
     key: deriveKey(ledger),
-    prompt: buildPrompt(ledger),
+    prompt: prompt ? buildPrompt(ledger) : [],
   };
 }
