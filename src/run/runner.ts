@@ -5,9 +5,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import pLimit from 'p-limit';
-import { generateLedger } from '../task/generate.js';
-import { buildPrompt } from '../task/prompt.js';
-import { deriveKey } from '../task/rules.js';
+import { generateTask } from '../task/generate.js';
 import { scoreReply } from '../task/score.js';
 import type { AnswerKey, ChatMessage, TaskConfig } from '../task/types.js';
 import type { RolloutRecord } from '../report/record.js';
@@ -32,8 +30,8 @@ interface RunTask {
 }
 
 function runTask(config: TaskConfig, index: number): RunTask {
-  const { ledger } = generateLedger(config, index);
-  return { index, config: { ...config }, prompt: buildPrompt(ledger), key: deriveKey(ledger) };
+  const { prompt, key } = generateTask(config, index);
+  return { index, config: { ...config }, prompt, key };
 }
 
 /**
