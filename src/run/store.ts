@@ -166,7 +166,7 @@ export class ResultStore {
   };
 
   /** Writes what is queued, all of it: a short write (a full disk, a file size limit) is retried, then an error. */
-  flush(): void {
+  private flush(): void {
     if (this.fd === null || this.pending === '') return;
     const bytes = Buffer.from(this.pending, 'utf8');
     this.pending = '';
