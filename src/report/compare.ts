@@ -101,24 +101,13 @@ export function verdictOf(ci: [number, number] | null, run: string, baseline: st
 function pair(base: RunData, baseLabel: string, other: RunData, label: string, seed: number, resamples: number): Pairing {
   const empty = { shared_tasks: 0, left_out: 0, diff: null, diff_errors_as_zero: null, verdict: null };
   const [g0, g1] = [runGenerator(base.run), runGenerator(other.run)];
-  if (g0 !== null && g1 !== null && g0 !== g1) {
-    return {
-      baseline: baseLabel,
-      run: label,
-      comparable: false,
-      note: `${label} was made with task generator ${g1} and ${baseLabel} with ${g0}: the same index is a different task, so their rewards are not comparable task by task`,
-      ...empty,
-    };
-  }
-  if (!sameTask(base.task, other.task)) {
-    return {
-      baseline: baseLabel,
-      run: label,
-      comparable: false,
-      note: `${label} ran different tasks (${describeTask(other.task)}) from ${baseLabel} (${describeTask(base.task)}): their rewards are not comparable task by task`,
-      ...empty,
-    };
-  }
+  const apart =
+    g0 !== null && g1 !== null && g0 !== g1
+      ? `${label} was made with task generator ${g1} and ${baseLabel} with ${g0}: the same index is a different task`
+      : !sameTask(base.task, other.task)
+        ? `${label} ran different tasks (${describeTask(other.task)}) from ${baseLabel} (${describeTask(base.task)})`
+        : null;
+  if (apart) return { baseline: baseLabel, run: label, comparable: false, note: `${apart}, so their rewards are not comparable task by task`, ...empty };
   const baseTasks = new Map(base.builder.perTask().map((t) => [t.index, t]));
   const diffs: number[] = [];
   const diffsZero: number[] = [];
