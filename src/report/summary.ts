@@ -270,6 +270,7 @@ export class SummaryBuilder {
 
     const lat = this.column(C_LAT, done).xs.slice().sort();
     const usage = sum(C_TOK + 2);
+    const promptTokens = sum(C_TOK);
     return {
       counts: {
         lines: this.lines,
@@ -289,10 +290,10 @@ export class SummaryBuilder {
       codes,
       unknown_codes: sum(C_UNKNOWN, done).total,
       tokens: {
-        prompt: sum(C_TOK).total,
+        prompt: promptTokens.total,
         completion: sum(C_TOK + 1).total,
         total: usage.total,
-        rollouts_with_usage: Math.max(usage.n, sum(C_TOK).n),
+        rollouts_with_usage: Math.max(usage.n, promptTokens.n),
       },
       latency_ms: {
         n: lat.length,

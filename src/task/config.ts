@@ -20,8 +20,8 @@ function show(value: unknown): string {
   return typeof value === 'string' ? JSON.stringify(value) : String(value);
 }
 
-/** Decimal text for a count: digits with an optional leading minus; no hex, no exponent. */
-const INTEGER_TEXT = /^-?(\d+(\.\d*)?|\.\d+)$/;
+/** Plain decimal text, for counts: digits, a point, a leading minus; no hex, no exponent (`1.0` reads as 1, `1e3` is refused). */
+const DECIMAL_TEXT = /^-?(\d+(\.\d*)?|\.\d+)$/;
 /** Decimal text for a quantity: as above, plus a leading plus and an exponent (`5e-1`); never hex, `Infinity` or blank. */
 const NUMBER_TEXT = /^[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/;
 
@@ -33,7 +33,7 @@ function toNumber(value: unknown, text: RegExp): number | null {
 
 /** An integer in [min, max], from a flag's text or a config value; throws a ConfigError naming `name`. */
 export function parseCount(value: unknown, name: string, min: number, max: number): number {
-  const n = toNumber(value, INTEGER_TEXT);
+  const n = toNumber(value, DECIMAL_TEXT);
   if (n === null || !Number.isSafeInteger(n) || n < min || n > max) {
     const range = `an integer from ${min} to ${max}`;
     throw new ConfigError(`${name} must be ${range}, got ${show(value)}`);
