@@ -57,22 +57,24 @@ describe('ResultStore', () => {
   }
   const tick = () => new Promise<void>((r) => setImmediate(r));
 
-  it('a write that fails between turns is reported by the next append, once', async () => {
+  /** A store whose first batched write, made at the end of the turn, has failed. */
+  async function storeAfterFailedWrite(): Promise<ResultStore> {
     const dir = tmp();
     const s = ResultStore.create(dir);
     breakWrites(s, dir);
     s.append(ok(0));
     await tick();
+    return s;
+  }
+
+  it('a write that fails between turns is reported by the next append, once', async () => {
+    const s = await storeAfterFailedWrite();
     expect(() => s.append(ok(1))).toThrow(/cannot write .*results\.jsonl \(EBADF\)/);
     expect(() => s.close()).not.toThrow();
   });
 
   it('a write that fails after the last append is reported by close()', async () => {
-    const dir = tmp();
-    const s = ResultStore.create(dir);
-    breakWrites(s, dir);
-    s.append(ok(0));
-    await tick();
+    const s = await storeAfterFailedWrite();
     expect(() => s.close()).toThrow(/cannot write .*results\.jsonl/);
   });
 
