@@ -14,7 +14,7 @@ import { buildRunFolder, requireEmptyOutput } from './new-run-folder.js';
 import { RESULTS_FILE, RUN_FILE, type RunInfo } from './store.js';
 import { runGenerator } from './versions.js';
 import { pairKey, splitPairKey, type PairKey } from '../report/record.js';
-import { canon } from './settings.js';
+import { canon } from '../io/canon.js';
 
 /** The run.json fields that must agree for runs to be merged. */
 const MUST_AGREE = ['model', 'task', 'n', 'rollouts', 'sampling'] as const;

@@ -10,6 +10,7 @@ import type { TaskConfig } from '../task/types.js';
 import { builtinPolicy, type Sampling } from './client.js';
 import type { FileConfig } from './config.js';
 import { parseShard, shardLabel, type Shard } from './shard.js';
+import { canon } from '../io/canon.js';
 
 /** The flags of `bas eval` as commander hands them over (strings, unchecked). */
 export interface EvalFlags {
@@ -160,15 +161,6 @@ function parseVarName(p: Picked): string | undefined {
   }
   if (v.length > 64) throw new ConfigError(`${p.name} is ${v.length} characters long: give the NAME of the variable holding the key, not the key`);
   return v;
-}
-
-/** Stable JSON (sorted keys) for comparing saved and requested values. */
-export function canon(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canon).join(',')}]`;
-  if (v && typeof v === 'object') {
-    return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canon((v as Record<string, unknown>)[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(v ?? null);
 }
 
 /**
