@@ -12,7 +12,7 @@ import { createInterface } from 'node:readline';
 import { ConfigError } from '../errors.js';
 import type { TaskConfig } from '../task/types.js';
 import { checkRecord, type RolloutRecord } from './record.js';
-import { shardSize, type Shard } from '../run/shard.js';
+import { readShard, shardSize } from '../run/shard.js';
 import { SummaryBuilder, type Summary } from './summary.js';
 
 /** The fields of run.json a report reads; everything else is kept as it was. */
@@ -132,8 +132,8 @@ export function expectedRollouts(run: RunFile | null): number | null {
   if (!run) return null;
   const rollouts = typeof run.rollouts === 'number' ? run.rollouts : 1;
   if (Array.isArray(run.indices)) return run.indices.length * rollouts;
-  const shard = run.shard as Shard | null | undefined;
-  if (run.indices == null && typeof run.n === 'number') return shardSize(run.n, shard?.count ? shard : null) * rollouts;
+  const shard = readShard(run.shard);
+  if (run.indices == null && typeof run.n === 'number' && shard !== undefined) return shardSize(run.n, shard) * rollouts;
   return null;
 }
 

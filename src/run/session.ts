@@ -12,7 +12,7 @@ import { pairKey, splitPairKey, type PairKey } from '../report/record.js';
 import { ResultStore, RESULTS_FILE, RUN_FILE, type RunInfo } from './store.js';
 import type { EvalSettings, SavedSettings } from './settings.js';
 import { builtinPolicy } from './client.js';
-import { inShard, shardSize, type Shard } from './shard.js';
+import { inShard, readShard, shardSize, type Shard } from './shard.js';
 import { BAS_VERSION, OPENAI_VERSION, runGenerator } from './versions.js';
 import { GENERATOR_VERSION } from '../task/generate.js';
 
@@ -38,10 +38,7 @@ export function readSavedRun(dir: string): RunInfo {
       `--resume: ${dir} was made with task generator ${generator}, and this bas (${BAS_VERSION}) has generator ${GENERATOR_VERSION}: the same indices would be different tasks; finish it with the bas that started it, or start a new run`,
     );
   }
-  if (i.shard != null) {
-    const s = i.shard as Partial<Shard>;
-    if (typeof s !== 'object' || !Number.isSafeInteger(s.index) || !Number.isSafeInteger(s.count)) throw new ConfigError(`--resume: ${file} has an unreadable "shard"`);
-  }
+  if (readShard(i.shard) === undefined) throw new ConfigError(`--resume: ${file} has an unreadable "shard" (it needs {"index": I, "count": N} with 1 <= I <= N)`);
   return i as RunInfo;
 }
 

@@ -15,15 +15,30 @@ export interface Shard {
 /** Most shards a run may be split into. */
 export const MAX_SHARDS = 100_000;
 
+function isShard(index: unknown, count: unknown): boolean {
+  return Number.isSafeInteger(index) && Number.isSafeInteger(count) && (count as number) >= 1 && (count as number) <= MAX_SHARDS && (index as number) >= 1 && (index as number) <= (count as number);
+}
+
 /** Reads "I/N" (1 <= I <= N); `name` names the flag or key in the error. */
 export function parseShard(value: unknown, name: string): Shard {
   const m = typeof value === 'string' ? /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(value) : null;
   const index = m ? Number(m[1]) : NaN;
   const count = m ? Number(m[2]) : NaN;
-  if (!m || count < 1 || count > MAX_SHARDS || index < 1 || index > count) {
+  if (!isShard(index, count)) {
     throw new ConfigError(`${name} must be I/N with 1 <= I <= N <= ${MAX_SHARDS} (e.g. 2/4 for the second of four), got ${JSON.stringify(value)}`);
   }
   return { index, count };
+}
+
+/**
+ * The `shard` of a run.json: null for a whole run; `undefined` when the value is there but is
+ * no shard (the caller says how bad that is), so a hand-edited `{"index": 1, "count": 0}`
+ * can never reach the slicing arithmetic.
+ */
+export function readShard(value: unknown): Shard | null | undefined {
+  if (value === null || value === undefined) return null;
+  const s = value as Partial<Shard>;
+  return typeof value === 'object' && isShard(s.index, s.count) ? { index: s.index!, count: s.count! } : undefined;
 }
 
 /** Whether task `i` belongs to `shard` (every task belongs to no shard at all). */

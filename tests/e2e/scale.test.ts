@@ -148,5 +148,13 @@ describe('shards', () => {
     const refused = await bas(['eval', '--resume', out, '--shard', '1/4', '--no-progress']);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/--shard "1\/4" differs/);
+
+    // A hand-edited shard that is no shard (count 0 would step by nothing) is refused, not looped on.
+    const file = join(out, 'run.json');
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), shard: { index: 1, count: 0 } }));
+    const broken = await bas(['eval', '--resume', out, '--no-progress']);
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toMatch(/has an unreadable "shard"/);
+    expect((await bas(['report', out, '--json'])).code).toBe(0);
   });
 });
