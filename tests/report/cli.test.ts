@@ -87,6 +87,8 @@ describe('bas report', () => {
     [['report', '/nonexistent/run'], /run folder \/nonexistent\/run does not exist/],
     [['report', 'RUN', '--price-in', 'cheap'], /--price-in must be a non-negative number/],
     [['report', 'RUN', '--price-out', '-1'], /--price-out must be a non-negative number/],
+    [['report', 'RUN', '--html', 'RUN'], /--html .* is a folder; give a file name/],
+    [['compare', 'RUN', 'RUN', '--html', 'RUN'], /--html .* is a folder; give a file name/],
     [['compare', 'RUN'], /at least two run folders/],
     [['compare', 'RUN', 'RUN', '--resamples', '5'], /--resamples must be an integer from 100 to 1000000/],
     [['compare', 'RUN', 'RUN', '--seed', 'x'], /--seed must be/],
