@@ -7,7 +7,7 @@ import { ConfigError } from '../errors.js';
 import { readJsonLines } from '../io/jsonl.js';
 import { openSink, withSink } from '../io/output.js';
 import { SummaryBuilder } from '../report/summary.js';
-import type { RolloutRecord } from '../report/record.js';
+import { pairKey, type PairKey, type RolloutRecord } from '../report/record.js';
 import { scoreReply } from '../task/score.js';
 import { taskFromJson } from '../task/serialize.js';
 import { isBatchLine, readBatchResult } from '../run/batch-file.js';
@@ -94,12 +94,15 @@ export async function score(flags: ScoreFlags): Promise<void> {
   if (flags.out !== undefined && flags.output !== undefined) throw new ConfigError('give --out or --output, not both');
   if (flags.output !== undefined) (await import('../run/new-run-folder.js')).requireEmptyOutput(flags.output, '--output');
   const tasks = await readTasks(flags.tasks);
+  // Refuse a tasks file that --output cannot stand for before any reply is read.
+  const scoredRun = flags.output !== undefined ? await import('../run/scored-run.js') : null;
+  scoredRun?.singleTaskConfig(tasks);
   const records: RolloutRecord[] = [];
   const seen = new Map<number, number>();
-  const pairs = new Set<string>();
+  const pairs = new Set<PairKey>();
   await readJsonLines(flags.replies, '--replies', (value) => {
     const r = isBatchLine(value) ? readBatchLine(value, tasks) : readReplyLine(value, tasks, seen);
-    const pair = `${r.index}:${r.rollout}`;
+    const pair = pairKey(r.index, r.rollout);
     if (pairs.has(pair)) throw new Error(`task ${r.index} rollout ${r.rollout} has a second reply`);
     pairs.add(pair);
     records.push(toRecord(r, tasks.get(r.index)!, flags.model ?? null));
@@ -118,9 +121,8 @@ export async function score(flags: ScoreFlags): Promise<void> {
       }
     });
   }
-  if (flags.output !== undefined) {
-    const { writeScoredRun } = await import('../run/scored-run.js');
-    await writeScoredRun(flags.output, records, tasks, summary, flags.model ?? records.find((r) => r.model)?.model ?? 'unknown');
+  if (flags.output !== undefined && scoredRun) {
+    await scoredRun.writeScoredRun(flags.output, records, tasks, summary, flags.model ?? records.find((r) => r.model)?.model ?? 'unknown');
   }
   if (flags.json) {
     process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);

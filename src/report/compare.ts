@@ -7,6 +7,7 @@
  * rollout is left out of the pairing and counted. Errors are shown beside it, and the same
  * difference with errors counted as 0 is given too.
  */
+import { sameTaskConfig } from '../task/config.js';
 import type { TaskConfig } from '../task/types.js';
 import { runGenerator } from '../run/versions.js';
 import type { RunData } from './read.js';
@@ -86,9 +87,6 @@ export function runLabel(i: number): string {
   return i < 26 ? String.fromCharCode(65 + i) : `R${i + 1}`;
 }
 
-export function sameTask(a: TaskConfig | null, b: TaskConfig | null): boolean {
-  return !!a && !!b && a.num_transactions === b.num_transactions && a.fault_rate === b.fault_rate && a.seed === b.seed;
-}
 
 /** The verdict from an interval of (run − baseline). */
 export function verdictOf(ci: [number, number] | null, run: string, baseline: string): Verdict | null {
@@ -104,7 +102,7 @@ function pair(base: RunData, baseLabel: string, other: RunData, label: string, s
   const apart =
     g0 !== null && g1 !== null && g0 !== g1
       ? `${label} was made with task generator ${g1} and ${baseLabel} with ${g0}: the same index is a different task`
-      : !sameTask(base.task, other.task)
+      : !sameTaskConfig(base.task, other.task)
         ? `${label} ran different tasks (${describeTask(other.task)}) from ${baseLabel} (${describeTask(base.task)})`
         : null;
   if (apart) return { baseline: baseLabel, run: label, comparable: false, note: `${apart}, so their rewards are not comparable task by task`, ...empty };

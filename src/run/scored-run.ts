@@ -6,10 +6,25 @@
 import { ConfigError } from '../errors.js';
 import type { RolloutRecord } from '../report/record.js';
 import type { Summary } from '../report/summary.js';
+import { sameTaskConfig } from '../task/config.js';
 import type { TaskConfig } from '../task/types.js';
 import { buildRunFolder } from './new-run-folder.js';
 import type { RunInfo } from './store.js';
 import { BAS_VERSION, OPENAI_VERSION } from './versions.js';
+
+/**
+ * The one task configuration of a tasks file, or a refusal: a run folder stands for one
+ * configuration, since compare pairs runs by it. Checked as soon as the tasks are read.
+ */
+export function singleTaskConfig(tasks: Map<number, { config: TaskConfig }>): TaskConfig {
+  const indices = [...tasks.keys()].sort((a, b) => a - b);
+  const first = tasks.get(indices[0]!)!.config;
+  const other = indices.find((i) => !sameTaskConfig(tasks.get(i)!.config, first));
+  if (other !== undefined) {
+    throw new ConfigError(`--output: the tasks file mixes task configurations (task ${indices[0]} and task ${other} differ); score each configuration into its own run folder`);
+  }
+  return first;
+}
 
 /** Writes `records` as a complete run of `model` over the tasks of a tasks file. */
 export async function writeScoredRun(
@@ -21,13 +36,7 @@ export async function writeScoredRun(
 ): Promise<void> {
   const indices = [...tasks.keys()].sort((a, b) => a - b);
   const contiguous = indices.every((v, i) => v === i);
-  const first = tasks.get(indices[0]!)!.config;
-  const same = (c: TaskConfig): boolean => c.num_transactions === first.num_transactions && c.fault_rate === first.fault_rate && c.seed === first.seed;
-  const other = indices.find((i) => !same(tasks.get(i)!.config));
-  if (other !== undefined) {
-    // A run folder stands for one task configuration; compare pairs runs by it.
-    throw new ConfigError(`--output: the tasks file mixes task configurations (task ${indices[0]} and task ${other} differ); score each configuration into its own run folder`);
-  }
+  const first = singleTaskConfig(tasks);
   const rollouts = records.reduce((m, r) => Math.max(m, (r.rollout ?? 0) + 1), 1);
   const now = new Date().toISOString();
   const info: RunInfo = {

@@ -73,3 +73,8 @@ export function resolveTaskConfig(
         : parseCount(input.seed, names.seed ?? '--seed', 0, Number.MAX_SAFE_INTEGER),
   };
 }
+
+/** Whether two configurations (either may be unknown) name the same tasks. */
+export function sameTaskConfig(a: TaskConfig | null, b: TaskConfig | null): boolean {
+  return !!a && !!b && a.num_transactions === b.num_transactions && a.fault_rate === b.fault_rate && a.seed === b.seed;
+}

@@ -95,6 +95,9 @@ describe('score --output', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/mixes task configurations \(task 0 and task 1 differ\)/);
     expect(() => readFileSync(join(dir, 'run', 'run.json'))).toThrow();
+    // Refused from the tasks alone, before any reply is read.
+    const early = await bas(['score', '--tasks', join(dir, 'tasks.jsonl'), '--replies', join(dir, 'missing.jsonl'), '--output', join(dir, 'run')]);
+    expect(early.stderr).toMatch(/mixes task configurations/);
   });
 });
 
