@@ -114,20 +114,26 @@ export async function evalCommand(words: string[], flags: EvalFlags & { json?: b
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   let outcome;
+  let summary;
   try {
-    outcome = await runner.run(pendingPairs(settings.n, settings.rollouts, session.finished, settings.shard));
+    try {
+      outcome = await runner.run(pendingPairs(settings.n, settings.rollouts, session.finished, settings.shard));
+    } finally {
+      process.removeListener('SIGINT', onSignal);
+      process.removeListener('SIGTERM', onSignal);
+      finishProgress();
+      store.close();
+    }
+    summary = builder.result();
+    info.status = outcome.fatal ? 'failed' : signal ? 'interrupted' : 'complete';
+    info.ended_at = new Date().toISOString();
+    info.summary = summary;
+    writeRunInfo(dir, info);
   } finally {
-    process.removeListener('SIGINT', onSignal);
-    process.removeListener('SIGTERM', onSignal);
-    finishProgress();
-    store.close();
+    // The folder stays ours until its final run.json is written: a resume started earlier
+    // would be overwritten by it.
+    store.release();
   }
-
-  const summary = builder.result();
-  info.status = outcome.fatal ? 'failed' : signal ? 'interrupted' : 'complete';
-  info.ended_at = new Date().toISOString();
-  info.summary = summary;
-  writeRunInfo(dir, info);
 
   if (outcome.fatal) {
     throw new FatalRunError(`${outcome.fatal.message}; run stopped (finished rollouts are kept in ${dir}; fix the cause and continue with --resume ${dir})`);

@@ -27,13 +27,13 @@ export async function buildRunFolder(out: string, flag: string, fill: (store: Re
   const store = ResultStore.create(temp);
   try {
     const info = await fill(store);
-    store.close();
+    store.release();
     writeRunInfo(temp, info);
     if (existsSync(out)) rmSync(out, { recursive: true });
     renameSync(temp, out);
   } catch (err) {
     try {
-      store.close();
+      store.release();
     } catch {
       // The first error is the one to report; this one (most likely the same) goes with the folder.
     }

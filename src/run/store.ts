@@ -182,7 +182,7 @@ export class ResultStore {
     }
   }
 
-  /** Writes what is queued, closes the file and gives the folder up. */
+  /** Writes what is queued and closes the file; the folder stays locked until `release()`. */
   close(): void {
     if (this.fd === null) return;
     try {
@@ -190,9 +190,17 @@ export class ResultStore {
     } finally {
       closeSync(this.fd);
       this.fd = null;
-      rmSync(join(this.dir, LOCK_FILE), { force: true });
     }
     if (this.failure && !this.failureReported) throw this.failure;
+  }
+
+  /** Closes the file if still open and gives the folder up for another process. */
+  release(): void {
+    try {
+      this.close();
+    } finally {
+      rmSync(join(this.dir, LOCK_FILE), { force: true });
+    }
   }
 }
 

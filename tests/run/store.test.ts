@@ -105,6 +105,16 @@ describe('ResultStore', () => {
     expect(readdirSync(parent)).toEqual([]);
   });
 
+  it('keeps the folder locked after close() until release(), so the final run.json is still ours', () => {
+    const dir = tmp();
+    const s = ResultStore.create(dir);
+    s.append(ok(0));
+    s.close();
+    expect(existsSync(join(dir, '.bas.lock'))).toBe(true);
+    s.release();
+    expect(existsSync(join(dir, '.bas.lock'))).toBe(false);
+  });
+
   it('writes run.json atomically, leaving no temporary file', () => {
     const dir = tmp();
     writeRunInfo(dir, { status: 'running' } as RunInfo);
@@ -128,10 +138,10 @@ describe('torn lines and resume', () => {
     const dir = tmp();
     const s = ResultStore.create(dir);
     [ok(0), bad(1), ok(2), bad(2), bad(3), ok(3)].forEach((r) => s.append(r));
-    s.close();
+    s.release();
     appendFileSync(join(dir, 'results.jsonl'), '{"index": 4, "roll');
     const session = await openSession(dir, true);
-    session.store.close();
+    session.store.release();
     expect([...pendingPairs(5, 1, session.finished)]).toEqual([[1, 0], [2, 0], [4, 0]]);
     expect(countPending(5, 1, session.finished)).toBe(3);
     const summary = session.builder.result();
