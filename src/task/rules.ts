@@ -40,10 +40,13 @@ export function isPurchaseOverThreshold(row: Row): boolean {
   return row.type === 'purchase' && row.amount > ABN_THRESHOLD_CENTS;
 }
 
+/** The codes one row can earn by itself (all but `duplicate_invoice`), in alphabetical order. */
+const ROW_CODES = ['gst_miscalculated', 'gst_on_gst_free', 'missing_abn_over_threshold', 'outside_period'] as const;
+
 /** The rules of one row other than `duplicate_invoice`, which needs the rows before it. */
-function checkRow(row: Row, period: Period) {
+function checkRow(row: Row, period: Period): { correct: Cents } & Record<(typeof ROW_CODES)[number], boolean> {
   const taxable = isTaxable(row.category);
-  const correct = taxable ? gstInclusiveShare(row.amount) : 0;
+  const correct = correctGst(row);
   return {
     correct,
     gst_on_gst_free: !taxable && row.gst !== 0,
@@ -56,7 +59,7 @@ function checkRow(row: Row, period: Period) {
 /** Codes of one row other than `duplicate_invoice`, in alphabetical order. */
 export function rowFaults(row: Row, period: Period): FaultCode[] {
   const c = checkRow(row, period);
-  return (['gst_miscalculated', 'gst_on_gst_free', 'missing_abn_over_threshold', 'outside_period'] as const).filter((code) => c[code]);
+  return ROW_CODES.filter((code) => c[code]);
 }
 
 /** Applies every rule to every row and rolls the included rows into the corrected BAS. */
@@ -69,32 +72,23 @@ export function deriveKey(ledger: Ledger): AnswerKey {
   // One pass, building a code list only for faulty rows: this runs on every row of every task.
   for (const row of ledger.rows) {
     const c = checkRow(row, ledger.period);
-    const { correct } = c;
-    const wrongFree = c.gst_on_gst_free;
-    const wrongGst = c.gst_miscalculated;
-    const outside = c.outside_period;
-    const noAbn = c.missing_abn_over_threshold;
     // A repeated document number: the first occurrence stands, later ones are the duplicates.
     const duplicate = seenInvoices.has(row.invoice);
     if (!duplicate) seenInvoices.add(row.invoice);
-    if (wrongFree || wrongGst || outside || noAbn || duplicate) {
-      const codes: FaultCode[] = [];
-      // Pushed in alphabetical order, so the list is already sorted.
-      if (duplicate) codes.push('duplicate_invoice');
-      if (wrongGst) codes.push('gst_miscalculated');
-      if (wrongFree) codes.push('gst_on_gst_free');
-      if (noAbn) codes.push('missing_abn_over_threshold');
-      if (outside) codes.push('outside_period');
+    if (duplicate || c.gst_miscalculated || c.gst_on_gst_free || c.missing_abn_over_threshold || c.outside_period) {
+      // 'duplicate_invoice' sorts first, then the row's own codes in their (alphabetical) order.
+      const codes: FaultCode[] = duplicate ? ['duplicate_invoice'] : [];
+      for (const code of ROW_CODES) if (c[code]) codes.push(code);
       // An id from a task file could be "__proto__": define it as a plain own property.
       if (row.id === '__proto__') Object.defineProperty(faults, row.id, { value: codes, enumerable: true, writable: true, configurable: true });
       else faults[row.id] = codes;
     }
-    if (duplicate || outside) continue;
+    if (duplicate || c.outside_period) continue;
     if (row.type === 'sale') {
       g1 += row.amount;
-      gstOnSales += correct;
-    } else if (!noAbn) {
-      gstOnPurchases += correct;
+      gstOnSales += c.correct;
+    } else if (!c.missing_abn_over_threshold) {
+      gstOnPurchases += c.correct;
     }
   }
   return { bas: { G1: g1, '1A': gstOnSales, '1B': gstOnPurchases, net: gstOnSales - gstOnPurchases }, faults };
