@@ -34,18 +34,16 @@ export function gcWhenAbove(headroomMb: number, every = 250): () => void {
   const headroom = headroomMb * 1048576;
   let bound = headroom;
   let n = 0;
-  let due = false;
-  let gc: (() => void) | null | undefined;
+  let due: (() => void) | null = null;
   return () => {
     if (due) {
-      due = false;
-      gc!();
+      due();
+      due = null;
       bound = getHeapStatistics().used_heap_size + headroom;
       return;
     }
     if (++n % every !== 0) return;
     if (getHeapStatistics().used_heap_size < bound) return;
-    gc ??= collector();
-    due = gc !== null;
+    due = collector();
   };
 }
