@@ -6,7 +6,6 @@ import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortEr
 import { MalformedResponseError } from './completion.js';
 import { parseRetryAfter } from './retry.js';
 
-export { MalformedResponseError };
 
 /** Why a rollout ended without a reply to score. */
 export type ErrorType = 'timeout' | 'rate_limit' | 'provider' | 'network' | 'malformed' | 'auth';

@@ -7,8 +7,6 @@ import OpenAI from 'openai';
 import { runPolicy, type PolicyName } from '../task/policies.js';
 import type { ChatMessage } from '../task/types.js';
 import { readCompletion, type Completion } from './completion.js';
-
-export { readCompletion, type Completion, type Usage } from './completion.js';
 import { nodeFetch } from './http-fetch.js';
 
 /** Anything that turns a prompt into reply text; `signal` aborts the attempt. */

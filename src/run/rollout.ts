@@ -5,7 +5,8 @@
  */
 import type { ChatMessage } from '../task/types.js';
 import { classifyError, type Failure } from './classify.js';
-import type { Completion, ModelClient } from './client.js';
+import type { ModelClient } from './client.js';
+import type { Completion } from './completion.js';
 import { nextDelay, sleep, type RetryPolicy } from './retry.js';
 
 export interface EpisodeOptions {

@@ -52,7 +52,7 @@ export function shardSize(n: number, shard: Shard | null): number {
   return n >= shard.index ? Math.floor((n - shard.index) / shard.count) + 1 : 0;
 }
 
-/** "2/4", for messages and folder names. */
+/** "2/4", for messages (folder names use "shard2of4", since a slash cannot go in one). */
 export function shardLabel(shard: Shard): string {
   return `${shard.index}/${shard.count}`;
 }

@@ -1,6 +1,7 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { describe, expect, it } from 'vitest';
-import { classifyError, MalformedResponseError } from '../../src/run/classify.js';
+import { classifyError } from '../../src/run/classify.js';
+import { MalformedResponseError } from '../../src/run/completion.js';
 
 const status = (code: number, body: unknown, headers: Record<string, string> = {}) =>
   APIError.generate(code, body === undefined ? undefined : { error: body }, undefined, new Headers(headers));

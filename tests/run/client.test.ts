@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { builtinClient, builtinPolicy, readCompletion, requestFields, type Sampling } from '../../src/run/client.js';
-import { MalformedResponseError } from '../../src/run/classify.js';
+import { builtinClient, builtinPolicy, requestFields, type Sampling } from '../../src/run/client.js';
+import { MalformedResponseError, readCompletion } from '../../src/run/completion.js';
 import { generateTask } from '../../src/task/generate.js';
 import { scoreReply } from '../../src/task/score.js';
 import { DEFAULT_TASK_CONFIG } from '../../src/task/config.js';
