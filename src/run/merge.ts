@@ -93,8 +93,14 @@ export async function mergeRuns(dirs: string[], out: string): Promise<MergeOutco
       });
     }
     const allComplete = inputs.every((i) => i.info.status === 'complete');
+    // Prices are bookkeeping, not what was measured: kept where every input agrees, else unknown.
+    const agreed = (k: 'in' | 'out') => {
+      const v = first.info.prices?.[k] ?? null;
+      return inputs.every((i) => (i.info.prices?.[k] ?? null) === v) ? v : null;
+    };
     merged = {
       ...first.info,
+      prices: { in: agreed('in'), out: agreed('out') },
       shard: null,
       indices: null,
       status: missing === 0 && allComplete ? 'complete' : 'interrupted',
@@ -105,5 +111,5 @@ export async function mergeRuns(dirs: string[], out: string): Promise<MergeOutco
     };
     return merged;
   });
-  return { dir: out, info: merged!, summary: builder.result(), missing };
+  return { dir: out, info: merged!, summary: merged!.summary as Summary, missing };
 }

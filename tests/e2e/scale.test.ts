@@ -140,6 +140,16 @@ describe('shards', () => {
     expect(() => readFileSync(join(dir, 'm', 'run.json'))).toThrow();
   });
 
+  it('merge keeps the prices its inputs agree on, and forgets the others', async () => {
+    const dir = tempDir();
+    const shard = (i: number, priceIn: string) =>
+      bas(['eval', '-m', 'builtin:oracle', '-n', '4', '--shard', `${i}/2`, '--price-in', priceIn, '--price-out', '2', '--output', join(dir, `s${i}`), '--no-progress']);
+    await shard(1, '0.5');
+    await shard(2, '0.7');
+    expect((await bas(['merge', join(dir, 's1'), join(dir, 's2'), '--output', join(dir, 'm')])).code).toBe(0);
+    expect(JSON.parse(readFileSync(join(dir, 'm', 'run.json'), 'utf8')).prices).toEqual({ in: null, out: 2 });
+  });
+
   it('a shard resumes like a whole run, and keeps its slice', async () => {
     const dir = tempDir();
     const out = join(dir, 's');
