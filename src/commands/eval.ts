@@ -25,8 +25,8 @@ import {
   savedSettings,
 } from '../run/session.js';
 import { resolveSettings, type EvalFlags, type EvalSettings } from '../run/settings.js';
-import { writeRunInfo, type RunInfo } from '../run/store.js';
-import { shardSize } from '../run/shard.js';
+import { writeRunInfo, type RunInfo } from '../runfile/store.js';
+import { shardSize } from '../runfile/shard.js';
 
 /** Ended by a signal; the CLI exits with 128 + the signal's number, as a shell would. */
 class InterruptedError extends Error {

@@ -7,7 +7,7 @@ import { ConfigError } from '../errors.js';
 import { readJsonLines } from '../io/jsonl.js';
 import { openSink, withSink } from '../io/output.js';
 import { SummaryBuilder } from '../report/summary.js';
-import { pairKey, type PairKey, type RolloutRecord } from '../report/record.js';
+import { pairKey, type PairKey, type RolloutRecord } from '../runfile/record.js';
 import { scoreReply } from '../task/score.js';
 import { taskFromJson } from '../task/serialize.js';
 import { isBatchLine, readBatchResult } from '../run/batch-file.js';
@@ -92,7 +92,7 @@ function toRecord(r: Reply, task: KeyedTask, model: string | null): RolloutRecor
 
 export async function score(flags: ScoreFlags): Promise<void> {
   if (flags.out !== undefined && flags.output !== undefined) throw new ConfigError('give --out or --output, not both');
-  if (flags.output !== undefined) (await import('../run/new-run-folder.js')).requireEmptyOutput(flags.output, '--output');
+  if (flags.output !== undefined) (await import('../runfile/build.js')).requireEmptyOutput(flags.output, '--output');
   const tasks = await readTasks(flags.tasks);
   // Refuse a tasks file that --output cannot stand for before any reply is read.
   const scoredRun = flags.output !== undefined ? await import('../run/scored-run.js') : null;

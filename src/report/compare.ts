@@ -9,7 +9,7 @@
  */
 import { sameTaskConfig } from '../task/config.js';
 import type { TaskConfig } from '../task/types.js';
-import { runGenerator } from '../run/versions.js';
+import { runGenerator } from '../runfile/versions.js';
 import type { RunData } from './read.js';
 import { describeTask } from './run-report.js';
 import { pairedBootstrap, type Estimate, type PairedBootstrap } from './stats.js';

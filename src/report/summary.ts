@@ -8,11 +8,11 @@
  * later line overwrites the earlier one's slot: the last line wins.
  */
 import { BAS_LABELS, FAULT_CODES, type BasLabel, type FaultCode, type Scores } from '../task/types.js';
-import { pairKey, type PairKey, type RolloutRecord } from './record.js';
+import { pairKey, type PairKey, type RolloutRecord } from '../runfile/record.js';
 import { histogram, passAtKRows, type HistogramBin, type PassAtKRow } from './aggregate.js';
 import { estimate, percentileSorted, type Estimate } from './stats.js';
 
-export type { RolloutRecord } from './record.js';
+export type { RolloutRecord } from '../runfile/record.js';
 
 export interface CodeBreakdown {
   tp: number;

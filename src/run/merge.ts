@@ -8,12 +8,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
-import { forEachRecord } from '../report/read.js';
+import { forEachRecord } from '../runfile/read.js';
 import { SummaryBuilder, type Summary } from '../report/summary.js';
-import { buildRunFolder, requireEmptyOutput } from './new-run-folder.js';
-import { RESULTS_FILE, RUN_FILE, type RunInfo } from './store.js';
-import { runGenerator } from './versions.js';
-import { pairKey, splitPairKey, type PairKey } from '../report/record.js';
+import { buildRunFolder, requireEmptyOutput } from '../runfile/build.js';
+import { RESULTS_FILE, RUN_FILE, type RunInfo } from '../runfile/store.js';
+import { runGenerator } from '../runfile/versions.js';
+import { pairKey, splitPairKey, type PairKey } from '../runfile/record.js';
 import { canon } from '../io/canon.js';
 
 /** The run.json fields that must agree for runs to be merged. */

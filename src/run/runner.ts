@@ -8,7 +8,7 @@ import pLimit from 'p-limit';
 import { generateTask } from '../task/generate.js';
 import { scoreReply } from '../task/score.js';
 import type { AnswerKey, ChatMessage, TaskConfig } from '../task/types.js';
-import type { RolloutRecord } from '../report/record.js';
+import type { RolloutRecord } from '../runfile/record.js';
 import type { Failure } from './classify.js';
 import type { ModelClient } from './client.js';
 import { runEpisode, type EpisodeResult } from './rollout.js';

@@ -4,13 +4,13 @@
  * Written to a temporary folder and renamed into place.
  */
 import { ConfigError } from '../errors.js';
-import type { RolloutRecord } from '../report/record.js';
+import type { RolloutRecord } from '../runfile/record.js';
 import type { Summary } from '../report/summary.js';
 import { sameTaskConfig } from '../task/config.js';
 import type { TaskConfig } from '../task/types.js';
-import { buildRunFolder } from './new-run-folder.js';
-import type { RunInfo } from './store.js';
-import { BAS_VERSION, OPENAI_VERSION } from './versions.js';
+import { buildRunFolder } from '../runfile/build.js';
+import type { RunInfo } from '../runfile/store.js';
+import { BAS_VERSION, OPENAI_VERSION } from '../runfile/versions.js';
 
 /**
  * The one task configuration of a tasks file, or a refusal: a run folder stands for one

@@ -7,40 +7,17 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { SummaryBuilder } from '../report/summary.js';
-import { forEachRecord } from '../report/read.js';
-import { pairKey, splitPairKey, type PairKey } from '../report/record.js';
-import { ResultStore, RESULTS_FILE, RUN_FILE, type RunInfo } from './store.js';
+import { forEachRecord } from '../runfile/read.js';
+import { pairKey, splitPairKey, type PairKey } from '../runfile/record.js';
+import { ResultStore, RESULTS_FILE, type RunInfo } from '../runfile/store.js';
+import { readSavedRun } from '../runfile/read.js';
+export { readSavedRun };
 import type { EvalSettings, SavedSettings } from './settings.js';
 import { builtinPolicy } from './client.js';
-import { inShard, readShard, shardSize, type Shard } from './shard.js';
-import { BAS_VERSION, OPENAI_VERSION, runGenerator } from './versions.js';
+import { inShard, readShard, shardSize, type Shard } from '../runfile/shard.js';
+import { BAS_VERSION, OPENAI_VERSION, runGenerator } from '../runfile/versions.js';
 import { GENERATOR_VERSION } from '../task/generate.js';
 
-
-/** Reads a saved run.json for --resume. */
-export function readSavedRun(dir: string): RunInfo {
-  const file = join(dir, RUN_FILE);
-  if (!existsSync(file)) throw new ConfigError(`--resume: ${dir} is not a run folder (no ${RUN_FILE})`);
-  let info: unknown;
-  try {
-    info = JSON.parse(readFileSync(file, 'utf8'));
-  } catch {
-    throw new ConfigError(`--resume: ${file} is not valid JSON`);
-  }
-  const i = info as Partial<RunInfo>;
-  if (typeof i !== 'object' || i === null || typeof i.model !== 'string' || typeof i.n !== 'number' || typeof i.task !== 'object') {
-    throw new ConfigError(`--resume: ${file} does not look like a bas run file`);
-  }
-  if (i.indices != null) throw new ConfigError(`--resume: ${file} was written by bas score, not bas eval: there is nothing to resume`);
-  const generator = runGenerator(i);
-  if (generator !== GENERATOR_VERSION) {
-    throw new ConfigError(
-      `--resume: ${dir} was made with task generator ${generator}, and this bas (${BAS_VERSION}) has generator ${GENERATOR_VERSION}: the same indices would be different tasks; finish it with the bas that started it, or start a new run`,
-    );
-  }
-  if (readShard(i.shard) === undefined) throw new ConfigError(`--resume: ${file} has an unreadable "shard" (it needs {"index": I, "count": N} with 1 <= I <= N)`);
-  return i as RunInfo;
-}
 
 /** The parts of a saved run that resolveSettings starts from. */
 export function savedSettings(info: RunInfo): SavedSettings {

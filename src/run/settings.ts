@@ -9,7 +9,7 @@ import { isPolicyName, POLICY_NAMES } from '../task/policies.js';
 import type { TaskConfig } from '../task/types.js';
 import { builtinPolicy, type Sampling } from './client.js';
 import type { FileConfig } from './config.js';
-import { parseShard, shardLabel, type Shard } from './shard.js';
+import { parseShard, shardLabel, type Shard } from '../runfile/shard.js';
 import { canon } from '../io/canon.js';
 
 /** The flags of `bas eval` as commander hands them over (strings, unchecked). */

@@ -1,5 +1,5 @@
 /** Hand-written rollout records for report tests. */
-import type { RolloutRecord } from '../../src/report/record.js';
+import type { RolloutRecord } from '../../src/runfile/record.js';
 
 const CODES = ['gst_on_gst_free', 'gst_miscalculated', 'duplicate_invoice', 'outside_period', 'missing_abn_over_threshold'] as const;
 

@@ -8,7 +8,7 @@ import { generateTask } from '../../src/task/generate.js';
 import { runPolicy, type PolicyName } from '../../src/task/policies.js';
 import { scoreReply } from '../../src/task/score.js';
 import type { TaskConfig } from '../../src/task/types.js';
-import type { RolloutRecord } from '../../src/report/record.js';
+import type { RolloutRecord } from '../../src/runfile/record.js';
 
 export const SMALL_CONFIG: TaskConfig = { num_transactions: 12, fault_rate: 0.3, seed: 7 };
 

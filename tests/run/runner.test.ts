@@ -4,7 +4,7 @@ import type { ModelClient } from '../../src/run/client.js';
 import { runEpisode } from '../../src/run/rollout.js';
 import { DEFAULT_RETRY_POLICY } from '../../src/run/retry.js';
 import { Runner } from '../../src/run/runner.js';
-import type { RolloutRecord } from '../../src/report/record.js';
+import type { RolloutRecord } from '../../src/runfile/record.js';
 import { DEFAULT_TASK_CONFIG } from '../../src/task/config.js';
 import { runPolicy } from '../../src/task/policies.js';
 

@@ -4,7 +4,7 @@ import { httpClient } from '../../src/run/client.js';
 import { DEFAULT_RETRY_POLICY } from '../../src/run/retry.js';
 import { Runner } from '../../src/run/runner.js';
 import { startServer, type RunningServer, type ServeOptions } from '../../src/run/serve.js';
-import type { RolloutRecord } from '../../src/report/record.js';
+import type { RolloutRecord } from '../../src/runfile/record.js';
 import { DEFAULT_TASK_CONFIG } from '../../src/task/config.js';
 import { generateTask } from '../../src/task/generate.js';
 

@@ -9,8 +9,9 @@ import { parseAnswer } from '../../task/answer.js';
 import { generateTask } from '../../task/generate.js';
 import { formatCents } from '../../task/money.js';
 import { BAS_LABELS, FAULT_CODES, type TaskConfig } from '../../task/types.js';
-import { forEachRecord, type RunData } from '../read.js';
-import type { RolloutRecord } from '../record.js';
+import { forEachRecord } from '../../runfile/read.js';
+import type { RunData } from '../read.js';
+import type { RolloutRecord } from '../../runfile/record.js';
 
 /** Replies longer than this are cut in the page (the results file keeps them whole). */
 export const MAX_REPLY_CHARS = 20_000;

@@ -14,7 +14,7 @@
 import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, FatalRunError } from '../errors.js';
-import type { RolloutRecord } from '../report/record.js';
+import type { RolloutRecord } from './record.js';
 
 export const RESULTS_FILE = 'results.jsonl';
 export const RUN_FILE = 'run.json';

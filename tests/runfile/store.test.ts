@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { countPending, openSession, pendingPairs } from '../../src/run/session.js';
-import { buildRunFolder } from '../../src/run/new-run-folder.js';
-import { repairTail, ResultStore, writeRunInfo, type RunInfo } from '../../src/run/store.js';
-import type { RolloutRecord } from '../../src/report/record.js';
+import { buildRunFolder } from '../../src/runfile/build.js';
+import { repairTail, ResultStore, writeRunInfo, type RunInfo } from '../../src/runfile/store.js';
+import type { RolloutRecord } from '../../src/runfile/record.js';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'bas-store-'));
 const ok = (index: number, rollout = 0, reward = 1): RolloutRecord => ({
