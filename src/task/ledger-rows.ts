@@ -1,16 +1,16 @@
 /**
- * Clean ledger rows: realistic, correctly taxed documents with no fault in them. Edge cases
- * of the $82.50 rule are planted on purpose: small receipts without an ABN (no fault) and
- * purchases at exactly $82.50 and $82.51.
+ * Clean ledger rows: correctly taxed documents with no fault in them, drawn from what the
+ * business's trade sells and buys. Edge cases of the $82.50 rule are planted on purpose, on
+ * the trade's cheap purchases: small receipts without an ABN (no fault) and prices of
+ * exactly $82.50 and $82.51.
  */
 import type { QuarterDays } from './calendar.js';
 import { randomAbn } from './abn.js';
 import type { Rng } from './random.js';
 import { ABN_THRESHOLD_CENTS, correctGst } from './rules.js';
-import type { Category, Row } from './types.js';
-import { CATEGORY_SPECS, CUSTOMERS, PURCHASE_CATEGORIES, SALE_CATEGORIES } from './vocabulary.js';
+import type { Row } from './types.js';
+import type { LedgerLine, Trade } from './vocabulary.js';
 
-const SALE_SHARE = 0.4;
 /** Share of purchases that are small receipts with no ABN on them (allowed: under the threshold). */
 const SMALL_RECEIPT_SHARE = 0.08;
 /** Share of purchases priced right at the threshold: $82.50 (under) or $82.51 (over). */
@@ -28,9 +28,8 @@ function drawInvoice(rng: Rng, digits: number): string {
   return `INV-${high}${String(rng.int(0, 999_999_999)).padStart(9, '0')}`;
 }
 
-/** A price in cents for a category: skewed towards the low end, as real invoices are. */
-function drawAmount(rng: Rng, category: Category): number {
-  const { min, max } = CATEGORY_SPECS[category];
+/** A price in cents within the line's range: skewed towards the low end, as real invoices are. */
+function drawAmount(rng: Rng, { min, max }: LedgerLine): number {
   const u = rng.int(0, 1_000_000) / 1_000_000;
   const cents = Math.round(min * 100 + (max - min) * 100 * u * u);
   // Many business invoices are for whole dollars.
@@ -47,10 +46,8 @@ function supplierAbn(rng: Rng, known: Map<string, string>, name: string): string
   return abn;
 }
 
-/** `n` clean rows in posting order, dated inside the quarter. */
-export function buildCleanRows(rng: Rng, n: number, days: QuarterDays): Row[] {
-  // A business sells to a handful of regular customers.
-  const customers = CUSTOMERS.slice(rng.int(0, CUSTOMERS.length - 6)).slice(0, 6);
+/** `n` clean rows in posting order, dated inside the quarter, for a business of `trade`. */
+export function buildCleanRows(rng: Rng, n: number, days: QuarterDays, trade: Trade): Row[] {
   const supplierAbns = new Map<string, string>();
   const dayIndices: number[] = [];
   for (let i = 0; i < n; i++) dayIndices.push(rng.int(0, days.inside.length - 1));
@@ -60,32 +57,37 @@ export function buildCleanRows(rng: Rng, n: number, days: QuarterDays): Row[] {
 
   const rows: Row[] = [];
   for (let i = 0; i < n; i++) {
-    const type = rng.chance(SALE_SHARE) ? 'sale' : 'purchase';
-    const category = rng.pick(type === 'sale' ? SALE_CATEGORIES : PURCHASE_CATEGORIES);
-    const counterparty = type === 'sale' ? rng.pick(customers) : rng.pick(CATEGORY_SPECS[category].suppliers);
-    let amount = drawAmount(rng, category);
-    let abn = type === 'sale' ? '' : supplierAbn(rng, supplierAbns, counterparty);
-    if (type === 'purchase') {
-      const edge = rng.float();
-      if (edge < SMALL_RECEIPT_SHARE) {
-        // A small receipt: no tax invoice needed, so no ABN and no fault (sometimes exactly $82.50).
-        amount = rng.chance(0.25) ? ABN_THRESHOLD_CENTS : rng.int(500, ABN_THRESHOLD_CENTS);
-        abn = '';
-      } else if (edge < SMALL_RECEIPT_SHARE + THRESHOLD_SHARE) {
-        amount = rng.chance(0.5) ? ABN_THRESHOLD_CENTS : ABN_THRESHOLD_CENTS + 1;
-      }
+    const type = rng.chance(trade.saleShare) ? 'sale' : 'purchase';
+    let spec: LedgerLine;
+    let amount: number;
+    let edge: 'receipt' | 'threshold' | null = null;
+    if (type === 'sale') {
+      spec = rng.pick(trade.sales);
+    } else {
+      const e = rng.float();
+      edge = e < SMALL_RECEIPT_SHARE ? 'receipt' : e < SMALL_RECEIPT_SHARE + THRESHOLD_SHARE ? 'threshold' : null;
+      spec = rng.pick(edge ? trade.receipts : trade.purchases);
     }
+    if (edge === 'receipt') {
+      // A small receipt: no tax invoice needed, so no ABN and no fault (sometimes exactly $82.50).
+      amount = rng.chance(0.25) ? ABN_THRESHOLD_CENTS : rng.int(spec.min * 100, ABN_THRESHOLD_CENTS);
+    } else if (edge === 'threshold') {
+      amount = rng.chance(0.5) ? ABN_THRESHOLD_CENTS : ABN_THRESHOLD_CENTS + 1;
+    } else {
+      amount = drawAmount(rng, spec);
+    }
+    const counterparty = rng.pick(spec.parties);
     const row: Row = {
       id: `T${String(i + 1).padStart(width, '0')}`,
       date: days.inside[dayIndices[i]!]!,
       type,
       counterparty,
-      description: rng.pick(CATEGORY_SPECS[category].descriptions),
-      category,
+      description: rng.pick(spec.descriptions),
+      category: spec.category,
       amount,
       gst: 0,
       invoice: drawInvoice(rng, digits),
-      abn,
+      abn: type === 'sale' || edge === 'receipt' ? '' : supplierAbn(rng, supplierAbns, counterparty),
     };
     row.gst = correctGst(row);
     rows.push(row);

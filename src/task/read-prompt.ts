@@ -32,7 +32,7 @@ export function readLedgerFromPrompt(messages: readonly ChatMessage[]): Ledger |
     rows.push({ id, date, type, counterparty, description: '', category: category as Category, amount: amountCents, gst: gstCents, invoice, abn });
   }
   return {
-    business: { name: business?.[1] ?? '', abn: business?.[2] ?? '' },
+    business: { name: business?.[1] ?? '', abn: business?.[2] ?? '', trade: '' },
     period: { start: period[1]!, end: period[2]! },
     rows,
   };

@@ -23,9 +23,11 @@ import {
 export function taskToJson(task: Task): Record<string, unknown> {
   return {
     index: task.index,
+    generator: task.generator,
+    prompt_version: task.prompt_version,
     config: { num_transactions: task.config.num_transactions, fault_rate: task.config.fault_rate, seed: task.config.seed },
     ledger: {
-      business: { name: task.ledger.business.name, abn: task.ledger.business.abn },
+      business: { name: task.ledger.business.name, abn: task.ledger.business.abn, trade: task.ledger.business.trade },
       period: { start: task.ledger.period.start, end: task.ledger.period.end },
       transactions: task.ledger.rows.map(rowToJson),
     },
@@ -145,6 +147,13 @@ function promptFromJson(value: unknown, path: string): ChatMessage[] {
   });
 }
 
+/** A version number from a task file: absent (files made before generator 3) reads as null. */
+function version(value: unknown, path: string): number | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) fail(path, 'must be a positive integer');
+  return value;
+}
+
 /** A task read back from its file form; throws TaskShapeError naming the first bad field. */
 export function taskFromJson(value: unknown): Task {
   const o = obj(value, 'the task');
@@ -173,9 +182,15 @@ export function taskFromJson(value: unknown): Task {
   });
   return {
     index,
+    generator: version(o.generator, 'generator'),
+    prompt_version: version(o.prompt_version, 'prompt_version'),
     config,
     ledger: {
-      business: { name: str(business.name, 'ledger.business.name'), abn: str(business.abn, 'ledger.business.abn') },
+      business: {
+        name: str(business.name, 'ledger.business.name'),
+        abn: str(business.abn, 'ledger.business.abn'),
+        trade: business.trade === undefined ? '' : str(business.trade, 'ledger.business.trade'),
+      },
       period: { start: date(period.start, 'ledger.period.start'), end: date(period.end, 'ledger.period.end') },
       rows,
     },

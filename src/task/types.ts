@@ -28,14 +28,8 @@ export type BasLabel = (typeof BAS_LABELS)[number];
 
 export const GST_FREE_CATEGORIES = ['basic_food', 'medical', 'education', 'export'] as const;
 export const INPUT_TAXED_CATEGORIES = ['financial_supply', 'residential_rent'] as const;
-export const TAXABLE_CATEGORIES = [
-  'office_supplies',
-  'equipment',
-  'professional_services',
-  'advertising',
-  'utilities',
-  'repairs_maintenance',
-] as const;
+/** Taxable categories (generator 3): short, and chosen so that every trade's sales fit one. */
+export const TAXABLE_CATEGORIES = ['goods', 'equipment', 'services', 'hot_food', 'construction', 'utilities'] as const;
 export type Category =
   | (typeof GST_FREE_CATEGORIES)[number]
   | (typeof INPUT_TAXED_CATEGORIES)[number]
@@ -72,7 +66,8 @@ export interface Period {
 }
 
 export interface Ledger {
-  business: { name: string; abn: string };
+  /** `trade` is what the business does (see vocabulary.ts); "" in task files made before generator 3. */
+  business: { name: string; abn: string; trade: string };
   period: Period;
   rows: Row[];
 }
@@ -100,6 +95,9 @@ export interface ChatMessage {
 /** A generated task: its identity, its ledger, what was injected, the key and the prompt. */
 export interface Task {
   index: number;
+  /** The generator and prompt versions the task was made with; null when a task file does not say. */
+  generator: number | null;
+  prompt_version: number | null;
   config: TaskConfig;
   ledger: Ledger;
   injected: FaultMap;

@@ -9,7 +9,8 @@ describe('bas gen', () => {
     expect(r.code).toBe(0);
     const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
     expect(lines.map((t) => t.index)).toEqual([0, 1, 2]);
-    expect(Object.keys(lines[0])).toEqual(['index', 'config', 'ledger', 'key', 'injected', 'prompt']);
+    expect(Object.keys(lines[0])).toEqual(['index', 'generator', 'prompt_version', 'config', 'ledger', 'key', 'injected', 'prompt']);
+    expect(Object.keys(lines[0].ledger.business)).toEqual(['name', 'abn', 'trade']);
     expect(lines[0].config).toEqual({ num_transactions: 24, fault_rate: 0.25, seed: 5 });
     expect(Object.keys(lines[0].ledger)).toEqual(['business', 'period', 'transactions']);
     expect(Object.keys(lines[0].key.bas)).toEqual(['G1', '1A', '1B', 'net']);

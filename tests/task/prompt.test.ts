@@ -1,11 +1,29 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { generateTask } from '../../src/task/generate.js';
-import { RULES_TEXT } from '../../src/task/prompt.js';
+import { PROMPT_COLUMNS, PROMPT_VERSION } from '../../src/task/prompt.js';
 import { readLedgerFromPrompt } from '../../src/task/read-prompt.js';
 import { taskFromJson, taskToJson } from '../../src/task/serialize.js';
-import { CATEGORIES, FAULT_CODES } from '../../src/task/types.js';
+import { GENERATOR_VERSION, generateTask } from '../../src/task/generate.js';
+import { CATEGORIES, FAULT_CODES, GST_FREE_CATEGORIES, INPUT_TAXED_CATEGORIES, TAXABLE_CATEGORIES, type TaskConfig } from '../../src/task/types.js';
+
+/** The user message of a task: what these tests read, and nothing else of the task. */
+function userText(config: TaskConfig, index = 0): string {
+  return generateTask(config, index).prompt.find((m) => m.role === 'user')!.content;
+}
+
+/** The fixed part of a prompt (every message, minus the ledger's data rows), and the data rows. */
+function split(config: TaskConfig, index: number): { fixed: number; rows: string[] } {
+  const t = generateTask(config, index);
+  const all = t.prompt.map((m) => m.content).join('\n');
+  const header = `\n${PROMPT_COLUMNS.join(',')}\n`;
+  const at = all.indexOf(header) + header.length;
+  return { fixed: at, rows: all.slice(at).split('\n') };
+}
+
+/** The fixed part and the mean row of prompt 1 (generator 2), in characters, measured before the rewrite. */
+const PROMPT_1_FIXED_CHARS = 2043;
+const PROMPT_1_ROW_CHARS_AT_60 = 84.2;
 
 describe('the prompt', () => {
   const task = generateTask({ num_transactions: 24, fault_rate: 0.25, seed: 20260826 }, 0);
@@ -13,14 +31,67 @@ describe('the prompt', () => {
 
   it('states the period, every category, every code, the threshold, the formula and the format', () => {
     expect(user).toContain(`${task.ledger.period.start} to ${task.ledger.period.end}`);
-    for (const c of CATEGORIES) expect(RULES_TEXT).toContain(c);
-    for (const c of FAULT_CODES) expect(RULES_TEXT).toContain(`- ${c}:`);
-    for (const label of ['G1', '1A', '1B', 'net']) expect(RULES_TEXT).toContain(`- ${label}:`);
-    expect(RULES_TEXT).toContain('82.50');
-    expect(RULES_TEXT).toContain('amount / 11');
-    expect(RULES_TEXT).toMatch(/half a cent rounds up/);
-    expect(RULES_TEXT).toMatch(/or none/);
-    expect(RULES_TEXT).toContain('<answer>');
+    for (const c of CATEGORIES) expect(user).toContain(c);
+    for (const c of FAULT_CODES) expect(user).toContain(`- ${c}:`);
+    for (const label of ['G1', '1A', '1B', 'net']) expect(user).toContain(`- ${label}:`);
+    expect(user).toContain('amount / 11');
+    expect(user).toMatch(/half a cent rounds up/);
+    expect(user).toMatch(/any number of faults, or none/);
+    expect(user).toContain('<answer>');
+  });
+
+  it('lists each category under its class', () => {
+    const listed = (cls: string) => new RegExp(`^- ${cls}: (.*)$`, 'm').exec(user)![1]!.split(', ');
+    expect(listed('taxable')).toEqual([...TAXABLE_CATEGORIES]);
+    expect(listed('GST-free')).toEqual([...GST_FREE_CATEGORIES]);
+    expect(listed('input-taxed')).toEqual([...INPUT_TAXED_CATEGORIES]);
+  });
+
+  // Each rule the key applies, as the prompt must state it (SPEC.md, "The prompt").
+  it.each<[string, RegExp]>([
+    ['posting order', /Rows are in posting order; "earlier" means higher in the list\./],
+    ['what a duplicate is', /invoice number already appears on an earlier row \(sale or purchase\)/],
+    ['the original of a duplicate, even when left out', /never the first: it is the original even if dated outside the quarter/],
+    ['the negative form', /write a negative figure as "-176\.89"/],
+    ['ids exactly as in the ledger', /each faulty row id, exactly as in the ledger,/],
+    ['categories as given', /Each category is correct as given and is never a fault\./],
+    ['the rules as written', /Apply these rules exactly as written, even where ATO practice differs/],
+    ['GST per row', /GST per row, not from totals/],
+    ['invoice numbers across the ledger', /invoice number is unique across the whole ledger, whoever issued it/],
+    ['the threshold on the GST-inclusive price for every category', /the 82\.50 test is on the GST-inclusive amount, for every category/],
+    ['the threshold itself', /purchase with amount over 82\.50 \(82\.50 itself is not over\) and a blank abn/],
+    ['out-of-quarter rows dropped', /rows outside the quarter are dropped, not carried forward/],
+    ['cents', /figures in cents, not whole dollars/],
+    ['the exclusions', /Leave out every row flagged outside_period or duplicate_invoice\./],
+    ['no credit without an ABN', /except those flagged missing_abn_over_threshold/],
+    ['GST from the rules, not the column', /Always use correct GST, never the gst column\./],
+  ])('states %s', (_name, rule) => {
+    expect(user).toMatch(rule);
+  });
+
+  it.each([
+    [4, 'T1'],
+    [24, 'T01'],
+    [100, 'T001'],
+    [1000, 'T0001'],
+  ])('with %i rows, the answer template uses the ledger\'s own id form (%s)', (n, id) => {
+    const text = userText({ num_transactions: n, fault_rate: 0.25, seed: 3 });
+    expect(text).toContain(`"faults": {"${id}": [`);
+    expect(text).toContain(`\n${id},`);
+  });
+
+  it('the fixed part grows by at most a quarter, and a row costs no more than before', () => {
+    let fixed = 0;
+    let chars = 0;
+    let rows = 0;
+    for (let i = 0; i < 50; i++) {
+      const s = split({ num_transactions: 60, fault_rate: 0.35, seed: 20260826 }, i);
+      fixed = Math.max(fixed, s.fixed);
+      for (const r of s.rows) chars += r.length + 1;
+      rows += s.rows.length;
+    }
+    expect(fixed).toBeLessThanOrEqual(PROMPT_1_FIXED_CHARS * 1.25);
+    expect(chars / rows).toBeLessThanOrEqual(PROMPT_1_ROW_CHARS_AT_60);
   });
 
   it('holds every row, and the ledger reads back from it exactly', () => {
@@ -43,12 +114,24 @@ describe('task files', () => {
   it('a task survives the trip to JSON and back', () => {
     const task = generateTask({ num_transactions: 30, fault_rate: 0.5, seed: 11 }, 4);
     const json = JSON.parse(JSON.stringify(taskToJson(task)));
-    expect(Object.keys(json)).toEqual(['index', 'config', 'ledger', 'key', 'injected', 'prompt']);
+    expect(Object.keys(json)).toEqual(['index', 'generator', 'prompt_version', 'config', 'ledger', 'key', 'injected', 'prompt']);
+    expect(json).toMatchObject({ generator: GENERATOR_VERSION, prompt_version: PROMPT_VERSION });
+    expect(json.ledger.business.trade).toBe(task.ledger.business.trade);
     expect(json.ledger.transactions[0].amount).toMatch(/^\d+\.\d{2}$/);
     expect(taskFromJson(json)).toEqual(task);
   });
 
+  it('a task file made before generator 3 (no versions, no trade) still reads', () => {
+    const json = JSON.parse(JSON.stringify(taskToJson(generateTask({ num_transactions: 8, fault_rate: 0.5, seed: 2 }, 1))));
+    delete json.generator;
+    delete json.prompt_version;
+    delete json.ledger.business.trade;
+    const back = taskFromJson(json);
+    expect(back).toMatchObject({ generator: null, prompt_version: null, ledger: { business: { trade: '' } } });
+  });
+
   it.each<[string, (j: any) => void, RegExp]>([
+    ['a bad generator version', (j) => (j.generator = 'three'), /^generator must be a positive integer/],
     ['a bad amount', (j) => (j.ledger.transactions[2].amount = '12.345'), /transactions\[2\]\.amount/],
     ['an unknown category', (j) => (j.ledger.transactions[0].category = 'snacks'), /category/],
     ['a missing key', (j) => delete j.key, /^key must be an object/],

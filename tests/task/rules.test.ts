@@ -10,7 +10,7 @@ const row = (over: Partial<Row>): Row => ({
   type: 'purchase',
   counterparty: 'Supplier',
   description: '',
-  category: 'office_supplies',
+  category: 'goods',
   amount: 11000,
   gst: 1000,
   invoice: `INV-${seq}`,
@@ -43,7 +43,7 @@ describe('row rules', () => {
 });
 
 describe('deriveKey', () => {
-  const ledger = (rows: Row[]): Ledger => ({ business: { name: 'B', abn: '51824753556' }, period, rows });
+  const ledger = (rows: Row[]): Ledger => ({ business: { name: 'B', abn: '51824753556', trade: '' }, period, rows });
 
   it('flags later duplicates only, across sales and purchases, and excludes them', () => {
     const first = row({ type: 'sale', invoice: 'INV-1', amount: 22000, gst: 2000 });
