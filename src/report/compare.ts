@@ -9,7 +9,7 @@
  */
 import { sameTaskConfig } from '../task/config.js';
 import type { TaskConfig } from '../task/types.js';
-import { runGenerator } from '../runfile/versions.js';
+import { runGenerator, runPromptVersion } from '../runfile/versions.js';
 import type { RunData } from './read.js';
 import { describeTask } from './run-report.js';
 import { pairedBootstrap, type Estimate, type PairedBootstrap } from './stats.js';
@@ -99,10 +99,13 @@ export function verdictOf(ci: [number, number] | null, run: string, baseline: st
 function pair(base: RunData, baseLabel: string, other: RunData, label: string, seed: number, resamples: number): Pairing {
   const empty = { shared_tasks: 0, left_out: 0, diff: null, diff_errors_as_zero: null, verdict: null };
   const [g0, g1] = [runGenerator(base.run), runGenerator(other.run)];
+  const [p0, p1] = [runPromptVersion(base.run), runPromptVersion(other.run)];
   const apart =
     g0 !== null && g1 !== null && g0 !== g1
       ? `${label} was made with task generator ${g1} and ${baseLabel} with ${g0}: the same index is a different task`
-      : !sameTaskConfig(base.task, other.task)
+      : p0 !== null && p1 !== null && p0 !== p1
+        ? `${label} was made with prompt ${p1} and ${baseLabel} with ${p0}: the same task was asked differently`
+        : !sameTaskConfig(base.task, other.task)
         ? `${label} ran different tasks (${describeTask(other.task)}) from ${baseLabel} (${describeTask(base.task)})`
         : null;
   if (apart) return { baseline: baseLabel, run: label, comparable: false, note: `${apart}, so their rewards are not comparable task by task`, ...empty };

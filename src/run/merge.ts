@@ -12,7 +12,7 @@ import { forEachRecord } from '../runfile/read.js';
 import { SummaryBuilder, type Summary } from '../report/summary.js';
 import { buildRunFolder, requireEmptyOutput } from '../runfile/build.js';
 import { RESULTS_FILE, RUN_FILE, type RunInfo } from '../runfile/store.js';
-import { runGenerator } from '../runfile/versions.js';
+import { runGenerator, runPromptVersion } from '../runfile/versions.js';
 import { pairKey, splitPairKey, type PairKey } from '../runfile/record.js';
 import { canon } from '../io/canon.js';
 
@@ -57,6 +57,9 @@ export async function mergeRuns(dirs: string[], out: string): Promise<MergeOutco
   for (const input of inputs.slice(1)) {
     if (runGenerator(input.info) !== runGenerator(first.info)) {
       throw new ConfigError(`cannot merge: ${input.dir} was made with task generator ${runGenerator(input.info)}, ${first.dir} with ${runGenerator(first.info)}: their tasks differ`);
+    }
+    if (runPromptVersion(input.info) !== runPromptVersion(first.info)) {
+      throw new ConfigError(`cannot merge: ${input.dir} was made with prompt ${runPromptVersion(input.info)}, ${first.dir} with ${runPromptVersion(first.info)}: their models were asked differently`);
     }
     for (const field of MUST_AGREE) {
       if (canon(input.info[field]) !== canon(first.info[field])) {

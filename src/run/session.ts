@@ -17,6 +17,7 @@ import { builtinPolicy } from './client.js';
 import { inShard, readShard, shardSize, type Shard } from '../runfile/shard.js';
 import { BAS_VERSION, OPENAI_VERSION, runGenerator } from '../runfile/versions.js';
 import { GENERATOR_VERSION } from '../task/generate.js';
+import { PROMPT_VERSION } from '../task/prompt.js';
 
 
 /** The parts of a saved run that resolveSettings starts from. */
@@ -63,6 +64,7 @@ export function runInfoFor(s: EvalSettings, startedAt: Date): RunInfo {
   return {
     bas_version: BAS_VERSION,
     generator: GENERATOR_VERSION,
+    prompt_version: PROMPT_VERSION,
     node_version: process.version,
     openai_version: OPENAI_VERSION,
     model: s.model,

@@ -15,8 +15,9 @@ import { checkRecord, type RolloutRecord } from './record.js';
 import { readShard, shardSize } from './shard.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { RUN_FILE, type RunInfo } from './store.js';
-import { BAS_VERSION, runGenerator } from './versions.js';
+import { BAS_VERSION, runGenerator, runPromptVersion } from './versions.js';
 import { GENERATOR_VERSION } from '../task/generate.js';
+import { PROMPT_VERSION } from '../task/prompt.js';
 
 /** The fields of run.json a report reads; everything else is kept as it was. */
 export interface RunFile {
@@ -143,6 +144,10 @@ export function readSavedRun(dir: string): RunInfo {
     throw new ConfigError(
       `--resume: ${dir} was made with task generator ${generator}, and this bas (${BAS_VERSION}) has generator ${GENERATOR_VERSION}: the same indices would be different tasks; finish it with the bas that started it, or start a new run`,
     );
+  }
+  const prompt = runPromptVersion(i);
+  if (prompt !== PROMPT_VERSION) {
+    throw new ConfigError(`--resume: ${dir} was made with prompt ${prompt}, and this bas (${BAS_VERSION}) has prompt ${PROMPT_VERSION}: models would be asked differently; finish it with the bas that started it, or start a new run`);
   }
   if (readShard(i.shard) === undefined) throw new ConfigError(`--resume: ${file} has an unreadable "shard" (it needs {"index": I, "count": N} with 1 <= I <= N)`);
   return i as RunInfo;

@@ -26,6 +26,8 @@ export interface RunInfo {
   bas_version: string;
   /** The task generator's version (eval runs; null where tasks came from a file). */
   generator?: number | null;
+  /** The prompt's version (eval runs, since generator 3; null where tasks came from a file). */
+  prompt_version?: number | null;
   node_version: string;
   openai_version: string;
   model: string;
