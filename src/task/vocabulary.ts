@@ -107,9 +107,9 @@ export const TRADES: readonly Trade[] = [
     suffixes: ['College', 'Training Institute', 'Skills Academy'],
     saleShare: 0.4,
     sales: weighted(
-      [6, line('education', 400, 8500, ['Certificate IV tuition', 'Diploma course fees', 'Short course fees'], ['Student fees', 'NSW Skills Board', 'Geelong Motors'])],
-      [2, line('education', 3000, 24000, ['International student tuition'], ['Student fees', 'IDP Education'])],
-      [1, line('goods', 30, 450, ['Textbooks and kits', 'Uniforms'], ['Student fees'])],
+      [6, line('education', 400, 8500, ['Certificate IV tuition', 'Diploma course fees', 'Short course fees'], ['Student payments', 'NSW Skills Board', 'Geelong Motors'])],
+      [2, line('education', 3000, 24000, ['International student tuition'], ['Student payments', 'IDP Education'])],
+      [1, line('goods', 30, 450, ['Textbooks and kits', 'Uniforms'], ['Student payments'])],
       [1, line('hot_food', 8, 900, ['Canteen sales'], ['Eftpos sales'])],
       [1, interestIn],
     ),
