@@ -51,7 +51,7 @@ export function renderTaskTable(task: Task): string {
   const { ledger, key, config } = task;
   const head = [
     `Task ${task.index} (seed ${config.seed}, ${config.num_transactions} rows, fault rate ${config.fault_rate})`,
-    cut(`${ledger.business.name}${ledger.business.trade ? `, a ${ledger.business.trade}` : ''}`, TABLE_WIDTH),
+    cut(`${ledger.business.name}${ledger.business.trade ? ` (${ledger.business.trade})` : ''}`, TABLE_WIDTH),
     `ABN ${ledger.business.abn}; BAS quarter ${ledger.period.start} to ${ledger.period.end}`,
   ];
   const cells = ledger.rows.map((r) => [

@@ -93,7 +93,7 @@ function taskData(config: TaskConfig, index: number, st: StringTable): TaskData 
   for (const [id, codes] of Object.entries(t.key.faults)) faults[id] = codes.map((c) => FAULT_CODES.indexOf(c));
   return {
     index,
-    business: `${t.ledger.business.name}${t.ledger.business.trade ? `, a ${t.ledger.business.trade}` : ''} (ABN ${t.ledger.business.abn})`,
+    business: `${t.ledger.business.name} (${t.ledger.business.trade ? `${t.ledger.business.trade}, ` : ''}ABN ${t.ledger.business.abn})`,
     period: [t.ledger.period.start, t.ledger.period.end],
     rows: t.ledger.rows.map((r) => [r.id, r.date, st.id(r.type), st.id(r.counterparty), st.id(r.description), st.id(r.category), formatCents(r.amount), formatCents(r.gst), r.invoice, st.id(r.abn)]),
     bas: [formatCents(t.key.bas.G1), formatCents(t.key.bas['1A']), formatCents(t.key.bas['1B']), formatCents(t.key.bas.net)],
