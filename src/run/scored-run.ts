@@ -42,6 +42,7 @@ export async function writeScoredRun(
   const info: RunInfo = {
     bas_version: BAS_VERSION,
     generator: null,
+    prompt_version: null,
     node_version: process.version,
     openai_version: OPENAI_VERSION,
     model,

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GENERATOR_VERSION } from '../../src/task/generate.js';
 import { PROMPT_VERSION } from '../../src/task/prompt.js';
+import { runPromptVersion } from '../../src/runfile/versions.js';
 import { bas, tempDir } from '../support/cli.js';
 
 /** Rewrites a run folder's run.json as an older bas would have left it (no generator recorded). */
@@ -21,6 +22,20 @@ function setPrompt(dir: string, version: number): void {
   info.prompt_version = version;
   writeFileSync(file, JSON.stringify(info));
 }
+
+describe('runPromptVersion', () => {
+  it.each<[string, Record<string, unknown> | null, number | null]>([
+    ['a recorded version', { prompt_version: 2, generator: 3, indices: null }, 2],
+    ['an eval run from before the field', { generator: 2, indices: null }, 1],
+    ['a run older than the generator field', { indices: null }, 1],
+    ['a scored run that says null', { prompt_version: null, generator: null, indices: null }, null],
+    ['a scored run from before the field (contiguous indices)', { generator: null, indices: null }, null],
+    ['a scored run with listed indices', { generator: null, indices: [0, 2] }, null],
+    ['no run', null, null],
+  ])('%s', (_name, run, expected) => {
+    expect(runPromptVersion(run)).toBe(expected);
+  });
+});
 
 describe('the task generator version', () => {
   it('is recorded in run.json, and runs of another generator are never mixed', () => {
