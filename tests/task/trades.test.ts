@@ -23,6 +23,13 @@ describe('trades', () => {
     expect([...seen].sort()).toEqual(TRADES.map((t) => t.name).sort());
   });
 
+  it('the trade is the first draw, and it depends on every word of seed and index', () => {
+    const trades = (seed: number) => new Set(Array.from({ length: 12 }, (_, s) => generateTask({ ...DEFAULT, seed: seed + s }, 0, { prompt: false }).ledger.business.trade));
+    for (const seed of [0, 2 ** 32, 2 ** 40]) expect(trades(seed).size).toBeGreaterThan(3);
+    const byIndex = new Set(Array.from({ length: 12 }, (_, i) => generateTask(DEFAULT, 2 ** 32 + i, { prompt: false }).ledger.business.trade));
+    expect(byIndex.size).toBeGreaterThan(3);
+  });
+
   it('a business sells only what its trade sells, and buys only what its trade buys', () => {
     fc.assert(
       fc.property(fc.nat(), fc.nat({ max: 100_000 }), (seed, index) => {
