@@ -1,9 +1,12 @@
 /**
  * The commander program. Each command lazy-imports its handler so that `bas --help` loads
- * nothing but commander; this is the only module that calls `process.exit`.
+ * nothing but commander and the eval settings declaration (a few small modules, from which
+ * the eval, check and models options are built); this is the only module that calls
+ * `process.exit`.
  */
 import { createRequire } from 'node:module';
 import type * as Commander from 'commander';
+import { EVAL_COMMAND_OPTIONS, SETTINGS, SETTING_KEYS, type CommandOption, type SettingKey } from './run/setting-table.js';
 
 const require = createRequire(import.meta.url);
 // Loaded as CommonJS on purpose: importing commander through the ESM loader costs about
@@ -11,7 +14,6 @@ const require = createRequire(import.meta.url);
 const { Command, CommanderError, Option } = require('commander') as typeof Commander;
 type Command = Commander.Command;
 const { version } = require('../package.json') as { version: string };
-import { EVAL_COMMAND_OPTIONS, SETTINGS, SETTING_KEYS, type CommandOption, type SettingKey } from './run/setting-table.js';
 
 /** Adds the declared settings `keys`, then `extra`, as options of `cmd`. */
 function withSettings(cmd: Command, keys: readonly SettingKey[], extra: readonly CommandOption[]): Command {

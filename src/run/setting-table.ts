@@ -8,9 +8,26 @@
  * without declaring it here (or the reverse) does not compile. It imports nothing heavy:
  * `bas --help` builds its options from it.
  */
-import { ConfigError } from '../errors.js';
-import { MAX_TRANSACTIONS, MIN_TRANSACTIONS, parseCount, parseNumberInRange } from '../task/config.js';
+import { MAX_TRANSACTIONS, MIN_TRANSACTIONS } from '../task/config.js';
 import { parseShard, readShard, shardLabel, type Shard } from '../runfile/shard.js';
+import {
+  count,
+  MAX_N,
+  number,
+  parseBaseURL,
+  parseEffort,
+  parseExtra,
+  parseModel,
+  parseProviderName,
+  parseSwitch,
+  parseText,
+  parseVarName,
+  REASONING_EFFORTS,
+  RESERVED_FIELDS,
+  SECONDS,
+} from './setting-parse.js';
+
+export { parseBaseURL, parseProviderName, parseVarName, REASONING_EFFORTS } from './setting-parse.js';
 
 /** The TOML type a key must have. */
 export type Kind = 'integer' | 'number' | 'string' | 'boolean' | 'table';
@@ -80,93 +97,6 @@ export interface Setting<V> {
 
 export type SettingTable = { [K in SettingKey]: Setting<SettingValues[K]> };
 
-export const REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
-/** Request fields that --sampling may not set: the runner owns them. */
-const RESERVED_FIELDS = ['model', 'messages', 'stream', 'n', 'tools', 'tool_choice'];
-/** Largest -n: far beyond any real run, small enough that indices stay exact. */
-const MAX_N = 10_000_000;
-const SECONDS = (name: string, v: unknown): number => parseNumberInRange(v, name, 0.001, 86_400);
-
-function parseModel(value: unknown, name: string): string {
-  const model = String(value).trim();
-  if (model === '') throw new ConfigError(`${name} must name a model, got an empty string`);
-  // Built-in names are checked by resolveSettings, which may load the policies.
-  return model;
-}
-
-/** An http(s) URL without trailing slashes. */
-export function parseBaseURL(value: unknown, name: string): string {
-  const text = String(value).trim();
-  let url: URL | null = null;
-  try {
-    url = new URL(text);
-  } catch {
-    // Reported below.
-  }
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new ConfigError(`${name} must be an http(s) URL, got ${JSON.stringify(text.slice(0, 200))}`);
-  }
-  return text.replace(/\/+$/, '');
-}
-
-function parseExtra(value: unknown, name: string): Record<string, unknown> {
-  let v = value;
-  if (typeof v === 'string') {
-    try {
-      v = JSON.parse(v);
-    } catch {
-      throw new ConfigError(`${name} must be a JSON object such as '{"top_p": 0.9}', got ${JSON.stringify(value)}`);
-    }
-  }
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) {
-    throw new ConfigError(`${name} must be a JSON object of extra request fields, got ${JSON.stringify(value)}`);
-  }
-  const bad = Object.keys(v).find((k) => RESERVED_FIELDS.includes(k));
-  if (bad) throw new ConfigError(`${name} may not set "${bad}": bas sets it itself`);
-  return v as Record<string, unknown>;
-}
-
-function parseEffort(value: unknown, name: string): string {
-  const v = String(value).trim();
-  if (!(REASONING_EFFORTS as readonly string[]).includes(v)) {
-    throw new ConfigError(`${name} must be one of ${REASONING_EFFORTS.join(', ')}, got ${JSON.stringify(value)}`);
-  }
-  return v;
-}
-
-/** The NAME of an environment variable; the value is never echoed, since it may be a key. */
-export function parseVarName(value: unknown, name: string): string {
-  const v = String(value);
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(v)) {
-    throw new ConfigError(`${name} must be the NAME of an environment variable (letters, digits, _), not its value`);
-  }
-  if (v.length > 64) throw new ConfigError(`${name} is ${v.length} characters long: give the NAME of the variable holding the key, not the key`);
-  return v;
-}
-
-/** A provider's registry name: lower-case letters, digits and dashes. */
-export function parseProviderName(value: unknown, name: string): string {
-  const v = String(value).trim().toLowerCase();
-  if (!/^[a-z0-9][a-z0-9._-]{0,63}$/.test(v)) {
-    throw new ConfigError(`${name} must be a provider name such as openai or prime (letters, digits, - . _), got ${JSON.stringify(String(value).slice(0, 80))}`);
-  }
-  return v;
-}
-
-function parseText(value: unknown, name: string): string {
-  const v = String(value);
-  if (v.trim() === '') throw new ConfigError(`${name} must not be empty`);
-  return v;
-}
-
-function parseSwitch(value: unknown, name: string): boolean {
-  if (typeof value === 'boolean') return value;
-  throw new ConfigError(`${name} must be true or false, got ${JSON.stringify(value)}`);
-}
-
-const count = (min: number, max: number) => (v: unknown, name: string) => parseCount(v, name, min, max);
-const number = (min: number, max: number) => (v: unknown, name: string) => parseNumberInRange(v, name, min, max);
-
 /** The declaration. Its order is the order of `bas eval --help` and of the README's table. */
 export const SETTINGS: SettingTable = {
   model: {
@@ -185,7 +115,7 @@ export const SETTINGS: SettingTable = {
     flags: '-n, --num <N>',
     errorName: '-n',
     help: `number of tasks (indices 0..N-1), 1..${MAX_N}`,
-    doc: `Tasks 0..N-1 (1 to ${MAX_N.toLocaleString('en-US')}).`,
+    doc: 'Tasks 0..N-1 (1 to 10,000,000).',
     defaultText: '10',
     default: 10,
     toml: 'n',
@@ -499,11 +429,6 @@ export const SETTINGS: SettingTable = {
 };
 
 export const SETTING_KEYS = Object.keys(SETTINGS) as SettingKey[];
-
-/** The long flag of a setting, e.g. `--concurrency` (`--progress` for `--no-progress`). */
-export function longFlag(s: Setting<unknown>): string {
-  return /--(?:no-)?[a-z-]+/.exec(s.flags)![0];
-}
 
 /** How errors name a flag: `-c/--concurrency`, `--seed`, or the declared `errorName`. */
 export function flagName(s: Setting<unknown>): string {
