@@ -117,8 +117,9 @@ function endpoint(v: SettingValues, given: Set<SettingKey>, env: NodeJS.ProcessE
   let provider: Provider | null = null;
   if (v.provider !== null) {
     const registry = loadProviders(v.providers, env);
-    const source = given.has('provider') ? flagName(SETTINGS.provider) : '--resume: the saved run';
-    provider = findProvider(registry, v.provider, source);
+    // A saved run keeps its URL and key variable: a provider since dropped from the
+    // registry (say, one from a --providers file not given again) does not block its resume.
+    provider = given.has('provider') ? findProvider(registry, v.provider, flagName(SETTINGS.provider)) : (registry.get(v.provider) ?? null);
   }
   // A provider named now beats a URL saved in the run; a URL given now beats everything.
   const fresh = (key: SettingKey): boolean => given.has(key) || !given.has('provider');

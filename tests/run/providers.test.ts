@@ -93,6 +93,12 @@ describe('choosing the endpoint', () => {
     expect(resolveSettings({ provider: 'fireworks' }, null, '', {}, saved)).toMatchObject({ provider: 'fireworks', baseURL: 'https://api.fireworks.ai/inference/v1', apiKeyVar: 'FIREWORKS_API_KEY' });
   });
 
+  it('a saved provider missing from the registry now still resumes, with the saved endpoint', () => {
+    const own = file('[lab]\nbase_url = "https://lab.example/v1"\napi_key_var = "LAB_KEY"\n');
+    const saved = runInfoFor(resolveSettings({ model: 'm', provider: 'lab', providers: own }, null, '', {}), new Date());
+    expect(resolveSettings({}, null, '', {}, saved)).toMatchObject({ provider: 'lab', baseURL: 'https://lab.example/v1', apiKeyVar: 'LAB_KEY', keyRequired: true });
+  });
+
   it('bas models resolves the endpoint the same way, without a model', () => {
     expect(resolveEndpoint({ provider: 'deepseek' }, {})).toMatchObject({ baseURL: 'https://api.deepseek.com/v1', apiKeyVar: 'DEEPSEEK_API_KEY' });
     expect(resolveEndpoint({}, {})).toMatchObject({ provider: null, baseURL: 'https://api.openai.com/v1', apiKeyVar: 'OPENAI_API_KEY' });
