@@ -21,6 +21,7 @@ import {
   openSession,
   pendingPairs,
   readSavedRun,
+  readSummary,
   rolloutsLeft,
   runInfoFor,
   savedSettings,
@@ -58,6 +59,9 @@ export async function evalCommand(words: string[], flags: EvalFlags & { json?: b
     // Decided before asking for a key or taking the folder: a finished run is left as it is.
     const left = await rolloutsLeft(flags.resume, settings.n, settings.rollouts, settings.shard);
     if (left.pending === 0) {
+      // The summary is printed as a finished eval prints it, so scripts reading it still can.
+      const summary = await readSummary(flags.resume);
+      process.stdout.write(flags.json ? `${JSON.stringify(summary, null, 2)}\n` : `${renderSummary(summary, { title: `${settings.model} · ${flags.resume}` })}\n`);
       process.stderr.write(`bas: nothing to do: all ${left.total} rollouts of ${flags.resume} are recorded and scored (bas report ${flags.resume} shows them)\n`);
       return;
     }

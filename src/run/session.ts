@@ -125,3 +125,11 @@ export async function rolloutsLeft(dir: string, n: number, rollouts: number, sha
   }
   return { pending: countPending(n, rollouts, finished, shard), total: shardSize(n, shard) * rollouts };
 }
+
+/** The summary of a run folder's results, read without taking or changing the folder. */
+export async function readSummary(dir: string): Promise<ReturnType<SummaryBuilder['result']>> {
+  const builder = new SummaryBuilder();
+  const results = join(dir, RESULTS_FILE);
+  if (existsSync(results)) await forEachRecord(results, (r) => builder.add(r), () => {});
+  return builder.result();
+}

@@ -145,9 +145,10 @@ describe('--resume', () => {
     const first = await bas(['eval', '-m', 'm1', '-n', '3', '-r', '2', '--base-url', served.url, '--api-key-var', 'K', '--output', dir, '--no-progress'], KEY);
     expect(first.code).toBe(0);
     const before = allFiles(dir).map((f) => [f.path, createHash('sha256').update(f.text).digest('hex')]);
-    const r = await bas(['eval', '--resume', dir]);
+    const r = await bas(['eval', '--resume', dir, '--json']);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe(`bas: nothing to do: all 6 rollouts of ${dir} are recorded and scored (bas report ${dir} shows them)\n`);
+    expect(JSON.parse(r.stdout).counts).toMatchObject({ rollouts: 6, completed: 6 });
     expect(allFiles(dir).map((f) => [f.path, createHash('sha256').update(f.text).digest('hex')])).toEqual(before);
   });
 
