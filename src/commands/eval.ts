@@ -4,7 +4,8 @@
  * (index, rollout) pair, and prints the summary tables (or JSON).
  *
  * Exit: 0 when the run completed (errored rollouts included) or --resume found nothing left,
- * 1 when a refused key or an unknown model stopped it or --check failed, 2 for bad input, 130/143 when interrupted by SIGINT/SIGTERM.
+ * 1 when a refused key or an unknown model stopped it or --check failed, 2 for bad input,
+ * 130/143 when interrupted by SIGINT/SIGTERM.
  */
 import { ConfigError, FatalRunError } from '../errors.js';
 import { renderSummary } from '../report/tables.js';
