@@ -1,9 +1,12 @@
 /**
  * The commander program. Each command lazy-imports its handler so that `bas --help` loads
- * nothing but commander; this is the only module that calls `process.exit`.
+ * nothing but commander and the eval settings declaration (a few small modules, from which
+ * the eval, check and models options are built); this is the only module that calls
+ * `process.exit`.
  */
 import { createRequire } from 'node:module';
 import type * as Commander from 'commander';
+import { EVAL_COMMAND_OPTIONS, SETTINGS, SETTING_KEYS, type CommandOption, type SettingKey } from './run/setting-table.js';
 
 const require = createRequire(import.meta.url);
 // Loaded as CommonJS on purpose: importing commander through the ESM loader costs about
@@ -11,6 +14,17 @@ const require = createRequire(import.meta.url);
 const { Command, CommanderError, Option } = require('commander') as typeof Commander;
 type Command = Commander.Command;
 const { version } = require('../package.json') as { version: string };
+
+/** Adds the declared settings `keys`, then `extra`, as options of `cmd`. */
+function withSettings(cmd: Command, keys: readonly SettingKey[], extra: readonly CommandOption[]): Command {
+  for (const key of keys) {
+    const s = SETTINGS[key];
+    const dflt = s.defaultText.replace(/`/g, '');
+    cmd.addOption(new Option(s.flags, s.default === true || dflt === 'required' ? s.help : `${s.help} (default: ${dflt})`));
+  }
+  for (const o of extra) cmd.addOption(new Option(o.flags, o.help));
+  return cmd;
+}
 
 /** Options shared by every command that builds tasks from a configuration. */
 function taskOptions(cmd: Command): Command {
@@ -87,29 +101,22 @@ function buildProgram(): Command {
   // --- end report and compare ---
 
   // --- eval and serve (src/commands/eval.ts, src/commands/serve.ts) ---
-  taskOptions(program.command('eval').description('run a model over the benchmark and summarise the scores'))
+  // Options derived from the one declaration of the eval settings (src/run/setting-table.ts).
+  withSettings(program.command('eval').description('run a model over the benchmark and summarise the scores'), SETTING_KEYS, EVAL_COMMAND_OPTIONS)
     .argument('[@FILE...]', 'a TOML run configuration, as @FILE (same as --config FILE)')
-    .option('-m, --model <MODEL>', 'model id sent to the endpoint, or builtin:oracle|raw-sums|blanket|silent')
-    .option('-r, --rollouts <K>', 'samples per task, 1..1000 (default 1)')
-    .option('-c, --concurrency <C>', 'requests in flight at most, 1..4096 (default 8)')
-    .option('--temperature <T>', 'sampling temperature, 0..2 (default: the endpoint\'s)')
-    .option('--max-tokens <M>', 'completion token limit (sent as max_tokens; max_completion_tokens to api.openai.com)')
-    .option('--reasoning-effort <E>', 'none, minimal, low, medium, high or xhigh')
-    .option('--sampling <JSON>', 'extra request fields as a JSON object, e.g. \'{"top_p": 0.9}\'')
-    .option('--base-url <URL>', 'OpenAI-compatible endpoint (default: $OPENAI_BASE_URL, else OpenAI)')
-    .option('--api-key-var <VAR>', 'environment variable holding the API key (default OPENAI_API_KEY)')
-    .option('--timeout <SECONDS>', 'bound on one episode, retries included (default 600)')
-    .option('--request-timeout <SECONDS>', 'bound on one request (default 300)')
-    .option('--max-retries <K>', 'retries of 429s, 5xx, connection failures and timeouts, 0..100 (default 5)')
-    .option('--output <DIR>', 'run folder (default runs/<UTC time>-<model>)')
-    .option('--resume <DIR>', 'continue a run: only missing or errored rollouts, with its saved configuration')
-    .option('--config <FILE>', 'TOML run configuration; flags override it')
-    .option('--shard <I/N>', 'run only the I-th of N disjoint slices of the tasks (join the shards with bas merge)')
-    .option('--price-in <USD>', 'price of prompt tokens per million, kept in run.json for bas report')
-    .option('--price-out <USD>', 'price of completion tokens per million, kept in run.json for bas report')
-    .option('--json', 'print the summary as JSON instead of tables')
-    .option('--no-progress', 'no progress display')
     .action(async (words, opts) => (await import('./commands/eval.js')).evalCommand(words, opts));
+
+  withSettings(
+    program.command('check').description("send one small request with eval's settings: reachable, key, model, parameters, latency, rate limits"),
+    SETTING_KEYS.filter((k) => k !== 'check'),
+    EVAL_COMMAND_OPTIONS.filter((o) => !o.flags.startsWith('--resume')),
+  )
+    .argument('[@FILE...]', 'a TOML run configuration, as @FILE (same as --config FILE)')
+    .action(async (words, opts) => (await import('./commands/check.js')).checkCommand(words, opts));
+
+  withSettings(program.command('models').description("list the endpoint's models (GET /v1/models)"), ['provider', 'providers', 'baseUrl', 'apiKeyVar'], [])
+    .option('--json', 'print the models as JSON')
+    .action(async (opts) => (await import('./commands/models.js')).modelsCommand(opts));
 
   program
     .command('serve')

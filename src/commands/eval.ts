@@ -3,14 +3,15 @@
  * saved run with --resume), checks them all, opens the run folder, runs every pending
  * (index, rollout) pair, and prints the summary tables (or JSON).
  *
- * Exit: 0 when the run completed (errored rollouts included), 1 when a refused key or an
- * unknown model stopped it, 2 for bad input, 130/143 when interrupted by SIGINT/SIGTERM.
+ * Exit: 0 when the run completed (errored rollouts included) or --resume found nothing left,
+ * 1 when a refused key or an unknown model stopped it or --check failed, 2 for bad input,
+ * 130/143 when interrupted by SIGINT/SIGTERM.
  */
 import { ConfigError, FatalRunError } from '../errors.js';
 import { renderSummary } from '../report/tables.js';
 import { isPolicyName } from '../task/policies.js';
 import { builtinClient, builtinPolicy, httpClient, type ModelClient } from '../run/client.js';
-import { loadConfigFile, type FileConfig } from '../run/config.js';
+import { configPathFrom, loadConfigFile, type FileConfig } from '../run/config.js';
 import { gcWhenAbove } from '../run/memory.js';
 import { attachProgress } from '../run/progress.js';
 import { DEFAULT_RETRY_POLICY } from '../run/retry.js';
@@ -21,10 +22,12 @@ import {
   openSession,
   pendingPairs,
   readSavedRun,
+  readSummary,
+  rolloutsLeft,
   runInfoFor,
   savedSettings,
 } from '../run/session.js';
-import { resolveSettings, type EvalFlags, type EvalSettings } from '../run/settings.js';
+import { apiKeyFor, resolveSettings, type EvalFlags, type EvalSettings } from '../run/settings.js';
 import { writeRunInfo, type RunInfo } from '../runfile/store.js';
 import { shardSize } from '../runfile/shard.js';
 
@@ -38,44 +41,35 @@ class InterruptedError extends Error {
   }
 }
 
-/** `@FILE` (or `@ FILE`) positional words, as the original's `eval @ config.toml`. */
-function configFromWords(words: string[]): string | undefined {
-  if (words.length === 0) return undefined;
-  const joined = words[0] === '@' ? `@${words[1] ?? ''}` : words[0]!;
-  if (!joined.startsWith('@') || joined.length < 2 || words.length > (words[0] === '@' ? 2 : 1)) {
-    throw new ConfigError(`unexpected argument ${JSON.stringify(words.join(' '))}: bas eval takes flags, or @FILE for a config file`);
-  }
-  return joined.slice(1);
-}
-
 function makeClient(s: EvalSettings, env: NodeJS.ProcessEnv): ModelClient {
   const policy = builtinPolicy(s.model);
   if (policy !== null && isPolicyName(policy)) return builtinClient(policy);
-  const apiKey = env[s.apiKeyVar];
-  if (!apiKey) {
-    throw new ConfigError(
-      `${s.apiKeyVar} is not set: export the API key in it, or name another variable with --api-key-var (a local server that needs no key takes any value)`,
-    );
-  }
-  // A key with a line break or other control character (a file saved on Windows, a stray
-  // newline) cannot go in a header: every request would fail as a network error.
-  if (!/^[\x21-\x7e]+$/.test(apiKey)) {
-    throw new ConfigError(`${s.apiKeyVar} holds characters that cannot go in an HTTP header (spaces, line breaks or non-ASCII): check how the key was exported`);
-  }
+  const apiKey = apiKeyFor(s, env);
   return httpClient({ model: s.model, baseURL: s.baseURL, apiKey, sampling: s.sampling, requestTimeoutMs: s.requestTimeoutS * 1000 });
 }
 
 /** Runs `bas eval` with commander's options and `@FILE` words. */
 export async function evalCommand(words: string[], flags: EvalFlags & { json?: boolean }): Promise<void> {
   const env = process.env;
-  const atFile = configFromWords(words);
-  if (atFile && flags.config) throw new ConfigError('give the config file once: either --config FILE or @FILE');
-  const configPath = flags.config ?? atFile;
+  const configPath = configPathFrom(words, flags.config, 'bas eval');
   const file: FileConfig | null = configPath ? loadConfigFile(configPath) : null;
   if (flags.resume && flags.output) throw new ConfigError('--resume DIR continues the run in DIR; it does not take --output');
   const saved = flags.resume ? readSavedRun(flags.resume) : null;
   const settings = resolveSettings(flags, file, configPath ?? '', env, saved ? savedSettings(saved) : null);
+  if (flags.resume) {
+    // Decided before asking for a key or taking the folder: a finished run is left as it is.
+    const left = await rolloutsLeft(flags.resume, settings.n, settings.rollouts, settings.shard);
+    if (left.pending === 0) {
+      // The summary is printed as a finished eval prints it, so scripts reading it still can.
+      const summary = await readSummary(flags.resume);
+      process.stdout.write(flags.json ? `${JSON.stringify(summary, null, 2)}\n` : `${renderSummary(summary, { title: `${settings.model} · ${flags.resume}` })}\n`);
+      process.stderr.write(`bas: nothing to do: all ${left.total} rollouts of ${flags.resume} are recorded and scored (bas report ${flags.resume} shows them)\n`);
+      return;
+    }
+    process.stderr.write(`bas: resuming ${flags.resume}: ${left.pending} of ${left.total} rollouts to run\n`);
+  }
   const client = makeClient(settings, env);
+  if (settings.check) await (await import('./check.js')).runCheck(settings, env, process.stderr);
   const dir = flags.resume ?? settings.output ?? defaultOutputDir(settings.model, settings.shard);
 
   const session = await openSession(dir, Boolean(flags.resume));

@@ -1,80 +1,57 @@
 /**
- * Run configuration files (TOML). The schema is the eval flags with underscores, plus two
- * sections for the values that belong together:
+ * Run configuration files (TOML). The keys are those declared in setting-table.ts: the eval
+ * flags with underscores, with the task and sampling values in their own sections:
  *
  * ```toml
  * model = "openai/gpt-5-mini"   # -m
+ * provider = "prime"            # --provider
  * n = 30                        # -n
- * rollouts = 1                  # -r
- * concurrency = 8               # -c
- * base_url = "https://…/v1"     # --base-url
- * api_key_var = "OPENAI_API_KEY"
- * timeout = 480                 # seconds per episode, retries included
- * request_timeout = 120         # seconds per request
- * max_retries = 5
- * output = "runs/mine"
- * progress = true
- * shard = "2/4"                 # --shard: the second of four slices of the tasks
- * price_in = 0.25              # USD per million prompt tokens, kept in run.json for reports
- * price_out = 2.0               # USD per million completion tokens
+ * request_timeout = 120         # --request-timeout, seconds
  * [task]
  * num_transactions = 60
- * fault_rate = 0.35
- * seed = 20260826
  * [sampling]
  * temperature = 0
- * max_tokens = 4096
- * reasoning_effort = "low"
- * [sampling.extra]              # extra request fields, sent as they are
+ * [sampling.extra]              # --sampling: extra request fields, sent as they are
  * top_p = 0.9
  * ```
- * An unknown key or a value of the wrong type is an error naming the key.
+ * An unknown key or a value of the wrong type is an error naming the key; ranges are checked
+ * with the flags (settings.ts), so a bad value reads the same from either.
  */
 import { readFileSync } from 'node:fs';
 import { parse, TomlError } from 'smol-toml';
 import { ConfigError } from '../errors.js';
+import { SETTINGS, SETTING_KEYS, type Kind } from './setting-table.js';
 
-type Kind = 'integer' | 'number' | 'string' | 'boolean' | 'table';
+/** A parsed configuration file: TOML tables, each key checked against the declaration. */
+export type FileConfig = Record<string, unknown>;
 
-const TOP: Record<string, Kind> = {
-  model: 'string',
-  n: 'integer',
-  rollouts: 'integer',
-  concurrency: 'integer',
-  base_url: 'string',
-  api_key_var: 'string',
-  timeout: 'number',
-  request_timeout: 'number',
-  max_retries: 'integer',
-  output: 'string',
-  progress: 'boolean',
-  shard: 'string',
-  price_in: 'number',
-  price_out: 'number',
-  task: 'table',
-  sampling: 'table',
-};
-const TASK: Record<string, Kind> = { num_transactions: 'integer', fault_rate: 'number', seed: 'integer' };
-const SAMPLING: Record<string, Kind> = { temperature: 'number', max_tokens: 'integer', reasoning_effort: 'string', extra: 'table' };
+/** The schema of each TOML table ('' for the top level), derived from the declaration. */
+function schemaOf(): Map<string, Map<string, Kind>> {
+  const tables = new Map<string, Map<string, Kind>>([['', new Map()]]);
+  for (const key of SETTING_KEYS) {
+    const path = SETTINGS[key].toml;
+    if (path === null) continue;
+    const dot = path.indexOf('.');
+    const section = dot < 0 ? '' : path.slice(0, dot);
+    if (!tables.has(section)) {
+      tables.set(section, new Map());
+      tables.get('')!.set(section, 'table');
+    }
+    tables.get(section)!.set(dot < 0 ? path : path.slice(dot + 1), SETTINGS[key].kind);
+  }
+  return tables;
+}
 
-/** A configuration file's values, each still to be range-checked with the flags. */
-export interface FileConfig {
-  model?: string;
-  n?: number;
-  rollouts?: number;
-  concurrency?: number;
-  base_url?: string;
-  api_key_var?: string;
-  timeout?: number;
-  request_timeout?: number;
-  max_retries?: number;
-  output?: string;
-  progress?: boolean;
-  shard?: string;
-  price_in?: number;
-  price_out?: number;
-  task?: { num_transactions?: number; fault_rate?: number; seed?: number };
-  sampling?: { temperature?: number; max_tokens?: number; reasoning_effort?: string; extra?: Record<string, unknown> };
+const SCHEMA = schemaOf();
+
+/** The value at a dotted path of a parsed document (`task.seed`), or undefined. */
+export function valueAt(doc: Record<string, unknown> | null | undefined, path: string): unknown {
+  let v: unknown = doc;
+  for (const part of path.split('.')) {
+    if (typeof v !== 'object' || v === null || !Object.hasOwn(v, part)) return undefined;
+    v = (v as Record<string, unknown>)[part];
+  }
+  return v;
 }
 
 function kindOf(v: unknown): string {
@@ -100,12 +77,12 @@ function fits(kind: Kind, v: unknown): boolean {
   }
 }
 
-function checkTable(file: string, table: Record<string, unknown>, schema: Record<string, Kind>, prefix: string): void {
+function checkTable(file: string, table: Record<string, unknown>, schema: Map<string, Kind>, prefix: string): void {
   for (const [key, value] of Object.entries(table)) {
     const name = `${prefix}${key}`;
-    const kind = Object.hasOwn(schema, key) ? schema[key] : undefined;
+    const kind = schema.get(key);
     if (kind === undefined) {
-      throw new ConfigError(`${file}: unknown key "${name}" (allowed here: ${Object.keys(schema).join(', ')})`);
+      throw new ConfigError(`${file}: unknown key "${name}" (allowed here: ${[...schema.keys()].join(', ')})`);
     }
     if (!fits(kind, value)) {
       throw new ConfigError(`${file}: "${name}" must be ${kind === 'integer' ? 'an integer' : `a ${kind}`}, got ${kindOf(value)}`);
@@ -115,10 +92,11 @@ function checkTable(file: string, table: Record<string, unknown>, schema: Record
 
 /** Checks a parsed TOML document against the schema; `file` names it in errors. */
 export function checkConfig(doc: Record<string, unknown>, file: string): FileConfig {
-  checkTable(file, doc, TOP, '');
-  if (doc.task) checkTable(file, doc.task as Record<string, unknown>, TASK, 'task.');
-  if (doc.sampling) checkTable(file, doc.sampling as Record<string, unknown>, SAMPLING, 'sampling.');
-  return doc as FileConfig;
+  checkTable(file, doc, SCHEMA.get('')!, '');
+  for (const [section, schema] of SCHEMA) {
+    if (section !== '' && doc[section] !== undefined) checkTable(file, doc[section] as Record<string, unknown>, schema, `${section}.`);
+  }
+  return doc;
 }
 
 /** Reads and checks a TOML run configuration. */
@@ -140,4 +118,18 @@ export function loadConfigFile(file: string): FileConfig {
     throw new ConfigError(`${file} is not valid TOML${where}: ${first}`);
   }
   return checkConfig(doc, file);
+}
+
+/**
+ * The config file named by `@FILE` words (also `@ FILE`, as the original's `eval @ x.toml`)
+ * or by --config; `command` names the command in errors.
+ */
+export function configPathFrom(words: string[], config: string | undefined, command: string): string | undefined {
+  if (words.length === 0) return config;
+  const joined = words[0] === '@' ? `@${words[1] ?? ''}` : words[0]!;
+  if (!joined.startsWith('@') || joined.length < 2 || words.length > (words[0] === '@' ? 2 : 1)) {
+    throw new ConfigError(`unexpected argument ${JSON.stringify(words.join(' '))}: ${command} takes flags, or @FILE for a config file`);
+  }
+  if (config) throw new ConfigError('give the config file once: either --config FILE or @FILE');
+  return joined.slice(1);
 }

@@ -12,7 +12,7 @@ import { pairKey, splitPairKey, type PairKey } from '../runfile/record.js';
 import { ResultStore, RESULTS_FILE, type RunInfo } from '../runfile/store.js';
 import { readSavedRun } from '../runfile/read.js';
 export { readSavedRun };
-import type { EvalSettings, SavedSettings } from './settings.js';
+import { settingsForRunJson, settingValuesOf, type EvalSettings, type SavedSettings } from './settings.js';
 import { builtinPolicy } from './client.js';
 import { inShard, readShard, shardSize, type Shard } from '../runfile/shard.js';
 import { BAS_VERSION, OPENAI_VERSION, runGenerator } from '../runfile/versions.js';
@@ -20,23 +20,9 @@ import { GENERATOR_VERSION } from '../task/generate.js';
 import { PROMPT_VERSION } from '../task/prompt.js';
 
 
-/** The parts of a saved run that resolveSettings starts from. */
+/** The parts of a saved run that resolveSettings starts from: run.json itself, as declared. */
 export function savedSettings(info: RunInfo): SavedSettings {
-  return {
-    model: info.model,
-    n: info.n,
-    rollouts: info.rollouts ?? 1,
-    task: info.task,
-    sampling: { ...{ temperature: null, max_tokens: null, reasoning_effort: null, extra: {} }, ...info.sampling },
-    base_url: info.base_url ?? undefined,
-    api_key_var: info.api_key_var ?? 'OPENAI_API_KEY',
-    concurrency: info.concurrency,
-    timeout_s: info.timeout_s,
-    request_timeout_s: info.request_timeout_s,
-    max_retries: info.max_retries,
-    shard: (info.shard as Shard | null) ?? null,
-    prices: { in: info.prices?.in ?? null, out: info.prices?.out ?? null },
-  };
+  return info;
 }
 
 /** `runs/<UTC time>-<model>`, the model made safe for a folder name. */
@@ -61,26 +47,17 @@ export function runInfoFor(s: EvalSettings, startedAt: Date): RunInfo {
   } catch {
     // Checked already; keep as is.
   }
+  const declared = settingsForRunJson(settingValuesOf(s)) as Pick<RunInfo, 'model' | 'task' | 'n' | 'rollouts' | 'sampling' | 'concurrency' | 'timeout_s' | 'request_timeout_s' | 'max_retries' | 'prices' | 'api_key_var' | 'shard'>;
   return {
     bas_version: BAS_VERSION,
     generator: GENERATOR_VERSION,
     prompt_version: PROMPT_VERSION,
     node_version: process.version,
     openai_version: OPENAI_VERSION,
-    model: s.model,
+    ...declared,
     base_url: builtinPolicy(s.model) === null ? baseURL : null,
-    api_key_var: s.apiKeyVar,
-    task: s.task,
-    n: s.n,
-    rollouts: s.rollouts,
+    provider: builtinPolicy(s.model) === null ? s.provider : null,
     indices: null,
-    shard: s.shard,
-    sampling: s.sampling,
-    concurrency: s.concurrency,
-    timeout_s: s.timeoutS,
-    request_timeout_s: s.requestTimeoutS,
-    max_retries: s.maxRetries,
-    prices: s.prices,
     status: 'running',
     started_at: startedAt.toISOString(),
     ended_at: null,
@@ -132,4 +109,29 @@ export function countPending(n: number, rollouts: number, finished: Set<PairKey>
     if (index < n && rollout < rollouts && inShard(index, shard)) c++;
   }
   return shardSize(n, shard) * rollouts - c;
+}
+
+/**
+ * How many rollouts of a saved run remain, read without taking the folder (no lock, no
+ * repair of a torn last line), so that --resume can say so before asking for a key.
+ */
+export async function rolloutsLeft(dir: string, n: number, rollouts: number, shard: Shard | null): Promise<{ pending: number; total: number }> {
+  const finished = new Set<PairKey>();
+  const results = join(dir, RESULTS_FILE);
+  if (existsSync(results)) {
+    await forEachRecord(results, (r) => {
+      const key = pairKey(r.index, r.rollout ?? 0);
+      if (r.error) finished.delete(key);
+      else finished.add(key);
+    }, () => {});
+  }
+  return { pending: countPending(n, rollouts, finished, shard), total: shardSize(n, shard) * rollouts };
+}
+
+/** The summary of a run folder's results, read without taking or changing the folder. */
+export async function readSummary(dir: string): Promise<ReturnType<SummaryBuilder['result']>> {
+  const builder = new SummaryBuilder();
+  const results = join(dir, RESULTS_FILE);
+  if (existsSync(results)) await forEachRecord(results, (r) => builder.add(r), () => {});
+  return builder.result();
 }

@@ -1,44 +1,24 @@
 /**
- * The settings of one eval run, from flags over a config file over defaults (or, with
- * --resume, over the saved run). Every value is checked here, before any work starts, and a
- * bad one names where it came from (a flag or a config key), the value and the range.
+ * The settings of one eval run, from flags over a config file over (with --resume) the saved
+ * run over defaults, every one as declared in setting-table.ts. Every value is checked here,
+ * before any work starts, and a bad one names where it came from (a flag, a config key or
+ * the saved run.json), the value and the range.
  */
 import { ConfigError } from '../errors.js';
-import { parseCount, parseNumberInRange, resolveTaskConfig } from '../task/config.js';
 import { isPolicyName, POLICY_NAMES } from '../task/policies.js';
 import type { TaskConfig } from '../task/types.js';
 import { builtinPolicy, type Sampling } from './client.js';
-import type { FileConfig } from './config.js';
-import { parseShard, shardLabel, type Shard } from '../runfile/shard.js';
+import { valueAt, type FileConfig } from './config.js';
+import { findProvider, loadProviders, PLACEHOLDER_KEY, type Provider } from './providers.js';
+import { flagName, isNegatable, SETTINGS, SETTING_KEYS, type Setting, type SettingKey, type SettingValues } from './setting-table.js';
+import type { Shard } from '../runfile/shard.js';
+import type { RunInfo } from '../runfile/store.js';
 import { canon } from '../io/canon.js';
 
-/** The flags of `bas eval` as commander hands them over (strings, unchecked). */
-export interface EvalFlags {
-  model?: string;
-  num?: string;
-  rollouts?: string;
-  concurrency?: string;
-  numTransactions?: string;
-  faultRate?: string;
-  seed?: string;
-  temperature?: string;
-  maxTokens?: string;
-  reasoningEffort?: string;
-  sampling?: string;
-  baseUrl?: string;
-  apiKeyVar?: string;
-  timeout?: string;
-  requestTimeout?: string;
-  maxRetries?: string;
-  output?: string;
-  resume?: string;
-  config?: string;
-  json?: boolean;
-  progress?: boolean;
-  shard?: string;
-  priceIn?: string;
-  priceOut?: string;
-}
+export { REASONING_EFFORTS } from './setting-table.js';
+
+/** The options of `bas eval` as commander hands them over (strings and switches, unchecked). */
+export type EvalFlags = { [K in SettingKey]?: string | boolean } & { resume?: string; config?: string; json?: boolean };
 
 /** Everything a run needs, checked. */
 export interface EvalSettings {
@@ -48,11 +28,23 @@ export interface EvalSettings {
   concurrency: number;
   task: TaskConfig;
   sampling: Sampling;
+  /** The registry name of the provider, or null when none was named. */
+  provider: string | null;
   baseURL: string;
   apiKeyVar: string;
+  /** False for a local provider's server: an unset key variable sends a placeholder. */
+  keyRequired: boolean;
   timeoutS: number;
   requestTimeoutS: number;
   maxRetries: number;
+  /** Share of errored rollouts above which a finished run exits non-zero. */
+  maxErrorRate: number;
+  /** Cap on one response body, for the HTTP client's `maxResponseBytes`. */
+  maxResponseBytes: number;
+  /** Whether concurrency adapts to rate limits (`--no-adapt` turns it off). */
+  adapt: boolean;
+  /** Run `bas check` first and stop if it fails. */
+  check: boolean;
   output: string | null;
   progress: boolean;
   /** The slice of the task indices this process runs; null for all of them. */
@@ -61,113 +53,114 @@ export interface EvalSettings {
   prices: { in: number | null; out: number | null };
 }
 
-/** What a saved run.json contributes on --resume (see store.ts for the whole file). */
-export interface SavedSettings {
-  model: string;
-  n: number;
-  rollouts: number;
-  task: TaskConfig;
-  sampling: Sampling;
-  base_url?: string;
-  api_key_var: string;
-  concurrency: number;
-  timeout_s: number;
-  request_timeout_s: number;
-  max_retries: number;
-  shard: Shard | null;
-  prices: { in: number | null; out: number | null };
-}
+/** What a saved run.json contributes on --resume: the run.json itself (old ones included). */
+export type SavedSettings = Partial<RunInfo>;
 
-export const DEFAULTS = { n: 10, rollouts: 1, concurrency: 8, timeout_s: 600, request_timeout_s: 300, max_retries: 5 };
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
-export const REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
-/** Request fields that --sampling may not set: the runner owns them. */
-const RESERVED_FIELDS = ['model', 'messages', 'stream', 'n', 'tools', 'tool_choice'];
+export const DEFAULT_KEY_VAR = 'OPENAI_API_KEY';
 
-/** A value and the words naming where it came from. */
-type Picked = { value: unknown; name: string } | undefined;
-
-function picker(flags: EvalFlags, file: FileConfig | null, fileName: string) {
-  return (flag: keyof EvalFlags, flagName: string, fileValue: unknown, fileKey: string): Picked => {
-    if (flags[flag] !== undefined) return { value: flags[flag], name: flagName };
-    if (fileValue !== undefined && file) return { value: fileValue, name: `"${fileKey}" in ${fileName}` };
-    return undefined;
-  };
+/** Where a value came from: a flag or config key (given now) or the saved run. */
+interface Picked<V> {
+  value: V;
+  given: boolean;
+  /** How an error names the source. */
+  name: string;
 }
 
-function parseSeconds(p: Picked, fallback: number): number {
-  return p ? parseNumberInRange(p.value, p.name, 0.001, 86_400) : fallback;
+function pickOne<K extends SettingKey>(
+  key: K,
+  flags: EvalFlags,
+  file: FileConfig | null,
+  fileName: string,
+  saved: SavedSettings | null,
+): Picked<SettingValues[K]> {
+  const spec = SETTINGS[key] as Setting<SettingValues[K]>;
+  const flag = flags[key];
+  // Commander fills in `true` for a `--no-x` switch that was not given.
+  if (flag !== undefined && !(isNegatable(spec) && flag === true)) return { value: spec.parse(flag, flagName(spec)), given: true, name: flagName(spec) };
+  const fromFile = file && spec.toml ? valueAt(file, spec.toml) : undefined;
+  const inFile = `"${spec.toml}" in ${fileName}`;
+  if (fromFile !== undefined) return { value: spec.parse(fromFile, inFile), given: true, name: inFile };
+  const fromSaved = saved && spec.runJson ? valueAt(saved as Record<string, unknown>, spec.runJson) : undefined;
+  // A null in run.json is a value only where the setting's own default is null (a sampling
+  // field left to the endpoint); elsewhere it is an old or built-in run's gap.
+  if (fromSaved !== undefined && (fromSaved !== null || spec.default === null)) {
+    const name = `"${spec.runJson}" in the saved run.json`;
+    const value = fromSaved === null ? null : spec.load ? spec.load(fromSaved, name) : spec.parse(fromSaved, name);
+    if (value === undefined) throw new ConfigError(`--resume: ${name} is unreadable`);
+    return { value: value as SettingValues[K], given: false, name };
+  }
+  return { value: spec.default, given: false, name: flagName(spec) };
 }
 
-function parseModel(p: Picked): string | undefined {
-  if (!p) return undefined;
-  const model = String(p.value).trim();
-  if (model === '') throw new ConfigError(`${p.name} must name a model, got an empty string`);
-  const policy = builtinPolicy(model);
-  if (policy !== null && !isPolicyName(policy)) {
-    throw new ConfigError(`${p.name}: unknown built-in model ${JSON.stringify(model)} (choose builtin:${POLICY_NAMES.join(', builtin:')})`);
+/** Every setting's value, and which ones were given now (by a flag or the config file). */
+export function pickSettings(
+  flags: EvalFlags,
+  file: FileConfig | null,
+  fileName: string,
+  saved: SavedSettings | null,
+): { values: SettingValues; given: Set<SettingKey>; names: Record<SettingKey, string> } {
+  const values = {} as Record<SettingKey, unknown>;
+  const names = {} as Record<SettingKey, string>;
+  const given = new Set<SettingKey>();
+  for (const key of SETTING_KEYS) {
+    const p = pickOne(key, flags, file, fileName, saved);
+    values[key] = p.value;
+    names[key] = p.name;
+    if (p.given) given.add(key);
   }
-  return model;
+  return { values: values as SettingValues, given, names };
 }
 
-function parseBaseURL(p: Picked): string | undefined {
-  if (!p) return undefined;
-  const text = String(p.value).trim();
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new ConfigError(`${p.name} must be an http(s) URL, got ${JSON.stringify(text)}`);
+/** The endpoint: explicit URL and key variable, else the provider's, else the environment. */
+function endpoint(v: SettingValues, given: Set<SettingKey>, env: NodeJS.ProcessEnv): { baseURL: string; apiKeyVar: string; keyRequired: boolean } {
+  let provider: Provider | null = null;
+  if (v.provider !== null) {
+    const registry = loadProviders(v.providers, env);
+    // A saved run keeps its URL and key variable: a provider since dropped from the
+    // registry (say, one from a --providers file not given again) does not block its resume.
+    provider = given.has('provider') ? findProvider(registry, v.provider, flagName(SETTINGS.provider)) : (registry.get(v.provider) ?? null);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ConfigError(`${p.name} must be an http(s) URL, got ${JSON.stringify(text)}`);
-  }
-  return text.replace(/\/+$/, '');
+  // A provider named now beats a URL saved in the run; a URL given now beats everything.
+  const fresh = (key: SettingKey): boolean => given.has(key) || !given.has('provider');
+  const envURL = env.OPENAI_BASE_URL ? SETTINGS.baseUrl.parse(env.OPENAI_BASE_URL, 'OPENAI_BASE_URL') : null;
+  const baseURL = (fresh('baseUrl') ? v.baseUrl : null) ?? provider?.baseURL ?? envURL ?? OPENAI_DEFAULT_BASE_URL;
+  const apiKeyVar = (fresh('apiKeyVar') ? v.apiKeyVar : null) ?? provider?.apiKeyVar ?? DEFAULT_KEY_VAR;
+  // A variable named by the user is meant to hold a key; a local provider's needs none.
+  const keyRequired = given.has('apiKeyVar') || !provider || provider.keyRequired;
+  return { baseURL, apiKeyVar, keyRequired };
 }
 
-function parseExtra(p: Picked): Record<string, unknown> | undefined {
-  if (!p) return undefined;
-  let value = p.value;
-  if (typeof value === 'string') {
-    try {
-      value = JSON.parse(value);
-    } catch {
-      throw new ConfigError(`${p.name} must be a JSON object such as '{"top_p": 0.9}', got ${JSON.stringify(p.value)}`);
-    }
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new ConfigError(`${p.name} must be a JSON object of extra request fields, got ${JSON.stringify(p.value)}`);
-  }
-  const bad = Object.keys(value).find((k) => RESERVED_FIELDS.includes(k));
-  if (bad) throw new ConfigError(`${p.name} may not set "${bad}": bas sets it itself`);
-  return value as Record<string, unknown>;
+/** The endpoint of `bas models`: --provider, --base-url, --api-key-var as for eval, no model. */
+export function resolveEndpoint(flags: EvalFlags, env: NodeJS.ProcessEnv): { provider: string | null; baseURL: string; apiKeyVar: string; keyRequired: boolean } {
+  const { values, given } = pickSettings(flags, null, '', null);
+  return { provider: values.provider, ...endpoint(values, given, env) };
 }
 
-function parseEffort(p: Picked): string | undefined {
-  if (!p) return undefined;
-  const v = String(p.value).trim();
-  if (!(REASONING_EFFORTS as readonly string[]).includes(v)) {
-    throw new ConfigError(`${p.name} must be one of ${REASONING_EFFORTS.join(', ')}, got ${JSON.stringify(p.value)}`);
+/**
+ * The API key, from the variable the settings name. A local provider's server needs none: an
+ * unset variable then gives a placeholder. The key itself never appears in a message.
+ */
+export function apiKeyFor(s: { apiKeyVar: string; keyRequired: boolean }, env: NodeJS.ProcessEnv): string {
+  const apiKey = env[s.apiKeyVar];
+  if (!apiKey) {
+    if (!s.keyRequired) return PLACEHOLDER_KEY;
+    throw new ConfigError(
+      `${s.apiKeyVar} is not set: export the API key in it, or name another variable with --api-key-var (a local server that needs no key takes any value)`,
+    );
   }
-  return v;
-}
-
-function parseVarName(p: Picked): string | undefined {
-  if (!p) return undefined;
-  const v = String(p.value);
-  // The value is never echoed: a common slip is to pass the key itself here.
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(v)) {
-    throw new ConfigError(`${p.name} must be the NAME of an environment variable (letters, digits, _), not its value`);
+  // A key with a line break or other control character (a file saved on Windows, a stray
+  // newline) cannot go in a header: every request would fail as a network error.
+  if (!/^[\x21-\x7e]+$/.test(apiKey)) {
+    throw new ConfigError(`${s.apiKeyVar} holds characters that cannot go in an HTTP header (spaces, line breaks or non-ASCII): check how the key was exported`);
   }
-  if (v.length > 64) throw new ConfigError(`${p.name} is ${v.length} characters long: give the NAME of the variable holding the key, not the key`);
-  return v;
+  return apiKey;
 }
 
 /**
  * Resolves and checks the settings. With `saved` (a resumed run), the saved values are the
- * base, and a flag that would change what the run measures (model, tasks, rollouts,
- * sampling) is refused; operational ones (concurrency, timeouts, retries, URL, key
- * variable) may change.
+ * base, and a value given now that would change what the run measures (the settings
+ * declared `measured`) is refused; operational ones may change.
  */
 export function resolveSettings(
   flags: EvalFlags,
@@ -176,100 +169,100 @@ export function resolveSettings(
   env: NodeJS.ProcessEnv,
   saved: SavedSettings | null = null,
 ): EvalSettings {
-  const pick = picker(flags, file, fileName);
-  const t = file?.task ?? {};
-  const s = file?.sampling ?? {};
-  const model = parseModel(pick('model', '-m/--model', file?.model, 'model'));
-  const nP = pick('num', '-n', file?.n, 'n');
-  const rP = pick('rollouts', '-r/--rollouts', file?.rollouts, 'rollouts');
-  const n = nP ? parseCount(nP.value, nP.name, 1, 10_000_000) : undefined;
-  const rollouts = rP ? parseCount(rP.value, rP.name, 1, 1000) : undefined;
-  const taskPicks = {
-    num_transactions: pick('numTransactions', '--num-transactions', t.num_transactions, 'task.num_transactions'),
-    fault_rate: pick('faultRate', '--fault-rate', t.fault_rate, 'task.fault_rate'),
-    seed: pick('seed', '--seed', t.seed, 'task.seed'),
-  };
-  const base: Partial<TaskConfig> = saved?.task ?? {};
-  const task = resolveTaskConfig(
-    {
-      num_transactions: taskPicks.num_transactions?.value ?? base.num_transactions,
-      fault_rate: taskPicks.fault_rate?.value ?? base.fault_rate,
-      seed: taskPicks.seed?.value ?? base.seed,
-    },
-    { num_transactions: taskPicks.num_transactions?.name, fault_rate: taskPicks.fault_rate?.name, seed: taskPicks.seed?.name },
-  );
-  const tempP = pick('temperature', '--temperature', s.temperature, 'sampling.temperature');
-  const maxP = pick('maxTokens', '--max-tokens', s.max_tokens, 'sampling.max_tokens');
-  const sampling: Partial<Sampling> = {
-    temperature: tempP ? parseNumberInRange(tempP.value, tempP.name, 0, 2) : undefined,
-    max_tokens: maxP ? parseCount(maxP.value, maxP.name, 1, 10_000_000) : undefined,
-    reasoning_effort: parseEffort(pick('reasoningEffort', '--reasoning-effort', s.reasoning_effort, 'sampling.reasoning_effort')),
-    extra: parseExtra(pick('sampling', '--sampling', s.extra, 'sampling.extra')),
-  };
-  const cP = pick('concurrency', '-c/--concurrency', file?.concurrency, 'concurrency');
-  const mrP = pick('maxRetries', '--max-retries', file?.max_retries, 'max_retries');
-  const shardP = pick('shard', '--shard', file?.shard, 'shard');
-  const priceInP = pick('priceIn', '--price-in', file?.price_in, 'price_in');
-  const priceOutP = pick('priceOut', '--price-out', file?.price_out, 'price_out');
-  const settings: EvalSettings = {
-    model: model ?? saved?.model ?? '',
-    n: n ?? saved?.n ?? DEFAULTS.n,
-    rollouts: rollouts ?? saved?.rollouts ?? DEFAULTS.rollouts,
-    concurrency: cP ? parseCount(cP.value, cP.name, 1, 4096) : (saved?.concurrency ?? DEFAULTS.concurrency),
-    task,
-    sampling: {
-      temperature: sampling.temperature ?? saved?.sampling.temperature ?? null,
-      max_tokens: sampling.max_tokens ?? saved?.sampling.max_tokens ?? null,
-      reasoning_effort: sampling.reasoning_effort ?? saved?.sampling.reasoning_effort ?? null,
-      extra: sampling.extra ?? saved?.sampling.extra ?? {},
-    },
-    baseURL:
-      parseBaseURL(pick('baseUrl', '--base-url', file?.base_url, 'base_url')) ??
-      saved?.base_url ??
-      parseBaseURL(env.OPENAI_BASE_URL ? { value: env.OPENAI_BASE_URL, name: 'OPENAI_BASE_URL' } : undefined) ??
-      OPENAI_DEFAULT_BASE_URL,
-    apiKeyVar: parseVarName(pick('apiKeyVar', '--api-key-var', file?.api_key_var, 'api_key_var')) ?? saved?.api_key_var ?? 'OPENAI_API_KEY',
-    timeoutS: parseSeconds(pick('timeout', '--timeout', file?.timeout, 'timeout'), saved?.timeout_s ?? DEFAULTS.timeout_s),
-    requestTimeoutS: parseSeconds(
-      pick('requestTimeout', '--request-timeout', file?.request_timeout, 'request_timeout'),
-      saved?.request_timeout_s ?? DEFAULTS.request_timeout_s,
-    ),
-    maxRetries: mrP ? parseCount(mrP.value, mrP.name, 0, 100) : (saved?.max_retries ?? DEFAULTS.max_retries),
-    output: (flags.output ?? file?.output ?? null) || null,
-    progress: flags.progress === false ? false : (file?.progress ?? true),
-    shard: shardP ? parseShard(shardP.value, shardP.name) : (saved?.shard ?? null),
-    prices: {
-      in: priceInP ? parseNumberInRange(priceInP.value, priceInP.name, 0, 1e6) : (saved?.prices.in ?? null),
-      out: priceOutP ? parseNumberInRange(priceOutP.value, priceOutP.name, 0, 1e6) : (saved?.prices.out ?? null),
-    },
-  };
-  if (settings.model === '') {
+  const { values: v, given, names } = pickSettings(flags, file, fileName, saved);
+  if (v.model === null) {
     throw new ConfigError('-m/--model is required: a model id such as openai/gpt-5-mini, or builtin:oracle (no key, no network)');
   }
-  if (saved) refuseChanges(settings, saved, { model, n, rollouts, taskPicks, sampling, shard: shardP !== undefined });
-  return settings;
+  const policy = builtinPolicy(v.model);
+  if (policy !== null && !isPolicyName(policy)) {
+    throw new ConfigError(`${names.model}: unknown built-in model ${JSON.stringify(v.model)} (choose builtin:${POLICY_NAMES.join(', builtin:')})`);
+  }
+  if (saved) refuseChanges(v, given, saved);
+  const builtin = policy !== null;
+  const ep = builtin
+    ? { baseURL: v.baseUrl ?? OPENAI_DEFAULT_BASE_URL, apiKeyVar: v.apiKeyVar ?? DEFAULT_KEY_VAR, keyRequired: false }
+    : endpoint(v, given, env);
+  return {
+    model: v.model,
+    n: v.num,
+    rollouts: v.rollouts,
+    concurrency: v.concurrency,
+    task: { num_transactions: v.numTransactions, fault_rate: v.faultRate, seed: v.seed },
+    sampling: { temperature: v.temperature, max_tokens: v.maxTokens, reasoning_effort: v.reasoningEffort, extra: v.sampling },
+    provider: v.provider,
+    ...ep,
+    timeoutS: v.timeout,
+    requestTimeoutS: v.requestTimeout,
+    maxRetries: v.maxRetries,
+    maxErrorRate: v.maxErrorRate,
+    maxResponseBytes: Math.round(v.maxResponseMb * 1024 * 1024),
+    adapt: v.adapt,
+    check: v.check,
+    output: v.output,
+    progress: v.progress,
+    shard: v.shard,
+    prices: { in: v.priceIn, out: v.priceOut },
+  };
 }
 
-function refuseChanges(
-  now: EvalSettings,
-  saved: SavedSettings,
-  given: { model?: string; n?: number; rollouts?: number; taskPicks: Record<string, Picked>; sampling: Partial<Sampling>; shard: boolean },
-): void {
-  const clash = (what: string, mine: unknown, theirs: unknown): void => {
-    if (canon(mine) !== canon(theirs)) {
+/** Refuses a measured setting given now with a value other than the saved run's. */
+function refuseChanges(now: SettingValues, given: Set<SettingKey>, saved: SavedSettings): void {
+  for (const key of SETTING_KEYS) {
+    const spec = SETTINGS[key] as Setting<unknown>;
+    if (!spec.measured || !given.has(key) || spec.runJson === null) continue;
+    const before = pickOne(key, {}, null, '', saved).value;
+    const show = (x: unknown): string => canon(x === null ? null : spec.show ? spec.show(x) : x);
+    if (canon(spec.save ? spec.save(now[key]) : now[key]) !== canon(spec.save ? spec.save(before) : before)) {
       throw new ConfigError(
-        `--resume: ${what} ${canon(mine)} differs from the saved run's ${canon(theirs)}; a resumed run keeps its configuration (start a new run with --output to change it)`,
+        `--resume: ${flagName(spec)} ${show(now[key])} differs from the saved run's ${show(before)}; a resumed run keeps its configuration (start a new run with --output to change it)`,
       );
     }
+  }
+}
+
+/** The run.json entries of these settings, at their declared keys. */
+export function settingsForRunJson(values: SettingValues): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of SETTING_KEYS) {
+    const spec = SETTINGS[key] as Setting<unknown>;
+    if (spec.runJson === null) continue;
+    const parts = spec.runJson.split('.');
+    let at = out;
+    for (const part of parts.slice(0, -1)) at = (at[part] ??= {}) as Record<string, unknown>;
+    at[parts.at(-1)!] = spec.save ? spec.save(values[key]) : values[key];
+  }
+  return out;
+}
+
+/** The declared values of resolved settings: the inverse of `resolveSettings`'s assembly. */
+export function settingValuesOf(s: EvalSettings): SettingValues {
+  return {
+    model: s.model,
+    num: s.n,
+    rollouts: s.rollouts,
+    concurrency: s.concurrency,
+    numTransactions: s.task.num_transactions,
+    faultRate: s.task.fault_rate,
+    seed: s.task.seed,
+    temperature: s.sampling.temperature,
+    maxTokens: s.sampling.max_tokens,
+    reasoningEffort: s.sampling.reasoning_effort,
+    sampling: s.sampling.extra,
+    provider: s.provider,
+    providers: null,
+    baseUrl: s.baseURL,
+    apiKeyVar: s.apiKeyVar,
+    timeout: s.timeoutS,
+    requestTimeout: s.requestTimeoutS,
+    maxRetries: s.maxRetries,
+    maxErrorRate: s.maxErrorRate,
+    maxResponseMb: s.maxResponseBytes / (1024 * 1024),
+    adapt: s.adapt,
+    check: s.check,
+    output: s.output,
+    progress: s.progress,
+    shard: s.shard,
+    priceIn: s.prices.in,
+    priceOut: s.prices.out,
   };
-  if (given.model !== undefined) clash('-m/--model', now.model, saved.model);
-  if (given.n !== undefined) clash('-n', now.n, saved.n);
-  if (given.rollouts !== undefined) clash('-r/--rollouts', now.rollouts, saved.rollouts);
-  if (given.shard) clash('--shard', now.shard && shardLabel(now.shard), saved.shard && shardLabel(saved.shard));
-  for (const [key, p] of Object.entries(given.taskPicks)) {
-    if (p) clash(p.name, now.task[key as keyof TaskConfig], saved.task[key as keyof TaskConfig]);
-  }
-  for (const key of ['temperature', 'max_tokens', 'reasoning_effort', 'extra'] as const) {
-    if (given.sampling[key] !== undefined) clash(`sampling ${key}`, now.sampling[key], saved.sampling[key]);
-  }
 }

@@ -45,6 +45,14 @@ export interface RunInfo {
   request_timeout_s: number;
   max_retries: number;
   prices: { in: number | null; out: number | null };
+  /** The provider registry's name for the endpoint (runs of bas 0.2 and earlier: absent). */
+  provider?: string | null;
+  /** Share of errored rollouts above which the run exits non-zero. */
+  max_error_rate?: number;
+  /** Cap on one response body, in MB. */
+  max_response_mb?: number;
+  /** Whether concurrency adapted to rate limits. */
+  adapt?: boolean;
   status: RunStatus;
   started_at: string;
   ended_at: string | null;

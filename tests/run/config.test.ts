@@ -119,7 +119,7 @@ describe('resolveSettings', () => {
     [{ faultRate: '0.3' }, /--fault-rate 0.3 differs from the saved run's 0.25/],
     [{ num: '11' }, /-n 11 differs/],
     [{ model: 'other' }, /-m\/--model "other" differs/],
-    [{ temperature: '1' }, /sampling temperature 1 differs/],
+    [{ temperature: '1' }, /--temperature 1 differs from the saved run's 0/],
     [{ rollouts: '1' }, /-r\/--rollouts/],
   ])('a resume refuses %j', (flags, message) => {
     expect(() => resolveSettings(flags, null, '', {}, saved)).toThrow(message);

@@ -1,0 +1,46 @@
+/**
+ * `bas check`: one small request with exactly the settings `bas eval` would use (same flags,
+ * same config file), reported in a few lines. `bas eval --check` runs it first.
+ *
+ * Exit: 0 when the endpoint accepted the request, 1 when it did not, 2 for bad input.
+ */
+import { FatalRunError } from '../errors.js';
+import { builtinPolicy } from '../run/client.js';
+import { configPathFrom, loadConfigFile } from '../run/config.js';
+import { probe, renderProbe, type ProbeReport } from '../run/endpoint-check.js';
+import { apiKeyFor, resolveSettings, type EvalFlags, type EvalSettings } from '../run/settings.js';
+
+/** Why a probe failed, in a few words. */
+function reason(r: ProbeReport, s: EvalSettings): string {
+  if (!r.reachable) return `cannot reach ${s.baseURL}: ${r.message ?? 'no answer'}`;
+  if (r.keyAccepted === false) return `the endpoint refused the key in ${s.apiKeyVar} (HTTP ${r.status})`;
+  if (r.modelKnown === false) return `the endpoint does not know model ${JSON.stringify(s.model)} (bas models lists the ones it has)`;
+  if (r.paramsAccepted === false) return `the endpoint refused ${r.refusedParam ? `the parameter ${r.refusedParam}` : 'the request'}: ${r.message ?? ''}`;
+  return `HTTP ${r.status ?? '?'}: ${r.message ?? 'no message'}`;
+}
+
+/**
+ * Checks the endpoint these settings name, writing the report to `out`. Throws a
+ * FatalRunError naming the cause when it fails; a built-in model has nothing to check.
+ */
+export async function runCheck(s: EvalSettings, env: NodeJS.ProcessEnv, out: NodeJS.WritableStream, json = false): Promise<ProbeReport | null> {
+  if (builtinPolicy(s.model) !== null) {
+    out.write(json ? `${JSON.stringify({ ok: true, builtin: true }, null, 2)}\n` : `bas check: ${s.model} is built in: no endpoint, nothing to check\n`);
+    return null;
+  }
+  const apiKey = apiKeyFor(s, env);
+  const r = await probe({ baseURL: s.baseURL, apiKey, requestTimeoutMs: s.requestTimeoutS * 1000 }, s.model, s.sampling);
+  const via = s.provider ? `provider ${s.provider}, ` : '';
+  if (json) out.write(`${JSON.stringify({ model: s.model, base_url: s.baseURL, provider: s.provider, ...r }, null, 2)}\n`);
+  else out.write(`${renderProbe(r, `bas check: ${s.model} at ${s.baseURL} (${via}key from ${s.apiKeyVar})`)}\n`);
+  if (!r.ok) throw new FatalRunError(`check failed: ${reason(r, s)}`);
+  return r;
+}
+
+/** Runs `bas check` with commander's options and `@FILE` words. */
+export async function checkCommand(words: string[], flags: EvalFlags): Promise<void> {
+  const configPath = configPathFrom(words, flags.config, 'bas check');
+  const file = configPath ? loadConfigFile(configPath) : null;
+  const settings = resolveSettings(flags, file, configPath ?? '', process.env);
+  await runCheck(settings, process.env, process.stdout, flags.json === true);
+}

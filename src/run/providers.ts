@@ -1,0 +1,98 @@
+/**
+ * The provider registry behind `--provider NAME`: the shipped configs/providers.toml, with a
+ * user's own file (`--providers FILE`, else $BAS_PROVIDERS) adding providers or overriding
+ * fields of shipped ones. A provider gives a base URL and the variable its key is read from.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parse, TomlError } from 'smol-toml';
+import { ConfigError } from '../errors.js';
+import { parseBaseURL, parseProviderName, parseVarName } from './setting-table.js';
+
+/** One provider of the registry. */
+export interface Provider {
+  name: string;
+  title: string;
+  baseURL: string;
+  apiKeyVar: string;
+  /** False for local servers: without the variable set, bas sends a placeholder key. */
+  keyRequired: boolean;
+  notes: string;
+}
+
+/** Where the shipped registry sits, from src/run or dist/run alike. */
+export const SHIPPED_PROVIDERS = fileURLToPath(new URL('../../configs/providers.toml', import.meta.url));
+
+/** The key sent to a local server that needs none (the SDK refuses an empty one). */
+export const PLACEHOLDER_KEY = 'none';
+
+const FIELDS = new Set(['title', 'base_url', 'api_key_var', 'key_required', 'notes']);
+/** A registry file is a handful of short tables; anything larger is not one. */
+const MAX_FILE_BYTES = 1_000_000;
+
+function readToml(file: string, what: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    throw new ConfigError(`cannot read ${what} ${file}${code === 'ENOENT' ? ': no such file' : code ? ` (${code})` : ''}`);
+  }
+  if (text.length > MAX_FILE_BYTES) throw new ConfigError(`${what} ${file} is larger than ${MAX_FILE_BYTES} bytes: not a provider registry`);
+  try {
+    return parse(text) as Record<string, unknown>;
+  } catch (err) {
+    const where = err instanceof TomlError ? ` (line ${err.line}, column ${err.column})` : '';
+    throw new ConfigError(`${what} ${file} is not valid TOML${where}: ${String((err as Error).message).split('\n')[0]}`);
+  }
+}
+
+/** Adds the tables of one registry file to `into`, field by field over what is there. */
+function merge(into: Map<string, Provider>, doc: Record<string, unknown>, file: string): void {
+  for (const [rawName, entry] of Object.entries(doc)) {
+    const where = `${file}: [${rawName}]`;
+    const name = parseProviderName(rawName, `${file}: provider name`);
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw new ConfigError(`${where} must be a table`);
+    const e = entry as Record<string, unknown>;
+    for (const key of Object.keys(e)) {
+      if (!FIELDS.has(key)) throw new ConfigError(`${where}: unknown key "${key}" (allowed: ${[...FIELDS].join(', ')})`);
+    }
+    for (const key of ['title', 'base_url', 'api_key_var', 'notes']) {
+      if (e[key] !== undefined && typeof e[key] !== 'string') throw new ConfigError(`${where}: "${key}" must be a string`);
+    }
+    if (e.key_required !== undefined && typeof e.key_required !== 'boolean') throw new ConfigError(`${where}: "key_required" must be true or false`);
+    const old = into.get(name);
+    if (!old && (e.base_url === undefined || e.api_key_var === undefined)) {
+      throw new ConfigError(`${where}: a new provider needs "base_url" and "api_key_var"`);
+    }
+    into.set(name, {
+      name,
+      title: (e.title as string | undefined) ?? old?.title ?? name,
+      baseURL: e.base_url !== undefined ? parseBaseURL(e.base_url, `${where} base_url`) : old!.baseURL,
+      apiKeyVar: e.api_key_var !== undefined ? parseVarName(e.api_key_var, `${where} api_key_var`) : old!.apiKeyVar,
+      keyRequired: (e.key_required as boolean | undefined) ?? old?.keyRequired ?? true,
+      notes: (e.notes as string | undefined) ?? old?.notes ?? '',
+    });
+  }
+}
+
+/**
+ * The registry: the shipped file, then the user's (`userFile`, else $BAS_PROVIDERS) over it.
+ * `shipped` is for tests.
+ */
+export function loadProviders(userFile: string | null, env: NodeJS.ProcessEnv, shipped = SHIPPED_PROVIDERS): Map<string, Provider> {
+  const registry = new Map<string, Provider>();
+  merge(registry, readToml(shipped, 'the provider registry'), shipped);
+  const own = userFile ?? (env.BAS_PROVIDERS || null);
+  if (own) merge(registry, readToml(own, userFile ? '--providers file' : 'BAS_PROVIDERS file'), own);
+  return registry;
+}
+
+/** The provider called `name`; an unknown name is an error listing the known ones. */
+export function findProvider(registry: Map<string, Provider>, name: string, source: string): Provider {
+  const p = registry.get(name);
+  if (!p) {
+    throw new ConfigError(`${source}: unknown provider ${JSON.stringify(name)} (known: ${[...registry.keys()].join(', ')}; add your own with --providers FILE)`);
+  }
+  return p;
+}

@@ -1,0 +1,95 @@
+/**
+ * The checks behind the settings declaration (setting-table.ts): each takes a flag's text or
+ * a config value and the words naming where it came from, and returns the value or throws a
+ * ConfigError naming the source, the value and the range.
+ */
+import { ConfigError } from '../errors.js';
+import { parseCount, parseNumberInRange } from '../task/config.js';
+
+export const REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
+/** Request fields that --sampling may not set: the runner owns them. */
+export const RESERVED_FIELDS = ['model', 'messages', 'stream', 'n', 'tools', 'tool_choice'];
+/** Largest -n: far beyond any real run, small enough that indices stay exact. */
+export const MAX_N = 10_000_000;
+export const SECONDS = (name: string, v: unknown): number => parseNumberInRange(v, name, 0.001, 86_400);
+
+export function parseModel(value: unknown, name: string): string {
+  const model = String(value).trim();
+  if (model === '') throw new ConfigError(`${name} must name a model, got an empty string`);
+  // Built-in names are checked by resolveSettings, which may load the policies.
+  return model;
+}
+
+/** An http(s) URL without trailing slashes. */
+export function parseBaseURL(value: unknown, name: string): string {
+  const text = String(value).trim();
+  let url: URL | null = null;
+  try {
+    url = new URL(text);
+  } catch {
+    // Reported below.
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw new ConfigError(`${name} must be an http(s) URL, got ${JSON.stringify(text.slice(0, 200))}`);
+  }
+  return text.replace(/\/+$/, '');
+}
+
+export function parseExtra(value: unknown, name: string): Record<string, unknown> {
+  let v = value;
+  if (typeof v === 'string') {
+    try {
+      v = JSON.parse(v);
+    } catch {
+      throw new ConfigError(`${name} must be a JSON object such as '{"top_p": 0.9}', got ${JSON.stringify(value)}`);
+    }
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) {
+    throw new ConfigError(`${name} must be a JSON object of extra request fields, got ${JSON.stringify(value)}`);
+  }
+  const bad = Object.keys(v).find((k) => RESERVED_FIELDS.includes(k));
+  if (bad) throw new ConfigError(`${name} may not set "${bad}": bas sets it itself`);
+  return v as Record<string, unknown>;
+}
+
+export function parseEffort(value: unknown, name: string): string {
+  const v = String(value).trim();
+  if (!(REASONING_EFFORTS as readonly string[]).includes(v)) {
+    throw new ConfigError(`${name} must be one of ${REASONING_EFFORTS.join(', ')}, got ${JSON.stringify(value)}`);
+  }
+  return v;
+}
+
+/** The NAME of an environment variable; the value is never echoed, since it may be a key. */
+export function parseVarName(value: unknown, name: string): string {
+  const v = String(value);
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(v)) {
+    throw new ConfigError(`${name} must be the NAME of an environment variable (letters, digits, _), not its value`);
+  }
+  if (v.length > 64) throw new ConfigError(`${name} is ${v.length} characters long: give the NAME of the variable holding the key, not the key`);
+  return v;
+}
+
+/** A provider's registry name: lower-case letters, digits and dashes. */
+export function parseProviderName(value: unknown, name: string): string {
+  const v = String(value).trim().toLowerCase();
+  if (!/^[a-z0-9][a-z0-9._-]{0,63}$/.test(v)) {
+    throw new ConfigError(`${name} must be a provider name such as openai or prime (letters, digits, - . _), got ${JSON.stringify(String(value).slice(0, 80))}`);
+  }
+  return v;
+}
+
+export function parseText(value: unknown, name: string): string {
+  const v = String(value);
+  if (v.trim() === '') throw new ConfigError(`${name} must not be empty`);
+  return v;
+}
+
+export function parseSwitch(value: unknown, name: string): boolean {
+  if (typeof value === 'boolean') return value;
+  throw new ConfigError(`${name} must be true or false, got ${JSON.stringify(value)}`);
+}
+
+export const count = (min: number, max: number) => (v: unknown, name: string) => parseCount(v, name, min, max);
+export const number = (min: number, max: number) => (v: unknown, name: string) => parseNumberInRange(v, name, min, max);
+

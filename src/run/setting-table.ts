@@ -1,0 +1,457 @@
+/**
+ * Every setting of `bas eval`, declared once: its flag, its TOML key, its run.json key, its
+ * type, range and default, and whether changing it changes what a run measures. The CLI
+ * options, the TOML schema, run.json, the --resume checks and the README's flag table are
+ * all derived from this table (see settings.ts, config.ts, session.ts, scripts/docs-flags.mjs).
+ *
+ * The table is keyed by the settings' value type, so adding a setting to `SettingValues`
+ * without declaring it here (or the reverse) does not compile. It imports nothing heavy:
+ * `bas --help` builds its options from it.
+ */
+import { MAX_TRANSACTIONS, MIN_TRANSACTIONS } from '../task/config.js';
+import { parseShard, readShard, shardLabel, type Shard } from '../runfile/shard.js';
+import {
+  count,
+  MAX_N,
+  number,
+  parseBaseURL,
+  parseEffort,
+  parseExtra,
+  parseModel,
+  parseProviderName,
+  parseSwitch,
+  parseText,
+  parseVarName,
+  REASONING_EFFORTS,
+  RESERVED_FIELDS,
+  SECONDS,
+} from './setting-parse.js';
+
+export { parseBaseURL, parseProviderName, parseVarName, REASONING_EFFORTS } from './setting-parse.js';
+
+/** The TOML type a key must have. */
+export type Kind = 'integer' | 'number' | 'string' | 'boolean' | 'table';
+
+/** One value per setting, checked; null where "not given" means "leave it to someone else". */
+export interface SettingValues {
+  model: string | null;
+  num: number;
+  rollouts: number;
+  concurrency: number;
+  numTransactions: number;
+  faultRate: number;
+  seed: number;
+  temperature: number | null;
+  maxTokens: number | null;
+  reasoningEffort: string | null;
+  sampling: Record<string, unknown>;
+  provider: string | null;
+  providers: string | null;
+  baseUrl: string | null;
+  apiKeyVar: string | null;
+  timeout: number;
+  requestTimeout: number;
+  maxRetries: number;
+  maxErrorRate: number;
+  maxResponseMb: number;
+  adapt: boolean;
+  check: boolean;
+  output: string | null;
+  progress: boolean;
+  shard: Shard | null;
+  priceIn: number | null;
+  priceOut: number | null;
+}
+
+export type SettingKey = keyof SettingValues;
+
+/** How one setting is spelled, checked and kept. */
+export interface Setting<V> {
+  /** Commander's flag text, e.g. `-c, --concurrency <C>`; `--no-x` for a default-on switch. */
+  flags: string;
+  /** How errors name the flag when its short form is the usual one (`-n`); else derived. */
+  errorName?: string;
+  /** One line for `bas eval --help`. */
+  help: string;
+  /** The README's "Meaning" cell. */
+  doc: string;
+  /** The README's "Default" cell (and the help text's). */
+  defaultText: string;
+  default: V;
+  /** Dotted TOML path (`task.seed`); null when the setting is a flag only. */
+  toml: string | null;
+  kind: Kind;
+  /** Dotted run.json path; null when the run folder does not keep it. */
+  runJson: string | null;
+  /** True when a different value measures something else: --resume refuses a change. */
+  measured: boolean;
+  /** Checks a flag's text or a config value; `name` says where it came from. */
+  parse(value: unknown, name: string): V;
+  /** The run.json form (default: the value itself). */
+  save?(value: V): unknown;
+  /** Reads the run.json form back; undefined when unreadable (default: `parse`). */
+  load?(value: unknown, name: string): V | undefined;
+  /** How a --resume clash shows the value (default: JSON). */
+  show?(value: V): unknown;
+}
+
+export type SettingTable = { [K in SettingKey]: Setting<SettingValues[K]> };
+
+/** The declaration. Its order is the order of `bas eval --help` and of the README's table. */
+export const SETTINGS: SettingTable = {
+  model: {
+    flags: '-m, --model <MODEL>',
+    help: 'model id sent to the endpoint, or builtin:oracle|raw-sums|blanket|silent',
+    doc: 'Model id, sent unchanged (`openai/gpt-5-mini` stays as it is). `builtin:oracle`, `builtin:raw-sums`, `builtin:blanket`, `builtin:silent` run a reference policy in-process through the same pipeline: no key, no network.',
+    defaultText: 'required',
+    default: null,
+    toml: 'model',
+    kind: 'string',
+    runJson: 'model',
+    measured: true,
+    parse: parseModel,
+  },
+  num: {
+    flags: '-n, --num <N>',
+    errorName: '-n',
+    help: `number of tasks (indices 0..N-1), 1..${MAX_N}`,
+    doc: 'Tasks 0..N-1 (1 to 10,000,000).',
+    defaultText: '10',
+    default: 10,
+    toml: 'n',
+    kind: 'integer',
+    runJson: 'n',
+    measured: true,
+    parse: count(1, MAX_N),
+  },
+  rollouts: {
+    flags: '-r, --rollouts <K>',
+    help: 'samples per task, 1..1000',
+    doc: 'Samples per task (1..1000). With more than one, the summary shows pass@k.',
+    defaultText: '1',
+    default: 1,
+    toml: 'rollouts',
+    kind: 'integer',
+    runJson: 'rollouts',
+    measured: true,
+    parse: count(1, 1000),
+  },
+  concurrency: {
+    flags: '-c, --concurrency <C>',
+    help: 'requests in flight at most, 1..4096',
+    doc: 'Requests in flight at most (1..4096).',
+    defaultText: '8',
+    default: 8,
+    toml: 'concurrency',
+    kind: 'integer',
+    runJson: 'concurrency',
+    measured: false,
+    parse: count(1, 4096),
+  },
+  numTransactions: {
+    flags: '--num-transactions <K>',
+    help: `rows per ledger, ${MIN_TRANSACTIONS}..${MAX_TRANSACTIONS}`,
+    doc: `Rows per ledger (${MIN_TRANSACTIONS}..${MAX_TRANSACTIONS}); see \`bas gen\`.`,
+    defaultText: '24',
+    default: 24,
+    toml: 'task.num_transactions',
+    kind: 'integer',
+    runJson: 'task.num_transactions',
+    measured: true,
+    parse: count(MIN_TRANSACTIONS, MAX_TRANSACTIONS),
+  },
+  faultRate: {
+    flags: '--fault-rate <R>',
+    help: 'chance that a row carries a fault, 0..1',
+    doc: 'Chance that a row carries a fault (0..1).',
+    defaultText: '0.25',
+    default: 0.25,
+    toml: 'task.fault_rate',
+    kind: 'number',
+    runJson: 'task.fault_rate',
+    measured: true,
+    parse: number(0, 1),
+  },
+  seed: {
+    flags: '--seed <S>',
+    help: 'generator seed, a non-negative integer',
+    doc: 'Generator seed: the same seed and index give the same task.',
+    defaultText: '20260826',
+    default: 20260826,
+    toml: 'task.seed',
+    kind: 'integer',
+    runJson: 'task.seed',
+    measured: true,
+    parse: count(0, Number.MAX_SAFE_INTEGER),
+  },
+  temperature: {
+    flags: '--temperature <T>',
+    help: 'sampling temperature, 0..2',
+    doc: '0..2. Left out of the request when not given.',
+    defaultText: "endpoint's",
+    default: null,
+    toml: 'sampling.temperature',
+    kind: 'number',
+    runJson: 'sampling.temperature',
+    measured: true,
+    parse: number(0, 2),
+  },
+  maxTokens: {
+    flags: '--max-tokens <M>',
+    help: 'completion token limit (sent as max_tokens; max_completion_tokens to api.openai.com)',
+    doc: 'Completion token limit. Sent as `max_tokens`, except to `api.openai.com`, which gets `max_completion_tokens` (see Decisions).',
+    defaultText: "endpoint's",
+    default: null,
+    toml: 'sampling.max_tokens',
+    kind: 'integer',
+    runJson: 'sampling.max_tokens',
+    measured: true,
+    parse: count(1, 10_000_000),
+  },
+  reasoningEffort: {
+    flags: '--reasoning-effort <E>',
+    help: REASONING_EFFORTS.join(', '),
+    doc: `${REASONING_EFFORTS.map((e) => `\`${e}\``).join(', ')}; sent as \`reasoning_effort\`.`,
+    defaultText: "endpoint's",
+    default: null,
+    toml: 'sampling.reasoning_effort',
+    kind: 'string',
+    runJson: 'sampling.reasoning_effort',
+    measured: true,
+    parse: parseEffort,
+  },
+  sampling: {
+    flags: '--sampling <JSON>',
+    help: 'extra request fields as a JSON object, e.g. \'{"top_p": 0.9}\'',
+    doc: `Extra request fields, merged into the body last, e.g. \`'{"top_p": 0.9}'\` or \`'{"reasoning": {"effort": "low"}}'\` for OpenRouter. It may not set ${RESERVED_FIELDS.map((f) => `\`${f}\``).join(', ')}.`,
+    defaultText: '`{}`',
+    default: {},
+    toml: 'sampling.extra',
+    kind: 'table',
+    runJson: 'sampling.extra',
+    measured: true,
+    parse: parseExtra,
+  },
+  provider: {
+    flags: '--provider <NAME>',
+    help: 'endpoint and key variable from the provider registry (openai, openrouter, prime, vllm, ollama ...)',
+    doc: 'Take the base URL and key variable from the provider registry (see [Providers](#providers)). `--base-url` and `--api-key-var` still win.',
+    defaultText: 'none',
+    default: null,
+    toml: 'provider',
+    kind: 'string',
+    runJson: 'provider',
+    measured: false,
+    parse: parseProviderName,
+  },
+  providers: {
+    flags: '--providers <FILE>',
+    help: 'your own provider registry (TOML), over the shipped one',
+    doc: 'A TOML file of your own providers, adding to or overriding the shipped registry.',
+    defaultText: '`$BAS_PROVIDERS`',
+    default: null,
+    toml: 'providers',
+    kind: 'string',
+    runJson: null,
+    measured: false,
+    parse: parseText,
+  },
+  baseUrl: {
+    flags: '--base-url <URL>',
+    help: 'OpenAI-compatible endpoint',
+    doc: 'Any OpenAI-compatible endpoint (OpenAI, OpenRouter, vLLM, Ollama, llama.cpp server, `bas serve`).',
+    defaultText: "the provider's, else `$OPENAI_BASE_URL`, else `https://api.openai.com/v1`",
+    default: null,
+    toml: 'base_url',
+    kind: 'string',
+    runJson: 'base_url',
+    measured: false,
+    parse: parseBaseURL,
+  },
+  apiKeyVar: {
+    flags: '--api-key-var <VAR>',
+    help: 'environment variable holding the API key',
+    doc: 'The NAME of the environment variable holding the key. A missing key for a non-built-in model is an error before any work starts, except for a local provider (see Providers).',
+    defaultText: "the provider's, else `OPENAI_API_KEY`",
+    default: null,
+    toml: 'api_key_var',
+    kind: 'string',
+    runJson: 'api_key_var',
+    measured: false,
+    parse: parseVarName,
+  },
+  timeout: {
+    flags: '--timeout <SECONDS>',
+    help: 'bound on one episode, retries included',
+    doc: 'Seconds one episode may take, every attempt and every wait included.',
+    defaultText: '600',
+    default: 600,
+    toml: 'timeout',
+    kind: 'number',
+    runJson: 'timeout_s',
+    measured: false,
+    parse: (v, name) => SECONDS(name, v),
+  },
+  requestTimeout: {
+    flags: '--request-timeout <SECONDS>',
+    help: 'bound on one request',
+    doc: 'Seconds one request may take (headers and body).',
+    defaultText: '300',
+    default: 300,
+    toml: 'request_timeout',
+    kind: 'number',
+    runJson: 'request_timeout_s',
+    measured: false,
+    parse: (v, name) => SECONDS(name, v),
+  },
+  maxRetries: {
+    flags: '--max-retries <K>',
+    help: 'retries of 429s, 5xx, connection failures and timeouts, 0..100',
+    doc: 'Retries after the first attempt (0..100).',
+    defaultText: '5',
+    default: 5,
+    toml: 'max_retries',
+    kind: 'integer',
+    runJson: 'max_retries',
+    measured: false,
+    parse: count(0, 100),
+  },
+  maxErrorRate: {
+    flags: '--max-error-rate <R>',
+    help: 'share of errored rollouts, 0..1, above which eval exits non-zero',
+    doc: 'Share of errored rollouts (0..1) above which a finished run exits non-zero.',
+    defaultText: '0.1',
+    default: 0.1,
+    toml: 'max_error_rate',
+    kind: 'number',
+    runJson: 'max_error_rate',
+    measured: false,
+    parse: number(0, 1),
+  },
+  maxResponseMb: {
+    flags: '--max-response-mb <MB>',
+    help: 'largest response body accepted, in MB, 0.001..1024',
+    doc: 'Largest response body accepted, in megabytes (0.001..1024); a longer one fails its attempt.',
+    defaultText: '32',
+    default: 32,
+    toml: 'max_response_mb',
+    kind: 'number',
+    runJson: 'max_response_mb',
+    measured: false,
+    parse: number(0.001, 1024),
+  },
+  adapt: {
+    flags: '--no-adapt',
+    help: 'keep -c requests in flight even when rate-limited (concurrency adapts by default)',
+    doc: 'Keep the number of requests in flight at `-c`; by default it falls on rate limits and climbs back, never above `-c`.',
+    defaultText: 'adapt',
+    default: true,
+    toml: 'adapt',
+    kind: 'boolean',
+    runJson: 'adapt',
+    measured: false,
+    parse: parseSwitch,
+  },
+  check: {
+    flags: '--check',
+    help: 'run bas check first and stop if it fails',
+    doc: 'Run `bas check` with these settings first, and stop (exit 1) if it fails.',
+    defaultText: 'off',
+    default: false,
+    toml: 'check',
+    kind: 'boolean',
+    runJson: null,
+    measured: false,
+    parse: parseSwitch,
+  },
+  output: {
+    flags: '--output <DIR>',
+    help: 'run folder (default runs/<UTC time>-<model>)',
+    doc: 'The run folder; `/`, `:` and other unsafe characters of the model become `_`. A folder that already holds a run is refused (use `--resume`).',
+    defaultText: '`runs/<UTC time>-<model>/`',
+    default: null,
+    toml: 'output',
+    kind: 'string',
+    runJson: null,
+    measured: false,
+    parse: parseText,
+  },
+  progress: {
+    flags: '--no-progress',
+    help: 'no progress display',
+    doc: 'No progress display.',
+    defaultText: 'shown',
+    default: true,
+    toml: 'progress',
+    kind: 'boolean',
+    runJson: null,
+    measured: false,
+    parse: parseSwitch,
+  },
+  shard: {
+    flags: '--shard <I/N>',
+    help: 'run only the I-th of N disjoint slices of the tasks (join the shards with bas merge)',
+    doc: 'Run only the I-th of N disjoint slices of the tasks (see [Running at scale](#running-at-scale)).',
+    defaultText: 'all tasks',
+    default: null,
+    toml: 'shard',
+    kind: 'string',
+    runJson: 'shard',
+    measured: true,
+    parse: parseShard,
+    load: (v) => readShard(v),
+    show: (v) => v && shardLabel(v),
+  },
+  priceIn: {
+    flags: '--price-in <USD>',
+    help: 'price of prompt tokens per million, kept in run.json for bas report',
+    doc: 'Price per million prompt tokens, kept in run.json so `bas report` can show the cost.',
+    defaultText: 'none',
+    default: null,
+    toml: 'price_in',
+    kind: 'number',
+    runJson: 'prices.in',
+    measured: false,
+    parse: number(0, 1e6),
+  },
+  priceOut: {
+    flags: '--price-out <USD>',
+    help: 'price of completion tokens per million, kept in run.json for bas report',
+    doc: 'Price per million completion tokens, as `--price-in`.',
+    defaultText: 'none',
+    default: null,
+    toml: 'price_out',
+    kind: 'number',
+    runJson: 'prices.out',
+    measured: false,
+    parse: number(0, 1e6),
+  },
+};
+
+export const SETTING_KEYS = Object.keys(SETTINGS) as SettingKey[];
+
+/** How errors name a flag: `-c/--concurrency`, `--seed`, or the declared `errorName`. */
+export function flagName(s: Setting<unknown>): string {
+  if (s.errorName) return s.errorName;
+  const names = s.flags.replace(/\s*<[^>]*>/, '').split(/,\s*/);
+  return names.join('/');
+}
+
+/** True for a `--no-x` switch, whose flag counts only when given (commander fills in `true`). */
+export function isNegatable(s: Setting<unknown>): boolean {
+  return s.flags.startsWith('--no-');
+}
+
+/** An option of `bas eval` that is about this invocation, not a setting of the run. */
+export interface CommandOption {
+  flags: string;
+  help: string;
+  doc: string;
+}
+
+/** `bas eval`'s options that no config file or run.json holds. */
+export const EVAL_COMMAND_OPTIONS: readonly CommandOption[] = [
+  { flags: '--resume <DIR>', help: 'continue a run: only missing or errored rollouts, with its saved configuration', doc: 'Continue the run in DIR (see Stopping and resuming).' },
+  { flags: '--config <FILE>', help: 'TOML run configuration; flags override it', doc: 'A TOML run configuration (also `@FILE` or `@ FILE`). Flags override it.' },
+  { flags: '--json', help: 'print the summary as JSON instead of tables', doc: 'Print the summary as JSON instead of tables.' },
+];
