@@ -99,7 +99,8 @@ export function checkRunFile(value: unknown, file: string): RunFile {
       throw new ConfigError(`${key('indices')} must be null or a list of task indices (non-negative integers)`);
     }
   }
-  if (readShard(v.shard) === undefined) throw new ConfigError(`${key('shard')} must be null or {"index": I, "count": N} with 1 <= I <= N`);
+  // An unreadable "shard" only leaves a report without its expected count (expectedRollouts
+  // says null); resume, which slices by it, refuses it (checkResumable).
   if (v.status !== undefined && typeof v.status !== 'string') throw new ConfigError(`${key('status')} must be a string`);
   if (v.prices !== undefined && v.prices !== null) {
     if (!isObject(v.prices)) throw new ConfigError(`${key('prices')} must be {"in": USD or null, "out": USD or null}`);
@@ -138,6 +139,7 @@ export async function readRunInfo(file: string): Promise<RunFile | null> {
 function checkResumable(v: RunFile, file: string): RunInfo {
   const key = (k: string): string => `${file}: "${k}"`;
   for (const k of ['model', 'n', 'task'] as const) if (v[k] === undefined) throw new ConfigError(`${key(k)} is missing: this is not a run file bas eval wrote`);
+  if (readShard(v.shard) === undefined) throw new ConfigError(`${file} has an unreadable "shard" (it needs null or {"index": I, "count": N} with 1 <= I <= N)`);
   const seconds = (k: string): number => parseNumberInRange(v[k], key(k), 0.001, 86_400);
   if (!isObject(v.sampling)) throw new ConfigError(`${key('sampling')} must be an object {temperature, max_tokens, reasoning_effort, extra}`);
   const s = v.sampling as Record<string, unknown>;
@@ -161,7 +163,7 @@ export async function readSavedRun(dir: string): Promise<RunInfo> {
   const file = join(dir, RUN_FILE);
   const v = await readRunInfo(file);
   if (v === null) {
-    if (!existsSync(dir)) throw new ConfigError(`--resume: ${dir} does not exist`);
+    if (!existsSync(dir)) throw new ConfigError(`--resume: ${dir} is not a run folder: it does not exist`);
     throw new ConfigError(`--resume: ${dir} has no ${RUN_FILE}, so there is no run to continue; if the run failed at its start, begin it again with --output ${dir}`);
   }
   if (v.indices != null) throw new ConfigError(`--resume: ${file} was written by bas score, not bas eval: there is nothing to resume`);
