@@ -15,10 +15,10 @@
  * `release()` removes the lock only while it still holds our own token.
  */
 import { randomBytes } from 'node:crypto';
-import { linkSync, readFileSync, unlinkSync } from 'node:fs';
+import { closeSync, linkSync, openSync, readFileSync, unlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../io/atomic-file.js';
+import { writeFully } from '../io/atomic-file.js';
 import { ConfigError, fileError, systemErrorCode } from '../errors.js';
 
 export const LOCK_FILE = '.bas.lock';
@@ -112,6 +112,29 @@ function sleepMs(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
+/**
+ * Writes the owner to our private name, whole, before it is linked into place. No fsync: after
+ * a machine crash every lock is stale anyway, and a flush would cost milliseconds per run.
+ */
+function writePrivate(file: string, text: string): void {
+  let fd: number | null = null;
+  try {
+    fd = openSync(file, 'wx');
+    writeFully(fd, Buffer.from(text, 'utf8'));
+  } catch (err) {
+    if (fd !== null) closeSync(fd);
+    fd = null;
+    try {
+      unlinkSync(file);
+    } catch {
+      // Never made, or already gone.
+    }
+    throw fileError('write', file, err);
+  } finally {
+    if (fd !== null) closeSync(fd);
+  }
+}
+
 /** Links `source` to `target`; false when `target` already exists. */
 function linkNew(source: string, target: string): boolean {
   try {
@@ -150,7 +173,7 @@ export class FolderLock {
     };
     const file = join(dir, LOCK_FILE);
     const mine = join(dir, `${LOCK_FILE}.${me.token}`);
-    writeFileAtomic(mine, `${JSON.stringify(me)}\n`);
+    writePrivate(mine, `${JSON.stringify(me)}\n`);
     try {
       for (let attempt = 0; attempt < 50; attempt++) {
         if (linkNew(mine, file)) return new FolderLock(dir, me);
