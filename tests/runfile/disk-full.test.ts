@@ -142,4 +142,17 @@ describe.skipIf(!probe)('a full disk', () => {
     expect(again.stderr).toMatch(/recorded no scored rollout; starting it again/);
     expect(JSON.parse(readFileSync(join(run, 'run.json'), 'utf8')).status).toBe('complete');
   });
+
+  it('a run that fills the disk mid-way stops in one line, leaves no lock, and reads back as interrupted', () => {
+    const disk = smallDisk();
+    const run = join(disk, 'run');
+    const r = bas(['eval', '-m', 'builtin:oracle', '-n', '500', '--output', run, '--no-progress']);
+    expectNoSpace(r, join(run, 'results.jsonl'));
+    expect(r.code).toBe(1);
+    expect(temps(disk)).toEqual([]);
+    const report = bas(['report', run]);
+    expect(report.code).toBe(0);
+    expect(report.stdout).toMatch(/status: interrupted/);
+    expect(report.stdout).toMatch(/bas eval --resume/);
+  });
 });
