@@ -108,7 +108,7 @@ export async function evalCommand(words: string[], flags: EvalFlags & { json?: b
   });
   const finishProgress = settings.progress ? attachProgress(runner, { total, already: total - pending, stream: process.stderr }) : () => {};
 
-  let signal: NodeJS.Signals | 'SIGPIPE' | null = null;
+  let signal: NodeJS.Signals | null = null;
   const onSignal = (sig: NodeJS.Signals): void => {
     signal ??= sig;
     runner.stop();
@@ -116,7 +116,7 @@ export async function evalCommand(words: string[], flags: EvalFlags & { json?: b
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   // A reader that went away (`| head -1`) ends the run as a signal would: run.json final, lock removed.
-  const offPipe = onOutputClosed(() => onSignal('SIGPIPE' as NodeJS.Signals));
+  const offPipe = onOutputClosed(() => onSignal('SIGPIPE'));
   let outcome;
   let summary;
   try {
