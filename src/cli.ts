@@ -7,6 +7,7 @@
 import { createRequire } from 'node:module';
 import type * as Commander from 'commander';
 import { EVAL_COMMAND_OPTIONS, SETTINGS, SETTING_KEYS, type CommandOption, type SettingKey } from './run/setting-table.js';
+import { causeInWords, fileErrorMessage, systemErrorCode } from './errors.js';
 
 const require = createRequire(import.meta.url);
 // Loaded as CommonJS on purpose: importing commander through the ESM loader costs about
@@ -143,12 +144,20 @@ function buildProgram(): Command {
 export async function main(argv: string[]): Promise<void> {
   const program = buildProgram();
   // A reader that stops early (`bas gen | head`, `bas report DIR | less` quit) closes the
-  // pipe: that ends the command quietly and successfully, not with a stack trace.
-  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') process.exit(0);
-    process.stderr.write(`bas: cannot write to standard output: ${err.message}\n`);
-    process.exit(1);
-  });
+  // pipe. A running eval takes charge (it stops, writes its final run.json and exits 141);
+  // any other command ends quietly and successfully, not with a stack trace.
+  const onOutputError = (stream: string) => (err: NodeJS.ErrnoException) => {
+    void import('./io/output.js').then(({ outputClosed }) => {
+      if (err.code === 'EPIPE') {
+        if (!outputClosed()) process.exit(0);
+        return;
+      }
+      if (stream === 'standard output') process.stderr.write(`bas: cannot write to ${stream}: ${causeInWords(err)}\n`);
+      process.exit(1);
+    });
+  };
+  process.stdout.on('error', onOutputError('standard output'));
+  process.stderr.on('error', onOutputError('standard error'));
   try {
     await program.parseAsync(argv);
   } catch (err) {
@@ -161,8 +170,10 @@ function exitCodeFor(err: unknown): number {
     // Help and version "errors" are successes; usage errors are code 2.
     return err.exitCode === 0 ? 0 : 2;
   }
-  const e = err as { exitCode?: unknown; message?: unknown; name?: unknown };
-  const message = typeof e?.message === 'string' ? e.message : String(err);
+  const e = err as { exitCode?: unknown; message?: unknown; name?: unknown; path?: unknown; syscall?: unknown };
+  let message = typeof e?.message === 'string' ? e.message : String(err);
+  // A system error that no command put into words still gets one line with path and cause.
+  if (typeof e?.path === 'string' && systemErrorCode(err) !== null) message = fileErrorMessage(typeof e.syscall === 'string' ? e.syscall : 'use', e.path, err);
   process.stderr.write(`bas: ${message}\n`);
   if (typeof e?.exitCode === 'number') return e.exitCode;
   if (process.env.BAS_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);

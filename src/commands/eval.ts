@@ -5,7 +5,8 @@
  *
  * Exit: 0 when the run completed (errored rollouts included) or --resume found nothing left,
  * 1 when a refused key or an unknown model stopped it or --check failed, 2 for bad input,
- * 130/143 when interrupted by SIGINT/SIGTERM.
+ * 130/143 when interrupted by SIGINT/SIGTERM, 141 when the reader of its output went away (a
+ * closed pipe, as a shell reports SIGPIPE).
  */
 import { ConfigError, FatalRunError } from '../errors.js';
 import { renderSummary } from '../report/tables.js';
@@ -28,7 +29,8 @@ import {
   savedSettings,
 } from '../run/session.js';
 import { apiKeyFor, resolveSettings, type EvalFlags, type EvalSettings } from '../run/settings.js';
-import { writeRunInfo, type RunInfo } from '../runfile/store.js';
+import { writeRunInfo, type RunInfo } from '../runfile/run-info.js';
+import { onOutputClosed } from '../io/output.js';
 import { shardSize } from '../runfile/shard.js';
 
 /** Ended by a signal; the CLI exits with 128 + the signal's number, as a shell would. */
@@ -54,7 +56,7 @@ export async function evalCommand(words: string[], flags: EvalFlags & { json?: b
   const configPath = configPathFrom(words, flags.config, 'bas eval');
   const file: FileConfig | null = configPath ? loadConfigFile(configPath) : null;
   if (flags.resume && flags.output) throw new ConfigError('--resume DIR continues the run in DIR; it does not take --output');
-  const saved = flags.resume ? readSavedRun(flags.resume) : null;
+  const saved = flags.resume ? await readSavedRun(flags.resume) : null;
   const settings = resolveSettings(flags, file, configPath ?? '', env, saved ? savedSettings(saved) : null);
   if (flags.resume) {
     // Decided before asking for a key or taking the folder: a finished run is left as it is.
@@ -79,7 +81,7 @@ export async function evalCommand(words: string[], flags: EvalFlags & { json?: b
     ? { ...saved, ...runInfoFor(settings, started), started_at: saved.started_at, status: 'running', ended_at: null, summary: null }
     : runInfoFor(settings, started);
   if (saved) info.resumed_at = [...((saved.resumed_at as string[] | undefined) ?? []), started.toISOString()];
-  writeRunInfo(dir, info);
+  if (session.restarted) process.stderr.write(`bas: ${dir} held a run that recorded no scored rollout; starting it again with these settings\n`);
 
   const total = shardSize(settings.n, settings.shard) * settings.rollouts;
   const pending = countPending(settings.n, settings.rollouts, session.finished, settings.shard);
@@ -107,14 +109,18 @@ export async function evalCommand(words: string[], flags: EvalFlags & { json?: b
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
+  // A reader that went away (`| head -1`) ends the run as a signal would: run.json final, lock removed.
+  const offPipe = onOutputClosed(() => onSignal('SIGPIPE'));
   let outcome;
   let summary;
   try {
+    writeRunInfo(dir, info);
     try {
       outcome = await runner.run(pendingPairs(settings.n, settings.rollouts, session.finished, settings.shard));
     } finally {
       process.removeListener('SIGINT', onSignal);
       process.removeListener('SIGTERM', onSignal);
+      offPipe();
       finishProgress();
       store.close();
     }
@@ -130,11 +136,16 @@ export async function evalCommand(words: string[], flags: EvalFlags & { json?: b
   }
 
   if (outcome.fatal) {
-    throw new FatalRunError(`${outcome.fatal.message}; run stopped (finished rollouts are kept in ${dir}; fix the cause and continue with --resume ${dir})`);
+    const how =
+      summary.counts.completed === 0
+        ? `no rollout was scored, so ${dir} can be started again: fix the cause and run bas eval --output ${dir} with the corrected settings`
+        : `finished rollouts are kept in ${dir}; fix the cause and continue with --resume ${dir}`;
+    throw new FatalRunError(`${outcome.fatal.message}; run stopped (${how})`);
   }
   if (signal) {
-    const code = signal === 'SIGINT' ? 130 : 143;
-    throw new InterruptedError(`interrupted by ${signal}; finished rollouts are kept in ${dir}: continue with bas eval --resume ${dir}`, code);
+    const code = signal === 'SIGINT' ? 130 : signal === 'SIGPIPE' ? 141 : 143;
+    const why = signal === 'SIGPIPE' ? 'stopped: the reader of its output went away (closed pipe)' : `interrupted by ${signal}`;
+    throw new InterruptedError(`${why}; finished rollouts are kept in ${dir}: continue with bas eval --resume ${dir}`, code);
   }
   if (flags.json) {
     process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);

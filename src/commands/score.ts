@@ -5,7 +5,7 @@
  */
 import { ConfigError } from '../errors.js';
 import { readJsonLines } from '../io/jsonl.js';
-import { openSink, withSink } from '../io/output.js';
+import { openSink, refuseOutputOverInput, withSink } from '../io/output.js';
 import { SummaryBuilder } from '../report/summary.js';
 import { pairKey, type PairKey, type RolloutRecord } from '../runfile/record.js';
 import { scoreReply } from '../task/score.js';
@@ -90,8 +90,31 @@ function toRecord(r: Reply, task: KeyedTask, model: string | null): RolloutRecor
   return { ...base, reward: s.reward, rewards: s.rewards, metrics: s.metrics, detail: s.detail, error: null, ...extra };
 }
 
+/** The error type of a planned rollout that has no line in the replies file. */
+export const MISSING_REPLY = 'missing_reply';
+
+/**
+ * An errored record for every planned (task, rollout) with no reply: every task of the tasks
+ * file, each with as many rollouts as the most any task has. So the errors-as-0 view covers
+ * every task, and a replies file that lost lines cannot pass for a complete run.
+ */
+function missingReplies(tasks: Map<number, KeyedTask>, records: RolloutRecord[], pairs: Set<PairKey>, file: string, model: string | null): RolloutRecord[] {
+  const rollouts = records.reduce((m, r) => Math.max(m, (r.rollout ?? 0) + 1), 1);
+  const out: RolloutRecord[] = [];
+  const indices = [...tasks.keys()].sort((a, b) => a - b);
+  for (const index of indices) {
+    for (let rollout = 0; rollout < rollouts; rollout++) {
+      if (pairs.has(pairKey(index, rollout))) continue;
+      const error = { type: MISSING_REPLY, message: `no reply for task ${index} rollout ${rollout} in ${file}` };
+      out.push({ index, rollout, config: tasks.get(index)!.config, model: model ?? undefined, reply: null, reward: null, rewards: null, metrics: null, detail: null, error });
+    }
+  }
+  return out;
+}
+
 export async function score(flags: ScoreFlags): Promise<void> {
   if (flags.out !== undefined && flags.output !== undefined) throw new ConfigError('give --out or --output, not both');
+  if (flags.out !== undefined) refuseOutputOverInput(flags.out, '--out', [flags.tasks, flags.replies]);
   if (flags.output !== undefined) (await import('../runfile/build.js')).requireEmptyOutput(flags.output, '--output');
   const tasks = await readTasks(flags.tasks);
   // Refuse a tasks file that --output cannot stand for before any reply is read.
@@ -108,6 +131,8 @@ export async function score(flags: ScoreFlags): Promise<void> {
     records.push(toRecord(r, tasks.get(r.index)!, flags.model ?? null));
   });
   if (records.length === 0) throw new ConfigError(`--replies: ${flags.replies} holds no replies`);
+  const missing = missingReplies(tasks, records, pairs, flags.replies, flags.model ?? null);
+  records.push(...missing);
 
   const builder = new SummaryBuilder();
   for (const r of records) builder.add(r);
@@ -122,7 +147,14 @@ export async function score(flags: ScoreFlags): Promise<void> {
     });
   }
   if (flags.output !== undefined && scoredRun) {
-    await scoredRun.writeScoredRun(flags.output, records, tasks, summary, flags.model ?? records.find((r) => r.model)?.model ?? 'unknown');
+    const status = missing.length > 0 ? 'incomplete' : 'complete';
+    await scoredRun.writeScoredRun(flags.output, records, tasks, summary, flags.model ?? records.find((r) => r.model)?.model ?? 'unknown', status);
+  }
+  if (missing.length > 0) {
+    const planned = records.length;
+    process.stderr.write(
+      `bas: warning: incomplete: ${planned - missing.length} of ${planned} planned rollouts have a reply; the ${missing.length} missing are counted as errored rollouts of type ${MISSING_REPLY}\n`,
+    );
   }
   if (flags.json) {
     process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);

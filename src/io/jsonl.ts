@@ -4,15 +4,16 @@
  */
 import { createReadStream, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { ConfigError } from '../errors.js';
+import { ConfigError, fileError, systemErrorCode } from '../errors.js';
 
 /** Fails early, with a ConfigError, when `path` is not a readable file. */
 export function requireFile(path: string, flag: string): void {
   let isFile = false;
   try {
     isFile = statSync(path).isFile();
-  } catch {
-    throw new ConfigError(`${flag}: no such file: ${path}`);
+  } catch (err) {
+    if (systemErrorCode(err) === 'ENOENT') throw new ConfigError(`${flag}: no such file: ${path}`);
+    throw fileError('read', path, err, flag);
   }
   if (!isFile) throw new ConfigError(`${flag}: not a file: ${path}`);
 }
@@ -46,6 +47,7 @@ export async function readJsonLines(path: string, flag: string, fn: (value: unkn
     }
   } catch (err) {
     if (err instanceof ConfigError) throw err;
+    if (systemErrorCode(err) !== null) throw fileError('read', path, err, flag);
     throw new ConfigError(`${flag}: cannot read ${path}: ${(err as Error).message}`);
   } finally {
     lines.close();

@@ -1,10 +1,11 @@
 /**
- * Writing command output. A file is written beside its final name and renamed into place only
- * when the command succeeds, so a failure never leaves a half-written file. Standard output
+ * Writing command output. A file goes through the atomic writer (src/io/atomic-file.ts): it is
+ * renamed into place only when the command succeeds, so a failure never leaves a half-written
+ * file. Standard output
  * is written in large chunks with back-pressure, so a long stream uses little memory.
  */
-import { closeSync, existsSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { statSync } from 'node:fs';
+import { AtomicFile, cleanupOnSignal } from './atomic-file.js';
 import { ConfigError } from '../errors.js';
 
 /** Where a command's text goes. `end()` commits; `abort()` discards. */
@@ -50,44 +51,63 @@ export function stdoutSink(): OutputSink {
   };
 }
 
-/** A sink on a file, written to a temporary name and renamed on `end()`. */
+/**
+ * A sink on a file, through the one atomic writer: written to a temporary name, every byte
+ * checked, renamed on `end()`. Each 64 KiB chunk yields to the event loop once, so Ctrl-C
+ * is heard (and the temporary file removed) even in a long `gen -o`.
+ */
 export function fileSink(path: string, flag: string): OutputSink {
-  if (existsSync(path) && statSync(path).isDirectory()) throw new ConfigError(`${flag} ${path} is a folder; give a file name`);
-  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
-  let fd: number;
-  try {
-    fd = openSync(temp, 'w');
-  } catch (err) {
-    throw new ConfigError(`${flag}: cannot write ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-  }
+  cleanupOnSignal();
+  const file = new AtomicFile(path, flag);
   let buffer = '';
-  let open = true;
-  const flush = (): void => {
-    if (buffer !== '') writeSync(fd, buffer);
+  const flush = async (): Promise<void> => {
+    if (buffer === '') return;
+    const chunk = buffer;
     buffer = '';
+    file.write(chunk);
+    await new Promise<void>((resolve) => setImmediate(resolve));
   };
   return {
     async write(text) {
       buffer += text;
-      if (buffer.length >= CHUNK) flush();
+      if (buffer.length >= CHUNK) await flush();
     },
     async end() {
-      flush();
-      closeSync(fd);
-      open = false;
-      try {
-        renameSync(temp, path);
-      } catch (err) {
-        rmSync(temp, { force: true });
-        throw new ConfigError(`${flag}: cannot write ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-      }
+      await flush();
+      file.commit();
     },
     abort() {
-      if (open) closeSync(fd);
-      open = false;
-      rmSync(temp, { force: true });
+      buffer = '';
+      file.abort();
     },
   };
+}
+
+/** Device and inode of an existing path (links followed), or null when there is none. */
+function identity(path: string): string | null {
+  try {
+    const st = statSync(path);
+    // A folder is never written over; the writer refuses it in its own words.
+    if (st.isDirectory()) return null;
+    return `${st.dev}:${st.ino}`;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Refuses an output that is one of the command's inputs, by identity rather than by name, so
+ * `RUN/./results.jsonl`, a symbolic link or a hard link to an input is caught too. Called
+ * before anything is written.
+ */
+export function refuseOutputOverInput(out: string, flag: string, inputs: readonly string[]): void {
+  const target = identity(out);
+  if (target === null) return;
+  for (const input of inputs) {
+    if (identity(input) === target) {
+      throw new ConfigError(`${flag} ${out} is the input ${input}: writing it would destroy what is being read; choose another file`);
+    }
+  }
 }
 
 /** A file sink when `path` is given, else standard output. */
@@ -105,4 +125,30 @@ export async function withSink<T>(sink: OutputSink, body: (sink: OutputSink) => 
     sink.abort();
     throw err;
   }
+}
+
+type PipeHandler = () => void;
+const pipeHandlers = new Set<PipeHandler>();
+let pipeClosedHandled = false;
+
+/**
+ * Registers what a long command does when the reader of its standard output or error goes
+ * away (`bas eval … | head -1`): typically, stop and finish cleanly. Returns the unregister.
+ */
+export function onOutputClosed(handler: PipeHandler): () => void {
+  pipeHandlers.add(handler);
+  return () => pipeHandlers.delete(handler);
+}
+
+/**
+ * Called by the CLI when writing to standard output or error fails with EPIPE. Returns true
+ * when a command took charge (it will end by itself, with its own exit code); false when the
+ * CLI should end quietly. Once taken charge of, later EPIPEs are absorbed.
+ */
+export function outputClosed(): boolean {
+  if (pipeClosedHandled) return true;
+  if (pipeHandlers.size === 0) return false;
+  pipeClosedHandled = true;
+  for (const h of [...pipeHandlers]) h();
+  return true;
 }

@@ -4,7 +4,10 @@
  */
 import { ConfigError } from '../errors.js';
 import type { TaskConfig } from '../task/types.js';
-import { expectedRollouts, forEachRecord, locateRun, readRunJson, stderrWarn, type RunFile, type Warn } from '../runfile/read.js';
+import { expectedRollouts, forEachRecord, locateRun, readRunInfo, stderrWarn, type RunFile, type Warn } from '../runfile/read.js';
+import { folderLockState } from '../runfile/lock.js';
+import { runGenerator } from '../runfile/versions.js';
+import { GENERATOR_VERSION } from '../task/generate.js';
 import { SummaryBuilder, type Summary } from './summary.js';
 
 /** A run folder, summarised. */
@@ -27,7 +30,7 @@ export interface RunData {
 /** Reads and summarises a run folder (or a bare results file). */
 export async function readRun(path: string, warn: Warn = stderrWarn): Promise<RunData> {
   const { dir, resultsPath, runPath } = locateRun(path);
-  const run = runPath ? await readRunJson(runPath) : null;
+  let run = runPath ? await readRunInfo(runPath) : null;
   const builder = new SummaryBuilder();
   const configs = new Set<string>();
   let firstConfig: TaskConfig | null = null;
@@ -52,10 +55,19 @@ export async function readRun(path: string, warn: Warn = stderrWarn): Promise<Ru
   const notes: string[] = [];
   const expected = expectedRollouts(run);
   const status = run?.status;
-  if (status === 'running') notes.push('This run is still in progress (run.json says "running"): the figures cover what has finished so far.');
+  if (status === 'running' && run !== null && folderLockState(dir) !== 'alive') {
+    // run.json says running, but no live bas holds the folder: it was killed or crashed.
+    run = { ...run, status: 'interrupted' };
+    notes.push(`This run was interrupted (run.json still says "running", but no bas process holds the folder): the figures cover what completed. \`bas eval --resume ${dir}\` finishes it.`);
+  } else if (status === 'running') notes.push('This run is still in progress (run.json says "running"): the figures cover what has finished so far.');
+  else if (status === 'incomplete') notes.push('This run is incomplete: some planned rollouts are in none of its inputs (missing replies or a missing shard).');
   else if (status === 'interrupted' || status === 'failed') notes.push(`This run was ${status} before it finished: the figures cover what completed. \`bas eval --resume ${dir}\` finishes it.`);
   if (expected !== null && summary.counts.rollouts < expected) {
     notes.push(`${summary.counts.rollouts} of ${expected} rollouts are recorded; ${expected - summary.counts.rollouts} are missing.`);
+  }
+  const generator = runGenerator(run);
+  if (generator !== null && generator !== GENERATOR_VERSION) {
+    notes.push(`This run was made by task generator ${generator} and this bas has generator ${GENERATOR_VERSION}: its ledgers cannot be rebuilt, so the HTML report shows replies without ledgers.`);
   }
   if (!run && runPath) notes.push(`No run.json beside ${resultsPath}: the model and task configuration come from the records.`);
   if (configs.size > 1) notes.push('The records hold more than one task configuration: their figures are pooled.');

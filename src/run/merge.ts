@@ -5,31 +5,20 @@
  * everywhere. The output is written to a temporary folder and renamed into place, so a
  * refused merge leaves nothing behind.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { forEachRecord } from '../runfile/read.js';
 import { SummaryBuilder, type Summary } from '../report/summary.js';
 import { buildRunFolder, requireEmptyOutput } from '../runfile/build.js';
-import { RESULTS_FILE, RUN_FILE, type RunInfo } from '../runfile/store.js';
+import { RESULTS_FILE } from '../runfile/results.js';
+import { readInputRun, type RunInfo } from '../runfile/run-info.js';
 import { runGenerator, runPromptVersion } from '../runfile/versions.js';
 import { pairKey, splitPairKey, type PairKey } from '../runfile/record.js';
 import { canon } from '../io/canon.js';
 
 /** The run.json fields that must agree for runs to be merged. */
 const MUST_AGREE = ['model', 'task', 'n', 'rollouts', 'sampling'] as const;
-
-function readInfo(dir: string): RunInfo {
-  const file = join(dir, RUN_FILE);
-  if (!existsSync(join(dir, RESULTS_FILE)) || !existsSync(file)) throw new ConfigError(`${dir} is not a run folder (it needs ${RUN_FILE} and ${RESULTS_FILE})`);
-  try {
-    const info = JSON.parse(readFileSync(file, 'utf8')) as RunInfo;
-    if (typeof info !== 'object' || info === null || typeof info.model !== 'string' || typeof info.n !== 'number') throw new Error('not a run file');
-    return info;
-  } catch (err) {
-    throw new ConfigError(`${file} is not a bas run file (${(err as Error).message})`);
-  }
-}
 
 interface Input {
   dir: string;
@@ -43,6 +32,8 @@ export interface MergeOutcome {
   info: RunInfo;
   summary: Summary;
   missing: number;
+  /** Rollouts the merged run was to hold (tasks × rollouts). */
+  expected: number;
 }
 
 /** Merges the run folders `dirs` into a new run folder `out`. */
@@ -52,7 +43,11 @@ export async function mergeRuns(dirs: string[], out: string): Promise<MergeOutco
   if (seen.size !== dirs.length) throw new ConfigError('bas merge: a run folder is given twice');
   requireEmptyOutput(out, '--output');
 
-  const inputs: Input[] = dirs.map((dir) => ({ dir, info: readInfo(dir), winners: new Map() }));
+  const inputs: Input[] = [];
+  for (const dir of dirs) {
+    if (!existsSync(join(dir, RESULTS_FILE))) throw new ConfigError(`${dir} is not a run folder (it has no ${RESULTS_FILE})`);
+    inputs.push({ dir, info: await readInputRun(dir), winners: new Map() });
+  }
   const first = inputs[0]!;
   for (const input of inputs.slice(1)) {
     if (runGenerator(input.info) !== runGenerator(first.info)) {
@@ -106,7 +101,8 @@ export async function mergeRuns(dirs: string[], out: string): Promise<MergeOutco
       prices: { in: agreed('in'), out: agreed('out') },
       shard: null,
       indices: null,
-      status: missing === 0 && allComplete ? 'complete' : 'interrupted',
+      // `incomplete`: rollouts are in none of the inputs (a shard missing); resume cannot fill a merged run.
+      status: missing > 0 ? 'incomplete' : allComplete ? 'complete' : 'interrupted',
       started_at: inputs.map((i) => i.info.started_at).sort()[0] ?? first.info.started_at,
       ended_at: inputs.some((i) => !i.info.ended_at) ? null : inputs.map((i) => i.info.ended_at!).sort().at(-1)!,
       merged_from: inputs.map((i) => ({ dir: i.dir, shard: i.info.shard ?? null, status: i.info.status })),
@@ -114,5 +110,5 @@ export async function mergeRuns(dirs: string[], out: string): Promise<MergeOutco
     };
     return merged;
   });
-  return { dir: out, info: merged!, summary: merged!.summary as Summary, missing };
+  return { dir: out, info: merged!, summary: merged!.summary as Summary, missing, expected };
 }

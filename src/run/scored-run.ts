@@ -9,7 +9,7 @@ import type { Summary } from '../report/summary.js';
 import { sameTaskConfig } from '../task/config.js';
 import type { TaskConfig } from '../task/types.js';
 import { buildRunFolder } from '../runfile/build.js';
-import type { RunInfo } from '../runfile/store.js';
+import type { RunInfo } from '../runfile/run-info.js';
 import { BAS_VERSION, OPENAI_VERSION } from '../runfile/versions.js';
 
 /**
@@ -33,6 +33,7 @@ export async function writeScoredRun(
   tasks: Map<number, { config: TaskConfig }>,
   summary: Summary,
   model: string,
+  status: 'complete' | 'incomplete' = 'complete',
 ): Promise<void> {
   const indices = [...tasks.keys()].sort((a, b) => a - b);
   const contiguous = indices.every((v, i) => v === i);
@@ -59,7 +60,7 @@ export async function writeScoredRun(
     request_timeout_s: 0,
     max_retries: 0,
     prices: { in: null, out: null },
-    status: 'complete',
+    status,
     started_at: now,
     ended_at: now,
     summary,

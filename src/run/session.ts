@@ -3,14 +3,14 @@
  * is already there (feeding the summary) and works out which (index, rollout) pairs still
  * need running: those with no line, or whose last line is an error.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { SummaryBuilder } from '../report/summary.js';
 import { forEachRecord } from '../runfile/read.js';
 import { pairKey, splitPairKey, type PairKey } from '../runfile/record.js';
-import { ResultStore, RESULTS_FILE, type RunInfo } from '../runfile/store.js';
-import { readSavedRun } from '../runfile/read.js';
+import { ResultStore, RESULTS_FILE } from '../runfile/results.js';
+import { readSavedRun, type RunInfo } from '../runfile/run-info.js';
 export { readSavedRun };
 import { settingsForRunJson, settingValuesOf, type EvalSettings, type SavedSettings } from './settings.js';
 import { builtinPolicy } from './client.js';
@@ -72,22 +72,32 @@ export interface Session {
   builder: SummaryBuilder;
   /** Pairs whose last line is a scored rollout: not run again. */
   finished: Set<PairKey>;
+  /** The folder held an earlier run that recorded no scored rollout, and is being started again. */
+  restarted: boolean;
 }
 
 /** Opens a run folder: new (refusing one that holds a run) or, with `resume`, an existing one. */
 export async function openSession(dir: string, resume: boolean): Promise<Session> {
   const builder = new SummaryBuilder();
   const finished = new Set<PairKey>();
-  if (!resume) return { dir, store: ResultStore.create(dir), builder, finished };
+  if (!resume) {
+    const { store, restarted } = await ResultStore.start(dir);
+    return { dir, store, builder, finished, restarted };
+  }
   const store = ResultStore.reopen(dir);
-  await forEachRecord(join(dir, RESULTS_FILE), (r) => {
-    builder.add(r);
-    const key = pairKey(r.index, r.rollout ?? 0);
-    // Last line wins: a later error line un-finishes the pair, a later scored line finishes it.
-    if (r.error) finished.delete(key);
-    else finished.add(key);
-  });
-  return { dir, store, builder, finished };
+  try {
+    await forEachRecord(join(dir, RESULTS_FILE), (r) => {
+      builder.add(r);
+      const key = pairKey(r.index, r.rollout ?? 0);
+      // Last line wins: a later error line un-finishes the pair, a later scored line finishes it.
+      if (r.error) finished.delete(key);
+      else finished.add(key);
+    });
+  } catch (err) {
+    store.release();
+    throw err;
+  }
+  return { dir, store, builder, finished, restarted: false };
 }
 
 /** Every (index, rollout) pair of the run (or of its shard) not yet finished, index by index. */

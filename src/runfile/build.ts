@@ -2,42 +2,80 @@
  * Building a whole run folder in one go (a merge, a scored batch): it is written to a
  * temporary folder beside the target and renamed into place only when complete, so a
  * refused or failed build leaves nothing behind.
+ *
+ * Nothing a user named is ever deleted: the rename replaces at most an empty folder (rename
+ * does that atomically, and refuses a folder with anything in it), so a folder that appeared
+ * at the output path while the build ran, with someone's files in it, is refused and kept.
+ * The only folder ever removed recursively is our own temporary one.
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { ConfigError } from '../errors.js';
-import { ResultStore, writeRunInfo, type RunInfo } from './store.js';
+import { cleanupOnSignal, forgetTemp, trackTemp } from '../io/atomic-file.js';
+import { ConfigError, fileError, systemErrorCode } from '../errors.js';
+import { ResultStore } from './results.js';
+import { writeRunInfo, type RunInfo } from './run-info.js';
 
 /** Refuses an output folder that already holds something. */
 export function requireEmptyOutput(out: string, flag: string): void {
-  if (existsSync(out) && readdirSync(out).length > 0) throw new ConfigError(`${flag} ${out} already exists and is not empty`);
+  let entries: string[];
+  try {
+    entries = existsSync(out) ? readdirSync(out) : [];
+  } catch (err) {
+    throw fileError('use', out, err, flag);
+  }
+  if (entries.length > 0) throw new ConfigError(`${flag} ${out} already exists and is not empty`);
+}
+
+/** Makes a new, private temporary folder beside `out` (never reusing an existing path). */
+function makeTempFolder(out: string, flag: string): string {
+  const parent = dirname(resolve(out));
+  try {
+    mkdirSync(parent, { recursive: true });
+  } catch (err) {
+    throw fileError('create', parent, err, flag);
+  }
+  for (let attempt = 0; ; attempt++) {
+    const temp = join(parent, `.${basename(resolve(out))}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+    try {
+      mkdirSync(temp);
+      trackTemp(temp, true);
+      return temp;
+    } catch (err) {
+      if (systemErrorCode(err) !== 'EEXIST' || attempt >= 5) throw fileError('create', temp, err, flag);
+    }
+  }
 }
 
 /** Runs `fill` on a store in a temporary folder, writes the run.json it returns, then renames the folder to `out`. */
 export async function buildRunFolder(out: string, flag: string, fill: (store: ResultStore) => RunInfo | Promise<RunInfo>): Promise<void> {
   requireEmptyOutput(out, flag);
-  const parent = dirname(resolve(out));
+  cleanupOnSignal();
+  const temp = makeTempFolder(out, flag);
+  let store: ResultStore | null = null;
   try {
-    mkdirSync(parent, { recursive: true });
-  } catch (err) {
-    throw new ConfigError(`${flag}: cannot create ${parent} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
-  }
-  const temp = join(parent, `.${basename(resolve(out))}.${process.pid}.tmp`);
-  rmSync(temp, { recursive: true, force: true });
-  const store = ResultStore.create(temp);
-  try {
+    store = ResultStore.create(temp);
     const info = await fill(store);
     store.release();
     writeRunInfo(temp, info);
-    if (existsSync(out)) rmSync(out, { recursive: true });
-    renameSync(temp, out);
+    try {
+      renameSync(temp, out);
+    } catch (err) {
+      const code = systemErrorCode(err);
+      if (code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'ENOTDIR' || code === 'EISDIR') {
+        throw new ConfigError(`${flag} ${out} appeared while the run folder was being built and is not empty; it was left as it is and nothing was written`);
+      }
+      throw fileError('create', out, err, flag);
+    }
+    forgetTemp(temp);
   } catch (err) {
     try {
-      store.release();
+      store?.release();
     } catch {
       // The first error is the one to report; this one (most likely the same) goes with the folder.
     }
     rmSync(temp, { recursive: true, force: true });
+    forgetTemp(temp);
     throw err;
   }
 }

@@ -6,34 +6,15 @@
  * line anywhere else means the file was damaged or edited, and is refused with its number.
  */
 import { createReadStream, statSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { ConfigError } from '../errors.js';
-import type { TaskConfig } from '../task/types.js';
+import { ConfigError, fileError, systemErrorCode } from '../errors.js';
 import { checkRecord, type RolloutRecord } from './record.js';
 import { readShard, shardSize } from './shard.js';
-import { existsSync, readFileSync } from 'node:fs';
-import { RUN_FILE, type RunInfo } from './store.js';
-import { BAS_VERSION, runGenerator, runPromptVersion } from './versions.js';
-import { GENERATOR_VERSION } from '../task/generate.js';
-import { PROMPT_VERSION } from '../task/prompt.js';
+import { RESULTS_FILE } from './results.js';
+import { RUN_FILE, type RunFile } from './run-info.js';
 
-/** The fields of run.json a report reads; everything else is kept as it was. */
-export interface RunFile {
-  model?: string;
-  task?: TaskConfig;
-  n?: number;
-  rollouts?: number;
-  indices?: number[] | null;
-  /** The slice of the tasks a sharded run covers (`bas eval --shard`). */
-  shard?: { index: number; count: number } | null;
-  prices?: { in: number | null; out: number | null };
-  status?: 'running' | 'complete' | 'interrupted' | 'failed' | string;
-  started_at?: string;
-  ended_at?: string | null;
-  [key: string]: unknown;
-}
+export { readRunInfo, type RunFile } from './run-info.js';
 
 export type Warn = (message: string) => void;
 export const stderrWarn: Warn = (m) => process.stderr.write(`bas: warning: ${m}\n`);
@@ -71,7 +52,7 @@ export async function forEachRecord(
     }
   } catch (err) {
     if (err instanceof ConfigError) throw err;
-    throw new ConfigError(`cannot read ${path}: ${(err as Error).message}`);
+    throw fileError('read', path, err);
   } finally {
     lines.close();
     input.destroy();
@@ -79,39 +60,28 @@ export async function forEachRecord(
   if (pending) warn(`${path}: skipped line ${pending.line}, cut off mid-write (the run probably stopped while writing it)`);
 }
 
-export async function readRunJson(path: string): Promise<RunFile | null> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new ConfigError(`cannot read ${path}: ${(err as Error).message}`);
-  }
-  try {
-    const v = JSON.parse(text) as unknown;
-    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error('not a JSON object');
-    return v as RunFile;
-  } catch (err) {
-    throw new ConfigError(`${path} is not valid JSON (${(err as Error).message})`);
-  }
-}
-
 /** Where the results are: DIR/results.jsonl, or the path itself when it is a file. */
 export function locateRun(path: string): { dir: string; resultsPath: string; runPath: string | null } {
   let st;
   try {
     st = statSync(path);
-  } catch {
-    throw new ConfigError(`run folder ${path} does not exist`);
+  } catch (err) {
+    if (systemErrorCode(err) === 'ENOENT') throw new ConfigError(`run folder ${path} does not exist`);
+    throw fileError('read', path, err);
   }
   if (st.isFile()) return { dir: path, resultsPath: path, runPath: null };
-  const resultsPath = join(path, 'results.jsonl');
+  const resultsPath = join(path, RESULTS_FILE);
   try {
     statSync(resultsPath);
   } catch {
-    throw new ConfigError(`${path} is not a run folder: it has no results.jsonl (bas eval --output writes one)`);
+    throw new ConfigError(`${path} is not a run folder: it has no ${RESULTS_FILE} (bas eval --output writes one)`);
   }
-  return { dir: path, resultsPath, runPath: join(path, 'run.json') };
+  return { dir: path, resultsPath, runPath: join(path, RUN_FILE) };
+}
+
+/** The files a report of `path` (a run folder or a results file) reads, for refusing an output that would overwrite one. */
+export function runInputs(path: string): string[] {
+  return [path, join(path, RESULTS_FILE), join(path, RUN_FILE)];
 }
 
 /** How many rollouts run.json says the run was to do, or null when it cannot say. */
@@ -122,33 +92,4 @@ export function expectedRollouts(run: RunFile | null): number | null {
   const shard = readShard(run.shard);
   if (run.indices == null && typeof run.n === 'number' && shard !== undefined) return shardSize(run.n, shard) * rollouts;
   return null;
-}
-
-/** Reads a saved run.json for --resume. */
-export function readSavedRun(dir: string): RunInfo {
-  const file = join(dir, RUN_FILE);
-  if (!existsSync(file)) throw new ConfigError(`--resume: ${dir} is not a run folder (no ${RUN_FILE})`);
-  let info: unknown;
-  try {
-    info = JSON.parse(readFileSync(file, 'utf8'));
-  } catch {
-    throw new ConfigError(`--resume: ${file} is not valid JSON`);
-  }
-  const i = info as Partial<RunInfo>;
-  if (typeof i !== 'object' || i === null || typeof i.model !== 'string' || typeof i.n !== 'number' || typeof i.task !== 'object') {
-    throw new ConfigError(`--resume: ${file} does not look like a bas run file`);
-  }
-  if (i.indices != null) throw new ConfigError(`--resume: ${file} was written by bas score, not bas eval: there is nothing to resume`);
-  const generator = runGenerator(i);
-  if (generator !== GENERATOR_VERSION) {
-    throw new ConfigError(
-      `--resume: ${dir} was made with task generator ${generator}, and this bas (${BAS_VERSION}) has generator ${GENERATOR_VERSION}: the same indices would be different tasks; finish it with the bas that started it, or start a new run`,
-    );
-  }
-  const prompt = runPromptVersion(i);
-  if (prompt !== PROMPT_VERSION) {
-    throw new ConfigError(`--resume: ${dir} was made with prompt ${prompt}, and this bas (${BAS_VERSION}) has prompt ${PROMPT_VERSION}: models would be asked differently; finish it with the bas that started it, or start a new run`);
-  }
-  if (readShard(i.shard) === undefined) throw new ConfigError(`--resume: ${file} has an unreadable "shard" (it needs {"index": I, "count": N} with 1 <= I <= N)`);
-  return i as RunInfo;
 }

@@ -3,6 +3,7 @@
  * check that turns a parsed JSON value into one. Unknown extra fields are tolerated, since
  * newer writers may add some.
  */
+import { resolveTaskConfig } from '../task/config.js';
 import type { Scores, TaskConfig } from '../task/types.js';
 
 /** Why a rollout ended without a score. */
@@ -59,6 +60,23 @@ function isIndex(v: unknown): v is number {
 }
 
 /**
+ * A record's task configuration, checked against the bounds of the flags: reports regenerate
+ * ledgers from it, and an absurd `num_transactions` would exhaust memory before failing.
+ */
+function checkConfig(config: unknown): string | null {
+  if (!isObject(config)) return '"config" is not an object {num_transactions, fault_rate, seed}';
+  for (const k of ['num_transactions', 'fault_rate', 'seed']) {
+    if (typeof config[k] !== 'number') return `"config.${k}" is not a number`;
+  }
+  try {
+    resolveTaskConfig(config, { num_transactions: '"config.num_transactions"', fault_rate: '"config.fault_rate"', seed: '"config.seed"' });
+  } catch (err) {
+    return (err as Error).message;
+  }
+  return null;
+}
+
+/**
  * Checks the fields a report relies on. Returns the record, or a short reason it is not one
  * (the reader adds the file and line number).
  */
@@ -66,6 +84,10 @@ export function checkRecord(value: unknown): RolloutRecord | string {
   if (!isObject(value)) return 'not a JSON object';
   if (!isIndex(value.index)) return '"index" is not a non-negative integer';
   if (value.rollout !== undefined && !isIndex(value.rollout)) return '"rollout" is not a non-negative integer';
+  if (value.config !== undefined && value.config !== null) {
+    const reason = checkConfig(value.config);
+    if (reason !== null) return reason;
+  }
   const error = value.error ?? null;
   if (error !== null) {
     if (!isObject(error) || typeof error.type !== 'string') return '"error" is neither null nor {"type", "message"}';

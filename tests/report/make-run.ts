@@ -4,7 +4,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { generateTask } from '../../src/task/generate.js';
+import { GENERATOR_VERSION, generateTask } from '../../src/task/generate.js';
 import { runPolicy, type PolicyName } from '../../src/task/policies.js';
 import { scoreReply } from '../../src/task/score.js';
 import type { TaskConfig } from '../../src/task/types.js';
@@ -49,6 +49,8 @@ export function writeRun(
   if (opts.runJson !== null) {
     const run = {
       bas_version: '0.1.0',
+      // The records were made by this generator; the HTML drill-down rebuilds ledgers only then.
+      generator: GENERATOR_VERSION,
       model: opts.model,
       base_url: 'http://127.0.0.1:1/v1',
       task: config,

@@ -1,9 +1,11 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
 import { readRun } from '../../src/report/read.js';
+import { FolderLock } from '../../src/runfile/lock.js';
+import { GENERATOR_VERSION } from '../../src/task/generate.js';
 import { done, failed } from './fixtures.js';
 
 const root = mkdtempSync(join(tmpdir(), 'bas-read-'));
@@ -18,7 +20,7 @@ function folder(lines: string[], run?: object | string): string {
   return dir;
 }
 
-const RUN = { model: 'm', task: { num_transactions: 24, fault_rate: 0.25, seed: 1 }, n: 3, rollouts: 1, indices: null, status: 'complete' };
+const RUN = { model: 'm', generator: GENERATOR_VERSION, task: { num_transactions: 24, fault_rate: 0.25, seed: 1 }, n: 3, rollouts: 1, indices: null, status: 'complete' };
 const line = (r: object) => JSON.stringify(r);
 
 describe('readRun', () => {
@@ -60,9 +62,20 @@ describe('readRun', () => {
   });
 
   it('says when a run is in progress or was interrupted', async () => {
-    const running = await readRun(folder([line(done(0, 0, { bas: 1, audit: 1 }))], { ...RUN, status: 'running' }));
+    const live = folder([line(done(0, 0, { bas: 1, audit: 1 }))], { ...RUN, status: 'running' });
+    const lock = FolderLock.acquire(live);
+    const running = await readRun(live);
+    lock.release();
     expect(running.notes[0]).toMatch(/still in progress/);
     expect(running.notes[1]).toMatch(/1 of 3 rollouts are recorded/);
+    // "running" with no live owner (killed, crashed, or a lock left by a dead pid): interrupted.
+    const orphan = folder([line(done(0, 0, { bas: 1, audit: 1 }))], { ...RUN, status: 'running' });
+    writeFileSync(join(orphan, '.bas.lock'), JSON.stringify({ pid: 2 ** 22 + 7, start: '1', host: hostname(), token: 'dead' }));
+    for (const dir of [orphan, folder([line(done(0, 0, { bas: 1, audit: 1 }))], { ...RUN, status: 'running' })]) {
+      const d = await readRun(dir);
+      expect(d.run?.status).toBe('interrupted');
+      expect(d.notes[0]).toMatch(/interrupted.*bas eval --resume/);
+    }
     const cut = await readRun(folder([line(done(0, 0, { bas: 1, audit: 1 }))], { ...RUN, status: 'interrupted' }));
     expect(cut.notes[0]).toMatch(/interrupted.*--resume/);
   });
@@ -80,5 +93,20 @@ describe('readRun', () => {
     const d = await readRun(folder([line(failed(0, 0)), line(done(1, 0, { bas: 1, audit: 1 })), line(done(0, 0, { bas: 1, audit: 1 }))], { ...RUN, n: 2 }));
     expect(d.summary.counts).toMatchObject({ lines: 3, replaced: 1, rollouts: 2, completed: 2, errored: 0 });
     expect(d.notes).toEqual([]);
+  });
+
+  it('checks what it reads back against the bounds of the flags, naming file, line and key', async () => {
+    const huge = { ...done(1, 0, { bas: 1, audit: 1 }), config: { num_transactions: 10_000_000, fault_rate: 0.25, seed: 1 } };
+    const dir = folder([line(done(0, 0, { bas: 1, audit: 1 })), line(huge)], RUN);
+    await expect(readRun(dir, () => {})).rejects.toThrow(/results\.jsonl: line 2 is not a rollout record: "config\.num_transactions" must be an integer from 4 to 10000, got 10000000/);
+    const badRun = folder([line(done(0, 0, { bas: 1, audit: 1 }))], { ...RUN, task: { num_transactions: 1e9, fault_rate: 0.25, seed: 1 } });
+    await expect(readRun(badRun)).rejects.toThrow(/run\.json: "task\.num_transactions" must be an integer from 4 to 10000/);
+    const badN = folder([line(done(0, 0, { bas: 1, audit: 1 }))], { ...RUN, n: -3 });
+    await expect(readRun(badN)).rejects.toThrow(/run\.json: "n" must be an integer/);
+  });
+
+  it('notes a run made by another task generator, whose ledgers cannot be rebuilt', async () => {
+    const d = await readRun(folder([line(done(0, 0, { bas: 1, audit: 1 }))], { ...RUN, generator: GENERATOR_VERSION + 1, n: 1 }));
+    expect(d.notes.join(' ')).toMatch(/task generator \d+ .*replies without ledgers/);
   });
 });

@@ -69,7 +69,7 @@ describe('ResultStore', () => {
 
   it('a write that fails between turns is reported by the next append, once', async () => {
     const s = await storeAfterFailedWrite();
-    expect(() => s.append(ok(1))).toThrow(/cannot write .*results\.jsonl \(EBADF\)/);
+    expect(() => s.append(ok(1))).toThrow(/cannot write .*results\.jsonl: the file is not open for this \(bad descriptor\)/);
     expect(() => s.close()).not.toThrow();
   });
 

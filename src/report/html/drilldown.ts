@@ -10,6 +10,8 @@ import { generateTask } from '../../task/generate.js';
 import { formatCents } from '../../task/money.js';
 import { BAS_LABELS, FAULT_CODES, type TaskConfig } from '../../task/types.js';
 import { forEachRecord } from '../../runfile/read.js';
+import { GENERATOR_VERSION } from '../../task/generate.js';
+import { runGenerator } from '../../runfile/versions.js';
 import type { RunData } from '../read.js';
 import type { RolloutRecord } from '../../runfile/record.js';
 
@@ -141,11 +143,20 @@ function rolloutData(r: RolloutRecord, pos: number, task: TaskData | null): Roll
   ];
 }
 
+/** Whether this bas's generator made the run's tasks (a run of another generator gets no ledgers). */
+export function ledgersRegenerable(data: Pick<RunData, 'run'>): boolean {
+  const generator = runGenerator(data.run);
+  return generator === null || generator === GENERATOR_VERSION;
+}
+
 /**
  * Reads the run's results a second time, keeping only the winning line of each
  * (index, rollout), and builds the page's data.
  */
 export async function buildDrillData(data: RunData): Promise<DrillData> {
+  // Ledgers are regenerated only by the generator that made them: another one would show a
+  // different ledger beside the replies. readRun adds the note saying so.
+  const regenerate = ledgersRegenerable(data);
   const winners = data.builder.winningSeqs();
   const tasks: TaskData[] = [];
   const taskPos = new Map<string, number>();
@@ -157,7 +168,7 @@ export async function buildDrillData(data: RunData): Promise<DrillData> {
     (r, line) => {
       while (w < winners.length && winners[w]! < line) w++;
       if (winners[w] !== line) return;
-      const config = isConfig(r.config) ? r.config : data.task;
+      const config = !regenerate ? null : isConfig(r.config) ? r.config : data.task;
       let pos = -1;
       if (config) {
         const key = `${configKey(config)}#${r.index}`;

@@ -1,0 +1,147 @@
+/**
+ * The one way bas writes a file: into a temporary file beside the target, every byte
+ * checked (a short write is continued, a failed one is an error), flushed, then renamed over
+ * the target. A reader sees the old file or the new one, never half of one; on any failure
+ * the old file stays as it was and the temporary file is removed.
+ *
+ * Temporary files and folders still open are listed here, so that Ctrl-C or a kill removes
+ * them before the process ends (`cleanupOnSignal`).
+ */
+import { randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { ConfigError, fileError } from '../errors.js';
+
+/** Temporary paths this process made and has not yet committed or removed: path -> is a folder. */
+const liveTemps = new Map<string, boolean>();
+let signalHandlersOn = false;
+
+function removeLiveTemps(): void {
+  for (const [path, folder] of liveTemps) {
+    try {
+      // Our own temporary name, made by us with O_EXCL/mkdir: never a path a user named.
+      if (folder) rmSync(path, { recursive: true, force: true });
+      else unlinkSync(path);
+    } catch {
+      // Best effort while the process is being stopped.
+    }
+  }
+  liveTemps.clear();
+}
+
+const onSignal = (sig: NodeJS.Signals): void => {
+  removeLiveTemps();
+  process.removeListener('SIGINT', onSignal);
+  process.removeListener('SIGTERM', onSignal);
+  // Die of the same signal, as if we had not caught it: the shell sees 130 or 143.
+  process.kill(process.pid, sig);
+};
+
+/**
+ * Makes Ctrl-C and SIGTERM remove the temporary files and folders still in progress before
+ * the process ends. Commands that write files (gen, score, merge, report, compare) call it;
+ * `bas eval` handles its own signals and never holds a temporary file across a turn.
+ */
+export function cleanupOnSignal(): void {
+  if (signalHandlersOn) return;
+  signalHandlersOn = true;
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+}
+
+/** Records a temporary path for removal on a signal; `forget` when it is committed or removed. */
+export function trackTemp(path: string, folder: boolean): void {
+  liveTemps.set(path, folder);
+}
+export function forgetTemp(path: string): void {
+  liveTemps.delete(path);
+}
+
+/** A name beside `target` that no one else uses: dot-prefixed, with pid and random part. */
+export function tempNameFor(target: string): string {
+  return join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+}
+
+/** Writes all of `bytes` to `fd`: continues after a short write, fails when nothing moves. */
+export function writeFully(fd: number, bytes: Uint8Array): void {
+  for (let done = 0; done < bytes.length; ) {
+    const n = writeSync(fd, bytes, done, bytes.length - done);
+    if (n <= 0) throw Object.assign(new Error('the write made no progress'), { code: 'EIO' });
+    done += n;
+  }
+}
+
+/** A file being written: `write` as often as needed, then `commit` or `abort`. */
+export class AtomicFile {
+  private fd: number | null;
+  private readonly temp: string;
+
+  /** `label` names the file in errors (a flag such as `--out`, or nothing). */
+  constructor(
+    readonly path: string,
+    private readonly label?: string,
+  ) {
+    let st;
+    try {
+      st = statSync(path);
+    } catch {
+      st = null;
+    }
+    if (st?.isDirectory()) throw new ConfigError(`${label ? `${label} ` : ''}${path} is a folder; give a file name`);
+    this.temp = tempNameFor(path);
+    try {
+      this.fd = openSync(this.temp, 'wx');
+    } catch (err) {
+      throw fileError('write', path, err, label);
+    }
+    trackTemp(this.temp, false);
+  }
+
+  /** Appends text or bytes; on failure the temporary file is removed and the error names the target. */
+  write(data: string | Uint8Array): void {
+    if (this.fd === null) throw new Error(`${this.path} is already closed`);
+    try {
+      writeFully(this.fd, typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
+    } catch (err) {
+      this.abort();
+      throw fileError('write', this.path, err, this.label);
+    }
+  }
+
+  /** Flushes to disk and renames over the target. */
+  commit(): void {
+    if (this.fd === null) throw new Error(`${this.path} is already closed`);
+    const fd = this.fd;
+    try {
+      fsyncSync(fd);
+      closeSync(fd);
+      this.fd = null;
+      renameSync(this.temp, this.path);
+      forgetTemp(this.temp);
+    } catch (err) {
+      this.abort();
+      throw fileError('write', this.path, err, this.label);
+    }
+  }
+
+  /** Discards what was written; the target is left as it was. Safe to call twice. */
+  abort(): void {
+    if (this.fd !== null) {
+      try {
+        closeSync(this.fd);
+      } catch {
+        // Already unusable; removing the file is what matters.
+      }
+      this.fd = null;
+    }
+    rmSync(this.temp, { force: true });
+    forgetTemp(this.temp);
+  }
+}
+
+/** Replaces `path` with `text` in one go, atomically (run.json and other small files). */
+export function writeFileAtomic(path: string, text: string, label?: string): void {
+  const file = new AtomicFile(path, label);
+  file.write(text);
+  file.commit();
+}

@@ -1,0 +1,221 @@
+/**
+ * results.jsonl: one line per finished rollout, appended as each one ends.
+ *
+ * Each line goes to the file in a single write() on a descriptor opened for appending, as
+ * soon as its rollout ends, so a killed process (even `kill -9`) loses no finished rollout;
+ * at worst the line being written when the process died is torn, and resuming cuts it off.
+ *
+ * A pair (index, rollout) may appear on several lines after resumes (an errored rollout is
+ * re-run and its new line appended): the LAST line for a pair is the one that counts.
+ */
+import { createReadStream, closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { ConfigError, fileError, FatalRunError, fileErrorMessage, systemErrorCode } from '../errors.js';
+import { writeFully } from '../io/atomic-file.js';
+import { FolderLock } from './lock.js';
+import { checkRecord, type RolloutRecord } from './record.js';
+import { RUN_FILE } from './run-info.js';
+
+export const RESULTS_FILE = 'results.jsonl';
+
+/**
+ * Appends rollout records to a run folder's results.jsonl. Lines are written whole, with
+ * one write for all the records of one turn of the event loop (scoring runs in slices of
+ * about a millisecond), or sooner when 64 KB have gathered: a record reaches the file at
+ * most a slice after its rollout ended, at a fraction of the system calls. A process killed
+ * within that slice loses the slice's records; `--resume` runs them again.
+ */
+export class ResultStore {
+  private fd: number | null;
+  private pending = '';
+  private flushQueued = false;
+  private failure: Error | null = null;
+  private failureReported = false;
+
+  private constructor(
+    readonly dir: string,
+    private readonly lock: FolderLock,
+    flags: 'a' | 'w' = 'a',
+  ) {
+    const file = join(dir, RESULTS_FILE);
+    try {
+      this.fd = openSync(file, flags);
+    } catch (err) {
+      lock.release();
+      throw fileError('write', file, err);
+    }
+  }
+
+  /** A new run folder; refuses one that already holds results. */
+  static create(dir: string): ResultStore {
+    if (existsSync(join(dir, RESULTS_FILE)) || existsSync(join(dir, RUN_FILE))) {
+      throw new ConfigError(`${dir} already holds a run: continue it with --resume ${dir}, or choose another --output`);
+    }
+    makeFolder(dir);
+    return new ResultStore(dir, FolderLock.acquire(dir));
+  }
+
+  /**
+   * A run folder for a new run: an empty or new folder, or one whose earlier run recorded no
+   * scored rollout (it failed at the start: a refused key, an unknown model, a full disk),
+   * which is started again from scratch. A folder holding any scored rollout is refused.
+   */
+  static async start(dir: string): Promise<{ store: ResultStore; restarted: boolean }> {
+    const results = join(dir, RESULTS_FILE);
+    const held = existsSync(results) || existsSync(join(dir, RUN_FILE));
+    if (!held) return { store: ResultStore.create(dir), restarted: false };
+    // Locked before looking, so a run starting meanwhile cannot be replaced.
+    const lock = FolderLock.acquire(dir);
+    try {
+      if (await holdsScoredRollout(results)) {
+        throw new ConfigError(`${dir} already holds a run: continue it with --resume ${dir}, or choose another --output`);
+      }
+    } catch (err) {
+      lock.release();
+      throw err;
+    }
+    return { store: new ResultStore(dir, lock, 'w'), restarted: true };
+  }
+
+  /** An existing run folder, for appending after `repairTail`. */
+  static reopen(dir: string): ResultStore {
+    const lock = FolderLock.acquire(dir);
+    try {
+      repairTail(join(dir, RESULTS_FILE));
+    } catch (err) {
+      lock.release();
+      throw err;
+    }
+    return new ResultStore(dir, lock);
+  }
+
+  /** Queues one line. Lines reach the O_APPEND descriptor whole, so a crash can tear at most the last. */
+  append(record: RolloutRecord): void {
+    if (this.failure) {
+      this.failureReported = true;
+      throw this.failure;
+    }
+    if (this.fd === null) throw new Error('result store is closed');
+    this.pending += `${JSON.stringify(record)}\n`;
+    if (this.pending.length >= FLUSH_AT) this.flush();
+    else if (!this.flushQueued) {
+      this.flushQueued = true;
+      process.nextTick(this.flushQueuedLines);
+    }
+  }
+
+  private readonly flushQueuedLines = (): void => {
+    this.flushQueued = false;
+    try {
+      this.flush();
+    } catch (err) {
+      // Off the caller's stack: kept, and thrown by the next append, or by close() if no
+      // append came to report it.
+      this.failure = err as Error;
+    }
+  };
+
+  /** Writes what is queued, all of it: a short write (a full disk, a file size limit) is retried, then an error. */
+  private flush(): void {
+    if (this.fd === null || this.pending === '') return;
+    const bytes = Buffer.from(this.pending, 'utf8');
+    this.pending = '';
+    try {
+      writeFully(this.fd, bytes);
+    } catch (err) {
+      throw new FatalRunError(fileErrorMessage('write', join(this.dir, RESULTS_FILE), err), { cause: err });
+    }
+  }
+
+  /** Writes what is queued and closes the file; the folder stays locked until `release()`. */
+  close(): void {
+    if (this.fd === null) return;
+    try {
+      this.flush();
+    } finally {
+      closeSync(this.fd);
+      this.fd = null;
+    }
+    if (this.failure && !this.failureReported) throw this.failure;
+  }
+
+  /** Closes the file if still open and gives the folder up for another process. */
+  release(): void {
+    try {
+      this.close();
+    } finally {
+      this.lock.release();
+    }
+  }
+}
+
+/** Queued lines are written once they reach this many characters, whatever the turn. */
+const FLUSH_AT = 65_536;
+
+/**
+ * Cuts a torn last line (the process died in the middle of writing it) so the file ends at
+ * a line boundary again. Returns whether anything was cut.
+ */
+export function repairTail(file: string): boolean {
+  if (!existsSync(file)) return false;
+  const fd = openSync(file, 'r+');
+  try {
+    const size = fstatSync(fd).size;
+    if (size === 0) return false;
+    const chunk = Buffer.alloc(Math.min(size, 1 << 16));
+    let end = size;
+    // Walk back to the last newline; a torn line is at most one record long.
+    while (end > 0) {
+      const from = Math.max(0, end - chunk.length);
+      const got = readSync(fd, chunk, 0, end - from, from);
+      const nl = chunk.subarray(0, got).lastIndexOf(0x0a);
+      if (nl >= 0) {
+        const keep = from + nl + 1;
+        if (keep === size) return false;
+        ftruncateSync(fd, keep);
+        return true;
+      }
+      end = from;
+    }
+    ftruncateSync(fd, 0);
+    return true;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function makeFolder(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (err) {
+    throw fileError('create output folder', dir, err);
+  }
+}
+
+/** Whether a results file holds at least one scored (not errored) rollout. Stops at the first. */
+async function holdsScoredRollout(file: string): Promise<boolean> {
+  if (!existsSync(file)) return false;
+  const input = createReadStream(file, { encoding: 'utf8' });
+  const lines = createInterface({ input, crlfDelay: Infinity });
+  try {
+    for await (const text of lines) {
+      if (text.trim() === '') continue;
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch {
+        continue; // a torn line records nothing
+      }
+      const r = checkRecord(value);
+      if (typeof r !== 'string' && r.error === null) return true;
+    }
+  } catch (err) {
+    if (systemErrorCode(err) !== null) throw fileError('read', file, err);
+    throw err;
+  } finally {
+    lines.close();
+    input.destroy();
+  }
+  return false;
+}

@@ -1,0 +1,208 @@
+/**
+ * run.json: the run's configuration, status and summary. This module is its one reader and
+ * one writer. Everything read back is checked against the same bounds as the flags that
+ * produced it, with an error naming the file and the key: a hand-edited or damaged run.json
+ * must fail in words, not deep inside the runner or the generator.
+ */
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { writeFileAtomic } from '../io/atomic-file.js';
+import { ConfigError, fileError, systemErrorCode } from '../errors.js';
+import { parseCount, parseNumberInRange, resolveTaskConfig } from '../task/config.js';
+import { GENERATOR_VERSION } from '../task/generate.js';
+import type { TaskConfig } from '../task/types.js';
+import { readShard } from './shard.js';
+import { BAS_VERSION, runGenerator, runPromptVersion } from './versions.js';
+import { PROMPT_VERSION } from '../task/prompt.js';
+
+export const RUN_FILE = 'run.json';
+
+/**
+ * `incomplete`: the run's inputs ended before every planned rollout was recorded (`bas score`
+ * with replies missing, `bas merge` with a shard missing); more eval cannot fill it.
+ */
+export type RunStatus = 'running' | 'complete' | 'incomplete' | 'interrupted' | 'failed';
+
+/** run.json as bas writes it. Never holds the API key: only the name of the variable it was read from. */
+export interface RunInfo {
+  bas_version: string;
+  /** The task generator's version (eval runs; null where tasks came from a file). */
+  generator?: number | null;
+  /** The prompt's version (eval runs, since generator 3; null where tasks came from a file). */
+  prompt_version?: number | null;
+  node_version: string;
+  openai_version: string;
+  model: string;
+  /** Null for a built-in model, which talks to no endpoint. */
+  base_url: string | null;
+  api_key_var: string;
+  task: { num_transactions: number; fault_rate: number; seed: number };
+  n: number;
+  rollouts: number;
+  indices: number[] | null;
+  shard: unknown;
+  sampling: { temperature: number | null; max_tokens: number | null; reasoning_effort: string | null; extra: Record<string, unknown> };
+  concurrency: number;
+  timeout_s: number;
+  request_timeout_s: number;
+  max_retries: number;
+  prices: { in: number | null; out: number | null };
+  /** The provider registry's name for the endpoint (runs of bas 0.2 and earlier: absent). */
+  provider?: string | null;
+  /** Share of errored rollouts above which the run exits non-zero. */
+  max_error_rate?: number;
+  /** Cap on one response body, in MB. */
+  max_response_mb?: number;
+  /** Whether concurrency adapted to rate limits. */
+  adapt?: boolean;
+  status: RunStatus;
+  started_at: string;
+  ended_at: string | null;
+  summary: unknown;
+  [extra: string]: unknown;
+}
+
+/** run.json as a report reads it: every field may be missing (old or foreign files); present ones are checked. */
+export interface RunFile {
+  model?: string;
+  task?: TaskConfig;
+  n?: number;
+  rollouts?: number;
+  indices?: number[] | null;
+  /** The slice of the tasks a sharded run covers (`bas eval --shard`). */
+  shard?: { index: number; count: number } | null;
+  prices?: { in: number | null; out: number | null };
+  status?: RunStatus | string;
+  started_at?: string;
+  ended_at?: string | null;
+  [key: string]: unknown;
+}
+
+/** Most tasks a run may name, as for `-n`. */
+const MAX_TASKS = 10_000_000;
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * Checks the keys every reader relies on, where present: what sizes memory (n, rollouts,
+ * indices, task) and what is shown (model, status). Returns the object with numbers normalised.
+ */
+export function checkRunFile(value: unknown, file: string): RunFile {
+  if (!isObject(value)) throw new ConfigError(`${file} is not a bas run file (not a JSON object)`);
+  const key = (k: string): string => `${file}: "${k}"`;
+  const v: RunFile = { ...value };
+  if (v.model !== undefined && (typeof v.model !== 'string' || v.model === '' || v.model.length > 1000)) {
+    throw new ConfigError(`${key('model')} must be a model name (a non-empty string)`);
+  }
+  if (v.n !== undefined) v.n = parseCount(v.n, key('n'), 1, MAX_TASKS);
+  if (v.rollouts !== undefined) v.rollouts = parseCount(v.rollouts, key('rollouts'), 1, 1000);
+  if (v.task !== undefined) {
+    if (!isObject(v.task)) throw new ConfigError(`${key('task')} must be an object {num_transactions, fault_rate, seed}`);
+    const t = v.task as Record<string, unknown>;
+    for (const k of ['num_transactions', 'fault_rate', 'seed']) if (t[k] === undefined) throw new ConfigError(`${key(`task.${k}`)} is missing`);
+    v.task = resolveTaskConfig(t, { num_transactions: key('task.num_transactions'), fault_rate: key('task.fault_rate'), seed: key('task.seed') });
+  }
+  if (v.indices !== undefined && v.indices !== null) {
+    if (!Array.isArray(v.indices) || v.indices.length > MAX_TASKS || !v.indices.every((i) => Number.isSafeInteger(i) && i >= 0)) {
+      throw new ConfigError(`${key('indices')} must be null or a list of task indices (non-negative integers)`);
+    }
+  }
+  // An unreadable "shard" only leaves a report without its expected count (expectedRollouts
+  // says null); resume, which slices by it, refuses it (checkResumable).
+  if (v.status !== undefined && typeof v.status !== 'string') throw new ConfigError(`${key('status')} must be a string`);
+  if (v.prices !== undefined && v.prices !== null) {
+    if (!isObject(v.prices)) throw new ConfigError(`${key('prices')} must be {"in": USD or null, "out": USD or null}`);
+    const p = v.prices as Record<string, unknown>;
+    const price = (k: 'in' | 'out'): number | null => (p[k] == null ? null : parseNumberInRange(p[k], key(`prices.${k}`), 0, 1e6));
+    v.prices = { in: price('in'), out: price('out') };
+  }
+  if (v.generator !== undefined && v.generator !== null && !(Number.isSafeInteger(v.generator) && (v.generator as number) >= 1)) {
+    throw new ConfigError(`${key('generator')} must be null or a generator version (a positive integer)`);
+  }
+  return v;
+}
+
+/** Reads and checks a run.json; null when there is none. */
+export async function readRunInfo(file: string): Promise<RunFile | null> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    if (systemErrorCode(err) === 'ENOENT') return null;
+    throw fileError('read', file, err);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError(`${file} is not valid JSON (${(err as Error).message.split('\n', 1)[0]}); the file is damaged`);
+  }
+  return checkRunFile(value, file);
+}
+
+/**
+ * Checks the settings a resumed run goes on with, against the ranges of their flags: a
+ * run.json saying `"concurrency": 0` is refused here, before the folder is touched.
+ */
+function checkResumable(v: RunFile, file: string): RunInfo {
+  const key = (k: string): string => `${file}: "${k}"`;
+  for (const k of ['model', 'n', 'task'] as const) if (v[k] === undefined) throw new ConfigError(`${key(k)} is missing: this is not a run file bas eval wrote`);
+  if (readShard(v.shard) === undefined) throw new ConfigError(`${file} has an unreadable "shard" (it needs null or {"index": I, "count": N} with 1 <= I <= N)`);
+  const seconds = (k: string): number => parseNumberInRange(v[k], key(k), 0.001, 86_400);
+  if (!isObject(v.sampling)) throw new ConfigError(`${key('sampling')} must be an object {temperature, max_tokens, reasoning_effort, extra}`);
+  const s = v.sampling as Record<string, unknown>;
+  if (s.temperature != null) parseNumberInRange(s.temperature, key('sampling.temperature'), 0, 2);
+  if (s.max_tokens != null) parseCount(s.max_tokens, key('sampling.max_tokens'), 1, 10_000_000);
+  if (s.reasoning_effort != null && typeof s.reasoning_effort !== 'string') throw new ConfigError(`${key('sampling.reasoning_effort')} must be a string or null`);
+  if (s.extra != null && !isObject(s.extra)) throw new ConfigError(`${key('sampling.extra')} must be an object`);
+  if (v.base_url != null && typeof v.base_url !== 'string') throw new ConfigError(`${key('base_url')} must be a URL or null`);
+  if (v.api_key_var !== undefined && typeof v.api_key_var !== 'string') throw new ConfigError(`${key('api_key_var')} must be the name of a variable`);
+  return {
+    ...v,
+    concurrency: parseCount(v.concurrency, key('concurrency'), 1, 4096),
+    timeout_s: seconds('timeout_s'),
+    request_timeout_s: seconds('request_timeout_s'),
+    max_retries: parseCount(v.max_retries, key('max_retries'), 0, 100),
+  } as RunInfo;
+}
+
+/** Reads a saved run.json for `--resume DIR`, refusing what cannot be resumed. */
+export async function readSavedRun(dir: string): Promise<RunInfo> {
+  const file = join(dir, RUN_FILE);
+  const v = await readRunInfo(file);
+  if (v === null) {
+    if (!existsSync(dir)) throw new ConfigError(`--resume: ${dir} is not a run folder: it does not exist`);
+    throw new ConfigError(`--resume: ${dir} has no ${RUN_FILE}, so there is no run to continue; if the run failed at its start, begin it again with --output ${dir}`);
+  }
+  if (v.indices != null) throw new ConfigError(`--resume: ${file} was written by bas score, not bas eval: there is nothing to resume`);
+  const info = checkResumable(v, file);
+  const generator = runGenerator(info);
+  if (generator !== GENERATOR_VERSION) {
+    throw new ConfigError(
+      `--resume: ${dir} was made with task generator ${generator}, and this bas (${BAS_VERSION}) has generator ${GENERATOR_VERSION}: the same indices would be different tasks; finish it with the bas that started it, or start a new run`,
+    );
+  }
+  const prompt = runPromptVersion(info);
+  if (prompt !== PROMPT_VERSION) {
+    throw new ConfigError(
+      `--resume: ${dir} was made with prompt ${prompt}, and this bas (${BAS_VERSION}) has prompt ${PROMPT_VERSION}: models would be asked differently; finish it with the bas that started it, or start a new run`,
+    );
+  }
+  return info;
+}
+
+/** Reads the run.json of a folder given as an input (merge); the folder must hold one. */
+export async function readInputRun(dir: string): Promise<RunInfo> {
+  const v = await readRunInfo(join(dir, RUN_FILE));
+  if (v === null) throw new ConfigError(`${dir} is not a run folder (it has no ${RUN_FILE})`);
+  if (v.model === undefined || v.n === undefined) throw new ConfigError(`${join(dir, RUN_FILE)} is not a bas run file (it has no "model" or "n")`);
+  return v as RunInfo;
+}
+
+/** Writes run.json atomically, every byte checked; on failure the previous run.json stays as it was. */
+export function writeRunInfo(dir: string, info: RunInfo): void {
+  writeFileAtomic(join(dir, RUN_FILE), `${JSON.stringify(info, null, 2)}\n`);
+}

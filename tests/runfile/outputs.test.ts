@@ -1,0 +1,145 @@
+/**
+ * What the run folder's owner promises about outputs: an output that is an input is refused
+ * before anything is written; a folder build never deletes a folder a user named; Ctrl-C or
+ * a kill leaves no temporary file or folder; a closed output pipe ends `bas eval` cleanly.
+ * Uses the built CLI (dist/).
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { buildRunFolder } from '../../src/runfile/build.js';
+import type { RunInfo } from '../../src/runfile/run-info.js';
+import { bas, BIN, tempDir } from '../support/cli.js';
+
+const DIST = join(__dirname, '../../dist');
+
+function oracleRun(n = 3): string {
+  const dir = join(tempDir(), 'run');
+  const r = bas(['eval', '-m', 'builtin:oracle', '-n', String(n), '--output', dir, '--no-progress']);
+  expect(r.code).toBe(0);
+  return dir;
+}
+
+function oneLineRefusal(r: { code: number; stderr: string }, pattern: RegExp): void {
+  expect(r.code).toBe(2);
+  expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  expect(r.stderr).toMatch(pattern);
+}
+
+describe('an output that is one of the inputs', () => {
+  it('report --html over the results, by name, by another path or by a link, is refused and the results kept', () => {
+    const run = oracleRun();
+    const results = join(run, 'results.jsonl');
+    const before = readFileSync(results, 'utf8');
+    const link = join(run, '..', 'link.html');
+    symlinkSync(results, link);
+    const hard = join(run, '..', 'hard.html');
+    linkSync(join(run, 'run.json'), hard);
+    for (const out of [results, join(run, '.', 'results.jsonl'), link, hard]) {
+      oneLineRefusal(bas(['report', run, '--html', out]), /--html .* is the input .*: writing it would destroy what is being read/);
+    }
+    oneLineRefusal(bas(['compare', run, oracleRun(), '--html', join(run, 'run.json')]), /is the input/);
+    expect(readFileSync(results, 'utf8')).toBe(before);
+  });
+
+  it('score --out over the tasks or the replies is refused and both are kept', () => {
+    const dir = tempDir();
+    const tasks = join(dir, 'tasks.jsonl');
+    expect(bas(['gen', '-n', '2', '-o', tasks]).code).toBe(0);
+    const replies = join(dir, 'replies.jsonl');
+    writeFileSync(replies, '{"index": 0, "reply": "x"}\n{"index": 1, "reply": "y"}\n');
+    const taskText = readFileSync(tasks, 'utf8');
+    oneLineRefusal(bas(['score', '--tasks', tasks, '--replies', replies, '--out', tasks]), /--out .*tasks\.jsonl is the input/);
+    oneLineRefusal(bas(['score', '--tasks', tasks, '--replies', replies, '--out', `${dir}/./replies.jsonl`]), /is the input/);
+    expect(readFileSync(tasks, 'utf8')).toBe(taskText);
+    expect(readFileSync(replies, 'utf8')).toMatch(/"reply": "y"/);
+  });
+});
+
+describe('folder builds', () => {
+  it('a folder that appears at the output path meanwhile is refused and kept with its files', async () => {
+    const parent = tempDir();
+    const out = join(parent, 'merged');
+    const build = buildRunFolder(out, '--output', () => {
+      mkdirSync(out);
+      writeFileSync(join(out, 'notes.txt'), 'mine');
+      return { status: 'complete' } as RunInfo;
+    });
+    await expect(build).rejects.toThrow(/--output .*merged appeared while the run folder was being built/);
+    expect(readFileSync(join(out, 'notes.txt'), 'utf8')).toBe('mine');
+    expect(readdirSync(parent)).toEqual(['merged']);
+  });
+
+  it('an empty folder at the output path is used', async () => {
+    const parent = tempDir();
+    const out = join(parent, 'merged');
+    mkdirSync(out);
+    await buildRunFolder(out, '--output', () => ({ status: 'complete' }) as RunInfo);
+    expect(readdirSync(out).sort()).toEqual(['results.jsonl', 'run.json']);
+  });
+});
+
+/** Spawns `node args`, waits until `ready()` holds, sends `sig`, and resolves with how it ended. */
+function interrupt(args: string[], ready: () => boolean, sig: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const poll = setInterval(() => {
+      if (ready()) {
+        clearInterval(poll);
+        child.kill(sig);
+      }
+    }, 5);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearInterval(poll);
+      resolve({ code, signal, stderr });
+    });
+  });
+}
+
+const tempsIn = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.tmp'));
+
+describe('signals', () => {
+  it('Ctrl-C of gen -o leaves no temporary file and no output', async () => {
+    const dir = tempDir();
+    const out = join(dir, 'tasks.jsonl');
+    const r = await interrupt([BIN, 'gen', '-n', '1000000', '-o', out], () => tempsIn(dir).length > 0, 'SIGINT');
+    expect(r.signal).toBe('SIGINT');
+    expect(readdirSync(dir)).toEqual([]);
+  }, 60_000);
+
+  it('SIGTERM during a folder build (merge, score --output) leaves no temporary folder', async () => {
+    const dir = tempDir();
+    const script = `
+      const { buildRunFolder } = await import(${JSON.stringify(join(DIST, 'runfile/build.js'))});
+      await buildRunFolder(${JSON.stringify(join(dir, 'merged'))}, '--output', async (store) => {
+        store.append({ index: 0, rollout: 0, reward: null, rewards: null, metrics: null, error: { type: 'x', message: 'x' } });
+        await new Promise(() => setInterval(() => {}, 1000));
+      });`;
+    const r = await interrupt(['--input-type=module', '-e', script], () => tempsIn(dir).length > 0, 'SIGTERM');
+    expect(r.signal).toBe('SIGTERM');
+    expect(readdirSync(dir)).toEqual([]);
+  }, 60_000);
+});
+
+describe('a closed output pipe', () => {
+  it('`bas eval … 2>&1 | head -1` ends the run cleanly: final run.json, no lock, exit 141', () => {
+    const dir = join(tempDir(), 'run');
+    const cmd = `"${process.execPath}" "${BIN}" eval -m builtin:oracle -n 3000 --num-transactions 1000 --output "${dir}" 2>&1 | head -1; echo "exit=\${PIPESTATUS[0]}"`;
+    const r = spawnSync('bash', ['-c', cmd], { encoding: 'utf8' });
+    expect(r.stdout).toMatch(/done/);
+    expect(r.stdout).toMatch(/exit=141/);
+    const info = JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8'));
+    expect(info.status).toBe('interrupted');
+    expect(info.ended_at).not.toBeNull();
+    expect(existsSync(join(dir, '.bas.lock'))).toBe(false);
+    const lines = readFileSync(join(dir, 'results.jsonl'), 'utf8').trim().split('\n');
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.length).toBeLessThan(3000);
+    // The summary in run.json counts exactly what the results hold.
+    expect(info.summary.counts.rollouts).toBe(lines.length);
+  }, 120_000);
+});

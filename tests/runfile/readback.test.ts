@@ -1,0 +1,78 @@
+/**
+ * Nothing read back is trusted blindly: a record whose config would make the HTML report
+ * build a ten-million-row ledger is refused in one line naming file and line; the drill-down
+ * regenerates ledgers only for runs of this generator; a system error reaches the user as one
+ * line with the path and the cause in words. Uses the built CLI (dist/).
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { causeInWords, fileErrorMessage } from '../../src/errors.js';
+import { buildDrillData } from '../../src/report/html/drilldown.js';
+import { readRun } from '../../src/report/read.js';
+import { GENERATOR_VERSION } from '../../src/task/generate.js';
+import { bas, tempDir } from '../support/cli.js';
+
+function oracleRun(n = 2): string {
+  const dir = join(tempDir(), 'run');
+  expect(bas(['eval', '-m', 'builtin:oracle', '-n', String(n), '--output', dir, '--no-progress']).code).toBe(0);
+  return dir;
+}
+
+describe('read-back bounds', () => {
+  it('report --html of a line with num_transactions 10,000,000: one line naming file and line, exit 2, no page', () => {
+    const dir = oracleRun();
+    const file = join(dir, 'results.jsonl');
+    const lines = readFileSync(file, 'utf8').trim().split('\n');
+    const bad = JSON.parse(lines[1]!);
+    bad.config.num_transactions = 10_000_000;
+    lines[1] = JSON.stringify(bad);
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const html = join(dir, '..', 'page.html');
+    const r = bas(['report', dir, '--html', html]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/results\.jsonl: line 2 is not a rollout record: "config\.num_transactions" must be an integer from 4 to 10000, got 10000000/);
+    expect(existsSync(html)).toBe(false);
+  });
+
+  it('the drill-down shows no ledger for a run of another generator, and the report says why', async () => {
+    const dir = oracleRun();
+    const file = join(dir, 'run.json');
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), generator: GENERATOR_VERSION + 1 }));
+    const data = await readRun(dir, () => {});
+    const drill = await buildDrillData(data);
+    expect(drill.tasks).toEqual([]);
+    expect(drill.rollouts.map((r) => r[0])).toEqual([-1, -1]);
+    expect(data.notes.join(' ')).toMatch(/replies without ledgers/);
+    // This generator's own runs keep their ledgers.
+    const own = await buildDrillData(await readRun(oracleRun(), () => {}));
+    expect(own.tasks).toHaveLength(2);
+  });
+});
+
+describe('system errors in words', () => {
+  it.each([
+    ['ENOSPC', 'no space left on device'],
+    ['ENOTDIR', 'a part of the path is not a folder'],
+    ['EISDIR', 'it is a folder, not a file'],
+    ['EACCES', 'permission denied'],
+    ['EROFS', 'read-only file system'],
+    ['ELOOP', 'too many symbolic links (a link loop?)'],
+    ['EMFILE', 'too many open files in this process'],
+  ])('%s reads "%s"', (code, words) => {
+    const err = Object.assign(new Error(`${code}: internal text`), { code });
+    expect(causeInWords(err)).toBe(words);
+    expect(fileErrorMessage('write', '/x/y', err)).toBe(`cannot write /x/y: ${words}`);
+  });
+
+  it('an output under a file (ENOTDIR) or in a missing folder: one line with the path and the cause', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'afile'), 'x');
+    const r = bas(['gen', '-n', '1', '-o', join(dir, 'afile', 'tasks.jsonl')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`bas: --out: cannot write ${join(dir, 'afile', 'tasks.jsonl')}: a part of the path is not a folder\n`);
+    const m = bas(['gen', '-n', '1', '-o', join(dir, 'nope', 'tasks.jsonl')]);
+    expect(m.stderr).toBe(`bas: --out: cannot write ${join(dir, 'nope', 'tasks.jsonl')}: no such file or folder\n`);
+  });
+});
