@@ -24,10 +24,85 @@ export type ParseResult = { ok: true; answer: Answer } | { ok: false; reason: st
 
 const OPEN = '<answer>';
 const CLOSE = '</answer>';
-const PLAIN_DECIMAL = /^-?\d+(\.\d+)?$/;
 /** Past this, cents stop being exact integers in a double. */
 const MAX_DOLLARS = Math.floor(Number.MAX_SAFE_INTEGER / 100);
-const FENCE = /^```[A-Za-z0-9_-]*[ \t]*\r?\n?([\s\S]*?)\r?\n?[ \t]*```$/;
+/** More whole digits than this (leading zeros aside) is past MAX_DOLLARS for sure. */
+const MAX_WHOLE_DIGITS = String(MAX_DOLLARS).length;
+const FENCE = '```';
+
+// Everything below reads model output, so it scans by index: a regular expression with
+// nested or adjacent quantifiers (the old fence pattern) backtracks polynomially on long
+// whitespace runs, and grading is synchronous, so no timeout could interrupt it.
+
+function isDigit(code: number): boolean {
+  return code >= 48 && code <= 57;
+}
+
+/** A fence's language word: what follows the opening backticks, as in ```json. */
+function isLangChar(code: number): boolean {
+  return isDigit(code) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95 || code === 45;
+}
+
+/**
+ * The JSON inside a Markdown fence around `body` (already trimmed), or `body` itself when it
+ * is not fenced. The opening line may name a language and end in spaces; whatever stands
+ * between it and the closing backticks is the content, trimmed.
+ */
+function unfence(body: string): string {
+  // Six characters at least, so the closing backticks are not the opening ones.
+  if (body.length < 2 * FENCE.length || !body.startsWith(FENCE) || !body.endsWith(FENCE)) return body;
+  const end = body.length - FENCE.length;
+  let at = FENCE.length;
+  while (at < end && isLangChar(body.charCodeAt(at))) at++;
+  while (at < end && (body[at] === ' ' || body[at] === '\t')) at++;
+  if (at < end && body[at] === '\r') at++;
+  if (at < end && body[at] === '\n') at++;
+  return body.slice(at, end).trim();
+}
+
+/**
+ * `text` as a plain decimal (`-12.3`, `0012.50`) reduced to its significant digits, or null
+ * when it is not one or cannot be an amount to the cent below MAX_DOLLARS. The reduction
+ * keeps decimal.js's work bounded whatever the length of the text.
+ */
+function boundedDecimal(text: string): string | null {
+  let at = text.startsWith('-') ? 1 : 0;
+  const sign = at === 1 ? '-' : '';
+  const wholeStart = at;
+  while (at < text.length && isDigit(text.charCodeAt(at))) at++;
+  const wholeEnd = at;
+  if (wholeEnd === wholeStart) return null;
+  let fraction = '';
+  if (at < text.length) {
+    if (text[at] !== '.') return null;
+    const fracStart = ++at;
+    while (at < text.length && isDigit(text.charCodeAt(at))) at++;
+    if (at === fracStart || at !== text.length) return null;
+    let fracEnd = at;
+    while (fracEnd > fracStart && text[fracEnd - 1] === '0') fracEnd--;
+    if (fracEnd - fracStart > 2) return null;
+    fraction = text.slice(fracStart, fracEnd);
+  }
+  let first = wholeStart;
+  while (first < wholeEnd - 1 && text[first] === '0') first++;
+  if (wholeEnd - first > MAX_WHOLE_DIGITS) return null;
+  return `${sign}${text.slice(first, wholeEnd)}${fraction ? `.${fraction}` : ''}`;
+}
+
+/** `text` without any `$` or `,`, in one pass. */
+function dropSymbols(text: string): string {
+  if (text.indexOf('$') < 0 && text.indexOf(',') < 0) return text;
+  let out = '';
+  let from = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '$' || c === ',') {
+      out += text.slice(from, i);
+      from = i + 1;
+    }
+  }
+  return out + text.slice(from);
+}
 
 /** The text inside the last complete answer block, or null. */
 export function extractAnswerBlock(reply: string): string | null {
@@ -45,12 +120,13 @@ export function readFigure(raw: unknown): Cents | null {
     if (!Number.isFinite(raw)) return null;
     text = String(raw);
   } else if (typeof raw === 'string') {
-    text = raw.replace(/[$,]/g, '').trim();
+    text = dropSymbols(raw).trim();
   } else {
     return null;
   }
-  if (!PLAIN_DECIMAL.test(text)) return null;
-  const value = new Decimal(text);
+  const plain = boundedDecimal(text);
+  if (plain === null) return null;
+  const value = new Decimal(plain);
   // Exact to the cent, or not an amount at all; checked before any arithmetic can round.
   if (value.decimalPlaces() > 2 || value.abs().greaterThan(MAX_DOLLARS)) return null;
   return cents(value.times(100).toNumber() + 0); // + 0 turns -0 into 0
@@ -78,9 +154,7 @@ function readFaults(value: unknown): Map<string, Set<string>> | string {
 export function parseAnswer(reply: string): ParseResult {
   const block = extractAnswerBlock(reply);
   if (block === null) return { ok: false, reason: 'no complete <answer>...</answer> block' };
-  let body = block.trim();
-  const fenced = FENCE.exec(body);
-  if (fenced) body = fenced[1]!.trim();
+  const body = unfence(block.trim());
   let data: unknown;
   try {
     data = JSON.parse(body);
