@@ -89,6 +89,44 @@ function boundedDecimal(text: string): string | null {
   return `${sign}${text.slice(first, wholeEnd)}${fraction ? `.${fraction}` : ''}`;
 }
 
+/**
+ * Bounds on the JSON's shape, checked before JSON.parse: V8 parses deep or tiny containers,
+ * and objects with many keys, ten to twenty times slower per byte than ordinary data, so a
+ * reply of a million brackets or keys would cost far more than its size says. An honest
+ * answer nests three deep and holds one key and one list per claimed row (a ledger has at
+ * most 10,000 rows), so these bounds sit above anything honest.
+ */
+export const MAX_ANSWER_DEPTH = 32;
+export const MAX_ANSWER_CONTAINERS = 12_000;
+export const MAX_ANSWER_KEYS = 12_000;
+
+/** Why `json` breaks the shape bounds, or null; strings are skipped, escapes included. */
+function shapeProblem(json: string): string | null {
+  let depth = 0;
+  let containers = 0;
+  let keys = 0;
+  for (let i = 0; i < json.length; i++) {
+    const c = json.charCodeAt(i);
+    if (c === 34) {
+      // A string: skip to its closing quote; an escape hides the character after it.
+      for (i++; i < json.length; i++) {
+        const d = json.charCodeAt(i);
+        if (d === 92) i++;
+        else if (d === 34) break;
+      }
+    } else if (c === 123 || c === 91) {
+      if (++depth > MAX_ANSWER_DEPTH) return `the answer nests deeper than ${MAX_ANSWER_DEPTH} levels`;
+      if (++containers > MAX_ANSWER_CONTAINERS) return `the answer holds more than ${MAX_ANSWER_CONTAINERS} lists and objects`;
+    } else if (c === 125 || c === 93) {
+      depth--;
+    } else if (c === 58) {
+      // Outside strings a colon ends an object key.
+      if (++keys > MAX_ANSWER_KEYS) return `the answer holds more than ${MAX_ANSWER_KEYS} object keys`;
+    }
+  }
+  return null;
+}
+
 /** `text` without any `$` or `,`, in one pass. */
 function dropSymbols(text: string): string {
   if (text.indexOf('$') < 0 && text.indexOf(',') < 0) return text;
@@ -136,7 +174,9 @@ function readFaults(value: unknown): Map<string, Set<string>> | string {
   if (value === undefined) return 'the "faults" key is missing';
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return '"faults" is not an object';
   const faults = new Map<string, Set<string>>();
-  for (const [rawId, codes] of Object.entries(value)) {
+  // Keys, not entries: no pair array per id, which counts with thousands of claimed ids.
+  for (const rawId of Object.keys(value)) {
+    const codes = (value as Record<string, unknown>)[rawId];
     const list = typeof codes === 'string' ? [codes] : codes;
     if (!Array.isArray(list)) return `"faults" entry ${JSON.stringify(rawId)} is not a list of codes`;
     const id = rawId.trim();
@@ -155,6 +195,8 @@ export function parseAnswer(reply: string): ParseResult {
   const block = extractAnswerBlock(reply);
   if (block === null) return { ok: false, reason: 'no complete <answer>...</answer> block' };
   const body = unfence(block.trim());
+  const shape = shapeProblem(body);
+  if (shape !== null) return { ok: false, reason: shape };
   let data: unknown;
   try {
     data = JSON.parse(body);

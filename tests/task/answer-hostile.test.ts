@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { Decimal } from 'decimal.js';
 import { describe, expect, it } from 'vitest';
-import { parseAnswer, readFigure } from '../../src/task/answer.js';
+import { MAX_ANSWER_CONTAINERS, MAX_ANSWER_DEPTH, MAX_ANSWER_KEYS, parseAnswer, readFigure } from '../../src/task/answer.js';
 import { scoreReply } from '../../src/task/score.js';
 import { generateTask } from '../../src/task/generate.js';
 
@@ -26,6 +26,10 @@ const hostile: Array<[string, string]> = [
   ['unclosed brackets', `<answer>${fill('[')}</answer>`],
   ['deep brackets', `<answer>${'['.repeat(MB / 2)}${']'.repeat(MB / 2)}</answer>`],
   ['deep objects', `<answer>${'{"a":'.repeat(MB / 10)}1${'}'.repeat(MB / 10)}</answer>`],
+  ['many tiny lists', `<answer>{"faults": {}, "x": [${fill('[],')}[]]}</answer>`],
+  ['many fault ids', `<answer>{"faults": {${Array.from({ length: MB / 24 }, (_, i) => `"T${i}": ["x"]`).join(',')}}}</answer>`],
+  ['many fault ids, codes bare', `<answer>{"faults": {${Array.from({ length: MB / 16 }, (_, i) => `"T${i}": "x"`).join(',')}}}</answer>`],
+  ['brackets inside strings', `<answer>{"faults": {}, "x": "${fill('[{')}"}</answer>`],
   ['thousands of opening tags', `${fill('<answer>')}${body}</answer>`],
   ['thousands of closing tags', `<answer>${body}${fill('</answer>')}`],
   ['thousands of broken tags', fill('<answer</answer <answer>x</answe')],
@@ -39,7 +43,9 @@ describe('hostile replies grade in linear time, with the answer the rules give',
   it.each(hostile)('%s', (name, reply) => {
     const r = parseAnswer(reply);
     // Only the well-formed ones parse; each gets a reason otherwise, never an exception.
-    if (name === 'tabs after an opening fence' || name === 'a whitespace run before the closing fence' || name === 'thousands of opening tags' || name === 'whitespace everywhere') {
+    if (name === 'brackets inside strings') {
+      expect(r.ok).toBe(true);
+    } else if (name === 'tabs after an opening fence' || name === 'a whitespace run before the closing fence' || name === 'thousands of opening tags' || name === 'whitespace everywhere') {
       expect(r.ok).toBe(true);
       if (r.ok) expect(r.answer.figures.net.cents).toBe(500);
     } else if (name.startsWith('a huge') || name === 'a figure of symbols') {
@@ -78,6 +84,31 @@ function oldFigure(raw: unknown): number | null {
   if (v.decimalPlaces() > 2 || v.abs().greaterThan(Math.floor(Number.MAX_SAFE_INTEGER / 100))) return null;
   return v.times(100).toNumber() + 0;
 }
+
+describe('the shape bounds checked before JSON.parse', () => {
+  const nested = (depth: number) => `<answer>{"faults": {}, "G1": ${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}</answer>`;
+  it('accept 32 levels and refuse 33', () => {
+    expect(parseAnswer(nested(MAX_ANSWER_DEPTH)).ok).toBe(true);
+    const r = parseAnswer(nested(MAX_ANSWER_DEPTH + 1));
+    expect(r.ok ? '' : r.reason).toBe('the answer nests deeper than 32 levels');
+  });
+  it('accept a claim on every row of the largest ledger', () => {
+    const faults = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`T${i}`, ['gst_miscalculated', 'duplicate']]));
+    const r = parseAnswer(`<answer>${JSON.stringify({ faults })}</answer>`);
+    expect(r.ok && r.answer.faults.size).toBe(10_000);
+  });
+  it('refuse more lists and objects than any honest answer holds', () => {
+    const r = parseAnswer(`<answer>{"faults": {}, "x": [${'{},'.repeat(MAX_ANSWER_CONTAINERS)}{}]}</answer>`);
+    expect(r.ok ? '' : r.reason).toBe('the answer holds more than 12000 lists and objects');
+    const keys = Array.from({ length: MAX_ANSWER_KEYS }, (_, i) => `"k${i}": 1`).join(',');
+    const k = parseAnswer(`<answer>{"faults": {}, "x": {${keys}}}</answer>`);
+    expect(k.ok ? '' : k.reason).toBe('the answer holds more than 12000 object keys');
+  });
+  it('do not count brackets in strings, escaped quotes included', () => {
+    const r = parseAnswer(`<answer>{"faults": {"T\\"[[": ["a\\"{"]}, "x": "${'['.repeat(100)}"}</answer>`);
+    expect(r.ok && [...r.answer.faults.keys()]).toEqual(['T"[[']);
+  });
+});
 
 describe('the index scans agree with the rules as first written', () => {
   const pieces = ['```', '`', 'json', 'js-on_1', ' ', '\t', '\r', '\n', '\r\n', '{}', '{"faults": {}}', '[1]', '42', 'x', '\u00a0', '\ufeff'];
