@@ -4,6 +4,8 @@
  */
 import { createRequire } from 'node:module';
 import type * as Commander from 'commander';
+import { redact } from './io/secrets.js';
+import { terminalText } from './io/terminal-text.js';
 
 const require = createRequire(import.meta.url);
 // Loaded as CommonJS on purpose: importing commander through the ESM loader costs about
@@ -156,7 +158,8 @@ function exitCodeFor(err: unknown): number {
   }
   const e = err as { exitCode?: unknown; message?: unknown; name?: unknown };
   const message = typeof e?.message === 'string' ? e.message : String(err);
-  process.stderr.write(`bas: ${message}\n`);
+  // Messages may quote an endpoint or a file: no key, no terminal controls.
+  process.stderr.write(`bas: ${terminalText(redact(message))}\n`);
   if (typeof e?.exitCode === 'number') return e.exitCode;
   if (process.env.BAS_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);
   return 1;

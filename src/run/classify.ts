@@ -4,6 +4,7 @@
  */
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { MalformedResponseError } from './completion.js';
+import { redact } from '../io/secrets.js';
 import { parseRetryAfter } from './retry.js';
 
 
@@ -29,9 +30,12 @@ function failure(type: ErrorType, message: string, extra: Partial<Failure> = {})
   return { type, message, status: null, retryAfterMs: null, fatal: false, ...extra };
 }
 
-/** The server's own words, shortened: providers sometimes send whole HTML pages. */
+/**
+ * The server's own words, shortened: providers sometimes send whole HTML pages. The key is
+ * cut out first, so that shortening cannot leave a piece of it behind.
+ */
 function brief(text: unknown, max = 300): string {
-  const s = String(text ?? '').replace(/\s+/g, ' ').trim();
+  const s = redact(String(text ?? '')).replace(/\s+/g, ' ').trim();
   return s.length > max ? `${s.slice(0, max)}…` : s;
 }
 

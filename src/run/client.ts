@@ -7,6 +7,7 @@ import OpenAI from 'openai';
 import { runPolicy, type PolicyName } from '../task/policies.js';
 import type { ChatMessage } from '../task/types.js';
 import { readCompletion, type Completion } from './completion.js';
+import { registerSecret } from '../io/secrets.js';
 import { nodeFetch } from './http-fetch.js';
 
 /** Anything that turns a prompt into reply text; `signal` aborts the attempt. */
@@ -76,6 +77,8 @@ export function httpClient(opts: HttpClientOptions): ModelClient {
   // The SDK builds its headers with the global Headers class, which Node loads lazily (all
   // of undici) on first touch; touching it here keeps that cost out of the first requests.
   void globalThis.Headers;
+  // From here on the key is cut out of whatever the endpoint sends back (io/secrets.ts).
+  registerSecret(opts.apiKey);
   const sdk = new OpenAI({
     apiKey: opts.apiKey,
     baseURL: opts.baseURL,

@@ -3,6 +3,7 @@
  * --resume, over the saved run). Every value is checked here, before any work starts, and a
  * bad one names where it came from (a flag or a config key), the value and the range.
  */
+import { looksLikeSecret, urlWithoutCredentials } from '../io/secrets.js';
 import { ConfigError } from '../errors.js';
 import { parseCount, parseNumberInRange, resolveTaskConfig } from '../task/config.js';
 import { isPolicyName, POLICY_NAMES } from '../task/policies.js';
@@ -117,10 +118,10 @@ function parseBaseURL(p: Picked): string | undefined {
   try {
     url = new URL(text);
   } catch {
-    throw new ConfigError(`${p.name} must be an http(s) URL, got ${JSON.stringify(text)}`);
+    throw new ConfigError(`${p.name} must be an http(s) URL, got ${JSON.stringify(urlWithoutCredentials(text))}`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ConfigError(`${p.name} must be an http(s) URL, got ${JSON.stringify(text)}`);
+    throw new ConfigError(`${p.name} must be an http(s) URL, got ${JSON.stringify(urlWithoutCredentials(text))}`);
   }
   return text.replace(/\/+$/, '');
 }
@@ -160,6 +161,7 @@ function parseVarName(p: Picked): string | undefined {
     throw new ConfigError(`${p.name} must be the NAME of an environment variable (letters, digits, _), not its value`);
   }
   if (v.length > 64) throw new ConfigError(`${p.name} is ${v.length} characters long: give the NAME of the variable holding the key, not the key`);
+  if (looksLikeSecret(v)) throw new ConfigError(`${p.name} looks like a key, not the NAME of the environment variable holding it`);
   return v;
 }
 

@@ -10,6 +10,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { ConfigError } from '../errors.js';
+import { redact } from '../io/secrets.js';
+import { terminalText } from '../io/terminal-text.js';
 import type { TaskConfig } from '../task/types.js';
 import { checkRecord, type RolloutRecord } from './record.js';
 import { readShard, shardSize } from './shard.js';
@@ -35,7 +37,7 @@ export interface RunFile {
 }
 
 export type Warn = (message: string) => void;
-export const stderrWarn: Warn = (m) => process.stderr.write(`bas: warning: ${m}\n`);
+export const stderrWarn: Warn = (m) => process.stderr.write(`bas: warning: ${terminalText(redact(m))}\n`);
 
 /**
  * Calls `fn` for every record of a results file, in order, with its 1-based line number.
