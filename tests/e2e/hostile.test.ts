@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { echoKeyError, echoKeyReply, hostileServer, type HostileServer, type Respond } from '../support/hostile-server.js';
+import { echoKeyError, echoKeyReply, endlessBody, hostileServer, type HostileServer, type Respond } from '../support/hostile-server.js';
 import { bas, ensureBuilt, tempDir } from './helpers.js';
 
 const KEY = 'sk-hostile-Zq81vXk2Lm0';
@@ -50,6 +50,23 @@ describe('an endpoint that echoes the key', () => {
   });
 });
 
+describe('an endpoint that sends a body without end', () => {
+  it('fails the attempt at the cap, once, as response_too_large', async () => {
+    const server = await hostileServer(endlessBody('x'.repeat(1 << 20)));
+    const dir = join(tempDir(), 'run');
+    try {
+      const r = await bas(['eval', '-m', 'm', '-n', '1', '--base-url', server.url, '--api-key-var', 'HOSTILE_KEY', '--output', dir, '--no-progress'], ENV);
+      expect(r.signal).toBeNull();
+      const [rec] = readFileSync(join(dir, 'results.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      expect(rec.error.type).toBe('response_too_large');
+      expect(rec.error.message).toContain('32 MiB cap');
+      expect(server.seen).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('credentials in a base URL', () => {
   let dir: string;
   beforeAll(() => {
@@ -67,6 +84,10 @@ describe('credentials in a base URL', () => {
     expect(r.stderr).toContain('--base-url');
     expect(r.stderr).not.toContain(KEY);
     expect(r.stderr).not.toContain('pw');
+  });
+  it('a base URL with a long run of slashes is read in linear time', async () => {
+    const r = await bas(['eval', '-m', 'm', '-n', '1', '--base-url', `http://127.0.0.1:9/${'/'.repeat(100_000)}v1`, '--api-key-var', 'HOSTILE_KEY', '--max-retries', '0', '--timeout', '5', '--output', join(tempDir(), 'run'), '--no-progress'], ENV);
+    expect(r.signal).toBeNull();
   });
   it('a key given as --api-key-var is not echoed', async () => {
     const r = await bas(['eval', '-m', 'm', '-n', '1', '--api-key-var', 'gsk_3f9aK2lmQ8xZ0pWv7TnB'], ENV);
