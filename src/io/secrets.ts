@@ -14,11 +14,18 @@ export const REDACTED = '[redacted]';
 let forms: string[] = [];
 
 /**
+ * Shorter values are placeholders, not secrets: local servers take any key, and users give
+ * `x` or `EMPTY`. Cutting those out of every reply would mangle ordinary text.
+ */
+export const MIN_SECRET_LENGTH = 8;
+
+/**
  * Registers a secret (the API key) so that `redact` removes it from then on. Its URL-encoded
- * and JSON-escaped forms are registered too, since an echo may come back in either.
+ * and JSON-escaped forms are registered too, since an echo may come back in either. Values
+ * shorter than MIN_SECRET_LENGTH are ignored.
  */
 export function registerSecret(value: string): void {
-  if (value === '') return;
+  if (value.length < MIN_SECRET_LENGTH) return;
   const all = new Set([...forms, value, encodeURIComponent(value), JSON.stringify(value).slice(1, -1)]);
   forms = [...all].filter((f) => f !== '').sort((a, b) => b.length - a.length);
 }

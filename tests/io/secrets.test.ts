@@ -9,6 +9,11 @@ describe('redact', () => {
     expect(redactDeep(v)).toBe(v);
     expect(redact('sk-live-123')).toBe('sk-live-123');
   });
+  it('ignores placeholders too short to be keys, which would mangle ordinary text', () => {
+    registerSecret('x');
+    registerSecret('EMPTY');
+    expect(redact('text EMPTY')).toBe('text EMPTY');
+  });
   it('replaces every occurrence, and the URL-encoded and JSON-escaped forms', () => {
     registerSecret('sk-a/b"c');
     expect(redact('Bearer sk-a/b"c and sk-a/b"c')).toBe('Bearer [redacted] and [redacted]');
