@@ -51,6 +51,18 @@ export function redactDeep<T>(value: T): T {
   return walk(value) as T;
 }
 
+/**
+ * `JSON.stringify(value, null, space)` with every registered secret cut out of its strings.
+ * The JSON text is searched first, which is cheap, and the value copied and redacted only
+ * when a secret is found: JSON escapes a string one character at a time, so a string holding
+ * a secret yields text holding the secret's JSON-escaped form, which is registered.
+ */
+export function stringifyRedacted(value: unknown, space?: number): string {
+  const text = JSON.stringify(value, null, space);
+  if (forms.length === 0 || !forms.some((f) => text.includes(f))) return text;
+  return JSON.stringify(walk(value), null, space);
+}
+
 function walk(value: unknown): unknown {
   if (typeof value === 'string') return redact(value);
   if (value === null || typeof value !== 'object') return value;

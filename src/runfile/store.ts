@@ -14,7 +14,7 @@
 import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, FatalRunError } from '../errors.js';
-import { redactDeep } from '../io/secrets.js';
+import { stringifyRedacted } from '../io/secrets.js';
 import type { RolloutRecord } from './record.js';
 
 export const RESULTS_FILE = 'results.jsonl';
@@ -56,7 +56,7 @@ export function writeRunInfo(dir: string, info: RunInfo): void {
   const tmp = join(dir, `.${RUN_FILE}.${process.pid}.tmp`);
   const fd = openSync(tmp, 'w');
   try {
-    writeSync(fd, `${JSON.stringify(redactDeep(info), null, 2)}\n`);
+    writeSync(fd, `${stringifyRedacted(info, 2)}\n`);
     fsyncSync(fd);
   } finally {
     closeSync(fd);
@@ -147,7 +147,7 @@ export class ResultStore {
       throw this.failure;
     }
     if (this.fd === null) throw new Error('result store is closed');
-    this.pending += `${JSON.stringify(redactDeep(record))}\n`;
+    this.pending += `${stringifyRedacted(record)}\n`;
     if (this.pending.length >= FLUSH_AT) this.flush();
     else if (!this.flushQueued) {
       this.flushQueued = true;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { forgetSecrets, isSecretParam, looksLikeSecret, redact, redactDeep, registerSecret, urlWithoutCredentials } from '../../src/io/secrets.js';
+import { forgetSecrets, isSecretParam, looksLikeSecret, redact, redactDeep, registerSecret, stringifyRedacted, urlWithoutCredentials } from '../../src/io/secrets.js';
 
 afterEach(forgetSecrets);
 
@@ -28,6 +28,19 @@ describe('redact', () => {
     expect(out.n).toBe(3);
     expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
     expect(Object.keys(out)).toContain('__proto__');
+  });
+});
+
+describe('stringifyRedacted', () => {
+  it('is JSON.stringify when no secret is in the text', () => {
+    registerSecret('sk-123456');
+    const v = { a: 'b', n: [1, 2] };
+    expect(stringifyRedacted(v, 2)).toBe(JSON.stringify(v, null, 2));
+  });
+  it('finds a key that JSON escapes, and keeps the JSON valid', () => {
+    registerSecret('sk-a\\b"c1234');
+    const text = stringifyRedacted({ reply: 'echo sk-a\\b"c1234!', ['sk-a\\b"c1234']: 1 });
+    expect(JSON.parse(text)).toEqual({ reply: 'echo [redacted]!', '[redacted]': 1 });
   });
 });
 
