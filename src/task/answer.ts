@@ -97,7 +97,9 @@ function boundedDecimal(text: string): string | null {
  * most 10,000 rows), so these bounds sit above anything honest.
  */
 export const MAX_ANSWER_DEPTH = 32;
+/** Most lists and objects an answer may hold (an honest one: one list per claimed row, plus two). */
 export const MAX_ANSWER_CONTAINERS = 12_000;
+/** Most object keys an answer may hold (an honest one: one per claimed row, plus five). */
 export const MAX_ANSWER_KEYS = 12_000;
 
 /** Why `json` breaks the shape bounds, or null; strings are skipped, escapes included. */
