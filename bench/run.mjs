@@ -10,6 +10,7 @@ const SECTIONS = [
   ['task', 'task.mjs', 'benchTask', 'The benchmark: generation, validation, start-up'],
   ['eval', 'eval.mjs', 'benchEval', 'bas eval against bas serve over loopback HTTP'],
   ['report', 'report.mjs', 'benchReport', 'bas report on a large run'],
+  ['hostile', 'hostile.mjs', 'benchHostile', 'Grading hostile ~1 MB replies'],
 ];
 
 function show(value) {

@@ -8,6 +8,8 @@ import { createRequire } from 'node:module';
 import type * as Commander from 'commander';
 import { EVAL_COMMAND_OPTIONS, SETTINGS, SETTING_KEYS, type CommandOption, type SettingKey } from './run/setting-table.js';
 import { causeInWords, fileErrorMessage, systemErrorCode } from './errors.js';
+import { redact } from './io/secrets.js';
+import { terminalText } from './io/terminal-text.js';
 
 const require = createRequire(import.meta.url);
 // Loaded as CommonJS on purpose: importing commander through the ESM loader costs about
@@ -174,7 +176,8 @@ function exitCodeFor(err: unknown): number {
   let message = typeof e?.message === 'string' ? e.message : String(err);
   // A system error that no command put into words still gets one line with path and cause.
   if (typeof e?.path === 'string' && systemErrorCode(err) !== null) message = fileErrorMessage(typeof e.syscall === 'string' ? e.syscall : 'use', e.path, err);
-  process.stderr.write(`bas: ${message}\n`);
+  // Messages may quote an endpoint or a file: no key, no terminal controls.
+  process.stderr.write(`bas: ${terminalText(redact(message))}\n`);
   if (typeof e?.exitCode === 'number') return e.exitCode;
   if (process.env.BAS_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);
   return 1;

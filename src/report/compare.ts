@@ -7,6 +7,7 @@
  * rollout is left out of the pairing and counted. Errors are shown beside it, and the same
  * difference with errors counted as 0 is given too.
  */
+import { terminalText } from '../io/terminal-text.js';
 import { sameTaskConfig } from '../task/config.js';
 import type { TaskConfig } from '../task/types.js';
 import { runGenerator, runPromptVersion } from '../runfile/versions.js';
@@ -200,5 +201,6 @@ export function renderComparison(c: Comparison): string {
   for (const x of c.pairings) if (x.note) out.push(`note: ${x.note}`);
   for (const x of c.pairings) if (x.left_out) out.push(`note: ${x.left_out} shared task(s) left out of ${x.run} − ${x.baseline}: one run has no completed rollout on them`);
   for (const r of c.runs) for (const n of r.notes) out.push(`note (${r.label}): ${n}`);
-  return out.join('\n') + '\n';
+  // Notes quote run folders (models, statuses): made safe like the tables' cells.
+  return terminalText(out.join('\n')) + '\n';
 }

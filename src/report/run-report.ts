@@ -1,6 +1,7 @@
 /**
  * `bas report` in data: one run's summary with its breakdowns and cost, and its text form.
  */
+import { terminalText } from '../io/terminal-text.js';
 import { ConfigError } from '../errors.js';
 import type { TaskConfig } from '../task/types.js';
 import type { RunData } from './read.js';
@@ -118,7 +119,8 @@ export function renderRunReport(r: RunReport): string {
     `status: ${r.run.status ?? 'unknown'}${r.run.expected_rollouts !== null ? ` (${fmtInt(r.summary.counts.rollouts)} of ${fmtInt(r.run.expected_rollouts)} rollouts recorded)` : ''}`,
   ];
   for (const n of r.notes) lines.push(`note:   ${n}`);
-  const out = [lines.join('\n'), '', renderSummary(r.summary), 'reward distribution (completed rollouts)', renderHistogram(r.summary)];
+  // The header quotes run.json (model, folder, status): nothing in it may drive the terminal.
+  const out = [terminalText(lines.join('\n')), '', renderSummary(r.summary), 'reward distribution (completed rollouts)', renderHistogram(r.summary)];
   const c = r.cost;
   const cost = plainTable(['cost', 'USD'], ['left', 'right']);
   cost.push([`input (${fmtInt(r.summary.tokens.prompt)} tokens at ${c.price_in_per_million ?? '?'}/M)`, usd(c.input_usd)]);

@@ -3,18 +3,29 @@
  * terminal, in a pipe and in a test).
  */
 import Table from 'cli-table3';
+import { terminalText } from '../io/terminal-text.js';
 import { BAS_LABELS, FAULT_CODES } from '../task/types.js';
 import type { Estimate } from './stats.js';
 import type { Summary } from './summary.js';
 
-/** A table with our house look: no colour codes. */
+/**
+ * A table with our house look: no colour codes. Cells may quote outside text (model names,
+ * folder names, error messages), so every text cell is made safe for a terminal on its way in.
+ */
 export function plainTable(head: string[], align?: Array<'left' | 'right'>, opts: { separators?: boolean } = {}): Table.Table {
-  return new Table({
-    head,
+  const table = new Table({
+    head: head.map(terminalText),
     // Compact (no line between rows) unless cells span several lines and need separating.
     style: { head: [], border: [], compact: !opts.separators },
     colAligns: align ?? head.map((_, i) => (i === 0 ? 'left' : 'right')),
   });
+  const push = table.push.bind(table);
+  table.push = (...rows: Table.Table[number][]) => push(...rows.map(safeRow));
+  return table;
+}
+
+function safeRow<R>(row: R): R {
+  return (Array.isArray(row) ? row.map((cell: unknown) => (typeof cell === 'string' ? terminalText(cell) : cell)) : row) as R;
 }
 
 /** A number with `digits` decimals, or an en dash for a missing value. */
@@ -39,7 +50,7 @@ function estimateRow(name: string, e: Estimate, digits = 3): string[] {
 /** The summary's tables, each preceded by a heading line. */
 export function renderSummary(s: Summary, opts: { title?: string } = {}): string {
   const parts: string[] = [];
-  if (opts.title) parts.push(opts.title);
+  if (opts.title) parts.push(terminalText(opts.title));
 
   const counts = plainTable(['rollouts', 'count']);
   counts.push(['tasks', fmtInt(s.counts.tasks)]);

@@ -4,13 +4,15 @@
  */
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { MalformedResponseError } from './completion.js';
+import { ResponseTooLargeError } from './http-fetch.js';
+import { redact } from '../io/secrets.js';
 import { parseRetryAfter } from './retry.js';
 
 
 /** Why a rollout ended without a reply to score. */
-export type ErrorType = 'timeout' | 'rate_limit' | 'provider' | 'network' | 'malformed' | 'auth';
+export type ErrorType = 'timeout' | 'rate_limit' | 'provider' | 'network' | 'malformed' | 'auth' | 'response_too_large';
 
-export const ERROR_TYPES: readonly ErrorType[] = ['timeout', 'rate_limit', 'provider', 'network', 'malformed', 'auth'];
+export const ERROR_TYPES: readonly ErrorType[] = ['timeout', 'rate_limit', 'provider', 'network', 'malformed', 'auth', 'response_too_large'];
 
 /** One failed attempt, classified. */
 export interface Failure {
@@ -29,9 +31,12 @@ function failure(type: ErrorType, message: string, extra: Partial<Failure> = {})
   return { type, message, status: null, retryAfterMs: null, fatal: false, ...extra };
 }
 
-/** The server's own words, shortened: providers sometimes send whole HTML pages. */
+/**
+ * The server's own words, shortened: providers sometimes send whole HTML pages. The key is
+ * cut out first, so that shortening cannot leave a piece of it behind.
+ */
 function brief(text: unknown, max = 300): string {
-  const s = String(text ?? '').replace(/\s+/g, ' ').trim();
+  const s = redact(String(text ?? '')).replace(/\s+/g, ' ').trim();
   return s.length > max ? `${s.slice(0, max)}…` : s;
 }
 
@@ -50,6 +55,8 @@ export function classifyError(err: unknown, timedOut: boolean): Failure {
   if (err instanceof APIUserAbortError) return failure('timeout', 'the request was aborted');
   if (err instanceof APIConnectionError) {
     const cause = (err as { cause?: unknown }).cause;
+    // Its own type, never retried: the same endpoint would send the same flood again.
+    if (cause instanceof ResponseTooLargeError) return failure('response_too_large', cause.message);
     const detail = cause instanceof Error ? ((cause as { cause?: unknown }).cause as Error | undefined)?.message ?? cause.message : '';
     return failure('network', `connection failed${detail ? `: ${brief(detail)}` : ''}`);
   }

@@ -7,7 +7,8 @@ import OpenAI from 'openai';
 import { runPolicy, type PolicyName } from '../task/policies.js';
 import type { ChatMessage } from '../task/types.js';
 import { readCompletion, type Completion } from './completion.js';
-import { nodeFetch } from './http-fetch.js';
+import { registerSecret } from '../io/secrets.js';
+import { DEFAULT_MAX_RESPONSE_BYTES, makeNodeFetch } from './http-fetch.js';
 
 /** Anything that turns a prompt into reply text; `signal` aborts the attempt. */
 export interface ModelClient {
@@ -69,6 +70,8 @@ export interface HttpClientOptions {
   sampling: Sampling;
   /** Per-attempt bound, also given to the SDK so its own timer agrees with ours. */
   requestTimeoutMs: number;
+  /** Largest response body read, in bytes; past it the attempt fails (default 32 MiB). */
+  maxResponseBytes?: number;
 }
 
 /** A client for an OpenAI-compatible endpoint. */
@@ -76,12 +79,14 @@ export function httpClient(opts: HttpClientOptions): ModelClient {
   // The SDK builds its headers with the global Headers class, which Node loads lazily (all
   // of undici) on first touch; touching it here keeps that cost out of the first requests.
   void globalThis.Headers;
+  // From here on the key is cut out of whatever the endpoint sends back (io/secrets.ts).
+  registerSecret(opts.apiKey);
   const sdk = new OpenAI({
     apiKey: opts.apiKey,
     baseURL: opts.baseURL,
     maxRetries: 0,
     timeout: Math.max(1, Math.ceil(opts.requestTimeoutMs)),
-    fetch: nodeFetch,
+    fetch: makeNodeFetch({ maxResponseBytes: opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES }),
   });
   const fields = requestFields(opts.model, opts.sampling, opts.baseURL);
   return {

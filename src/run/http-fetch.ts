@@ -7,12 +7,39 @@
  * has what the SDK reads (status, headers, text, json): building a web-streams Response
  * per request was a good part of the cost. Bodies that are not text or bytes fall back to
  * the global fetch.
+ *
+ * Buffering is bounded: an endpoint may send a body that never ends, so past
+ * `maxResponseBytes` the connection is destroyed at once and the attempt fails with a
+ * ResponseTooLargeError naming the cap, before more than one further chunk is held.
  */
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 
 const httpAgent = new HttpAgent({ keepAlive: true, scheduling: 'lifo', noDelay: true });
 const httpsAgent = new HttpsAgent({ keepAlive: true, scheduling: 'lifo', noDelay: true });
+
+/** The default cap on one response body: far above any chat completion, far below harm. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+
+/** A response body passed the cap; the connection was closed without reading the rest. */
+export class ResponseTooLargeError extends Error {
+  constructor(readonly limitBytes: number) {
+    super(`the response body passed the ${describeBytes(limitBytes)} cap on responses; the connection was closed`);
+    this.name = 'ResponseTooLargeError';
+  }
+}
+
+function describeBytes(n: number): string {
+  if (n >= 1048576 && n % 1048576 === 0) return `${n / 1048576} MiB`;
+  if (n >= 1024 && n % 1024 === 0) return `${n / 1024} KiB`;
+  return `${n}-byte`;
+}
+
+/** Options of `makeNodeFetch`. */
+export interface NodeFetchOptions {
+  /** Largest response body buffered, in bytes (default 32 MiB). */
+  maxResponseBytes?: number;
+}
 
 /** Status codes whose responses carry no body (a Response refuses one for them). */
 const NO_BODY = new Set([101, 103, 204, 205, 304]);
@@ -83,7 +110,16 @@ function abortError(signal: AbortSignal): Error {
 }
 
 /** A fetch for JSON APIs; same contract as the global one for what the SDK sends. */
-export const nodeFetch: typeof fetch = (input, init) => {
+export function makeNodeFetch(options: NodeFetchOptions = {}): typeof fetch {
+  const max = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  if (!Number.isSafeInteger(max) || max < 1) throw new RangeError(`maxResponseBytes must be a positive whole number, got ${max}`);
+  return (input, init) => fetchOnce(input, init, max);
+}
+
+/** makeNodeFetch with the default cap. */
+export const nodeFetch: typeof fetch = makeNodeFetch();
+
+function fetchOnce(input: Parameters<typeof fetch>[0], init: Parameters<typeof fetch>[1], maxBytes: number): Promise<Response> {
   const body = init?.body;
   const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
   const plain = body === undefined || body === null || typeof body === 'string' || body instanceof Uint8Array;
@@ -110,10 +146,26 @@ export const nodeFetch: typeof fetch = (input, init) => {
       },
       (res) => {
         const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
+        let received = 0;
+        const tooLarge = (): void => {
+          chunks.length = 0;
+          const err = new ResponseTooLargeError(maxBytes);
+          // Reject first: destroying emits 'aborted', whose error must not win.
+          fail(err);
+          res.destroy();
+          req.destroy(err);
+        };
+        // A declared length past the cap fails before any of the body is read.
+        if (Number(res.headers['content-length']) > maxBytes) return tooLarge();
+        res.on('data', (c: Buffer) => {
+          received += c.length;
+          if (received > maxBytes) return tooLarge();
+          chunks.push(c);
+        });
         res.on('error', fail);
         res.on('aborted', () => fail(new TypeError('terminated: the connection closed mid-response')));
         res.on('end', () => {
+          if (received > maxBytes) return;
           signal?.removeEventListener('abort', onAbort);
           const status = res.statusCode ?? 0;
           if (status < 200 || status > 599) return reject(new TypeError(`invalid HTTP status ${status}`));
@@ -136,4 +188,4 @@ export const nodeFetch: typeof fetch = (input, init) => {
     req.on('error', fail);
     req.end(body ?? undefined);
   });
-};
+}

@@ -3,6 +3,7 @@
  * one line is redrawn in place (at most ten times a second); in a pipe or a log, a plain line
  * every tenth of the run (and at most every five seconds), so CI logs stay short.
  */
+import { terminalText } from '../io/terminal-text.js';
 import type { Runner } from './runner.js';
 
 export interface ProgressOptions {
@@ -49,7 +50,7 @@ export function attachProgress(runner: Runner, o: ProgressOptions): () => void {
     if (tty) {
       if (t - lastDraw < 100 && finished < o.total) return;
       lastDraw = t;
-      const text = line();
+      const text = terminalText(line());
       const width = o.stream.columns ? o.stream.columns - 1 : text.length;
       o.stream.write(`\r${text.slice(0, width)}\x1b[K`);
       drawn = true;
@@ -59,7 +60,7 @@ export function attachProgress(runner: Runner, o: ProgressOptions): () => void {
     if (share >= nextMilestone && (t - lastDraw >= 5000 || finished === o.total)) {
       lastDraw = t;
       while (nextMilestone <= share) nextMilestone += 0.1;
-      o.stream.write(`bas: ${line()}\n`);
+      o.stream.write(`bas: ${terminalText(line())}\n`);
     }
   };
 

@@ -18,6 +18,7 @@ import { inShard, readShard, shardSize, type Shard } from '../runfile/shard.js';
 import { BAS_VERSION, OPENAI_VERSION, runGenerator } from '../runfile/versions.js';
 import { GENERATOR_VERSION } from '../task/generate.js';
 import { PROMPT_VERSION } from '../task/prompt.js';
+import { urlWithoutCredentials } from '../io/secrets.js';
 
 
 /** The parts of a saved run that resolveSettings starts from: run.json itself, as declared. */
@@ -34,19 +35,9 @@ export function defaultOutputDir(model: string, shard: Shard | null = null, now 
   return dir;
 }
 
-/** run.json for these settings; strips credentials from a base URL such as https://user:pw@host. */
+/** run.json for these settings; strips credentials from a base URL (`user:pw@`, `?api-key=`). */
 export function runInfoFor(s: EvalSettings, startedAt: Date): RunInfo {
-  let baseURL = s.baseURL;
-  try {
-    const u = new URL(s.baseURL);
-    if (u.username || u.password) {
-      u.username = '';
-      u.password = '';
-      baseURL = u.toString().replace(/\/+$/, '');
-    }
-  } catch {
-    // Checked already; keep as is.
-  }
+  const baseURL = urlWithoutCredentials(s.baseURL);
   const declared = settingsForRunJson(settingValuesOf(s)) as Pick<RunInfo, 'model' | 'task' | 'n' | 'rollouts' | 'sampling' | 'concurrency' | 'timeout_s' | 'request_timeout_s' | 'max_retries' | 'prices' | 'api_key_var' | 'shard'>;
   return {
     bas_version: BAS_VERSION,

@@ -3,6 +3,7 @@
  * a config value and the words naming where it came from, and returns the value or throws a
  * ConfigError naming the source, the value and the range.
  */
+import { looksLikeSecret, urlWithoutCredentials } from '../io/secrets.js';
 import { ConfigError } from '../errors.js';
 import { parseCount, parseNumberInRange } from '../task/config.js';
 
@@ -30,9 +31,12 @@ export function parseBaseURL(value: unknown, name: string): string {
     // Reported below.
   }
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new ConfigError(`${name} must be an http(s) URL, got ${JSON.stringify(text.slice(0, 200))}`);
+    throw new ConfigError(`${name} must be an http(s) URL, got ${JSON.stringify(urlWithoutCredentials(text.slice(0, 200)))}`);
   }
-  return text.replace(/\/+$/, '');
+  // A loop, not /\/+$/: that pattern is quadratic in a long run of slashes.
+  let end = text.length;
+  while (end > 0 && text[end - 1] === '/') end--;
+  return text.slice(0, end);
 }
 
 export function parseExtra(value: unknown, name: string): Record<string, unknown> {
@@ -67,6 +71,7 @@ export function parseVarName(value: unknown, name: string): string {
     throw new ConfigError(`${name} must be the NAME of an environment variable (letters, digits, _), not its value`);
   }
   if (v.length > 64) throw new ConfigError(`${name} is ${v.length} characters long: give the NAME of the variable holding the key, not the key`);
+  if (looksLikeSecret(v)) throw new ConfigError(`${name} looks like a key, not the NAME of the environment variable holding it`);
   return v;
 }
 

@@ -8,6 +8,7 @@
  * A pair (index, rollout) may appear on several lines after resumes (an errored rollout is
  * re-run and its new line appended): the LAST line for a pair is the one that counts.
  */
+import { stringifyRedacted } from '../io/secrets.js';
 import { createReadStream, closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -97,7 +98,7 @@ export class ResultStore {
       throw this.failure;
     }
     if (this.fd === null) throw new Error('result store is closed');
-    this.pending += `${JSON.stringify(record)}\n`;
+    this.pending += `${stringifyRedacted(record)}\n`;
     if (this.pending.length >= FLUSH_AT) this.flush();
     else if (!this.flushQueued) {
       this.flushQueued = true;

@@ -4,6 +4,7 @@
  * produced it, with an error naming the file and the key: a hand-edited or damaged run.json
  * must fail in words, not deep inside the runner or the generator.
  */
+import { stringifyRedacted } from '../io/secrets.js';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -204,5 +205,5 @@ export async function readInputRun(dir: string): Promise<RunInfo> {
 
 /** Writes run.json atomically, every byte checked; on failure the previous run.json stays as it was. */
 export function writeRunInfo(dir: string, info: RunInfo): void {
-  writeFileAtomic(join(dir, RUN_FILE), `${JSON.stringify(info, null, 2)}\n`);
+  writeFileAtomic(join(dir, RUN_FILE), `${stringifyRedacted(info, 2)}\n`);
 }

@@ -24,10 +24,125 @@ export type ParseResult = { ok: true; answer: Answer } | { ok: false; reason: st
 
 const OPEN = '<answer>';
 const CLOSE = '</answer>';
-const PLAIN_DECIMAL = /^-?\d+(\.\d+)?$/;
 /** Past this, cents stop being exact integers in a double. */
 const MAX_DOLLARS = Math.floor(Number.MAX_SAFE_INTEGER / 100);
-const FENCE = /^```[A-Za-z0-9_-]*[ \t]*\r?\n?([\s\S]*?)\r?\n?[ \t]*```$/;
+/** More whole digits than this (leading zeros aside) is past MAX_DOLLARS for sure. */
+const MAX_WHOLE_DIGITS = String(MAX_DOLLARS).length;
+const FENCE = '```';
+
+// Everything below reads model output, so it scans by index: a regular expression with
+// nested or adjacent quantifiers (the old fence pattern) backtracks polynomially on long
+// whitespace runs, and grading is synchronous, so no timeout could interrupt it.
+
+function isDigit(code: number): boolean {
+  return code >= 48 && code <= 57;
+}
+
+/** A fence's language word: what follows the opening backticks, as in ```json. */
+function isLangChar(code: number): boolean {
+  return isDigit(code) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95 || code === 45;
+}
+
+/**
+ * The JSON inside a Markdown fence around `body` (already trimmed), or `body` itself when it
+ * is not fenced. The opening line may name a language and end in spaces; whatever stands
+ * between it and the closing backticks is the content, trimmed.
+ */
+function unfence(body: string): string {
+  // Six characters at least, so the closing backticks are not the opening ones.
+  if (body.length < 2 * FENCE.length || !body.startsWith(FENCE) || !body.endsWith(FENCE)) return body;
+  const end = body.length - FENCE.length;
+  let at = FENCE.length;
+  while (at < end && isLangChar(body.charCodeAt(at))) at++;
+  while (at < end && (body[at] === ' ' || body[at] === '\t')) at++;
+  if (at < end && body[at] === '\r') at++;
+  if (at < end && body[at] === '\n') at++;
+  return body.slice(at, end).trim();
+}
+
+/**
+ * `text` as a plain decimal (`-12.3`, `0012.50`) reduced to its significant digits, or null
+ * when it is not one or cannot be an amount to the cent below MAX_DOLLARS. The reduction
+ * keeps decimal.js's work bounded whatever the length of the text.
+ */
+function boundedDecimal(text: string): string | null {
+  let at = text.startsWith('-') ? 1 : 0;
+  const sign = at === 1 ? '-' : '';
+  const wholeStart = at;
+  while (at < text.length && isDigit(text.charCodeAt(at))) at++;
+  const wholeEnd = at;
+  if (wholeEnd === wholeStart) return null;
+  let fraction = '';
+  if (at < text.length) {
+    if (text[at] !== '.') return null;
+    const fracStart = ++at;
+    while (at < text.length && isDigit(text.charCodeAt(at))) at++;
+    if (at === fracStart || at !== text.length) return null;
+    let fracEnd = at;
+    while (fracEnd > fracStart && text[fracEnd - 1] === '0') fracEnd--;
+    if (fracEnd - fracStart > 2) return null;
+    fraction = text.slice(fracStart, fracEnd);
+  }
+  let first = wholeStart;
+  while (first < wholeEnd - 1 && text[first] === '0') first++;
+  if (wholeEnd - first > MAX_WHOLE_DIGITS) return null;
+  return `${sign}${text.slice(first, wholeEnd)}${fraction ? `.${fraction}` : ''}`;
+}
+
+/**
+ * Bounds on the JSON's shape, checked before JSON.parse: V8 parses deep or tiny containers,
+ * and objects with many keys, ten to twenty times slower per byte than ordinary data, so a
+ * reply of a million brackets or keys would cost far more than its size says. An honest
+ * answer nests three deep and holds one key and one list per claimed row (a ledger has at
+ * most 10,000 rows), so these bounds sit above anything honest.
+ */
+export const MAX_ANSWER_DEPTH = 32;
+/** Most lists and objects an answer may hold (an honest one: one list per claimed row, plus two). */
+export const MAX_ANSWER_CONTAINERS = 12_000;
+/** Most object keys an answer may hold (an honest one: one per claimed row, plus five). */
+export const MAX_ANSWER_KEYS = 12_000;
+
+/** Why `json` breaks the shape bounds, or null; strings are skipped, escapes included. */
+function shapeProblem(json: string): string | null {
+  let depth = 0;
+  let containers = 0;
+  let keys = 0;
+  for (let i = 0; i < json.length; i++) {
+    const c = json.charCodeAt(i);
+    if (c === 34) {
+      // A string: skip to its closing quote; an escape hides the character after it.
+      for (i++; i < json.length; i++) {
+        const d = json.charCodeAt(i);
+        if (d === 92) i++;
+        else if (d === 34) break;
+      }
+    } else if (c === 123 || c === 91) {
+      if (++depth > MAX_ANSWER_DEPTH) return `the answer nests deeper than ${MAX_ANSWER_DEPTH} levels`;
+      if (++containers > MAX_ANSWER_CONTAINERS) return `the answer holds more than ${MAX_ANSWER_CONTAINERS} lists and objects`;
+    } else if (c === 125 || c === 93) {
+      depth--;
+    } else if (c === 58) {
+      // Outside strings a colon ends an object key.
+      if (++keys > MAX_ANSWER_KEYS) return `the answer holds more than ${MAX_ANSWER_KEYS} object keys`;
+    }
+  }
+  return null;
+}
+
+/** `text` without any `$` or `,`, in one pass. */
+function dropSymbols(text: string): string {
+  if (text.indexOf('$') < 0 && text.indexOf(',') < 0) return text;
+  let out = '';
+  let from = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '$' || c === ',') {
+      out += text.slice(from, i);
+      from = i + 1;
+    }
+  }
+  return out + text.slice(from);
+}
 
 /** The text inside the last complete answer block, or null. */
 export function extractAnswerBlock(reply: string): string | null {
@@ -45,12 +160,13 @@ export function readFigure(raw: unknown): Cents | null {
     if (!Number.isFinite(raw)) return null;
     text = String(raw);
   } else if (typeof raw === 'string') {
-    text = raw.replace(/[$,]/g, '').trim();
+    text = dropSymbols(raw).trim();
   } else {
     return null;
   }
-  if (!PLAIN_DECIMAL.test(text)) return null;
-  const value = new Decimal(text);
+  const plain = boundedDecimal(text);
+  if (plain === null) return null;
+  const value = new Decimal(plain);
   // Exact to the cent, or not an amount at all; checked before any arithmetic can round.
   if (value.decimalPlaces() > 2 || value.abs().greaterThan(MAX_DOLLARS)) return null;
   return cents(value.times(100).toNumber() + 0); // + 0 turns -0 into 0
@@ -60,7 +176,9 @@ function readFaults(value: unknown): Map<string, Set<string>> | string {
   if (value === undefined) return 'the "faults" key is missing';
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return '"faults" is not an object';
   const faults = new Map<string, Set<string>>();
-  for (const [rawId, codes] of Object.entries(value)) {
+  // Keys, not entries: no pair array per id, which counts with thousands of claimed ids.
+  for (const rawId of Object.keys(value)) {
+    const codes = (value as Record<string, unknown>)[rawId];
     const list = typeof codes === 'string' ? [codes] : codes;
     if (!Array.isArray(list)) return `"faults" entry ${JSON.stringify(rawId)} is not a list of codes`;
     const id = rawId.trim();
@@ -78,9 +196,9 @@ function readFaults(value: unknown): Map<string, Set<string>> | string {
 export function parseAnswer(reply: string): ParseResult {
   const block = extractAnswerBlock(reply);
   if (block === null) return { ok: false, reason: 'no complete <answer>...</answer> block' };
-  let body = block.trim();
-  const fenced = FENCE.exec(body);
-  if (fenced) body = fenced[1]!.trim();
+  const body = unfence(block.trim());
+  const shape = shapeProblem(body);
+  if (shape !== null) return { ok: false, reason: shape };
   let data: unknown;
   try {
     data = JSON.parse(body);
