@@ -29,7 +29,7 @@ export async function runCheck(s: EvalSettings, env: NodeJS.ProcessEnv, out: Nod
     return null;
   }
   const apiKey = apiKeyFor(s, env);
-  const r = await probe({ baseURL: s.baseURL, apiKey, requestTimeoutMs: s.requestTimeoutS * 1000 }, s.model, s.sampling);
+  const r = await probe({ baseURL: s.baseURL, apiKey, requestTimeoutMs: s.requestTimeoutS * 1000, maxResponseBytes: s.maxResponseBytes }, s.model, s.sampling);
   const via = s.provider ? `provider ${s.provider}, ` : '';
   if (json) out.write(`${JSON.stringify({ model: s.model, base_url: s.baseURL, provider: s.provider, ...r }, null, 2)}\n`);
   else out.write(`${renderProbe(r, `bas check: ${s.model} at ${s.baseURL} (${via}key from ${s.apiKeyVar})`)}\n`);

@@ -47,7 +47,7 @@ function makeClient(s: EvalSettings, env: NodeJS.ProcessEnv): ModelClient {
   const policy = builtinPolicy(s.model);
   if (policy !== null && isPolicyName(policy)) return builtinClient(policy);
   const apiKey = apiKeyFor(s, env);
-  return httpClient({ model: s.model, baseURL: s.baseURL, apiKey, sampling: s.sampling, requestTimeoutMs: s.requestTimeoutS * 1000 });
+  return httpClient({ model: s.model, baseURL: s.baseURL, apiKey, sampling: s.sampling, requestTimeoutMs: s.requestTimeoutS * 1000, maxResponseBytes: s.maxResponseBytes });
 }
 
 /** Runs `bas eval` with commander's options and `@FILE` words. */

@@ -7,12 +7,16 @@
 import OpenAI, { APIError } from 'openai';
 import { classifyError } from './classify.js';
 import { requestFields, type Sampling } from './client.js';
-import { nodeFetch } from './http-fetch.js';
+import { DEFAULT_MAX_RESPONSE_BYTES, makeNodeFetch } from './http-fetch.js';
+import { redact, registerSecret } from '../io/secrets.js';
+import { terminalText } from '../io/terminal-text.js';
 
 export interface Endpoint {
   baseURL: string;
   apiKey: string;
   requestTimeoutMs: number;
+  /** Cap on a response body (`--max-response-mb`); the HTTP client's default when absent. */
+  maxResponseBytes?: number;
 }
 
 /** What one probe learned; `null` where the request never got far enough to tell. */
@@ -43,19 +47,23 @@ const MAX_HEADERS = 16;
 
 /** Outside text made safe for one terminal line: control characters out, length bounded. */
 export function clean(text: unknown, max = MAX_SHOWN): string {
-  // eslint-disable-next-line no-control-regex
-  const s = String(text ?? '').slice(0, max * 4).replace(/[\x00-\x1f\x7f-\x9f\u2028\u2029]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const s = terminalText(redact(String(text ?? '').slice(0, max * 4)))
+    .replace(/\s+/g, ' ')
+    .trim();
   return s.length > max ? `${s.slice(0, max)}…` : s;
 }
 
 function sdkFor(ep: Endpoint): OpenAI {
-  return new OpenAI({ apiKey: ep.apiKey, baseURL: ep.baseURL, maxRetries: 0, timeout: Math.max(1, Math.ceil(ep.requestTimeoutMs)), fetch: nodeFetch });
+  registerSecret(ep.apiKey);
+  const fetch = makeNodeFetch({ maxResponseBytes: ep.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES });
+  return new OpenAI({ apiKey: ep.apiKey, baseURL: ep.baseURL, maxRetries: 0, timeout: Math.max(1, Math.ceil(ep.requestTimeoutMs)), fetch });
 }
 
 type HeaderBag = { get(name: string): string | null; forEach?(fn: (value: string, key: string) => void): void } | null | undefined;
 
 function rateLimitHeaders(headers: HeaderBag): Record<string, string> {
-  const out: Record<string, string> = {};
+  // Header names come from outside: a prototype-free object, so no name can reach Object.prototype.
+  const out: Record<string, string> = Object.create(null) as Record<string, string>;
   if (!headers?.forEach) return out;
   headers.forEach((value, key) => {
     const k = key.toLowerCase();

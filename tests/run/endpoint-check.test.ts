@@ -6,9 +6,10 @@ const NO_SAMPLING = { temperature: null, max_tokens: null, reasoning_effort: nul
 
 describe('clean', () => {
   it.each([
-    ['a\u001b[2Jb', 'a [2Jb'],
-    ['line\r\nnext\u2028x', 'line next x'],
-    ['c1\u009b31m', 'c1 31m'],
+    // Whole escape sequences go (the shared terminal-safe text); other controls are shown escaped.
+    ['a\u001b[2Jb', 'ab'],
+    ['line\r\nnext\u2028x', 'line\\x0d next x'],
+    ['c1\u009b31m', 'c1'],
     ['x'.repeat(400), `${'x'.repeat(300)}…`],
   ])('%j', (input, out) => {
     expect(clean(input)).toBe(out);
