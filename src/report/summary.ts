@@ -10,7 +10,7 @@
 import { BAS_LABELS, FAULT_CODES, type BasLabel, type FaultCode, type Scores } from '../task/types.js';
 import { pairKey, type PairKey, type RolloutRecord } from '../runfile/record.js';
 import { histogram, passAtKRows, type HistogramBin, type PassAtKRow } from './aggregate.js';
-import { estimate, percentileSorted, type Estimate } from './stats.js';
+import { estimate, percentileSorted, type Estimate, type Scale } from './stats.js';
 
 export type { RolloutRecord } from '../runfile/record.js';
 
@@ -21,6 +21,22 @@ export interface CodeBreakdown {
   /** Pooled over rollouts: tp / (tp + fp); null when nothing was claimed. */
   precision: number | null;
   /** Pooled over rollouts: tp / (tp + fn); null when the keys held none of this code. */
+  recall: number | null;
+}
+
+/**
+ * Precision and recall pooled over every claimed and every true (row, code) pair of the
+ * completed rollouts, unknown codes counted as false claims. Unlike the per-rollout mean
+ * `metrics.fault_precision` (the original's metric, 0 for a rollout that claims nothing),
+ * a rollout that claims nothing adds nothing here.
+ */
+export interface PooledFaults {
+  tp: number;
+  fp: number;
+  fn: number;
+  /** tp / (tp + fp); null when nothing was claimed. */
+  precision: number | null;
+  /** tp / (tp + fn); null when the keys held no fault. */
   recall: number | null;
 }
 
@@ -51,6 +67,8 @@ export interface Summary {
   codes: Record<FaultCode, CodeBreakdown>;
   /** Claimed pairs whose code is none of the five. */
   unknown_codes: number;
+  /** The fault breakdown over all codes together (see `PooledFaults`). */
+  faults_pooled: PooledFaults;
   /** Summed over every rollout that reported usage, errored ones included (they were paid for). */
   tokens: { prompt: number; completion: number; total: number; rollouts_with_usage: number };
   /** Over completed rollouts that recorded a latency. */
@@ -62,6 +80,14 @@ export interface Summary {
 }
 
 const METRIC_NAMES = ['bas_label_accuracy', 'fault_precision', 'fault_recall', 'num_flagged', 'parsed'] as const;
+/** What each metric's values can be: all lie in [0, 1] but the count of claims. */
+const METRIC_SCALES: Record<(typeof METRIC_NAMES)[number], Scale> = {
+  bas_label_accuracy: 'unit',
+  fault_precision: 'unit',
+  fault_recall: 'unit',
+  num_flagged: 'count',
+  parsed: 'unit',
+};
 
 // Column layout of one slot.
 const C_INDEX = 0;
@@ -249,9 +275,9 @@ export class SummaryBuilder {
     // Task indices matter to an estimate only when some task has several rollouts; with one
     // each, no subset can repeat a task and the plain estimate is the clustered one.
     const clustered = maxRollouts > 1;
-    const completedEstimate = (c: number): Estimate => {
+    const completedEstimate = (c: number, scale: Scale = 'unit'): Estimate => {
       const { xs, groups } = this.column(c, done);
-      return estimate(xs, clustered ? groups : undefined);
+      return estimate(xs, clustered ? groups : undefined, scale);
     };
 
     const scratch = new Float64Array(this.size);
@@ -263,10 +289,22 @@ export class SummaryBuilder {
       const fn = sum(C_CODE + 3 * i + 2, done).total;
       codes[code] = { tp, fp, fn, precision: tp + fp ? tp / (tp + fp) : null, recall: tp + fn ? tp / (tp + fn) : null };
     });
+    const unknownCodes = sum(C_UNKNOWN, done).total;
+    const pooled = { tp: 0, fp: unknownCodes, fn: 0 };
+    for (const b of Object.values(codes)) {
+      pooled.tp += b.tp;
+      pooled.fp += b.fp;
+      pooled.fn += b.fn;
+    }
+    const faultsPooled: PooledFaults = {
+      ...pooled,
+      precision: pooled.tp + pooled.fp ? pooled.tp / (pooled.tp + pooled.fp) : null,
+      recall: pooled.tp + pooled.fn ? pooled.tp / (pooled.tp + pooled.fn) : null,
+    };
     const labels = {} as Record<BasLabel, Estimate>;
     BAS_LABELS.forEach((l, i) => (labels[l] = completedEstimate(C_LABEL + i)));
     const metrics = {} as Summary['metrics'];
-    METRIC_NAMES.forEach((m, i) => (metrics[m] = completedEstimate(C_METRIC + i)));
+    METRIC_NAMES.forEach((m, i) => (metrics[m] = completedEstimate(C_METRIC + i, METRIC_SCALES[m])));
 
     const lat = this.column(C_LAT, done).xs.slice().sort();
     const usage = sum(C_TOK + 2);
@@ -283,12 +321,13 @@ export class SummaryBuilder {
         errors_by_type: errorsByType,
       },
       reward: completedEstimate(C_REWARD),
-      reward_errors_as_zero: estimate(zero, clustered ? zeroGroups : undefined),
+      reward_errors_as_zero: estimate(zero, clustered ? zeroGroups : undefined, 'unit'),
       rewards: { bas_correct: completedEstimate(C_BAS), fault_audit: completedEstimate(C_AUDIT) },
       metrics,
       labels,
       codes,
-      unknown_codes: sum(C_UNKNOWN, done).total,
+      unknown_codes: unknownCodes,
+      faults_pooled: faultsPooled,
       tokens: {
         prompt: promptTokens.total,
         completion: sum(C_TOK + 1).total,
