@@ -5,6 +5,7 @@
 import { ConfigError } from '../errors.js';
 import { buildComparison, renderComparison } from '../report/compare.js';
 import { readRun, type RunData } from '../report/read.js';
+import { refuseRepeatedRuns } from '../report/run-names.js';
 import { parseCount } from '../task/config.js';
 
 export interface CompareOptions {
@@ -18,6 +19,7 @@ export async function compare(dirs: string[], opts: CompareOptions): Promise<voi
   const seed = opts.seed === undefined ? 1 : parseCount(opts.seed, '--seed', 0, 2 ** 32 - 1);
   const resamples = opts.resamples === undefined ? 10_000 : parseCount(opts.resamples, '--resamples', 100, 1_000_000);
   if (dirs.length < 2) throw new ConfigError('bas compare needs at least two run folders (use bas report for one)');
+  refuseRepeatedRuns(dirs, 'compare');
   const runs: RunData[] = [];
   for (const dir of dirs) runs.push(await readRun(dir));
   const c = buildComparison(runs, seed, resamples);
