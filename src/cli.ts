@@ -86,6 +86,20 @@ function buildProgram(): Command {
     .action(async (dirs, opts) => (await import('./commands/compare.js')).compare(dirs, opts));
   // --- end report and compare ---
 
+  // --- leaderboard (src/commands/leaderboard.ts) ---
+  program
+    .command('leaderboard')
+    .description('rank runs best first, grouped by task configuration, with intervals and paired verdicts against the best')
+    .argument('<DIR...>', 'run folders, or folders of run folders (such as runs/ or a bas sweep folder)')
+    .option('--by <MEASURE>', 'rank by reward, reward_errors_as_zero, bas_correct or fault_audit (default reward)')
+    .option('--json', 'print the leaderboard as JSON')
+    .option('--markdown', 'print Markdown tables, for a README or a paper')
+    .option('--html <FILE>', 'also write a self-contained HTML leaderboard to FILE')
+    .option('--seed <S>', 'seed of the paired bootstrap (default 1)')
+    .option('--resamples <B>', 'bootstrap resamples, 100..1000000 (default 10000)')
+    .action(async (dirs, opts) => (await import('./commands/leaderboard.js')).leaderboard(dirs, opts));
+  // --- end leaderboard ---
+
   // --- eval and serve (src/commands/eval.ts, src/commands/serve.ts) ---
   taskOptions(program.command('eval').description('run a model over the benchmark and summarise the scores'))
     .argument('[@FILE...]', 'a TOML run configuration, as @FILE (same as --config FILE)')

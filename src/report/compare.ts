@@ -100,7 +100,12 @@ export function verdictOf(ci: [number, number] | null, run: string, baseline: st
   return 'no difference shown at 95%';
 }
 
-function pair(base: RunData, baseLabel: string, other: RunData, label: string, seed: number, resamples: number): Pairing {
+/**
+ * The paired difference (other − base) in reward over the tasks both ran, with its seeded
+ * bootstrap interval and verdict; not comparable when the task generator or configuration
+ * differs. Used by compare (against the first run) and leaderboard (against the best).
+ */
+export function pairRuns(base: RunData, baseLabel: string, other: RunData, label: string, seed: number, resamples: number): Pairing {
   const empty = { shared_tasks: 0, left_out: 0, diff: null, diff_errors_as_zero: null, verdict: null };
   const [g0, g1] = [runGenerator(base.run), runGenerator(other.run)];
   const apart =
@@ -156,7 +161,7 @@ export function buildComparison(runs: RunData[], seed: number, resamples: number
     errors_by_type: d.summary.counts.errors_by_type,
     measures: measuresOf(d.summary),
   }));
-  const pairings = runs.slice(1).map((d, i) => pair(runs[0]!, 'A', d, runLabel(i + 1), seed, resamples));
+  const pairings = runs.slice(1).map((d, i) => pairRuns(runs[0]!, 'A', d, runLabel(i + 1), seed, resamples));
   return { baseline: 'A', seed, resamples, runs: compared, pairings };
 }
 

@@ -3,7 +3,7 @@
  * console errors, no network, a task opens with its rows marked, and hostile reply text
  * stays text. Skipped, with a notice, where /usr/bin/chromium is absent.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +12,8 @@ import { readRun } from '../../src/report/read.js';
 import { buildRunReport } from '../../src/report/run-report.js';
 import { buildComparison } from '../../src/report/compare.js';
 import { writeCompareHtml, writeRunHtml } from '../../src/report/html/write.js';
+import { leaderboardPage } from '../../src/report/html/leaderboard-page.js';
+import { buildLeaderboard } from '../../src/report/leaderboard.js';
 import { writeRun } from './make-run.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -53,6 +55,7 @@ beforeAll(async () => {
   const runs = [];
   for (const d of wide) runs.push(await readRun(d, () => {}));
   await writeCompareHtml(join(dir, 'wide.html'), buildComparison(runs, 1, 1000));
+  writeFileSync(join(dir, 'leaderboard.html'), leaderboardPage(buildLeaderboard(runs, { seed: 1, resamples: 500 })));
   if (hasChromium) {
     browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -145,9 +148,9 @@ describe.skipIf(!hasChromium)('in headless chromium', () => {
     await page.close();
   });
 
-  it('compare page at 1280 px: no sideways scroll, no chart label cut, same-model runs told apart', async () => {
+  async function fitsAt1280(file: string) {
     const page = await browser!.newPage({ viewport: { width: 1280, height: 900 } });
-    await page.goto(`file://${join(dir, 'wide.html')}`);
+    await page.goto(`file://${join(dir, file)}`);
     const scroll = await page.evaluate(() => {
       const d = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document;
       return { scroll: d.documentElement.scrollWidth, client: d.documentElement.clientWidth };
@@ -171,6 +174,18 @@ describe.skipIf(!hasChromium)('in headless chromium', () => {
       }),
     );
     expect(cut).toEqual([]);
+    return page;
+  }
+
+  it('leaderboard page at 1280 px: no sideways scroll, no chart label cut', async () => {
+    const page = await fitsAt1280('leaderboard.html');
+    expect(await page.locator('svg text.label').count()).toBe(4);
+    await page.screenshot({ path: join(shots, 'leaderboard.png'), fullPage: true });
+    await page.close();
+  });
+
+  it('compare page at 1280 px: no sideways scroll, no chart label cut, same-model runs told apart', async () => {
+    const page = await fitsAt1280('wide.html');
     const labels = await page.locator('svg text.label').allTextContents();
     expect(labels.some((l) => l.includes('first-attempt'))).toBe(true);
     expect(labels.some((l) => l.includes('second-attempt'))).toBe(true);
