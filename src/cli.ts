@@ -143,6 +143,23 @@ function buildProgram(): Command {
     .action(async (opts) => (await import('./commands/serve.js')).serve(opts));
   // --- end eval and serve ---
 
+  // --- sweep (src/commands/sweep.ts): eval's options, the knob's as lists ---
+  const evalCmd = program.commands.find((c) => c.name() === 'eval')!;
+  const sweepCmd = program
+    .command('sweep')
+    .description('the difficulty curve: one eval per ledger length (and fault rate) into one sweep folder, then reward against rows')
+    .argument('[@FILE...]', 'a TOML run configuration, as @FILE (same as --config FILE)')
+    .option('--num-transactions <LIST>', 'rows per ledger, one point each, e.g. 12,24,60,120,240')
+    .option('--fault-rate <LIST>', 'fault rates, one point each with every row count (default: eval\'s)')
+    .option('--output <DIR>', 'sweep folder (default runs/<UTC time>-sweep-<model>)')
+    .option('--resume <DIR>', 'continue a sweep: every point, with its saved settings')
+    .option('--html <FILE>', 'also write a self-contained HTML page with the curve to FILE')
+    .option('--json', 'print the sweep as JSON');
+  const own = new Set(sweepCmd.options.map((o) => o.long));
+  for (const o of evalCmd.options) if (!own.has(o.long) && o.long !== '--shard') sweepCmd.addOption(o);
+  sweepCmd.action(async (words, opts) => (await import('./commands/sweep.js')).sweep(words, opts));
+  // --- end sweep ---
+
   return program;
 }
 

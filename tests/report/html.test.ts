@@ -14,6 +14,8 @@ import { buildComparison } from '../../src/report/compare.js';
 import { writeCompareHtml, writeRunHtml } from '../../src/report/html/write.js';
 import { leaderboardPage } from '../../src/report/html/leaderboard-page.js';
 import { buildLeaderboard } from '../../src/report/leaderboard.js';
+import { sweepPage } from '../../src/report/html/sweep-page.js';
+import { buildSweep } from '../../src/report/sweep.js';
 import { writeRun } from './make-run.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -56,6 +58,8 @@ beforeAll(async () => {
   for (const d of wide) runs.push(await readRun(d, () => {}));
   await writeCompareHtml(join(dir, 'wide.html'), buildComparison(runs, 1, 1000));
   writeFileSync(join(dir, 'leaderboard.html'), leaderboardPage(buildLeaderboard(runs, { seed: 1, resamples: 500 })));
+  const points = runs.map((data, i) => ({ num_transactions: [12, 24, 60, 240][i]!, fault_rate: null, data }));
+  writeFileSync(join(dir, 'sweep.html'), sweepPage(buildSweep(join(dir, 'some', 'deeply', 'nested', 'results', 'folder'), long, points)));
   if (hasChromium) {
     browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -176,6 +180,14 @@ describe.skipIf(!hasChromium)('in headless chromium', () => {
     expect(cut).toEqual([]);
     return page;
   }
+
+  it('sweep page at 1280 px: a curve per measure with whiskers, nothing cut', async () => {
+    const page = await fitsAt1280('sweep.html');
+    expect(await page.locator('svg polyline.series').count()).toBe(3);
+    expect(await page.locator('svg .whisker').count()).toBe(12);
+    await page.screenshot({ path: join(shots, 'sweep.png'), fullPage: true });
+    await page.close();
+  });
 
   it('leaderboard page at 1280 px: no sideways scroll, no chart label cut', async () => {
     const page = await fitsAt1280('leaderboard.html');
