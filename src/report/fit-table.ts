@@ -67,9 +67,24 @@ export interface FitOptions {
   width?: number;
 }
 
+/**
+ * A cell's text without control characters (line breaks kept): a model name or folder read
+ * from a run folder must not move the cursor or colour the terminal, and would throw off
+ * the widths measured here.
+ */
+export function plainCell(text: string): string {
+  let out = '';
+  for (const ch of text) {
+    const c = ch.codePointAt(0)!;
+    out += ch === '\n' ? ch : c < 0x20 || (c >= 0x7f && c < 0xa0) ? '?' : ch;
+  }
+  return out;
+}
+
 /** Renders a table at most `width` (80) columns wide, wrapping the `wrap` columns as needed. */
-export function fitTable(head: string[], rows: string[][], opts: FitOptions = {}): string {
+export function fitTable(head: string[], rawRows: string[][], opts: FitOptions = {}): string {
   const width = opts.width ?? TABLE_WIDTH;
+  const rows = rawRows.map((r) => r.map(plainCell));
   const widths = head.map((h, i) => Math.max(textWidth(h), ...rows.map((r) => textWidth(r[i] ?? ''))));
   // Each column costs its text, a space either side and one border; plus the last border.
   const total = () => widths.reduce((a, w) => a + w + 3, 1);

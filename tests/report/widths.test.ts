@@ -77,3 +77,11 @@ describe('fitTable', () => {
     expect(wrapCell('two words here', 9)).toBe('two words\nhere');
   });
 });
+
+describe('cells from outside', () => {
+  it('lose their control characters before a terminal sees them', () => {
+    const t = fitTable(['run'], [['evil\u001b[2J\u0007name\u009b']]);
+    expect(t).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expect(t).toContain('evil?[2J?name?');
+  });
+});
