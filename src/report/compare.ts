@@ -175,7 +175,7 @@ function signed(v: number | null): string {
 
 function diffCell(d: PairedBootstrap | null): string {
   if (!d || d.mean === null) return '–';
-  return `${signed(d.mean)}\n[${signed(d.ci95![0])}, ${signed(d.ci95![1])}]`;
+  return `${signed(d.mean)} [${signed(d.ci95![0])}, ${signed(d.ci95![1])}]`;
 }
 
 /** The text `bas compare` prints; every table fits 80 columns. */
@@ -205,20 +205,21 @@ export function renderComparison(c: Comparison): string {
   );
 
   if (c.pairings.length) {
+    // Both differences in one cell (first line completed rollouts, second errors as 0), so
+    // that a verdict fits whole in 80 columns.
     const rows = c.pairings.map((x) => [
       `${x.run} − ${x.baseline}`,
       fmtInt(x.shared_tasks),
       fmtInt(x.left_out),
-      diffCell(x.diff),
-      diffCell(x.diff_errors_as_zero),
+      `${diffCell(x.diff)}\n${diffCell(x.diff_errors_as_zero)}`,
       x.verdict ?? (x.comparable ? '–' : 'not comparable'),
     ]);
     out.push(
       `paired differences against the baseline A (bootstrap, ${fmtInt(c.resamples)} resamples, seed ${c.seed})`,
-      fitTable(['pair', 'shared\ntasks', 'left\nout', 'reward diff', 'diff\n(errors as 0)', 'verdict'], rows, {
-        align: ['left', 'right', 'right', 'right', 'right', 'left'],
+      fitTable(['pair', 'shared\ntasks', 'left\nout', 'reward diff [95% CI]\n2nd line: errors as 0', 'verdict'], rows, {
+        align: ['left', 'right', 'right', 'right', 'left'],
         separators: true,
-        wrap: [5],
+        wrap: [4],
       }),
     );
   }

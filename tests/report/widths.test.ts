@@ -56,6 +56,12 @@ describe('text tables fit 80 columns', () => {
     const joined = tableLines(text).map((l) => l.replace(/[│ ]/g, '')).join('');
     expect(joined).toContain('llama-v3p1-405b-instruct');
   });
+
+  it('compare: a verdict stays whole on one line', () => {
+    const text = renderComparison(buildComparison([runs[2]!, runs[2]!], 1, 200));
+    expect(text).toMatch(/│ no difference shown at 95% │/);
+    for (const l of tableLines(text)) expect(textWidth(l), l).toBeLessThanOrEqual(80);
+  });
 });
 
 describe('fitTable', () => {
