@@ -15,7 +15,7 @@ import type { RunData } from './read.js';
 import { costOf, describeTask, type Cost } from './run-report.js';
 import { runNames } from './run-names.js';
 import type { Estimate } from './stats.js';
-import type { PooledFaults } from './summary.js';
+import type { PooledFaults } from './aggregate.js';
 import { fmt, fmtCi, fmtInt } from './tables.js';
 
 /** The measures a leaderboard can rank by. */

@@ -9,7 +9,7 @@
  */
 import { BAS_LABELS, FAULT_CODES, type BasLabel, type FaultCode, type Scores } from '../task/types.js';
 import { pairKey, type PairKey, type RolloutRecord } from '../runfile/record.js';
-import { histogram, passAtKRows, type HistogramBin, type PassAtKRow } from './aggregate.js';
+import { histogram, passAtKRows, pooledFaults, type HistogramBin, type PassAtKRow, type PooledFaults } from './aggregate.js';
 import { estimate, percentileSorted, type Estimate, type Scale } from './stats.js';
 
 export type { RolloutRecord } from '../runfile/record.js';
@@ -21,22 +21,6 @@ export interface CodeBreakdown {
   /** Pooled over rollouts: tp / (tp + fp); null when nothing was claimed. */
   precision: number | null;
   /** Pooled over rollouts: tp / (tp + fn); null when the keys held none of this code. */
-  recall: number | null;
-}
-
-/**
- * Precision and recall pooled over every claimed and every true (row, code) pair of the
- * completed rollouts, unknown codes counted as false claims. Unlike the per-rollout mean
- * `metrics.fault_precision` (the original's metric, 0 for a rollout that claims nothing),
- * a rollout that claims nothing adds nothing here.
- */
-export interface PooledFaults {
-  tp: number;
-  fp: number;
-  fn: number;
-  /** tp / (tp + fp); null when nothing was claimed. */
-  precision: number | null;
-  /** tp / (tp + fn); null when the keys held no fault. */
   recall: number | null;
 }
 
@@ -290,17 +274,6 @@ export class SummaryBuilder {
       codes[code] = { tp, fp, fn, precision: tp + fp ? tp / (tp + fp) : null, recall: tp + fn ? tp / (tp + fn) : null };
     });
     const unknownCodes = sum(C_UNKNOWN, done).total;
-    const pooled = { tp: 0, fp: unknownCodes, fn: 0 };
-    for (const b of Object.values(codes)) {
-      pooled.tp += b.tp;
-      pooled.fp += b.fp;
-      pooled.fn += b.fn;
-    }
-    const faultsPooled: PooledFaults = {
-      ...pooled,
-      precision: pooled.tp + pooled.fp ? pooled.tp / (pooled.tp + pooled.fp) : null,
-      recall: pooled.tp + pooled.fn ? pooled.tp / (pooled.tp + pooled.fn) : null,
-    };
     const labels = {} as Record<BasLabel, Estimate>;
     BAS_LABELS.forEach((l, i) => (labels[l] = completedEstimate(C_LABEL + i)));
     const metrics = {} as Summary['metrics'];
@@ -327,7 +300,7 @@ export class SummaryBuilder {
       labels,
       codes,
       unknown_codes: unknownCodes,
-      faults_pooled: faultsPooled,
+      faults_pooled: pooledFaults(Object.values(codes), unknownCodes),
       tokens: {
         prompt: promptTokens.total,
         completion: sum(C_TOK + 1).total,
