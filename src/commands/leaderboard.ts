@@ -57,7 +57,7 @@ function subfolders(dir: string): string[] {
  * The run folders a DIR stands for, and whether it named them itself (its own failures are
  * fatal) or they were found inside it (one unreadable run among many is skipped).
  */
-export function findRuns(path: string): { runs: string[]; named: boolean } {
+function findRuns(path: string): { runs: string[]; named: boolean } {
   let st;
   try {
     st = statSync(path);

@@ -7,13 +7,13 @@
 import { plainTable } from './tables.js';
 
 /** The width every text table is held to. */
-export const TABLE_WIDTH = 80;
+const TABLE_WIDTH = 80;
 
 /** A wrapped column is not made narrower than this. */
 const MIN_WRAP = 10;
 
 /** Display width of one line: code points (cli-table3 draws with one-column box characters). */
-export function lineWidth(line: string): number {
+function lineWidth(line: string): number {
   let n = 0;
   for (const _ of line) n++;
   return n;
@@ -72,7 +72,7 @@ export interface FitOptions {
  * from a run folder must not move the cursor or colour the terminal, and would throw off
  * the widths measured here.
  */
-export function plainCell(text: string): string {
+function plainCell(text: string): string {
   let out = '';
   for (const ch of text) {
     const c = ch.codePointAt(0)!;

@@ -13,7 +13,7 @@ const COLOURS: Record<(typeof SWEEP_MEASURES)[number], string> = { reward: '#3b7
  * Lines with whiskers on a 0..1 axis against rows; the rows axis is logarithmic when the
  * points span a factor of four or more (12 to 240 rows is the usual sweep).
  */
-export function sweepChart(points: SweepPoint[], title: string): string {
+function sweepChart(points: SweepPoint[], title: string): string {
   const [w, h, left, right, top, bottom] = [720, 340, 48, 130, 30, 44];
   const rows = points.map((p) => p.num_transactions);
   const [lo, hi] = [Math.min(...rows), Math.max(...rows)];
