@@ -103,6 +103,20 @@ function buildProgram(): Command {
     .action(async (dirs, opts) => (await import('./commands/compare.js')).compare(dirs, opts));
   // --- end report and compare ---
 
+  // --- leaderboard (src/commands/leaderboard.ts) ---
+  program
+    .command('leaderboard')
+    .description('rank runs best first, grouped by task configuration, with intervals and paired verdicts against the best')
+    .argument('<DIR...>', 'run folders, or folders of run folders (such as runs/ or a bas sweep folder)')
+    .option('--by <MEASURE>', 'rank by reward, reward_errors_as_zero, bas_correct or fault_audit (default reward)')
+    .option('--json', 'print the leaderboard as JSON')
+    .option('--markdown', 'print Markdown tables, for a README or a paper')
+    .option('--html <FILE>', 'also write a self-contained HTML leaderboard to FILE')
+    .option('--seed <S>', 'seed of the paired bootstrap (default 1)')
+    .option('--resamples <B>', 'bootstrap resamples, 100..1000000 (default 10000)')
+    .action(async (dirs, opts) => (await import('./commands/leaderboard.js')).leaderboard(dirs, opts));
+  // --- end leaderboard ---
+
   // --- eval and serve (src/commands/eval.ts, src/commands/serve.ts) ---
   // Options derived from the one declaration of the eval settings (src/run/setting-table.ts).
   withSettings(program.command('eval').description('run a model over the benchmark and summarise the scores'), SETTING_KEYS, EVAL_COMMAND_OPTIONS)
@@ -138,6 +152,23 @@ function buildProgram(): Command {
     .option('--models <IDS>', 'comma-separated model ids served; others get 404 model_not_found (default: any)')
     .action(async (opts) => (await import('./commands/serve.js')).serve(opts));
   // --- end eval and serve ---
+
+  // --- sweep (src/commands/sweep.ts): eval's options, the knob's as lists ---
+  const evalCmd = program.commands.find((c) => c.name() === 'eval')!;
+  const sweepCmd = program
+    .command('sweep')
+    .description('the difficulty curve: one eval per ledger length (and fault rate) into one sweep folder, then reward against rows')
+    .argument('[@FILE...]', 'a TOML run configuration, as @FILE (same as --config FILE)')
+    .option('--num-transactions <LIST>', 'rows per ledger, one point each, e.g. 12,24,60,120,240')
+    .option('--fault-rate <LIST>', 'fault rates, one point each with every row count (default: eval\'s)')
+    .option('--output <DIR>', 'sweep folder (default runs/<UTC time>-sweep-<model>)')
+    .option('--resume <DIR>', 'continue a sweep: every point, with its saved settings')
+    .option('--html <FILE>', 'also write a self-contained HTML page with the curve to FILE')
+    .option('--json', 'print the sweep as JSON');
+  const own = new Set(sweepCmd.options.map((o) => o.long));
+  for (const o of evalCmd.options) if (!own.has(o.long) && o.long !== '--shard') sweepCmd.addOption(o);
+  sweepCmd.action(async (words, opts) => (await import('./commands/sweep.js')).sweep(words, opts));
+  // --- end sweep ---
 
   return program;
 }

@@ -1,6 +1,6 @@
 /**
- * Two summary parts computed from whole columns at the end: pass@k over tasks, and the
- * reward histogram.
+ * Summary parts computed from whole columns at the end: pass@k over tasks, the reward
+ * histogram, and the fault counts pooled over codes.
  */
 import { passAtK, passKs } from './stats.js';
 
@@ -42,3 +42,30 @@ export function histogram(xs: ArrayLike<number>): HistogramBin[] {
   return bins;
 }
 
+
+/**
+ * Precision and recall pooled over every claimed and every true (row, code) pair of the
+ * completed rollouts, unknown codes counted as false claims. Unlike the per-rollout mean
+ * `metrics.fault_precision` (the original's metric, 0 for a rollout that claims nothing),
+ * a rollout that claims nothing adds nothing here.
+ */
+export interface PooledFaults {
+  tp: number;
+  fp: number;
+  fn: number;
+  /** tp / (tp + fp); null when nothing was claimed. */
+  precision: number | null;
+  /** tp / (tp + fn); null when the keys held no fault. */
+  recall: number | null;
+}
+
+/** Sums the per-code counts; `unknown` claimed pairs (codes none of the five) are false claims. */
+export function pooledFaults(codes: Array<{ tp: number; fp: number; fn: number }>, unknown: number): PooledFaults {
+  let [tp, fp, fn] = [0, unknown, 0];
+  for (const c of codes) {
+    tp += c.tp;
+    fp += c.fp;
+    fn += c.fn;
+  }
+  return { tp, fp, fn, precision: tp + fp ? tp / (tp + fp) : null, recall: tp + fn ? tp / (tp + fn) : null };
+}

@@ -15,7 +15,9 @@ import type { RunData } from './read.js';
 import { describeTask } from './run-report.js';
 import { pairedBootstrap, type Estimate, type PairedBootstrap } from './stats.js';
 import type { Summary } from './summary.js';
-import { fmt, fmtCi, fmtInt, plainTable } from './tables.js';
+import { fitTable } from './fit-table.js';
+import { runNames } from './run-names.js';
+import { fmt, fmtCi, fmtInt } from './tables.js';
 
 export const COMPARE_MEASURES = [
   'bas_correct',
@@ -31,6 +33,8 @@ export type CompareMeasure = (typeof COMPARE_MEASURES)[number];
 
 export interface ComparedRun {
   label: string;
+  /** The model, with the folder where another run has the same model (see `runNames`). */
+  name: string;
   dir: string;
   model: string;
   task: TaskConfig | null;
@@ -97,7 +101,12 @@ export function verdictOf(ci: [number, number] | null, run: string, baseline: st
   return 'no difference shown at 95%';
 }
 
-function pair(base: RunData, baseLabel: string, other: RunData, label: string, seed: number, resamples: number): Pairing {
+/**
+ * The paired difference (other − base) in reward over the tasks both ran, with its seeded
+ * bootstrap interval and verdict; not comparable when the task generator or configuration
+ * differs. Used by compare (against the first run) and leaderboard (against the best).
+ */
+export function pairRuns(base: RunData, baseLabel: string, other: RunData, label: string, seed: number, resamples: number): Pairing {
   const empty = { shared_tasks: 0, left_out: 0, diff: null, diff_errors_as_zero: null, verdict: null };
   const [g0, g1] = [runGenerator(base.run), runGenerator(other.run)];
   const [p0, p1] = [runPromptVersion(base.run), runPromptVersion(other.run)];
@@ -140,8 +149,10 @@ function pair(base: RunData, baseLabel: string, other: RunData, label: string, s
 
 /** Compares `runs`; the first is the baseline every other run is paired with. */
 export function buildComparison(runs: RunData[], seed: number, resamples: number): Comparison {
+  const names = runNames(runs);
   const compared = runs.map((d, i): ComparedRun => ({
     label: runLabel(i),
+    name: names[i]!,
     dir: d.dir,
     model: d.model,
     task: d.task,
@@ -154,7 +165,7 @@ export function buildComparison(runs: RunData[], seed: number, resamples: number
     errors_by_type: d.summary.counts.errors_by_type,
     measures: measuresOf(d.summary),
   }));
-  const pairings = runs.slice(1).map((d, i) => pair(runs[0]!, 'A', d, runLabel(i + 1), seed, resamples));
+  const pairings = runs.slice(1).map((d, i) => pairRuns(runs[0]!, 'A', d, runLabel(i + 1), seed, resamples));
   return { baseline: 'A', seed, resamples, runs: compared, pairings };
 }
 
@@ -168,35 +179,53 @@ function signed(v: number | null): string {
 
 function diffCell(d: PairedBootstrap | null): string {
   if (!d || d.mean === null) return '–';
-  return `${signed(d.mean)}\n[${signed(d.ci95![0])}, ${signed(d.ci95![1])}]`;
+  return `${signed(d.mean)} [${signed(d.ci95![0])}, ${signed(d.ci95![1])}]`;
 }
 
-/** The text `bas compare` prints. */
+/** The text `bas compare` prints; every table fits 80 columns. */
 export function renderComparison(c: Comparison): string {
   const out: string[] = [];
-  const runs = plainTable(['run', 'model', 'tasks', 'rollouts', 'completed', 'errors', 'folder'], ['left', 'left', 'right', 'right', 'right', 'right', 'left']);
-  for (const r of c.runs) {
-    const errs = Object.entries(r.errors_by_type).map(([t, n]) => `${t} ${n}`).join(', ');
-    runs.push([r.label, r.model, fmtInt(r.tasks), fmtInt(r.rollouts), fmtInt(r.completed), errs ? `${r.errors} (${errs})` : String(r.errors), r.dir]);
-  }
-  out.push(runs.toString());
+  out.push(
+    fitTable(
+      ['run', 'model\nfolder', 'tasks', 'rollouts', 'completed', 'errors'],
+      c.runs.map((r) => {
+        const errs = Object.entries(r.errors_by_type).map(([t, n]) => `${t} ${n}`).join(', ');
+        return [r.label, `${r.model}\n${r.dir}`, fmtInt(r.tasks), fmtInt(r.rollouts), fmtInt(r.completed), errs ? `${r.errors} (${errs})` : String(r.errors)];
+      }),
+      { align: ['left', 'left', 'right', 'right', 'right', 'left'], separators: true, wrap: [1, 5] },
+    ),
+  );
 
-  const head = (names: string[]) => plainTable(['run', ...names], undefined, { separators: true });
-  const rewards = head(['bas_correct', 'fault_audit', 'reward', 'reward (errors as 0)']);
-  const metrics = head(['fault_precision', 'fault_recall', 'num_flagged', 'parsed']);
-  for (const r of c.runs) {
+  const sep = { separators: true };
+  const rewards = c.runs.map((r) => [r.label, cell(r.measures.bas_correct), cell(r.measures.fault_audit), cell(r.measures.reward), cell(r.measures.reward_errors_as_zero)]);
+  const metrics = c.runs.map((r) => {
     const m = r.measures;
-    rewards.push([r.label, cell(m.bas_correct), cell(m.fault_audit), cell(m.reward), cell(m.reward_errors_as_zero)]);
-    metrics.push([r.label, cell(m.fault_precision), cell(m.fault_recall), cell(m.num_flagged, 2), cell(m.parsed)]);
-  }
-  out.push('means with 95% intervals', rewards.toString(), metrics.toString());
+    return [r.label, cell(m.fault_precision), cell(m.fault_recall), cell(m.num_flagged, 2), cell(m.parsed)];
+  });
+  out.push(
+    'means with 95% intervals',
+    fitTable(['run', 'bas_correct', 'fault_audit', 'reward', 'reward\n(errors as 0)'], rewards, sep),
+    fitTable(['run', 'fault_precision', 'fault_recall', 'num_flagged', 'parsed'], metrics, sep),
+  );
 
   if (c.pairings.length) {
-    const p = plainTable(['paired on shared tasks', 'tasks', 'left out', 'reward diff', 'diff (errors as 0)', 'verdict'], ['left', 'right', 'right', 'right', 'right', 'left'], { separators: true });
-    for (const x of c.pairings) {
-      p.push([`${x.run} − ${x.baseline}`, fmtInt(x.shared_tasks), fmtInt(x.left_out), diffCell(x.diff), diffCell(x.diff_errors_as_zero), x.verdict ?? (x.comparable ? '–' : 'not comparable')]);
-    }
-    out.push(`paired differences against the baseline A (bootstrap, ${fmtInt(c.resamples)} resamples, seed ${c.seed})`, p.toString());
+    // Both differences in one cell (first line completed rollouts, second errors as 0), so
+    // that a verdict fits whole in 80 columns.
+    const rows = c.pairings.map((x) => [
+      `${x.run} − ${x.baseline}`,
+      fmtInt(x.shared_tasks),
+      fmtInt(x.left_out),
+      `${diffCell(x.diff)}\n${diffCell(x.diff_errors_as_zero)}`,
+      x.verdict ?? (x.comparable ? '–' : 'not comparable'),
+    ]);
+    out.push(
+      `paired differences against the baseline A (bootstrap, ${fmtInt(c.resamples)} resamples, seed ${c.seed})`,
+      fitTable(['pair', 'shared\ntasks', 'left\nout', 'reward diff [95% CI]\n2nd line: errors as 0', 'verdict'], rows, {
+        align: ['left', 'right', 'right', 'right', 'left'],
+        separators: true,
+        wrap: [4],
+      }),
+    );
   }
   for (const x of c.pairings) if (x.note) out.push(`note: ${x.note}`);
   for (const x of c.pairings) if (x.left_out) out.push(`note: ${x.left_out} shared task(s) left out of ${x.run} − ${x.baseline}: one run has no completed rollout on them`);

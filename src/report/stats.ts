@@ -7,6 +7,20 @@
 import { uniformInt } from 'pure-rand/distribution/uniformInt';
 import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
 
+/**
+ * What a column's values can be, which decides the interval: `unit` scores lie in [0, 1]
+ * (rewards, accuracies, precision, recall), `count` values are whole numbers from 0 up
+ * (claims flagged), `real` values are unbounded. See docs/statistics.md.
+ */
+export type Scale = 'unit' | 'count' | 'real';
+
+/**
+ * How an interval was made: `wilson` (0/1 values), `wilson-neff` (values in [0, 1], Wilson
+ * on the effective sample size), `poisson-neff` (counts, the Poisson score interval on the
+ * effective sample size) or `t` (Student t, unbounded values).
+ */
+export type IntervalMethod = 'wilson' | 'wilson-neff' | 'poisson-neff' | 't';
+
 /** A mean with its uncertainty. `null` where it is undefined (too few values). */
 export interface Estimate {
   /** Number of values the mean is over. */
@@ -14,10 +28,9 @@ export interface Estimate {
   mean: number | null;
   /** Standard error of the mean. */
   stderr: number | null;
-  /** 95% interval [low, high]. */
+  /** 95% interval [low, high]; inside the values' possible range for `unit` and `count`. */
   ci95: [number, number] | null;
-  /** How the interval was made: Wilson score (0/1 data) or Student t (anything else). */
-  method: 'wilson' | 't' | null;
+  method: IntervalMethod | null;
 }
 
 /** Two-sided 97.5% quantiles of Student's t for 1..30 degrees of freedom (exact to 3 places). */
@@ -108,23 +121,69 @@ export function isBinary(xs: ArrayLike<number>): boolean {
 }
 
 /**
- * Mean, standard error and 95% interval of independent values. 0/1 data gets the Wilson
- * interval; anything else mean ± t(0.975, n-1)·se. `groups`, when given, names the task
- * each value belongs to: several rollouts of one task are not independent, so the standard
- * error is then the cluster-robust one over tasks (see `clusteredEstimate`).
+ * Mean, standard error and 95% interval. `scale` says what the values can be, and so which
+ * interval respects it: 0/1 values get Wilson; other values in [0, 1] get Wilson on an
+ * effective sample size; counts get the Poisson score interval on an effective sample size;
+ * `real` values get mean ± t(0.975)·se. A `unit` or `count` column holding a value outside
+ * its range (a hand-edited results file) falls back to the t interval rather than pretend.
+ *
+ * `groups`, when given, names the task each value belongs to: several rollouts of one task
+ * are not independent, so the standard error is then the cluster-robust one over tasks.
  */
-export function estimate(xs: ArrayLike<number>, groups?: ArrayLike<number>): Estimate {
+export function estimate(xs: ArrayLike<number>, groups?: ArrayLike<number>, scale: Scale = 'real'): Estimate {
   const n = xs.length;
   const m = mean(xs);
   if (m === null) return { n: 0, mean: null, stderr: null, ci95: null, method: null };
-  if (groups && hasRepeats(groups)) return clusteredEstimate(xs, groups, m);
-  const se = standardError(xs);
-  if (isBinary(xs)) {
-    return { n, mean: m, stderr: se, ci95: wilsonInterval(m * n, n), method: 'wilson' };
+  const clustered = groups !== undefined && hasRepeats(groups);
+  const { se, units } = clustered ? clusteredError(xs, groups!, m) : { se: standardError(xs), units: n };
+  const fits = scale === 'unit' ? within(xs, 0, 1) : scale === 'count' ? within(xs, 0, Infinity) : false;
+  if (!fits) {
+    if (se === null || units < 2) return { n, mean: m, stderr: se, ci95: null, method: null };
+    const t = tQuantile975(units - 1);
+    return { n, mean: m, stderr: se, ci95: [m - t * se, m + t * se], method: 't' };
   }
-  if (se === null) return { n, mean: m, stderr: null, ci95: null, method: null };
-  const t = tQuantile975(n - 1);
-  return { n, mean: m, stderr: se, ci95: [m - t * se, m + t * se], method: 't' };
+  if (scale === 'unit' && isBinary(xs)) {
+    if (!clustered) return { n, mean: m, stderr: se, ci95: wilsonInterval(m * n, n), method: 'wilson' };
+    // Rollouts of a task that agree carry less than their number: the effective size lies
+    // between the number of tasks and the number of values.
+    const v = m * (1 - m);
+    const nEff = v > 0 && se !== null && se > 0 ? Math.min(n, Math.max(units, v / (se * se))) : units;
+    return { n, mean: m, stderr: se, ci95: wilsonInterval(m * nEff, nEff), method: 'wilson' };
+  }
+  // The variance a 0/1 (or Poisson) column with this mean would have, over the variance of
+  // the mean we measured, is the sample size at which the textbook interval would be as wide.
+  const v = scale === 'unit' ? m * (1 - m) : m;
+  const nEff = effectiveSize(v, se, n, units);
+  if (scale === 'unit') return { n, mean: m, stderr: se, ci95: wilsonInterval(m * nEff, nEff), method: 'wilson-neff' };
+  return { n, mean: m, stderr: se, ci95: poissonScoreInterval(m, nEff), method: 'poisson-neff' };
+}
+
+/**
+ * The effective sample size for a mean whose worst-case (0/1 or Poisson) variance per value
+ * is `v` and whose measured standard error is `se`: v / se², kept between 1 and n². Where it
+ * cannot be measured (one value, or every value at a bound so `v` is 0) it is the plain count
+ * of independent units; the n² cap stops a few equal values from claiming certainty.
+ */
+function effectiveSize(v: number, se: number | null, n: number, units: number): number {
+  if (v <= 0 || se === null) return Math.max(1, units);
+  if (se === 0) return n * n;
+  return Math.min(n * n, Math.max(1, v / (se * se)));
+}
+
+/**
+ * The score interval of a Poisson mean `m` over `k` units: the λ with (m − λ)² ≤ z²λ/k. Its
+ * lower end is never below 0 (and is 0 exactly when m is), unlike m ± z·√(m/k).
+ */
+export function poissonScoreInterval(m: number, k: number, z = Z95): [number, number] {
+  const z2 = z * z;
+  const centre = m + z2 / (2 * k);
+  const half = z * Math.sqrt(m / k + z2 / (4 * k * k));
+  return [m <= 0 ? 0 : Math.max(0, centre - half), centre + half];
+}
+
+function within(xs: ArrayLike<number>, lo: number, hi: number): boolean {
+  for (let i = 0; i < xs.length; i++) if (!(xs[i]! >= lo && xs[i]! <= hi)) return false;
+  return true;
 }
 
 function hasRepeats(groups: ArrayLike<number>): boolean {
@@ -138,28 +197,18 @@ function hasRepeats(groups: ArrayLike<number>): boolean {
 
 /**
  * Cluster-robust (CR1) standard error of the overall mean, tasks as clusters:
- * var = G/(G-1) · Σ_g (Σ_{i∈g} (x_i − m))² / N², with a t interval on G − 1 degrees of
- * freedom. With one value per task it equals the ordinary sd/sqrt(n).
+ * var = G/(G-1) · Σ_g (Σ_{i∈g} (x_i − m))² / N², with G (the number of tasks) as the count
+ * of independent units. With one value per task it equals the ordinary sd/sqrt(n).
  */
-function clusteredEstimate(xs: ArrayLike<number>, groups: ArrayLike<number>, m: number): Estimate {
+function clusteredError(xs: ArrayLike<number>, groups: ArrayLike<number>, m: number): { se: number | null; units: number } {
   const n = xs.length;
   const resid = new Map<number, number>();
   for (let i = 0; i < n; i++) resid.set(groups[i]!, (resid.get(groups[i]!) ?? 0) + xs[i]! - m);
   const g = resid.size;
-  if (g < 2) return { n, mean: m, stderr: null, ci95: null, method: null };
+  if (g < 2) return { se: null, units: g };
   let ss = 0;
   for (const r of resid.values()) ss += r * r;
-  const se = Math.sqrt(((g / (g - 1)) * ss) / (n * n));
-  if (isBinary(xs)) {
-    // 0/1 data keeps the Wilson interval, on an effective sample size: n shrunk by the design
-    // effect (clustered over independent variance), never below the number of tasks. When
-    // every value is the same the design effect is undefined; the tasks count then stands.
-    const iid = (m * (1 - m)) / n;
-    const nEff = iid > 0 && se > 0 ? Math.min(n, Math.max(g, iid / (se * se) * n)) : g;
-    return { n, mean: m, stderr: se, ci95: wilsonInterval(m * nEff, nEff), method: 'wilson' };
-  }
-  const t = tQuantile975(g - 1);
-  return { n, mean: m, stderr: se, ci95: [m - t * se, m + t * se], method: 't' };
+  return { se: Math.sqrt(((g / (g - 1)) * ss) / (n * n)), units: g };
 }
 
 /**

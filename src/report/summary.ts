@@ -9,8 +9,8 @@
  */
 import { BAS_LABELS, FAULT_CODES, type BasLabel, type FaultCode, type Scores } from '../task/types.js';
 import { pairKey, type PairKey, type RolloutRecord } from '../runfile/record.js';
-import { histogram, passAtKRows, type HistogramBin, type PassAtKRow } from './aggregate.js';
-import { estimate, percentileSorted, type Estimate } from './stats.js';
+import { histogram, passAtKRows, pooledFaults, type HistogramBin, type PassAtKRow, type PooledFaults } from './aggregate.js';
+import { estimate, percentileSorted, type Estimate, type Scale } from './stats.js';
 
 export type { RolloutRecord } from '../runfile/record.js';
 
@@ -51,6 +51,8 @@ export interface Summary {
   codes: Record<FaultCode, CodeBreakdown>;
   /** Claimed pairs whose code is none of the five. */
   unknown_codes: number;
+  /** The fault breakdown over all codes together (see `PooledFaults`). */
+  faults_pooled: PooledFaults;
   /** Summed over every rollout that reported usage, errored ones included (they were paid for). */
   tokens: { prompt: number; completion: number; total: number; rollouts_with_usage: number };
   /** Over completed rollouts that recorded a latency. */
@@ -62,6 +64,14 @@ export interface Summary {
 }
 
 const METRIC_NAMES = ['bas_label_accuracy', 'fault_precision', 'fault_recall', 'num_flagged', 'parsed'] as const;
+/** What each metric's values can be: all lie in [0, 1] but the count of claims. */
+const METRIC_SCALES: Record<(typeof METRIC_NAMES)[number], Scale> = {
+  bas_label_accuracy: 'unit',
+  fault_precision: 'unit',
+  fault_recall: 'unit',
+  num_flagged: 'count',
+  parsed: 'unit',
+};
 
 // Column layout of one slot.
 const C_INDEX = 0;
@@ -249,9 +259,9 @@ export class SummaryBuilder {
     // Task indices matter to an estimate only when some task has several rollouts; with one
     // each, no subset can repeat a task and the plain estimate is the clustered one.
     const clustered = maxRollouts > 1;
-    const completedEstimate = (c: number): Estimate => {
+    const completedEstimate = (c: number, scale: Scale = 'unit'): Estimate => {
       const { xs, groups } = this.column(c, done);
-      return estimate(xs, clustered ? groups : undefined);
+      return estimate(xs, clustered ? groups : undefined, scale);
     };
 
     const scratch = new Float64Array(this.size);
@@ -263,10 +273,11 @@ export class SummaryBuilder {
       const fn = sum(C_CODE + 3 * i + 2, done).total;
       codes[code] = { tp, fp, fn, precision: tp + fp ? tp / (tp + fp) : null, recall: tp + fn ? tp / (tp + fn) : null };
     });
+    const unknownCodes = sum(C_UNKNOWN, done).total;
     const labels = {} as Record<BasLabel, Estimate>;
     BAS_LABELS.forEach((l, i) => (labels[l] = completedEstimate(C_LABEL + i)));
     const metrics = {} as Summary['metrics'];
-    METRIC_NAMES.forEach((m, i) => (metrics[m] = completedEstimate(C_METRIC + i)));
+    METRIC_NAMES.forEach((m, i) => (metrics[m] = completedEstimate(C_METRIC + i, METRIC_SCALES[m])));
 
     const lat = this.column(C_LAT, done).xs.slice().sort();
     const usage = sum(C_TOK + 2);
@@ -283,12 +294,13 @@ export class SummaryBuilder {
         errors_by_type: errorsByType,
       },
       reward: completedEstimate(C_REWARD),
-      reward_errors_as_zero: estimate(zero, clustered ? zeroGroups : undefined),
+      reward_errors_as_zero: estimate(zero, clustered ? zeroGroups : undefined, 'unit'),
       rewards: { bas_correct: completedEstimate(C_BAS), fault_audit: completedEstimate(C_AUDIT) },
       metrics,
       labels,
       codes,
-      unknown_codes: sum(C_UNKNOWN, done).total,
+      unknown_codes: unknownCodes,
+      faults_pooled: pooledFaults(Object.values(codes), unknownCodes),
       tokens: {
         prompt: promptTokens.total,
         completion: sum(C_TOK + 1).total,

@@ -43,8 +43,17 @@ export function fmtInt(v: number): string {
   return Math.round(v).toLocaleString('en-US');
 }
 
+/** The interval method in a few letters, so the scores table fits 80 columns; see METHOD_LEGEND. */
+const METHOD_SHORT: Record<NonNullable<Estimate['method']>, string> = {
+  wilson: 'wilson',
+  'wilson-neff': 'wilson*',
+  'poisson-neff': 'poisson*',
+  t: 't',
+};
+const METHOD_LEGEND = 'interval: wilson for 0/1 scores, wilson* for other scores in [0, 1], poisson* for\ncounts (* on the effective sample size; see docs/statistics.md), t unbounded';
+
 function estimateRow(name: string, e: Estimate, digits = 3): string[] {
-  return [name, fmt(e.mean, digits), fmt(e.stderr, digits), fmtCi(e.ci95, digits), String(e.n)];
+  return [name, fmt(e.mean, digits), fmt(e.stderr, digits), fmtCi(e.ci95, digits), String(e.n), e.method ? METHOD_SHORT[e.method] : '–'];
 }
 
 /** The summary's tables, each preceded by a heading line. */
@@ -61,25 +70,30 @@ export function renderSummary(s: Summary, opts: { title?: string } = {}): string
   if (s.counts.replaced) counts.push(['lines superseded by a later retry', fmtInt(s.counts.replaced)]);
   parts.push(counts.toString());
 
-  const scores = plainTable(['score', 'mean', 'stderr', '95% CI', 'n']);
+  const scores = plainTable(['score', 'mean', 'stderr', '95% CI', 'n', 'interval'], ['left', 'right', 'right', 'right', 'right', 'left']);
   scores.push(estimateRow('reward', s.reward));
   scores.push(estimateRow('reward (errors as 0)', s.reward_errors_as_zero));
   scores.push(estimateRow('bas_correct', s.rewards.bas_correct));
   scores.push(estimateRow('fault_audit', s.rewards.fault_audit));
   for (const [name, e] of Object.entries(s.metrics)) scores.push(estimateRow(name, e, name === 'num_flagged' ? 2 : 3));
-  parts.push(scores.toString());
+  parts.push(scores.toString(), METHOD_LEGEND);
 
   const labels = plainTable(['label', 'accuracy', '95% CI', 'n']);
   for (const l of BAS_LABELS) labels.push([l, fmt(s.labels[l].mean), fmtCi(s.labels[l].ci95), String(s.labels[l].n)]);
   parts.push(labels.toString());
 
   const codes = plainTable(['fault code', 'precision', 'recall', 'tp', 'fp', 'fn']);
+  const p = s.faults_pooled;
+  codes.push(['all codes, pooled', fmt(p.precision), fmt(p.recall), fmtInt(p.tp), fmtInt(p.fp), fmtInt(p.fn)]);
   for (const c of FAULT_CODES) {
     const b = s.codes[c];
     codes.push([c, fmt(b.precision), fmt(b.recall), fmtInt(b.tp), fmtInt(b.fp), fmtInt(b.fn)]);
   }
   if (s.unknown_codes) codes.push(['(unknown codes claimed)', '', '', '', fmtInt(s.unknown_codes), '']);
-  parts.push(codes.toString());
+  parts.push(
+    codes.toString(),
+    'precision and recall here are pooled over all claimed and true (row, code) pairs;\nfault_precision above is the mean per reply, 0 for a reply that claims nothing',
+  );
 
   if (s.pass_at_k.length) {
     const pk = plainTable(['pass@k (bas_correct)', 'value', 'tasks']);

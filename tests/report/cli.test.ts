@@ -3,7 +3,7 @@
  * on run folders of real scored replies written to a temp dir.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,6 +30,8 @@ beforeAll(() => {
   writeRun(join(root, 'multi'), { n: 5, rollouts: 4, model: 'builtin:mixed', choose: (i, r) => (r <= i % 4 ? 'raw-sums' : 'oracle'), runJson: { prices: { in: 1, out: 4 } } });
   writeRun(join(root, 'partial'), { n: 8, model: 'builtin:oracle', choose: () => 'oracle', status: 'interrupted', runJson: { n: 10 } });
   appendFileSync(join(root, 'partial', 'results.jsonl'), '{"index": 8, "rollout": 0, "reply": "<ans');
+  cpSync(join(root, 'oracle'), join(root, 'oracle-copy'), { recursive: true });
+  symlinkSync(join(root, 'oracle'), join(root, 'oracle-link'));
 });
 
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -88,12 +90,17 @@ describe('bas report', () => {
     [['report', 'RUN', '--price-in', 'cheap'], /--price-in must be a non-negative number/],
     [['report', 'RUN', '--price-out', '-1'], /--price-out must be a non-negative number/],
     [['report', 'RUN', '--html', 'RUN'], /--html .* is a folder; give a file name/],
-    [['compare', 'RUN', 'RUN', '--html', 'RUN'], /--html .* is a folder; give a file name/],
+    [['compare', 'RUN', 'MIX', '--html', 'RUN'], /--html .* is a folder; give a file name/],
     [['compare', 'RUN'], /at least two run folders/],
-    [['compare', 'RUN', 'RUN', '--resamples', '5'], /--resamples must be an integer from 100 to 1000000/],
-    [['compare', 'RUN', 'RUN', '--seed', 'x'], /--seed must be/],
+    [['compare', 'RUN', 'MIX', '--resamples', '5'], /--resamples must be an integer from 100 to 1000000/],
+    [['compare', 'RUN', 'MIX', '--seed', 'x'], /--seed must be/],
+    [['compare', 'RUN', 'RUN'], /compare: .*oracle is given twice: give different run folders/],
+    [['compare', 'RUN', 'RUN/'], /compare: .*oracle and .*oracle\/ are the same run/],
+    [['compare', 'MIX', 'RUN', 'RUN/../oracle/results.jsonl'], /are the same run/],
+    [['compare', 'RUN', 'LINK'], /are the same run/],
   ])('bad input %j: one line, exit 2, no stack', (args, message) => {
-    const r = bas(...args.map((a) => (a === 'RUN' ? join(root, 'oracle') : a)));
+    const path = (a: string) => a.replace(/^RUN/, join(root, 'oracle')).replace(/^MIX$/, join(root, 'mixed')).replace(/^LINK$/, join(root, 'oracle-link'));
+    const r = bas(...args.map(path));
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
@@ -118,7 +125,7 @@ describe('bas compare', () => {
   it('says "no difference shown" for identical runs, and is reproducible for a seed', () => {
     const run = () => JSON.parse(bas('compare', join(root, 'oracle'), join(root, 'mixed'), '--json', '--seed', '5', '--resamples', '2000').stdout);
     expect(run()).toEqual(run());
-    const same = JSON.parse(bas('compare', join(root, 'oracle'), join(root, 'oracle'), '--json').stdout);
+    const same = JSON.parse(bas('compare', join(root, 'oracle'), join(root, 'oracle-copy'), '--json').stdout);
     expect(same.pairings[0].verdict).toBe('no difference shown at 95%');
   });
 

@@ -3,7 +3,7 @@
  * console errors, no network, a task opens with its rows marked, and hostile reply text
  * stays text. Skipped, with a notice, where /usr/bin/chromium is absent.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +12,10 @@ import { readRun } from '../../src/report/read.js';
 import { buildRunReport } from '../../src/report/run-report.js';
 import { buildComparison } from '../../src/report/compare.js';
 import { writeCompareHtml, writeRunHtml } from '../../src/report/html/write.js';
+import { leaderboardPage } from '../../src/report/html/leaderboard-page.js';
+import { buildLeaderboard } from '../../src/report/leaderboard.js';
+import { sweepPage } from '../../src/report/html/sweep-page.js';
+import { buildSweep } from '../../src/report/sweep.js';
 import { writeRun } from './make-run.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -37,6 +41,25 @@ beforeAll(async () => {
   await writeRunHtml(join(dir, 'a.html'), a, buildRunReport(a));
   const b = await readRun(join(dir, 'b'), () => {});
   await writeCompareHtml(join(dir, 'c.html'), buildComparison([a, b], 1, 1000));
+  // Four runs with realistic long names, two of them of one model in look-alike folders.
+  const long = 'anthropic/claude-3-5-sonnet-20241022-with-a-long-deployment-suffix';
+  const wide: string[] = [];
+  for (const [k, model] of [
+    ['2026-12-02T16-00-00Z-temperature-0.7-first-attempt-of-the-evening', long],
+    ['2026-12-02T16-00-00Z-temperature-0.7-second-attempt-of-the-evening', long],
+    ['x', 'builtin:oracle'],
+    ['y', 'openai/gpt-4o-mini-2024-07-18'],
+  ] as const) {
+    const d = join(dir, 'some', 'deeply', 'nested', 'results', 'folder', k);
+    writeRun(d, { n: 12, model, choose: (i) => (i % 3 ? 'oracle' : 'blanket') });
+    wide.push(d);
+  }
+  const runs = [];
+  for (const d of wide) runs.push(await readRun(d, () => {}));
+  await writeCompareHtml(join(dir, 'wide.html'), buildComparison(runs, 1, 1000));
+  writeFileSync(join(dir, 'leaderboard.html'), leaderboardPage(buildLeaderboard(runs, { seed: 1, resamples: 500 })));
+  const points = runs.map((data, i) => ({ num_transactions: [12, 24, 60, 240][i]!, fault_rate: null, data }));
+  writeFileSync(join(dir, 'sweep.html'), sweepPage(buildSweep(join(dir, 'some', 'deeply', 'nested', 'results', 'folder'), long, points)));
   if (hasChromium) {
     browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -128,4 +151,60 @@ describe.skipIf(!hasChromium)('in headless chromium', () => {
     expect(errors).toEqual([]);
     await page.close();
   });
+
+  async function fitsAt1280(file: string) {
+    const page = await browser!.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(`file://${join(dir, file)}`);
+    const scroll = await page.evaluate(() => {
+      const d = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document;
+      return { scroll: d.documentElement.scrollWidth, client: d.documentElement.clientWidth };
+    });
+    expect(scroll.scroll).toBeLessThanOrEqual(scroll.client);
+    // No element inside the page scrolls sideways either.
+    type Box = { scrollWidth: number; clientWidth: number };
+    const inner = await page.locator('main *').evaluateAll((els) => {
+      const style = (globalThis as unknown as { getComputedStyle(e: unknown): { overflowX: string } }).getComputedStyle;
+      return els.filter((e) => (e as unknown as Box).scrollWidth > (e as unknown as Box).clientWidth + 1 && style(e).overflowX !== 'visible').length;
+    });
+    expect(inner).toBe(0);
+    // Every text of every chart lies inside its drawing.
+    const cut = await page.locator('svg').evaluateAll((svgs) =>
+      svgs.flatMap((svg) => {
+        const box = (svg as unknown as { viewBox: { baseVal: { width: number; height: number } } }).viewBox.baseVal;
+        return [...svg.querySelectorAll('text')]
+          .map((t) => ({ text: t.textContent, b: (t as unknown as { getBBox(): { x: number; y: number; width: number; height: number } }).getBBox() }))
+          .filter(({ b }) => b.x < -0.5 || b.y < -0.5 || b.x + b.width > box.width + 0.5 || b.y + b.height > box.height + 0.5)
+          .map(({ text }) => text);
+      }),
+    );
+    expect(cut).toEqual([]);
+    return page;
+  }
+
+  it('sweep page at 1280 px: a curve per measure with whiskers, nothing cut', async () => {
+    const page = await fitsAt1280('sweep.html');
+    expect(await page.locator('svg polyline.series').count()).toBe(3);
+    expect(await page.locator('svg .whisker').count()).toBe(12);
+    await page.screenshot({ path: join(shots, 'sweep.png'), fullPage: true });
+    await page.close();
+  });
+
+  it('leaderboard page at 1280 px: no sideways scroll, no chart label cut', async () => {
+    const page = await fitsAt1280('leaderboard.html');
+    expect(await page.locator('svg text.label').count()).toBe(4);
+    await page.screenshot({ path: join(shots, 'leaderboard.png'), fullPage: true });
+    await page.close();
+  });
+
+  it('compare page at 1280 px: no sideways scroll, no chart label cut, same-model runs told apart', async () => {
+    const page = await fitsAt1280('wide.html');
+    const labels = await page.locator('svg text.label').allTextContents();
+    expect(labels.some((l) => l.includes('first-attempt'))).toBe(true);
+    expect(labels.some((l) => l.includes('second-attempt'))).toBe(true);
+    expect(await page.title()).toContain('first-attempt');
+    expect(await page.title()).toContain('second-attempt');
+    await page.screenshot({ path: join(shots, 'compare-wide.png'), fullPage: true });
+    await page.close();
+  });
 });
+

@@ -6,6 +6,7 @@ import {
   passAtK,
   passKs,
   percentile,
+  poissonScoreInterval,
   standardError,
   tQuantile975,
   wilsonInterval,
@@ -35,7 +36,7 @@ describe('means and standard errors', () => {
 
   it('a t interval for non-binary data: mean ± t(0.975, n-1)·se', () => {
     const xs = [0.2, 0.4, 0.6, 0.8, 1.0]; // mean 0.6, sd sqrt(0.1)
-    const e = estimate(xs);
+    const e = estimate(xs, undefined, 'real');
     const se = Math.sqrt(0.1) / Math.sqrt(5);
     expect(e.method).toBe('t');
     expect(e.stderr).toBeCloseTo(se, 12);
@@ -78,7 +79,7 @@ describe('the interval of a proportion (Wilson)', () => {
   });
 
   it('is what estimate() uses for 0/1 data', () => {
-    const e = estimate([1, 1, 1, 1, 1, 1, 1, 1, 0, 0]);
+    const e = estimate([1, 1, 1, 1, 1, 1, 1, 1, 0, 0], undefined, 'unit');
     expect(e.method).toBe('wilson');
     expect(e.mean).toBe(0.8);
     expect(e.ci95![0]).toBeCloseTo(0.4902, 4);
@@ -149,7 +150,7 @@ describe('paired bootstrap', () => {
 
 describe('0/1 scores with several rollouts per task', () => {
   it('keep a Wilson interval inside [0, 1] with width, on the number of tasks when all agree', () => {
-    const ones = estimate([1, 1, 1, 1, 1, 1, 1, 1, 1], [0, 0, 0, 1, 1, 1, 2, 2, 2]);
+    const ones = estimate([1, 1, 1, 1, 1, 1, 1, 1, 1], [0, 0, 0, 1, 1, 1, 2, 2, 2], 'unit');
     expect(ones.method).toBe('wilson');
     expect(ones.ci95).toEqual(wilsonInterval(3, 3));
     expect(ones.ci95![0]).toBeLessThan(1);
@@ -159,11 +160,110 @@ describe('0/1 scores with several rollouts per task', () => {
     // Rollouts agree within each task: the information is that of 4 tasks, not 12 values.
     const xs = [1, 1, 1, 0, 0, 0, 1, 1, 1, 0, 0, 0];
     const gs = [0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3];
-    const clustered = estimate(xs, gs);
-    const naive = estimate(xs);
+    const clustered = estimate(xs, gs, 'unit');
+    const naive = estimate(xs, undefined, 'unit');
     expect(clustered.method).toBe('wilson');
     expect(clustered.ci95![1] - clustered.ci95![0]).toBeGreaterThan(naive.ci95![1] - naive.ci95![0]);
     expect(clustered.ci95![0]).toBeGreaterThanOrEqual(0);
     expect(clustered.ci95![1]).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('intervals stay inside what is possible', () => {
+  const inside = (ci: [number, number] | null, lo: number, hi: number) => {
+    expect(ci).not.toBeNull();
+    expect(ci![0]).toBeGreaterThanOrEqual(lo);
+    expect(ci![1]).toBeLessThanOrEqual(hi);
+    expect(ci![0]).toBeLessThanOrEqual(ci![1]);
+  };
+
+  it.each([
+    ['one reply', [0.6]],
+    ['two replies', [0.6, 0.1]],
+    ['four replies', [1, 1, 0.1, 0.1]],
+    ['four near the top', [1, 1, 1, 0.6]],
+    ['all zeros', [0, 0, 0, 0]],
+    ['all ones', [1, 1]],
+    ['equal values off the bounds', [0.5, 0.5]],
+    ['200 mostly zero (raw-sums)', [...Array(198).fill(0), 0.6, 0.6]],
+  ])('a score in [0, 1], %s: an interval inside [0, 1] that holds the mean', (_name, xs) => {
+    const e = estimate(xs, undefined, 'unit');
+    inside(e.ci95, 0, 1);
+    expect(e.ci95![0]).toBeLessThanOrEqual(e.mean!);
+    expect(e.ci95![1]).toBeGreaterThanOrEqual(e.mean!);
+    expect(['wilson', 'wilson-neff']).toContain(e.method);
+  });
+
+  it('the issue\'s four replies: no longer [0.039, 1.261] but inside [0, 1] with width', () => {
+    const e = estimate([1, 1, 0.1, 0.1], undefined, 'unit');
+    expect(e.method).toBe('wilson-neff');
+    inside(e.ci95, 0, 1);
+    expect(e.ci95![1]).toBeLessThan(1);
+    expect(e.ci95![1] - e.ci95![0]).toBeGreaterThan(0.4);
+  });
+
+  it('one value gets the widest interval of its kind: Wilson on a sample of one', () => {
+    expect(estimate([0.6], undefined, 'unit').ci95).toEqual(wilsonInterval(0.6, 1));
+    expect(estimate([0], undefined, 'unit').ci95).toEqual(wilsonInterval(0, 1));
+  });
+
+  it('a few equal values do not claim certainty: at most n² in effective size', () => {
+    const e = estimate([0.5, 0.5], undefined, 'unit');
+    expect(e.ci95).toEqual(wilsonInterval(2, 4));
+  });
+
+  it('all-zero and all-one scores get the Wilson interval of 0/n and n/n', () => {
+    expect(estimate([0, 0, 0, 0], undefined, 'unit').ci95).toEqual(wilsonInterval(0, 4));
+    expect(estimate([1, 1, 1, 1], undefined, 'unit').ci95).toEqual(wilsonInterval(4, 4));
+  });
+
+  it('agrees with Wilson when the values are 0/1 in all but name (large n)', () => {
+    // 0.999/0.001 behave like 1/0: the effective size is close to n.
+    const xs = [...Array(60).fill(0.999), ...Array(40).fill(0.001)];
+    const e = estimate(xs, undefined, 'unit');
+    const w = wilsonInterval(60, 100)!;
+    expect(e.ci95![0]).toBeCloseTo(w[0], 2);
+    expect(e.ci95![1]).toBeCloseTo(w[1], 2);
+  });
+
+  it.each([
+    ['one reply', [3]],
+    ['two replies', [0, 7]],
+    ['four replies (the issue: was [-3.67, 13.17])', [0, 0, 1, 16]],
+    ['all zeros', [0, 0, 0, 0]],
+    ['one zero', [0]],
+    ['all ones', [1, 1, 1, 1]],
+  ])('a count, %s: never negative, holds the mean, named poisson*', (_name, xs) => {
+    const e = estimate(xs, undefined, 'count');
+    expect(e.method).toBe('poisson-neff');
+    inside(e.ci95, 0, Infinity);
+    expect(e.ci95![0]).toBeLessThanOrEqual(e.mean!);
+    expect(e.ci95![1]).toBeGreaterThan(e.mean!);
+  });
+
+  it('a count of all zeros is not given a Wilson interval (no upper bound of 1)', () => {
+    const e = estimate([0, 0], undefined, 'count');
+    expect(e.method).toBe('poisson-neff');
+    expect(e.ci95![0]).toBe(0);
+    expect(e.ci95![1]).toBeCloseTo(poissonScoreInterval(0, 2)[1], 12);
+  });
+
+  it('the Poisson score interval matches its closed form', () => {
+    // m = 2 over k = 10: 2 + z²/20 ± z·sqrt(0.2 + z²/400).
+    const z = 1.959963984540054;
+    const [lo, hi] = poissonScoreInterval(2, 10);
+    expect(lo).toBeCloseTo(2 + (z * z) / 20 - z * Math.sqrt(0.2 + (z * z) / 400), 12);
+    expect(hi).toBeCloseTo(2 + (z * z) / 20 + z * Math.sqrt(0.2 + (z * z) / 400), 12);
+  });
+
+  it('clustered bounded scores stay inside [0, 1] too', () => {
+    const e = estimate([0.1, 0.1, 0.9, 1], [0, 0, 1, 1], 'unit');
+    expect(e.method).toBe('wilson-neff');
+    inside(e.ci95, 0, 1);
+  });
+
+  it('a value outside the column\'s range falls back to the t interval, named so', () => {
+    const e = estimate([0.2, 5, 0.4], undefined, 'unit');
+    expect(e.method).toBe('t');
   });
 });

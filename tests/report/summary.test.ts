@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { SummaryBuilder, summarize } from '../../src/report/summary.js';
 import { renderSummary } from '../../src/report/tables.js';
 import { done, failed } from './fixtures.js';
+import { makeRecord, SMALL_CONFIG } from './make-run.js';
 
 describe('summarize', () => {
   // Four tasks, one rollout each: rewards 1.0, 0.4, 0.2 and a timeout.
@@ -112,5 +113,55 @@ describe('scale', () => {
     const s = b.result();
     expect(s.counts.rollouts).toBe(100_000);
     expect(s.reward.mean).toBeCloseTo(0.45, 9);
+  });
+});
+
+describe('fault precision, per reply and pooled', () => {
+  // Oracle replies on even tasks, silent (claims nothing) on odd ones: every claim is right.
+  const records = Array.from({ length: 8 }, (_, i) => makeRecord(SMALL_CONFIG, i, 0, 'm', i % 2 ? 'silent' : 'oracle'));
+  const s = summarize(records);
+
+  it('keeps the original fault_precision, 0 for a reply that claims nothing', () => {
+    expect(s.metrics.fault_precision.mean).toBeCloseTo(0.5, 12);
+  });
+
+  it('heads the breakdown with precision pooled over claimed pairs: 1 when no claim is wrong', () => {
+    expect(s.faults_pooled.precision).toBe(1);
+    expect(s.faults_pooled.fp).toBe(0);
+    const tp = Object.values(s.codes).reduce((a, c) => a + c.tp, 0);
+    const fn = Object.values(s.codes).reduce((a, c) => a + c.fn, 0);
+    expect(s.faults_pooled.tp).toBe(tp);
+    expect(s.faults_pooled.recall).toBeCloseTo(tp / (tp + fn), 12);
+    expect(s.faults_pooled.recall!).toBeLessThan(1);
+  });
+
+  it('the table says which precision is which', () => {
+    const text = renderSummary(s);
+    expect(text).toMatch(/all codes, pooled +│ +1\.000/);
+    expect(text).toContain('pooled over all claimed and true');
+    expect(text).toContain('0 for a reply that claims nothing');
+  });
+
+  it('counts unknown codes as false claims in the pooled precision', () => {
+    const r = makeRecord(SMALL_CONFIG, 0, 0, 'm', 'oracle');
+    r.detail!.unknown_codes = 2;
+    const p = summarize([r]).faults_pooled;
+    expect(p.fp).toBe(2);
+    expect(p.precision).toBeCloseTo(p.tp / (p.tp + 2), 12);
+  });
+});
+
+describe('every interval in a summary stays in range', () => {
+  it.each([1, 2, 4])('%i replies, all zero, all one, or mixed', (n) => {
+    for (const choose of ['oracle', 'silent', 'blanket', 'raw-sums'] as const) {
+      const s = summarize(Array.from({ length: n }, (_, i) => makeRecord(SMALL_CONFIG, i, 0, 'm', choose)));
+      const bounded = [s.reward, s.reward_errors_as_zero, s.rewards.bas_correct, s.rewards.fault_audit, s.metrics.bas_label_accuracy, s.metrics.fault_precision, s.metrics.fault_recall, s.metrics.parsed, ...Object.values(s.labels)];
+      for (const e of bounded) {
+        expect(e.ci95![0]).toBeGreaterThanOrEqual(0);
+        expect(e.ci95![1]).toBeLessThanOrEqual(1);
+      }
+      expect(s.metrics.num_flagged.ci95![0]).toBeGreaterThanOrEqual(0);
+      expect(s.metrics.num_flagged.method).toBe('poisson-neff');
+    }
   });
 });

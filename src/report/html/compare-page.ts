@@ -15,21 +15,24 @@ function signed(v: number | null | undefined): string {
 
 /** The whole page for `bas compare --html`. */
 export function comparePage(c: Comparison): string {
-  const title = `bas compare: ${c.runs.map((r) => r.model).join(' vs ')}`;
+  // Names, not models: two runs of one model are told apart by their folders.
+  const title = `bas compare: ${c.runs.map((r) => r.name).join(' vs ')}`;
   const runs = htmlTable(
     ['run', 'model', 'tasks', 'rollouts', 'completed', 'errors', 'task config', 'folder'],
     c.runs.map((r) => [r.label, r.model, fmtInt(r.tasks), fmtInt(r.rollouts), fmtInt(r.completed), fmtInt(r.errors), describeTask(r.task), r.dir]),
-    { textCols: [1, 6, 7] },
+    { textCols: [1, 6, 7], wrapCols: [1, 6, 7] },
   );
+  // Mean over interval in each cell, so nine columns fit the page without a scroll bar.
   const measures = htmlTable(
-    ['run', ...COMPARE_MEASURES],
-    c.runs.map((r) => [r.label, ...COMPARE_MEASURES.map((m) => `${fmt(r.measures[m].mean, m === 'num_flagged' ? 2 : 3)} ${fmtCi(r.measures[m].ci95, 2)}`)]),
+    ['run', ...COMPARE_MEASURES.map((m) => m.replace(/_/g, '_\u200b'))],
+    c.runs.map((r) => [r.label, ...COMPARE_MEASURES.map((m) => `${fmt(r.measures[m].mean, m === 'num_flagged' ? 2 : 3)}\n${fmtCi(r.measures[m].ci95, 2)}`)]),
+    { lineBreaks: true },
   );
   const charts = (['reward', 'reward_errors_as_zero', 'bas_correct', 'fault_audit'] as const)
     .map((m) =>
       barChart(
         c.runs.map((r) => ({
-          label: `${r.label} · ${r.model}`.slice(0, 34),
+          label: `${r.label} · ${r.name}`,
           value: r.measures[m].mean,
           ci: r.measures[m].ci95,
           note: r.measures[m].mean === null ? 'no data' : `${r.measures[m].mean!.toFixed(3)} ${fmtCi(r.measures[m].ci95, 2)}`,
@@ -52,7 +55,7 @@ export function comparePage(c: Comparison): string {
           p.diff_errors_as_zero?.ci95 ? `[${signed(p.diff_errors_as_zero.ci95[0])}, ${signed(p.diff_errors_as_zero.ci95[1])}]` : '–',
           p.verdict ?? (p.comparable ? '–' : 'not comparable'),
         ]),
-        { textCols: [7] },
+        { textCols: [7], wrapCols: [7] },
       )
     : '';
   const notes = [
@@ -63,7 +66,7 @@ export function comparePage(c: Comparison): string {
     .join('');
   const body = `
 <section><h2>Runs</h2>${runs}</section>
-<section><h2>Means with 95% intervals</h2><div style="overflow-x:auto">${measures}</div><div class="grid" style="margin-top:14px">${charts}</div></section>
+<section><h2>Means with 95% intervals</h2>${measures}<div class="grid" style="margin-top:14px">${charts}</div></section>
 <section><h2>Paired differences against ${escapeHtml(c.baseline)}</h2>${pairs || '<p>No pairs.</p>'}
 <p class="small">Per shared task, each run's rollouts are averaged first; the difference (run − baseline) is resampled by task ${fmtInt(c.resamples)} times (seed ${c.seed}). A verdict names a winner only when the 95% interval excludes zero.</p>${notes}</section>`;
   const header = `<h1>${escapeHtml(title)}</h1><div class="meta"><span>baseline <b>${escapeHtml(c.baseline)}</b></span><span>runs <b>${c.runs.length}</b></span></div>`;

@@ -24,6 +24,9 @@ th, td { white-space: nowrap; padding: 5px 10px; border-bottom: 1px solid var(--
 th { background: #f0f3f6; font-weight: 600; color: #334; }
 th:first-child, td:first-child { text-align: left; }
 td.text, th.text { text-align: left; }
+td.wrap { white-space: normal; overflow-wrap: anywhere; min-width: 8em; max-width: 28em; }
+td.lines { white-space: pre-line; }
+th { white-space: normal; }
 .small { font-size: 12px; color: var(--muted); }
 .controls { display: flex; flex-wrap: wrap; gap: 10px; align-items: center; margin-bottom: 10px; }
 .controls input, .controls select, button { font: inherit; padding: 4px 8px; border: 1px solid #c3cad3; border-radius: 5px; background: #fff; }
@@ -56,11 +59,18 @@ pre.reply { background: #0f1720; color: #e6edf3; padding: 12px; border-radius: 6
 svg { max-width: 100%; height: auto; }
 `;
 
-/** A table of escaped text cells; the first column is left-aligned. */
-export function htmlTable(head: string[], rows: string[][], opts: { id?: string; textCols?: number[] } = {}): string {
-  const cls = (i: number) => (opts.textCols?.includes(i) ? ' class="text"' : '');
-  const th = head.map((h, i) => `<th${cls(i)}>${escapeHtml(h)}</th>`).join('');
-  const body = rows.map((r) => `<tr>${r.map((c, i) => `<td${cls(i)}>${escapeHtml(c)}</td>`).join('')}</tr>`).join('');
+/**
+ * A table of escaped text cells; the first column is left-aligned. `wrapCols` may wrap
+ * (long names and folders, so a page never scrolls sideways); with `lineBreaks`, a line
+ * break in a cell shows as one.
+ */
+export function htmlTable(head: string[], rows: string[][], opts: { id?: string; textCols?: number[]; wrapCols?: number[]; lineBreaks?: boolean } = {}): string {
+  const classes = (i: number, td: boolean) => {
+    const c = [opts.textCols?.includes(i) ? 'text' : '', td && opts.wrapCols?.includes(i) ? 'wrap' : '', td && opts.lineBreaks ? 'lines' : ''].filter(Boolean);
+    return c.length ? ` class="${c.join(' ')}"` : '';
+  };
+  const th = head.map((h, i) => `<th${classes(i, false)}>${escapeHtml(h)}</th>`).join('');
+  const body = rows.map((r) => `<tr>${r.map((c, i) => `<td${classes(i, true)}>${escapeHtml(c)}</td>`).join('')}</tr>`).join('');
   return `<table${opts.id ? ` id="${opts.id}"` : ''}><thead><tr>${th}</tr></thead><tbody>${body}</tbody></table>`;
 }
 

@@ -87,10 +87,15 @@ export function runPage(r: RunReport, drill: DrillData): string {
       ...(s.counts.replaced ? [['lines superseded by a retry', fmtInt(s.counts.replaced)]] : []),
     ],
   );
-  const codeTable = htmlTable(
-    ['fault code', 'precision', 'recall', 'tp', 'fp', 'fn'],
-    FAULT_CODES.map((c) => [c, fmt(s.codes[c].precision), fmt(s.codes[c].recall), fmtInt(s.codes[c].tp), fmtInt(s.codes[c].fp), fmtInt(s.codes[c].fn)]),
-  );
+  const p = s.faults_pooled;
+  const codeTable =
+    htmlTable(
+      ['fault code', 'precision', 'recall', 'tp', 'fp', 'fn'],
+      [
+        ['all codes, pooled', fmt(p.precision), fmt(p.recall), fmtInt(p.tp), fmtInt(p.fp), fmtInt(p.fn)],
+        ...FAULT_CODES.map((c) => [c, fmt(s.codes[c].precision), fmt(s.codes[c].recall), fmtInt(s.codes[c].tp), fmtInt(s.codes[c].fp), fmtInt(s.codes[c].fn)]),
+      ],
+    ) + '<p class="small">Pooled over all claimed and true (row, code) pairs. <code>fault_precision</code> under Scores is the mean per reply, 0 for a reply that claims nothing.</p>';
   const usage = htmlTable(
     ['usage and cost', 'value'],
     [
@@ -124,7 +129,7 @@ export function runPage(r: RunReport, drill: DrillData): string {
 </section>
 <div id="drill"></div>`;
   const body = `
-<section><h2>Scores</h2><div class="grid"><div>${scores}<p class="small">Means over completed rollouts. Intervals: Wilson for 0/1 scores, Student t otherwise; tasks are clusters when they have several rollouts.</p></div><div>${headline}</div></div></section>
+<section><h2>Scores</h2><div class="grid"><div>${scores}<p class="small">Means over completed rollouts. Intervals stay inside what each score can be: Wilson for 0/1 scores, Wilson on an effective sample size for other scores in [0, 1], a Poisson score interval for counts (docs/statistics.md); tasks are clusters when they have several rollouts.</p></div><div>${headline}</div></div></section>
 <section><h2>Where it goes wrong</h2><div class="grid"><div>${labels}</div><div>${codes}</div><div>${histogramChart(s.reward_histogram, 'Reward distribution (completed rollouts)')}</div></div></section>
 <section><h2>Details</h2><div class="grid"><div>${counts}</div><div>${codeTable}</div><div>${usage}</div>${passK ? `<div>${passK}</div>` : ''}</div></section>
 ${tasks}`;

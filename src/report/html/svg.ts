@@ -2,6 +2,7 @@
  * Small inline SVG charts drawn by hand: horizontal bars on a 0..1 scale with optional 95%
  * whiskers, and a histogram. No library, no network; every label is escaped.
  */
+import { wrapCell } from '../fit-table.js';
 import { escapeHtml } from './escape.js';
 
 export interface Bar {
@@ -21,15 +22,28 @@ function clamp01(v: number): number {
   return Math.min(1, Math.max(0, v));
 }
 
-/** Horizontal bars on a 0..1 axis; whiskers show the interval where given. */
+/** A generous average width of one character at 12 px, so a label is never drawn past its room. */
+const CHAR_PX = 7.2;
+/** Labels longer than this fold onto further lines (at a separator where one is near). */
+const LABEL_CHARS = 40;
+
+/**
+ * Horizontal bars on a 0..1 axis; whiskers show the interval where given. The label column
+ * is as wide as the longest label line needs, and long labels fold rather than being cut,
+ * so two runs whose names differ only at the end stay told apart.
+ */
 export function barChart(bars: Bar[], opts: { title: string; legend?: [string, string] }): string {
-  const labelW = 210;
+  const labels = bars.map((b) => wrapCell(b.label, LABEL_CHARS).split('\n'));
+  const longest = Math.max(4, ...labels.flat().map((l) => [...l].length));
+  const labelW = Math.ceil(longest * CHAR_PX) + 16;
   const plotW = 360;
   const noteW = 190;
-  const rowH = opts.legend ? 34 : 26;
+  const lineH = 14;
+  const rowHs = labels.map((ls) => Math.max(opts.legend ? 34 : 26, ls.length * lineH + 8));
+  const rowTop = rowHs.map((_, i) => rowHs.slice(0, i).reduce((a, b) => a + b, 0));
   const top = 28;
-  const width = labelW + plotW + noteW;
-  const height = top + bars.length * rowH + 26;
+  const width = Math.max(labelW + plotW + noteW, Math.ceil([...opts.title].length * CHAR_PX * 1.1));
+  const height = top + rowHs.reduce((a, b) => a + b, 0) + 26;
   const x = (v: number) => labelW + clamp01(v) * plotW;
   const parts: string[] = [];
   parts.push(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="${escapeHtml(opts.title)}" ${FONT}>`);
@@ -40,9 +54,10 @@ export function barChart(bars: Bar[], opts: { title: string; legend?: [string, s
     parts.push(`<text x="${gx}" y="${height - 8}" text-anchor="middle" fill="#667">${(t / 4).toFixed(2)}</text>`);
   }
   bars.forEach((b, i) => {
-    const y = top + i * rowH;
+    const y = top + rowTop[i]!;
     const barH = opts.legend ? 14 : 16;
-    parts.push(`<text x="${labelW - 8}" y="${y + 12}" text-anchor="end">${escapeHtml(b.label)}</text>`);
+    const tspans = labels[i]!.map((l, k) => `<tspan x="${labelW - 8}" dy="${k === 0 ? 0 : lineH}">${escapeHtml(l)}</tspan>`).join('');
+    parts.push(`<text class="label" x="${labelW - 8}" y="${y + 12}" text-anchor="end">${tspans}</text>`);
     if (b.value !== null) {
       parts.push(`<rect class="bar" x="${labelW}" y="${y}" width="${(x(b.value) - labelW).toFixed(1)}" height="${barH}" fill="#3b7dd8" rx="2"/>`);
     }

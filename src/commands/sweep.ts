@@ -1,0 +1,203 @@
+/**
+ * `bas sweep`: the difficulty curve in one command. Runs one `bas eval` per point of
+ * --num-transactions (× --fault-rate when given) into sub-folders of one sweep folder, by
+ * calling the eval command's own handler, then prints (and draws) reward, `bas_correct` and
+ * `fault_audit` against the rows with 95% intervals.
+ *
+ * The sweep folder holds sweep.json (the points and the eval flags, never a key: flags name
+ * the key's variable, not the key) and one run folder per point, so `bas leaderboard`,
+ * `bas report` and `bas compare` read it as they read any run. `--resume SWEEP_DIR` continues
+ * every point: unfinished and errored rollouts are run again (eval's own resume), points not
+ * yet started are started.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConfigError } from '../errors.js';
+import { fileSink, withSink } from '../io/output.js';
+import { readRun } from '../report/read.js';
+import { buildSweep, renderSweep } from '../report/sweep.js';
+import type { EvalFlags } from '../run/settings.js';
+import { evalCommand } from './eval.js';
+
+const SWEEP_FILE = 'sweep.json';
+const MAX_POINTS = 100;
+
+export type SweepFlags = EvalFlags & {
+  html?: string;
+};
+
+/** A flag that takes a value, as text (commander gives `true` for a value-less boolean form). */
+function textFlag(v: string | boolean | undefined): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+
+interface SweepPlan {
+  kind: 'bas-sweep';
+  created_at: string;
+  model: string | null;
+  points: Array<{ num_transactions: number; fault_rate: number | null; folder: string }>;
+  /** The eval flags every point runs with (the knob's own flags left out). */
+  flags: EvalFlags;
+  /** `@FILE` words of a TOML configuration, as given. */
+  words: string[];
+}
+
+/** Flags a sweep does not pass to eval: its own, or ones it sets per point. */
+const OWN = new Set(['numTransactions', 'faultRate', 'output', 'resume', 'json', 'html', 'progress', 'shard']);
+
+function list(value: string, flag: string, parse: (s: string) => number): number[] {
+  const items = value.split(',').map((s) => s.trim());
+  if (items.length > MAX_POINTS || items.some((s) => s === '')) {
+    throw new ConfigError(`${flag} takes a comma-separated list of up to ${MAX_POINTS} values, e.g. 12,24,60, got ${JSON.stringify(value.slice(0, 80))}`);
+  }
+  const nums = items.map(parse);
+  if (new Set(nums).size !== nums.length) throw new ConfigError(`${flag} lists a value twice: ${JSON.stringify(value.slice(0, 80))}`);
+  return nums;
+}
+
+function rowsValue(s: string): number {
+  const n = /^[0-9]{1,6}$/.test(s) ? Number(s) : Number.NaN;
+  if (!(n >= 4 && n <= 10_000)) throw new ConfigError(`--num-transactions: each value must be a whole number from 4 to 10000, got ${JSON.stringify(s.slice(0, 20))}`);
+  return n;
+}
+
+function rateValue(s: string): number {
+  const n = s.length <= 20 && s !== '' ? Number(s) : Number.NaN;
+  if (!(n >= 0 && n <= 1)) throw new ConfigError(`--fault-rate: each value must be a number from 0 to 1, got ${JSON.stringify(s.slice(0, 20))}`);
+  return n;
+}
+
+function folderName(rows: number, rate: number | null): string {
+  return rate === null ? `rows-${rows}` : `rows-${rows}-fault-${rate}`;
+}
+
+function defaultSweepDir(model: string | undefined): string {
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const safe = (model ?? 'model').replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80);
+  return join('runs', `${stamp}-sweep-${safe}`);
+}
+
+async function writePlan(dir: string, plan: SweepPlan): Promise<void> {
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (err) {
+    throw new ConfigError(`--output: cannot create the sweep folder ${dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  await withSink(fileSink(join(dir, SWEEP_FILE), '--output'), async (sink) => sink.write(JSON.stringify(plan, null, 2) + '\n'));
+}
+
+function readPlan(dir: string): SweepPlan {
+  const file = join(dir, SWEEP_FILE);
+  if (!existsSync(file)) throw new ConfigError(`--resume: ${dir} is not a sweep folder (no ${SWEEP_FILE})`);
+  let plan: SweepPlan;
+  try {
+    plan = JSON.parse(readFileSync(file, 'utf8')) as SweepPlan;
+  } catch (err) {
+    throw new ConfigError(`--resume: ${file} is not valid JSON (${(err as Error).message.slice(0, 120)})`);
+  }
+  const ok =
+    plan?.kind === 'bas-sweep' &&
+    Array.isArray(plan.points) &&
+    plan.points.length <= MAX_POINTS &&
+    plan.points.every((p) => typeof p?.num_transactions === 'number' && typeof p.folder === 'string' && /^rows-[0-9a-z.-]+$/.test(p.folder)) &&
+    typeof plan.flags === 'object' &&
+    plan.flags !== null &&
+    Array.isArray(plan.words);
+  if (!ok) throw new ConfigError(`--resume: ${file} is not a bas sweep plan (damaged or written by something else)`);
+  return plan;
+}
+
+/**
+ * Runs one point through eval's handler. Eval prints its summary to standard output; in a
+ * sweep that goes to standard error, as progress, so standard output carries only the
+ * sweep's own result (which --json needs).
+ */
+async function runPoint(run: () => Promise<void>): Promise<void> {
+  const write = process.stdout.write;
+  process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
+  try {
+    await run();
+  } finally {
+    process.stdout.write = write;
+  }
+}
+
+export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
+  let dir: string;
+  let plan: SweepPlan;
+  if (flags.resume) {
+    // `adapt: true` is commander's default for `--no-adapt`, not something the user said.
+    const extra = Object.entries(flags).filter(([k, v]) => v !== undefined && !OWN.has(k) && !(k === 'adapt' && v === true));
+    if (extra.length || words.length || flags.numTransactions || flags.faultRate || flags.output) {
+      throw new ConfigError('--resume continues a sweep with its saved points and settings; it takes only --json, --html and --no-progress');
+    }
+    dir = flags.resume;
+    plan = readPlan(dir);
+  } else {
+    const numTransactions = textFlag(flags.numTransactions);
+    const faultRate = textFlag(flags.faultRate);
+    const output = textFlag(flags.output);
+    if (!numTransactions) throw new ConfigError('bas sweep needs --num-transactions with the points, e.g. --num-transactions 12,24,60,120,240');
+    const rows = list(numTransactions, '--num-transactions', rowsValue);
+    const rates = faultRate === undefined ? [null] : list(faultRate, '--fault-rate', rateValue);
+    if (rows.length * rates.length > MAX_POINTS) throw new ConfigError(`a sweep has at most ${MAX_POINTS} points; these lists make ${rows.length * rates.length}`);
+    dir = output ?? defaultSweepDir(textFlag(flags.model));
+    if (existsSync(dir) && readdirSync(dir).length > 0) {
+      throw new ConfigError(`sweep folder ${dir} exists and is not empty: continue it with bas sweep --resume ${dir}, or give another --output`);
+    }
+    const evalFlags = Object.fromEntries(Object.entries(flags).filter(([k, v]) => v !== undefined && !OWN.has(k))) as EvalFlags;
+    plan = {
+      kind: 'bas-sweep',
+      created_at: new Date().toISOString(),
+      model: textFlag(flags.model) ?? null,
+      points: rows.flatMap((r) => rates.map((f) => ({ num_transactions: r, fault_rate: f, folder: folderName(r, f) }))),
+      flags: evalFlags,
+      words,
+    };
+  }
+
+  // A fresh sweep writes its plan first; if eval then refuses the first point's flags (say,
+  // a bad --temperature) before anything ran, the plan is taken back, so the same command,
+  // corrected, can use the same folder.
+  const fresh = !flags.resume;
+  if (fresh) await writePlan(dir, plan);
+
+  for (const [i, p] of plan.points.entries()) {
+    const sub = join(dir, p.folder);
+    const started = existsSync(join(sub, 'run.json'));
+    process.stderr.write(`bas: sweep point ${i + 1} of ${plan.points.length}: ${p.num_transactions} rows${p.fault_rate === null ? '' : `, fault rate ${p.fault_rate}`}${started ? ' (resumed)' : ''}\n`);
+    try {
+      await runPoint(() =>
+        started
+          ? evalCommand([], { resume: sub, progress: flags.progress })
+          : evalCommand(plan.words, {
+              ...plan.flags,
+              numTransactions: String(p.num_transactions),
+              ...(p.fault_rate === null ? {} : { faultRate: String(p.fault_rate) }),
+              output: sub,
+              progress: flags.progress,
+            }),
+      );
+    } catch (err) {
+      const e = err as { message?: unknown; exitCode?: unknown };
+      if (fresh && i === 0 && !existsSync(join(sub, 'run.json'))) {
+        rmSync(join(dir, SWEEP_FILE), { force: true });
+        throw err;
+      }
+      // Eval's message names the point's folder; the sweep is continued as a whole.
+      const wrapped = new Error(`sweep stopped at ${p.num_transactions} rows: ${String(e?.message ?? err)}; continue the whole sweep with bas sweep --resume ${dir}`) as Error & { exitCode?: unknown };
+      wrapped.exitCode = e?.exitCode;
+      throw wrapped;
+    }
+  }
+
+  const points = [];
+  for (const p of plan.points) points.push({ num_transactions: p.num_transactions, fault_rate: p.fault_rate, data: await readRun(join(dir, p.folder)) });
+  const result = buildSweep(dir, plan.model ?? points[0]?.data.model ?? '(unknown model)', points);
+  if (flags.html) {
+    const { sweepPage } = await import('../report/html/sweep-page.js');
+    await withSink(fileSink(flags.html, '--html'), async (sink) => sink.write(sweepPage(result)));
+  }
+  process.stdout.write(flags.json ? JSON.stringify(result, null, 2) + '\n' : renderSweep(result));
+  if (flags.html && !flags.json) process.stdout.write(`HTML sweep written to ${flags.html}\n`);
+}
