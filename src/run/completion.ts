@@ -15,6 +15,8 @@ export interface Completion {
   text: string;
   finish_reason: string | null;
   usage: Usage | null;
+  /** True when the reply's rate-limit headers said a budget is used up: the run slows down. */
+  budget_spent?: boolean;
 }
 
 /** The endpoint answered 200 with something that is not a usable completion. */
