@@ -8,6 +8,7 @@ import { runPolicy, type PolicyName } from '../task/policies.js';
 import type { ChatMessage } from '../task/types.js';
 import { readCompletion, type Completion } from './completion.js';
 import { nodeFetch } from './http-fetch.js';
+import { budgetSpent } from './retry.js';
 
 /** Anything that turns a prompt into reply text; `signal` aborts the attempt. */
 export interface ModelClient {
@@ -87,8 +88,11 @@ export function httpClient(opts: HttpClientOptions): ModelClient {
   return {
     async complete(messages, signal) {
       const body = { ...fields, messages: messages as ChatMessage[], stream: false } as OpenAI.ChatCompletionCreateParamsNonStreaming;
-      const response: unknown = await sdk.chat.completions.create(body, { signal });
-      return readCompletion(response);
+      const { data, response } = await sdk.chat.completions.create(body, { signal }).withResponse();
+      const completion = readCompletion(data as unknown);
+      // A reply can say the budget is used up before any 429 does: the runner slows down.
+      if (budgetSpent(response.headers)) completion.budget_spent = true;
+      return completion;
     },
   };
 }
