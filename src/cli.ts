@@ -100,7 +100,9 @@ function buildProgram(): Command {
     .option('--api-key-var <VAR>', 'environment variable holding the API key (default OPENAI_API_KEY)')
     .option('--timeout <SECONDS>', 'bound on one episode, retries included (default 600)')
     .option('--request-timeout <SECONDS>', 'bound on one request (default 300)')
-    .option('--max-retries <K>', 'retries of 429s, 5xx, connection failures and timeouts, 0..100 (default 5)')
+    .option('--max-retries <K>', 'retries of 5xx, connection failures and timeouts, 0..100; 429s wait until --timeout (default 5)')
+    .option('--max-error-rate <R>', 'exit 3 when more than this share of rollouts errored, 0..1 (default 0.1)') // pace:
+    .option('--no-adapt', 'keep -c requests in flight even when rate limited (default: adapt)') // pace:
     .option('--output <DIR>', 'run folder (default runs/<UTC time>-<model>)')
     .option('--resume <DIR>', 'continue a run: only missing or errored rollouts, with its saved configuration')
     .option('--config <FILE>', 'TOML run configuration; flags override it')

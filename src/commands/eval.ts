@@ -3,11 +3,14 @@
  * saved run with --resume), checks them all, opens the run folder, runs every pending
  * (index, rollout) pair, and prints the summary tables (or JSON).
  *
- * Exit: 0 when the run completed (errored rollouts included), 1 when a refused key or an
- * unknown model stopped it, 2 for bad input, 130/143 when interrupted by SIGINT/SIGTERM.
+ * Exit: 0 when the run completed with errored rollouts at most --max-error-rate; 1 when the
+ * endpoint stopped it (refused key, unknown model, unreachable, every request refused); 2 for
+ * bad input; 3 when it finished with more errors than that, or with nothing completed;
+ * 130/143 when interrupted by SIGINT/SIGTERM.
  */
 import { ConfigError, FatalRunError } from '../errors.js';
 import { renderSummary } from '../report/tables.js';
+import { renderEvalHeader, renderEvalCost } from '../report/eval-header.js';
 import { isPolicyName } from '../task/policies.js';
 import { builtinClient, builtinPolicy, httpClient, type ModelClient } from '../run/client.js';
 import { loadConfigFile, type FileConfig } from '../run/config.js';
@@ -36,6 +39,11 @@ class InterruptedError extends Error {
   ) {
     super(message);
   }
+}
+
+/** Finished, but with more errored rollouts than --max-error-rate allows (or none completed). */
+class ErrorRateError extends Error {
+  readonly exitCode = 3;
 }
 
 /** `@FILE` (or `@ FILE`) positional words, as the original's `eval @ config.toml`. */
@@ -98,6 +106,8 @@ export async function evalCommand(words: string[], flags: EvalFlags & { json?: b
     concurrency: settings.concurrency,
     episodeTimeoutMs: settings.timeoutS * 1000,
     requestTimeoutMs: settings.requestTimeoutS * 1000,
+    adaptive: settings.adapt,
+    endpoint: info.base_url ?? 'the endpoint',
     sink: (record) => {
       store.append(record);
       builder.add(record);
@@ -128,6 +138,8 @@ export async function evalCommand(words: string[], flags: EvalFlags & { json?: b
     info.status = outcome.fatal ? 'failed' : signal ? 'interrupted' : 'complete';
     info.ended_at = new Date().toISOString();
     info.summary = summary;
+    info.max_error_rate = settings.maxErrorRate;
+    info.pace = outcome.pace;
     writeRunInfo(dir, info);
   } finally {
     // The folder stays ours until its final run.json is written: a resume started earlier
@@ -145,13 +157,20 @@ export async function evalCommand(words: string[], flags: EvalFlags & { json?: b
   if (flags.json) {
     process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
   } else {
-    process.stdout.write(`${renderSummary(summary, { title: `${settings.model} · ${dir}` })}\n`);
+    const elapsedS = (Date.parse(info.ended_at!) - started.getTime()) / 1000;
+    const header = renderEvalHeader({ dir, info, elapsedS, ranHere: pending, pace: outcome.pace });
+    process.stdout.write(`${header}\n${renderSummary(summary)}${renderEvalCost(summary, settings.prices)}`);
   }
   process.stderr.write(`bas: results in ${dir}\n`);
-  // Errored rollouts are data (exit 0), but a run in which none completed measured nothing:
-  // most likely a wrong --base-url or an endpoint that is down. Say so plainly.
-  if (summary.counts.completed === 0 && summary.counts.errored > 0) {
-    const types = Object.entries(summary.counts.errors_by_type).map(([t, c]) => `${c} ${t}`).join(', ');
-    process.stderr.write(`bas: warning: no rollout completed (${types}): check --base-url and that the endpoint is up; bas eval --resume ${dir} re-runs them\n`);
+  const { completed, errored, rollouts } = summary.counts;
+  const top = summary.errors[0];
+  const why = top?.messages[0] ? `; commonest: ${top.type}, "${top.messages[0].example}"` : '';
+  if (completed === 0 && errored > 0) {
+    throw new ErrorRateError(`no rollout completed (${errored} errored${why}); bas eval --resume ${dir} re-runs them once the cause is fixed`);
+  }
+  if (rollouts > 0 && errored / rollouts > settings.maxErrorRate) {
+    throw new ErrorRateError(
+      `${errored} of ${rollouts} rollouts errored, more than --max-error-rate ${settings.maxErrorRate} allows${why}; bas eval --resume ${dir} re-runs them`,
+    );
   }
 }

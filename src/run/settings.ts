@@ -38,6 +38,8 @@ export interface EvalFlags {
   shard?: string;
   priceIn?: string;
   priceOut?: string;
+  maxErrorRate?: string; // pace:
+  adapt?: boolean; // pace: false with --no-adapt
 }
 
 /** Everything a run needs, checked. */
@@ -59,6 +61,10 @@ export interface EvalSettings {
   shard: Shard | null;
   /** USD per million tokens, recorded for `bas report`'s cost; null when not given. */
   prices: { in: number | null; out: number | null };
+  /** pace: above this share of errored rollouts a finished run exits 3. */
+  maxErrorRate: number;
+  /** pace: adapt the requests in flight to rate limits (off with --no-adapt). */
+  adapt: boolean;
 }
 
 /** What a saved run.json contributes on --resume (see store.ts for the whole file). */
@@ -78,7 +84,7 @@ export interface SavedSettings {
   prices: { in: number | null; out: number | null };
 }
 
-export const DEFAULTS = { n: 10, rollouts: 1, concurrency: 8, timeout_s: 600, request_timeout_s: 300, max_retries: 5 };
+export const DEFAULTS = { n: 10, rollouts: 1, concurrency: 8, timeout_s: 600, request_timeout_s: 300, max_retries: 5, max_error_rate: 0.1 }; // pace: max_error_rate
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 export const REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
 /** Request fields that --sampling may not set: the runner owns them. */
@@ -242,6 +248,8 @@ export function resolveSettings(
       in: priceInP ? parseNumberInRange(priceInP.value, priceInP.name, 0, 1e6) : (saved?.prices.in ?? null),
       out: priceOutP ? parseNumberInRange(priceOutP.value, priceOutP.name, 0, 1e6) : (saved?.prices.out ?? null),
     },
+    maxErrorRate: flags.maxErrorRate === undefined ? DEFAULTS.max_error_rate : parseNumberInRange(flags.maxErrorRate, '--max-error-rate', 0, 1), // pace:
+    adapt: flags.adapt !== false, // pace:
   };
   if (settings.model === '') {
     throw new ConfigError('-m/--model is required: a model id such as openai/gpt-5-mini, or builtin:oracle (no key, no network)');
