@@ -114,7 +114,7 @@ export async function evalCommand(words: string[], flags: EvalFlags & { json?: b
       collect();
     },
   });
-  const finishProgress = settings.progress ? attachProgress(runner, { total, already: total - pending, stream: process.stderr }) : () => {};
+  const finishProgress = settings.progress ? attachProgress(runner, { total, already: total - pending, stream: process.stderr, concurrency: settings.concurrency }) : () => {};
 
   let signal: NodeJS.Signals | null = null;
   const onSignal = (sig: NodeJS.Signals): void => {
