@@ -10,6 +10,7 @@ const SECTIONS = [
   ['task', 'task.mjs', 'benchTask', 'The benchmark: generation, validation, start-up'],
   ['eval', 'eval.mjs', 'benchEval', 'bas eval against bas serve over loopback HTTP'],
   ['report', 'report.mjs', 'benchReport', 'bas report on a large run'],
+  ['pace', 'pace.mjs', 'benchPace', 'bas eval against a rate-limited bas serve (rate limits as a pace)'],
 ];
 
 function show(value) {
