@@ -50,7 +50,7 @@ export function renderSummary(s: Summary, opts: { title?: string } = {}): string
   if (s.counts.replaced) counts.push(['lines superseded by a later retry', fmtInt(s.counts.replaced)]);
   if (s.truncated) counts.push(['cut by the token limit (finish_reason "length")', fmtInt(s.truncated)]);
   parts.push(counts.toString());
-  if (s.errors.length) parts.push(renderErrors(s));
+  if (s.errors?.length) parts.push(renderErrors(s));
 
   const scores = plainTable(['score', 'mean', 'stderr', '95% CI', 'n']);
   scores.push(estimateRow('reward', s.reward));

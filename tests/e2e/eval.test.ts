@@ -233,6 +233,7 @@ describe('bas eval without a server', () => {
     [['-m', 'x', '--timeout', '-1'], /--timeout/],
     [['-m', 'x', '--num-transactions', '3'], /--num-transactions must be an integer from 4 to 10000/],
     [['-m', 'x', '--sampling', 'nope'], /--sampling must be a JSON object/],
+    [['-m', 'x', '--max-error-rate', '2'], /--max-error-rate must be a number from 0 to 1/],
     [['-m', 'x', '--base-url', 'localhost'], /--base-url must be an http\(s\) URL/],
     [['-m', 'openai/gpt-5-mini'], /OPENAI_API_KEY is not set/],
     [['-m', 'builtin:genius'], /unknown built-in model/],
@@ -254,6 +255,7 @@ describe('bas eval without a server', () => {
     [['--error-rate', '1.5'], /--error-rate/],
     [['--policy', 'genius'], /--policy must be one of/],
     [['--error-rate', '0.6', '--hang-rate', '0.6'], /at most 1/],
+    [['--rate-limit', 'fast'], /--rate-limit must be a number/],
   ])('bas serve %j exits 2 with one line', async (args, message) => {
     const r = await bas(['serve', ...args]);
     expect(r.code).toBe(2);
