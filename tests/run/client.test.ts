@@ -70,3 +70,33 @@ describe('readCompletion: reasoning', () => {
     expect(() => readCompletion(reply({ content: '', [field]: 'x' }, 'length'))).toThrow(/token limit ran out while it was reasoning/);
   });
 });
+
+describe('httpClient: rate-limit headers on a reply', () => {
+  it.each([
+    [{ 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-reset-requests': '1s' }, true],
+    [{ 'x-ratelimit-remaining-requests': '12' }, undefined],
+    [{}, undefined],
+  ])('headers %j: budget_spent %s', async (headers, spent) => {
+    const { createServer } = await import('node:http');
+    const { httpClient } = await import('../../src/run/client.js');
+    const body = JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }] });
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json', ...headers });
+        res.end(body);
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const port = (server.address() as { port: number }).port;
+      const client = httpClient({ model: 'm', baseURL: `http://127.0.0.1:${port}/v1`, apiKey: 'k', sampling: { temperature: null, max_tokens: null, reasoning_effort: null, extra: {} }, requestTimeoutMs: 5000 });
+      const c = await client.complete([{ role: 'user', content: 'x' }], new AbortController().signal);
+      expect(c.text).toBe('hi');
+      expect(c.budget_spent).toBe(spent);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
+});
