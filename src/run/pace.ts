@@ -45,6 +45,8 @@ export interface PaceOptions {
 
 /** How many changes run.json keeps (half from the start, half the latest). */
 const HISTORY_CAP = 64;
+/** Reply times kept for the estimate (more than any window at -c 4096 needs is not useful). */
+const REPLIES_KEPT = 8192;
 /** Fewest replies in the window for the rate estimate to be trusted. */
 const MIN_SAMPLES = 4;
 
@@ -98,7 +100,8 @@ export class Pace {
    */
   acquire(signal: AbortSignal, retry = false): Promise<Ticket | null> {
     if (signal.aborted) return Promise.resolve(null);
-    if (this.inFlight < this.current && this.retries.length + this.fresh.length === 0) return Promise.resolve(this.take());
+    const now = this.tryAcquire();
+    if (now) return Promise.resolve(now);
     return new Promise((resolve) => {
       const queue = retry ? this.retries : this.fresh;
       const onAbort = (): void => {
@@ -112,6 +115,11 @@ export class Pace {
     });
   }
 
+  /** A slot at once when one is free and nobody waits for one, else null (no waiting). */
+  tryAcquire(): Ticket | null {
+    return this.inFlight < this.current && this.retries.length + this.fresh.length === 0 ? this.take() : null;
+  }
+
   /** Gives the slot back and learns from how the attempt ended. */
   release(ticket: Ticket, outcome: AttemptOutcome): void {
     const now = this.now();
@@ -119,6 +127,8 @@ export class Pace {
     this.inFlight--;
     if (outcome === 'ok' || outcome === 'spent') {
       this.replies.push(now);
+      // Only the last window matters to the estimate; keep the list short in a long run.
+      if (this.replies.length > 4 * REPLIES_KEPT) this.replies.splice(0, this.replies.length - REPLIES_KEPT);
       const took = now - ticket.startedAt;
       this.latencyMs = this.latencyMs === null ? took : 0.8 * this.latencyMs + 0.2 * took;
     }

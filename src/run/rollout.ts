@@ -41,7 +41,8 @@ export async function runEpisode(messages: readonly ChatMessage[], o: EpisodeOpt
   let failures = 0;
   let waits = 0;
   for (let attempt = 1; ; attempt++) {
-    const ticket = o.pace ? await slot(o.pace, o.stop, attempt > 1, deadline) : null;
+    // A free slot is taken at once; only a run held back by its limit waits for one.
+    const ticket = o.pace ? (o.pace.tryAcquire() ?? (await slot(o.pace, o.stop, attempt > 1, deadline))) : null;
     if (o.stop.aborted) return { kind: 'aborted' };
     const remaining = deadline - Date.now();
     if (remaining <= 0) {
