@@ -4,7 +4,9 @@
  * limit, and replies that come back while the limit is what holds requests back raise it
  * again, one step per `limit` of them (additive increase, multiplicative decrease, as TCP
  * does with its window). Every attempt passes through the gate, retries first, so a rollout
- * waiting out a Retry-After holds no slot.
+ * waiting out a Retry-After holds no slot. A 429's Retry-After also closes the gate until
+ * then: the server said when it takes requests again, and that holds for every request, not
+ * only the refused one (else each freed slot would go straight to another refusal).
  */
 
 /** One change of the limit, for run.json. */
@@ -47,6 +49,8 @@ export interface PaceOptions {
 const HISTORY_CAP = 64;
 /** Reply times kept for the estimate (more than any window at -c 4096 needs is not useful). */
 const REPLIES_KEPT = 8192;
+/** Longest the gate stays closed on one Retry-After; the episode deadline bounds the rest. */
+const MAX_PAUSE_MS = 60_000;
 /** Fewest replies in the window for the rate estimate to be trusted. */
 const MIN_SAMPLES = 4;
 
@@ -71,6 +75,9 @@ export class Pace {
   private readonly fresh: Waiter[] = [];
   private readonly history: PaceChange[] = [];
   private dropped = 0;
+  /** No request is admitted before this time (a 429's Retry-After). */
+  private pausedUntil = 0;
+  private pauseTimer: NodeJS.Timeout | null = null;
   private readonly now: () => number;
   private readonly started: number;
   /** Told about every change of the limit. */
@@ -117,11 +124,14 @@ export class Pace {
 
   /** A slot at once when one is free and nobody waits for one, else null (no waiting). */
   tryAcquire(): Ticket | null {
-    return this.inFlight < this.current && this.retries.length + this.fresh.length === 0 ? this.take() : null;
+    return this.inFlight < this.current && this.retries.length + this.fresh.length === 0 && this.now() >= this.pausedUntil ? this.take() : null;
   }
 
-  /** Gives the slot back and learns from how the attempt ended. */
-  release(ticket: Ticket, outcome: AttemptOutcome): void {
+  /**
+   * Gives the slot back and learns from how the attempt ended; `retryAfterMs` is the wait a
+   * 429 asked for, if it named one.
+   */
+  release(ticket: Ticket, outcome: AttemptOutcome, retryAfterMs: number | null = null): void {
     const now = this.now();
     const binding = this.inFlight >= this.current;
     this.inFlight--;
@@ -136,8 +146,24 @@ export class Pace {
       if (outcome === 'limited' && ticket.epoch === this.epoch) this.decrease(now, this.estimate(now));
       else if (outcome === 'spent' && ticket.epoch === this.epoch) this.decrease(now, this.current - 1);
       else if (outcome === 'ok' && binding && now - this.lastDecrease >= this.holdMs()) this.increase(now);
+      if (outcome === 'limited' && retryAfterMs !== null && retryAfterMs > 0) this.pause(now + Math.min(retryAfterMs, MAX_PAUSE_MS));
     }
     this.admit();
+  }
+
+  /** Admits nobody before `until`, then wakes the waiters. */
+  private pause(until: number): void {
+    if (until <= this.pausedUntil) return;
+    this.pausedUntil = until;
+    if (this.pauseTimer) clearTimeout(this.pauseTimer);
+    this.pauseTimer = setTimeout(() => {
+      // A timer may fire a millisecond before the clock says it is due: the pause ends now.
+      this.pauseTimer = null;
+      this.pausedUntil = 0;
+      this.admit();
+    }, until - this.now());
+    // A paused gate alone must not keep the process alive: whoever waits holds timers of its own.
+    this.pauseTimer.unref();
   }
 
   /** What run.json keeps. */
@@ -151,6 +177,7 @@ export class Pace {
   }
 
   private admit(): void {
+    if (this.now() < this.pausedUntil) return;
     while (this.inFlight < this.current) {
       const w = this.retries.shift() ?? this.fresh.shift();
       if (!w) return;

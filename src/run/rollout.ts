@@ -76,7 +76,8 @@ export async function runEpisode(messages: readonly ChatMessage[], o: EpisodeOpt
     } finally {
       clearTimeout(timer);
       o.stop.removeEventListener('abort', onStop);
-      if (ticket) o.pace!.release(ticket, outcome);
+      // failure is unassigned only when the attempt returned a reply.
+      if (ticket) o.pace!.release(ticket, outcome, outcome === 'limited' ? failure!.retryAfterMs : null);
     }
     o.onAttempt?.(failure);
     if (failure.fatal) return failed(failure, attempt, start);

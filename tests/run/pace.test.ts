@@ -129,4 +129,18 @@ describe('Pace', () => {
     ac.abort();
     expect(await p).toBeNull();
   });
+
+  it('a 429 that names a wait closes the gate until then, for every request', async () => {
+    const { pace, clock } = paced(8);
+    const t = (await pace.acquire(never))!;
+    pace.release(t, 'limited', 30);
+    expect(pace.tryAcquire()).toBeNull();
+    let admitted = false;
+    const waiting = pace.acquire(never).then((x) => (admitted = x !== null));
+    await new Promise((r) => setTimeout(r, 5));
+    expect(admitted).toBe(false);
+    clock.t += 30;
+    await waiting;
+    expect(admitted).toBe(true);
+  });
 });

@@ -143,8 +143,9 @@ describe('serve --rate-limit', () => {
   });
 
   it('answers 429 with Retry-After and rate-limit headers when the bucket is empty, and the runner paces itself to it', async () => {
-    // A rate the client passes easily even on a busy machine.
-    server = await startServer({ ...base, rateLimitRps: 20, latencyMs: 40 });
+    // A rate the client passes easily even on a busy machine, with room for 4 requests in
+    // flight (20/s × 0.2 s): below one, a limit on requests in flight cannot pace at all.
+    server = await startServer({ ...base, rateLimitRps: 20, latencyMs: 200 });
     const client = httpClient({ model: 'm', baseURL: server.url, apiKey: 'k', sampling, requestTimeoutMs: 5000 });
     const records: RolloutRecord[] = [];
     const r = new Runner({ taskConfig: DEFAULT_TASK_CONFIG, model: 'm', client, policy: DEFAULT_RETRY_POLICY, concurrency: 32, episodeTimeoutMs: 30_000, requestTimeoutMs: 5000, sink: (x) => records.push(x) });
