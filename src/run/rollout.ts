@@ -43,7 +43,10 @@ export async function runEpisode(messages: readonly ChatMessage[], o: EpisodeOpt
   for (let attempt = 1; ; attempt++) {
     // A free slot is taken at once; only a run held back by its limit waits for one.
     const ticket = o.pace ? (o.pace.tryAcquire() ?? (await slot(o.pace, o.stop, attempt > 1, deadline))) : null;
-    if (o.stop.aborted) return { kind: 'aborted' };
+    if (o.stop.aborted) {
+      if (ticket) o.pace!.release(ticket, 'other');
+      return { kind: 'aborted' };
+    }
     const remaining = deadline - Date.now();
     if (remaining <= 0) {
       if (ticket) o.pace!.release(ticket, 'other');
