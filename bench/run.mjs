@@ -11,6 +11,7 @@ const SECTIONS = [
   ['eval', 'eval.mjs', 'benchEval', 'bas eval against bas serve over loopback HTTP'],
   ['report', 'report.mjs', 'benchReport', 'bas report on a large run'],
   ['hostile', 'hostile.mjs', 'benchHostile', 'Grading hostile ~1 MB replies'],
+  ['pace', 'pace.mjs', 'benchPace', 'bas eval against a rate-limited bas serve (rate limits as a pace)'],
 ];
 
 function show(value) {

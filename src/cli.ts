@@ -147,6 +147,7 @@ function buildProgram(): Command {
     .option('--retry-after <SECONDS>', 'the Retry-After sent with a 429 or 500 (default 1)')
     .option('--hang-rate <P>', 'share of requests never answered (default 0)')
     .option('--malformed-rate <P>', 'share answered 200 with a malformed body (default 0)')
+    .option('--rate-limit <RPS>', 'admit at most RPS requests a second (a token bucket); the rest get 429 with Retry-After (default: no limit)')
     .option('--seed <S>', 'seed of the fault draws (default 1)')
     .option('--api-key <KEY>', 'require this bearer key (default: accept any)')
     .option('--models <IDS>', 'comma-separated model ids served; others get 404 model_not_found (default: any)')

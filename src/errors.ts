@@ -21,6 +21,23 @@ export class FatalRunError extends Error {
   }
 }
 
+/** A run that finished with more errored rollouts than `--max-error-rate` allows, or none completed. Exit code 3. */
+export class ErrorRateError extends Error {
+  override name = 'ErrorRateError';
+  readonly exitCode = 3;
+}
+
+/** A run ended by a signal or a closed output pipe; the exit code is 128 + the signal's number, as a shell gives. */
+export class InterruptedError extends Error {
+  override name = 'InterruptedError';
+  constructor(
+    message: string,
+    readonly exitCode: number,
+  ) {
+    super(message);
+  }
+}
+
 /** What a system error code means, in words a user can act on. */
 const SYSTEM_ERROR_WORDS: Readonly<Record<string, string>> = Object.freeze({
   ENOSPC: 'no space left on device',

@@ -3,13 +3,15 @@
  * saved run with --resume), checks them all, opens the run folder, runs every pending
  * (index, rollout) pair, and prints the summary tables (or JSON).
  *
- * Exit: 0 when the run completed (errored rollouts included) or --resume found nothing left,
- * 1 when a refused key or an unknown model stopped it or --check failed, 2 for bad input,
- * 130/143 when interrupted by SIGINT/SIGTERM, 141 when the reader of its output went away (a
- * closed pipe, as a shell reports SIGPIPE).
+ * Exit: 0 when the run completed with errored rollouts at most --max-error-rate, or --resume
+ * found nothing left; 1 when the endpoint stopped it (refused key, unknown model, unreachable,
+ * every request refused) or --check failed; 2 for bad input; 3 when it finished with more
+ * errors than that, or with nothing completed; 130/143 when interrupted by SIGINT/SIGTERM;
+ * 141 when the reader of its output went away (a closed pipe, as a shell reports SIGPIPE).
  */
-import { ConfigError, FatalRunError } from '../errors.js';
+import { ConfigError, ErrorRateError, FatalRunError, InterruptedError } from '../errors.js';
 import { renderSummary } from '../report/tables.js';
+import { renderEvalHeader, renderEvalCost } from '../report/eval-header.js';
 import { isPolicyName } from '../task/policies.js';
 import { builtinClient, builtinPolicy, httpClient, type ModelClient } from '../run/client.js';
 import { configPathFrom, loadConfigFile, type FileConfig } from '../run/config.js';
@@ -32,16 +34,6 @@ import { apiKeyFor, resolveSettings, type EvalFlags, type EvalSettings } from '.
 import { writeRunInfo, type RunInfo } from '../runfile/run-info.js';
 import { onOutputClosed } from '../io/output.js';
 import { shardSize } from '../runfile/shard.js';
-
-/** Ended by a signal; the CLI exits with 128 + the signal's number, as a shell would. */
-class InterruptedError extends Error {
-  constructor(
-    message: string,
-    readonly exitCode: number,
-  ) {
-    super(message);
-  }
-}
 
 function makeClient(s: EvalSettings, env: NodeJS.ProcessEnv): ModelClient {
   const policy = builtinPolicy(s.model);
@@ -94,13 +86,15 @@ export async function evalCommand(words: string[], flags: EvalFlags & { json?: b
     concurrency: settings.concurrency,
     episodeTimeoutMs: settings.timeoutS * 1000,
     requestTimeoutMs: settings.requestTimeoutS * 1000,
+    adaptive: settings.adapt,
+    endpoint: info.base_url ?? 'the endpoint',
     sink: (record) => {
       store.append(record);
       builder.add(record);
       collect();
     },
   });
-  const finishProgress = settings.progress ? attachProgress(runner, { total, already: total - pending, stream: process.stderr }) : () => {};
+  const finishProgress = settings.progress ? attachProgress(runner, { total, already: total - pending, stream: process.stderr, concurrency: settings.concurrency }) : () => {};
 
   let signal: NodeJS.Signals | null = null;
   const onSignal = (sig: NodeJS.Signals): void => {
@@ -128,6 +122,7 @@ export async function evalCommand(words: string[], flags: EvalFlags & { json?: b
     info.status = outcome.fatal ? 'failed' : signal ? 'interrupted' : 'complete';
     info.ended_at = new Date().toISOString();
     info.summary = summary;
+    info.pace = outcome.pace;
     writeRunInfo(dir, info);
   } finally {
     // The folder stays ours until its final run.json is written: a resume started earlier
@@ -150,13 +145,20 @@ export async function evalCommand(words: string[], flags: EvalFlags & { json?: b
   if (flags.json) {
     process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
   } else {
-    process.stdout.write(`${renderSummary(summary, { title: `${settings.model} · ${dir}` })}\n`);
+    const elapsedS = (Date.parse(info.ended_at!) - started.getTime()) / 1000;
+    const header = renderEvalHeader({ dir, info, elapsedS, ranHere: pending, pace: outcome.pace });
+    process.stdout.write(`${header}\n${renderSummary(summary)}${renderEvalCost(summary, settings.prices)}`);
   }
   process.stderr.write(`bas: results in ${dir}\n`);
-  // Errored rollouts are data (exit 0), but a run in which none completed measured nothing:
-  // most likely a wrong --base-url or an endpoint that is down. Say so plainly.
-  if (summary.counts.completed === 0 && summary.counts.errored > 0) {
-    const types = Object.entries(summary.counts.errors_by_type).map(([t, c]) => `${c} ${t}`).join(', ');
-    process.stderr.write(`bas: warning: no rollout completed (${types}): check --base-url and that the endpoint is up; bas eval --resume ${dir} re-runs them\n`);
+  const { completed, errored, rollouts } = summary.counts;
+  const top = summary.errors[0];
+  const why = top?.messages[0] ? `; commonest: ${top.type}, "${top.messages[0].example}"` : '';
+  if (completed === 0 && errored > 0) {
+    throw new ErrorRateError(`no rollout completed (${errored} errored${why}); bas eval --resume ${dir} re-runs them once the cause is fixed`);
+  }
+  if (rollouts > 0 && errored / rollouts > settings.maxErrorRate) {
+    throw new ErrorRateError(
+      `${errored} of ${rollouts} rollouts errored, more than --max-error-rate ${settings.maxErrorRate} allows${why}; bas eval --resume ${dir} re-runs them`,
+    );
   }
 }

@@ -17,6 +17,7 @@ export interface ServeFlags {
   retryAfter?: string;
   hangRate?: string;
   malformedRate?: string;
+  rateLimit?: string;
   seed?: string;
   apiKey?: string;
   models?: string;
@@ -37,6 +38,7 @@ export function serveOptions(f: ServeFlags): ServeOptions {
     retryAfterS: f.retryAfter === undefined ? 1 : parseNumberInRange(f.retryAfter, '--retry-after', 0, 3600),
     hangRate: rate(f.hangRate, '--hang-rate'),
     malformedRate: rate(f.malformedRate, '--malformed-rate'),
+    rateLimitRps: f.rateLimit === undefined ? 0 : parseNumberInRange(f.rateLimit, '--rate-limit', 0, 1_000_000),
     seed: f.seed === undefined ? 1 : parseCount(f.seed, '--seed', 0, 2 ** 32 - 1),
     apiKey: f.apiKey === undefined ? null : f.apiKey,
     models: f.models === undefined ? null : f.models.split(',').map((m) => m.trim()).filter(Boolean),
@@ -65,6 +67,7 @@ export async function serve(flags: ServeFlags): Promise<void> {
     o.rateLimitRate && `429s ${o.rateLimitRate}`,
     o.hangRate && `hangs ${o.hangRate}`,
     o.malformedRate && `malformed ${o.malformedRate}`,
+    o.rateLimitRps && `at most ${o.rateLimitRps} requests/s`,
   ].filter(Boolean);
   process.stdout.write(
     `bas serve: listening on ${server.url} (policy ${o.policy}, latency ${o.latencyMs} ms${faults.length ? `, faults: ${faults.join(', ')}` : ''}${o.apiKey ? ', key required' : ''})\n`,
@@ -75,5 +78,5 @@ export async function serve(flags: ServeFlags): Promise<void> {
   });
   await server.close();
   const s = server.stats;
-  process.stderr.write(`bas serve: ${s.requests} requests, ${s.ok} answered, ${s.errors} 500s, ${s.rateLimited} 429s, ${s.hung} hung, ${s.malformed} malformed, ${s.unauthorized} refused\n`);
+  process.stderr.write(`bas serve: ${s.requests} requests, ${s.ok} answered, ${s.errors} 500s, ${s.rateLimited} 429s, ${s.hung} hung, ${s.malformed} malformed, ${s.throttled} over the rate limit, ${s.unauthorized} refused\n`);
 }

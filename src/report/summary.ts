@@ -10,9 +10,11 @@
 import { BAS_LABELS, FAULT_CODES, type BasLabel, type FaultCode, type Scores } from '../task/types.js';
 import { pairKey, type PairKey, type RolloutRecord } from '../runfile/record.js';
 import { histogram, passAtKRows, pooledFaults, type HistogramBin, type PassAtKRow, type PooledFaults } from './aggregate.js';
+import { ErrorMessages, type ErrorDigest } from './error-digest.js';
 import { estimate, percentileSorted, type Estimate, type Scale } from './stats.js';
 
 export type { RolloutRecord } from '../runfile/record.js';
+export type { ErrorDigest } from './error-digest.js';
 
 export interface CodeBreakdown {
   tp: number;
@@ -38,8 +40,13 @@ export interface Summary {
     max_rollouts: number;
     completed: number;
     errored: number;
+    /** Errored rollouts per type (an object without a prototype: a type is outside text). */
     errors_by_type: Record<string, number>;
   };
+  /** Per error type, most frequent first: the commonest messages with a count and one example. */
+  errors: ErrorDigest[];
+  /** Completed rollouts whose reply was cut by the token limit (`finish_reason: "length"`). */
+  truncated: number;
   /** Over completed rollouts. */
   reward: Estimate;
   /** Over all rollouts, an errored one counting 0. */
@@ -54,7 +61,16 @@ export interface Summary {
   /** The fault breakdown over all codes together (see `PooledFaults`). */
   faults_pooled: PooledFaults;
   /** Summed over every rollout that reported usage, errored ones included (they were paid for). */
-  tokens: { prompt: number; completion: number; total: number; rollouts_with_usage: number };
+  tokens: {
+    prompt: number;
+    completion: number;
+    total: number;
+    /** Part of the completion tokens spent reasoning, where the endpoint reports it. */
+    reasoning: number;
+    rollouts_with_usage: number;
+    /** Token counts left out because they were negative, fractional or absurd. */
+    ignored: number;
+  };
   /** Over completed rollouts that recorded a latency. */
   latency_ms: { n: number; mean: number | null; p50: number | null; p95: number | null };
   /** Empty unless some task has more than one rollout. */
@@ -62,6 +78,9 @@ export interface Summary {
   /** Completed rewards in ten bins of width 0.1; the last bin includes 1.0. */
   reward_histogram: HistogramBin[];
 }
+
+/** A reply's token count above this is not a count but a fault of the endpoint. */
+const MAX_TOKENS = 100_000_000;
 
 const METRIC_NAMES = ['bas_label_accuracy', 'fault_precision', 'fault_recall', 'num_flagged', 'parsed'] as const;
 /** What each metric's values can be: all lie in [0, 1] but the count of claims. */
@@ -84,15 +103,22 @@ const C_METRIC = 6; // 5 columns
 const C_LABEL = C_METRIC + METRIC_NAMES.length; // 4 columns
 const C_CODE = C_LABEL + BAS_LABELS.length; // 3 per code: tp, fp, fn
 const C_UNKNOWN = C_CODE + 3 * FAULT_CODES.length;
-const C_TOK = C_UNKNOWN + 1; // prompt, completion, total
-const C_LAT = C_TOK + 3;
-const C_SEQ = C_LAT + 1;
+const C_TOK = C_UNKNOWN + 1; // prompt, completion, total, reasoning
+const C_LAT = C_TOK + 4;
+const C_MSG = C_LAT + 1; // id into messages, NaN when not kept
+const C_TRUNC = C_MSG + 1; // 1 when finish_reason was "length"
+const C_SEQ = C_TRUNC + 1;
 const NCOL = C_SEQ + 1;
 const CHUNK_BITS = 12; // 4,096 slots (about 1.2 MB) per chunk
 const CHUNK_MASK = (1 << CHUNK_BITS) - 1;
 
 function num(v: unknown): number {
   return typeof v === 'number' && Number.isFinite(v) ? v : Number.NaN;
+}
+
+/** A token count as recorded, or NaN: only whole numbers from 0 to MAX_TOKENS count. */
+function tokenCount(v: unknown): number {
+  return typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= MAX_TOKENS ? v : Number.NaN;
 }
 
 /** Builds a `Summary` from records streamed one at a time. */
@@ -104,6 +130,8 @@ export class SummaryBuilder {
   private replaced = 0;
   private readonly slots = new Map<PairKey, number>();
   private readonly errorTypes: string[] = [];
+  private readonly messages = new ErrorMessages();
+  private ignoredTokens = 0;
 
   private get(s: number, c: number): number {
     return this.chunks[s >>> CHUNK_BITS]![(s & CHUNK_MASK) * NCOL + c]!;
@@ -129,15 +157,22 @@ export class SummaryBuilder {
     d[o + C_ROLLOUT] = rollout;
     d[o + C_SEQ] = seq;
     d[o + C_LAT] = num(r.latency_ms);
-    d[o + C_TOK] = num(r.usage?.prompt_tokens);
-    d[o + C_TOK + 1] = num(r.usage?.completion_tokens);
-    d[o + C_TOK + 2] = num(r.usage?.total_tokens);
+    const u = r.usage;
+    if (u) {
+      const counts = [u.prompt_tokens, u.completion_tokens, u.total_tokens, u.reasoning_tokens];
+      counts.forEach((v, i) => {
+        d[o + C_TOK + i] = tokenCount(v);
+        if (v != null && Number.isNaN(d[o + C_TOK + i]!)) this.ignoredTokens++;
+      });
+    }
     if (r.error) {
       let id = this.errorTypes.indexOf(r.error.type);
       if (id < 0) id = this.errorTypes.push(r.error.type) - 1;
       d[o + C_ERR] = id;
+      d[o + C_MSG] = this.messages.id(r.error.type, typeof r.error.message === 'string' ? r.error.message : '');
       return;
     }
+    d[o + C_TRUNC] = r.finish_reason === 'length' ? 1 : 0;
     d[o + C_ERR] = -1;
     d[o + C_REWARD] = num(r.reward);
     d[o + C_BAS] = num(r.rewards?.bas_correct);
@@ -154,6 +189,16 @@ export class SummaryBuilder {
       });
       d[o + C_UNKNOWN] = num(detail.unknown_codes);
     }
+  }
+
+  /** Per error type, the commonest messages among the winning lines. */
+  private digests(): ErrorDigest[] {
+    const errored: Array<{ type: string; message: number }> = [];
+    for (let s = 0; s < this.size; s++) {
+      const err = this.get(s, C_ERR);
+      if (err !== -1) errored.push({ type: this.errorTypes[err]!, message: this.get(s, C_MSG) });
+    }
+    return this.messages.digest(errored);
   }
 
   /** The `seq` of every winning line, ascending. */
@@ -232,7 +277,8 @@ export class SummaryBuilder {
   /** The summary of everything added so far. */
   result(): Summary {
     const done = new Uint8Array(this.size);
-    const errorsByType: Record<string, number> = {};
+    // Error types come from files: `constructor` or `__proto__` must be a key like any other.
+    const errorsByType: Record<string, number> = Object.create(null) as Record<string, number>;
     const tasks = new Map<number, { n: number; c: number }>();
     const zero = new Float64Array(this.size);
     const zeroGroups = new Float64Array(this.size);
@@ -282,6 +328,7 @@ export class SummaryBuilder {
     const lat = this.column(C_LAT, done).xs.slice().sort();
     const usage = sum(C_TOK + 2);
     const promptTokens = sum(C_TOK);
+    const truncated = sum(C_TRUNC, done).total;
     return {
       counts: {
         lines: this.lines,
@@ -293,6 +340,8 @@ export class SummaryBuilder {
         errored: this.size - completed,
         errors_by_type: errorsByType,
       },
+      errors: this.digests(),
+      truncated,
       reward: completedEstimate(C_REWARD),
       reward_errors_as_zero: estimate(zero, clustered ? zeroGroups : undefined, 'unit'),
       rewards: { bas_correct: completedEstimate(C_BAS), fault_audit: completedEstimate(C_AUDIT) },
@@ -305,7 +354,9 @@ export class SummaryBuilder {
         prompt: promptTokens.total,
         completion: sum(C_TOK + 1).total,
         total: usage.total,
+        reasoning: sum(C_TOK + 3).total,
         rollouts_with_usage: Math.max(usage.n, promptTokens.n),
+        ignored: this.ignoredTokens,
       },
       latency_ms: {
         n: lat.length,

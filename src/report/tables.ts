@@ -68,7 +68,9 @@ export function renderSummary(s: Summary, opts: { title?: string } = {}): string
   counts.push(['errored', fmtInt(s.counts.errored)]);
   for (const [type, n] of Object.entries(s.counts.errors_by_type).sort()) counts.push([`  ${type}`, fmtInt(n)]);
   if (s.counts.replaced) counts.push(['lines superseded by a later retry', fmtInt(s.counts.replaced)]);
+  if (s.truncated) counts.push(['cut by the token limit (finish_reason "length")', fmtInt(s.truncated)]);
   parts.push(counts.toString());
+  if (s.errors?.length) parts.push(renderErrors(s));
 
   const scores = plainTable(['score', 'mean', 'stderr', '95% CI', 'n', 'interval'], ['left', 'right', 'right', 'right', 'right', 'left']);
   scores.push(estimateRow('reward', s.reward));
@@ -105,9 +107,28 @@ export function renderSummary(s: Summary, opts: { title?: string } = {}): string
   usage.push(['prompt tokens', fmtInt(s.tokens.prompt)]);
   usage.push(['completion tokens', fmtInt(s.tokens.completion)]);
   usage.push(['total tokens', fmtInt(s.tokens.total)]);
+  if (s.tokens.reasoning) usage.push(['  of which reasoning', fmtInt(s.tokens.reasoning)]);
   usage.push(['latency p50 (s)', fmt(s.latency_ms.p50 === null ? null : s.latency_ms.p50 / 1000, 2)]);
   usage.push(['latency p95 (s)', fmt(s.latency_ms.p95 === null ? null : s.latency_ms.p95 / 1000, 2)]);
   parts.push(usage.toString());
+  if (s.tokens.ignored) parts.push(`(${fmtInt(s.tokens.ignored)} token counts were negative, fractional or absurd and are left out of the sums)`);
 
   return parts.join('\n') + '\n';
+}
+
+/** Width of an example message in the text summary (JSON keeps the whole of it). */
+const EXAMPLE_WIDTH = 68;
+
+/** The commonest error messages per type, as indented lines that fit 80 columns. */
+export function renderErrors(s: Summary): string {
+  const lines = ['why rollouts errored (commonest messages per type)'];
+  for (const d of s.errors) {
+    lines.push(`  ${d.type}: ${fmtInt(d.count)}`);
+    for (const m of d.messages) {
+      const text = m.example.length > EXAMPLE_WIDTH ? `${m.example.slice(0, EXAMPLE_WIDTH - 1)}…` : m.example;
+      lines.push(`    ${fmtInt(m.count).padStart(5)}  ${text}`);
+    }
+    if (d.other) lines.push(`    ${fmtInt(d.other).padStart(5)}  (other messages)`);
+  }
+  return lines.join('\n');
 }

@@ -69,8 +69,10 @@ export function classifyError(err: unknown, timedOut: boolean): Failure {
 
 function statusFailure(err: APIError): Failure {
   const status = err.status as number;
-  const body = err.error as { message?: unknown; code?: unknown } | undefined;
-  const said = brief(body?.message ?? err.message);
+  const body = err.error as { message?: unknown; code?: unknown; param?: unknown } | undefined;
+  // OpenAI's 400s name the refused request field in `param`: the one thing to change.
+  const param = typeof body?.param === 'string' && body.param !== '' ? ` (parameter ${brief(body.param, 80)})` : '';
+  const said = brief(body?.message ?? err.message) + param;
   const code = typeof body?.code === 'string' ? body.code : (err.code ?? '');
   const headers = err.headers ?? null;
   if (status === 401 || status === 403) {

@@ -9,6 +9,7 @@ import type { ChatMessage } from '../task/types.js';
 import { readCompletion, type Completion } from './completion.js';
 import { registerSecret } from '../io/secrets.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, makeNodeFetch } from './http-fetch.js';
+import { budgetSpent } from './retry.js';
 
 /** Anything that turns a prompt into reply text; `signal` aborts the attempt. */
 export interface ModelClient {
@@ -92,8 +93,11 @@ export function httpClient(opts: HttpClientOptions): ModelClient {
   return {
     async complete(messages, signal) {
       const body = { ...fields, messages: messages as ChatMessage[], stream: false } as OpenAI.ChatCompletionCreateParamsNonStreaming;
-      const response: unknown = await sdk.chat.completions.create(body, { signal });
-      return readCompletion(response);
+      const { data, response } = await sdk.chat.completions.create(body, { signal }).withResponse();
+      const completion = readCompletion(data as unknown);
+      // A reply can say the budget is used up before any 429 does: the runner slows down.
+      if (budgetSpent(response.headers)) completion.budget_spent = true;
+      return completion;
     },
   };
 }

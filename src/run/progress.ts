@@ -8,6 +8,8 @@ import type { Runner } from './runner.js';
 
 export interface ProgressOptions {
   total: number;
+  /** The ceiling on requests in flight (-c), and the limit at the start. */
+  concurrency: number;
   /** Rollouts already finished before this process started (a resumed run). */
   already: number;
   stream: NodeJS.WriteStream;
@@ -20,6 +22,48 @@ function duration(seconds: number): string {
   if (s < 60) return `${s}s`;
   if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
   return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+}
+
+/** What the progress line shows. */
+export interface ProgressState {
+  finished: number;
+  total: number;
+  errors: number;
+  retries: number;
+  /** Mean reward of the scored rollouts, null before the first. */
+  meanReward: number | null;
+  elapsedS: number;
+  /** Rollouts finished per second by this process. */
+  rate: number;
+  /** Requests allowed in flight now, and the ceiling (-c). */
+  limit: number;
+  max: number;
+}
+
+const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
+
+/**
+ * The line, fitted to `width` columns: lesser parts are dropped first (retries, then the mean
+ * reward, the limit, the rate, the elapsed time, the errors), so the count and the ETA stay
+ * to the narrowest width; only a width too small even for those cuts the line.
+ */
+export function progressLine(p: ProgressState, width: number): string {
+  const eta = p.rate > 0 ? (p.total - p.finished) / p.rate : Number.NaN;
+  // [text, rank]: a higher rank is dropped sooner.
+  const parts: Array<[string, number]> = [
+    [`${p.finished}/${p.total} done`, 0],
+    [plural(p.errors, 'error', 'errors'), 2],
+    [plural(p.retries, 'retry', 'retries'), 7],
+    [`mean reward ${p.meanReward === null ? '–' : p.meanReward.toFixed(3)}`, 6],
+    [`${p.rate.toFixed(p.rate >= 10 ? 0 : 1)}/s`, 4],
+    [p.limit < p.max ? `limit ${p.limit} of ${p.max}` : `limit ${p.limit}`, 5],
+    [`${duration(p.elapsedS)} elapsed`, 3],
+    [`ETA ${duration(eta)}`, 1],
+  ];
+  for (let rank = 7; ; rank--) {
+    const text = parts.filter(([, r]) => r <= rank).map(([t]) => t).join(' · ');
+    if (text.length <= width || rank <= 1) return text.slice(0, Math.max(0, width));
+  }
 }
 
 /** Attaches a display to `runner`; returns a function that finishes it (clears the live line). */
@@ -35,13 +79,21 @@ export function attachProgress(runner: Runner, o: ProgressOptions): () => void {
   let lastDraw = 0;
   let nextMilestone = 0.1;
   let drawn = false;
+  let limit = o.concurrency;
 
-  const line = (): string => {
-    const finished = o.already + done;
-    const rate = done / Math.max(1e-3, (now() - started) / 1000);
-    const eta = rate > 0 ? (o.total - finished) / rate : Number.NaN;
-    const mean = scored ? (rewardSum / scored).toFixed(3) : '–';
-    return `${finished}/${o.total} done · ${errors} errors · ${retries} retries · mean reward ${mean} · ETA ${duration(eta)}`;
+  const state = (): ProgressState => {
+    const elapsedS = (now() - started) / 1000;
+    return {
+      finished: o.already + done,
+      total: o.total,
+      errors,
+      retries,
+      meanReward: scored ? rewardSum / scored : null,
+      elapsedS,
+      rate: done / Math.max(1e-3, elapsedS),
+      limit,
+      max: o.concurrency,
+    };
   };
 
   const update = (): void => {
@@ -50,9 +102,8 @@ export function attachProgress(runner: Runner, o: ProgressOptions): () => void {
     if (tty) {
       if (t - lastDraw < 100 && finished < o.total) return;
       lastDraw = t;
-      const text = terminalText(line());
-      const width = o.stream.columns ? o.stream.columns - 1 : text.length;
-      o.stream.write(`\r${text.slice(0, width)}\x1b[K`);
+      const width = o.stream.columns ? o.stream.columns - 1 : 200;
+      o.stream.write(`\r${terminalText(progressLine(state(), width))}\x1b[K`);
       drawn = true;
       return;
     }
@@ -60,10 +111,14 @@ export function attachProgress(runner: Runner, o: ProgressOptions): () => void {
     if (share >= nextMilestone && (t - lastDraw >= 5000 || finished === o.total)) {
       lastDraw = t;
       while (nextMilestone <= share) nextMilestone += 0.1;
-      o.stream.write(`bas: ${terminalText(line())}\n`);
+      o.stream.write(`bas: ${terminalText(progressLine(state(), 200))}\n`);
     }
   };
 
+  runner.on('pace', (e) => {
+    limit = e.limit;
+    update();
+  });
   runner.on('retry', () => {
     retries++;
     update();

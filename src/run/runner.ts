@@ -11,6 +11,8 @@ import type { AnswerKey, ChatMessage, TaskConfig } from '../task/types.js';
 import type { RolloutRecord } from '../runfile/record.js';
 import type { Failure } from './classify.js';
 import type { ModelClient } from './client.js';
+import { FirstContact } from './first-contact.js';
+import { Pace, type PaceRecord } from './pace.js';
 import { runEpisode, type EpisodeResult } from './rollout.js';
 import type { RetryPolicy } from './retry.js';
 
@@ -96,6 +98,8 @@ export interface RunnerEvents {
   done: { record: RolloutRecord };
   /** A rollout ended with a typed error. */
   error: { record: RolloutRecord };
+  /** The number of requests allowed in flight changed. */
+  pace: { limit: number };
 }
 
 type Listener<K extends keyof RunnerEvents> = (event: RunnerEvents[K]) => void;
@@ -108,6 +112,10 @@ export interface RunnerOptions {
   concurrency: number;
   episodeTimeoutMs: number;
   requestTimeoutMs: number;
+  /** Adapt the requests in flight to rate limits (default true); false keeps `concurrency`. */
+  adaptive?: boolean;
+  /** The endpoint as named in a fail-fast message (default "the endpoint"). */
+  endpoint?: string;
   /** Called once per finished rollout, synchronously, before the next event. */
   sink: (record: RolloutRecord) => void;
 }
@@ -117,16 +125,34 @@ export interface RunOutcome {
   stopped: boolean;
   /** The failure that stopped the run (a refused key, an unknown model), if any. */
   fatal: Failure | null;
+  /** How the requests in flight were paced. */
+  pace: PaceRecord;
 }
 
 export class Runner {
   private readonly listeners: { [K in keyof RunnerEvents]?: Array<Listener<K>> } = {};
   private readonly abort = new AbortController();
   private fatal: Failure | null = null;
+  private readonly pace: Pace;
+  private readonly contact: FirstContact;
 
   constructor(private readonly o: RunnerOptions) {
     // Every episode in flight listens to the stop signal: that is c listeners, not a leak.
     setMaxListeners(0, this.abort.signal);
+    this.pace = new Pace({ max: o.concurrency, adaptive: o.adaptive ?? true });
+    this.pace.onChange = (limit) => this.emit('pace', { limit });
+    this.contact = new FirstContact(o.endpoint ?? 'the endpoint');
+  }
+
+  /** The number of requests allowed in flight now. */
+  get limit(): number {
+    return this.pace.limit;
+  }
+
+  /** Stops the run for `failure` (the first such reason wins). */
+  private stopFor(failure: Failure): void {
+    this.fatal ??= failure;
+    this.stop();
   }
 
   on<K extends keyof RunnerEvents>(event: K, fn: Listener<K>): this {
@@ -193,7 +219,7 @@ export class Runner {
     }
     await Promise.all(queued);
     if (failure) throw failure;
-    return { stopped: this.stopped, fatal: this.fatal };
+    return { stopped: this.stopped, fatal: this.fatal, pace: this.pace.record() };
   }
 
   /** Runs the episode; null when it was aborted or stopped the run. */
@@ -208,14 +234,21 @@ export class Runner {
       requestTimeoutMs: this.o.requestTimeoutMs,
       stop: this.abort.signal,
       onRetry: (attempt, delayMs, f) => this.emit('retry', { index, rollout, attempt, delayMs, failure: f }),
+      onAttempt: (f) => {
+        const unreachable = this.contact.attempt(f);
+        if (unreachable) this.stopFor(unreachable);
+      },
+      pace: this.pace,
     });
     if (result.kind === 'aborted') return null;
     if (result.kind === 'failed' && result.failure.fatal) {
       // The first refusal stops the run; the rollout is left unrecorded so a resume redoes it.
-      this.fatal ??= result.failure;
-      this.stop();
+      this.stopFor(result.failure);
       return null;
     }
+    // The same refusal on every first rollout stops the run too; those rollouts are data.
+    const refused = this.contact.rollout(result.kind === 'failed' ? result.failure : null);
+    if (refused) this.stopFor(refused);
     return result;
   }
 

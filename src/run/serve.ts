@@ -20,6 +20,8 @@ export interface ServeOptions {
   retryAfterS: number;
   hangRate: number;
   malformedRate: number;
+  /** Requests per second admitted by a token bucket (holding one second's worth); 0 for no limit. */
+  rateLimitRps: number;
   seed: number;
   /** When set, requests must carry `Authorization: Bearer <apiKey>`. */
   apiKey: string | null;
@@ -36,6 +38,8 @@ export interface ServeStats {
   hung: number;
   malformed: number;
   unauthorized: number;
+  /** Refused with 429 because the token bucket was empty (`rateLimitRps`). */
+  throttled: number;
   /** Most chat requests open at once (received, not yet answered). */
   maxInFlight: number;
 }
@@ -81,6 +85,37 @@ const MALFORMED: Array<(model: string) => { body: string; type: string }> = [
   () => ({ body: '<html><body>502 Bad Gateway</body></html>', type: 'text/html' }),
 ];
 
+/**
+ * A token bucket: `rps` tokens a second, holding at most one second's worth (so a burst of
+ * `rps` requests passes at once, as a per-second budget would). `take` spends a token, or
+ * says how long until one is there.
+ */
+export function tokenBucket(rps: number, now: () => number = Date.now): { take(): number; untilFullMs(): number } {
+  const capacity = Math.max(1, rps);
+  let tokens = capacity;
+  let last = now();
+  const refill = (): void => {
+    const t = now();
+    tokens = Math.min(capacity, tokens + ((t - last) / 1000) * rps);
+    last = t;
+  };
+  return {
+    /** 0 when a token was spent; else the ms until the next one. */
+    take() {
+      refill();
+      if (tokens >= 1) {
+        tokens -= 1;
+        return 0;
+      }
+      return Math.max(1, Math.ceil(((1 - tokens) / rps) * 1000));
+    },
+    untilFullMs() {
+      refill();
+      return Math.ceil(((capacity - tokens) / rps) * 1000);
+    },
+  };
+}
+
 type Fate = 'hang' | 'error' | 'rate_limit' | 'malformed' | 'ok';
 
 /** Which fault (if any) a draw `u` in [0, 1) lands on: the rates are consecutive slices. */
@@ -95,7 +130,8 @@ function drawFate(u: number, o: ServeOptions): Fate {
 /** Starts the server; resolves once it listens. */
 export function startServer(o: ServeOptions): Promise<RunningServer> {
   const rand = seeded(o.seed);
-  const stats: ServeStats = { requests: 0, ok: 0, errors: 0, rateLimited: 0, hung: 0, malformed: 0, unauthorized: 0, maxInFlight: 0 };
+  const stats: ServeStats = { requests: 0, ok: 0, errors: 0, rateLimited: 0, hung: 0, malformed: 0, unauthorized: 0, throttled: 0, maxInFlight: 0 };
+  const bucket = o.rateLimitRps > 0 ? tokenBucket(o.rateLimitRps) : null;
   let inFlight = 0;
   const hanging = new Set<ServerResponse>();
   let created = Math.floor(Date.now() / 1000);
@@ -135,6 +171,18 @@ export function startServer(o: ServeOptions): Promise<RunningServer> {
     const model = body.model;
     if (o.models && !o.models.includes(model)) {
       return send(res, 404, apiError(`The model \`${model}\` does not exist.`, 'invalid_request_error', 'model_not_found'));
+    }
+    const refill = bucket?.take() ?? 0;
+    if (refill > 0) {
+      // Refused at once, before any work, with the headers a hosted provider sends.
+      stats.throttled++;
+      return send(res, 429, apiError(`Rate limit of ${o.rateLimitRps} requests per second reached; try again later.`, 'rate_limit_error', 'rate_limit_exceeded'), {
+        'retry-after': String(Math.ceil(refill / 1000)),
+        'retry-after-ms': String(refill),
+        'x-ratelimit-limit-requests': String(o.rateLimitRps),
+        'x-ratelimit-remaining-requests': '0',
+        'x-ratelimit-reset-requests': `${bucket!.untilFullMs()}ms`,
+      });
     }
     // One draw decides the fate of the request, so the rates are exact shares of one stream.
     const fate = drawFate(rand(), o);

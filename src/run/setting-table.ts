@@ -139,7 +139,7 @@ export const SETTINGS: SettingTable = {
   concurrency: {
     flags: '-c, --concurrency <C>',
     help: 'requests in flight at most, 1..4096',
-    doc: 'Requests in flight at most (1..4096).',
+    doc: 'Requests in flight at most (1..4096). Rate limits lower the number in flight below this, and replies raise it back (see Rate limits).',
     defaultText: '8',
     default: 8,
     toml: 'concurrency',
@@ -306,8 +306,8 @@ export const SETTINGS: SettingTable = {
   },
   maxRetries: {
     flags: '--max-retries <K>',
-    help: 'retries of 429s, 5xx, connection failures and timeouts, 0..100',
-    doc: 'Retries after the first attempt (0..100).',
+    help: 'retries of 5xx, connection failures and timeouts, 0..100; 429s wait until --timeout instead',
+    doc: 'Retries of failures (5xx, connection failures, timeouts) after the first attempt (0..100). A 429 is a waiting turn, not a failure: it is retried until `--timeout` and not counted here.',
     defaultText: '5',
     default: 5,
     toml: 'max_retries',
@@ -318,8 +318,8 @@ export const SETTINGS: SettingTable = {
   },
   maxErrorRate: {
     flags: '--max-error-rate <R>',
-    help: 'share of errored rollouts, 0..1, above which eval exits non-zero',
-    doc: 'Share of errored rollouts (0..1) above which a finished run exits non-zero.',
+    help: 'share of errored rollouts, 0..1, above which eval exits 3',
+    doc: 'Share of errored rollouts (0..1) above which a finished run exits 3 (see Exit codes).',
     defaultText: '0.1',
     default: 0.1,
     toml: 'max_error_rate',

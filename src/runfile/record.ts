@@ -16,6 +16,8 @@ export interface TokenUsage {
   prompt_tokens?: number | null;
   completion_tokens?: number | null;
   total_tokens?: number | null;
+  /** `completion_tokens_details.reasoning_tokens`: part of the completion tokens. */
+  reasoning_tokens?: number | null;
 }
 
 /** One rollout as written to results.jsonl. Score fields are null on an errored rollout. */

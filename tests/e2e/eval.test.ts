@@ -27,7 +27,7 @@ describe('bas eval against bas serve', () => {
   it('every rollout ends scored or with a typed error, none lost, through faults of every kind', async () => {
     const s = await start(['--error-rate', '0.15', '--rate-limit-rate', '0.15', '--retry-after', '0.01', '--malformed-rate', '0.05', '--hang-rate', '0.03', '--seed', '3']);
     const dir = join(tempDir(), 'run');
-    const r = await bas(evalArgs(s.url, dir, ['-n', '40', '-r', '2', '-c', '8', '--request-timeout', '0.2', '--max-retries', '3']), { OPENAI_API_KEY: KEY });
+    const r = await bas(evalArgs(s.url, dir, ['-n', '40', '-r', '2', '-c', '8', '--request-timeout', '0.2', '--max-retries', '3', '--max-error-rate', '1']), { OPENAI_API_KEY: KEY });
     expect(r.code).toBe(0);
     const records = readResults(dir);
     expect(records).toHaveLength(80);
@@ -66,7 +66,8 @@ describe('bas eval against bas serve', () => {
     const slow = await start(['--rate-limit-rate', '1', '--retry-after', '30']);
     const dir2 = join(tempDir(), 'run');
     const r2 = await bas(evalArgs(slow.url, dir2, ['-n', '3', '--timeout', '5']), { OPENAI_API_KEY: KEY });
-    expect(r2.code).toBe(0);
+    // Nothing completed: never exit 0.
+    expect(r2.code).toBe(3);
     for (const x of readResults(dir2)) {
       expect(x.error.type).toBe('rate_limit');
       expect(x.attempts).toBe(1);
@@ -77,7 +78,7 @@ describe('bas eval against bas serve', () => {
     const s = await start(['--malformed-rate', '1']);
     const dir = join(tempDir(), 'run');
     const r = await bas(evalArgs(s.url, dir, ['-n', '8']), { OPENAI_API_KEY: KEY });
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(3);
     expect(readResults(dir).map((x) => x.error?.type)).toEqual(Array(8).fill('malformed'));
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
@@ -183,6 +184,32 @@ describe('bas eval without a server', () => {
     expect(JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')).base_url).toBeNull();
   });
 
+  it('a run whose errored share passes --max-error-rate exits 3, and says why', async () => {
+    const s = await start(['--error-rate', '0.5', '--retry-after', '0', '--seed', '2']);
+    const dir = join(tempDir(), 'run');
+    const r = await bas(evalArgs(s.url, dir, ['-n', '30', '-c', '4', '--max-retries', '0']), { OPENAI_API_KEY: KEY });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/bas: \d+ of 30 rollouts errored, more than --max-error-rate 0\.1 allows; commonest: provider, "HTTP 500: The server had an error/);
+    const summary = JSON.parse(r.stdout);
+    expect(summary.errors[0]).toMatchObject({ type: 'provider', messages: [{ example: expect.stringContaining('HTTP 500') }] });
+    const ok = await bas(evalArgs(s.url, join(tempDir(), 'run'), ['-n', '30', '-c', '4', '--max-retries', '0', '--max-error-rate', '0.9']), { OPENAI_API_KEY: KEY });
+    expect(ok.code).toBe(0);
+  });
+
+  it('paces itself to an endpoint\'s rate limit: loses nothing, and run.json records how the limit moved', async () => {
+    const s = await start(['--rate-limit', '20', '--latency', '40']);
+    const dir = join(tempDir(), 'run');
+    const r = await bas(['eval', '-m', 'm', '--base-url', s.url, '--output', dir, '--no-progress', '-n', '80', '-c', '32'], { OPENAI_API_KEY: KEY });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/time: .* for 80 rollouts \([\d.]+ rollouts\/s\) · up to 32 in flight, lowered to \d+ by rate limits/);
+    expect(r.stdout).toContain('model:    m · 127.0.0.1:');
+    const run = JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8'));
+    expect(run.summary.counts.completed).toBe(80);
+    expect(run.pace.adaptive).toBe(true);
+    expect(run.pace.lowest).toBeLessThan(32);
+    expect(run.pace.changes[0]).toMatchObject({ at_s: expect.any(Number), limit: expect.any(Number) });
+  });
+
   it('prints the summary tables by default', async () => {
     const r = await bas(['eval', '-m', 'builtin:blanket', '-n', '4', '--output', join(tempDir(), 'run'), '--no-progress']);
     expect(r.code).toBe(0);
@@ -206,6 +233,7 @@ describe('bas eval without a server', () => {
     [['-m', 'x', '--timeout', '-1'], /--timeout/],
     [['-m', 'x', '--num-transactions', '3'], /--num-transactions must be an integer from 4 to 10000/],
     [['-m', 'x', '--sampling', 'nope'], /--sampling must be a JSON object/],
+    [['-m', 'x', '--max-error-rate', '2'], /--max-error-rate must be a number from 0 to 1/],
     [['-m', 'x', '--base-url', 'localhost'], /--base-url must be an http\(s\) URL/],
     [['-m', 'openai/gpt-5-mini'], /OPENAI_API_KEY is not set/],
     [['-m', 'builtin:genius'], /unknown built-in model/],
@@ -227,6 +255,7 @@ describe('bas eval without a server', () => {
     [['--error-rate', '1.5'], /--error-rate/],
     [['--policy', 'genius'], /--policy must be one of/],
     [['--error-rate', '0.6', '--hang-rate', '0.6'], /at most 1/],
+    [['--rate-limit', 'fast'], /--rate-limit must be a number/],
   ])('bas serve %j exits 2 with one line', async (args, message) => {
     const r = await bas(['serve', ...args]);
     expect(r.code).toBe(2);

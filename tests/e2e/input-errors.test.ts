@@ -10,13 +10,13 @@ import { bas, BAS, ensureBuilt, tempDir } from './helpers.js';
 beforeAll(() => ensureBuilt());
 
 describe('eval refuses what cannot work', () => {
-  it('warns when no rollout completed, and keeps what it has', async () => {
+  it('stops at once when the endpoint cannot be reached, naming the URL and the cause', async () => {
     const dir = join(tempDir(), 'run');
     // Port 1 on loopback: nothing listens, so every connection is refused at once.
-    const r = await bas(['eval', '-m', 'm', '-n', '3', '--base-url', 'http://127.0.0.1:1/v1', '--max-retries', '0', '--output', dir, '--no-progress', '--json'], { OPENAI_API_KEY: 'k' });
-    expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/warning: no rollout completed \(3 network\)/);
-    expect(JSON.parse(r.stdout).counts.errored).toBe(3);
+    const r = await bas(['eval', '-m', 'm', '-n', '40', '--base-url', 'http://127.0.0.1:1/v1', '--output', dir, '--no-progress', '--json'], { OPENAI_API_KEY: 'k' });
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/^bas: cannot reach http:\/\/127\.0\.0\.1:1\/v1: connection failed: connect ECONNREFUSED/);
   });
 
   it('refuses a key that cannot go in a header, without printing it', async () => {

@@ -42,7 +42,7 @@ describe('summarize', () => {
   });
 
   it('tokens over every rollout with usage, latency over completed ones', () => {
-    expect(s.tokens).toEqual({ prompt: 3000, completion: 600, total: 3600, rollouts_with_usage: 3 });
+    expect(s.tokens).toEqual({ prompt: 3000, completion: 600, total: 3600, reasoning: 0, rollouts_with_usage: 3, ignored: 0 });
     expect(s.latency_ms.p50).toBe(2000);
     expect(s.latency_ms.p95).toBeCloseTo(2000 + 0.9 * 2000, 9);
   });
@@ -163,5 +163,63 @@ describe('every interval in a summary stays in range', () => {
       expect(s.metrics.num_flagged.ci95![0]).toBeGreaterThanOrEqual(0);
       expect(s.metrics.num_flagged.method).toBe('poisson-neff');
     }
+  });
+});
+
+describe('summary: why rollouts errored, and what cannot be trusted', () => {
+  const err = (index: number, type: string, message: string) => ({ ...failed(index, 0, type), error: { type, message } });
+
+  it('lists the commonest messages per type with a count and an example; numbers do not split a message', () => {
+    const s = summarize([
+      err(0, 'provider', 'HTTP 400: bad temperature (parameter temperature)'),
+      err(1, 'provider', 'HTTP 400: bad temperature (parameter temperature)'),
+      err(2, 'network', 'connection failed (after 3 attempts)'),
+      err(3, 'network', 'connection failed (after 4 attempts)'),
+      err(4, 'network', 'socket hang up'),
+      done(5, 0, { bas: 1, audit: 1 }),
+    ]);
+    expect(s.errors).toEqual([
+      { type: 'network', count: 3, messages: [{ count: 2, example: 'connection failed (after 3 attempts)' }, { count: 1, example: 'socket hang up' }], other: 0 },
+      { type: 'provider', count: 2, messages: [{ count: 2, example: 'HTTP 400: bad temperature (parameter temperature)' }], other: 0 },
+    ]);
+    const text = renderSummary(s);
+    expect(text).toContain('provider: 2');
+    expect(text).toContain('2  HTTP 400: bad temperature (parameter temperature)');
+  });
+
+  it('a message replaced by a later line no longer counts', () => {
+    const s = summarize([err(0, 'timeout', 'slow'), done(0, 0, { bas: 1, audit: 1 })]);
+    expect(s.errors).toEqual([]);
+  });
+
+  it('error types such as constructor, toString and __proto__ are counted like any other', () => {
+    const s = summarize([err(0, 'constructor', 'a'), err(1, 'toString', 'b'), err(2, '__proto__', 'c'), err(3, 'constructor', 'd')]);
+    expect(s.counts.errors_by_type.constructor).toBe(2);
+    expect(s.counts.errors_by_type.toString).toBe(1);
+    expect(Object.entries(s.counts.errors_by_type).sort()).toEqual([['__proto__', 1], ['constructor', 2], ['toString', 1]]);
+    const text = renderSummary(s);
+    expect(text).not.toMatch(/NaN|native code/);
+    expect(JSON.parse(JSON.stringify(s)).counts.errors_by_type).toEqual({ constructor: 2, toString: 1, ['__proto__']: 1 });
+  });
+
+  it('ignores negative, fractional and absurd token counts with a note, so no cost goes negative', () => {
+    const base = done(0, 0, { bas: 1, audit: 1 });
+    const s = summarize([
+      { ...base, usage: { prompt_tokens: -5000, completion_tokens: 2.5, total_tokens: 1e12 } },
+      { ...done(1, 0, { bas: 1, audit: 1 }), usage: { prompt_tokens: 10, completion_tokens: 20, total_tokens: 30, reasoning_tokens: 15 } },
+    ]);
+    expect(s.tokens).toMatchObject({ prompt: 10, completion: 20, total: 30, reasoning: 15, ignored: 3 });
+    expect(renderSummary(s)).toContain('3 token counts were negative, fractional or absurd');
+  });
+
+  it('counts replies cut by the token limit', () => {
+    const s = summarize([{ ...done(0, 0, { bas: 0, audit: 0 }), finish_reason: 'length' }, done(1, 0, { bas: 1, audit: 1 })]);
+    expect(s.truncated).toBe(1);
+    expect(renderSummary(s)).toContain('cut by the token limit');
+  });
+
+  it('control characters in a message never reach the table', () => {
+    const s = summarize([err(0, 'provider', 'bad \u001b]0;title\u0007 thing')]);
+    expect(renderSummary(s)).not.toContain('\u001b');
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { builtinClient, builtinPolicy, requestFields, type Sampling } from '../../src/run/client.js';
-import { MalformedResponseError, readCompletion } from '../../src/run/completion.js';
+import { MalformedResponseError, readCompletion, ReasoningOnlyError } from '../../src/run/completion.js';
 import { generateTask } from '../../src/task/generate.js';
 import { scoreReply } from '../../src/task/score.js';
 import { DEFAULT_TASK_CONFIG } from '../../src/task/config.js';
@@ -53,5 +53,50 @@ describe('built-in models', () => {
     const task = generateTask(DEFAULT_TASK_CONFIG, 3);
     const c = await builtinClient('oracle').complete(task.prompt, new AbortController().signal);
     expect(scoreReply(c.text, task.key).reward).toBe(1);
+  });
+});
+
+describe('readCompletion: reasoning', () => {
+  const reply = (message: Record<string, unknown>, finish = 'stop', usage?: unknown) => ({ choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finish }], usage });
+
+  it('records reasoning tokens from completion_tokens_details', () => {
+    const c = readCompletion(reply({ content: 'hi' }, 'stop', { prompt_tokens: 3, completion_tokens: 50, total_tokens: 53, completion_tokens_details: { reasoning_tokens: 40 } }));
+    expect(c.usage).toEqual({ prompt_tokens: 3, completion_tokens: 50, total_tokens: 53, reasoning_tokens: 40 });
+  });
+
+  it.each(['reasoning_content', 'reasoning'])('a reply with %s but empty content is a typed error that says so', (field) => {
+    expect(() => readCompletion(reply({ content: '', [field]: 'thinking about GST…' }, 'length'))).toThrow(ReasoningOnlyError);
+    expect(() => readCompletion(reply({ content: null, [field]: 'thinking' }))).toThrow(/reasoning but no content/);
+    expect(() => readCompletion(reply({ content: '', [field]: 'x' }, 'length'))).toThrow(/token limit ran out while it was reasoning/);
+  });
+});
+
+describe('httpClient: rate-limit headers on a reply', () => {
+  it.each([
+    [{ 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-reset-requests': '1s' }, true],
+    [{ 'x-ratelimit-remaining-requests': '12' }, undefined],
+    [{}, undefined],
+  ])('headers %j: budget_spent %s', async (headers, spent) => {
+    const { createServer } = await import('node:http');
+    const { httpClient } = await import('../../src/run/client.js');
+    const body = JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }] });
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json', ...headers });
+        res.end(body);
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const port = (server.address() as { port: number }).port;
+      const client = httpClient({ model: 'm', baseURL: `http://127.0.0.1:${port}/v1`, apiKey: 'k', sampling: { temperature: null, max_tokens: null, reasoning_effort: null, extra: {} }, requestTimeoutMs: 5000 });
+      const c = await client.complete([{ role: 'user', content: 'x' }], new AbortController().signal);
+      expect(c.text).toBe('hi');
+      expect(c.budget_spent).toBe(spent);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, DEFAULT_RETRY_POLICY, nextDelay, parseRetryAfter, retryable, type RetryPolicy } from '../../src/run/retry.js';
+import { backoffDelay, budgetSpent, DEFAULT_RETRY_POLICY, nextDelay, parseDuration, parseRetryAfter, retryable, type RetryPolicy } from '../../src/run/retry.js';
 
 const headers = (h: Record<string, string>) => new Headers(h);
 const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, maxRetries: 3, baseDelayMs: 100, maxDelayMs: 1000 };
@@ -63,5 +63,41 @@ describe('nextDelay', () => {
     expect(nextDelay(policy, 2, { type: 'network' }, 0, 1e9, half)).not.toBeNull();
     expect(nextDelay(policy, 3, { type: 'network' }, 0, 1e9, half)).toBeNull();
     expect(nextDelay({ ...policy, maxRetries: 0 }, 0, { type: 'network' }, 0, 1e9, half)).toBeNull();
+  });
+});
+
+describe('rate-limit headers', () => {
+  const h = (o: Record<string, string>) => new Headers(o);
+  it.each([
+    ['1s', 1000],
+    ['6m0s', 360_000],
+    ['250ms', 250],
+    ['1h2m3.5s', 3_723_500],
+    ['0.5', 500],
+    ['', null],
+    ['3x', null],
+    ['s', null],
+    ['1'.repeat(40), null],
+  ])('parseDuration(%j) = %j', (text, ms) => expect(parseDuration(text)).toBe(ms));
+
+  it('reads the reset time of the spent budget when no Retry-After is sent', () => {
+    const headers = h({ 'x-ratelimit-remaining-requests': '5', 'x-ratelimit-reset-requests': '1s', 'x-ratelimit-remaining-tokens': '0', 'x-ratelimit-reset-tokens': '6m0s' });
+    expect(parseRetryAfter(headers)).toBe(360_000);
+    expect(parseRetryAfter(h({ 'x-ratelimit-reset-requests': '2s', 'x-ratelimit-reset-tokens': '250ms' }))).toBe(250);
+    expect(parseRetryAfter(h({ 'retry-after': '3', 'x-ratelimit-reset-requests': '9s' }))).toBe(3000);
+  });
+
+  it('budgetSpent is true only when a remaining count is 0', () => {
+    expect(budgetSpent(h({ 'x-ratelimit-remaining-requests': '0' }))).toBe(true);
+    expect(budgetSpent(h({ 'x-ratelimit-remaining-requests': '10', 'x-ratelimit-remaining-tokens': '0' }))).toBe(true);
+    expect(budgetSpent(h({ 'x-ratelimit-remaining-requests': '10' }))).toBe(false);
+    expect(budgetSpent(null)).toBe(false);
+  });
+
+  it('a 429 is a waiting turn: retried past maxRetries, until the deadline', () => {
+    const p = { ...DEFAULT_RETRY_POLICY, maxRetries: 1 };
+    expect(nextDelay(p, 50, { type: 'rate_limit', status: 429, retryAfterMs: 10 }, 0, 1000)).toBe(10);
+    expect(nextDelay(p, 50, { type: 'rate_limit', status: 429, retryAfterMs: 2000 }, 0, 1000)).toBeNull();
+    expect(nextDelay(p, 1, { type: 'network' }, 0, 1000)).toBeNull();
   });
 });

@@ -264,3 +264,100 @@ describe('runEpisode', () => {
     expect(n).toBeLessThan(10);
   });
 });
+
+describe('Runner: first contact and pace', () => {
+  const refusal = (message: string) => APIError.generate(400, { error: { message, type: 'invalid_request_error', param: 'temperature', code: null } }, undefined, new Headers());
+
+  it('stops when the first rollouts all get the same refusal, naming the provider\'s message and parameter', async () => {
+    let calls = 0;
+    const client: ModelClient = {
+      async complete() {
+        calls++;
+        await tick(1);
+        throw refusal("Unsupported value: 'temperature' does not support 0 with this model.");
+      },
+    };
+    const records: RolloutRecord[] = [];
+    const out = await runner(client, 2, records).run(pairs(50));
+    expect(out.fatal?.message).toContain("Unsupported value: 'temperature' does not support 0");
+    expect(out.fatal?.message).toContain('parameter temperature');
+    expect(out.stopped).toBe(true);
+    expect(calls).toBeLessThanOrEqual(5);
+  });
+
+  it('does not stop for refusals that differ, nor once anything has succeeded', async () => {
+    let n = 0;
+    const varied: ModelClient = { complete: async () => Promise.reject(refusal(`too long: ${n++} tokens`)) };
+    const records: RolloutRecord[] = [];
+    expect((await runner(varied, 2, records).run(pairs(10))).fatal).toBeNull();
+    expect(records).toHaveLength(10);
+    let k = 0;
+    const later: ModelClient = {
+      async complete(messages) {
+        if (k++ === 0) return { text: runPolicy('oracle', messages), finish_reason: 'stop', usage: null };
+        throw refusal('same every time');
+      },
+    };
+    const rest: RolloutRecord[] = [];
+    expect((await runner(later, 1, rest).run(pairs(10))).fatal).toBeNull();
+    expect(rest).toHaveLength(10);
+  });
+
+  it('stops within a few attempts when the endpoint refuses connections, naming the URL', async () => {
+    const { createServer } = await import('node:net');
+    const { httpClient } = await import('../../src/run/client.js');
+    const probe = createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+    const port = (probe.address() as { port: number }).port;
+    await new Promise<void>((r) => probe.close(() => r()));
+    const url = `http://127.0.0.1:${port}/v1`;
+    const client = httpClient({ model: 'm', baseURL: url, apiKey: 'k', sampling: { temperature: null, max_tokens: null, reasoning_effort: null, extra: {} }, requestTimeoutMs: 5000 });
+    const records: RolloutRecord[] = [];
+    const r = new Runner({ taskConfig: DEFAULT_TASK_CONFIG, model: 'm', client, policy, concurrency: 4, episodeTimeoutMs: 10_000, requestTimeoutMs: 5000, endpoint: url, sink: (x) => records.push(x) });
+    const out = await r.run(pairs(40));
+    expect(out.fatal?.message).toContain(`cannot reach ${url}`);
+    expect(out.fatal?.message).toContain('ECONNREFUSED');
+    expect(records.length).toBeLessThan(40);
+  });
+
+  it('429s are waiting turns: a rollout refused more often than --max-retries still completes', async () => {
+    let n = 0;
+    const client: ModelClient = {
+      async complete(messages) {
+        if (n++ < 6) throw err(429, { 'retry-after-ms': '1' });
+        return { text: runPolicy('oracle', messages), finish_reason: 'stop', usage: null };
+      },
+    };
+    const records: RolloutRecord[] = [];
+    await runner(client, 1, records).run(pairs(1));
+    expect(records[0]!.error).toBeNull();
+    expect(records[0]!.attempts).toBe(7);
+  });
+
+  it('lowers the requests in flight under 429s and loses no rollout', async () => {
+    // An endpoint that takes 3 requests at a time and refuses the rest.
+    let open = 0;
+    let refused = 0;
+    const client: ModelClient = {
+      async complete(messages) {
+        if (open >= 3) {
+          refused++;
+          throw err(429, { 'retry-after-ms': '2' });
+        }
+        open++;
+        await tick(5);
+        open--;
+        return { text: runPolicy('oracle', messages), finish_reason: 'stop', usage: null };
+      },
+    };
+    const records: RolloutRecord[] = [];
+    const limits: number[] = [];
+    const r = runner(client, 16, records).on('pace', ({ limit }) => limits.push(limit));
+    const out = await r.run(pairs(60));
+    expect(records.filter((x) => x.error === null)).toHaveLength(60);
+    expect(out.pace.lowest).toBeLessThanOrEqual(4);
+    expect(out.pace.changes.length).toBeGreaterThan(0);
+    expect(limits[0]).toBe(8);
+    expect(refused).toBeLessThan(60);
+  });
+});

@@ -3,7 +3,7 @@ import { classifyError } from '../../src/run/classify.js';
 import { httpClient } from '../../src/run/client.js';
 import { DEFAULT_RETRY_POLICY } from '../../src/run/retry.js';
 import { Runner } from '../../src/run/runner.js';
-import { startServer, type RunningServer, type ServeOptions } from '../../src/run/serve.js';
+import { startServer, tokenBucket, type RunningServer, type ServeOptions } from '../../src/run/serve.js';
 import type { RolloutRecord } from '../../src/runfile/record.js';
 import { DEFAULT_TASK_CONFIG } from '../../src/task/config.js';
 import { generateTask } from '../../src/task/generate.js';
@@ -18,6 +18,7 @@ const base: ServeOptions = {
   retryAfterS: 1,
   hangRate: 0,
   malformedRate: 0,
+  rateLimitRps: 0,
   seed: 1,
   apiKey: null,
   models: null,
@@ -126,5 +127,33 @@ describe('bas serve through the real SDK', () => {
     expect(records).toHaveLength(40);
     expect(records.every((r) => r.reward === 1)).toBe(true);
     expect(server.stats.maxInFlight).toBe(5);
+  });
+});
+
+describe('serve --rate-limit', () => {
+  it('the token bucket passes one second\'s worth at once, then one request per 1/rps', () => {
+    const clock = { t: 0 };
+    const b = tokenBucket(4, () => clock.t);
+    expect([b.take(), b.take(), b.take(), b.take()]).toEqual([0, 0, 0, 0]);
+    expect(b.take()).toBe(250);
+    expect(b.untilFullMs()).toBe(1000);
+    clock.t = 250;
+    expect(b.take()).toBe(0);
+    expect(b.take()).toBe(250);
+  });
+
+  it('answers 429 with Retry-After and rate-limit headers when the bucket is empty, and the runner paces itself to it', async () => {
+    // A rate the client passes easily even on a busy machine, with room for 4 requests in
+    // flight (20/s × 0.2 s): below one, a limit on requests in flight cannot pace at all.
+    server = await startServer({ ...base, rateLimitRps: 20, latencyMs: 200 });
+    const client = httpClient({ model: 'm', baseURL: server.url, apiKey: 'k', sampling, requestTimeoutMs: 5000 });
+    const records: RolloutRecord[] = [];
+    const r = new Runner({ taskConfig: DEFAULT_TASK_CONFIG, model: 'm', client, policy: DEFAULT_RETRY_POLICY, concurrency: 32, episodeTimeoutMs: 30_000, requestTimeoutMs: 5000, sink: (x) => records.push(x) });
+    const out = await r.run((function* () { for (let i = 0; i < 80; i++) yield [i, 0] as const; })());
+    expect(records.filter((x) => x.error === null)).toHaveLength(80);
+    expect(server.stats.throttled).toBeGreaterThan(0);
+    expect(out.pace.lowest).toBeLessThan(32);
+    // Every 429 cost one extra request; the pace keeps them few.
+    expect(server.stats.requests).toBeLessThan(80 * 1.5);
   });
 });

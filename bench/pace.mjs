@@ -1,0 +1,86 @@
+// Rate limits as a pace: `bas eval -n 400 -c 64` against `bas serve --rate-limit 40
+// --latency 200`, real processes both sides. Targets (issue 10 §2): no rollout lost, at
+// most 1.15 requests per rollout, and done within 1.15 × n / rate (11.5 s). Three runs, each
+// against a fresh server (a full token bucket); the worst figure of the three is judged.
+// Run directly: `node bench/pace.mjs`.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { BIN, measureBas } from './measure.mjs';
+
+const N = 400;
+const C = 64;
+const RATE = 40;
+const LATENCY_MS = 200;
+
+/** Starts `bas serve` with a rate limit; resolves to {url, stop}, stop resolving to its request count. */
+function startServe() {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--rate-limit', String(RATE), '--latency', String(LATENCY_MS)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    proc.stderr.on('data', (d) => (err += d));
+    proc.stdout.on('data', (d) => {
+      out += d;
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        resolve({
+          url: m[1],
+          stop: () =>
+            new Promise((done) => {
+              proc.once('exit', () => done(Number(/(\d+) requests/.exec(err)?.[1] ?? Number.NaN)));
+              proc.kill('SIGTERM');
+            }),
+        });
+      }
+    });
+    proc.once('exit', (code) => reject(new Error(`bas serve exited with ${code}`)));
+  });
+}
+
+async function onePacedRun() {
+  const server = await startServe();
+  const dir = join(mkdtempSync(join(tmpdir(), 'bas-bench-pace-')), 'run');
+  try {
+    const args = ['eval', '-m', 'bench-model', '--base-url', server.url, '--api-key-var', 'BAS_BENCH_KEY', '-n', String(N), '-c', String(C), '--output', dir, '--no-progress', '--json'];
+    const m = await measureBas(args, { env: { BAS_BENCH_KEY: 'bench-key' } });
+    const run = JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8'));
+    const requests = await server.stop();
+    return {
+      code: m.code,
+      completed: run.summary.counts.completed,
+      seconds: (Date.parse(run.ended_at) - Date.parse(run.started_at)) / 1000,
+      perRollout: requests / N,
+      lowest: run.pace.lowest,
+      final: run.pace.final,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The pace section of `npm run bench`. */
+export async function benchPace() {
+  const runs = [];
+  for (let i = 0; i < 3; i++) runs.push(await onePacedRun());
+  const worst = (f) => Math.max(...runs.map(f));
+  const lost = worst((r) => N - r.completed);
+  const perRollout = worst((r) => r.perRollout);
+  const seconds = worst((r) => r.seconds);
+  const bound = Number(((1.15 * N) / RATE).toFixed(2));
+  return [
+    { name: `eval -n ${N} -c ${C} vs 40 req/s, 200 ms: rollouts lost (worst of 3)`, value: lost, unit: '', target: '0', pass: lost === 0 && runs.every((r) => r.code === 0) },
+    { name: '  requests per rollout (worst of 3)', value: perRollout, unit: 'x', target: '<= 1.15', pass: perRollout <= 1.15 },
+    { name: `  run time (worst of 3), s; 1.15 × n / rate = ${bound} s`, value: seconds, unit: 's', target: `<= ${bound}`, pass: seconds <= bound },
+    { name: '  lowest limit / limit at the end (last run)', value: `${runs[2].lowest} / ${runs[2].final}`, unit: '', target: '', pass: null },
+  ];
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  for (const r of await benchPace()) {
+    const verdict = r.pass === null ? '' : r.pass ? 'PASS' : 'FAIL';
+    console.log(`${r.name.padEnd(66)} ${String(typeof r.value === 'number' ? r.value.toFixed(2) : r.value).padStart(10)} ${r.unit.padEnd(3)} ${String(r.target).padEnd(9)} ${verdict}`);
+  }
+}

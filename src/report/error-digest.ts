@@ -1,0 +1,90 @@
+/**
+ * What went wrong in a run, in a few lines: per error type, the commonest messages with a
+ * count and one example, so nobody has to open results.jsonl to learn why. Messages come from
+ * outside (endpoints, files): they are grouped by a key built in one pass, stored bounded in
+ * length and number, and never used as keys of plain objects.
+ */
+
+/** The errors of one type, with their commonest messages. */
+export interface ErrorDigest {
+  type: string;
+  count: number;
+  /** At most MESSAGES_SHOWN, most frequent first; messages differing only in numbers count as one. */
+  messages: Array<{ count: number; example: string }>;
+  /** Rollouts of this type whose message is not among those listed. */
+  other: number;
+}
+
+/** Messages listed per error type. */
+const MESSAGES_SHOWN = 3;
+/** Distinct messages remembered in all; later new ones are counted as "other". */
+const MESSAGES_KEPT = 10_000;
+/** Characters kept of a message. */
+const MESSAGE_CHARS = 300;
+
+function isControl(c: number): boolean {
+  return c < 32 || (c >= 127 && c < 160);
+}
+
+/**
+ * The grouping key of an error message: control characters as spaces, runs of digits as one
+ * "#" (so "after 3 attempts" and "after 4 attempts" group), at most 300 characters. One pass.
+ */
+export function messageKey(message: string): string {
+  let out = '';
+  let digits = false;
+  for (let i = 0; i < message.length && out.length < MESSAGE_CHARS; i++) {
+    const c = message.charCodeAt(i);
+    if (c >= 48 && c <= 57) {
+      if (!digits) out += '#';
+      digits = true;
+      continue;
+    }
+    digits = false;
+    out += isControl(c) ? ' ' : message[i];
+  }
+  return out;
+}
+
+/** A message fit to show on a terminal: control characters as spaces, at most 300 characters. */
+function example(message: string): string {
+  let out = '';
+  for (let i = 0; i < message.length && out.length < MESSAGE_CHARS; i++) out += isControl(message.charCodeAt(i)) ? ' ' : message[i];
+  return out;
+}
+
+/** The distinct messages seen, each with a small id that a summary slot can hold as a number. */
+export class ErrorMessages {
+  private readonly ids = new Map<string, number>();
+  private readonly examples: string[] = [];
+
+  /** The id of this message among those of its type; NaN once MESSAGES_KEPT are known. */
+  id(type: string, message: string): number {
+    const key = `${type}\u0000${messageKey(message)}`;
+    let id = this.ids.get(key);
+    if (id === undefined) {
+      if (this.examples.length >= MESSAGES_KEPT) return Number.NaN;
+      id = this.examples.push(example(message)) - 1;
+      this.ids.set(key, id);
+    }
+    return id;
+  }
+
+  /** The digest of these errored rollouts (their type and message id), commonest type first. */
+  digest(errored: Iterable<{ type: string; message: number }>): ErrorDigest[] {
+    const perType = new Map<string, { count: number; byMessage: Map<number, number> }>();
+    for (const e of errored) {
+      let t = perType.get(e.type);
+      if (t === undefined) perType.set(e.type, (t = { count: 0, byMessage: new Map() }));
+      t.count++;
+      if (!Number.isNaN(e.message)) t.byMessage.set(e.message, (t.byMessage.get(e.message) ?? 0) + 1);
+    }
+    return [...perType.entries()]
+      .map(([type, t]) => {
+        const top = [...t.byMessage.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, MESSAGES_SHOWN);
+        const messages = top.map(([id, count]) => ({ count, example: this.examples[id]! }));
+        return { type, count: t.count, messages, other: t.count - messages.reduce((a, m) => a + m.count, 0) };
+      })
+      .sort((a, b) => b.count - a.count || (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
+  }
+}

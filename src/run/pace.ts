@@ -1,0 +1,234 @@
+/**
+ * The pace of a run: how many requests may be in flight right now. `-c` is the ceiling; a
+ * rate limit (a 429, or a reply whose rate-limit headers say the budget is spent) lowers the
+ * limit, and replies that come back while the limit is what holds requests back raise it
+ * again, one step per `limit` of them (additive increase, multiplicative decrease, as TCP
+ * does with its window). Every attempt passes through the gate, retries first, so a rollout
+ * waiting out a Retry-After holds no slot. A 429's Retry-After also closes the gate until
+ * then: the server said when it takes requests again, and that holds for every request, not
+ * only the refused one (else each freed slot would go straight to another refusal).
+ */
+
+/** One change of the limit, for run.json. */
+export interface PaceChange {
+  /** Seconds since the run started. */
+  at_s: number;
+  limit: number;
+}
+
+/** What run.json records about the pace. */
+export interface PaceRecord {
+  adaptive: boolean;
+  max: number;
+  /** The limit when the run ended. */
+  final: number;
+  lowest: number;
+  /** The first and the latest changes; `dropped` counts those left out between them. */
+  changes: PaceChange[];
+  dropped: number;
+}
+
+/** How an attempt that held a slot ended, as far as the pace is concerned. */
+export type AttemptOutcome = 'ok' | 'limited' | 'spent' | 'other';
+
+/** A slot held by one attempt. */
+export interface Ticket {
+  readonly epoch: number;
+  readonly startedAt: number;
+}
+
+export interface PaceOptions {
+  /** The ceiling (`-c`), and the starting limit. */
+  max: number;
+  /** False keeps the limit at `max` whatever happens (`--no-adapt`). */
+  adaptive: boolean;
+  now?: () => number;
+}
+
+/** How many changes run.json keeps (half from the start, half the latest). */
+const HISTORY_CAP = 64;
+/** Reply times kept for the estimate (more than any window at -c 4096 needs is not useful). */
+const REPLIES_KEPT = 8192;
+/** Longest the gate stays closed on one Retry-After; the episode deadline bounds the rest. */
+const MAX_PAUSE_MS = 60_000;
+/** Fewest replies in the window for the rate estimate to be trusted. */
+const MIN_SAMPLES = 4;
+
+interface Waiter {
+  resolve: (t: Ticket | null) => void;
+  cleanup: () => void;
+}
+
+/** The gate every attempt passes, and the limit it enforces. */
+export class Pace {
+  private current: number;
+  private lowestSeen: number;
+  private inFlight = 0;
+  /** Bumped by every decrease: a refusal of a request sent before the last one says nothing new. */
+  private epoch = 0;
+  private credit = 0;
+  private lastDecrease = Number.NEGATIVE_INFINITY;
+  private latencyMs: number | null = null;
+  /** Arrival times of recent successful replies, oldest first. */
+  private readonly replies: number[] = [];
+  private readonly retries: Waiter[] = [];
+  private readonly fresh: Waiter[] = [];
+  private readonly history: PaceChange[] = [];
+  private dropped = 0;
+  /** No request is admitted before this time (a 429's Retry-After). */
+  private pausedUntil = 0;
+  private pauseTimer: NodeJS.Timeout | null = null;
+  private readonly now: () => number;
+  private readonly started: number;
+  /** Told about every change of the limit. */
+  onChange: ((limit: number) => void) | null = null;
+
+  constructor(private readonly o: PaceOptions) {
+    if (!Number.isSafeInteger(o.max) || o.max < 1) throw new RangeError(`the pace needs a ceiling of at least 1, got ${o.max}`);
+    this.now = o.now ?? Date.now;
+    this.started = this.now();
+    this.current = o.max;
+    this.lowestSeen = o.max;
+  }
+
+  /** The number of requests allowed in flight now. */
+  get limit(): number {
+    return this.current;
+  }
+
+  /** Requests holding a slot now. */
+  get active(): number {
+    return this.inFlight;
+  }
+
+  /**
+   * Waits for a slot. Retries go before first attempts: a rollout already started should
+   * finish before new ones begin. Resolves null when `signal` aborts first.
+   */
+  acquire(signal: AbortSignal, retry = false): Promise<Ticket | null> {
+    if (signal.aborted) return Promise.resolve(null);
+    const now = this.tryAcquire();
+    if (now) return Promise.resolve(now);
+    return new Promise((resolve) => {
+      const queue = retry ? this.retries : this.fresh;
+      const onAbort = (): void => {
+        const i = queue.indexOf(waiter);
+        if (i >= 0) queue.splice(i, 1);
+        resolve(null);
+      };
+      const waiter: Waiter = { resolve, cleanup: () => signal.removeEventListener('abort', onAbort) };
+      signal.addEventListener('abort', onAbort, { once: true });
+      queue.push(waiter);
+    });
+  }
+
+  /** A slot at once when one is free and nobody waits for one, else null (no waiting). */
+  tryAcquire(): Ticket | null {
+    return this.inFlight < this.current && this.retries.length + this.fresh.length === 0 && this.now() >= this.pausedUntil ? this.take() : null;
+  }
+
+  /**
+   * Gives the slot back and learns from how the attempt ended; `retryAfterMs` is the wait a
+   * 429 asked for, if it named one.
+   */
+  release(ticket: Ticket, outcome: AttemptOutcome, retryAfterMs: number | null = null): void {
+    const now = this.now();
+    const binding = this.inFlight >= this.current;
+    this.inFlight--;
+    if (outcome === 'ok' || outcome === 'spent') {
+      this.replies.push(now);
+      // Only the last window matters to the estimate; keep the list short in a long run.
+      if (this.replies.length > 4 * REPLIES_KEPT) this.replies.splice(0, this.replies.length - REPLIES_KEPT);
+      const took = now - ticket.startedAt;
+      this.latencyMs = this.latencyMs === null ? took : 0.8 * this.latencyMs + 0.2 * took;
+    }
+    if (this.o.adaptive) {
+      if (outcome === 'limited' && ticket.epoch === this.epoch) this.decrease(now, this.estimate(now));
+      else if (outcome === 'spent' && ticket.epoch === this.epoch) this.decrease(now, this.current - 1);
+      else if (outcome === 'ok' && binding && now - this.lastDecrease >= this.holdMs()) this.increase(now);
+      if (outcome === 'limited' && retryAfterMs !== null && retryAfterMs > 0) this.pause(now + Math.min(retryAfterMs, MAX_PAUSE_MS));
+    }
+    this.admit();
+  }
+
+  /** Admits nobody before `until`, then wakes the waiters. */
+  private pause(until: number): void {
+    if (until <= this.pausedUntil) return;
+    this.pausedUntil = until;
+    if (this.pauseTimer) clearTimeout(this.pauseTimer);
+    this.pauseTimer = setTimeout(() => {
+      // A timer may fire a millisecond before the clock says it is due: the pause ends now.
+      this.pauseTimer = null;
+      this.pausedUntil = 0;
+      this.admit();
+    }, until - this.now());
+    // A paused gate alone must not keep the process alive: whoever waits holds timers of its own.
+    this.pauseTimer.unref();
+  }
+
+  /** What run.json keeps. */
+  record(): PaceRecord {
+    return { adaptive: this.o.adaptive, max: this.o.max, final: this.current, lowest: this.lowestSeen, changes: [...this.history], dropped: this.dropped };
+  }
+
+  private take(): Ticket {
+    this.inFlight++;
+    return { epoch: this.epoch, startedAt: this.now() };
+  }
+
+  private admit(): void {
+    if (this.now() < this.pausedUntil) return;
+    while (this.inFlight < this.current) {
+      const w = this.retries.shift() ?? this.fresh.shift();
+      if (!w) return;
+      w.cleanup();
+      w.resolve(this.take());
+    }
+  }
+
+  /**
+   * The limit the endpoint sustains, judged from the replies of the last window (at least a
+   * second, or twice the latency): replies per second times seconds per reply is the number
+   * of requests that fits in flight. Without enough replies yet, half the current limit.
+   */
+  private estimate(now: number): number {
+    const latency = this.latencyMs;
+    const window = Math.max(1000, 2 * (latency ?? 0));
+    while (this.replies.length > 0 && this.replies[0]! < now - window) this.replies.shift();
+    if (latency === null || this.replies.length < MIN_SAMPLES) return Math.floor(this.current / 2);
+    return Math.ceil((this.replies.length / window) * latency);
+  }
+
+  /** After a decrease, no increase for a while: the refusals of requests already sent are still to come. */
+  private holdMs(): number {
+    return Math.max(2000, 8 * (this.latencyMs ?? 0));
+  }
+
+  private decrease(now: number, to: number): void {
+    const next = Math.max(1, Math.min(this.current - 1, to));
+    this.epoch++;
+    this.lastDecrease = now;
+    this.credit = 0;
+    if (next !== this.current) this.set(next, now);
+  }
+
+  private increase(now: number): void {
+    if (this.current >= this.o.max) return;
+    this.credit += 1 / this.current;
+    if (this.credit < 1) return;
+    this.credit = 0;
+    this.set(this.current + 1, now);
+  }
+
+  private set(limit: number, now: number): void {
+    this.current = limit;
+    this.lowestSeen = Math.min(this.lowestSeen, limit);
+    this.history.push({ at_s: Math.round(now - this.started) / 1000, limit });
+    if (this.history.length > HISTORY_CAP) {
+      // Keep the first half (how the run found its pace) and the latest changes.
+      this.history.splice(HISTORY_CAP / 2, 1);
+      this.dropped++;
+    }
+    this.onChange?.(limit);
+  }
+}
