@@ -123,9 +123,11 @@ const EXAMPLE_WIDTH = 68;
 export function renderErrors(s: Summary): string {
   const lines = ['why rollouts errored (commonest messages per type)'];
   for (const d of s.errors) {
-    lines.push(`  ${d.type}: ${fmtInt(d.count)}`);
+    // Types and messages come from endpoints and files: terminal-safe before they are shown.
+    lines.push(`  ${terminalText(d.type)}: ${fmtInt(d.count)}`);
     for (const m of d.messages) {
-      const text = m.example.length > EXAMPLE_WIDTH ? `${m.example.slice(0, EXAMPLE_WIDTH - 1)}…` : m.example;
+      const example = terminalText(m.example);
+      const text = example.length > EXAMPLE_WIDTH ? `${example.slice(0, EXAMPLE_WIDTH - 1)}…` : example;
       lines.push(`    ${fmtInt(m.count).padStart(5)}  ${text}`);
     }
     if (d.other) lines.push(`    ${fmtInt(d.other).padStart(5)}  (other messages)`);
