@@ -31,7 +31,8 @@ import {
   savedSettings,
 } from '../run/session.js';
 import { apiKeyFor, resolveSettings, type EvalFlags, type EvalSettings } from '../run/settings.js';
-import { writeRunInfo, type RunInfo } from '../runfile/run-info.js';
+import { join } from 'node:path';
+import { RUN_FILE, writeRunInfo, type RunInfo } from '../runfile/run-info.js';
 import { onOutputClosed } from '../io/output.js';
 import { shardSize } from '../runfile/shard.js';
 
@@ -49,7 +50,7 @@ export async function evalCommand(words: string[], flags: EvalFlags & { json?: b
   const file: FileConfig | null = configPath ? loadConfigFile(configPath) : null;
   if (flags.resume && flags.output) throw new ConfigError('--resume DIR continues the run in DIR; it does not take --output');
   const saved = flags.resume ? await readSavedRun(flags.resume) : null;
-  const settings = resolveSettings(flags, file, configPath ?? '', env, saved ? savedSettings(saved) : null);
+  const settings = resolveSettings(flags, file, configPath ?? '', env, saved ? savedSettings(saved) : null, flags.resume ? join(flags.resume, RUN_FILE) : undefined);
   if (flags.resume) {
     // Decided before asking for a key or taking the folder: a finished run is left as it is.
     const left = await rolloutsLeft(flags.resume, settings.n, settings.rollouts, settings.shard);

@@ -73,6 +73,7 @@ function pickOne<K extends SettingKey>(
   file: FileConfig | null,
   fileName: string,
   saved: SavedSettings | null,
+  savedFile: string,
 ): Picked<SettingValues[K]> {
   const spec = SETTINGS[key] as Setting<SettingValues[K]>;
   const flag = flags[key];
@@ -85,7 +86,7 @@ function pickOne<K extends SettingKey>(
   // A null in run.json is a value only where the setting's own default is null (a sampling
   // field left to the endpoint); elsewhere it is an old or built-in run's gap.
   if (fromSaved !== undefined && (fromSaved !== null || spec.default === null)) {
-    const name = `"${spec.runJson}" in the saved run.json`;
+    const name = `${savedFile}: "${spec.runJson}"`;
     const value = fromSaved === null ? null : spec.load ? spec.load(fromSaved, name) : spec.parse(fromSaved, name);
     if (value === undefined) throw new ConfigError(`--resume: ${name} is unreadable`);
     return { value: value as SettingValues[K], given: false, name };
@@ -99,12 +100,13 @@ export function pickSettings(
   file: FileConfig | null,
   fileName: string,
   saved: SavedSettings | null,
+  savedFile = 'the saved run.json',
 ): { values: SettingValues; given: Set<SettingKey>; names: Record<SettingKey, string> } {
   const values = {} as Record<SettingKey, unknown>;
   const names = {} as Record<SettingKey, string>;
   const given = new Set<SettingKey>();
   for (const key of SETTING_KEYS) {
-    const p = pickOne(key, flags, file, fileName, saved);
+    const p = pickOne(key, flags, file, fileName, saved, savedFile);
     values[key] = p.value;
     names[key] = p.name;
     if (p.given) given.add(key);
@@ -168,8 +170,9 @@ export function resolveSettings(
   fileName: string,
   env: NodeJS.ProcessEnv,
   saved: SavedSettings | null = null,
+  savedFile?: string,
 ): EvalSettings {
-  const { values: v, given, names } = pickSettings(flags, file, fileName, saved);
+  const { values: v, given, names } = pickSettings(flags, file, fileName, saved, savedFile);
   if (v.model === null) {
     throw new ConfigError('-m/--model is required: a model id such as openai/gpt-5-mini, or builtin:oracle (no key, no network)');
   }
@@ -210,7 +213,7 @@ function refuseChanges(now: SettingValues, given: Set<SettingKey>, saved: SavedS
   for (const key of SETTING_KEYS) {
     const spec = SETTINGS[key] as Setting<unknown>;
     if (!spec.measured || !given.has(key) || spec.runJson === null) continue;
-    const before = pickOne(key, {}, null, '', saved).value;
+    const before = pickOne(key, {}, null, '', saved, 'the saved run.json').value;
     const show = (x: unknown): string => canon(x === null ? null : spec.show ? spec.show(x) : x);
     if (canon(spec.save ? spec.save(now[key]) : now[key]) !== canon(spec.save ? spec.save(before) : before)) {
       throw new ConfigError(

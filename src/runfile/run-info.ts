@@ -145,29 +145,17 @@ export async function readRunInfo(file: string): Promise<RunFile | null> {
 }
 
 /**
- * Checks the settings a resumed run goes on with, against the ranges of their flags: a
- * run.json saying `"concurrency": 0` is refused here, before the folder is touched.
+ * Checks what a resumed run is built on: the keys that say which tasks it covers. The
+ * settings it goes on with (concurrency, timeouts, sampling …) are checked by the settings
+ * declaration (src/run/setting-table.ts) as they are read back, against the same ranges as
+ * their flags, so `"concurrency": 0` is refused there, before the folder is touched.
  */
 function checkResumable(v: RunFile, file: string): RunInfo {
   const key = (k: string): string => `${file}: "${k}"`;
   for (const k of ['model', 'n', 'task'] as const) if (v[k] === undefined) throw new ConfigError(`${key(k)} is missing: this is not a run file bas eval wrote`);
   if (readShard(v.shard) === undefined) throw new ConfigError(`${file} has an unreadable "shard" (it needs null or {"index": I, "count": N} with 1 <= I <= N)`);
-  const seconds = (k: string): number => parseNumberInRange(v[k], key(k), 0.001, 86_400);
-  if (!isObject(v.sampling)) throw new ConfigError(`${key('sampling')} must be an object {temperature, max_tokens, reasoning_effort, extra}`);
-  const s = v.sampling as Record<string, unknown>;
-  if (s.temperature != null) parseNumberInRange(s.temperature, key('sampling.temperature'), 0, 2);
-  if (s.max_tokens != null) parseCount(s.max_tokens, key('sampling.max_tokens'), 1, 10_000_000);
-  if (s.reasoning_effort != null && typeof s.reasoning_effort !== 'string') throw new ConfigError(`${key('sampling.reasoning_effort')} must be a string or null`);
-  if (s.extra != null && !isObject(s.extra)) throw new ConfigError(`${key('sampling.extra')} must be an object`);
-  if (v.base_url != null && typeof v.base_url !== 'string') throw new ConfigError(`${key('base_url')} must be a URL or null`);
-  if (v.api_key_var !== undefined && typeof v.api_key_var !== 'string') throw new ConfigError(`${key('api_key_var')} must be the name of a variable`);
-  return {
-    ...v,
-    concurrency: parseCount(v.concurrency, key('concurrency'), 1, 4096),
-    timeout_s: seconds('timeout_s'),
-    request_timeout_s: seconds('request_timeout_s'),
-    max_retries: parseCount(v.max_retries, key('max_retries'), 0, 100),
-  } as RunInfo;
+  if (v.sampling !== undefined && !isObject(v.sampling)) throw new ConfigError(`${key('sampling')} must be an object {temperature, max_tokens, reasoning_effort, extra}`);
+  return v as RunInfo;
 }
 
 /** Reads a saved run.json for `--resume DIR`, refusing what cannot be resumed. */
