@@ -96,16 +96,18 @@ export async function mergeRuns(dirs: string[], out: string): Promise<MergeOutco
       const v = first.info.prices?.[k] ?? null;
       return inputs.every((i) => (i.info.prices?.[k] ?? null) === v) ? v : null;
     };
+    // How one process paced its requests, and when it was resumed, say nothing of the merged run.
+    const { pace: _pace, resumed_at: _resumed, ...base } = first.info;
     merged = {
-      ...first.info,
+      ...base,
       prices: { in: agreed('in'), out: agreed('out') },
       shard: null,
       indices: null,
-      // `incomplete`: rollouts are in none of the inputs (a shard missing); resume cannot fill a merged run.
+      // `incomplete`: rollouts are in none of the inputs (a shard missing); `--resume` can fill them.
       status: missing > 0 ? 'incomplete' : allComplete ? 'complete' : 'interrupted',
       started_at: inputs.map((i) => i.info.started_at).sort()[0] ?? first.info.started_at,
       ended_at: inputs.some((i) => !i.info.ended_at) ? null : inputs.map((i) => i.info.ended_at!).sort().at(-1)!,
-      merged_from: inputs.map((i) => ({ dir: i.dir, shard: i.info.shard ?? null, status: i.info.status })),
+      merged_from: inputs.map((i) => ({ dir: i.dir, shard: i.info.shard ?? null, status: i.info.status, pace: i.info.pace ?? null })),
       summary: builder.result(),
     };
     return merged;

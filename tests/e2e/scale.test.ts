@@ -123,6 +123,11 @@ describe('shards', () => {
     expect(stableSummary(merged)).toEqual(stableSummary(whole));
     const run = JSON.parse(readFileSync(join(dir, 'merged', 'run.json'), 'utf8'));
     expect(run).toMatchObject({ status: 'complete', shard: null, n: 11, rollouts: 2 });
+    // One process's pacing belongs to its shard, not to the merged run.
+    const s1 = JSON.parse(readFileSync(join(dir, 's1', 'run.json'), 'utf8'));
+    expect(s1.pace).toBeTruthy();
+    expect(run.pace).toBeUndefined();
+    expect(run.merged_from[0].pace).toEqual(s1.pace);
   });
 
   it('merge refuses overlapping shards and mismatched configurations, and leaves nothing behind', async () => {
