@@ -48,11 +48,26 @@ function* pairs(n: number, r = 1): Generator<readonly [number, number]> {
 
 describe('Runner', () => {
   it.each([1, 3, 8])('keeps at most -c %i requests in flight, and uses them', async (c) => {
-    const { client, seen } = countingClient(5);
+    // Each request is held until -c are in flight (or 2 s pass, as a bound): whether the runner
+    // fills every slot is then a matter of what it does, not of how busy the machine is.
+    const seen = { inFlight: 0, max: 0 };
+    let release: () => void = () => {};
+    let full = new Promise<void>((r) => (release = r));
+    const client: ModelClient = {
+      async complete(messages) {
+        seen.inFlight++;
+        seen.max = Math.max(seen.max, seen.inFlight);
+        if (seen.inFlight >= c) release();
+        await Promise.race([full, tick(2000)]);
+        seen.inFlight--;
+        if (seen.inFlight === 0) full = new Promise<void>((r) => (release = r));
+        return { text: runPolicy('oracle', messages), finish_reason: 'stop', usage: null };
+      },
+    };
     const records: RolloutRecord[] = [];
-    await runner(client, c, records).run(pairs(30));
+    await runner(client, c, records).run(pairs(3 * c));
     expect(seen.max).toBe(c);
-    expect(records).toHaveLength(30);
+    expect(records).toHaveLength(3 * c);
   });
 
   it('records every (index, rollout) pair once and emits start/done events', async () => {
