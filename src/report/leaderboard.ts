@@ -4,11 +4,12 @@
  * group's best on the tasks they share (the bootstrap of `compare`).
  *
  * Runs are ranked together only when the same index means the same ledger: the same task
- * configuration (rows, fault rate, seed) and the same task generator. Anything else would
- * compare results on different tasks, so it forms a group of its own.
+ * configuration (rows, fault rate, seed), the same task generator and the same prompt.
+ * Anything else would compare results on different tasks, or on tasks asked differently, so
+ * it forms a group of its own.
  */
 import type { TaskConfig } from '../task/types.js';
-import { runGenerator } from '../runfile/versions.js';
+import { runGenerator, runPromptVersion } from '../runfile/versions.js';
 import { pairRuns, type Pairing } from './compare.js';
 import { fitTable } from './fit-table.js';
 import type { RunData } from './read.js';
@@ -57,6 +58,8 @@ export interface LeaderboardGroup {
   task: TaskConfig | null;
   /** Task generator version; null when the tasks came from a file (`bas score`). */
   generator: number | null;
+  /** Prompt version; null when the tasks came from a file (`bas score`). */
+  prompt_version: number | null;
   /** A one-line description of the group's tasks. */
   title: string;
   runs: LeaderboardRun[];
@@ -71,12 +74,13 @@ export interface Leaderboard {
 
 function groupKey(d: RunData): string {
   const t = d.task;
-  return JSON.stringify([t?.num_transactions ?? null, t?.fault_rate ?? null, t?.seed ?? null, runGenerator(d.run)]);
+  return JSON.stringify([t?.num_transactions ?? null, t?.fault_rate ?? null, t?.seed ?? null, runGenerator(d.run), runPromptVersion(d.run)]);
 }
 
 function groupTitle(d: RunData): string {
   const g = runGenerator(d.run);
-  return `${describeTask(d.task)} · ${g === null ? 'tasks from a file' : `task generator ${g}`}`;
+  const p = runPromptVersion(d.run);
+  return `${describeTask(d.task)} · ${g === null ? 'tasks from a file' : `task generator ${g}, prompt ${p}`}`;
 }
 
 function measureOf(d: RunData, by: RankMeasure): Estimate {
@@ -112,6 +116,7 @@ export function buildLeaderboard(runs: RunData[], opts: { by?: RankMeasure; seed
       return {
         task: best.d.task,
         generator: runGenerator(best.d.run),
+        prompt_version: runPromptVersion(best.d.run),
         title: groupTitle(best.d),
         runs: ranked.map(({ d, name }, i): LeaderboardRun => {
           const s = d.summary;

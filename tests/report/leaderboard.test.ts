@@ -25,6 +25,8 @@ beforeAll(() => {
   writeRun(join(root, 'runs', 'blanket'), { n: 20, model: 'builtin:blanket', choose: () => 'blanket' });
   // Same model and configuration, but another task generator: never ranked with the rest.
   writeRun(join(root, 'runs', 'gen9'), { n: 20, model: 'builtin:oracle', choose: () => 'oracle', runJson: { generator: 9 } });
+  // Same tasks, asked with an earlier prompt: not ranked with the rest either.
+  writeRun(join(root, 'prompts', 'p1'), { n: 20, model: 'builtin:oracle', choose: () => 'oracle', runJson: { prompt_version: 1 } });
   // A sweep-like folder: one run per ledger length, one level further down.
   for (const rows of [16, 24]) {
     writeRun(join(root, 'sweep', `rows-${rows}`), { n: 6, model: 'builtin:raw-sums', config: { ...SMALL_CONFIG, num_transactions: rows }, choose: () => 'raw-sums' });
@@ -56,6 +58,14 @@ describe('buildLeaderboard', () => {
       const means = g.runs.map((r) => r.measures.reward.mean!);
       expect([...means].sort((a, b) => b - a)).toEqual(means);
     }
+  });
+
+  it('puts runs asked with another prompt in a group of their own', async () => {
+    const lb = buildLeaderboard([...runs, await read('prompts/p1')], { seed: 1, resamples: 200 });
+    expect(lb.groups).toHaveLength(3);
+    const p1 = lb.groups.find((g) => g.prompt_version === 1 && g.generator !== 9)!;
+    expect(p1.runs.map((r) => r.dir.split('/').pop())).toEqual(['p1']);
+    expect(p1.title).toContain('prompt 1');
   });
 
   it('pairs every run with the best on shared tasks, with a verdict', () => {

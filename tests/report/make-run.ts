@@ -2,6 +2,7 @@
  * Writes realistic run folders for report tests: replies from the built-in policies, scored
  * by the real scorer, in the record format `bas eval` writes.
  */
+import { PROMPT_VERSION } from '../../src/task/prompt.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GENERATOR_VERSION, generateTask } from '../../src/task/generate.js';
@@ -51,6 +52,7 @@ export function writeRun(
       bas_version: '0.1.0',
       // The records were made by this generator; the HTML drill-down rebuilds ledgers only then.
       generator: GENERATOR_VERSION,
+      prompt_version: PROMPT_VERSION,
       model: opts.model,
       base_url: 'http://127.0.0.1:1/v1',
       task: config,
