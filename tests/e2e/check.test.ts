@@ -3,6 +3,7 @@
  * loopback only: bas serve, and a small server in this file for answers bas serve never gives
  * (a 400 naming a parameter, rate-limit headers).
  */
+import { closedPort } from '../support/closed-port.js';
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -83,10 +84,11 @@ describe('bas check', () => {
   });
 
   it('an unreachable endpoint is named with the cause', async () => {
-    const r = await bas(['check', '-m', 'm1', '--base-url', 'http://127.0.0.1:1/v1'], { OPENAI_API_KEY: 'k' });
+    const port = await closedPort();
+    const r = await bas(['check', '-m', 'm1', '--base-url', `http://127.0.0.1:${port}/v1`], { OPENAI_API_KEY: 'k' });
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/reachable +no/);
-    expect(r.stderr).toMatch(/^bas: check failed: cannot reach http:\/\/127.0.0.1:1\/v1: connection failed.*ECONNREFUSED/m);
+    expect(r.stderr).toMatch(new RegExp(`^bas: check failed: cannot reach http://127\\.0\\.0\\.1:${port}/v1: connection failed.*ECONNREFUSED`, 'm'));
   });
 
   it('--json prints the report as an object', async () => {
@@ -106,9 +108,10 @@ describe('bas models', () => {
   });
 
   it('an unreachable endpoint is one line and exit 1', async () => {
-    const r = await bas(['models', '--base-url', 'http://127.0.0.1:1/v1'], { OPENAI_API_KEY: 'k' });
+    const port = await closedPort();
+    const r = await bas(['models', '--base-url', `http://127.0.0.1:${port}/v1`], { OPENAI_API_KEY: 'k' });
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^bas: cannot list the models of http:\/\/127.0.0.1:1\/v1: connection failed/);
+    expect(r.stderr).toMatch(new RegExp(`^bas: cannot list the models of http://127\\.0\\.0\\.1:${port}/v1: connection failed`));
   });
 
   it('a local provider needs no key', async () => {

@@ -2,6 +2,7 @@
  * Inputs that used to slip through: a run in which nothing completed, keys that cannot be
  * sent, a key passed where its variable's name belongs, and readers that close the pipe.
  */
+import { closedPort } from '../support/closed-port.js';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -12,11 +13,12 @@ beforeAll(() => ensureBuilt());
 describe('eval refuses what cannot work', () => {
   it('stops at once when the endpoint cannot be reached, naming the URL and the cause', async () => {
     const dir = join(tempDir(), 'run');
-    // Port 1 on loopback: nothing listens, so every connection is refused at once.
-    const r = await bas(['eval', '-m', 'm', '-n', '40', '--base-url', 'http://127.0.0.1:1/v1', '--output', dir, '--no-progress', '--json'], { OPENAI_API_KEY: 'k' });
+    // A port just freed on loopback: nothing listens, so every connection is refused at once.
+    const port = await closedPort();
+    const r = await bas(['eval', '-m', 'm', '-n', '40', '--base-url', `http://127.0.0.1:${port}/v1`, '--output', dir, '--no-progress', '--json'], { OPENAI_API_KEY: 'k' });
     expect(r.code).toBe(1);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
-    expect(r.stderr).toMatch(/^bas: cannot reach http:\/\/127\.0\.0\.1:1\/v1: connection failed: connect ECONNREFUSED/);
+    expect(r.stderr).toMatch(new RegExp(`^bas: cannot reach http://127\\.0\\.0\\.1:${port}/v1: connection failed: connect ECONNREFUSED`));
   });
 
   it('refuses a key that cannot go in a header, without printing it', async () => {
