@@ -2,24 +2,26 @@
 // reads the child's rusage; where it is missing, a wrapper runs the CLI in-process and
 // reports its own at exit.
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const BIN = join(ROOT, 'bin', 'bas.js');
 const MARK = 'BAS_BENCH_RUSAGE';
+/** The node flags of the launcher's `#!` line, so the bench runs bas as an installed `bas` starts. */
+export const LAUNCH_FLAGS = (readFileSync(BIN, 'utf8').split('\n', 1)[0].split(/\s+/).filter((w) => w.startsWith('--')));
 
 /**
- * Runs `node bin/bas.js ...args` and resolves to {seconds, cpuSeconds, rssMb, code, stdout}.
+ * Runs `node [launcher flags] bin/bas.js ...args` and resolves to {seconds, cpuSeconds, rssMb, code, stdout}.
  * stdout is discarded unless `keepStdout`.
  */
 export function measureBas(args, { keepStdout = false, env = {} } = {}) {
   const useTime = existsSync('/usr/bin/time');
   const cmd = useTime ? '/usr/bin/time' : process.execPath;
   const full = useTime
-    ? ['-f', `${MARK} %e %U %S %M`, process.execPath, BIN, ...args]
-    : ['-e', `process.argv=[process.argv[0],${JSON.stringify(BIN)},...${JSON.stringify(args)}];process.on('exit',()=>{const u=process.resourceUsage();process.stderr.write('${MARK} 0 '+u.userCPUTime/1e6+' '+u.systemCPUTime/1e6+' '+u.maxRSS+'\\n')});import(${JSON.stringify('file://' + join(ROOT, 'dist', 'cli.js'))}).then(m=>m.main(process.argv))`];
+    ? ['-f', `${MARK} %e %U %S %M`, process.execPath, ...LAUNCH_FLAGS, BIN, ...args]
+    : [...LAUNCH_FLAGS, '-e', `process.argv=[process.argv[0],${JSON.stringify(BIN)},...${JSON.stringify(args)}];process.on('exit',()=>{const u=process.resourceUsage();process.stderr.write('${MARK} 0 '+u.userCPUTime/1e6+' '+u.systemCPUTime/1e6+' '+u.maxRSS+'\\n')});import(${JSON.stringify('file://' + join(ROOT, 'dist', 'cli.js'))}).then(m=>m.main(process.argv))`];
   const started = process.hrtime.bigint();
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, full, { stdio: ['ignore', keepStdout ? 'pipe' : 'ignore', 'pipe'], env: { ...process.env, ...env } });
