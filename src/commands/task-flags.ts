@@ -12,7 +12,7 @@ export interface TaskFlags {
 }
 
 /** Largest -n accepted: far beyond any real run, small enough that indices stay exact. */
-export const MAX_TASKS = 100_000_000;
+const MAX_TASKS = 100_000_000;
 
 /** The task configuration the flags ask for. */
 export function taskConfigFromFlags(flags: TaskFlags): TaskConfig {

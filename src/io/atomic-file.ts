@@ -58,7 +58,7 @@ export function forgetTemp(path: string): void {
 }
 
 /** A name beside `target` that no one else uses: dot-prefixed, with pid and random part. */
-export function tempNameFor(target: string): string {
+function tempNameFor(target: string): string {
   return join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
 }
 

@@ -7,7 +7,7 @@ import { createInterface } from 'node:readline';
 import { ConfigError, fileError, systemErrorCode } from '../errors.js';
 
 /** Fails early, with a ConfigError, when `path` is not a readable file. */
-export function requireFile(path: string, flag: string): void {
+function requireFile(path: string, flag: string): void {
   let isFile = false;
   try {
     isFile = statSync(path).isFile();

@@ -18,7 +18,7 @@ export interface OutputSink {
 const CHUNK = 1 << 16;
 
 /** A sink on standard output, buffering into 64 KiB chunks and honouring back-pressure. */
-export function stdoutSink(): OutputSink {
+function stdoutSink(): OutputSink {
   let buffer = '';
   // A closed pipe (`bas gen | head`) is handled once for the whole program, in cli.ts.
   const flush = async (): Promise<void> => {

@@ -8,7 +8,7 @@
  */
 
 /** What a secret is replaced with. */
-export const REDACTED = '[redacted]';
+const REDACTED = '[redacted]';
 
 /** The registered secrets in every form they may be echoed in, longest first. */
 let forms: string[] = [];
@@ -17,7 +17,7 @@ let forms: string[] = [];
  * Shorter values are placeholders, not secrets: local servers take any key, and users give
  * `x` or `EMPTY`. Cutting those out of every reply would mangle ordinary text.
  */
-export const MIN_SECRET_LENGTH = 8;
+const MIN_SECRET_LENGTH = 8;
 
 /**
  * Registers a secret (the API key) so that `redact` removes it from then on. Its URL-encoded

@@ -29,9 +29,9 @@ export const COMPARE_MEASURES = [
   'num_flagged',
   'parsed',
 ] as const;
-export type CompareMeasure = (typeof COMPARE_MEASURES)[number];
+type CompareMeasure = (typeof COMPARE_MEASURES)[number];
 
-export interface ComparedRun {
+interface ComparedRun {
   label: string;
   /** The model, with the folder where another run has the same model (see `runNames`). */
   name: string;
@@ -48,7 +48,7 @@ export interface ComparedRun {
   measures: Record<CompareMeasure, Estimate>;
 }
 
-export type Verdict = string; // "<label> better" or "no difference shown at 95%"
+type Verdict = string; // "<label> better" or "no difference shown at 95%"
 
 export interface Pairing {
   baseline: string;
@@ -88,13 +88,13 @@ function measuresOf(s: Summary): Record<CompareMeasure, Estimate> {
 }
 
 /** Run labels: A, B, … Z, then R27, R28 … */
-export function runLabel(i: number): string {
+function runLabel(i: number): string {
   return i < 26 ? String.fromCharCode(65 + i) : `R${i + 1}`;
 }
 
 
 /** The verdict from an interval of (run − baseline). */
-export function verdictOf(ci: [number, number] | null, run: string, baseline: string): Verdict | null {
+function verdictOf(ci: [number, number] | null, run: string, baseline: string): Verdict | null {
   if (!ci) return null;
   if (ci[0] > 0) return `${run} better`;
   if (ci[1] < 0) return `${baseline} better`;

@@ -30,7 +30,7 @@ function isControl(c: number): boolean {
  * The grouping key of an error message: control characters as spaces, runs of digits as one
  * "#" (so "after 3 attempts" and "after 4 attempts" group), at most 300 characters. One pass.
  */
-export function messageKey(message: string): string {
+function messageKey(message: string): string {
   let out = '';
   let digits = false;
   for (let i = 0; i < message.length && out.length < MESSAGE_CHARS; i++) {

@@ -11,7 +11,7 @@ import type { Summary } from './summary.js';
 import { plainTable } from './tables.js';
 
 /** Where the requests went, without credentials or path: a host, or the built-in policy. */
-export function endpointLabel(baseURL: string | null): string {
+function endpointLabel(baseURL: string | null): string {
   if (baseURL === null) return 'built-in policy (no endpoint)';
   try {
     return new URL(baseURL).host;

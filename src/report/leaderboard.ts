@@ -54,7 +54,7 @@ export interface LeaderboardRun {
   vs_best: Pairing | null;
 }
 
-export interface LeaderboardGroup {
+interface LeaderboardGroup {
   task: TaskConfig | null;
   /** Task generator version; null when the tasks came from a file (`bas score`). */
   generator: number | null;

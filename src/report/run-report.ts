@@ -98,7 +98,7 @@ function usd(v: number | null): string {
 }
 
 /** The reward's distribution as a table with a bar per bin. */
-export function renderHistogram(s: Summary): string {
+function renderHistogram(s: Summary): string {
   const t = plainTable(['reward', 'rollouts', 'share', ''], ['left', 'right', 'right', 'left']);
   const total = s.reward_histogram.reduce((a, b) => a + b.count, 0);
   const max = Math.max(1, ...s.reward_histogram.map((b) => b.count));

@@ -19,7 +19,7 @@ export type Scale = 'unit' | 'count' | 'real';
  * on the effective sample size), `poisson-neff` (counts, the Poisson score interval on the
  * effective sample size) or `t` (Student t, unbounded values).
  */
-export type IntervalMethod = 'wilson' | 'wilson-neff' | 'poisson-neff' | 't';
+type IntervalMethod = 'wilson' | 'wilson-neff' | 'poisson-neff' | 't';
 
 /** A mean with its uncertainty. `null` where it is undefined (too few values). */
 export interface Estimate {
@@ -41,7 +41,7 @@ const T975 = [
 ];
 
 /** z for a two-sided 95% interval. */
-export const Z95 = 1.959963984540054;
+const Z95 = 1.959963984540054;
 
 /**
  * The 0.975 quantile of Student's t with `df` degrees of freedom: a table up to 30, then the
@@ -81,7 +81,7 @@ export function mean(xs: ArrayLike<number>): number | null {
 }
 
 /** Sample standard deviation (n - 1 in the denominator), or null below two values. */
-export function sampleSd(xs: ArrayLike<number>): number | null {
+function sampleSd(xs: ArrayLike<number>): number | null {
   const m = mean(xs);
   if (m === null || xs.length < 2) return null;
   let ss = 0;
@@ -115,7 +115,7 @@ export function wilsonInterval(successes: number, n: number, z = Z95): [number, 
 }
 
 /** True when every value is exactly 0 or 1. */
-export function isBinary(xs: ArrayLike<number>): boolean {
+function isBinary(xs: ArrayLike<number>): boolean {
   for (let i = 0; i < xs.length; i++) if (xs[i] !== 0 && xs[i] !== 1) return false;
   return true;
 }

@@ -16,7 +16,7 @@ import { estimate, percentileSorted, type Estimate, type Scale } from './stats.j
 export type { RolloutRecord } from '../runfile/record.js';
 export type { ErrorDigest } from './error-digest.js';
 
-export interface CodeBreakdown {
+interface CodeBreakdown {
   tp: number;
   fp: number;
   fn: number;

@@ -10,7 +10,7 @@ import { fmt, fmtCi, fmtInt } from './tables.js';
 
 /** The measures a sweep draws. */
 export const SWEEP_MEASURES = ['reward', 'bas_correct', 'fault_audit'] as const;
-export type SweepMeasure = (typeof SWEEP_MEASURES)[number];
+type SweepMeasure = (typeof SWEEP_MEASURES)[number];
 
 export interface SweepPoint {
   num_transactions: number;

@@ -120,7 +120,7 @@ export function renderSummary(s: Summary, opts: { title?: string } = {}): string
 const EXAMPLE_WIDTH = 68;
 
 /** The commonest error messages per type, as indented lines that fit 80 columns. */
-export function renderErrors(s: Summary): string {
+function renderErrors(s: Summary): string {
   const lines = ['why rollouts errored (commonest messages per type)'];
   for (const d of s.errors) {
     // Types and messages come from endpoints and files: terminal-safe before they are shown.

@@ -12,8 +12,6 @@ import { parseRetryAfter } from './retry.js';
 /** Why a rollout ended without a reply to score. */
 export type ErrorType = 'timeout' | 'rate_limit' | 'provider' | 'network' | 'malformed' | 'auth' | 'response_too_large';
 
-export const ERROR_TYPES: readonly ErrorType[] = ['timeout', 'rate_limit', 'provider', 'network', 'malformed', 'auth', 'response_too_large'];
-
 /** One failed attempt, classified. */
 export interface Failure {
   type: ErrorType;

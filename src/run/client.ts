@@ -25,7 +25,7 @@ export interface Sampling {
   extra: Record<string, unknown>;
 }
 
-export const BUILTIN_PREFIX = 'builtin:';
+const BUILTIN_PREFIX = 'builtin:';
 
 /** The policy behind a `builtin:NAME` model id, or null for a real model. */
 export function builtinPolicy(model: string): string | null {

@@ -4,7 +4,7 @@
  */
 
 /** Token counts as the endpoint reported them. */
-export interface Usage {
+interface Usage {
   prompt_tokens: number | null;
   completion_tokens: number | null;
   total_tokens: number | null;

@@ -9,22 +9,22 @@
 import type { Failure } from './classify.js';
 
 /** Finished attempts that must all fail to connect before the run stops. */
-export const CONNECT_ATTEMPTS = 3;
+const CONNECT_ATTEMPTS = 3;
 /** Finished rollouts that must all end with one identical refusal before the run stops. */
-export const REFUSED_ROLLOUTS = 3;
+const REFUSED_ROLLOUTS = 3;
 
 /** Words in a connection error that mean the endpoint cannot be reached at all (not a reset under load). */
 const UNREACHABLE = ['econnrefused', 'enotfound', 'eai_again', 'ehostunreach', 'enetunreach', 'certificate', 'ssl', 'tls', 'cert_'];
 
 /** True for a failure to reach the endpoint at all. */
-export function isUnreachable(f: Failure): boolean {
+function isUnreachable(f: Failure): boolean {
   if (f.type !== 'network') return false;
   const text = f.message.toLowerCase();
   return UNREACHABLE.some((w) => text.includes(w));
 }
 
 /** True for the endpoint refusing the request itself: a 4xx other than 401, 403, 408 and 429. */
-export function isRefusal(f: Failure): boolean {
+function isRefusal(f: Failure): boolean {
   return f.type === 'provider' && f.status !== null && f.status >= 400 && f.status < 500;
 }
 

@@ -21,7 +21,7 @@ export interface Provider {
 }
 
 /** Where the shipped registry sits, from src/run or dist/run alike. */
-export const SHIPPED_PROVIDERS = fileURLToPath(new URL('../../configs/providers.toml', import.meta.url));
+const SHIPPED_PROVIDERS = fileURLToPath(new URL('../../configs/providers.toml', import.meta.url));
 
 /** The key sent to a local server that needs none (the SDK refuses an empty one). */
 export const PLACEHOLDER_KEY = 'none';

@@ -68,7 +68,7 @@ export function parseRetryAfter(headers: HeaderLike | null | undefined, now = Da
  * The wait that the `x-ratelimit-*` headers imply: the reset time of each budget whose
  * remaining count is 0 (the longest of them), or, when none says so, the shortest reset given.
  */
-export function rateLimitReset(headers: HeaderLike): number | null {
+function rateLimitReset(headers: HeaderLike): number | null {
   let spent: number | null = null;
   let any: number | null = null;
   for (const budget of ['requests', 'tokens']) {

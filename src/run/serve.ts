@@ -30,7 +30,7 @@ export interface ServeOptions {
 }
 
 /** Counts of what the server did, for tests and the log. */
-export interface ServeStats {
+interface ServeStats {
   requests: number;
   ok: number;
   errors: number;

@@ -5,7 +5,6 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError } from '../errors.js';
 import { SummaryBuilder } from '../report/summary.js';
 import { forEachRecord } from '../runfile/read.js';
 import { pairKey, splitPairKey, type PairKey } from '../runfile/record.js';
@@ -14,8 +13,8 @@ import { readSavedRun, type RunInfo } from '../runfile/run-info.js';
 export { readSavedRun };
 import { settingsForRunJson, settingValuesOf, type EvalSettings, type SavedSettings } from './settings.js';
 import { builtinPolicy } from './client.js';
-import { inShard, readShard, shardSize, type Shard } from '../runfile/shard.js';
-import { BAS_VERSION, OPENAI_VERSION, runGenerator } from '../runfile/versions.js';
+import { inShard, shardSize, type Shard } from '../runfile/shard.js';
+import { BAS_VERSION, OPENAI_VERSION } from '../runfile/versions.js';
 import { GENERATOR_VERSION } from '../task/generate.js';
 import { PROMPT_VERSION } from '../task/prompt.js';
 import { urlWithoutCredentials } from '../io/secrets.js';

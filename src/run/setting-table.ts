@@ -27,7 +27,7 @@ import {
   SECONDS,
 } from './setting-parse.js';
 
-export { parseBaseURL, parseProviderName, parseVarName, REASONING_EFFORTS } from './setting-parse.js';
+export { parseBaseURL, parseProviderName, parseVarName } from './setting-parse.js';
 
 /** The TOML type a key must have. */
 export type Kind = 'integer' | 'number' | 'string' | 'boolean' | 'table';

@@ -15,8 +15,6 @@ import type { Shard } from '../runfile/shard.js';
 import type { RunInfo } from '../runfile/store.js';
 import { canon } from '../io/canon.js';
 
-export { REASONING_EFFORTS } from './setting-table.js';
-
 /** The options of `bas eval` as commander hands them over (strings and switches, unchecked). */
 export type EvalFlags = { [K in SettingKey]?: string | boolean } & { resume?: string; config?: string; json?: boolean };
 
@@ -56,8 +54,8 @@ export interface EvalSettings {
 /** What a saved run.json contributes on --resume: the run.json itself (old ones included). */
 export type SavedSettings = Partial<RunInfo>;
 
-export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
-export const DEFAULT_KEY_VAR = 'OPENAI_API_KEY';
+const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
+const DEFAULT_KEY_VAR = 'OPENAI_API_KEY';
 
 /** Where a value came from: a flag or config key (given now) or the saved run. */
 interface Picked<V> {
@@ -95,7 +93,7 @@ function pickOne<K extends SettingKey>(
 }
 
 /** Every setting's value, and which ones were given now (by a flag or the config file). */
-export function pickSettings(
+function pickSettings(
   flags: EvalFlags,
   file: FileConfig | null,
   fileName: string,

@@ -90,7 +90,7 @@ export function readLockOwner(file: string): LockOwner | null | 'unreadable' {
  * Whether a lock's owner still runs: 'alive', 'dead', or 'elsewhere' (another host, whose
  * processes we cannot see; treated as alive, since guessing wrong would let two runs mix).
  */
-export function ownerState(owner: LockOwner): 'alive' | 'dead' | 'elsewhere' {
+function ownerState(owner: LockOwner): 'alive' | 'dead' | 'elsewhere' {
   if (owner.host !== hostname()) return 'elsewhere';
   if (!pidRunning(owner.pid)) return 'dead';
   if (owner.start !== null) {

@@ -7,12 +7,12 @@ import { resolveTaskConfig } from '../task/config.js';
 import type { Scores, TaskConfig } from '../task/types.js';
 
 /** Why a rollout ended without a score. */
-export interface RolloutError {
+interface RolloutError {
   type: string;
   message: string;
 }
 
-export interface TokenUsage {
+interface TokenUsage {
   prompt_tokens?: number | null;
   completion_tokens?: number | null;
   total_tokens?: number | null;

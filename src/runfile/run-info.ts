@@ -23,7 +23,7 @@ export const RUN_FILE = 'run.json';
  * `incomplete`: the run's inputs ended before every planned rollout was recorded (`bas score`
  * with replies missing, `bas merge` with a shard missing); more eval cannot fill it.
  */
-export type RunStatus = 'running' | 'complete' | 'incomplete' | 'interrupted' | 'failed';
+type RunStatus = 'running' | 'complete' | 'incomplete' | 'interrupted' | 'failed';
 
 /** run.json as bas writes it. Never holds the API key: only the name of the variable it was read from. */
 export interface RunInfo {
@@ -91,7 +91,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
  * Checks the keys every reader relies on, where present: what sizes memory (n, rollouts,
  * indices, task) and what is shown (model, status). Returns the object with numbers normalised.
  */
-export function checkRunFile(value: unknown, file: string): RunFile {
+function checkRunFile(value: unknown, file: string): RunFile {
   if (!isObject(value)) throw new ConfigError(`${file} is not a bas run file (not a JSON object)`);
   const key = (k: string): string => `${file}: "${k}"`;
   const v: RunFile = { ...value };

@@ -13,7 +13,7 @@ export interface Shard {
 }
 
 /** Most shards a run may be split into. */
-export const MAX_SHARDS = 100_000;
+const MAX_SHARDS = 100_000;
 
 function isShard(index: unknown, count: unknown): boolean {
   return Number.isSafeInteger(index) && Number.isSafeInteger(count) && (count as number) >= 1 && (count as number) <= MAX_SHARDS && (index as number) >= 1 && (index as number) <= (count as number);

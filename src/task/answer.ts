@@ -7,7 +7,7 @@ import { Decimal } from 'decimal.js';
 import { cents } from './money.js';
 import { BAS_LABELS, type BasLabel, type Cents } from './types.js';
 
-export interface GivenFigure {
+interface GivenFigure {
   /** The value as it appeared in the JSON. */
   raw: unknown;
   /** The value in cents, or null when missing or not a plain amount to the cent. */

@@ -5,7 +5,7 @@
 import type { Period } from './types.js';
 
 /** How far outside its quarter an out-of-period row may be dated. */
-export const OUTSIDE_MARGIN_DAYS = 45;
+const OUTSIDE_MARGIN_DAYS = 45;
 
 export interface QuarterDays {
   period: Period;

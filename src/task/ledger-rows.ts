@@ -17,7 +17,7 @@ const SMALL_RECEIPT_SHARE = 0.08;
 const THRESHOLD_SHARE = 0.04;
 
 /** Width of the random part of invoice numbers: wide enough that collisions stay rare for `n` rows. */
-export function invoiceDigits(n: number): number {
+function invoiceDigits(n: number): number {
   // About n²/2 pairs of rows; keep the expected number of chance collisions near 1 in 300 or less.
   return Math.max(6, Math.ceil(Math.log10(n * n * 150)));
 }

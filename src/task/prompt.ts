@@ -26,7 +26,7 @@ const threshold = formatCents(ABN_THRESHOLD_CENTS);
  * the answer template, which takes the ledger's own form (T1, T01 or T001) because ids are
  * compared exactly.
  */
-export function rulesText(exampleId: string): string {
+function rulesText(exampleId: string): string {
   return `Amounts are Australian dollars including GST; "gst" is the GST shown on the document. Rows are in posting order; "earlier" means higher in the list. Each category is correct as given and is never a fault.
 Apply these rules exactly as written, even where ATO practice differs: GST per row, not from totals; an invoice number is unique across the whole ledger, whoever issued it; the ${threshold} test is on the GST-inclusive amount, for every category; rows outside the quarter are dropped, not carried forward; figures in cents, not whole dollars.
 

@@ -6,7 +6,7 @@
 import { parseAnswer, type Answer } from './answer.js';
 import { BAS_LABELS, FAULT_CODES, type AnswerKey, type BasLabel, type FaultCode, type PairCounts, type Scores } from './types.js';
 
-export const REWARD_WEIGHTS = { bas_correct: 0.6, fault_audit: 0.4 } as const;
+const REWARD_WEIGHTS = { bas_correct: 0.6, fault_audit: 0.4 } as const;
 
 const KNOWN_CODES = new Set<string>(FAULT_CODES);
 
@@ -30,7 +30,7 @@ function pairKey(id: string, code: string): string {
 }
 
 /** Scores an already parsed answer. */
-export function scoreAnswer(answer: Answer, key: AnswerKey): Scores {
+function scoreAnswer(answer: Answer, key: AnswerKey): Scores {
   const labels = {} as Record<BasLabel, boolean>;
   let right = 0;
   for (const label of BAS_LABELS) {
@@ -80,7 +80,7 @@ export function scoreAnswer(answer: Answer, key: AnswerKey): Scores {
 }
 
 /** The scores of a reply that could not be parsed: zero everywhere, every true pair missed. */
-export function unparseableScores(key: AnswerKey, reason: string): Scores {
+function unparseableScores(key: AnswerKey, reason: string): Scores {
   const codes = emptyCodeCounts();
   for (const list of Object.values(key.faults)) for (const code of list) codes[code].fn++;
   return {

@@ -37,7 +37,7 @@ export function taskToJson(task: Task): Record<string, unknown> {
   };
 }
 
-export function rowToJson(r: Row): Record<string, string> {
+function rowToJson(r: Row): Record<string, string> {
   return {
     id: r.id,
     date: r.date,
@@ -52,12 +52,12 @@ export function rowToJson(r: Row): Record<string, string> {
   };
 }
 
-export function basToJson(bas: Bas): Record<string, string> {
+function basToJson(bas: Bas): Record<string, string> {
   return { G1: formatCents(bas.G1), '1A': formatCents(bas['1A']), '1B': formatCents(bas['1B']), net: formatCents(bas.net) };
 }
 
 /** Thrown by `taskFromJson` with the path of the offending field. */
-export class TaskShapeError extends Error {
+class TaskShapeError extends Error {
   override name = 'TaskShapeError';
 }
 

@@ -40,7 +40,7 @@ export const CATEGORIES: readonly Category[] = [
   ...INPUT_TAXED_CATEGORIES,
 ];
 
-export type RowType = 'sale' | 'purchase';
+type RowType = 'sale' | 'purchase';
 
 /** One ledger row with money in cents, as the program works with it. */
 export interface Row {

@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allFiles, bas, ensureBuilt, serve, tempDir, type Served } from './helpers.js';
+import { allFiles, basAsync, serve, tempDir, type Served } from '../support/cli.js';
 
 let served: Served;
 let fake: Server;
@@ -39,7 +39,6 @@ function startFake(): Promise<void> {
 }
 
 beforeAll(async () => {
-  ensureBuilt();
   served = await serve(['--models', 'm1,m2', '--api-key', 'sekret']);
   await startFake();
 });
@@ -52,7 +51,7 @@ const KEY = { K: 'sekret' };
 
 describe('bas check', () => {
   it('reports an endpoint that accepts the run\'s settings, with its rate-limit headers, and exits 0', async () => {
-    const r = await bas(['check', '-m', 'r1', '--temperature', '1', '--base-url', fakeURL, '--api-key-var', 'K'], KEY);
+    const r = await basAsync(['check', '-m', 'r1', '--temperature', '1', '--base-url', fakeURL, '--api-key-var', 'K'], { env: KEY });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/reachable +yes \(HTTP 200\)/);
     expect(r.stdout).toMatch(/key +accepted/);
@@ -65,7 +64,7 @@ describe('bas check', () => {
   });
 
   it('names the parameter the provider refused, with its message, and exits 1', async () => {
-    const r = await bas(['check', '-m', 'r1', '--temperature', '0', '--base-url', fakeURL, '--api-key-var', 'K'], KEY);
+    const r = await basAsync(['check', '-m', 'r1', '--temperature', '0', '--base-url', fakeURL, '--api-key-var', 'K'], { env: KEY });
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/parameters +refused: temperature \(sent temperature=0\)/);
     expect(r.stdout).toMatch(/said +Unsupported value: 'temperature' does not support 0/);
@@ -76,7 +75,7 @@ describe('bas check', () => {
     [['-m', 'nope'], KEY, /model +not known/, /does not know model "nope"/],
     [['-m', 'm1'], { K: 'wrong' }, /key +refused/, /refused the key in K \(HTTP 401\)/],
   ])('%j fails with one line on the cause', async (args, env, report, line) => {
-    const r = await bas(['check', ...args, '--base-url', served.url, '--api-key-var', 'K'], env);
+    const r = await basAsync(['check', ...args, '--base-url', served.url, '--api-key-var', 'K'], { env: env });
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(report);
     expect(r.stderr).toMatch(line);
@@ -85,14 +84,14 @@ describe('bas check', () => {
 
   it('an unreachable endpoint is named with the cause', async () => {
     const port = await closedPort();
-    const r = await bas(['check', '-m', 'm1', '--base-url', `http://127.0.0.1:${port}/v1`], { OPENAI_API_KEY: 'k' });
+    const r = await basAsync(['check', '-m', 'm1', '--base-url', `http://127.0.0.1:${port}/v1`], { env: { OPENAI_API_KEY: 'k' } });
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/reachable +no/);
     expect(r.stderr).toMatch(new RegExp(`^bas: check failed: cannot reach http://127\\.0\\.0\\.1:${port}/v1: connection failed.*ECONNREFUSED`, 'm'));
   });
 
   it('--json prints the report as an object', async () => {
-    const r = await bas(['check', '-m', 'm1', '--base-url', served.url, '--api-key-var', 'K', '--json'], KEY);
+    const r = await basAsync(['check', '-m', 'm1', '--base-url', served.url, '--api-key-var', 'K', '--json'], { env: KEY });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, reachable: true, status: 200, keyAccepted: true, modelKnown: true, model: 'm1' });
   });
@@ -100,16 +99,16 @@ describe('bas check', () => {
 
 describe('bas models', () => {
   it('lists the endpoint\'s models, as lines or JSON', async () => {
-    const r = await bas(['models', '--base-url', served.url, '--api-key-var', 'K'], KEY);
+    const r = await basAsync(['models', '--base-url', served.url, '--api-key-var', 'K'], { env: KEY });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('m1\nm2\n');
-    const j = await bas(['models', '--base-url', served.url, '--api-key-var', 'K', '--json'], KEY);
+    const j = await basAsync(['models', '--base-url', served.url, '--api-key-var', 'K', '--json'], { env: KEY });
     expect(JSON.parse(j.stdout).map((m: { id: string }) => m.id)).toEqual(['m1', 'm2']);
   });
 
   it('an unreachable endpoint is one line and exit 1', async () => {
     const port = await closedPort();
-    const r = await bas(['models', '--base-url', `http://127.0.0.1:${port}/v1`], { OPENAI_API_KEY: 'k' });
+    const r = await basAsync(['models', '--base-url', `http://127.0.0.1:${port}/v1`], { env: { OPENAI_API_KEY: 'k' } });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(new RegExp(`^bas: cannot list the models of http://127\\.0\\.0\\.1:${port}/v1: connection failed`));
   });
@@ -117,7 +116,7 @@ describe('bas models', () => {
   it('a local provider needs no key', async () => {
     const own = join(tempDir(), 'p.toml');
     writeFileSync(own, `[here]\nbase_url = "${served.url}"\napi_key_var = "HERE_KEY"\nkey_required = false\n`);
-    const r = await bas(['models', '--provider', 'here', '--providers', own]);
+    const r = await basAsync(['models', '--provider', 'here', '--providers', own]);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('m1\nm2\n');
   });
@@ -126,7 +125,7 @@ describe('bas models', () => {
 describe('bas eval --check', () => {
   it('stops before creating the run folder when the check fails', async () => {
     const dir = join(tempDir(), 'run');
-    const r = await bas(['eval', '-m', 'nope', '-n', '2', '--check', '--base-url', served.url, '--api-key-var', 'K', '--output', dir, '--no-progress'], KEY);
+    const r = await basAsync(['eval', '-m', 'nope', '-n', '2', '--check', '--base-url', served.url, '--api-key-var', 'K', '--output', dir, '--no-progress'], { env: KEY });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/model +not known/);
     expect(r.stderr).toMatch(/bas: check failed/);
@@ -135,7 +134,7 @@ describe('bas eval --check', () => {
 
   it('runs when the check passes, with the report on stderr and the summary alone on stdout', async () => {
     const dir = join(tempDir(), 'run');
-    const r = await bas(['eval', '-m', 'm1', '-n', '2', '--check', '--base-url', served.url, '--api-key-var', 'K', '--output', dir, '--no-progress', '--json'], KEY);
+    const r = await basAsync(['eval', '-m', 'm1', '-n', '2', '--check', '--base-url', served.url, '--api-key-var', 'K', '--output', dir, '--no-progress', '--json'], { env: KEY });
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/result +ok/);
     expect(JSON.parse(r.stdout).counts.completed).toBe(2);
@@ -145,10 +144,10 @@ describe('bas eval --check', () => {
 describe('--resume', () => {
   it('of a finished run says there is nothing to do, without a key and without touching the folder', async () => {
     const dir = join(tempDir(), 'run');
-    const first = await bas(['eval', '-m', 'm1', '-n', '3', '-r', '2', '--base-url', served.url, '--api-key-var', 'K', '--output', dir, '--no-progress'], KEY);
+    const first = await basAsync(['eval', '-m', 'm1', '-n', '3', '-r', '2', '--base-url', served.url, '--api-key-var', 'K', '--output', dir, '--no-progress'], { env: KEY });
     expect(first.code).toBe(0);
     const before = allFiles(dir).map((f) => [f.path, createHash('sha256').update(f.text).digest('hex')]);
-    const r = await bas(['eval', '--resume', dir, '--json']);
+    const r = await basAsync(['eval', '--resume', dir, '--json']);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe(`bas: nothing to do: all 6 rollouts of ${dir} are recorded and scored (bas report ${dir} shows them)\n`);
     expect(JSON.parse(r.stdout).counts).toMatchObject({ rollouts: 6, completed: 6 });
@@ -157,11 +156,11 @@ describe('--resume', () => {
 
   it('of an unfinished run says how many rollouts remain before it starts', async () => {
     const dir = join(tempDir(), 'run');
-    await bas(['eval', '-m', 'm1', '-n', '4', '--base-url', served.url, '--api-key-var', 'K', '--output', dir, '--no-progress'], KEY);
+    await basAsync(['eval', '-m', 'm1', '-n', '4', '--base-url', served.url, '--api-key-var', 'K', '--output', dir, '--no-progress'], { env: KEY });
     const results = join(dir, 'results.jsonl');
     const lines = readFileSync(results, 'utf8').trimEnd().split('\n');
     writeFileSync(results, `${lines.slice(0, 1).join('\n')}\n`);
-    const r = await bas(['eval', '--resume', dir, '--no-progress', '--json'], KEY);
+    const r = await basAsync(['eval', '--resume', dir, '--no-progress', '--json'], { env: KEY });
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(new RegExp(`^bas: resuming ${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: 3 of 4 rollouts to run$`, 'm'));
     expect(JSON.parse(r.stdout).counts.completed).toBe(4);

@@ -1,11 +1,10 @@
 /**
  * End to end: the real CLI, the real openai SDK, `bas serve` over loopback HTTP.
  */
-import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allFiles, bas, BAS, cleanEnv, ensureBuilt, readResults, ROOT, serve, stableSummary, tempDir, type Served } from './helpers.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { allFiles, basAsync, readResults, ROOT, serve, stableSummary, startBas, tempDir, type Served } from '../support/cli.js';
 
 const KEY = 'sk-bas-e2e-SECRET-7f3a9c';
 const TYPES = ['timeout', 'rate_limit', 'provider', 'network', 'malformed'];
@@ -16,7 +15,6 @@ const start = async (args: string[]) => {
   return s;
 };
 
-beforeAll(() => ensureBuilt());
 afterAll(async () => {
   await Promise.all(servers.map((s) => s.stop()));
 });
@@ -27,7 +25,7 @@ describe('bas eval against bas serve', () => {
   it('every rollout ends scored or with a typed error, none lost, through faults of every kind', async () => {
     const s = await start(['--error-rate', '0.15', '--rate-limit-rate', '0.15', '--retry-after', '0.01', '--malformed-rate', '0.05', '--hang-rate', '0.03', '--seed', '3']);
     const dir = join(tempDir(), 'run');
-    const r = await bas(evalArgs(s.url, dir, ['-n', '40', '-r', '2', '-c', '8', '--request-timeout', '0.2', '--max-retries', '3', '--max-error-rate', '1']), { OPENAI_API_KEY: KEY });
+    const r = await basAsync(evalArgs(s.url, dir, ['-n', '40', '-r', '2', '-c', '8', '--request-timeout', '0.2', '--max-retries', '3', '--max-error-rate', '1']), { env: { OPENAI_API_KEY: KEY } });
     expect(r.code).toBe(0);
     const records = readResults(dir);
     expect(records).toHaveLength(80);
@@ -57,7 +55,7 @@ describe('bas eval against bas serve', () => {
   it('honours Retry-After: waits at least as long as asked, and never past the episode deadline', async () => {
     const s = await start(['--rate-limit-rate', '0.5', '--retry-after', '0.2', '--seed', '5']);
     const dir = join(tempDir(), 'run');
-    const r = await bas(evalArgs(s.url, dir, ['-n', '16', '-c', '4', '--max-retries', '8']), { OPENAI_API_KEY: KEY });
+    const r = await basAsync(evalArgs(s.url, dir, ['-n', '16', '-c', '4', '--max-retries', '8']), { env: { OPENAI_API_KEY: KEY } });
     expect(r.code).toBe(0);
     const retried = readResults(dir).filter((x) => x.attempts > 1);
     expect(retried.length).toBeGreaterThan(0);
@@ -65,7 +63,7 @@ describe('bas eval against bas serve', () => {
 
     const slow = await start(['--rate-limit-rate', '1', '--retry-after', '30']);
     const dir2 = join(tempDir(), 'run');
-    const r2 = await bas(evalArgs(slow.url, dir2, ['-n', '3', '--timeout', '5']), { OPENAI_API_KEY: KEY });
+    const r2 = await basAsync(evalArgs(slow.url, dir2, ['-n', '3', '--timeout', '5']), { env: { OPENAI_API_KEY: KEY } });
     // Nothing completed: never exit 0.
     expect(r2.code).toBe(3);
     for (const x of readResults(dir2)) {
@@ -77,7 +75,7 @@ describe('bas eval against bas serve', () => {
   it('a malformed endpoint answer is a typed error, not a crash', async () => {
     const s = await start(['--malformed-rate', '1']);
     const dir = join(tempDir(), 'run');
-    const r = await bas(evalArgs(s.url, dir, ['-n', '8']), { OPENAI_API_KEY: KEY });
+    const r = await basAsync(evalArgs(s.url, dir, ['-n', '8']), { env: { OPENAI_API_KEY: KEY } });
     expect(r.code).toBe(3);
     expect(readResults(dir).map((x) => x.error?.type)).toEqual(Array(8).fill('malformed'));
     expect(r.stderr).not.toMatch(/\n\s+at /);
@@ -86,7 +84,7 @@ describe('bas eval against bas serve', () => {
   it('a refused key stops the run with one message, exit 1, and the key appears nowhere', async () => {
     const s = await start(['--api-key', 'the-right-key']);
     const dir = join(tempDir(), 'run');
-    const r = await bas(evalArgs(s.url, dir, ['-n', '50', '-c', '4']), { OPENAI_API_KEY: KEY });
+    const r = await basAsync(evalArgs(s.url, dir, ['-n', '50', '-c', '4']), { env: { OPENAI_API_KEY: KEY } });
     expect(r.code).toBe(1);
     const lines = r.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
@@ -99,7 +97,7 @@ describe('bas eval against bas serve', () => {
 
   it('an unknown model stops the run', async () => {
     const s = await start(['--models', 'served-model']);
-    const r = await bas(evalArgs(s.url, join(tempDir(), 'run'), ['-n', '5']), { OPENAI_API_KEY: KEY });
+    const r = await basAsync(evalArgs(s.url, join(tempDir(), 'run'), ['-n', '5']), { env: { OPENAI_API_KEY: KEY } });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^bas: the endpoint does not know this model/);
   });
@@ -107,7 +105,7 @@ describe('bas eval against bas serve', () => {
   it('the API key is written to no file and no output of a normal run', async () => {
     const s = await start(['--api-key', KEY, '--error-rate', '0.2', '--retry-after', '0.01']);
     const dir = join(tempDir(), 'run');
-    const r = await bas(['eval', '-m', 'test-model', '--base-url', s.url, '--output', dir, '-n', '10', '--api-key-var', 'MY_KEY'], { MY_KEY: KEY });
+    const r = await basAsync(['eval', '-m', 'test-model', '--base-url', s.url, '--output', dir, '-n', '10', '--api-key-var', 'MY_KEY'], { env: { MY_KEY: KEY } });
     expect(r.code).toBe(0);
     expect(readResults(dir).filter((x) => x.error === null).length).toBeGreaterThan(0);
     const files = allFiles(dir);
@@ -121,11 +119,11 @@ describe('bas eval against bas serve', () => {
     const s = await start(['--latency', '15']);
     const args = ['-n', '60', '-r', '2', '-c', '3', '--num-transactions', '12', '--fault-rate', '0.3'];
     const whole = join(tempDir(), 'whole');
-    const full = await bas(evalArgs(s.url, whole, args), { OPENAI_API_KEY: KEY });
+    const full = await basAsync(evalArgs(s.url, whole, args), { env: { OPENAI_API_KEY: KEY } });
     expect(full.code).toBe(0);
 
     const dir = join(tempDir(), 'killed');
-    const child = spawn(process.execPath, [BAS, ...evalArgs(s.url, dir, args)], { env: { ...cleanEnv(), OPENAI_API_KEY: KEY }, stdio: 'ignore' });
+    const child = startBas(evalArgs(s.url, dir, args), { env: { OPENAI_API_KEY: KEY } });
     const exited = new Promise((r) => child.once('exit', r));
     const file = join(dir, 'results.jsonl');
     while (!existsSync(file) || readFileSync(file, 'utf8').split('\n').length < 15) await new Promise((r) => setTimeout(r, 10));
@@ -137,7 +135,7 @@ describe('bas eval against bas serve', () => {
     expect(JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')).status).toBe('running');
     appendFileSync(file, '{"index": 59, "rollout": 1, "reply": "torn wri'); // a write cut short by the kill
 
-    const resumed = await bas(['eval', '--resume', dir, '--no-progress', '--json', '--base-url', s.url], { OPENAI_API_KEY: KEY });
+    const resumed = await basAsync(['eval', '--resume', dir, '--no-progress', '--json', '--base-url', s.url], { env: { OPENAI_API_KEY: KEY } });
     expect(resumed.stderr).not.toMatch(/line \d+/);
     expect(resumed.code).toBe(0);
     const records = readResults(dir);
@@ -150,8 +148,8 @@ describe('bas eval against bas serve', () => {
   it('SIGINT stops new work, marks the run interrupted, exits 130; --resume finishes it', async () => {
     const s = await start(['--latency', '20']);
     const dir = join(tempDir(), 'run');
-    const child = spawn(process.execPath, [BAS, ...evalArgs(s.url, dir, ['-n', '200', '-c', '2'])], {
-      env: { ...cleanEnv(), OPENAI_API_KEY: KEY },
+    const child = startBas(evalArgs(s.url, dir, ['-n', '200', '-c', '2']), {
+      env: { OPENAI_API_KEY: KEY },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';
@@ -167,7 +165,7 @@ describe('bas eval against bas serve', () => {
     expect(run.summary.counts.rollouts).toBe(readResults(dir).length);
     expect(readResults(dir).length).toBeLessThan(200);
 
-    const resumed = await bas(['eval', '--resume', dir, '--no-progress', '--json', '-c', '16'], { OPENAI_API_KEY: KEY });
+    const resumed = await basAsync(['eval', '--resume', dir, '--no-progress', '--json', '-c', '16'], { env: { OPENAI_API_KEY: KEY } });
     expect(resumed.code).toBe(0);
     expect(JSON.parse(resumed.stdout).counts).toMatchObject({ rollouts: 200, completed: 200, replaced: 0 });
   });
@@ -176,7 +174,7 @@ describe('bas eval against bas serve', () => {
 describe('bas eval without a server', () => {
   it('runs a built-in model with no key and no network', async () => {
     const dir = join(tempDir(), 'run');
-    const r = await bas(['eval', '--model', 'builtin:oracle', '-n', '20', '--output', dir, '--json']);
+    const r = await basAsync(['eval', '--model', 'builtin:oracle', '-n', '20', '--output', dir, '--json']);
     expect(r.code).toBe(0);
     const summary = JSON.parse(r.stdout);
     expect(summary.counts.completed).toBe(20);
@@ -187,19 +185,19 @@ describe('bas eval without a server', () => {
   it('a run whose errored share passes --max-error-rate exits 3, and says why', async () => {
     const s = await start(['--error-rate', '0.5', '--retry-after', '0', '--seed', '2']);
     const dir = join(tempDir(), 'run');
-    const r = await bas(evalArgs(s.url, dir, ['-n', '30', '-c', '4', '--max-retries', '0']), { OPENAI_API_KEY: KEY });
+    const r = await basAsync(evalArgs(s.url, dir, ['-n', '30', '-c', '4', '--max-retries', '0']), { env: { OPENAI_API_KEY: KEY } });
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/bas: \d+ of 30 rollouts errored, more than --max-error-rate 0\.1 allows; commonest: provider, "HTTP 500: The server had an error/);
     const summary = JSON.parse(r.stdout);
     expect(summary.errors[0]).toMatchObject({ type: 'provider', messages: [{ example: expect.stringContaining('HTTP 500') }] });
-    const ok = await bas(evalArgs(s.url, join(tempDir(), 'run'), ['-n', '30', '-c', '4', '--max-retries', '0', '--max-error-rate', '0.9']), { OPENAI_API_KEY: KEY });
+    const ok = await basAsync(evalArgs(s.url, join(tempDir(), 'run'), ['-n', '30', '-c', '4', '--max-retries', '0', '--max-error-rate', '0.9']), { env: { OPENAI_API_KEY: KEY } });
     expect(ok.code).toBe(0);
   });
 
   it('paces itself to an endpoint\'s rate limit: loses nothing, and run.json records how the limit moved', async () => {
     const s = await start(['--rate-limit', '20', '--latency', '40']);
     const dir = join(tempDir(), 'run');
-    const r = await bas(['eval', '-m', 'm', '--base-url', s.url, '--output', dir, '--no-progress', '-n', '80', '-c', '32'], { OPENAI_API_KEY: KEY });
+    const r = await basAsync(['eval', '-m', 'm', '--base-url', s.url, '--output', dir, '--no-progress', '-n', '80', '-c', '32'], { env: { OPENAI_API_KEY: KEY } });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/time: .* for 80 rollouts \([\d.]+ rollouts\/s\) · up to 32 in flight, lowered to \d+ by rate limits/);
     expect(r.stdout).toContain('model:    m · 127.0.0.1:');
@@ -211,7 +209,7 @@ describe('bas eval without a server', () => {
   });
 
   it('prints the summary tables by default', async () => {
-    const r = await bas(['eval', '-m', 'builtin:blanket', '-n', '4', '--output', join(tempDir(), 'run'), '--no-progress']);
+    const r = await basAsync(['eval', '-m', 'builtin:blanket', '-n', '4', '--output', join(tempDir(), 'run'), '--no-progress']);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('fault_audit');
     expect(r.stdout).toContain('┌');
@@ -219,10 +217,10 @@ describe('bas eval without a server', () => {
 
   it('reads @FILE configurations, and a changed task configuration cannot resume', async () => {
     const dir = join(tempDir(), 'run');
-    const r = await bas(['eval', `@${join(ROOT, 'configs', 'au-bas-reconciliation.toml')}`, '-m', 'builtin:silent', '-n', '3', '--output', dir, '--json']);
+    const r = await basAsync(['eval', `@${join(ROOT, 'configs', 'au-bas-reconciliation.toml')}`, '-m', 'builtin:silent', '-n', '3', '--output', dir, '--json']);
     expect(r.code).toBe(0);
     expect(JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')).task).toEqual({ num_transactions: 60, fault_rate: 0.35, seed: 20260826 });
-    const again = await bas(['eval', '--resume', dir, '--fault-rate', '0.2']);
+    const again = await basAsync(['eval', '--resume', dir, '--fault-rate', '0.2']);
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/^bas: --resume: --fault-rate 0.2 differs from the saved run's 0.35/);
   });
@@ -241,7 +239,7 @@ describe('bas eval without a server', () => {
     [['--config', '/nonexistent.toml'], /cannot read config file/],
     [['--resume', '/nonexistent-run'], /not a run folder/],
   ])('bad input %j exits 2 with one line', async (args, message) => {
-    const r = await bas(['eval', ...args]);
+    const r = await basAsync(['eval', ...args]);
     expect(r.code).toBe(2);
     const lines = r.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
@@ -257,7 +255,7 @@ describe('bas eval without a server', () => {
     [['--error-rate', '0.6', '--hang-rate', '0.6'], /at most 1/],
     [['--rate-limit', 'fast'], /--rate-limit must be a number/],
   ])('bas serve %j exits 2 with one line', async (args, message) => {
-    const r = await bas(['serve', ...args]);
+    const r = await basAsync(['serve', ...args]);
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(message);

@@ -5,31 +5,30 @@
 import { closedPort } from '../support/closed-port.js';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { bas, BAS, ensureBuilt, tempDir } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { basAsync, BIN, serve, startBas, tempDir } from '../support/cli.js';
 
-beforeAll(() => ensureBuilt());
 
 describe('eval refuses what cannot work', () => {
   it('stops at once when the endpoint cannot be reached, naming the URL and the cause', async () => {
     const dir = join(tempDir(), 'run');
     // A port just freed on loopback: nothing listens, so every connection is refused at once.
     const port = await closedPort();
-    const r = await bas(['eval', '-m', 'm', '-n', '40', '--base-url', `http://127.0.0.1:${port}/v1`, '--output', dir, '--no-progress', '--json'], { OPENAI_API_KEY: 'k' });
+    const r = await basAsync(['eval', '-m', 'm', '-n', '40', '--base-url', `http://127.0.0.1:${port}/v1`, '--output', dir, '--no-progress', '--json'], { env: { OPENAI_API_KEY: 'k' } });
     expect(r.code).toBe(1);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(new RegExp(`^bas: cannot reach http://127\\.0\\.0\\.1:${port}/v1: connection failed: connect ECONNREFUSED`));
   });
 
   it('refuses a key that cannot go in a header, without printing it', async () => {
-    const r = await bas(['eval', '-m', 'm', '-n', '1', '--output', join(tempDir(), 'run')], { OPENAI_API_KEY: 'sk-secret-value\r' });
+    const r = await basAsync(['eval', '-m', 'm', '-n', '1', '--output', join(tempDir(), 'run')], { env: { OPENAI_API_KEY: 'sk-secret-value\r' } });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/OPENAI_API_KEY holds characters that cannot go in an HTTP header/);
     expect(r.stderr).not.toContain('sk-secret-value');
   });
 
   it.each([['sk-proj-Abc123-secret'], ['A'.repeat(80)]])('never echoes a key given to --api-key-var (%#)', async (value) => {
-    const r = await bas(['eval', '-m', 'm', '--api-key-var', value]);
+    const r = await basAsync(['eval', '-m', 'm', '--api-key-var', value]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--api-key-var/);
     expect(r.stderr).not.toContain(value);
@@ -38,7 +37,7 @@ describe('eval refuses what cannot work', () => {
 
 describe('a reader that stops early', () => {
   it.each([['validate -n 5'], ['gen -n 100000'], ['eval -m builtin:oracle -n 2 --no-progress --output OUT']])('ends `bas %s | true` quietly', (args) => {
-    const cmd = `"${process.execPath}" "${BAS}" ${args.replace('OUT', join(tempDir(), 'run'))} | true`;
+    const cmd = `"${process.execPath}" "${BIN}" ${args.replace('OUT', join(tempDir(), 'run'))} | true`;
     const r = spawnSync('bash', ['-c', `set -o pipefail; ${cmd}`], { encoding: 'utf8' });
     expect(r.stderr).not.toMatch(/EPIPE|\n\s+at /);
     expect(r.status).toBe(0);
@@ -47,16 +46,14 @@ describe('a reader that stops early', () => {
 
 describe('one process per run folder', () => {
   it('refuses to resume a run that another process is still writing, and takes over a dead one', async () => {
-    const { spawn } = await import('node:child_process');
     const { existsSync } = await import('node:fs');
-    const { serve } = await import('./helpers.js');
     const s = await serve(['--latency', '300']);
     const dir = join(tempDir(), 'run');
     const args = ['eval', '-m', 'm', '-n', '40', '-c', '2', '--base-url', s.url, '--output', dir, '--no-progress'];
-    const child = spawn(process.execPath, [BAS, ...args], { env: { ...process.env, OPENAI_API_KEY: 'k' }, stdio: 'ignore' });
+    const child = startBas(args, { env: { OPENAI_API_KEY: 'k' } });
     try {
       for (let i = 0; i < 100 && !existsSync(join(dir, 'run.json')); i++) await new Promise((r) => setTimeout(r, 50));
-      const second = await bas(['eval', '--resume', dir, '--no-progress'], { OPENAI_API_KEY: 'k' });
+      const second = await basAsync(['eval', '--resume', dir, '--no-progress'], { env: { OPENAI_API_KEY: 'k' } });
       expect(second.code).toBe(2);
       expect(second.stderr).toMatch(new RegExp(`in use by another bas process \\(pid ${child.pid}\\)`));
     } finally {
@@ -65,7 +62,7 @@ describe('one process per run folder', () => {
     }
     // The killed process left its lock behind; a resume takes the folder over and finishes.
     expect(existsSync(join(dir, '.bas.lock'))).toBe(true);
-    const resumed = await bas(['eval', '--resume', dir, '--no-progress', '-c', '40', '--json'], { OPENAI_API_KEY: 'k' });
+    const resumed = await basAsync(['eval', '--resume', dir, '--no-progress', '-c', '40', '--json'], { env: { OPENAI_API_KEY: 'k' } });
     await s.stop();
     expect(resumed.code).toBe(0);
     expect(JSON.parse(resumed.stdout).counts.completed).toBe(40);

@@ -5,12 +5,11 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runPolicy } from '../../src/task/policies.js';
 import type { ChatMessage } from '../../src/task/types.js';
-import { bas, ensureBuilt, readResults, stableSummary, tempDir } from './helpers.js';
+import { basAsync, readResults, stableSummary, tempDir } from '../support/cli.js';
 
-beforeAll(() => ensureBuilt());
 
 /** A stand-in for a batch engine: answers each request with a policy, failing the ones asked. */
 function runBatch(requests: string, fail: (customId: string) => Record<string, unknown> | null): string {
@@ -29,7 +28,7 @@ function runBatch(requests: string, fail: (customId: string) => Record<string, u
 }
 
 const summaryOf = async (args: string[]) => {
-  const r = await bas([...args, '--json']);
+  const r = await basAsync([...args, '--json']);
   expect(r.stderr).not.toMatch(/\n\s+at /);
   expect(r.code).toBe(0);
   return JSON.parse(r.stdout);
@@ -39,8 +38,8 @@ describe('batch files round trip', () => {
   it('gen --format batch, a batch engine, score: the same summary as eval with the same policy', async () => {
     const dir = tempDir();
     const task = ['-n', '12', '--seed', '9', '--fault-rate', '0.4'];
-    writeFileSync(join(dir, 'tasks.jsonl'), (await bas(['gen', ...task])).stdout);
-    const requests = (await bas(['gen', ...task, '--format', 'batch', '-m', 'batch-model', '-r', '2', '--temperature', '0'])).stdout;
+    writeFileSync(join(dir, 'tasks.jsonl'), (await basAsync(['gen', ...task])).stdout);
+    const requests = (await basAsync(['gen', ...task, '--format', 'batch', '-m', 'batch-model', '-r', '2', '--temperature', '0'])).stdout;
     const lines = requests.trim().split('\n').map((l) => JSON.parse(l));
     expect(lines).toHaveLength(24);
     expect(lines[3]).toMatchObject({ custom_id: 'task-1-r1', method: 'POST', url: '/v1/chat/completions', body: { model: 'batch-model', temperature: 0 } });
@@ -54,18 +53,18 @@ describe('batch files round trip', () => {
     expect(scored.tokens.prompt).toBe(2400);
 
     // The run folder reads like any other.
-    const report = JSON.parse((await bas(['report', join(dir, 'run'), '--json'])).stdout);
+    const report = JSON.parse((await basAsync(['report', join(dir, 'run'), '--json'])).stdout);
     expect(report.run.model).toBe('batch-model');
     expect(report.summary.counts.rollouts).toBe(24);
-    const compare = await bas(['compare', join(dir, 'eval'), join(dir, 'run')]);
+    const compare = await basAsync(['compare', join(dir, 'eval'), join(dir, 'run')]);
     expect(compare.code).toBe(0);
     expect(compare.stdout).toMatch(/no difference shown at 95%/);
   });
 
   it('failed batch requests become typed errors, counted and left out of the means', async () => {
     const dir = tempDir();
-    writeFileSync(join(dir, 'tasks.jsonl'), (await bas(['gen', '-n', '4'])).stdout);
-    const requests = (await bas(['gen', '-n', '4', '--format', 'batch', '-m', 'm'])).stdout;
+    writeFileSync(join(dir, 'tasks.jsonl'), (await basAsync(['gen', '-n', '4'])).stdout);
+    const requests = (await basAsync(['gen', '-n', '4', '--format', 'batch', '-m', 'm'])).stdout;
     writeFileSync(
       join(dir, 'output.jsonl'),
       runBatch(requests, (id) =>
@@ -87,16 +86,16 @@ describe('batch files round trip', () => {
 describe('score --output', () => {
   it('refuses a tasks file that mixes task configurations, writing nothing', async () => {
     const dir = tempDir();
-    const lines = (await bas(['gen', '-n', '2'])).stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = (await basAsync(['gen', '-n', '2'])).stdout.trim().split('\n').map((l) => JSON.parse(l));
     lines[1].config.seed = 77;
     writeFileSync(join(dir, 'tasks.jsonl'), lines.map((l) => JSON.stringify(l)).join('\n'));
     writeFileSync(join(dir, 'replies.jsonl'), '{"index": 0, "reply": "x"}\n{"index": 1, "reply": "y"}\n');
-    const r = await bas(['score', '--tasks', join(dir, 'tasks.jsonl'), '--replies', join(dir, 'replies.jsonl'), '--output', join(dir, 'run')]);
+    const r = await basAsync(['score', '--tasks', join(dir, 'tasks.jsonl'), '--replies', join(dir, 'replies.jsonl'), '--output', join(dir, 'run')]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/mixes task configurations \(task 0 and task 1 differ\)/);
     expect(() => readFileSync(join(dir, 'run', 'run.json'))).toThrow();
     // Refused from the tasks alone, before any reply is read.
-    const early = await bas(['score', '--tasks', join(dir, 'tasks.jsonl'), '--replies', join(dir, 'missing.jsonl'), '--output', join(dir, 'run')]);
+    const early = await basAsync(['score', '--tasks', join(dir, 'tasks.jsonl'), '--replies', join(dir, 'missing.jsonl'), '--output', join(dir, 'run')]);
     expect(early.stderr).toMatch(/mixes task configurations/);
   });
 });
@@ -132,26 +131,26 @@ describe('shards', () => {
 
   it('merge refuses overlapping shards and mismatched configurations, and leaves nothing behind', async () => {
     const dir = tempDir();
-    await bas(['eval', '-m', 'builtin:oracle', ...task, '--shard', '1/2', '--output', join(dir, 'a'), '--no-progress']);
-    await bas(['eval', '-m', 'builtin:oracle', ...task, '--shard', '1/2', '--output', join(dir, 'b'), '--no-progress']);
-    await bas(['eval', '-m', 'builtin:oracle', '-n', '11', '-r', '2', '--seed', '4', '--shard', '2/2', '--output', join(dir, 'c'), '--no-progress']);
-    const overlap = await bas(['merge', join(dir, 'a'), join(dir, 'b'), '--output', join(dir, 'm')]);
+    await basAsync(['eval', '-m', 'builtin:oracle', ...task, '--shard', '1/2', '--output', join(dir, 'a'), '--no-progress']);
+    await basAsync(['eval', '-m', 'builtin:oracle', ...task, '--shard', '1/2', '--output', join(dir, 'b'), '--no-progress']);
+    await basAsync(['eval', '-m', 'builtin:oracle', '-n', '11', '-r', '2', '--seed', '4', '--shard', '2/2', '--output', join(dir, 'c'), '--no-progress']);
+    const overlap = await basAsync(['merge', join(dir, 'a'), join(dir, 'b'), '--output', join(dir, 'm')]);
     expect(overlap.code).toBe(2);
     expect(overlap.stderr).toMatch(/task 0 rollout 0 is in both .*overlapping shards/);
-    const mismatch = await bas(['merge', join(dir, 'a'), join(dir, 'c'), '--output', join(dir, 'm')]);
+    const mismatch = await basAsync(['merge', join(dir, 'a'), join(dir, 'c'), '--output', join(dir, 'm')]);
     expect(mismatch.code).toBe(2);
     expect(mismatch.stderr).toMatch(/cannot merge: .* has task .*"seed":4/);
-    expect((await bas(['merge', join(dir, 'a'), '--output', join(dir, 'm')])).stderr).toMatch(/at least two/);
+    expect((await basAsync(['merge', join(dir, 'a'), '--output', join(dir, 'm')])).stderr).toMatch(/at least two/);
     expect(() => readFileSync(join(dir, 'm', 'run.json'))).toThrow();
   });
 
   it('merge keeps the prices its inputs agree on, and forgets the others', async () => {
     const dir = tempDir();
     const shard = (i: number, priceIn: string) =>
-      bas(['eval', '-m', 'builtin:oracle', '-n', '4', '--shard', `${i}/2`, '--price-in', priceIn, '--price-out', '2', '--output', join(dir, `s${i}`), '--no-progress']);
+      basAsync(['eval', '-m', 'builtin:oracle', '-n', '4', '--shard', `${i}/2`, '--price-in', priceIn, '--price-out', '2', '--output', join(dir, `s${i}`), '--no-progress']);
     await shard(1, '0.5');
     await shard(2, '0.7');
-    expect((await bas(['merge', join(dir, 's1'), join(dir, 's2'), '--output', join(dir, 'm')])).code).toBe(0);
+    expect((await basAsync(['merge', join(dir, 's1'), join(dir, 's2'), '--output', join(dir, 'm')])).code).toBe(0);
     expect(JSON.parse(readFileSync(join(dir, 'm', 'run.json'), 'utf8')).prices).toEqual({ in: null, out: 2 });
   });
 
@@ -163,16 +162,16 @@ describe('shards', () => {
     const again = await summaryOf(['eval', '--resume', out, '--no-progress']);
     expect(readResults(out)).toHaveLength(before);
     expect(again.counts.rollouts).toBe(6);
-    const refused = await bas(['eval', '--resume', out, '--shard', '1/4', '--no-progress']);
+    const refused = await basAsync(['eval', '--resume', out, '--shard', '1/4', '--no-progress']);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/--shard "1\/4" differs/);
 
     // A hand-edited shard that is no shard (count 0 would step by nothing) is refused, not looped on.
     const file = join(out, 'run.json');
     writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), shard: { index: 1, count: 0 } }));
-    const broken = await bas(['eval', '--resume', out, '--no-progress']);
+    const broken = await basAsync(['eval', '--resume', out, '--no-progress']);
     expect(broken.code).toBe(2);
     expect(broken.stderr).toMatch(/has an unreadable "shard"/);
-    expect((await bas(['report', out, '--json'])).code).toBe(0);
+    expect((await basAsync(['report', out, '--json'])).code).toBe(0);
   });
 });

@@ -1,27 +1,17 @@
 /**
- * `bas report` and `bas compare` as a user runs them (node bin/bas.js, after npm run build),
+ * `bas report` and `bas compare` as a user runs them (node bin/bas.js, on the dist/ built for the test run),
  * on run folders of real scored replies written to a temp dir.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import { appendFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bas } from '../support/cli.js';
 import { SMALL_CONFIG, writeRun } from './make-run.js';
 
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'bas.js');
 let root: string;
 
-function bas(...args: string[]) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8' });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
 beforeAll(() => {
-  // The CLI runs dist/: build it when the suite runs alone (npm test builds first anyway).
-  if (!existsSync(join(import.meta.dirname, '..', '..', 'dist', 'commands', 'report.js'))) {
-    execFileSync('npm', ['run', 'build'], { cwd: join(import.meta.dirname, '..', '..'), stdio: 'ignore' });
-  }
   root = mkdtempSync(join(tmpdir(), 'bas-cli-report-'));
   writeRun(join(root, 'oracle'), { n: 20, model: 'builtin:oracle', choose: () => 'oracle' });
   writeRun(join(root, 'mixed'), { n: 20, model: 'builtin:mixed', choose: (i) => (i % 4 === 0 ? 'raw-sums' : i === 7 ? { error: 'rate_limit' } : 'oracle') });
@@ -38,7 +28,7 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe('bas report', () => {
   it('prints the tables of a run', () => {
-    const r = bas('report', join(root, 'mixed'));
+    const r = bas(['report', join(root, 'mixed')]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('builtin:mixed');
     expect(r.stdout).toContain('reward (errors as 0)');
@@ -48,7 +38,7 @@ describe('bas report', () => {
   });
 
   it('--json holds the summary, breakdowns and cost', () => {
-    const r = bas('report', join(root, 'multi'), '--json');
+    const r = bas(['report', join(root, 'multi'), '--json']);
     expect(r.code).toBe(0);
     const j = JSON.parse(r.stdout);
     expect(j.summary.counts).toMatchObject({ tasks: 5, rollouts: 20, max_rollouts: 4, completed: 20 });
@@ -63,13 +53,13 @@ describe('bas report', () => {
   });
 
   it('flags override run.json prices', () => {
-    const j = JSON.parse(bas('report', join(root, 'multi'), '--json', '--price-in', '0', '--price-out', '10').stdout);
+    const j = JSON.parse(bas(['report', join(root, 'multi'), '--json', '--price-in', '0', '--price-out', '10']).stdout);
     expect(j.cost.input_usd).toBe(0);
     expect(j.cost.price_out_per_million).toBe(10);
   });
 
   it('reports a cut-off run, skipping its torn last line with a warning', () => {
-    const r = bas('report', join(root, 'partial'));
+    const r = bas(['report', join(root, 'partial')]);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/warning: .*skipped line 9/);
     expect(r.stdout).toMatch(/interrupted/);
@@ -78,7 +68,7 @@ describe('bas report', () => {
 
   it('writes the HTML page', () => {
     const file = join(root, 'report.html');
-    const r = bas('report', join(root, 'mixed'), '--html', file);
+    const r = bas(['report', join(root, 'mixed'), '--html', file]);
     expect(r.code).toBe(0);
     const html = readFileSync(file, 'utf8');
     expect(html).toContain('<script type="application/json" id="bas-data">');
@@ -100,7 +90,7 @@ describe('bas report', () => {
     [['compare', 'RUN', 'LINK'], /are the same run/],
   ])('bad input %j: one line, exit 2, no stack', (args, message) => {
     const path = (a: string) => a.replace(/^RUN/, join(root, 'oracle')).replace(/^MIX$/, join(root, 'mixed')).replace(/^LINK$/, join(root, 'oracle-link'));
-    const r = bas(...args.map(path));
+    const r = bas(args.map(path));
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
@@ -110,7 +100,7 @@ describe('bas report', () => {
 
 describe('bas compare', () => {
   it('pairs runs on shared tasks and gives a verdict', () => {
-    const r = bas('compare', join(root, 'mixed'), join(root, 'oracle'), join(root, 'blanket'), '--json');
+    const r = bas(['compare', join(root, 'mixed'), join(root, 'oracle'), join(root, 'blanket'), '--json']);
     expect(r.code).toBe(0);
     const c = JSON.parse(r.stdout);
     expect(c.runs.map((x: { label: string; model: string }) => `${x.label}:${x.model}`)).toEqual(['A:builtin:mixed', 'B:builtin:oracle', 'C:builtin:blanket']);
@@ -123,14 +113,14 @@ describe('bas compare', () => {
   });
 
   it('says "no difference shown" for identical runs, and is reproducible for a seed', () => {
-    const run = () => JSON.parse(bas('compare', join(root, 'oracle'), join(root, 'mixed'), '--json', '--seed', '5', '--resamples', '2000').stdout);
+    const run = () => JSON.parse(bas(['compare', join(root, 'oracle'), join(root, 'mixed'), '--json', '--seed', '5', '--resamples', '2000']).stdout);
     expect(run()).toEqual(run());
-    const same = JSON.parse(bas('compare', join(root, 'oracle'), join(root, 'oracle-copy'), '--json').stdout);
+    const same = JSON.parse(bas(['compare', join(root, 'oracle'), join(root, 'oracle-copy'), '--json']).stdout);
     expect(same.pairings[0].verdict).toBe('no difference shown at 95%');
   });
 
   it('lists runs on other task configurations with a note, no pairing', () => {
-    const r = bas('compare', join(root, 'oracle'), join(root, 'other'));
+    const r = bas(['compare', join(root, 'oracle'), join(root, 'other')]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/not comparable task by task/);
     expect(r.stdout).toMatch(/not comparable/);
@@ -138,7 +128,7 @@ describe('bas compare', () => {
 
   it('prints tables and writes HTML', () => {
     const file = join(root, 'compare.html');
-    const r = bas('compare', join(root, 'mixed'), join(root, 'oracle'), '--html', file);
+    const r = bas(['compare', join(root, 'mixed'), join(root, 'oracle'), '--html', file]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('paired differences against the baseline A');
     expect(r.stdout).toContain('B better');

@@ -3,7 +3,7 @@ import type { RolloutRecord } from '../../src/runfile/record.js';
 
 const CODES = ['gst_on_gst_free', 'gst_miscalculated', 'duplicate_invoice', 'outside_period', 'missing_abn_over_threshold'] as const;
 
-export const CONFIG = { num_transactions: 24, fault_rate: 0.25, seed: 20260826 };
+const CONFIG = { num_transactions: 24, fault_rate: 0.25, seed: 20260826 };
 
 /** A completed rollout with the given scores; `codes` maps code index to [tp, fp, fn]. */
 export function done(

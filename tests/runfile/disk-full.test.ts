@@ -66,7 +66,7 @@ function temps(dir: string): string[] {
   return readdirSync(dir, { recursive: true }).map(String).filter((f) => f.endsWith('.tmp') || f.includes('.bas.lock'));
 }
 
-function expectNoSpace(r: { code: number; stderr: string }, file: string): void {
+function expectNoSpace(r: { code: number | null; stderr: string }, file: string): void {
   expect(r.code).not.toBe(0);
   // `--resume` first says how much is left; the failure itself is one line.
   const lines = r.stderr.trim().split('\n').filter((l) => !l.startsWith('bas: resuming '));

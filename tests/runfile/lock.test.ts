@@ -9,10 +9,10 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FolderLock, LOCK_FILE, processStartTime, readLockOwner } from '../../src/runfile/lock.js';
-import { bas, BIN } from '../support/cli.js';
+import { bas, DIST, startBas } from '../support/cli.js';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'bas-lock-'));
-const LOCK_JS = join(__dirname, '../../dist/runfile/lock.js');
+const LOCK_JS = join(DIST, 'runfile/lock.js');
 
 /** Runs `count` processes that all try to lock `dir` at the same instant; returns what each said. */
 async function race(dir: string, count: number): Promise<string[]> {
@@ -156,9 +156,9 @@ describe('FolderLock', () => {
     writeFileSync(join(dir, LOCK_FILE), String(2 ** 22 + 13));
     const runs = Array.from({ length: 12 }, () =>
       new Promise<{ code: number | null; err: string }>((resolve) => {
-        const child = spawn(process.execPath, [BIN, 'eval', '--resume', dir, '--no-progress', '--json'], { stdio: ['ignore', 'ignore', 'pipe'] });
+        const child = startBas(['eval', '--resume', dir, '--no-progress', '--json'], { stdio: ['ignore', 'ignore', 'pipe'] });
         let err = '';
-        child.stderr.on('data', (d) => (err += d));
+        child.stderr!.on('data', (d) => (err += d));
         child.on('close', (code) => resolve({ code, err }));
       }),
     );

@@ -10,9 +10,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildRunFolder } from '../../src/runfile/build.js';
 import type { RunInfo } from '../../src/runfile/run-info.js';
-import { bas, BIN, tempDir } from '../support/cli.js';
+import { bas, BIN, DIST, tempDir } from '../support/cli.js';
 
-const DIST = join(__dirname, '../../dist');
 
 function oracleRun(n = 3): string {
   const dir = join(tempDir(), 'run');
@@ -21,7 +20,7 @@ function oracleRun(n = 3): string {
   return dir;
 }
 
-function oneLineRefusal(r: { code: number; stderr: string }, pattern: RegExp): void {
+function oneLineRefusal(r: { code: number | null; stderr: string }, pattern: RegExp): void {
   expect(r.code).toBe(2);
   expect(r.stderr.trim().split('\n')).toHaveLength(1);
   expect(r.stderr).toMatch(pattern);

@@ -7,7 +7,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bas, serve, tempDir, type Served } from '../e2e/helpers.js';
+import { basAsync, serve, tempDir, type Served } from '../support/cli.js';
 
 let server: Served;
 beforeAll(async () => {
@@ -19,17 +19,17 @@ describe('a failed start', () => {
   it('a run refused at its start is started again in the same folder with a corrected key', async () => {
     const dir = join(tempDir(), 'run');
     const args = ['eval', '-m', 'm1', '-n', '3', '--base-url', server.url, '--output', dir, '--no-progress'];
-    const refused = await bas(args, { OPENAI_API_KEY: 'wrong-key' });
+    const refused = await basAsync(args, { env: { OPENAI_API_KEY: 'wrong-key' } });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(new RegExp(`can be started again: fix the cause and run bas eval --output ${dir}`));
     expect(JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')).status).toBe('failed');
-    const again = await bas(args, { OPENAI_API_KEY: 'right-key' });
+    const again = await basAsync(args, { env: { OPENAI_API_KEY: 'right-key' } });
     expect(again.code).toBe(0);
     expect(again.stderr).toMatch(/recorded no scored rollout; starting it again/);
     const lines = readFileSync(join(dir, 'results.jsonl'), 'utf8').trim().split('\n');
     expect(lines.map((l) => JSON.parse(l).error)).toEqual([null, null, null]);
     // Once something is scored, the folder is a run: --output refuses it, --resume continues it.
-    const twice = await bas(args, { OPENAI_API_KEY: 'right-key' });
+    const twice = await basAsync(args, { env: { OPENAI_API_KEY: 'right-key' } });
     expect(twice.code).toBe(2);
     expect(twice.stderr).toMatch(/already holds a run: continue it with --resume/);
   }, 60_000);
@@ -37,7 +37,7 @@ describe('a failed start', () => {
   it('--resume of a folder with no run.json says how to start it again', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'results.jsonl'), '');
-    const r = await bas(['eval', '--resume', dir, '--no-progress']);
+    const r = await basAsync(['eval', '--resume', dir, '--no-progress']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/has no run\.json, so there is no run to continue; .* --output/);
   });
@@ -46,7 +46,7 @@ describe('a failed start', () => {
 describe('run.json read back on resume', () => {
   async function savedRun(): Promise<string> {
     const dir = join(tempDir(), 'run');
-    expect((await bas(['eval', '-m', 'builtin:oracle', '-n', '2', '--output', dir, '--no-progress'])).code).toBe(0);
+    expect((await basAsync(['eval', '-m', 'builtin:oracle', '-n', '2', '--output', dir, '--no-progress'])).code).toBe(0);
     return dir;
   }
 
@@ -64,7 +64,7 @@ describe('run.json read back on resume', () => {
       const file = join(dir, 'run.json');
       const edited = JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), [key]: value, status: 'interrupted' });
       writeFileSync(file, edited);
-      const r = await bas(['eval', '--resume', dir, '--no-progress']);
+      const r = await basAsync(['eval', '--resume', dir, '--no-progress']);
       expect(r.code).toBe(2);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
       expect(r.stderr).toMatch(pattern);
@@ -78,11 +78,11 @@ describe('missing rollouts', () => {
   it('score counts each missing reply as an errored rollout and the run as incomplete, "2 of 4"', async () => {
     const dir = tempDir();
     const tasks = join(dir, 'tasks.jsonl');
-    expect((await bas(['gen', '-n', '4', '-o', tasks])).code).toBe(0);
+    expect((await basAsync(['gen', '-n', '4', '-o', tasks])).code).toBe(0);
     const replies = join(dir, 'replies.jsonl');
     writeFileSync(replies, '{"index": 0, "reply": "a"}\n{"index": 2, "reply": "b"}\n');
     const out = join(dir, 'run');
-    const r = await bas(['score', '--tasks', tasks, '--replies', replies, '--output', out, '--json']);
+    const r = await basAsync(['score', '--tasks', tasks, '--replies', replies, '--output', out, '--json']);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/incomplete: 2 of 4 planned rollouts have a reply; the 2 missing are counted as errored rollouts of type missing_reply/);
     const summary = JSON.parse(r.stdout);
@@ -90,7 +90,7 @@ describe('missing rollouts', () => {
     expect(summary.counts.errors_by_type.missing_reply).toBe(2);
     const info = JSON.parse(readFileSync(join(out, 'run.json'), 'utf8'));
     expect(info.status).toBe('incomplete');
-    const report = await bas(['report', out]);
+    const report = await basAsync(['report', out]);
     expect(report.stdout).toMatch(/status: incomplete/);
   }, 30_000);
 
@@ -98,10 +98,10 @@ describe('missing rollouts', () => {
     const root = tempDir();
     const shard = (i: number) => join(root, `s${i}`);
     for (const i of [1, 2]) {
-      expect((await bas(['eval', '-m', 'builtin:oracle', '-n', '4', '--shard', `${i}/3`, '--output', shard(i), '--no-progress'])).code).toBe(0);
+      expect((await basAsync(['eval', '-m', 'builtin:oracle', '-n', '4', '--shard', `${i}/3`, '--output', shard(i), '--no-progress'])).code).toBe(0);
     }
     const out = join(root, 'merged');
-    const r = await bas(['merge', shard(1), shard(2), '--output', out, '--json']);
+    const r = await basAsync(['merge', shard(1), shard(2), '--output', out, '--json']);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/incomplete: 3 of 4 rollouts are in the inputs \(1 missing\)/);
     expect(JSON.parse(readFileSync(join(out, 'run.json'), 'utf8')).status).toBe('incomplete');

@@ -1,28 +1,155 @@
-/** Runs the built CLI (`npm test` builds first) and captures what it printed. */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+/**
+ * The one way tests run the real CLI: `node bin/bas.js` as a child process, which loads the
+ * compiled dist/. tests/support/build.ts (vitest's globalSetup) rebuilds dist/ before every test
+ * run, so what is spawned here is always the source under test, never a stale build.
+ *
+ * Every child gets the parent's environment less any real key or endpoint (see cleanEnv), so a
+ * test can only reach the servers it starts itself.
+ */
+import { spawn, spawnSync, type ChildProcess, type StdioOptions } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
-export const BIN = join(__dirname, '../../bin/bas.js');
+/** The project's root folder (the default working directory of every child). */
+export const ROOT = resolve(import.meta.dirname, '../..');
+/** The launcher a user runs. */
+export const BIN = join(ROOT, 'bin', 'bas.js');
+/** The compiled program, for tests that import a built module inside a child process. */
+export const DIST = join(ROOT, 'dist');
 
+/** How a child is started: extra environment (merged over cleanEnv()), working folder, standard input. */
+export interface RunOptions {
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+  input?: string;
+}
+
+/** What a finished child printed and how it ended (`code` is null when a signal ended it). */
 export interface CliResult {
-  code: number;
+  code: number | null;
+  signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
 }
 
-export function bas(args: string[], options: { input?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {}): CliResult {
+/** Runs `bas <args>` to the end, blocking: for commands that need no server in this process. */
+export function bas(args: string[], options: RunOptions = {}): CliResult {
   const r = spawnSync(process.execPath, [BIN, ...args], {
     encoding: 'utf8',
     input: options.input,
-    env: { ...process.env, ...options.env },
-    cwd: options.cwd,
+    env: { ...cleanEnv(), ...options.env },
+    cwd: options.cwd ?? ROOT,
+    // Some tests print whole data sets (gen -n 100000): the default 1 MB would cut them.
     maxBuffer: 256 * 1024 * 1024,
   });
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+  return { code: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
 }
 
+/**
+ * Runs `bas <args>` to the end without blocking this process: needed whenever the child talks
+ * to a server (serve()) or a handler that lives in the test's own process.
+ */
+export function basAsync(args: string[], options: RunOptions = {}): Promise<CliResult> {
+  return new Promise((done) => {
+    const child = startBas(args, {
+      ...options,
+      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    if (options.input !== undefined) child.stdin!.end(options.input);
+    child.on('close', (code, signal) => done({ code, signal, stdout, stderr }));
+  });
+}
+
+/** Starts `bas <args>` and hands back the child, for tests that signal or watch it while it runs. */
+export function startBas(args: string[], options: RunOptions & { stdio?: StdioOptions } = {}): ChildProcess {
+  return spawn(process.execPath, [BIN, ...args], {
+    cwd: options.cwd ?? ROOT,
+    env: { ...cleanEnv(), ...options.env },
+    stdio: options.stdio ?? 'ignore',
+  });
+}
+
+/** The parent's environment without any real key or endpoint, so no test can reach a provider. */
+function cleanEnv(): Record<string, string | undefined> {
+  const env: Record<string, string | undefined> = { ...process.env };
+  delete env.OPENAI_API_KEY;
+  delete env.OPENAI_BASE_URL;
+  return env;
+}
+
+/** A `bas serve` child on a free loopback port. */
+export interface Served {
+  url: string;
+  proc: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Starts `bas serve --port 0 ...` and resolves once it prints the URL it listens on. */
+export function serve(args: string[]): Promise<Served> {
+  return new Promise((resolvePromise, reject) => {
+    const proc = startBas(['serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    proc.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        resolvePromise({
+          url: m[1]!,
+          proc,
+          stop: () =>
+            new Promise<void>((done) => {
+              if (proc.exitCode !== null || proc.signalCode !== null) return done();
+              proc.once('exit', () => done());
+              proc.kill('SIGTERM');
+            }),
+        });
+      }
+    });
+    proc.once('exit', (code) => reject(new Error(`bas serve exited with ${code}: ${out}`)));
+  });
+}
+
+/** A fresh empty folder under the system's temp folder. */
 export function tempDir(prefix = 'bas-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** Records of a run folder's results.jsonl. */
+export function readResults(dir: string): Array<Record<string, any>> {
+  const text = readFileSync(join(dir, 'results.jsonl'), 'utf8');
+  return text
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l));
+}
+
+/** Every file under `dir`, recursively, with its content (latin1, so any bytes survive). */
+export function allFiles(dir: string): Array<{ path: string; text: string }> {
+  const out: Array<{ path: string; text: string }> = [];
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out.push(...allFiles(p));
+    else out.push({ path: p, text: readFileSync(p, 'latin1') });
+  }
+  return out;
+}
+
+/** The parts of a summary that must not depend on timing, order or interruptions. */
+export function stableSummary(s: Record<string, any>): Record<string, unknown> {
+  const round = (v: unknown): unknown =>
+    typeof v === 'number'
+      ? Math.round(v * 1e9) / 1e9
+      : Array.isArray(v)
+        ? v.map(round)
+        : v && typeof v === 'object'
+          ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, round(x)]))
+          : v;
+  const { lines: _l, replaced: _r, ...counts } = s.counts;
+  const { latency_ms: _lat, ...rest } = s;
+  return round({ ...rest, counts }) as Record<string, unknown>;
 }

@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 
 /** One request as the endpoint saw it. */
-export interface SeenRequest {
+interface SeenRequest {
   method: string;
   path: string;
   headers: IncomingMessage['headers'];
@@ -63,7 +63,7 @@ export function sendJson(res: ServerResponse, status: number, value: unknown, he
 }
 
 /** A chat completion whose one choice says `content`. */
-export function completion(content: string, model = 'hostile-model'): unknown {
+function completion(content: string, model = 'hostile-model'): unknown {
   return {
     id: 'chatcmpl-hostile',
     object: 'chat.completion',
@@ -75,7 +75,7 @@ export function completion(content: string, model = 'hostile-model'): unknown {
 }
 
 /** Terminal control sequences an endpoint might slip into text: title, clear, clipboard. */
-export const CONTROL_SEQUENCES = '\x1b]0;pwned\x07\x1b[2J\x1b]52;c;ZWNobyBwd25lZA==\x1b\\\u009b31m\r';
+const CONTROL_SEQUENCES = '\x1b]0;pwned\x07\x1b[2J\x1b]52;c;ZWNobyBwd25lZA==\x1b\\\u009b31m\r';
 
 /** Answers `status` with an error body that quotes the request's Authorization header. */
 export function echoKeyError(status: number): Respond {
@@ -100,9 +100,4 @@ export function endlessBody(chunk = 'x'.repeat(1 << 16), everyMs = 1): Respond {
     }, everyMs);
     res.on('close', () => clearInterval(timer));
   };
-}
-
-/** Answers 200 with a reply of `content` (a degenerate reply: huge, whitespace, tags...). */
-export function reply(content: string): Respond {
-  return (_req, res) => sendJson(res, 200, completion(content));
 }

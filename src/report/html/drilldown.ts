@@ -16,16 +16,16 @@ import type { RunData } from '../read.js';
 import type { RolloutRecord } from '../../runfile/record.js';
 
 /** Replies longer than this are cut in the page (the results file keeps them whole). */
-export const MAX_REPLY_CHARS = 20_000;
+const MAX_REPLY_CHARS = 20_000;
 
 /**
  * One ledger row: id, date, type, counterparty, description, category, amount, gst, invoice,
  * abn. Type, counterparty, description, category and abn repeat across rows and tasks, so
  * they are numbers into `DrillData.strings` (a 10,000-task page shrinks by about half).
  */
-export type RowData = [string, string, number, number, number, number, string, string, string, number];
+type RowData = [string, string, number, number, number, number, string, string, string, number];
 
-export interface TaskData {
+interface TaskData {
   index: number;
   business: string;
   period: [string, string];
@@ -41,7 +41,7 @@ export interface TaskData {
  * reward, bas_correct, fault_audit, error type, error message, reply, given figures,
  * given faults, unparseable reason]. Given figures are [shown text, right?] per label.
  */
-export type RolloutData = [
+type RolloutData = [
   number,
   number,
   number,
@@ -144,7 +144,7 @@ function rolloutData(r: RolloutRecord, pos: number, task: TaskData | null): Roll
 }
 
 /** Whether this bas's generator made the run's tasks (a run of another generator gets no ledgers). */
-export function ledgersRegenerable(data: Pick<RunData, 'run'>): boolean {
+function ledgersRegenerable(data: Pick<RunData, 'run'>): boolean {
   const generator = runGenerator(data.run);
   return generator === null || generator === GENERATOR_VERSION;
 }
