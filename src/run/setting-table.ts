@@ -115,7 +115,7 @@ export const SETTINGS: SettingTable = {
     flags: '-n, --num <N>',
     errorName: '-n',
     help: `number of tasks (indices 0..N-1), 1..${MAX_N}`,
-    doc: 'Tasks 0..N-1 (1 to 10,000,000).',
+    doc: `Tasks 0..N-1 (1 to ${MAX_N.toLocaleString('en-US')}, the same cap as \`bas gen\` and \`bas validate\`).`,
     defaultText: '10',
     default: 10,
     toml: 'n',

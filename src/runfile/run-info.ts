@@ -10,7 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../io/atomic-file.js';
 import { ConfigError, fileError, systemErrorCode } from '../errors.js';
-import { parseCount, parseNumberInRange, resolveTaskConfig } from '../task/config.js';
+import { MAX_TASKS, parseCount, parseNumberInRange, resolveTaskConfig } from '../task/config.js';
 import { GENERATOR_VERSION } from '../task/generate.js';
 import type { TaskConfig } from '../task/types.js';
 import { readShard } from './shard.js';
@@ -80,8 +80,6 @@ export interface RunFile {
   [key: string]: unknown;
 }
 
-/** Most tasks a run may name, as for `-n`. */
-const MAX_TASKS = 10_000_000;
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
