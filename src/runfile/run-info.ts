@@ -21,7 +21,8 @@ export const RUN_FILE = 'run.json';
 
 /**
  * `incomplete`: the run's inputs ended before every planned rollout was recorded (`bas score`
- * with replies missing, `bas merge` with a shard missing); more eval cannot fill it.
+ * with replies missing, `bas merge` with a shard missing). `bas eval --resume` fills a merged
+ * run; a scored one has no endpoint settings to resume with.
  */
 export type RunStatus = 'running' | 'complete' | 'incomplete' | 'interrupted' | 'failed';
 
