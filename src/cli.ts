@@ -10,6 +10,7 @@ import { EVAL_COMMAND_OPTIONS, SETTINGS, SETTING_KEYS, type CommandOption, type 
 import { causeInWords, fileErrorMessage, systemErrorCode } from './errors.js';
 import { redact } from './io/secrets.js';
 import { terminalText } from './io/terminal-text.js';
+import { MAX_TASKS } from './task/config.js';
 
 const require = createRequire(import.meta.url);
 // Loaded as CommonJS on purpose: importing commander through the ESM loader costs about
@@ -32,7 +33,7 @@ function withSettings(cmd: Command, keys: readonly SettingKey[], extra: readonly
 /** Options shared by every command that builds tasks from a configuration. */
 function taskOptions(cmd: Command): Command {
   return cmd
-    .option('-n, --num <N>', 'number of tasks (indices 0..N-1)')
+    .option('-n, --num <N>', `number of tasks (indices 0..N-1), 1..${MAX_TASKS}`)
     .option('--num-transactions <K>', 'rows per ledger, 4..10000 (default 24)')
     .option('--fault-rate <R>', 'chance that a row carries a fault, 0..1 (default 0.25)')
     .option('--seed <S>', 'generator seed, a non-negative integer (default 20260826)');

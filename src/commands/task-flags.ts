@@ -1,7 +1,7 @@
 /**
  * The task flags shared by gen, validate and eval, checked before any work starts.
  */
-import { parseCount, resolveTaskConfig } from '../task/config.js';
+import { MAX_TASKS, parseCount, resolveTaskConfig } from '../task/config.js';
 import type { TaskConfig } from '../task/types.js';
 
 export interface TaskFlags {
@@ -10,9 +10,6 @@ export interface TaskFlags {
   faultRate?: string;
   seed?: string;
 }
-
-/** Largest -n accepted: far beyond any real run, small enough that indices stay exact. */
-const MAX_TASKS = 100_000_000;
 
 /** The task configuration the flags ask for. */
 export function taskConfigFromFlags(flags: TaskFlags): TaskConfig {

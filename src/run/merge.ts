@@ -103,7 +103,8 @@ export async function mergeRuns(dirs: string[], out: string): Promise<MergeOutco
       prices: { in: agreed('in'), out: agreed('out') },
       shard: null,
       indices: null,
-      // `incomplete`: rollouts are in none of the inputs (a shard missing); `--resume` can fill them.
+      // `incomplete`: rollouts are in none of the inputs (a shard missing); `bas eval --resume` of the
+      // merged folder runs them, since a merged run.json keeps the whole run's n and no shard.
       status: missing > 0 ? 'incomplete' : allComplete ? 'complete' : 'interrupted',
       started_at: inputs.map((i) => i.info.started_at).sort()[0] ?? first.info.started_at,
       ended_at: inputs.some((i) => !i.info.ended_at) ? null : inputs.map((i) => i.info.ended_at!).sort().at(-1)!,

@@ -115,7 +115,7 @@ export const SETTINGS: SettingTable = {
     flags: '-n, --num <N>',
     errorName: '-n',
     help: `number of tasks (indices 0..N-1), 1..${MAX_N}`,
-    doc: 'Tasks 0..N-1 (1 to 10,000,000).',
+    doc: `Tasks 0..N-1 (1 to ${MAX_N.toLocaleString('en-US')}, the same cap as \`bas gen\` and \`bas validate\`).`,
     defaultText: '10',
     default: 10,
     toml: 'n',
@@ -199,7 +199,7 @@ export const SETTINGS: SettingTable = {
   maxTokens: {
     flags: '--max-tokens <M>',
     help: 'completion token limit (sent as max_tokens; max_completion_tokens to api.openai.com)',
-    doc: 'Completion token limit. Sent as `max_tokens`, except to `api.openai.com`, which gets `max_completion_tokens` (see Decisions).',
+    doc: 'Completion token limit. Sent as `max_tokens`, except to `api.openai.com`, which gets `max_completion_tokens` (why: [docs/design.md](docs/design.md#running-a-model)).',
     defaultText: "endpoint's",
     default: null,
     toml: 'sampling.max_tokens',
@@ -391,7 +391,7 @@ export const SETTINGS: SettingTable = {
   shard: {
     flags: '--shard <I/N>',
     help: 'run only the I-th of N disjoint slices of the tasks (join the shards with bas merge)',
-    doc: 'Run only the I-th of N disjoint slices of the tasks (see [Running at scale](#running-at-scale)).',
+    doc: 'Run only the I-th of N disjoint slices of the tasks (see [Run at scale](#run-at-scale-shards-and-batch-files)).',
     defaultText: 'all tasks',
     default: null,
     toml: 'shard',

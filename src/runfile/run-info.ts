@@ -10,7 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../io/atomic-file.js';
 import { ConfigError, fileError, systemErrorCode } from '../errors.js';
-import { parseCount, parseNumberInRange, resolveTaskConfig } from '../task/config.js';
+import { MAX_TASKS, parseCount, parseNumberInRange, resolveTaskConfig } from '../task/config.js';
 import { GENERATOR_VERSION } from '../task/generate.js';
 import type { TaskConfig } from '../task/types.js';
 import { readShard } from './shard.js';
@@ -21,7 +21,8 @@ export const RUN_FILE = 'run.json';
 
 /**
  * `incomplete`: the run's inputs ended before every planned rollout was recorded (`bas score`
- * with replies missing, `bas merge` with a shard missing); more eval cannot fill it.
+ * with replies missing, `bas merge` with a shard missing). `bas eval --resume` fills a merged
+ * run; a scored one has no endpoint settings to resume with.
  */
 type RunStatus = 'running' | 'complete' | 'incomplete' | 'interrupted' | 'failed';
 
@@ -80,8 +81,6 @@ export interface RunFile {
   [key: string]: unknown;
 }
 
-/** Most tasks a run may name, as for `-n`. */
-const MAX_TASKS = 10_000_000;
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -91,7 +90,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
  * Checks the keys every reader relies on, where present: what sizes memory (n, rollouts,
  * indices, task) and what is shown (model, status). Returns the object with numbers normalised.
  */
-function checkRunFile(value: unknown, file: string): RunFile {
+export function checkRunFile(value: unknown, file: string): RunFile {
   if (!isObject(value)) throw new ConfigError(`${file} is not a bas run file (not a JSON object)`);
   const key = (k: string): string => `${file}: "${k}"`;
   const v: RunFile = { ...value };

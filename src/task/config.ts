@@ -15,6 +15,11 @@ export const DEFAULT_TASK_CONFIG: Readonly<TaskConfig> = Object.freeze({
 export const MIN_TRANSACTIONS = 4;
 /** A cap that keeps one prompt far below any context window and memory limit. */
 export const MAX_TRANSACTIONS = 10_000;
+/**
+ * Largest `-n` of every command (gen, validate, eval, sweep) and of `n` in a run.json: one
+ * cap, so a task file that gen can write is always one that a run can name.
+ */
+export const MAX_TASKS = 10_000_000;
 
 function show(value: unknown): string {
   return typeof value === 'string' ? JSON.stringify(value) : String(value);
