@@ -8,7 +8,7 @@
  * them before the process ends (`cleanupOnSignal`).
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, lstatSync, openSync, realpathSync, renameSync, rmSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { ConfigError, fileError } from '../errors.js';
 
@@ -71,31 +71,49 @@ export function writeFully(fd: number, bytes: Uint8Array): void {
   }
 }
 
-/** A file being written: `write` as often as needed, then `commit` or `abort`. */
+/**
+ * A file being written: `write` as often as needed, then `commit` or `abort`.
+ *
+ * A regular file (or a new name) is written beside itself and renamed over at `commit`. A
+ * symbolic link is followed, so the file it points to is the one replaced and the link stays
+ * a link. Anything else that is not a folder (a FIFO, `/dev/stdout`, a terminal) cannot be
+ * replaced without destroying it, so it is written directly, as a shell's `>` would.
+ */
 export class AtomicFile {
   private fd: number | null;
-  private readonly temp: string;
+  /** Null when writing straight into a FIFO or a device. */
+  private readonly temp: string | null;
 
   /** `label` names the file in errors (a flag such as `--out`, or nothing). */
   constructor(
     readonly path: string,
     private readonly label?: string,
   ) {
-    let st;
-    try {
-      st = statSync(path);
-    } catch {
-      st = null;
+    const named = label ? `${label} ` : '';
+    let target = path;
+    let st = statOrNull(path, lstatSync);
+    if (st?.isSymbolicLink()) {
+      try {
+        target = realpathSync(path);
+      } catch {
+        throw new ConfigError(`${named}${path} is a link to nothing that exists; give a file name`);
+      }
+      st = statOrNull(target, statSync);
     }
-    if (st?.isDirectory()) throw new ConfigError(`${label ? `${label} ` : ''}${path} is a folder; give a file name`);
-    this.temp = tempNameFor(path);
+    if (st?.isDirectory()) throw new ConfigError(`${named}${path} is a folder; give a file name`);
+    const direct = st !== null && !st.isFile();
+    this.temp = direct ? null : tempNameFor(target);
+    this.target = target;
     try {
-      this.fd = openSync(this.temp, 'wx');
+      this.fd = openSync(this.temp ?? target, this.temp ? 'wx' : 'w');
     } catch (err) {
       throw fileError('write', path, err, label);
     }
-    trackTemp(this.temp, false);
+    if (this.temp) trackTemp(this.temp, false);
   }
+
+  /** Where the bytes end up: the path itself, or the file a link points to. */
+  private readonly target: string;
 
   /** Appends text or bytes; on failure the temporary file is removed and the error names the target. */
   write(data: string | Uint8Array): void {
@@ -113,10 +131,16 @@ export class AtomicFile {
     if (this.fd === null) throw new Error(`${this.path} is already closed`);
     const fd = this.fd;
     try {
+      if (this.temp === null) {
+        // A FIFO or a device: nothing to flush to a disk, nothing to rename.
+        this.fd = null;
+        closeSync(fd);
+        return;
+      }
       fsyncSync(fd);
       closeSync(fd);
       this.fd = null;
-      renameSync(this.temp, this.path);
+      renameSync(this.temp, this.target);
       forgetTemp(this.temp);
     } catch (err) {
       this.abort();
@@ -134,8 +158,17 @@ export class AtomicFile {
       }
       this.fd = null;
     }
+    if (this.temp === null) return;
     rmSync(this.temp, { force: true });
     forgetTemp(this.temp);
+  }
+}
+
+function statOrNull(path: string, how: typeof statSync): Stats | null {
+  try {
+    return how(path);
+  } catch {
+    return null;
   }
 }
 
