@@ -3,7 +3,6 @@
  * file and the line. Blank lines are ignored.
  */
 import { createReadStream, statSync } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { ConfigError, fileError, systemErrorCode } from '../errors.js';
 
 /** Fails early, with a ConfigError, when `path` is not a readable file. */
@@ -19,12 +18,50 @@ export function requireFile(path: string, flag: string): void {
 }
 
 /**
+ * Longest line any reader accepts, in characters. Lines bas writes stay far below (a reply is
+ * capped by --max-response-mb, 32 MB by default); past this a line is refused at once, where
+ * node's own line reader would keep growing its buffer until the process dies with a stack trace.
+ */
+export const MAX_LINE_CHARS = 256 * 1024 * 1024;
+
+/**
+ * The lines of a UTF-8 file, without their `\n` (or `\r\n`), one at a time; a last line
+ * without a newline is yielded too. A line longer than `maxChars` throws a ConfigError naming
+ * the file and the line, so memory stays bounded whatever the file holds.
+ */
+export async function* boundedLines(path: string, maxChars = MAX_LINE_CHARS): AsyncGenerator<string> {
+  const input = createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 20 });
+  const tooLong = (line: number): ConfigError => new ConfigError(`${path}: line ${line} is longer than ${maxChars} characters: the file is damaged, or not one bas wrote`);
+  const done = (line: string): string => (line.endsWith('\r') ? line.slice(0, -1) : line);
+  let partial = '';
+  let lineNo = 0;
+  try {
+    for await (const chunk of input as AsyncIterable<string>) {
+      let from = 0;
+      for (let nl = chunk.indexOf('\n'); nl >= 0; nl = chunk.indexOf('\n', from)) {
+        lineNo++;
+        if (partial.length + nl - from > maxChars) throw tooLong(lineNo);
+        const line = partial + chunk.slice(from, nl);
+        partial = '';
+        from = nl + 1;
+        yield done(line);
+      }
+      if (partial.length + chunk.length - from > maxChars) throw tooLong(lineNo + 1);
+      partial += chunk.slice(from);
+    }
+    if (partial !== '') yield done(partial);
+  } finally {
+    input.destroy();
+  }
+}
+
+/**
  * Calls `fn(value, lineNumber)` for each JSON line of `path`, in order. A line that is not
  * JSON, or that `fn` rejects by throwing a plain Error, becomes a ConfigError naming the line.
  */
 export async function readJsonLines(path: string, flag: string, fn: (value: unknown, line: number) => void): Promise<number> {
   requireFile(path, flag);
-  const lines = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
+  const lines = boundedLines(path);
   let lineNo = 0;
   let count = 0;
   try {
@@ -50,7 +87,7 @@ export async function readJsonLines(path: string, flag: string, fn: (value: unkn
     if (systemErrorCode(err) !== null) throw fileError('read', path, err, flag);
     throw new ConfigError(`${flag}: cannot read ${path}: ${(err as Error).message}`);
   } finally {
-    lines.close();
+    await lines.return(undefined);
   }
   return count;
 }

@@ -9,11 +9,11 @@
  * re-run and its new line appended): the LAST line for a pair is the one that counts.
  */
 import { stringifyRedacted } from '../io/secrets.js';
-import { createReadStream, closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { ConfigError, fileError, FatalRunError, fileErrorMessage, systemErrorCode } from '../errors.js';
 import { writeFully } from '../io/atomic-file.js';
+import { boundedLines } from '../io/jsonl.js';
 import { FolderLock } from './lock.js';
 import { checkRecord, type RolloutRecord } from './record.js';
 import { readRunInfo, RUN_FILE } from './run-info.js';
@@ -211,8 +211,7 @@ async function heldRun(dir: string): Promise<'scored' | 'failed-start' | string>
   }
   const file = join(dir, RESULTS_FILE);
   if (!existsSync(file)) return 'failed-start';
-  const input = createReadStream(file, { encoding: 'utf8' });
-  const lines = createInterface({ input, crlfDelay: Infinity });
+  const lines = boundedLines(file);
   let torn: number | null = null;
   let lineNo = 0;
   try {
@@ -235,8 +234,7 @@ async function heldRun(dir: string): Promise<'scored' | 'failed-start' | string>
     if (systemErrorCode(err) !== null) throw fileError('read', file, err);
     throw err;
   } finally {
-    lines.close();
-    input.destroy();
+    await lines.return(undefined);
   }
   return 'failed-start';
 }
