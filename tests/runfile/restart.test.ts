@@ -112,6 +112,18 @@ describe('missing rollouts', () => {
     expect(report.stdout).toMatch(/status: incomplete/);
   }, 30_000);
 
+  it('score refuses a reply numbered past the last rollout a run can have, instead of planning a billion missing ones', async () => {
+    const dir = tempDir();
+    const tasks = join(dir, 'tasks.jsonl');
+    expect((await bas(['gen', '-n', '2', '-o', tasks])).code).toBe(0);
+    const replies = join(dir, 'replies.jsonl');
+    writeFileSync(replies, '{"index": 0, "reply": "a"}\n{"index": 1, "rollout": 999999999, "reply": "b"}\n');
+    const r = await bas(['score', '--tasks', tasks, '--replies', replies, '--json']);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/replies\.jsonl:2: rollout 999999999 is out of range: rollouts are numbered 0 to 999/);
+  }, 30_000);
+
   it('merge with a shard missing is incomplete and says "3 of 4"', async () => {
     const root = tempDir();
     const shard = (i: number) => join(root, `s${i}`);
