@@ -2,7 +2,7 @@
  * Reading JSONL input files (tasks, replies) one line at a time, with errors that name the
  * file and the line. Blank lines are ignored.
  */
-import { createReadStream, statSync } from 'node:fs';
+import { closeSync, createReadStream, openSync, readSync, statSync } from 'node:fs';
 import { ConfigError, fileError, systemErrorCode } from '../errors.js';
 
 /** Fails early, with a ConfigError, when `path` is not a readable file. */
@@ -15,6 +15,41 @@ export function requireFile(path: string, flag: string): void {
     throw fileError('read', path, err, flag);
   }
   if (!isFile) throw new ConfigError(`${flag}: not a file: ${path}`);
+}
+
+/** A file past the size its reader accepts; `limit` is that size in bytes. */
+export class FileTooLargeError extends Error {
+  override name = 'FileTooLargeError';
+  constructor(
+    readonly path: string,
+    readonly limit: number,
+  ) {
+    super(`${path} is larger than ${limit} bytes`);
+  }
+}
+
+/**
+ * A whole small file as UTF-8 text, read at most `maxBytes` + 1 bytes far: a device such as
+ * /dev/zero, or a file grown huge, fails with a FileTooLargeError at once instead of filling
+ * memory. System errors (ENOENT ...) are thrown as they come.
+ */
+export function readSmallFile(path: string, maxBytes: number): string {
+  const fd = openSync(path, 'r');
+  try {
+    const buf = Buffer.alloc(Math.min(maxBytes + 1, 1 << 16));
+    const parts: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const n = readSync(fd, buf, 0, buf.length, null);
+      if (n === 0) break;
+      total += n;
+      if (total > maxBytes) throw new FileTooLargeError(path, maxBytes);
+      parts.push(Buffer.from(buf.subarray(0, n)));
+    }
+    return Buffer.concat(parts, total).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
-import { boundedLines } from '../../src/io/jsonl.js';
+import { boundedLines, FileTooLargeError, readSmallFile } from '../../src/io/jsonl.js';
 import { tempDir } from '../support/cli.js';
 
 async function all(path: string, max?: number): Promise<string[]> {
@@ -35,5 +35,14 @@ describe('boundedLines', () => {
     await expect(all(path, 10)).rejects.toThrow(new RegExp(`${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: line 2 is longer than 10 characters`));
     await expect(all(file('ok\n0123456789ABC'), 10)).rejects.toBeInstanceOf(ConfigError);
     expect(await all(file('0123456789\n'), 10)).toEqual(['0123456789']);
+  });
+});
+
+describe('readSmallFile', () => {
+  it('reads a file up to its bound, and refuses one past it or a device that never ends', () => {
+    expect(readSmallFile(file('0123456789'), 10)).toBe('0123456789');
+    expect(() => readSmallFile(file('0123456789A'), 10)).toThrow(FileTooLargeError);
+    expect(() => readSmallFile('/dev/zero', 1000)).toThrow(/\/dev\/zero is larger than 1000 bytes/);
+    expect(readSmallFile(file('dé'.repeat(40_000)), 1 << 20)).toBe('dé'.repeat(40_000));
   });
 });
