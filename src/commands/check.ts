@@ -5,6 +5,7 @@
  * Exit: 0 when the endpoint accepted the request, 1 when it did not, 2 for bad input.
  */
 import { FatalRunError } from '../errors.js';
+import { urlWithoutCredentials } from '../io/secrets.js';
 import { builtinPolicy } from '../run/client.js';
 import { configPathFrom, loadConfigFile } from '../run/config.js';
 import { probe, renderProbe, type ProbeReport } from '../run/endpoint-check.js';
@@ -12,7 +13,7 @@ import { apiKeyFor, resolveSettings, type EvalFlags, type EvalSettings } from '.
 
 /** Why a probe failed, in a few words. */
 function reason(r: ProbeReport, s: EvalSettings): string {
-  if (!r.reachable) return `cannot reach ${s.baseURL}: ${r.message ?? 'no answer'}`;
+  if (!r.reachable) return `cannot reach ${urlWithoutCredentials(s.baseURL)}: ${r.message ?? 'no answer'}`;
   if (r.keyAccepted === false) return `the endpoint refused the key in ${s.apiKeyVar} (HTTP ${r.status})`;
   if (r.modelKnown === false) return `the endpoint does not know model ${JSON.stringify(s.model)} (bas models lists the ones it has)`;
   if (r.paramsAccepted === false) return `the endpoint refused ${r.refusedParam ? `the parameter ${r.refusedParam}` : 'the request'}: ${r.message ?? ''}`;
@@ -31,8 +32,8 @@ export async function runCheck(s: EvalSettings, env: NodeJS.ProcessEnv, out: Nod
   const apiKey = apiKeyFor(s, env);
   const r = await probe({ baseURL: s.baseURL, apiKey, requestTimeoutMs: s.requestTimeoutS * 1000, maxResponseBytes: s.maxResponseBytes }, s.model, s.sampling);
   const via = s.provider ? `provider ${s.provider}, ` : '';
-  if (json) out.write(`${JSON.stringify({ model: s.model, base_url: s.baseURL, provider: s.provider, ...r }, null, 2)}\n`);
-  else out.write(`${renderProbe(r, `bas check: ${s.model} at ${s.baseURL} (${via}key from ${s.apiKeyVar})`)}\n`);
+  if (json) out.write(`${JSON.stringify({ model: s.model, base_url: urlWithoutCredentials(s.baseURL), provider: s.provider, ...r }, null, 2)}\n`);
+  else out.write(`${renderProbe(r, `bas check: ${s.model} at ${urlWithoutCredentials(s.baseURL)} (${via}key from ${s.apiKeyVar})`)}\n`);
   if (!r.ok) throw new FatalRunError(`check failed: ${reason(r, s)}`);
   return r;
 }

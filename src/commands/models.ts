@@ -3,6 +3,7 @@
  * Exit: 0 on success, 1 when the endpoint cannot be reached or refuses, 2 for bad input.
  */
 import { FatalRunError } from '../errors.js';
+import { urlWithoutCredentials } from '../io/secrets.js';
 import { classifyError } from '../run/classify.js';
 import { clean, listModels } from '../run/endpoint-check.js';
 import { apiKeyFor, resolveEndpoint, type EvalFlags } from '../run/settings.js';
@@ -14,12 +15,12 @@ export async function modelsCommand(flags: EvalFlags): Promise<void> {
   try {
     models = await listModels({ baseURL: ep.baseURL, apiKey, requestTimeoutMs: 60_000 });
   } catch (err) {
-    throw new FatalRunError(`cannot list the models of ${ep.baseURL}: ${clean(classifyError(err, false).message)}`);
+    throw new FatalRunError(`cannot list the models of ${urlWithoutCredentials(ep.baseURL)}: ${clean(classifyError(err, false).message)}`);
   }
   if (flags.json) {
     process.stdout.write(`${JSON.stringify(models, null, 2)}\n`);
     return;
   }
   for (const m of models) process.stdout.write(`${m.id}\n`);
-  process.stderr.write(`bas: ${models.length} model${models.length === 1 ? '' : 's'} at ${ep.baseURL}\n`);
+  process.stderr.write(`bas: ${models.length} model${models.length === 1 ? '' : 's'} at ${urlWithoutCredentials(ep.baseURL)}\n`);
 }

@@ -93,6 +93,9 @@ function toRecord(r: Reply, task: KeyedTask, model: string | null): RolloutRecor
 /** The error type of a planned rollout that has no line in the replies file. */
 export const MISSING_REPLY = 'missing_reply';
 
+/** As many rollouts per task as eval's -r allows. */
+const MAX_ROLLOUTS = 1000;
+
 /**
  * An errored record for every planned (task, rollout) with no reply: every task of the tasks
  * file, each with as many rollouts as the most any task has. So the errors-as-0 view covers
@@ -125,6 +128,9 @@ export async function score(flags: ScoreFlags): Promise<void> {
   const pairs = new Set<PairKey>();
   await readJsonLines(flags.replies, '--replies', (value) => {
     const r = isBatchLine(value) ? readBatchLine(value, tasks) : readReplyLine(value, tasks, seen);
+    // Every task is planned with as many rollouts as the highest named: an unbounded number
+    // would have the missing ones counted for ever. eval's -r allows 1..1000, so 0..999.
+    if (r.rollout >= MAX_ROLLOUTS) throw new Error(`rollout ${r.rollout} is out of range: rollouts are numbered 0 to ${MAX_ROLLOUTS - 1}`);
     const pair = pairKey(r.index, r.rollout);
     if (pairs.has(pair)) throw new Error(`task ${r.index} rollout ${r.rollout} has a second reply`);
     pairs.add(pair);

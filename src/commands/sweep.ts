@@ -10,7 +10,8 @@
  * every point: unfinished and errored rollouts are run again (eval's own resume), points not
  * yet started are started.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { FileTooLargeError, readSmallFile } from '../io/jsonl.js';
 import { join } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { fileSink, withSink } from '../io/output.js';
@@ -86,13 +87,17 @@ async function writePlan(dir: string, plan: SweepPlan): Promise<void> {
   await withSink(fileSink(join(dir, SWEEP_FILE), '--output'), async (sink) => sink.write(JSON.stringify(plan, null, 2) + '\n'));
 }
 
+/** A plan lists at most a few hundred points; far past that it is not one bas wrote. */
+const MAX_PLAN_BYTES = 10_000_000;
+
 function readPlan(dir: string): SweepPlan {
   const file = join(dir, SWEEP_FILE);
   if (!existsSync(file)) throw new ConfigError(`--resume: ${dir} is not a sweep folder (no ${SWEEP_FILE})`);
   let plan: SweepPlan;
   try {
-    plan = JSON.parse(readFileSync(file, 'utf8')) as SweepPlan;
+    plan = JSON.parse(readSmallFile(file, MAX_PLAN_BYTES)) as SweepPlan;
   } catch (err) {
+    if (err instanceof FileTooLargeError) throw new ConfigError(`--resume: ${file} is larger than ${MAX_PLAN_BYTES} bytes: not a bas sweep plan`);
     throw new ConfigError(`--resume: ${file} is not valid JSON (${(err as Error).message.slice(0, 120)})`);
   }
   const ok =

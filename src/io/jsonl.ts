@@ -2,8 +2,7 @@
  * Reading JSONL input files (tasks, replies) one line at a time, with errors that name the
  * file and the line. Blank lines are ignored.
  */
-import { createReadStream, statSync } from 'node:fs';
-import { createInterface } from 'node:readline';
+import { closeSync, createReadStream, openSync, readSync, statSync } from 'node:fs';
 import { ConfigError, fileError, systemErrorCode } from '../errors.js';
 
 /** Fails early, with a ConfigError, when `path` is not a readable file. */
@@ -18,13 +17,86 @@ function requireFile(path: string, flag: string): void {
   if (!isFile) throw new ConfigError(`${flag}: not a file: ${path}`);
 }
 
+/** A file past the size its reader accepts; `limit` is that size in bytes. */
+export class FileTooLargeError extends Error {
+  override name = 'FileTooLargeError';
+  constructor(
+    readonly path: string,
+    readonly limit: number,
+  ) {
+    super(`${path} is larger than ${limit} bytes`);
+  }
+}
+
+/**
+ * A whole small file as UTF-8 text, read at most `maxBytes` + 1 bytes far: a device such as
+ * /dev/zero, or a file grown huge, fails with a FileTooLargeError at once instead of filling
+ * memory. System errors (ENOENT ...) are thrown as they come.
+ */
+export function readSmallFile(path: string, maxBytes: number): string {
+  const fd = openSync(path, 'r');
+  try {
+    const buf = Buffer.alloc(Math.min(maxBytes + 1, 1 << 16));
+    const parts: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const n = readSync(fd, buf, 0, buf.length, null);
+      if (n === 0) break;
+      total += n;
+      if (total > maxBytes) throw new FileTooLargeError(path, maxBytes);
+      parts.push(Buffer.from(buf.subarray(0, n)));
+    }
+    return Buffer.concat(parts, total).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Longest line any reader accepts, in characters. Lines bas writes stay far below (a reply is
+ * capped by --max-response-mb, 32 MB by default); past this a line is refused at once, where
+ * node's own line reader would keep growing its buffer until the process dies with a stack trace.
+ */
+export const MAX_LINE_CHARS = 256 * 1024 * 1024;
+
+/**
+ * The lines of a UTF-8 file, without their `\n` (or `\r\n`), one at a time; a last line
+ * without a newline is yielded too. A line longer than `maxChars` throws a ConfigError naming
+ * the file and the line, so memory stays bounded whatever the file holds.
+ */
+export async function* boundedLines(path: string, maxChars = MAX_LINE_CHARS): AsyncGenerator<string> {
+  const input = createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 20 });
+  const tooLong = (line: number): ConfigError => new ConfigError(`${path}: line ${line} is longer than ${maxChars} characters: the file is damaged, or not one bas wrote`);
+  const done = (line: string): string => (line.endsWith('\r') ? line.slice(0, -1) : line);
+  let partial = '';
+  let lineNo = 0;
+  try {
+    for await (const chunk of input as AsyncIterable<string>) {
+      let from = 0;
+      for (let nl = chunk.indexOf('\n'); nl >= 0; nl = chunk.indexOf('\n', from)) {
+        lineNo++;
+        if (partial.length + nl - from > maxChars) throw tooLong(lineNo);
+        const line = partial + chunk.slice(from, nl);
+        partial = '';
+        from = nl + 1;
+        yield done(line);
+      }
+      if (partial.length + chunk.length - from > maxChars) throw tooLong(lineNo + 1);
+      partial += chunk.slice(from);
+    }
+    if (partial !== '') yield done(partial);
+  } finally {
+    input.destroy();
+  }
+}
+
 /**
  * Calls `fn(value, lineNumber)` for each JSON line of `path`, in order. A line that is not
  * JSON, or that `fn` rejects by throwing a plain Error, becomes a ConfigError naming the line.
  */
 export async function readJsonLines(path: string, flag: string, fn: (value: unknown, line: number) => void): Promise<number> {
   requireFile(path, flag);
-  const lines = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
+  const lines = boundedLines(path);
   let lineNo = 0;
   let count = 0;
   try {
@@ -50,7 +122,7 @@ export async function readJsonLines(path: string, flag: string, fn: (value: unkn
     if (systemErrorCode(err) !== null) throw fileError('read', path, err, flag);
     throw new ConfigError(`${flag}: cannot read ${path}: ${(err as Error).message}`);
   } finally {
-    lines.close();
+    await lines.return(undefined);
   }
   return count;
 }

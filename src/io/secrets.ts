@@ -123,6 +123,31 @@ export function urlWithoutCredentials(url: string): string {
 }
 
 /**
+ * Registers the credentials a URL carries (`user:password@`, and the values of query
+ * parameters whose names say they hold a key) as secrets, as typed and decoded, so that
+ * every message that quotes the URL, or an endpoint's echo of it, has them cut out.
+ */
+export function registerUrlSecrets(url: string): void {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return; // not a URL: the flag's check refuses it, quoting it without credentials
+  }
+  const values = [u.username, u.password];
+  for (const [name, value] of u.searchParams) if (isSecretParam(name)) values.push(value);
+  for (const v of values) {
+    if (v === '') continue;
+    registerSecret(v);
+    try {
+      registerSecret(decodeURIComponent(v));
+    } catch {
+      // a malformed %-escape: the value as typed is registered
+    }
+  }
+}
+
+/**
  * Whether `text`, given where a NAME was expected (an environment variable's), looks like a
  * secret value instead: long, or mixing cases with digits as keys do. Names are conventionally
  * short and upper case, so this errs towards keeping a value out of a message.

@@ -4,6 +4,7 @@
  * flight were paced, and the cost when prices are known. `bas report` shows the same facts
  * from the saved run.
  */
+import { terminalText } from '../io/terminal-text.js';
 import type { PaceRecord } from '../run/pace.js';
 import type { RunInfo } from '../runfile/store.js';
 import { costOf, describeTask } from './run-report.js';
@@ -46,9 +47,10 @@ export function renderEvalHeader(h: EvalHeader): string {
       ? `up to ${pace.max} in flight, lowered to ${pace.lowest} by rate limits (${pace.final} at the end)`
       : `up to ${pace.max} in flight`;
   return [
-    `model:    ${info.model} · ${endpointLabel(info.base_url)}`,
+    // The model and folder may come from a hand-edited run.json (--resume): shown terminal-safe.
+    `model:    ${terminalText(info.model)} · ${endpointLabel(info.base_url)}`,
     `tasks:    ${describeTask(info.task)} · ${info.n} tasks × ${info.rollouts} rollout${info.rollouts === 1 ? '' : 's'}`,
-    `run:      ${h.dir}`,
+    `run:      ${terminalText(h.dir)}`,
     `time:     ${seconds(h.elapsedS)} for ${h.ranHere} rollouts (${rate.toFixed(rate >= 10 ? 1 : 2)} rollouts/s) · ${paced}`,
     '',
   ].join('\n');

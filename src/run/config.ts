@@ -17,7 +17,7 @@
  * An unknown key or a value of the wrong type is an error naming the key; ranges are checked
  * with the flags (settings.ts), so a bad value reads the same from either.
  */
-import { readFileSync } from 'node:fs';
+import { FileTooLargeError, readSmallFile } from '../io/jsonl.js';
 import { parse, TomlError } from 'smol-toml';
 import { ConfigError } from '../errors.js';
 import { SETTINGS, SETTING_KEYS, type Kind } from './setting-table.js';
@@ -99,12 +99,16 @@ export function checkConfig(doc: Record<string, unknown>, file: string): FileCon
   return doc;
 }
 
+/** A run configuration is a screenful of settings; anything larger is not one. */
+const MAX_CONFIG_BYTES = 1_000_000;
+
 /** Reads and checks a TOML run configuration. */
 export function loadConfigFile(file: string): FileConfig {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readSmallFile(file, MAX_CONFIG_BYTES);
   } catch (err) {
+    if (err instanceof FileTooLargeError) throw new ConfigError(`config file ${file} is larger than ${MAX_CONFIG_BYTES} bytes: not a run configuration`);
     const code = (err as { code?: string }).code;
     throw new ConfigError(`cannot read config file ${file}${code === 'ENOENT' ? ': no such file' : code ? ` (${code})` : ''}`);
   }

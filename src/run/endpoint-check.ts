@@ -6,6 +6,7 @@
  */
 import OpenAI, { APIError } from 'openai';
 import { classifyError } from './classify.js';
+import { MalformedResponseError } from './completion.js';
 import { requestFields, type Sampling } from './client.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, makeNodeFetch } from './http-fetch.js';
 import { redact, registerSecret } from '../io/secrets.js';
@@ -144,8 +145,16 @@ const MAX_MODELS = 20_000;
 
 /** The endpoint's models, sorted by id. Throws the SDK's error on failure (classify it). */
 export async function listModels(ep: Endpoint): Promise<ModelEntry[]> {
+  // Read raw: the SDK's page takes any 200 (an HTML sign-in page, `{}`) as an empty list, and
+  // a wrong base URL would then pass as "0 models".
+  const body: unknown = await sdkFor(ep).get('/models');
+  const data = body !== null && typeof body === 'object' ? (body as { data?: unknown }).data : undefined;
+  if (!Array.isArray(data)) {
+    throw new MalformedResponseError('the reply is not a model list (it has no "data" array); is the base URL the API\'s, ending in /v1?');
+  }
   const out: ModelEntry[] = [];
-  for await (const m of sdkFor(ep).models.list()) {
+  for (const m of data as unknown[]) {
+    if (m === null || typeof m !== 'object') continue;
     const entry = m as { id?: unknown; owned_by?: unknown };
     if (typeof entry.id !== 'string') continue;
     out.push({ id: clean(entry.id, 200), owned_by: typeof entry.owned_by === 'string' ? clean(entry.owned_by, 100) : null });

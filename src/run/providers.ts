@@ -3,7 +3,7 @@
  * user's own file (`--providers FILE`, else $BAS_PROVIDERS) adding providers or overriding
  * fields of shipped ones. A provider gives a base URL and the variable its key is read from.
  */
-import { readFileSync } from 'node:fs';
+import { FileTooLargeError, readSmallFile } from '../io/jsonl.js';
 import { fileURLToPath } from 'node:url';
 import { parse, TomlError } from 'smol-toml';
 import { ConfigError } from '../errors.js';
@@ -33,12 +33,12 @@ const MAX_FILE_BYTES = 1_000_000;
 function readToml(file: string, what: string): Record<string, unknown> {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readSmallFile(file, MAX_FILE_BYTES);
   } catch (err) {
+    if (err instanceof FileTooLargeError) throw new ConfigError(`${what} ${file} is larger than ${MAX_FILE_BYTES} bytes: not a provider registry`);
     const code = (err as { code?: string }).code;
     throw new ConfigError(`cannot read ${what} ${file}${code === 'ENOENT' ? ': no such file' : code ? ` (${code})` : ''}`);
   }
-  if (text.length > MAX_FILE_BYTES) throw new ConfigError(`${what} ${file} is larger than ${MAX_FILE_BYTES} bytes: not a provider registry`);
   try {
     return parse(text) as Record<string, unknown>;
   } catch (err) {

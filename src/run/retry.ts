@@ -135,7 +135,7 @@ export interface AttemptFailure {
  * The wait before retry number `retry` (0-based), or null to give up: the type is not
  * retryable, retries are spent, or the wait would end at or past the deadline (sleeping
  * until the deadline only to time out would waste the slot). A server's Retry-After wins
- * over the jittered backoff, since it knows when it will take us back.
+ * over the jittered backoff, since it knows when it will take us back, unless it asks for none.
  */
 export function nextDelay(
   policy: RetryPolicy,
@@ -148,7 +148,10 @@ export function nextDelay(
   if (!retryable(policy, failure)) return null;
   // A waiting turn (a 429) is bounded by the deadline alone; `retry` then counts waits, for the backoff.
   if (!policy.waitOn.includes(failure.type) && retry >= policy.maxRetries) return null;
-  const wait = failure.retryAfterMs ?? backoffDelay(policy, retry, random);
+  // A wait of 0 (Retry-After: 0, a date already past) gives no guidance: taken at its word it
+  // would turn endless waiting turns into a tight loop of requests, so the backoff applies.
+  const asked = failure.retryAfterMs;
+  const wait = asked != null && asked > 0 ? asked : backoffDelay(policy, retry, random);
   if (now + wait >= deadline) return null;
   return wait;
 }

@@ -28,7 +28,8 @@ export function savedSettings(info: RunInfo): SavedSettings {
 /** `runs/<UTC time>-<model>`, the model made safe for a folder name. */
 export function defaultOutputDir(model: string, shard: Shard | null = null, now = new Date()): string {
   const stamp = now.toISOString().replace(/\.\d+Z$/, 'Z').replace(/[-:]/g, '');
-  const safe = model.replace(/[^A-Za-z0-9._-]+/g, '_') + (shard ? `-shard${shard.index}of${shard.count}` : '');
+  // Cut to 100 characters: a folder name may not pass 255 bytes, and model ids are unbounded.
+  const safe = model.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 100) + (shard ? `-shard${shard.index}of${shard.count}` : '');
   let dir = join('runs', `${stamp}-${safe}`);
   for (let k = 2; existsSync(dir); k++) dir = join('runs', `${stamp}-${safe}-${k}`);
   return dir;

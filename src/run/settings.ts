@@ -14,6 +14,7 @@ import { flagName, isNegatable, SETTINGS, SETTING_KEYS, type Setting, type Setti
 import type { Shard } from '../runfile/shard.js';
 import type { RunInfo } from '../runfile/store.js';
 import { canon } from '../io/canon.js';
+import { registerUrlSecrets } from '../io/secrets.js';
 
 /** The options of `bas eval` as commander hands them over (strings and switches, unchecked). */
 export type EvalFlags = { [K in SettingKey]?: string | boolean } & { resume?: string; config?: string; json?: boolean };
@@ -128,6 +129,7 @@ function endpoint(v: SettingValues, given: Set<SettingKey>, env: NodeJS.ProcessE
   const apiKeyVar = (fresh('apiKeyVar') ? v.apiKeyVar : null) ?? provider?.apiKeyVar ?? DEFAULT_KEY_VAR;
   // A variable named by the user is meant to hold a key; a local provider's needs none.
   const keyRequired = given.has('apiKeyVar') || !provider || provider.keyRequired;
+  registerUrlSecrets(baseURL);
   return { baseURL, apiKeyVar, keyRequired };
 }
 

@@ -5,10 +5,10 @@
  * A crash can leave the last line half-written: that line is skipped with a warning. A bad
  * line anywhere else means the file was damaged or edited, and is refused with its number.
  */
-import { createReadStream, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { ConfigError, fileError, systemErrorCode } from '../errors.js';
+import { boundedLines } from '../io/jsonl.js';
 import { redact } from '../io/secrets.js';
 import { terminalText } from '../io/terminal-text.js';
 import { checkRecord, type RolloutRecord } from './record.js';
@@ -31,8 +31,7 @@ export async function forEachRecord(
   fn: (r: RolloutRecord, line: number) => void,
   warn: Warn = stderrWarn,
 ): Promise<void> {
-  const input = createReadStream(path, { encoding: 'utf8' });
-  const lines = createInterface({ input, crlfDelay: Infinity });
+  const lines = boundedLines(path);
   // A line that did not parse is held back until we know whether it was the last one.
   let pending: { line: number; reason: string } | null = null;
   let lineNo = 0;
@@ -56,8 +55,7 @@ export async function forEachRecord(
     if (err instanceof ConfigError) throw err;
     throw fileError('read', path, err);
   } finally {
-    lines.close();
-    input.destroy();
+    await lines.return(undefined);
   }
   if (pending) warn(`${path}: skipped line ${pending.line}, cut off mid-write (the run probably stopped while writing it)`);
 }

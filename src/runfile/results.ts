@@ -9,14 +9,14 @@
  * re-run and its new line appended): the LAST line for a pair is the one that counts.
  */
 import { stringifyRedacted } from '../io/secrets.js';
-import { createReadStream, closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { ConfigError, fileError, FatalRunError, fileErrorMessage, systemErrorCode } from '../errors.js';
 import { writeFully } from '../io/atomic-file.js';
+import { boundedLines } from '../io/jsonl.js';
 import { FolderLock } from './lock.js';
 import { checkRecord, type RolloutRecord } from './record.js';
-import { RUN_FILE } from './run-info.js';
+import { readRunInfo, RUN_FILE } from './run-info.js';
 
 export const RESULTS_FILE = 'results.jsonl';
 
@@ -69,9 +69,9 @@ export class ResultStore {
     // Locked before looking, so a run starting meanwhile cannot be replaced.
     const lock = FolderLock.acquire(dir);
     try {
-      if (await holdsScoredRollout(results)) {
-        throw new ConfigError(`${dir} already holds a run: continue it with --resume ${dir}, or choose another --output`);
-      }
+      const held = await heldRun(dir);
+      if (held === 'scored') throw new ConfigError(`${dir} already holds a run: continue it with --resume ${dir}, or choose another --output`);
+      if (held !== 'failed-start') throw new ConfigError(`${dir} holds files bas did not write (${held}); they are left as they are: choose another --output`);
     } catch (err) {
       lock.release();
       throw err;
@@ -195,28 +195,46 @@ function makeFolder(dir: string): void {
 }
 
 /** Whether a results file holds at least one scored (not errored) rollout. Stops at the first. */
-async function holdsScoredRollout(file: string): Promise<boolean> {
-  if (!existsSync(file)) return false;
-  const input = createReadStream(file, { encoding: 'utf8' });
-  const lines = createInterface({ input, crlfDelay: Infinity });
+/**
+ * What an existing folder holds: a run with a scored rollout, a bas run that failed at its
+ * start (which may be started again), or else the reason its files are not a bas run's. Only
+ * the last line of results.jsonl may be torn; any other line that is not a bas record means
+ * the file is someone else's, and starting again would truncate it.
+ */
+async function heldRun(dir: string): Promise<'scored' | 'failed-start' | string> {
+  const runFile = await readRunInfo(join(dir, RUN_FILE)).catch((err: unknown) => {
+    if (err instanceof ConfigError) return undefined;
+    throw err;
+  });
+  if (runFile === undefined || (runFile !== null && (runFile.model === undefined || runFile.n === undefined))) {
+    return `${RUN_FILE} is not a bas run file`;
+  }
+  const file = join(dir, RESULTS_FILE);
+  if (!existsSync(file)) return 'failed-start';
+  const lines = boundedLines(file);
+  let torn: number | null = null;
+  let lineNo = 0;
   try {
     for await (const text of lines) {
+      lineNo++;
       if (text.trim() === '') continue;
+      if (torn !== null) return `${RESULTS_FILE} line ${torn} is not a bas record`;
       let value: unknown;
       try {
         value = JSON.parse(text);
       } catch {
-        continue; // a torn line records nothing
+        torn = lineNo; // a torn line records nothing, but only the last one can be torn
+        continue;
       }
       const r = checkRecord(value);
-      if (typeof r !== 'string' && r.error === null) return true;
+      if (typeof r === 'string') return `${RESULTS_FILE} line ${lineNo} is not a bas record`;
+      if (r.error === null) return 'scored';
     }
   } catch (err) {
     if (systemErrorCode(err) !== null) throw fileError('read', file, err);
     throw err;
   } finally {
-    lines.close();
-    input.destroy();
+    await lines.return(undefined);
   }
-  return false;
+  return 'failed-start';
 }

@@ -6,7 +6,7 @@
  */
 import { stringifyRedacted } from '../io/secrets.js';
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { FileTooLargeError, readSmallFile } from '../io/jsonl.js';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../io/atomic-file.js';
 import { ConfigError, fileError, systemErrorCode } from '../errors.js';
@@ -125,12 +125,16 @@ export function checkRunFile(value: unknown, file: string): RunFile {
   return v;
 }
 
+/** Far above any run.json bas writes (a score run's list of 10 million indices is ~80 MB). */
+const MAX_RUN_FILE_BYTES = 256 * 1024 * 1024;
+
 /** Reads and checks a run.json; null when there is none. */
 export async function readRunInfo(file: string): Promise<RunFile | null> {
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = readSmallFile(file, MAX_RUN_FILE_BYTES);
   } catch (err) {
+    if (err instanceof FileTooLargeError) throw new ConfigError(`${file} is larger than ${MAX_RUN_FILE_BYTES} bytes: the file is damaged, or not one bas wrote`);
     if (systemErrorCode(err) === 'ENOENT') return null;
     throw fileError('read', file, err);
   }

@@ -113,6 +113,17 @@ describe('bas models', () => {
     expect(r.stderr).toMatch(new RegExp(`^bas: cannot list the models of http://127\\.0\\.0\\.1:${port}/v1: connection failed`));
   });
 
+  it('credentials in the base URL never reach the output, whichever command prints the URL', async () => {
+    const [user, pass, token] = ['userkey-0123456789', 'passkey-0123456789', 'querykey-0123456789'];
+    const url = served.url.replace('http://', `http://${user}:${pass}@`) + `?api-key=${token}`;
+    for (const args of [['models'], ['check', '-m', 'm1']]) {
+      const r = await bas([...args, '--base-url', url, '--api-key-var', 'K'], KEY);
+      const out = r.stdout + r.stderr;
+      expect(out).toMatch(/127\.0\.0\.1/);
+      for (const secret of [user, pass, token]) expect(out).not.toContain(secret);
+    }
+  });
+
   it('a local provider needs no key', async () => {
     const own = join(tempDir(), 'p.toml');
     writeFileSync(own, `[here]\nbase_url = "${served.url}"\napi_key_var = "HERE_KEY"\nkey_required = false\n`);

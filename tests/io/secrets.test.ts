@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { forgetSecrets, isSecretParam, looksLikeSecret, redact, redactDeep, registerSecret, stringifyRedacted, urlWithoutCredentials } from '../../src/io/secrets.js';
+import { forgetSecrets, isSecretParam, looksLikeSecret, redact, redactDeep, registerSecret, registerUrlSecrets, stringifyRedacted, urlWithoutCredentials } from '../../src/io/secrets.js';
 
 afterEach(forgetSecrets);
 
@@ -65,5 +65,14 @@ describe('looksLikeSecret', () => {
   it('tells variable names from keys', () => {
     for (const n of ['OPENAI_API_KEY', 'MY_KEY_2', 'groq_key', 'TOGETHER_API_KEY']) expect(looksLikeSecret(n)).toBe(false);
     for (const n of ['sk-proj-abc123', 'gsk_3f9aK2lmQ8xZ0pWv7TnB', 'a'.repeat(41)]) expect(looksLikeSecret(n)).toBe(true);
+  });
+});
+
+describe('registerUrlSecrets', () => {
+  it('cuts a base URL\'s password, user and key-like query values out of later text, as typed and decoded', () => {
+    forgetSecrets();
+    registerUrlSecrets('https://user-0123456789:pa%24ss-0123456789@h.example/v1?api-key=tok-0123456789&region=eu-west-1');
+    expect(redact('user-0123456789 pa$ss-0123456789 pa%24ss-0123456789 tok-0123456789 eu-west-1')).toBe('[redacted] [redacted] [redacted] [redacted] eu-west-1');
+    forgetSecrets();
   });
 });

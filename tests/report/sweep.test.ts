@@ -3,7 +3,7 @@
  * folder, resumable as a whole, the curve as text (80 columns), JSON and HTML, and the
  * folder read by `bas leaderboard`.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -80,6 +80,16 @@ describe('bas sweep', () => {
     const lb = JSON.parse(r.stdout) as { groups: Array<{ runs: unknown[] }> };
     expect(lb.groups).toHaveLength(3);
     expect(lb.groups.every((g) => g.runs.length === 1)).toBe(true);
+  });
+
+  it('--resume of a folder whose sweep.json is a link to a device that never ends stops in one line', () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'bas-sweep-zero-')), 'sweep');
+    mkdirSync(dir);
+    symlinkSync('/dev/zero', join(dir, 'sweep.json'));
+    const r = bas(['sweep', '--resume', dir, '--no-progress']);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/sweep\.json is larger than 10000000 bytes: not a bas sweep plan/);
   });
 
   it('fault rates make a grid of points', () => {

@@ -128,3 +128,10 @@ describe('resolveSettings', () => {
     expect(() => resolveSettings({ faultRate: '0.25', num: '10', model: 'm' }, null, '', {}, saved)).not.toThrow();
   });
 });
+
+describe('config files of any size', () => {
+  it('a device that never ends (/dev/zero) is refused at the size bound, in one line, instead of filling memory', () => {
+    expect(() => loadConfigFile('/dev/zero')).toThrow(ConfigError);
+    expect(() => loadConfigFile('/dev/zero')).toThrow(/config file \/dev\/zero is larger than 1000000 bytes: not a run configuration/);
+  });
+});

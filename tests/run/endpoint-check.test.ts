@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clean, probe, renderProbe } from '../../src/run/endpoint-check.js';
+import { clean, listModels, probe, renderProbe } from '../../src/run/endpoint-check.js';
 
 const NO_SAMPLING = { temperature: null, max_tokens: null, reasoning_effort: null, extra: {} };
 
@@ -62,5 +62,17 @@ describe('probe', () => {
     const r = await probe(ep(), 'm', NO_SAMPLING);
     expect(r.ok).toBe(true);
     expect(renderProbe(r, 'h')).toMatch(/note +the reply was empty/);
+  });
+
+  it.each([{}, '<html>sign in</html>', { data: 'none' }, { error: null }])('a 200 that is not a model list (%j) is an error, not "0 models"', async (sent) => {
+    status = 200;
+    body = sent;
+    await expect(listModels(ep())).rejects.toThrow(/not a model list/);
+  });
+
+  it('a model list is read, ids sorted', async () => {
+    status = 200;
+    body = { object: 'list', data: [{ id: 'b' }, { id: 'a', owned_by: 'me' }, { nothing: 1 }] };
+    expect(await listModels(ep())).toEqual([{ id: 'a', owned_by: 'me' }, { id: 'b', owned_by: null }]);
   });
 });

@@ -104,3 +104,9 @@ describe('choosing the endpoint', () => {
     expect(resolveEndpoint({}, {})).toMatchObject({ provider: null, baseURL: 'https://api.openai.com/v1', apiKeyVar: 'OPENAI_API_KEY' });
   });
 });
+
+describe('registry files of any size', () => {
+  it('a device that never ends (/dev/zero) is refused at the size bound instead of filling memory', () => {
+    expect(() => loadProviders('/dev/zero', {})).toThrow(/\/dev\/zero is larger than 1000000 bytes: not a provider registry/);
+  });
+});

@@ -54,6 +54,12 @@ describe('nextDelay', () => {
   it('honours Retry-After over the backoff', () => {
     expect(nextDelay(policy, 0, { type: 'rate_limit', retryAfterMs: 3000 }, 0, 10_000, half)).toBe(3000);
   });
+  it('backs off when the server asks for no wait at all, so endless 429s cannot become a request storm', () => {
+    // Retry-After: 0, retry-after-ms: 0 and an HTTP date in the past all come out as 0 ms.
+    expect(nextDelay(policy, 0, { type: 'rate_limit', retryAfterMs: 0 }, 0, 1e9, half)).toBe(50);
+    expect(nextDelay(policy, 3, { type: 'rate_limit', retryAfterMs: 0 }, 0, 1e9, half)).toBe(400);
+    expect(nextDelay(policy, 1, { type: 'provider', status: 503, retryAfterMs: 0 }, 0, 1e9, half)).toBe(100);
+  });
   it('never sleeps past the episode deadline', () => {
     expect(nextDelay(policy, 0, { type: 'rate_limit', retryAfterMs: 3000 }, 8000, 10_000, half)).toBeNull();
     expect(nextDelay(policy, 0, { type: 'rate_limit', retryAfterMs: 1999 }, 8000, 10_000, half)).toBe(1999);

@@ -12,6 +12,7 @@ import { buildDrillData } from '../../src/report/html/drilldown.js';
 import { readRun } from '../../src/report/read.js';
 import { GENERATOR_VERSION } from '../../src/task/generate.js';
 import { bas, tempDir } from '../support/cli.js';
+import { writeRun } from '../report/make-run.js';
 
 function oracleRun(n = 2): string {
   const dir = join(tempDir(), 'run');
@@ -48,6 +49,18 @@ describe('read-back bounds', () => {
     // This generator's own runs keep their ledgers.
     const own = await buildDrillData(await readRun(oracleRun(), () => {}));
     expect(own.tasks).toHaveLength(2);
+  });
+});
+
+describe('fault ids read back from a reply', () => {
+  it('the drill-down keeps every claimed id, "__proto__" and "constructor" included', async () => {
+    const dir = join(tempDir(), 'run');
+    const reply = '<answer>{"G1": "1", "1A": "1", "1B": "1", "net": "0", "faults": {"__proto__": ["duplicate_invoice"], "constructor": ["x"], "T01": ["__proto__"]}}</answer>';
+    writeRun(dir, { n: 1, model: 'm', choose: () => ({ reply }) });
+    const drill = await buildDrillData(await readRun(dir, () => {}));
+    const given = JSON.parse(JSON.stringify(drill.rollouts[0]![10])) as Record<string, string[]>;
+    expect(Object.keys(given).sort()).toEqual(['T01', '__proto__', 'constructor']);
+    expect(given['__proto__']).toEqual(['duplicate_invoice']);
   });
 });
 

@@ -34,6 +34,24 @@ describe('a failed start', () => {
     expect(twice.stderr).toMatch(/already holds a run: continue it with --resume/);
   }, 60_000);
 
+  for (const [name, text] of [
+    ['run.json', '{"hello": 1}\n'],
+    ['results.jsonl', '{"user": "data"}\n{"more": "data"}\n'],
+    ['results.jsonl', 'not json at all\nnor this\n'],
+  ] as const) {
+    it(`a folder whose ${name} bas did not write (${JSON.stringify(text.slice(0, 12))}) is refused by --output and left as it was`, async () => {
+      const dir = tempDir();
+      writeFileSync(join(dir, name), text);
+      const r = await bas(['eval', '-m', 'builtin:oracle', '-n', '2', '--output', dir, '--no-progress']);
+      expect(r.code).toBe(2);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toMatch(new RegExp(`holds files bas did not write \\(${name.replace('.', '\\.')}.* is not a bas (run file|record)\\)`));
+      expect(readFileSync(join(dir, name), 'utf8')).toBe(text);
+      expect(existsSync(join(dir, name === 'run.json' ? 'results.jsonl' : 'run.json'))).toBe(false);
+      expect(existsSync(join(dir, '.bas.lock'))).toBe(false);
+    }, 30_000);
+  }
+
   it('--resume of a folder with no run.json says how to start it again', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'results.jsonl'), '');
@@ -92,6 +110,18 @@ describe('missing rollouts', () => {
     expect(info.status).toBe('incomplete');
     const report = await basAsync(['report', out]);
     expect(report.stdout).toMatch(/status: incomplete/);
+  }, 30_000);
+
+  it('score refuses a reply numbered past the last rollout a run can have, instead of planning a billion missing ones', async () => {
+    const dir = tempDir();
+    const tasks = join(dir, 'tasks.jsonl');
+    expect((await bas(['gen', '-n', '2', '-o', tasks])).code).toBe(0);
+    const replies = join(dir, 'replies.jsonl');
+    writeFileSync(replies, '{"index": 0, "reply": "a"}\n{"index": 1, "rollout": 999999999, "reply": "b"}\n');
+    const r = await bas(['score', '--tasks', tasks, '--replies', replies, '--json']);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/replies\.jsonl:2: rollout 999999999 is out of range: rollouts are numbered 0 to 999/);
   }, 30_000);
 
   it('merge with a shard missing is incomplete and says "3 of 4"', async () => {

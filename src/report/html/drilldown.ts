@@ -121,8 +121,10 @@ function rolloutData(r: RolloutRecord, pos: number, task: TaskData | null): Roll
         const right = task !== null && f.cents !== null && formatCents(f.cents) === task.bas[i];
         return [shown(f.raw), right];
       });
-      given = {};
-      for (const [id, codes] of parsed.answer.faults) given[id] = [...codes];
+      // Ids come from the reply: without a prototype, "__proto__" is an ordinary key.
+      const claims = Object.create(null) as Record<string, string[]>;
+      for (const [id, codes] of parsed.answer.faults) claims[id] = [...codes];
+      given = claims;
     } else {
       reason = parsed.reason;
     }

@@ -1,0 +1,48 @@
+/** Reading lines from outside files: every line whole, and a bound on how long one may be. */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/errors.js';
+import { boundedLines, FileTooLargeError, readSmallFile } from '../../src/io/jsonl.js';
+import { tempDir } from '../support/cli.js';
+
+async function all(path: string, max?: number): Promise<string[]> {
+  const out: string[] = [];
+  for await (const line of boundedLines(path, max)) out.push(line);
+  return out;
+}
+
+function file(text: string): string {
+  const path = join(tempDir(), 'f.jsonl');
+  writeFileSync(path, text);
+  return path;
+}
+
+describe('boundedLines', () => {
+  it('splits on \\n and \\r\\n, keeps blank lines and a last line without a newline', async () => {
+    expect(await all(file('a\r\nbb\n\nccc\ndé'))).toEqual(['a', 'bb', '', 'ccc', 'dé']);
+    expect(await all(file(''))).toEqual([]);
+    expect(await all(file('x\n'))).toEqual(['x']);
+  });
+
+  it('lines across read chunks come out whole', async () => {
+    const long = 'y'.repeat(3 * (1 << 20) + 17);
+    expect(await all(file(`a\n${long}\nb`))).toEqual(['a', long, 'b']);
+  });
+
+  it('a line past the bound is refused naming the file and line, with or without a newline after it', async () => {
+    const path = file('ok\n0123456789ABC\nok\n');
+    await expect(all(path, 10)).rejects.toThrow(new RegExp(`${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: line 2 is longer than 10 characters`));
+    await expect(all(file('ok\n0123456789ABC'), 10)).rejects.toBeInstanceOf(ConfigError);
+    expect(await all(file('0123456789\n'), 10)).toEqual(['0123456789']);
+  });
+});
+
+describe('readSmallFile', () => {
+  it('reads a file up to its bound, and refuses one past it or a device that never ends', () => {
+    expect(readSmallFile(file('0123456789'), 10)).toBe('0123456789');
+    expect(() => readSmallFile(file('0123456789A'), 10)).toThrow(FileTooLargeError);
+    expect(() => readSmallFile('/dev/zero', 1000)).toThrow(/\/dev\/zero is larger than 1000 bytes/);
+    expect(readSmallFile(file('dé'.repeat(40_000)), 1 << 20)).toBe('dé'.repeat(40_000));
+  });
+});
