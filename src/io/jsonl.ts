@@ -57,7 +57,7 @@ export function readSmallFile(path: string, maxBytes: number): string {
  * capped by --max-response-mb, 32 MB by default); past this a line is refused at once, where
  * node's own line reader would keep growing its buffer until the process dies with a stack trace.
  */
-export const MAX_LINE_CHARS = 256 * 1024 * 1024;
+const MAX_LINE_CHARS = 256 * 1024 * 1024;
 
 /**
  * The lines of a UTF-8 file, without their `\n` (or `\r\n`), one at a time; a last line

@@ -19,7 +19,7 @@
  */
 import { FileTooLargeError, readSmallFile } from '../io/jsonl.js';
 import { parse, TomlError } from 'smol-toml';
-import { ConfigError } from '../errors.js';
+import { ConfigError, fileError } from '../errors.js';
 import { SETTINGS, SETTING_KEYS, type Kind } from './setting-table.js';
 
 /** A parsed configuration file: TOML tables, each key checked against the declaration. */
@@ -109,8 +109,7 @@ export function loadConfigFile(file: string): FileConfig {
     text = readSmallFile(file, MAX_CONFIG_BYTES);
   } catch (err) {
     if (err instanceof FileTooLargeError) throw new ConfigError(`config file ${file} is larger than ${MAX_CONFIG_BYTES} bytes: not a run configuration`);
-    const code = (err as { code?: string }).code;
-    throw new ConfigError(`cannot read config file ${file}${code === 'ENOENT' ? ': no such file' : code ? ` (${code})` : ''}`);
+    throw fileError('read config file', file, err);
   }
   let doc: Record<string, unknown>;
   try {

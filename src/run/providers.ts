@@ -6,7 +6,7 @@
 import { FileTooLargeError, readSmallFile } from '../io/jsonl.js';
 import { fileURLToPath } from 'node:url';
 import { parse, TomlError } from 'smol-toml';
-import { ConfigError } from '../errors.js';
+import { ConfigError, fileError } from '../errors.js';
 import { parseBaseURL, parseProviderName, parseVarName } from './setting-table.js';
 
 /** One provider of the registry. */
@@ -36,8 +36,7 @@ function readToml(file: string, what: string): Record<string, unknown> {
     text = readSmallFile(file, MAX_FILE_BYTES);
   } catch (err) {
     if (err instanceof FileTooLargeError) throw new ConfigError(`${what} ${file} is larger than ${MAX_FILE_BYTES} bytes: not a provider registry`);
-    const code = (err as { code?: string }).code;
-    throw new ConfigError(`cannot read ${what} ${file}${code === 'ENOENT' ? ': no such file' : code ? ` (${code})` : ''}`);
+    throw fileError(`read ${what}`, file, err);
   }
   try {
     return parse(text) as Record<string, unknown>;

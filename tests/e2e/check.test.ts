@@ -117,7 +117,7 @@ describe('bas models', () => {
     const [user, pass, token] = ['userkey-0123456789', 'passkey-0123456789', 'querykey-0123456789'];
     const url = served.url.replace('http://', `http://${user}:${pass}@`) + `?api-key=${token}`;
     for (const args of [['models'], ['check', '-m', 'm1']]) {
-      const r = await bas([...args, '--base-url', url, '--api-key-var', 'K'], KEY);
+      const r = await basAsync([...args, '--base-url', url, '--api-key-var', 'K'], { env: KEY });
       const out = r.stdout + r.stderr;
       expect(out).toMatch(/127\.0\.0\.1/);
       for (const secret of [user, pass, token]) expect(out).not.toContain(secret);

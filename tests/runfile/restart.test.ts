@@ -42,7 +42,7 @@ describe('a failed start', () => {
     it(`a folder whose ${name} bas did not write (${JSON.stringify(text.slice(0, 12))}) is refused by --output and left as it was`, async () => {
       const dir = tempDir();
       writeFileSync(join(dir, name), text);
-      const r = await bas(['eval', '-m', 'builtin:oracle', '-n', '2', '--output', dir, '--no-progress']);
+      const r = await basAsync(['eval', '-m', 'builtin:oracle', '-n', '2', '--output', dir, '--no-progress']);
       expect(r.code).toBe(2);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
       expect(r.stderr).toMatch(new RegExp(`holds files bas did not write \\(${name.replace('.', '\\.')}.* is not a bas (run file|record)\\)`));
@@ -115,10 +115,10 @@ describe('missing rollouts', () => {
   it('score refuses a reply numbered past the last rollout a run can have, instead of planning a billion missing ones', async () => {
     const dir = tempDir();
     const tasks = join(dir, 'tasks.jsonl');
-    expect((await bas(['gen', '-n', '2', '-o', tasks])).code).toBe(0);
+    expect((await basAsync(['gen', '-n', '2', '-o', tasks])).code).toBe(0);
     const replies = join(dir, 'replies.jsonl');
     writeFileSync(replies, '{"index": 0, "reply": "a"}\n{"index": 1, "rollout": 999999999, "reply": "b"}\n');
-    const r = await bas(['score', '--tasks', tasks, '--replies', replies, '--json']);
+    const r = await basAsync(['score', '--tasks', tasks, '--replies', replies, '--json']);
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/replies\.jsonl:2: rollout 999999999 is out of range: rollouts are numbered 0 to 999/);
