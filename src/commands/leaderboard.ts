@@ -8,11 +8,11 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../errors.js';
-import { fileSink, withSink } from '../io/output.js';
+import { fileSink, refuseOutputOverInput, withSink } from '../io/output.js';
 import { buildLeaderboard, RANK_MEASURES, renderLeaderboard, renderLeaderboardMarkdown, type RankMeasure } from '../report/leaderboard.js';
 import { readRun, type RunData } from '../report/read.js';
 import { refuseRepeatedRuns } from '../report/run-names.js';
-import { stderrWarn } from '../runfile/read.js';
+import { runInputs, stderrWarn } from '../runfile/read.js';
 import { parseCount } from '../task/config.js';
 
 export interface LeaderboardOptions {
@@ -107,6 +107,7 @@ export async function leaderboard(dirs: string[], opts: LeaderboardOptions): Pro
   if (runs.length === 0) throw new ConfigError('leaderboard: none of the runs found could be read');
   const lb = buildLeaderboard(runs, { by, seed, resamples });
   if (opts.html) {
+    refuseOutputOverInput(opts.html, '--html', runs.flatMap((r) => runInputs(r.dir)));
     const { leaderboardPage } = await import('../report/html/leaderboard-page.js');
     await withSink(fileSink(opts.html, '--html'), async (sink) => sink.write(leaderboardPage(lb)));
   }

@@ -14,7 +14,9 @@ import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { FileTooLargeError, readSmallFile } from '../io/jsonl.js';
 import { join } from 'node:path';
 import { ConfigError } from '../errors.js';
-import { fileSink, withSink } from '../io/output.js';
+import { fileSink, refuseOutputOverInput, withSink } from '../io/output.js';
+import { runInputs } from '../runfile/read.js';
+import { urlWithoutCredentials } from '../io/secrets.js';
 import { readRun } from '../report/read.js';
 import { buildSweep, renderSweep } from '../report/sweep.js';
 import type { EvalFlags } from '../run/settings.js';
@@ -142,6 +144,11 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
     const numTransactions = textFlag(flags.numTransactions);
     const faultRate = textFlag(flags.faultRate);
     const output = textFlag(flags.output);
+    // sweep.json keeps the flags for --resume, and a file must never hold a secret.
+    const baseUrl = textFlag(flags.baseUrl);
+    if (baseUrl !== undefined && urlWithoutCredentials(baseUrl) !== baseUrl) {
+      throw new ConfigError('--base-url carries credentials (user:password@ or a key in its query), which sweep.json would keep for --resume: give the key through --api-key-var instead');
+    }
     if (!numTransactions) throw new ConfigError('bas sweep needs --num-transactions with the points, e.g. --num-transactions 12,24,60,120,240');
     const rows = list(numTransactions, '--num-transactions', rowsValue);
     const rates = faultRate === undefined ? [null] : list(faultRate, '--fault-rate', rateValue);
@@ -200,6 +207,7 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
   for (const p of plan.points) points.push({ num_transactions: p.num_transactions, fault_rate: p.fault_rate, data: await readRun(join(dir, p.folder)) });
   const result = buildSweep(dir, plan.model ?? points[0]?.data.model ?? '(unknown model)', points);
   if (flags.html) {
+    refuseOutputOverInput(flags.html, '--html', [join(dir, SWEEP_FILE), ...plan.points.flatMap((p) => runInputs(join(dir, p.folder)))]);
     const { sweepPage } = await import('../report/html/sweep-page.js');
     await withSink(fileSink(flags.html, '--html'), async (sink) => sink.write(sweepPage(result)));
   }

@@ -138,6 +138,15 @@ describe('bas leaderboard (CLI)', () => {
     expect(md.stdout).toMatch(/^### /);
   });
 
+  it('--html over one of the runs it reads is refused, and the run kept', () => {
+    const target = join(root, 'runs', 'oracle', 'run.json');
+    const before = readFileSync(target, 'utf8');
+    const r = bas(['leaderboard', join(root, 'runs'), '--html', target, '--resamples', '200']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--html .* is the input .*choose another file/);
+    expect(readFileSync(target, 'utf8')).toBe(before);
+  });
+
   it.each([
     [['leaderboard', 'ROOT/nope'], /leaderboard: .*nope does not exist/],
     [['leaderboard', 'ROOT/nothing'], /holds no run folder/],

@@ -62,6 +62,24 @@ describe('bas sweep', () => {
     }
   });
 
+  it('--html over one of its own inputs is refused, and the input kept', () => {
+    for (const target of [join(sweepDir, 'sweep.json'), join(sweepDir, 'rows-12', 'run.json')]) {
+      const before = readFileSync(target, 'utf8');
+      const r = bas(['sweep', '--resume', sweepDir, '--no-progress', '--html', target]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/--html .* is the input .*choose another file/);
+      expect(readFileSync(target, 'utf8')).toBe(before);
+    }
+  });
+
+  it('refuses a base URL carrying credentials, which sweep.json would keep', () => {
+    const r = bas(['sweep', '--num-transactions', '12', '-m', 'm', '-n', '2', '--base-url', 'http://127.0.0.1:9/v1?api-key=SUPERSECRETVALUE123', '--output', join(root, 'cred'), '--no-progress']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).not.toContain('SUPERSECRET');
+    expect(r.stderr).toMatch(/--base-url/);
+    expect(existsSync(join(root, 'cred', 'sweep.json'))).toBe(false);
+  });
+
   it('--resume finishes a cut-off point and starts a missing one, with the saved settings', () => {
     rmSync(join(sweepDir, 'rows-60'), { recursive: true });
     const results = join(sweepDir, 'rows-24', 'results.jsonl');
