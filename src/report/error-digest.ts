@@ -4,6 +4,7 @@
  * outside (endpoints, files): they are grouped by a key built in one pass, stored bounded in
  * length and number, and never used as keys of plain objects.
  */
+import { terminalText } from '../io/terminal-text.js';
 
 /** The errors of one type, with their commonest messages. */
 export interface ErrorDigest {
@@ -14,6 +15,7 @@ export interface ErrorDigest {
   /** Rollouts of this type whose message is not among those listed. */
   other: number;
 }
+
 
 /** Messages listed per error type. */
 const MESSAGES_SHOWN = 3;
@@ -46,11 +48,9 @@ function messageKey(message: string): string {
   return out;
 }
 
-/** A message fit to show on a terminal: control characters as spaces, at most 300 characters. */
+/** A message fit to show on a terminal (the one terminal-safe function), at most 300 characters. */
 function example(message: string): string {
-  let out = '';
-  for (let i = 0; i < message.length && out.length < MESSAGE_CHARS; i++) out += isControl(message.charCodeAt(i)) ? ' ' : message[i];
-  return out;
+  return terminalText(message.slice(0, MESSAGE_CHARS * 2)).slice(0, MESSAGE_CHARS);
 }
 
 /** The distinct messages seen, each with a small id that a summary slot can hold as a number. */
