@@ -50,11 +50,15 @@ export class ResultStore {
 
   /** A new run folder; refuses one that already holds results. */
   static create(dir: string): ResultStore {
+    makeFolder(dir);
+    // Locked before looking: two runs started on one new folder at once cannot both find it
+    // empty and then share it (the second waits for no lock and sees the first's files).
+    const lock = FolderLock.acquire(dir);
     if (existsSync(join(dir, RESULTS_FILE)) || existsSync(join(dir, RUN_FILE))) {
+      lock.release();
       throw new ConfigError(`${dir} already holds a run: continue it with --resume ${dir}, or choose another --output`);
     }
-    makeFolder(dir);
-    return new ResultStore(dir, FolderLock.acquire(dir));
+    return new ResultStore(dir, lock);
   }
 
   /**

@@ -24,11 +24,13 @@ describe('ResultStore', () => {
     const s = ResultStore.create(dir);
     s.append(ok(0));
     s.append(bad(1));
-    s.close();
+    s.release();
     const lines = readFileSync(join(dir, 'results.jsonl'), 'utf8').split('\n');
     expect(lines).toHaveLength(3);
     expect(lines[2]).toBe('');
     expect(() => ResultStore.create(dir)).toThrow(/--resume/);
+    // The look happens under the lock, and a refusal gives the lock back.
+    expect(existsSync(join(dir, '.bas.lock'))).toBe(false);
   });
 
   it('writes the records of one turn together, as soon as that turn ends', async () => {
