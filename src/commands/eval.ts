@@ -33,6 +33,7 @@ import {
 import { apiKeyFor, resolveSettings, type EvalFlags, type EvalSettings } from '../run/settings.js';
 import { join } from 'node:path';
 import { RUN_FILE, writeRunInfo, type RunInfo } from '../runfile/run-info.js';
+import { FolderLock } from '../runfile/lock.js';
 import { onOutputClosed } from '../io/output.js';
 import { shardSize } from '../runfile/shard.js';
 
@@ -57,6 +58,17 @@ export async function evalCommand(words: string[], flags: EvalFlags & { json?: b
     if (left.pending === 0) {
       // The summary is printed as a finished eval prints it, so scripts reading it still can.
       const summary = await readSummary(flags.resume);
+      if (saved!.status !== 'complete') {
+        // Every rollout is in, but the run ended before its last run.json (a kill -9 after the
+        // final record): finish it, under the lock, so reports stop calling it interrupted.
+        const lock = FolderLock.acquire(flags.resume);
+        try {
+          writeRunInfo(flags.resume, { ...saved!, status: 'complete', ended_at: new Date().toISOString(), summary });
+        } finally {
+          lock.release();
+        }
+        process.stderr.write(`bas: ${flags.resume} had every rollout recorded but was marked ${JSON.stringify(saved!.status)}; it is now marked complete\n`);
+      }
       process.stdout.write(flags.json ? `${JSON.stringify(summary, null, 2)}\n` : `${renderSummary(summary, { title: `${settings.model} · ${flags.resume}` })}\n`);
       process.stderr.write(`bas: nothing to do: all ${left.total} rollouts of ${flags.resume} are recorded and scored (bas report ${flags.resume} shows them)\n`);
       return;

@@ -165,6 +165,23 @@ describe('--resume', () => {
     expect(allFiles(dir).map((f) => [f.path, createHash('sha256').update(f.text).digest('hex')])).toEqual(before);
   });
 
+  it('of a run killed after its last record marks it complete, under the lock, and runs nothing', async () => {
+    const dir = join(tempDir(), 'run');
+    expect((await basAsync(['eval', '-m', 'builtin:oracle', '-n', '3', '--output', dir, '--no-progress'])).code).toBe(0);
+    const file = join(dir, 'run.json');
+    const info = JSON.parse(readFileSync(file, 'utf8'));
+    writeFileSync(file, JSON.stringify({ ...info, status: 'running', ended_at: null, summary: null }));
+    const results = readFileSync(join(dir, 'results.jsonl'), 'utf8');
+    const r = await basAsync(['eval', '--resume', dir, '--json']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/marked "running"; it is now marked complete/);
+    const after = JSON.parse(readFileSync(file, 'utf8'));
+    expect(after).toMatchObject({ status: 'complete' });
+    expect(after.summary.counts.completed).toBe(3);
+    expect(readFileSync(join(dir, 'results.jsonl'), 'utf8')).toBe(results);
+    expect(existsSync(join(dir, '.bas.lock'))).toBe(false);
+  });
+
   it('of an unfinished run says how many rollouts remain before it starts', async () => {
     const dir = join(tempDir(), 'run');
     await basAsync(['eval', '-m', 'm1', '-n', '4', '--base-url', served.url, '--api-key-var', 'K', '--output', dir, '--no-progress'], { env: KEY });
