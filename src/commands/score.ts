@@ -25,6 +25,8 @@ export interface ScoreFlags {
 interface KeyedTask {
   key: AnswerKey;
   config: TaskConfig;
+  generator: number | null;
+  prompt_version: number | null;
 }
 
 async function readTasks(path: string): Promise<Map<number, KeyedTask>> {
@@ -32,7 +34,7 @@ async function readTasks(path: string): Promise<Map<number, KeyedTask>> {
   await readJsonLines(path, '--tasks', (value, line) => {
     const task = taskFromJson(value);
     if (tasks.has(task.index)) throw new ConfigError(`${path}:${line}: task index ${task.index} appears twice`);
-    tasks.set(task.index, { key: task.key, config: task.config });
+    tasks.set(task.index, { key: task.key, config: task.config, generator: task.generator, prompt_version: task.prompt_version });
   });
   if (tasks.size === 0) throw new ConfigError(`--tasks: ${path} holds no tasks`);
   return tasks;

@@ -16,21 +16,36 @@ import { BAS_VERSION, OPENAI_VERSION } from '../runfile/versions.js';
  * The one task configuration of a tasks file, or a refusal: a run folder stands for one
  * configuration, since compare pairs runs by it. Checked as soon as the tasks are read.
  */
-export function singleTaskConfig(tasks: Map<number, { config: TaskConfig }>): TaskConfig {
+export function singleTaskConfig(tasks: Map<number, ScoredTask>): TaskConfig {
   const indices = [...tasks.keys()].sort((a, b) => a - b);
-  const first = tasks.get(indices[0]!)!.config;
-  const other = indices.find((i) => !sameTaskConfig(tasks.get(i)!.config, first));
+  const first = tasks.get(indices[0]!)!;
+  const other = indices.find((i) => !sameTaskConfig(tasks.get(i)!.config, first.config));
   if (other !== undefined) {
     throw new ConfigError(`--output: the tasks file mixes task configurations (task ${indices[0]} and task ${other} differ); score each configuration into its own run folder`);
   }
-  return first;
+  // The versions the tasks were made with are recorded, so compare, merge and the HTML
+  // drill-down never pair or regenerate them as another generator's or prompt's.
+  for (const field of ['generator', 'prompt_version'] as const) {
+    const mixed = indices.find((i) => (tasks.get(i)![field] ?? null) !== (first[field] ?? null));
+    if (mixed !== undefined) {
+      throw new ConfigError(`--output: the tasks file mixes ${field === 'generator' ? 'task generators' : 'prompt versions'} (task ${indices[0]} and task ${mixed} differ); score each into its own run folder`);
+    }
+  }
+  return first.config;
+}
+
+/** What a scored run needs of each task. */
+interface ScoredTask {
+  config: TaskConfig;
+  generator?: number | null;
+  prompt_version?: number | null;
 }
 
 /** Writes `records` as a complete run of `model` over the tasks of a tasks file. */
 export async function writeScoredRun(
   out: string,
   records: RolloutRecord[],
-  tasks: Map<number, { config: TaskConfig }>,
+  tasks: Map<number, ScoredTask>,
   summary: Summary,
   model: string,
   status: 'complete' | 'incomplete' = 'complete',
@@ -38,12 +53,13 @@ export async function writeScoredRun(
   const indices = [...tasks.keys()].sort((a, b) => a - b);
   const contiguous = indices.every((v, i) => v === i);
   const first = singleTaskConfig(tasks);
+  const sample = tasks.values().next().value!;
   const rollouts = records.reduce((m, r) => Math.max(m, (r.rollout ?? 0) + 1), 1);
   const now = new Date().toISOString();
   const info: RunInfo = {
     bas_version: BAS_VERSION,
-    generator: null,
-    prompt_version: null,
+    generator: sample.generator ?? null,
+    prompt_version: sample.prompt_version ?? null,
     node_version: process.version,
     openai_version: OPENAI_VERSION,
     model,

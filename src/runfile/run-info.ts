@@ -169,7 +169,7 @@ export async function readSavedRun(dir: string): Promise<RunInfo> {
     if (!existsSync(dir)) throw new ConfigError(`--resume: ${dir} is not a run folder: it does not exist`);
     throw new ConfigError(`--resume: ${dir} has no ${RUN_FILE}, so there is no run to continue; if the run failed at its start, begin it again with --output ${dir}`);
   }
-  if (v.indices != null) throw new ConfigError(`--resume: ${file} was written by bas score, not bas eval: there is nothing to resume`);
+  if (v.indices != null || v.source === 'bas score') throw new ConfigError(`--resume: ${file} was written by bas score, not bas eval: there is nothing to resume`);
   const info = checkResumable(v, file);
   const generator = runGenerator(info);
   if (generator !== GENERATOR_VERSION) {

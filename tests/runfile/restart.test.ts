@@ -137,3 +137,47 @@ describe('missing rollouts', () => {
     expect(JSON.parse(readFileSync(join(out, 'run.json'), 'utf8')).status).toBe('incomplete');
   }, 60_000);
 });
+
+describe('a scored run keeps the versions of its tasks', () => {
+  const scoreInto = async (tasksText: string, out: string) => {
+    const dir = tempDir();
+    const tasks = join(dir, 'tasks.jsonl');
+    writeFileSync(tasks, tasksText);
+    const replies = join(dir, 'replies.jsonl');
+    writeFileSync(replies, '{"index": 0, "reply": "a"}\n{"index": 1, "reply": "b"}\n');
+    return basAsync(['score', '--tasks', tasks, '--replies', replies, '--output', out, '--json']);
+  };
+  const genTasks = async () => {
+    const file = join(tempDir(), 't.jsonl');
+    expect((await basAsync(['gen', '-n', '2', '-o', file])).code).toBe(0);
+    return readFileSync(file, 'utf8');
+  };
+
+  it('records the generator and prompt of its task file, and --resume names it a scored run', async () => {
+    const out = join(tempDir(), 'scored');
+    expect((await scoreInto(await genTasks(), out)).code).toBe(0);
+    const info = JSON.parse(readFileSync(join(out, 'run.json'), 'utf8'));
+    expect(info.generator).toBe(3);
+    expect(typeof info.prompt_version).toBe('number');
+    const r = await basAsync(['eval', '--resume', out]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/written by bas score, not bas eval/);
+  });
+
+  it('refuses a task file that mixes generators, and is never paired with an eval run of another generator', async () => {
+    const lines = (await genTasks()).trimEnd().split('\n');
+    const old = lines.map((l) => l.replace('"generator":3', '"generator":2'));
+    const mixed = await scoreInto(`${lines[0]}\n${old[1]}\n`, join(tempDir(), 'mixed'));
+    expect(mixed.code).toBe(2);
+    expect(mixed.stderr).toMatch(/mixes task generators/);
+    const scored = join(tempDir(), 'old');
+    expect((await scoreInto(`${old.join('\n')}\n`, scored)).code).toBe(0);
+    const run = join(tempDir(), 'run');
+    expect((await basAsync(['eval', '-m', 'builtin:oracle', '-n', '2', '--output', run, '--no-progress'])).code).toBe(0);
+    const c = await basAsync(['compare', run, scored, '--json', '--resamples', '200']);
+    expect(c.code).toBe(0);
+    const pair = JSON.parse(c.stdout).pairings[0];
+    expect(pair).toMatchObject({ comparable: false, shared_tasks: 0 });
+    expect(pair.note).toMatch(/task generator 2/);
+  });
+});

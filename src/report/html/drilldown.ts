@@ -147,8 +147,8 @@ function rolloutData(r: RolloutRecord, pos: number, task: TaskData | null): Roll
 
 /** Whether this bas's generator made the run's tasks (a run of another generator gets no ledgers). */
 function ledgersRegenerable(data: Pick<RunData, 'run'>): boolean {
-  const generator = runGenerator(data.run);
-  return generator === null || generator === GENERATOR_VERSION;
+  // Unknown (a scored run of a task file that did not say) is not this generator either.
+  return runGenerator(data.run) === GENERATOR_VERSION;
 }
 
 /**
