@@ -110,13 +110,25 @@ function renderHistogram(s: Summary): string {
   return t.toString();
 }
 
+/**
+ * "59 of 60 rollouts recorded". A scored run records a missing reply as an errored rollout
+ * (`missing_reply`), so there the count says how many replied, which is what "incomplete" means.
+ */
+function statusCount(r: RunReport): string {
+  const c = r.summary.counts;
+  const expected = fmtInt(r.run.expected_rollouts!);
+  const missing = Object.hasOwn(c.errors_by_type, 'missing_reply') ? c.errors_by_type['missing_reply']! : 0;
+  if (missing > 0) return `${fmtInt(c.rollouts - missing)} of ${expected} rollouts replied to, ${fmtInt(missing)} missing`;
+  return `${fmtInt(c.rollouts)} of ${expected} rollouts recorded`;
+}
+
 /** The text `bas report` prints. */
 export function renderRunReport(r: RunReport): string {
   const lines = [
     `run:    ${r.run.dir}`,
     `model:  ${r.run.model}`,
     `tasks:  ${describeTask(r.run.task)}`,
-    `status: ${r.run.status ?? 'unknown'}${r.run.expected_rollouts !== null ? ` (${fmtInt(r.summary.counts.rollouts)} of ${fmtInt(r.run.expected_rollouts)} rollouts recorded)` : ''}`,
+    `status: ${r.run.status ?? 'unknown'}${r.run.expected_rollouts !== null ? ` (${statusCount(r)})` : ''}`,
   ];
   for (const n of r.notes) lines.push(`note:   ${n}`);
   // The header quotes run.json (model, folder, status): nothing in it may drive the terminal.
