@@ -13,7 +13,9 @@ const KEY_ENV = { BAS_BENCH_KEY: 'bench-key' };
 /** Starts `bas serve --port 0 ...args`; resolves to {url, stop}. */
 function startServe(args) {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     let out = '';
     proc.stdout.on('data', (d) => {
       out += d;
@@ -36,7 +38,23 @@ function startServe(args) {
 /** Runs one eval into a temporary folder; returns the process measurement and run.json. */
 async function runEval(url, n, c) {
   const dir = join(mkdtempSync(join(tmpdir(), 'bas-bench-')), 'run');
-  const args = ['eval', '-m', 'bench-model', '--base-url', url, '--api-key-var', 'BAS_BENCH_KEY', '-n', String(n), '-c', String(c), '--output', dir, '--no-progress', '--json'];
+  const args = [
+    'eval',
+    '-m',
+    'bench-model',
+    '--base-url',
+    url,
+    '--api-key-var',
+    'BAS_BENCH_KEY',
+    '-n',
+    String(n),
+    '-c',
+    String(c),
+    '--output',
+    dir,
+    '--no-progress',
+    '--json',
+  ];
   try {
     const m = await measureBas(args, { env: KEY_ENV });
     if (m.code !== 0) throw new Error(`bas eval -n ${n} exited with ${m.code}`);
@@ -52,11 +70,15 @@ async function runEval(url, n, c) {
 /** Runs bench/floor-client.mjs (`http` or `sdk`) against `url`; resolves to its seconds. */
 function floorRun(mode, url, n, c) {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [join(ROOT, 'bench', 'floor-client.mjs'), mode, url, String(n), String(c)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const proc = spawn(process.execPath, [join(ROOT, 'bench', 'floor-client.mjs'), mode, url, String(n), String(c)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     proc.stdout.on('data', (d) => (out += d));
     proc.once('error', reject);
-    proc.once('close', (code) => (code === 0 ? resolve(JSON.parse(out).seconds) : reject(new Error(`floor client (${mode}) exited with ${code}`))));
+    proc.once('close', (code) =>
+      code === 0 ? resolve(JSON.parse(out).seconds) : reject(new Error(`floor client (${mode}) exited with ${code}`)),
+    );
   });
 }
 
@@ -96,16 +118,52 @@ export async function benchEval() {
     const z = await interleaved(fast.url, 2000, 64, ['sdk']);
     const t = z.run;
     const rate = 2000 / t.runSeconds;
-    rows.push({ name: 'eval -n 2000 -c 64, zero latency: rollouts/s', value: rate, unit: '/s', target: '>= 1000', pass: rate >= 1000 && t.completed === 2000 });
-    rows.push({ name: '  same run, rollouts/s over the whole process', value: 2000 / t.seconds, unit: '/s', target: '', pass: null });
+    rows.push({
+      name: 'eval -n 2000 -c 64, zero latency: rollouts/s',
+      value: rate,
+      unit: '/s',
+      target: '>= 1000',
+      pass: rate >= 1000 && t.completed === 2000,
+    });
+    rows.push({
+      name: '  same run, rollouts/s over the whole process',
+      value: 2000 / t.seconds,
+      unit: '/s',
+      target: '',
+      pass: null,
+    });
     // The same requests, prepared in advance, through the openai SDK alone: what this machine
     // allows at the moment, before any generation, scoring or recording.
-    rows.push({ name: '  floor: openai SDK alone, rollouts/s', value: 2000 / z.floor.sdk, unit: '/s', target: '', pass: null });
-    rows.push({ name: '  bas eval rate / SDK-alone rate (same minute)', value: 1 / z.ratio.sdk, unit: 'x', target: '', pass: null });
+    rows.push({
+      name: '  floor: openai SDK alone, rollouts/s',
+      value: 2000 / z.floor.sdk,
+      unit: '/s',
+      target: '',
+      pass: null,
+    });
+    rows.push({
+      name: '  bas eval rate / SDK-alone rate (same minute)',
+      value: 1 / z.ratio.sdk,
+      unit: 'x',
+      target: '',
+      pass: null,
+    });
 
     const big = await runEval(fast.url, 100_000, 64);
-    rows.push({ name: 'eval -n 100000 -c 64, zero latency: peak RSS', value: big.rssMb, unit: 'MB', target: '< 200', pass: big.rssMb < 200 && big.completed === 100_000 });
-    rows.push({ name: '  same run, rollouts/s (whole process)', value: 100_000 / big.seconds, unit: '/s', target: '', pass: null });
+    rows.push({
+      name: 'eval -n 100000 -c 64, zero latency: peak RSS',
+      value: big.rssMb,
+      unit: 'MB',
+      target: '< 200',
+      pass: big.rssMb < 200 && big.completed === 100_000,
+    });
+    rows.push({
+      name: '  same run, rollouts/s (whole process)',
+      value: 100_000 / big.seconds,
+      unit: '/s',
+      target: '',
+      pass: null,
+    });
   } finally {
     await fast.stop();
   }
@@ -119,13 +177,37 @@ export async function benchEval() {
     const l = await interleaved(slow.url, 1000, 100, ['sdk', 'http']);
     const t = l.run;
     const ratio = t.runSeconds / 2.0;
-    rows.push({ name: 'eval -n 1000 -c 100, 200 ms latency: wall / ideal 2.0 s', value: ratio, unit: 'x', target: '<= 1.10', pass: ratio <= 1.1 && t.completed === 1000 });
+    rows.push({
+      name: 'eval -n 1000 -c 100, 200 ms latency: wall / ideal 2.0 s',
+      value: ratio,
+      unit: 'x',
+      target: '<= 1.10',
+      pass: ratio <= 1.1 && t.completed === 1000,
+    });
     rows.push({ name: '  same run, whole-process wall time', value: t.seconds, unit: 's', target: '', pass: null });
     // What the machine allows before any runner: the same requests with everything prepared
     // in advance, sent by a bare node:http loop and by the openai SDK alone.
-    rows.push({ name: '  floor: bare node:http loop, wall / ideal', value: l.floor.http / 2.0, unit: 'x', target: '', pass: null });
-    rows.push({ name: '  floor: openai SDK alone, wall / ideal', value: l.floor.sdk / 2.0, unit: 'x', target: '', pass: null });
-    rows.push({ name: '  bas eval / SDK-alone floor (same minute)', value: l.ratio.sdk, unit: 'x', target: '', pass: null });
+    rows.push({
+      name: '  floor: bare node:http loop, wall / ideal',
+      value: l.floor.http / 2.0,
+      unit: 'x',
+      target: '',
+      pass: null,
+    });
+    rows.push({
+      name: '  floor: openai SDK alone, wall / ideal',
+      value: l.floor.sdk / 2.0,
+      unit: 'x',
+      target: '',
+      pass: null,
+    });
+    rows.push({
+      name: '  bas eval / SDK-alone floor (same minute)',
+      value: l.ratio.sdk,
+      unit: 'x',
+      target: '',
+      pass: null,
+    });
   } finally {
     await slow.stop();
   }
@@ -135,6 +217,8 @@ export async function benchEval() {
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   for (const r of await benchEval()) {
     const verdict = r.pass === null ? '' : r.pass ? 'PASS' : 'FAIL';
-    console.log(`${r.name.padEnd(62)} ${r.value.toFixed(2).padStart(10)} ${r.unit.padEnd(3)} ${String(r.target).padEnd(8)} ${verdict}`);
+    console.log(
+      `${r.name.padEnd(62)} ${r.value.toFixed(2).padStart(10)} ${r.unit.padEnd(3)} ${String(r.target).padEnd(8)} ${verdict}`,
+    );
   }
 }

@@ -38,7 +38,11 @@ if (mode === 'http') {
           path: url.pathname,
           method: 'POST',
           agent,
-          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: 'Bearer floor' },
+          headers: {
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+            authorization: 'Bearer floor',
+          },
         },
         (res) => {
           const chunks = [];

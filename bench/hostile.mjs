@@ -10,7 +10,13 @@ const REPEATS = 5;
 const fill = (unit, bytes = MB) => unit.repeat(Math.ceil(bytes / unit.length));
 
 function hostileReplies() {
-  const body = JSON.stringify({ G1: '100.00', '1A': '10.00', '1B': '5.00', net: '5.00', faults: { T01: ['gst_miscalculated'] } });
+  const body = JSON.stringify({
+    G1: '100.00',
+    '1A': '10.00',
+    '1B': '5.00',
+    net: '5.00',
+    faults: { T01: ['gst_miscalculated'] },
+  });
   return {
     'spaces after a fence': `<answer>\`\`\`${fill(' ')}x</answer>`,
     'tabs in a fence line': `<answer>\`\`\`json${fill('\t')}\n${body}\n\`\`\`</answer>`,
@@ -44,7 +50,9 @@ export async function benchHostile() {
   const { scoreReply } = await import(pathToFileURL(join(ROOT, 'dist/task/score.js')).href);
   const { generateTask } = await import(pathToFileURL(join(ROOT, 'dist/task/generate.js')).href);
   const { key } = generateTask({ num_transactions: 24, fault_rate: 0.25, seed: 1 }, 0, { prompt: false });
-  const object = JSON.stringify({ rows: Array.from({ length: MB / 64 }, (_, i) => ({ id: `T${i}`, amount: i * 1.25, ok: i % 2 === 0 })) });
+  const object = JSON.stringify({
+    rows: Array.from({ length: MB / 64 }, (_, i) => ({ id: `T${i}`, amount: i * 1.25, ok: i % 2 === 0 })),
+  });
   const jsonSpeed = bytesPerSecond(() => JSON.parse(object), object.length);
   let worst = { name: '', ratio: Infinity };
   for (const [name, reply] of Object.entries(hostileReplies())) {
@@ -54,6 +62,12 @@ export async function benchHostile() {
   }
   return [
     { name: 'JSON.parse of a ~1 MB object', value: jsonSpeed / MB, unit: 'MB/s', target: '', pass: null },
-    { name: `worst hostile reply grading speed / JSON.parse (${worst.name})`, value: worst.ratio, unit: 'x', target: '>= 0.1', pass: worst.ratio >= 0.1 },
+    {
+      name: `worst hostile reply grading speed / JSON.parse (${worst.name})`,
+      value: worst.ratio,
+      unit: 'x',
+      target: '>= 0.1',
+      pass: worst.ratio >= 0.1,
+    },
   ];
 }

@@ -10,7 +10,10 @@ export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const BIN = join(ROOT, 'bin', 'bas.js');
 const MARK = 'BAS_BENCH_RUSAGE';
 /** The node flags of the launcher's `#!` line, so the bench runs bas as an installed `bas` starts. */
-export const LAUNCH_FLAGS = (readFileSync(BIN, 'utf8').split('\n', 1)[0].split(/\s+/).filter((w) => w.startsWith('--')));
+export const LAUNCH_FLAGS = readFileSync(BIN, 'utf8')
+  .split('\n', 1)[0]
+  .split(/\s+/)
+  .filter((w) => w.startsWith('--'));
 
 /**
  * Runs `node [launcher flags] bin/bas.js ...args` and resolves to {seconds, cpuSeconds, rssMb, code, stdout}.
@@ -21,10 +24,17 @@ export function measureBas(args, { keepStdout = false, env = {} } = {}) {
   const cmd = useTime ? '/usr/bin/time' : process.execPath;
   const full = useTime
     ? ['-f', `${MARK} %e %U %S %M`, process.execPath, ...LAUNCH_FLAGS, BIN, ...args]
-    : [...LAUNCH_FLAGS, '-e', `process.argv=[process.argv[0],${JSON.stringify(BIN)},...${JSON.stringify(args)}];process.on('exit',()=>{const u=process.resourceUsage();process.stderr.write('${MARK} 0 '+u.userCPUTime/1e6+' '+u.systemCPUTime/1e6+' '+u.maxRSS+'\\n')});import(${JSON.stringify('file://' + join(ROOT, 'dist', 'cli.js'))}).then(m=>m.main(process.argv))`];
+    : [
+        ...LAUNCH_FLAGS,
+        '-e',
+        `process.argv=[process.argv[0],${JSON.stringify(BIN)},...${JSON.stringify(args)}];process.on('exit',()=>{const u=process.resourceUsage();process.stderr.write('${MARK} 0 '+u.userCPUTime/1e6+' '+u.systemCPUTime/1e6+' '+u.maxRSS+'\\n')});import(${JSON.stringify('file://' + join(ROOT, 'dist', 'cli.js'))}).then(m=>m.main(process.argv))`,
+      ];
   const started = process.hrtime.bigint();
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, full, { stdio: ['ignore', keepStdout ? 'pipe' : 'ignore', 'pipe'], env: { ...process.env, ...env } });
+    const child = spawn(cmd, full, {
+      stdio: ['ignore', keepStdout ? 'pipe' : 'ignore', 'pipe'],
+      env: { ...process.env, ...env },
+    });
     let stderr = '';
     let stdout = '';
     child.stderr.on('data', (d) => (stderr += d));
@@ -33,7 +43,8 @@ export function measureBas(args, { keepStdout = false, env = {} } = {}) {
     child.on('close', (code) => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const m = new RegExp(`${MARK} ([\\d.]+) ([\\d.]+) ([\\d.]+) (\\d+)`).exec(stderr);
-      if (!m) return reject(new Error(`bas ${args.join(' ')} gave no measurement (exit ${code}): ${stderr.slice(-400)}`));
+      if (!m)
+        return reject(new Error(`bas ${args.join(' ')} gave no measurement (exit ${code}): ${stderr.slice(-400)}`));
       resolve({ seconds, cpuSeconds: Number(m[2]) + Number(m[3]), rssMb: Number(m[4]) / 1024, code, stdout });
     });
   });

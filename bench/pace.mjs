@@ -18,7 +18,11 @@ const LATENCY_MS = 200;
 /** Starts `bas serve` with a rate limit; resolves to {url, stop}, stop resolving to its request count. */
 function startServe() {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--rate-limit', String(RATE), '--latency', String(LATENCY_MS)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(
+      process.execPath,
+      [BIN, 'serve', '--port', '0', '--rate-limit', String(RATE), '--latency', String(LATENCY_MS)],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let out = '';
     let err = '';
     proc.stderr.on('data', (d) => (err += d));
@@ -44,7 +48,23 @@ async function onePacedRun() {
   const server = await startServe();
   const dir = join(mkdtempSync(join(tmpdir(), 'bas-bench-pace-')), 'run');
   try {
-    const args = ['eval', '-m', 'bench-model', '--base-url', server.url, '--api-key-var', 'BAS_BENCH_KEY', '-n', String(N), '-c', String(C), '--output', dir, '--no-progress', '--json'];
+    const args = [
+      'eval',
+      '-m',
+      'bench-model',
+      '--base-url',
+      server.url,
+      '--api-key-var',
+      'BAS_BENCH_KEY',
+      '-n',
+      String(N),
+      '-c',
+      String(C),
+      '--output',
+      dir,
+      '--no-progress',
+      '--json',
+    ];
     const m = await measureBas(args, { env: { BAS_BENCH_KEY: 'bench-key' } });
     const run = JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8'));
     const requests = await server.stop();
@@ -71,16 +91,42 @@ export async function benchPace() {
   const seconds = worst((r) => r.seconds);
   const bound = Number(((1.15 * N) / RATE).toFixed(2));
   return [
-    { name: `eval -n ${N} -c ${C} vs 40 req/s, 200 ms: rollouts lost (worst of 3)`, value: lost, unit: '', target: '0', pass: lost === 0 && runs.every((r) => r.code === 0) },
-    { name: '  requests per rollout (worst of 3)', value: perRollout, unit: 'x', target: '<= 1.15', pass: perRollout <= 1.15 },
-    { name: `  run time (worst of 3), s; 1.15 × n / rate = ${bound} s`, value: seconds, unit: 's', target: `<= ${bound}`, pass: seconds <= bound },
-    { name: '  lowest limit / limit at the end (last run)', value: `${runs[2].lowest} / ${runs[2].final}`, unit: '', target: '', pass: null },
+    {
+      name: `eval -n ${N} -c ${C} vs 40 req/s, 200 ms: rollouts lost (worst of 3)`,
+      value: lost,
+      unit: '',
+      target: '0',
+      pass: lost === 0 && runs.every((r) => r.code === 0),
+    },
+    {
+      name: '  requests per rollout (worst of 3)',
+      value: perRollout,
+      unit: 'x',
+      target: '<= 1.15',
+      pass: perRollout <= 1.15,
+    },
+    {
+      name: `  run time (worst of 3), s; 1.15 × n / rate = ${bound} s`,
+      value: seconds,
+      unit: 's',
+      target: `<= ${bound}`,
+      pass: seconds <= bound,
+    },
+    {
+      name: '  lowest limit / limit at the end (last run)',
+      value: `${runs[2].lowest} / ${runs[2].final}`,
+      unit: '',
+      target: '',
+      pass: null,
+    },
   ];
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   for (const r of await benchPace()) {
     const verdict = r.pass === null ? '' : r.pass ? 'PASS' : 'FAIL';
-    console.log(`${r.name.padEnd(66)} ${String(typeof r.value === 'number' ? r.value.toFixed(2) : r.value).padStart(10)} ${r.unit.padEnd(3)} ${String(r.target).padEnd(9)} ${verdict}`);
+    console.log(
+      `${r.name.padEnd(66)} ${String(typeof r.value === 'number' ? r.value.toFixed(2) : r.value).padStart(10)} ${r.unit.padEnd(3)} ${String(r.target).padEnd(9)} ${verdict}`,
+    );
   }
 }

@@ -30,7 +30,9 @@ for (const [id, file, fn, title] of SECTIONS) {
   for (const r of rows) {
     const verdict = r.pass === null || r.pass === undefined ? '' : r.pass ? 'PASS' : 'FAIL';
     if (r.pass === false) failed++;
-    console.log(`${r.name.padEnd(58)} ${show(r.value).padStart(10)} ${String(r.unit).padEnd(7)} ${String(r.target ?? '').padEnd(12)} ${verdict}`);
+    console.log(
+      `${r.name.padEnd(58)} ${show(r.value).padStart(10)} ${String(r.unit).padEnd(7)} ${String(r.target ?? '').padEnd(12)} ${verdict}`,
+    );
   }
 }
 console.log(failed === 0 ? '\nAll targets met.' : `\n${failed} target(s) missed.`);

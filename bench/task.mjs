@@ -48,25 +48,54 @@ async function costRatio() {
     if (bytes === 0) throw new Error('nothing serialised');
   }
   const rows = 2000 * 60;
-  return { ratio: median(genTimes) / median(jsonTimes), nsPerRow: median(genTimes) / rows, jsonNsPerRow: median(jsonTimes) / rows };
+  return {
+    ratio: median(genTimes) / median(jsonTimes),
+    nsPerRow: median(genTimes) / rows,
+    jsonNsPerRow: median(jsonTimes) / rows,
+  };
 }
 
 export async function benchTask() {
   const rows = [];
   const runs = [];
-  for (let i = 0; i < REPEATS; i++) runs.push(await measureBas(['validate', '-n', '10000', '--num-transactions', '60']));
+  for (let i = 0; i < REPEATS; i++)
+    runs.push(await measureBas(['validate', '-n', '10000', '--num-transactions', '60']));
   const wall = median(runs.map((r) => r.seconds));
   const cpu = median(runs.map((r) => r.cpuSeconds));
-  rows.push({ name: 'validate -n 10000 --num-transactions 60: wall', value: wall, unit: 's', target: '< 2 s', pass: wall < 2 });
+  rows.push({
+    name: 'validate -n 10000 --num-transactions 60: wall',
+    value: wall,
+    unit: 's',
+    target: '< 2 s',
+    pass: wall < 2,
+  });
   rows.push({ name: '  same: CPU time (user + sys)', value: cpu, unit: 's', target: '', pass: null });
   rows.push({ name: '  same: rows per second (wall)', value: 600_000 / wall, unit: 'rows/s', target: '', pass: null });
 
   const cost = await costRatio();
-  rows.push({ name: 'generate + derive key, per row', value: cost.nsPerRow / 1000, unit: 'µs', target: '', pass: null });
-  rows.push({ name: '  as a multiple of JSON.stringify of the same row', value: cost.ratio, unit: '×', target: '', pass: null });
+  rows.push({
+    name: 'generate + derive key, per row',
+    value: cost.nsPerRow / 1000,
+    unit: 'µs',
+    target: '',
+    pass: null,
+  });
+  rows.push({
+    name: '  as a multiple of JSON.stringify of the same row',
+    value: cost.ratio,
+    unit: '×',
+    target: '',
+    pass: null,
+  });
 
   const gen = await measureBas(['gen', '-n', '100000', '--format', 'jsonl']);
-  rows.push({ name: 'gen -n 100000 --format jsonl > /dev/null: peak RSS', value: gen.rssMb, unit: 'MB', target: '< 150 MB', pass: gen.rssMb < 150 && gen.code === 0 });
+  rows.push({
+    name: 'gen -n 100000 --format jsonl > /dev/null: peak RSS',
+    value: gen.rssMb,
+    unit: 'MB',
+    target: '< 150 MB',
+    pass: gen.rssMb < 150 && gen.code === 0,
+  });
   rows.push({ name: '  same: wall', value: gen.seconds, unit: 's', target: '', pass: null });
 
   for (const flag of ['--help', '--version']) {

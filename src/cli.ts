@@ -6,7 +6,13 @@
  */
 import { createRequire } from 'node:module';
 import type * as Commander from 'commander';
-import { EVAL_COMMAND_OPTIONS, SETTINGS, SETTING_KEYS, type CommandOption, type SettingKey } from './run/setting-table.js';
+import {
+  EVAL_COMMAND_OPTIONS,
+  SETTINGS,
+  SETTING_KEYS,
+  type CommandOption,
+  type SettingKey,
+} from './run/setting-table.js';
 import { causeInWords, fileErrorMessage, systemErrorCode } from './errors.js';
 import { redact } from './io/secrets.js';
 import { terminalText } from './io/terminal-text.js';
@@ -24,7 +30,9 @@ function withSettings(cmd: Command, keys: readonly SettingKey[], extra: readonly
   for (const key of keys) {
     const s = SETTINGS[key];
     const dflt = s.defaultText.replace(/`/g, '');
-    cmd.addOption(new Option(s.flags, s.default === true || dflt === 'required' ? s.help : `${s.help} (default: ${dflt})`));
+    cmd.addOption(
+      new Option(s.flags, s.default === true || dflt === 'required' ? s.help : `${s.help} (default: ${dflt})`),
+    );
   }
   for (const o of extra) cmd.addOption(new Option(o.flags, o.help));
   return cmd;
@@ -41,14 +49,20 @@ function taskOptions(cmd: Command): Command {
 
 function buildProgram(): Command {
   const program = new Command('bas')
-    .description('Reconcile synthetic Australian GST ledgers into a corrected BAS: generate, validate, score and evaluate')
+    .description(
+      'Reconcile synthetic Australian GST ledgers into a corrected BAS: generate, validate, score and evaluate',
+    )
     .version(version, '-V, --version')
     .exitOverride()
     // One line, in the house form, for every usage error commander finds.
-    .configureOutput({ outputError: (text, write) => write(`bas: ${text.trim().replace(/^error: /, '')} (see bas --help)\n`) });
+    .configureOutput({
+      outputError: (text, write) => write(`bas: ${text.trim().replace(/^error: /, '')} (see bas --help)\n`),
+    });
 
   taskOptions(program.command('gen').description('write tasks: ledgers, answer keys and prompts'))
-    .addOption(new Option('--format <F>', 'jsonl, prompt, table, csv or batch (default: jsonl when piped, table on a terminal)'))
+    .addOption(
+      new Option('--format <F>', 'jsonl, prompt, table, csv or batch (default: jsonl when piped, table on a terminal)'),
+    )
     .option('-o, --out <FILE>', 'write to FILE instead of standard output')
     .option('-m, --model <MODEL>', 'model named in each request (--format batch)')
     .option('--temperature <T>', 'sampling temperature (--format batch)')
@@ -107,7 +121,9 @@ function buildProgram(): Command {
   // --- leaderboard (src/commands/leaderboard.ts) ---
   program
     .command('leaderboard')
-    .description('rank runs best first, grouped by task configuration, with intervals and paired verdicts against the best')
+    .description(
+      'rank runs best first, grouped by task configuration, with intervals and paired verdicts against the best',
+    )
     .argument('<DIR...>', 'run folders, or folders of run folders (such as runs/ or a bas sweep folder)')
     .option('--by <MEASURE>', 'rank by reward, reward_errors_as_zero, bas_correct or fault_audit (default reward)')
     .option('--json', 'print the leaderboard as JSON')
@@ -120,19 +136,31 @@ function buildProgram(): Command {
 
   // --- eval and serve (src/commands/eval.ts, src/commands/serve.ts) ---
   // Options derived from the one declaration of the eval settings (src/run/setting-table.ts).
-  withSettings(program.command('eval').description('run a model over the benchmark and summarise the scores'), SETTING_KEYS, EVAL_COMMAND_OPTIONS)
+  withSettings(
+    program.command('eval').description('run a model over the benchmark and summarise the scores'),
+    SETTING_KEYS,
+    EVAL_COMMAND_OPTIONS,
+  )
     .argument('[@FILE...]', 'a TOML run configuration, as @FILE (same as --config FILE)')
     .action(async (words, opts) => (await import('./commands/eval.js')).evalCommand(words, opts));
 
   withSettings(
-    program.command('check').description("send one small request with eval's settings: reachable, key, model, parameters, latency, rate limits"),
+    program
+      .command('check')
+      .description(
+        "send one small request with eval's settings: reachable, key, model, parameters, latency, rate limits",
+      ),
     SETTING_KEYS.filter((k) => k !== 'check'),
     EVAL_COMMAND_OPTIONS.filter((o) => !o.flags.startsWith('--resume')),
   )
     .argument('[@FILE...]', 'a TOML run configuration, as @FILE (same as --config FILE)')
     .action(async (words, opts) => (await import('./commands/check.js')).checkCommand(words, opts));
 
-  withSettings(program.command('models').description("list the endpoint's models (GET /v1/models)"), ['provider', 'providers', 'baseUrl', 'apiKeyVar'], [])
+  withSettings(
+    program.command('models').description("list the endpoint's models (GET /v1/models)"),
+    ['provider', 'providers', 'baseUrl', 'apiKeyVar'],
+    [],
+  )
     .option('--json', 'print the models as JSON')
     .action(async (opts) => (await import('./commands/models.js')).modelsCommand(opts));
 
@@ -148,7 +176,10 @@ function buildProgram(): Command {
     .option('--retry-after <SECONDS>', 'the Retry-After sent with a 429 or 500 (default 1)')
     .option('--hang-rate <P>', 'share of requests never answered (default 0)')
     .option('--malformed-rate <P>', 'share answered 200 with a malformed body (default 0)')
-    .option('--rate-limit <RPS>', 'admit at most RPS requests a second (a token bucket); the rest get 429 with Retry-After (default: no limit)')
+    .option(
+      '--rate-limit <RPS>',
+      'admit at most RPS requests a second (a token bucket); the rest get 429 with Retry-After (default: no limit)',
+    )
     .option('--seed <S>', 'seed of the fault draws (default 1)')
     .option('--api-key <KEY>', 'require this bearer key (default: accept any)')
     .option('--models <IDS>', 'comma-separated model ids served; others get 404 model_not_found (default: any)')
@@ -159,10 +190,12 @@ function buildProgram(): Command {
   const evalCmd = program.commands.find((c) => c.name() === 'eval')!;
   const sweepCmd = program
     .command('sweep')
-    .description('the difficulty curve: one eval per ledger length (and fault rate) into one sweep folder, then reward against rows')
+    .description(
+      'the difficulty curve: one eval per ledger length (and fault rate) into one sweep folder, then reward against rows',
+    )
     .argument('[@FILE...]', 'a TOML run configuration, as @FILE (same as --config FILE)')
     .option('--num-transactions <LIST>', 'rows per ledger, one point each, e.g. 12,24,60,120,240')
-    .option('--fault-rate <LIST>', 'fault rates, one point each with every row count (default: eval\'s)')
+    .option('--fault-rate <LIST>', "fault rates, one point each with every row count (default: eval's)")
     .option('--output <DIR>', 'sweep folder (default runs/<UTC time>-sweep-<model>)')
     .option('--resume <DIR>', 'continue a sweep: every point, with its saved settings')
     .option('--html <FILE>', 'also write a self-contained HTML page with the curve to FILE')
@@ -208,7 +241,8 @@ function exitCodeFor(err: unknown): number {
   const e = err as { exitCode?: unknown; message?: unknown; name?: unknown; path?: unknown; syscall?: unknown };
   let message = typeof e?.message === 'string' ? e.message : String(err);
   // A system error that no command put into words still gets one line with path and cause.
-  if (typeof e?.path === 'string' && systemErrorCode(err) !== null) message = fileErrorMessage(typeof e.syscall === 'string' ? e.syscall : 'use', e.path, err);
+  if (typeof e?.path === 'string' && systemErrorCode(err) !== null)
+    message = fileErrorMessage(typeof e.syscall === 'string' ? e.syscall : 'use', e.path, err);
   // Messages may quote an endpoint or a file: no key, no terminal controls.
   process.stderr.write(`bas: ${terminalText(redact(message))}\n`);
   if (typeof e?.exitCode === 'number') return e.exitCode;

@@ -94,6 +94,12 @@ export function fileErrorMessage(action: string, path: string, err: unknown): st
 export function fileError(action: string, path: string, err: unknown, flag?: string): Error {
   const text = `${flag ? `${flag}: ` : ''}${fileErrorMessage(action, path, err)}`;
   const code = systemErrorCode(err);
-  const usersPath = code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR' || code === 'ELOOP' || code === 'ENAMETOOLONG' || code === 'EEXIST';
+  const usersPath =
+    code === 'ENOENT' ||
+    code === 'ENOTDIR' ||
+    code === 'EISDIR' ||
+    code === 'ELOOP' ||
+    code === 'ENAMETOOLONG' ||
+    code === 'EEXIST';
   return usersPath ? new ConfigError(text, { cause: err }) : new FatalRunError(text, { cause: err });
 }

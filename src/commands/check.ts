@@ -15,8 +15,10 @@ import { apiKeyFor, resolveSettings, type EvalFlags, type EvalSettings } from '.
 function reason(r: ProbeReport, s: EvalSettings): string {
   if (!r.reachable) return `cannot reach ${urlWithoutCredentials(s.baseURL)}: ${r.message ?? 'no answer'}`;
   if (r.keyAccepted === false) return `the endpoint refused the key in ${s.apiKeyVar} (HTTP ${r.status})`;
-  if (r.modelKnown === false) return `the endpoint does not know model ${JSON.stringify(s.model)} (bas models lists the ones it has)`;
-  if (r.paramsAccepted === false) return `the endpoint refused ${r.refusedParam ? `the parameter ${r.refusedParam}` : 'the request'}: ${r.message ?? ''}`;
+  if (r.modelKnown === false)
+    return `the endpoint does not know model ${JSON.stringify(s.model)} (bas models lists the ones it has)`;
+  if (r.paramsAccepted === false)
+    return `the endpoint refused ${r.refusedParam ? `the parameter ${r.refusedParam}` : 'the request'}: ${r.message ?? ''}`;
   return `HTTP ${r.status ?? '?'}: ${r.message ?? 'no message'}`;
 }
 
@@ -24,16 +26,35 @@ function reason(r: ProbeReport, s: EvalSettings): string {
  * Checks the endpoint these settings name, writing the report to `out`. Throws a
  * FatalRunError naming the cause when it fails; a built-in model has nothing to check.
  */
-export async function runCheck(s: EvalSettings, env: NodeJS.ProcessEnv, out: NodeJS.WritableStream, json = false): Promise<ProbeReport | null> {
+export async function runCheck(
+  s: EvalSettings,
+  env: NodeJS.ProcessEnv,
+  out: NodeJS.WritableStream,
+  json = false,
+): Promise<ProbeReport | null> {
   if (builtinPolicy(s.model) !== null) {
-    out.write(json ? `${JSON.stringify({ ok: true, builtin: true }, null, 2)}\n` : `bas check: ${s.model} is built in: no endpoint, nothing to check\n`);
+    out.write(
+      json
+        ? `${JSON.stringify({ ok: true, builtin: true }, null, 2)}\n`
+        : `bas check: ${s.model} is built in: no endpoint, nothing to check\n`,
+    );
     return null;
   }
   const apiKey = apiKeyFor(s, env);
-  const r = await probe({ baseURL: s.baseURL, apiKey, requestTimeoutMs: s.requestTimeoutS * 1000, maxResponseBytes: s.maxResponseBytes }, s.model, s.sampling);
+  const r = await probe(
+    { baseURL: s.baseURL, apiKey, requestTimeoutMs: s.requestTimeoutS * 1000, maxResponseBytes: s.maxResponseBytes },
+    s.model,
+    s.sampling,
+  );
   const via = s.provider ? `provider ${s.provider}, ` : '';
-  if (json) out.write(`${JSON.stringify({ model: s.model, base_url: urlWithoutCredentials(s.baseURL), provider: s.provider, ...r }, null, 2)}\n`);
-  else out.write(`${renderProbe(r, `bas check: ${s.model} at ${urlWithoutCredentials(s.baseURL)} (${via}key from ${s.apiKeyVar})`)}\n`);
+  if (json)
+    out.write(
+      `${JSON.stringify({ model: s.model, base_url: urlWithoutCredentials(s.baseURL), provider: s.provider, ...r }, null, 2)}\n`,
+    );
+  else
+    out.write(
+      `${renderProbe(r, `bas check: ${s.model} at ${urlWithoutCredentials(s.baseURL)} (${via}key from ${s.apiKeyVar})`)}\n`,
+    );
   if (!r.ok) throw new FatalRunError(`check failed: ${reason(r, s)}`);
   return r;
 }

@@ -41,7 +41,14 @@ function makeClient(s: EvalSettings, env: NodeJS.ProcessEnv): ModelClient {
   const policy = builtinPolicy(s.model);
   if (policy !== null && isPolicyName(policy)) return builtinClient(policy);
   const apiKey = apiKeyFor(s, env);
-  return httpClient({ model: s.model, baseURL: s.baseURL, apiKey, sampling: s.sampling, requestTimeoutMs: s.requestTimeoutS * 1000, maxResponseBytes: s.maxResponseBytes });
+  return httpClient({
+    model: s.model,
+    baseURL: s.baseURL,
+    apiKey,
+    sampling: s.sampling,
+    requestTimeoutMs: s.requestTimeoutS * 1000,
+    maxResponseBytes: s.maxResponseBytes,
+  });
 }
 
 /** Runs `bas eval` with commander's options and `@FILE` words. */
@@ -49,9 +56,17 @@ export async function evalCommand(words: string[], flags: EvalFlags & { json?: b
   const env = process.env;
   const configPath = configPathFrom(words, flags.config, 'bas eval');
   const file: FileConfig | null = configPath ? loadConfigFile(configPath) : null;
-  if (flags.resume && flags.output) throw new ConfigError('--resume DIR continues the run in DIR; it does not take --output');
+  if (flags.resume && flags.output)
+    throw new ConfigError('--resume DIR continues the run in DIR; it does not take --output');
   const saved = flags.resume ? await readSavedRun(flags.resume) : null;
-  const settings = resolveSettings(flags, file, configPath ?? '', env, saved ? savedSettings(saved) : null, flags.resume ? join(flags.resume, RUN_FILE) : undefined);
+  const settings = resolveSettings(
+    flags,
+    file,
+    configPath ?? '',
+    env,
+    saved ? savedSettings(saved) : null,
+    flags.resume ? join(flags.resume, RUN_FILE) : undefined,
+  );
   if (flags.resume) {
     // Decided before asking for a key or taking the folder: a finished run is left as it is.
     const left = await rolloutsLeft(flags.resume, settings.n, settings.rollouts, settings.shard);
@@ -67,10 +82,18 @@ export async function evalCommand(words: string[], flags: EvalFlags & { json?: b
         } finally {
           lock.release();
         }
-        process.stderr.write(`bas: ${flags.resume} had every rollout recorded but was marked ${JSON.stringify(saved!.status)}; it is now marked complete\n`);
+        process.stderr.write(
+          `bas: ${flags.resume} had every rollout recorded but was marked ${JSON.stringify(saved!.status)}; it is now marked complete\n`,
+        );
       }
-      process.stdout.write(flags.json ? `${JSON.stringify(summary, null, 2)}\n` : `${renderSummary(summary, { title: `${settings.model} · ${flags.resume}` })}\n`);
-      process.stderr.write(`bas: nothing to do: all ${left.total} rollouts of ${flags.resume} are recorded and scored (bas report ${flags.resume} shows them)\n`);
+      process.stdout.write(
+        flags.json
+          ? `${JSON.stringify(summary, null, 2)}\n`
+          : `${renderSummary(summary, { title: `${settings.model} · ${flags.resume}` })}\n`,
+      );
+      process.stderr.write(
+        `bas: nothing to do: all ${left.total} rollouts of ${flags.resume} are recorded and scored (bas report ${flags.resume} shows them)\n`,
+      );
       return;
     }
     process.stderr.write(`bas: resuming ${flags.resume}: ${left.pending} of ${left.total} rollouts to run\n`);
@@ -83,10 +106,20 @@ export async function evalCommand(words: string[], flags: EvalFlags & { json?: b
   const { store, builder } = session;
   const started = new Date();
   const info: RunInfo = saved
-    ? { ...saved, ...runInfoFor(settings, started), started_at: saved.started_at, status: 'running', ended_at: null, summary: null }
+    ? {
+        ...saved,
+        ...runInfoFor(settings, started),
+        started_at: saved.started_at,
+        status: 'running',
+        ended_at: null,
+        summary: null,
+      }
     : runInfoFor(settings, started);
   if (saved) info.resumed_at = [...((saved.resumed_at as string[] | undefined) ?? []), started.toISOString()];
-  if (session.restarted) process.stderr.write(`bas: ${dir} held a run that recorded no scored rollout; starting it again with these settings\n`);
+  if (session.restarted)
+    process.stderr.write(
+      `bas: ${dir} held a run that recorded no scored rollout; starting it again with these settings\n`,
+    );
 
   const total = shardSize(settings.n, settings.shard) * settings.rollouts;
   const pending = countPending(settings.n, settings.rollouts, session.finished, settings.shard);
@@ -107,7 +140,14 @@ export async function evalCommand(words: string[], flags: EvalFlags & { json?: b
       collect();
     },
   });
-  const finishProgress = settings.progress ? attachProgress(runner, { total, already: total - pending, stream: process.stderr, concurrency: settings.concurrency }) : () => {};
+  const finishProgress = settings.progress
+    ? attachProgress(runner, {
+        total,
+        already: total - pending,
+        stream: process.stderr,
+        concurrency: settings.concurrency,
+      })
+    : () => {};
 
   let signal: NodeJS.Signals | null = null;
   const onSignal = (sig: NodeJS.Signals): void => {
@@ -152,8 +192,12 @@ export async function evalCommand(words: string[], flags: EvalFlags & { json?: b
   }
   if (signal) {
     const code = signal === 'SIGINT' ? 130 : signal === 'SIGPIPE' ? 141 : 143;
-    const why = signal === 'SIGPIPE' ? 'stopped: the reader of its output went away (closed pipe)' : `interrupted by ${signal}`;
-    throw new InterruptedError(`${why}; finished rollouts are kept in ${dir}: continue with bas eval --resume ${dir}`, code);
+    const why =
+      signal === 'SIGPIPE' ? 'stopped: the reader of its output went away (closed pipe)' : `interrupted by ${signal}`;
+    throw new InterruptedError(
+      `${why}; finished rollouts are kept in ${dir}: continue with bas eval --resume ${dir}`,
+      code,
+    );
   }
   if (flags.json) {
     process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
@@ -167,7 +211,9 @@ export async function evalCommand(words: string[], flags: EvalFlags & { json?: b
   const top = summary.errors[0];
   const why = top?.messages[0] ? `; commonest: ${top.type}, "${top.messages[0].example}"` : '';
   if (completed === 0 && errored > 0) {
-    throw new ErrorRateError(`no rollout completed (${errored} errored${why}); bas eval --resume ${dir} re-runs them once the cause is fixed`);
+    throw new ErrorRateError(
+      `no rollout completed (${errored} errored${why}); bas eval --resume ${dir} re-runs them once the cause is fixed`,
+    );
   }
   if (rollouts > 0 && errored / rollouts > settings.maxErrorRate) {
     throw new ErrorRateError(

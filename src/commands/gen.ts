@@ -47,10 +47,15 @@ async function batchRenderer(flags: GenFlags): Promise<(task: Task) => string> {
     import('../run/client.js'),
     import('../run/batch-file.js'),
   ]);
-  if (flags.model === undefined) throw new ConfigError('--format batch needs -m/--model: the model id each request names');
+  if (flags.model === undefined)
+    throw new ConfigError('--format batch needs -m/--model: the model id each request names');
   const settings = resolveSettings(flags, null, '', process.env);
-  if (builtinPolicy(settings.model) !== null) throw new ConfigError('--format batch needs a real model id; built-in models run with bas eval');
-  const options = { fields: requestFields(settings.model, settings.sampling, settings.baseURL), rollouts: settings.rollouts };
+  if (builtinPolicy(settings.model) !== null)
+    throw new ConfigError('--format batch needs a real model id; built-in models run with bas eval');
+  const options = {
+    fields: requestFields(settings.model, settings.sampling, settings.baseURL),
+    rollouts: settings.rollouts,
+  };
   return (task) => batchRequestLines(task, options);
 }
 
@@ -60,7 +65,14 @@ export async function gen(flags: GenFlags): Promise<void> {
   const format = chooseFormat(flags);
   let render: (task: Task) => string;
   let header = '';
-  const batchOnly = [flags.model, flags.rollouts, flags.temperature, flags.maxTokens, flags.reasoningEffort, flags.sampling];
+  const batchOnly = [
+    flags.model,
+    flags.rollouts,
+    flags.temperature,
+    flags.maxTokens,
+    flags.reasoningEffort,
+    flags.sampling,
+  ];
   if (format !== 'batch' && batchOnly.some((v) => v !== undefined)) {
     throw new ConfigError('--model, --rollouts and the sampling flags apply only to --format batch');
   }

@@ -9,7 +9,13 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { fileSink, refuseOutputOverInput, withSink } from '../io/output.js';
-import { buildLeaderboard, RANK_MEASURES, renderLeaderboard, renderLeaderboardMarkdown, type RankMeasure } from '../report/leaderboard.js';
+import {
+  buildLeaderboard,
+  RANK_MEASURES,
+  renderLeaderboard,
+  renderLeaderboardMarkdown,
+  type RankMeasure,
+} from '../report/leaderboard.js';
 import { readRun, type RunData } from '../report/read.js';
 import { refuseRepeatedRuns } from '../report/run-names.js';
 import { runInputs, stderrWarn } from '../runfile/read.js';
@@ -70,7 +76,10 @@ function findRuns(path: string): { runs: string[]; named: boolean } {
     if (isRun(sub)) runs.push(sub);
     else for (const subsub of subfolders(sub)) if (isRun(subsub)) runs.push(subsub);
   }
-  if (runs.length === 0) throw new ConfigError(`leaderboard: ${path} holds no run folder (no results.jsonl in it or in its sub-folders two levels down)`);
+  if (runs.length === 0)
+    throw new ConfigError(
+      `leaderboard: ${path} holds no run folder (no results.jsonl in it or in its sub-folders two levels down)`,
+    );
   return { runs, named: false };
 }
 
@@ -107,10 +116,20 @@ export async function leaderboard(dirs: string[], opts: LeaderboardOptions): Pro
   if (runs.length === 0) throw new ConfigError('leaderboard: none of the runs found could be read');
   const lb = buildLeaderboard(runs, { by, seed, resamples });
   if (opts.html) {
-    refuseOutputOverInput(opts.html, '--html', runs.flatMap((r) => runInputs(r.dir)));
+    refuseOutputOverInput(
+      opts.html,
+      '--html',
+      runs.flatMap((r) => runInputs(r.dir)),
+    );
     const { leaderboardPage } = await import('../report/html/leaderboard-page.js');
     await withSink(fileSink(opts.html, '--html'), async (sink) => sink.write(leaderboardPage(lb)));
   }
-  process.stdout.write(opts.json ? JSON.stringify(lb, null, 2) + '\n' : opts.markdown ? renderLeaderboardMarkdown(lb) : renderLeaderboard(lb));
+  process.stdout.write(
+    opts.json
+      ? JSON.stringify(lb, null, 2) + '\n'
+      : opts.markdown
+        ? renderLeaderboardMarkdown(lb)
+        : renderLeaderboard(lb),
+  );
   if (opts.html && !opts.json && !opts.markdown) process.stdout.write(`HTML leaderboard written to ${opts.html}\n`);
 }

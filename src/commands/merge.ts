@@ -17,9 +17,15 @@ export async function merge(dirs: string[], flags: MergeFlags): Promise<void> {
     process.stdout.write(`${JSON.stringify(outcome.summary, null, 2)}\n`);
   } else {
     const { renderSummary } = await import('../report/tables.js');
-    process.stdout.write(renderSummary(outcome.summary, { title: `Merged ${dirs.length} runs of ${outcome.info.model} into ${outcome.dir}` }));
+    process.stdout.write(
+      renderSummary(outcome.summary, {
+        title: `Merged ${dirs.length} runs of ${outcome.info.model} into ${outcome.dir}`,
+      }),
+    );
   }
   if (outcome.missing > 0) {
-    process.stderr.write(`bas: warning: incomplete: ${outcome.expected - outcome.missing} of ${outcome.expected} rollouts are in the inputs (${outcome.missing} missing); run the missing shard and merge again, or run them into the merged folder with bas eval --resume ${outcome.dir}\n`);
+    process.stderr.write(
+      `bas: warning: incomplete: ${outcome.expected - outcome.missing} of ${outcome.expected} rollouts are in the inputs (${outcome.missing} missing); run the missing shard and merge again, or run them into the merged folder with bas eval --resume ${outcome.dir}\n`,
+    );
   }
 }

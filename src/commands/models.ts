@@ -15,12 +15,16 @@ export async function modelsCommand(flags: EvalFlags): Promise<void> {
   try {
     models = await listModels({ baseURL: ep.baseURL, apiKey, requestTimeoutMs: 60_000 });
   } catch (err) {
-    throw new FatalRunError(`cannot list the models of ${urlWithoutCredentials(ep.baseURL)}: ${clean(classifyError(err, false).message)}`);
+    throw new FatalRunError(
+      `cannot list the models of ${urlWithoutCredentials(ep.baseURL)}: ${clean(classifyError(err, false).message)}`,
+    );
   }
   if (flags.json) {
     process.stdout.write(`${JSON.stringify(models, null, 2)}\n`);
     return;
   }
   for (const m of models) process.stdout.write(`${m.id}\n`);
-  process.stderr.write(`bas: ${models.length} model${models.length === 1 ? '' : 's'} at ${urlWithoutCredentials(ep.baseURL)}\n`);
+  process.stderr.write(
+    `bas: ${models.length} model${models.length === 1 ? '' : 's'} at ${urlWithoutCredentials(ep.baseURL)}\n`,
+  );
 }

@@ -34,7 +34,12 @@ async function readTasks(path: string): Promise<Map<number, KeyedTask>> {
   await readJsonLines(path, '--tasks', (value, line) => {
     const task = taskFromJson(value);
     if (tasks.has(task.index)) throw new ConfigError(`${path}:${line}: task index ${task.index} appears twice`);
-    tasks.set(task.index, { key: task.key, config: task.config, generator: task.generator, prompt_version: task.prompt_version });
+    tasks.set(task.index, {
+      key: task.key,
+      config: task.config,
+      generator: task.generator,
+      prompt_version: task.prompt_version,
+    });
   });
   if (tasks.size === 0) throw new ConfigError(`--tasks: ${path} holds no tasks`);
   return tasks;
@@ -66,16 +71,19 @@ function readBatchLine(value: unknown, tasks: Map<number, KeyedTask>): Reply {
 }
 
 function readReplyLine(value: unknown, tasks: Map<number, KeyedTask>, seen: Map<number, number>): Reply {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error('a reply line must be an object {"index", "reply"}');
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new Error('a reply line must be an object {"index", "reply"}');
   const o = value as Record<string, unknown>;
   const index = o.index;
-  if (typeof index !== 'number' || !Number.isSafeInteger(index) || index < 0) throw new Error('"index" must be a non-negative integer');
+  if (typeof index !== 'number' || !Number.isSafeInteger(index) || index < 0)
+    throw new Error('"index" must be a non-negative integer');
   if (typeof o.reply !== 'string') throw new Error('"reply" must be a string');
   if (!tasks.has(index)) throw new Error(`reply for task ${index}, which the tasks file does not hold`);
   // Several replies to one task are its rollouts, numbered in file order unless the line says.
   let rollout = seen.get(index) ?? 0;
   if (o.rollout !== undefined) {
-    if (typeof o.rollout !== 'number' || !Number.isSafeInteger(o.rollout) || o.rollout < 0) throw new Error('"rollout" must be a non-negative integer');
+    if (typeof o.rollout !== 'number' || !Number.isSafeInteger(o.rollout) || o.rollout < 0)
+      throw new Error('"rollout" must be a non-negative integer');
     rollout = o.rollout;
   }
   seen.set(index, Math.max(seen.get(index) ?? 0, rollout + 1));
@@ -83,10 +91,24 @@ function readReplyLine(value: unknown, tasks: Map<number, KeyedTask>, seen: Map<
 }
 
 function toRecord(r: Reply, task: KeyedTask, model: string | null): RolloutRecord {
-  const base = { index: r.index, rollout: r.rollout, config: task.config, model: model ?? r.model ?? undefined, reply: r.reply };
+  const base = {
+    index: r.index,
+    rollout: r.rollout,
+    config: task.config,
+    model: model ?? r.model ?? undefined,
+    reply: r.reply,
+  };
   const extra = { usage: r.usage, finish_reason: r.finish_reason };
   if (r.error || r.reply === null) {
-    return { ...base, reward: null, rewards: null, metrics: null, detail: null, error: r.error ?? { type: 'malformed', message: 'no reply' }, ...extra };
+    return {
+      ...base,
+      reward: null,
+      rewards: null,
+      metrics: null,
+      detail: null,
+      error: r.error ?? { type: 'malformed', message: 'no reply' },
+      ...extra,
+    };
   }
   const s = scoreReply(r.reply, task.key);
   return { ...base, reward: s.reward, rewards: s.rewards, metrics: s.metrics, detail: s.detail, error: null, ...extra };
@@ -103,7 +125,13 @@ const MAX_ROLLOUTS = 1000;
  * file, each with as many rollouts as the most any task has. So the errors-as-0 view covers
  * every task, and a replies file that lost lines cannot pass for a complete run.
  */
-function missingReplies(tasks: Map<number, KeyedTask>, records: RolloutRecord[], pairs: Set<PairKey>, file: string, model: string | null): RolloutRecord[] {
+function missingReplies(
+  tasks: Map<number, KeyedTask>,
+  records: RolloutRecord[],
+  pairs: Set<PairKey>,
+  file: string,
+  model: string | null,
+): RolloutRecord[] {
   const rollouts = records.reduce((m, r) => Math.max(m, (r.rollout ?? 0) + 1), 1);
   const out: RolloutRecord[] = [];
   const indices = [...tasks.keys()].sort((a, b) => a - b);
@@ -111,7 +139,18 @@ function missingReplies(tasks: Map<number, KeyedTask>, records: RolloutRecord[],
     for (let rollout = 0; rollout < rollouts; rollout++) {
       if (pairs.has(pairKey(index, rollout))) continue;
       const error = { type: MISSING_REPLY, message: `no reply for task ${index} rollout ${rollout} in ${file}` };
-      out.push({ index, rollout, config: tasks.get(index)!.config, model: model ?? undefined, reply: null, reward: null, rewards: null, metrics: null, detail: null, error });
+      out.push({
+        index,
+        rollout,
+        config: tasks.get(index)!.config,
+        model: model ?? undefined,
+        reply: null,
+        reward: null,
+        rewards: null,
+        metrics: null,
+        detail: null,
+        error,
+      });
     }
   }
   return out;
@@ -132,7 +171,8 @@ export async function score(flags: ScoreFlags): Promise<void> {
     const r = isBatchLine(value) ? readBatchLine(value, tasks) : readReplyLine(value, tasks, seen);
     // Every task is planned with as many rollouts as the highest named: an unbounded number
     // would have the missing ones counted for ever. eval's -r allows 1..1000, so 0..999.
-    if (r.rollout >= MAX_ROLLOUTS) throw new Error(`rollout ${r.rollout} is out of range: rollouts are numbered 0 to ${MAX_ROLLOUTS - 1}`);
+    if (r.rollout >= MAX_ROLLOUTS)
+      throw new Error(`rollout ${r.rollout} is out of range: rollouts are numbered 0 to ${MAX_ROLLOUTS - 1}`);
     const pair = pairKey(r.index, r.rollout);
     if (pairs.has(pair)) throw new Error(`task ${r.index} rollout ${r.rollout} has a second reply`);
     pairs.add(pair);
@@ -156,7 +196,14 @@ export async function score(flags: ScoreFlags): Promise<void> {
   }
   if (flags.output !== undefined && scoredRun) {
     const status = missing.length > 0 ? 'incomplete' : 'complete';
-    await scoredRun.writeScoredRun(flags.output, records, tasks, summary, flags.model ?? records.find((r) => r.model)?.model ?? 'unknown', status);
+    await scoredRun.writeScoredRun(
+      flags.output,
+      records,
+      tasks,
+      summary,
+      flags.model ?? records.find((r) => r.model)?.model ?? 'unknown',
+      status,
+    );
   }
   if (missing.length > 0) {
     const planned = records.length;

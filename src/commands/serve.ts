@@ -26,8 +26,10 @@ export interface ServeFlags {
 /** Checks the flags; every bad value names its flag and range. */
 export function serveOptions(f: ServeFlags): ServeOptions {
   const policy = f.policy ?? 'oracle';
-  if (!isPolicyName(policy)) throw new ConfigError(`--policy must be one of ${POLICY_NAMES.join(', ')}, got ${JSON.stringify(policy)}`);
-  const rate = (v: string | undefined, name: string): number => (v === undefined ? 0 : parseNumberInRange(v, name, 0, 1));
+  if (!isPolicyName(policy))
+    throw new ConfigError(`--policy must be one of ${POLICY_NAMES.join(', ')}, got ${JSON.stringify(policy)}`);
+  const rate = (v: string | undefined, name: string): number =>
+    v === undefined ? 0 : parseNumberInRange(v, name, 0, 1);
   const o: ServeOptions = {
     port: f.port === undefined ? 8089 : parseCount(f.port, '--port', 0, 65535),
     host: f.host ?? '127.0.0.1',
@@ -41,13 +43,21 @@ export function serveOptions(f: ServeFlags): ServeOptions {
     rateLimitRps: f.rateLimit === undefined ? 0 : parseNumberInRange(f.rateLimit, '--rate-limit', 0, 1_000_000),
     seed: f.seed === undefined ? 1 : parseCount(f.seed, '--seed', 0, 2 ** 32 - 1),
     apiKey: f.apiKey === undefined ? null : f.apiKey,
-    models: f.models === undefined ? null : f.models.split(',').map((m) => m.trim()).filter(Boolean),
+    models:
+      f.models === undefined
+        ? null
+        : f.models
+            .split(',')
+            .map((m) => m.trim())
+            .filter(Boolean),
   };
   if (o.apiKey === '') throw new ConfigError('--api-key must not be empty');
   if (o.host.trim() === '') throw new ConfigError('--host must not be empty');
   const sum = o.errorRate + o.rateLimitRate + o.hangRate + o.malformedRate;
   if (sum > 1 + 1e-9) {
-    throw new ConfigError(`--error-rate, --rate-limit-rate, --hang-rate and --malformed-rate add up to ${sum}; together they must be at most 1`);
+    throw new ConfigError(
+      `--error-rate, --rate-limit-rate, --hang-rate and --malformed-rate add up to ${sum}; together they must be at most 1`,
+    );
   }
   return o;
 }
@@ -60,7 +70,9 @@ export async function serve(flags: ServeFlags): Promise<void> {
     server = await startServer(o);
   } catch (err) {
     const code = (err as { code?: string }).code;
-    throw new ConfigError(`cannot listen on ${o.host}:${o.port}${code === 'EADDRINUSE' ? ': the port is in use (try --port 0)' : code ? ` (${code})` : ''}`);
+    throw new ConfigError(
+      `cannot listen on ${o.host}:${o.port}${code === 'EADDRINUSE' ? ': the port is in use (try --port 0)' : code ? ` (${code})` : ''}`,
+    );
   }
   const faults = [
     o.errorRate && `500s ${o.errorRate}`,
@@ -78,5 +90,7 @@ export async function serve(flags: ServeFlags): Promise<void> {
   });
   await server.close();
   const s = server.stats;
-  process.stderr.write(`bas serve: ${s.requests} requests, ${s.ok} answered, ${s.errors} 500s, ${s.rateLimited} 429s, ${s.hung} hung, ${s.malformed} malformed, ${s.throttled} over the rate limit, ${s.unauthorized} refused\n`);
+  process.stderr.write(
+    `bas serve: ${s.requests} requests, ${s.ok} answered, ${s.errors} 500s, ${s.rateLimited} 429s, ${s.hung} hung, ${s.malformed} malformed, ${s.throttled} over the rate limit, ${s.unauthorized} refused\n`,
+  );
 }

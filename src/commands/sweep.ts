@@ -51,22 +51,31 @@ const OWN = new Set(['numTransactions', 'faultRate', 'output', 'resume', 'json',
 function list(value: string, flag: string, parse: (s: string) => number): number[] {
   const items = value.split(',').map((s) => s.trim());
   if (items.length > MAX_POINTS || items.some((s) => s === '')) {
-    throw new ConfigError(`${flag} takes a comma-separated list of up to ${MAX_POINTS} values, e.g. 12,24,60, got ${JSON.stringify(value.slice(0, 80))}`);
+    throw new ConfigError(
+      `${flag} takes a comma-separated list of up to ${MAX_POINTS} values, e.g. 12,24,60, got ${JSON.stringify(value.slice(0, 80))}`,
+    );
   }
   const nums = items.map(parse);
-  if (new Set(nums).size !== nums.length) throw new ConfigError(`${flag} lists a value twice: ${JSON.stringify(value.slice(0, 80))}`);
+  if (new Set(nums).size !== nums.length)
+    throw new ConfigError(`${flag} lists a value twice: ${JSON.stringify(value.slice(0, 80))}`);
   return nums;
 }
 
 function rowsValue(s: string): number {
   const n = /^[0-9]{1,6}$/.test(s) ? Number(s) : Number.NaN;
-  if (!(n >= 4 && n <= 10_000)) throw new ConfigError(`--num-transactions: each value must be a whole number from 4 to 10000, got ${JSON.stringify(s.slice(0, 20))}`);
+  if (!(n >= 4 && n <= 10_000))
+    throw new ConfigError(
+      `--num-transactions: each value must be a whole number from 4 to 10000, got ${JSON.stringify(s.slice(0, 20))}`,
+    );
   return n;
 }
 
 function rateValue(s: string): number {
   const n = s.length <= 20 && s !== '' ? Number(s) : Number.NaN;
-  if (!(n >= 0 && n <= 1)) throw new ConfigError(`--fault-rate: each value must be a number from 0 to 1, got ${JSON.stringify(s.slice(0, 20))}`);
+  if (!(n >= 0 && n <= 1))
+    throw new ConfigError(
+      `--fault-rate: each value must be a number from 0 to 1, got ${JSON.stringify(s.slice(0, 20))}`,
+    );
   return n;
 }
 
@@ -84,9 +93,13 @@ async function writePlan(dir: string, plan: SweepPlan): Promise<void> {
   try {
     mkdirSync(dir, { recursive: true });
   } catch (err) {
-    throw new ConfigError(`--output: cannot create the sweep folder ${dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new ConfigError(
+      `--output: cannot create the sweep folder ${dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
   }
-  await withSink(fileSink(join(dir, SWEEP_FILE), '--output'), async (sink) => sink.write(JSON.stringify(plan, null, 2) + '\n'));
+  await withSink(fileSink(join(dir, SWEEP_FILE), '--output'), async (sink) =>
+    sink.write(JSON.stringify(plan, null, 2) + '\n'),
+  );
 }
 
 /** A plan lists at most a few hundred points; far past that it is not one bas wrote. */
@@ -99,14 +112,18 @@ function readPlan(dir: string): SweepPlan {
   try {
     plan = JSON.parse(readSmallFile(file, MAX_PLAN_BYTES)) as SweepPlan;
   } catch (err) {
-    if (err instanceof FileTooLargeError) throw new ConfigError(`--resume: ${file} is larger than ${MAX_PLAN_BYTES} bytes: not a bas sweep plan`);
+    if (err instanceof FileTooLargeError)
+      throw new ConfigError(`--resume: ${file} is larger than ${MAX_PLAN_BYTES} bytes: not a bas sweep plan`);
     throw new ConfigError(`--resume: ${file} is not valid JSON (${(err as Error).message.slice(0, 120)})`);
   }
   const ok =
     plan?.kind === 'bas-sweep' &&
     Array.isArray(plan.points) &&
     plan.points.length <= MAX_POINTS &&
-    plan.points.every((p) => typeof p?.num_transactions === 'number' && typeof p.folder === 'string' && /^rows-[0-9a-z.-]+$/.test(p.folder)) &&
+    plan.points.every(
+      (p) =>
+        typeof p?.num_transactions === 'number' && typeof p.folder === 'string' && /^rows-[0-9a-z.-]+$/.test(p.folder),
+    ) &&
     typeof plan.flags === 'object' &&
     plan.flags !== null &&
     Array.isArray(plan.words);
@@ -134,9 +151,13 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
   let plan: SweepPlan;
   if (flags.resume) {
     // `adapt: true` is commander's default for `--no-adapt`, not something the user said.
-    const extra = Object.entries(flags).filter(([k, v]) => v !== undefined && !OWN.has(k) && !(k === 'adapt' && v === true));
+    const extra = Object.entries(flags).filter(
+      ([k, v]) => v !== undefined && !OWN.has(k) && !(k === 'adapt' && v === true),
+    );
     if (extra.length || words.length || flags.numTransactions || flags.faultRate || flags.output) {
-      throw new ConfigError('--resume continues a sweep with its saved points and settings; it takes only --json, --html and --no-progress');
+      throw new ConfigError(
+        '--resume continues a sweep with its saved points and settings; it takes only --json, --html and --no-progress',
+      );
     }
     dir = flags.resume;
     plan = readPlan(dir);
@@ -147,17 +168,27 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
     // sweep.json keeps the flags for --resume, and a file must never hold a secret.
     const baseUrl = textFlag(flags.baseUrl);
     if (baseUrl !== undefined && urlWithoutCredentials(baseUrl) !== baseUrl) {
-      throw new ConfigError('--base-url carries credentials (user:password@ or a key in its query), which sweep.json would keep for --resume: give the key through --api-key-var instead');
+      throw new ConfigError(
+        '--base-url carries credentials (user:password@ or a key in its query), which sweep.json would keep for --resume: give the key through --api-key-var instead',
+      );
     }
-    if (!numTransactions) throw new ConfigError('bas sweep needs --num-transactions with the points, e.g. --num-transactions 12,24,60,120,240');
+    if (!numTransactions)
+      throw new ConfigError(
+        'bas sweep needs --num-transactions with the points, e.g. --num-transactions 12,24,60,120,240',
+      );
     const rows = list(numTransactions, '--num-transactions', rowsValue);
     const rates = faultRate === undefined ? [null] : list(faultRate, '--fault-rate', rateValue);
-    if (rows.length * rates.length > MAX_POINTS) throw new ConfigError(`a sweep has at most ${MAX_POINTS} points; these lists make ${rows.length * rates.length}`);
+    if (rows.length * rates.length > MAX_POINTS)
+      throw new ConfigError(`a sweep has at most ${MAX_POINTS} points; these lists make ${rows.length * rates.length}`);
     dir = output ?? defaultSweepDir(textFlag(flags.model));
     if (existsSync(dir) && readdirSync(dir).length > 0) {
-      throw new ConfigError(`sweep folder ${dir} exists and is not empty: continue it with bas sweep --resume ${dir}, or give another --output`);
+      throw new ConfigError(
+        `sweep folder ${dir} exists and is not empty: continue it with bas sweep --resume ${dir}, or give another --output`,
+      );
     }
-    const evalFlags = Object.fromEntries(Object.entries(flags).filter(([k, v]) => v !== undefined && !OWN.has(k))) as EvalFlags;
+    const evalFlags = Object.fromEntries(
+      Object.entries(flags).filter(([k, v]) => v !== undefined && !OWN.has(k)),
+    ) as EvalFlags;
     plan = {
       kind: 'bas-sweep',
       created_at: new Date().toISOString(),
@@ -177,7 +208,9 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
   for (const [i, p] of plan.points.entries()) {
     const sub = join(dir, p.folder);
     const started = existsSync(join(sub, 'run.json'));
-    process.stderr.write(`bas: sweep point ${i + 1} of ${plan.points.length}: ${p.num_transactions} rows${p.fault_rate === null ? '' : `, fault rate ${p.fault_rate}`}${started ? ' (resumed)' : ''}\n`);
+    process.stderr.write(
+      `bas: sweep point ${i + 1} of ${plan.points.length}: ${p.num_transactions} rows${p.fault_rate === null ? '' : `, fault rate ${p.fault_rate}`}${started ? ' (resumed)' : ''}\n`,
+    );
     try {
       await runPoint(() =>
         started
@@ -197,17 +230,27 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
         throw err;
       }
       // Eval's message names the point's folder; the sweep is continued as a whole.
-      const wrapped = new Error(`sweep stopped at ${p.num_transactions} rows: ${String(e?.message ?? err)}; continue the whole sweep with bas sweep --resume ${dir}`) as Error & { exitCode?: unknown };
+      const wrapped = new Error(
+        `sweep stopped at ${p.num_transactions} rows: ${String(e?.message ?? err)}; continue the whole sweep with bas sweep --resume ${dir}`,
+      ) as Error & { exitCode?: unknown };
       wrapped.exitCode = e?.exitCode;
       throw wrapped;
     }
   }
 
   const points = [];
-  for (const p of plan.points) points.push({ num_transactions: p.num_transactions, fault_rate: p.fault_rate, data: await readRun(join(dir, p.folder)) });
+  for (const p of plan.points)
+    points.push({
+      num_transactions: p.num_transactions,
+      fault_rate: p.fault_rate,
+      data: await readRun(join(dir, p.folder)),
+    });
   const result = buildSweep(dir, plan.model ?? points[0]?.data.model ?? '(unknown model)', points);
   if (flags.html) {
-    refuseOutputOverInput(flags.html, '--html', [join(dir, SWEEP_FILE), ...plan.points.flatMap((p) => runInputs(join(dir, p.folder)))]);
+    refuseOutputOverInput(flags.html, '--html', [
+      join(dir, SWEEP_FILE),
+      ...plan.points.flatMap((p) => runInputs(join(dir, p.folder))),
+    ]);
     const { sweepPage } = await import('../report/html/sweep-page.js');
     await withSink(fileSink(flags.html, '--html'), async (sink) => sink.write(sweepPage(result)));
   }

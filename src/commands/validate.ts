@@ -40,7 +40,14 @@ function newTally(): Tally {
  * file that ships none), `shipped` the check against the key a task file ships (null for
  * generated tasks); the task is valid when every check made passes.
  */
-function count(tally: Tally, index: number, rows: number, record: FaultMap, injected: KeyCheck | null, shipped: KeyCheck | null): void {
+function count(
+  tally: Tally,
+  index: number,
+  rows: number,
+  record: FaultMap,
+  injected: KeyCheck | null,
+  shipped: KeyCheck | null,
+): void {
   tally.tasks++;
   tally.rows += rows;
   if ((injected?.valid ?? true) && (shipped?.valid ?? true)) tally.valid++;
@@ -70,7 +77,9 @@ function render(tally: Tally, source: string, plainTable: typeof import('../repo
     lines.push(`task ${index}: chance invoice collision, a real duplicate nobody injected: ${describePairs(pairs)}`);
   }
   for (const { index, against, check } of tally.problems) {
-    lines.push(`task ${index}: INVALID against the ${against === 'injected' ? 'record of injected faults' : 'shipped key'}`);
+    lines.push(
+      `task ${index}: INVALID against the ${against === 'injected' ? 'record of injected faults' : 'shipped key'}`,
+    );
     if (check.missing.length > 0) lines.push(`  expected but not re-derived: ${describePairs(check.missing)}`);
     if (check.extra.length > 0) lines.push(`  re-derived but not expected: ${describePairs(check.extra)}`);
     for (const b of check.bas) lines.push(`  ${b.label}: expected ${b.expected}, re-derived ${b.derived}`);
@@ -82,8 +91,15 @@ export async function validate(flags: ValidateFlags): Promise<void> {
   const tally = newTally();
   let source: string;
   if (flags.tasks !== undefined) {
-    if (flags.num !== undefined || flags.numTransactions !== undefined || flags.faultRate !== undefined || flags.seed !== undefined) {
-      throw new ConfigError('--tasks reads the tasks from the file: drop -n, --num-transactions, --fault-rate and --seed');
+    if (
+      flags.num !== undefined ||
+      flags.numTransactions !== undefined ||
+      flags.faultRate !== undefined ||
+      flags.seed !== undefined
+    ) {
+      throw new ConfigError(
+        '--tasks reads the tasks from the file: drop -n, --num-transactions, --fault-rate and --seed',
+      );
     }
     source = `from ${flags.tasks}`;
     await readJsonLines(flags.tasks, '--tasks', (value) => {
@@ -111,7 +127,13 @@ export async function validate(flags: ValidateFlags): Promise<void> {
       rows: tally.rows,
       codes: tally.codes,
       chance_collisions: tally.accidental,
-      invalid: tally.problems.map(({ index, against, check }) => ({ index, against, missing: check.missing, extra: check.extra, bas: check.bas })),
+      invalid: tally.problems.map(({ index, against, check }) => ({
+        index,
+        against,
+        missing: check.missing,
+        extra: check.extra,
+        bas: check.bas,
+      })),
     };
     process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
   } else {

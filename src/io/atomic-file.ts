@@ -8,7 +8,19 @@
  * them before the process ends (`cleanupOnSignal`).
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, lstatSync, openSync, realpathSync, renameSync, rmSync, statSync, unlinkSync, writeSync, type Stats } from 'node:fs';
+import {
+  closeSync,
+  fsyncSync,
+  lstatSync,
+  openSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+  type Stats,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { ConfigError, fileError } from '../errors.js';
 
@@ -64,7 +76,7 @@ function tempNameFor(target: string): string {
 
 /** Writes all of `bytes` to `fd`: continues after a short write, fails when nothing moves. */
 export function writeFully(fd: number, bytes: Uint8Array): void {
-  for (let done = 0; done < bytes.length; ) {
+  for (let done = 0; done < bytes.length;) {
     const n = writeSync(fd, bytes, done, bytes.length - done);
     if (n <= 0) throw Object.assign(new Error('the write made no progress'), { code: 'EIO' });
     done += n;

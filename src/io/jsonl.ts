@@ -66,7 +66,10 @@ const MAX_LINE_CHARS = 256 * 1024 * 1024;
  */
 export async function* boundedLines(path: string, maxChars = MAX_LINE_CHARS): AsyncGenerator<string> {
   const input = createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 20 });
-  const tooLong = (line: number): ConfigError => new ConfigError(`${path}: line ${line} is longer than ${maxChars} characters: the file is damaged, or not one bas wrote`);
+  const tooLong = (line: number): ConfigError =>
+    new ConfigError(
+      `${path}: line ${line} is longer than ${maxChars} characters: the file is damaged, or not one bas wrote`,
+    );
   const done = (line: string): string => (line.endsWith('\r') ? line.slice(0, -1) : line);
   let partial = '';
   let lineNo = 0;
@@ -94,7 +97,11 @@ export async function* boundedLines(path: string, maxChars = MAX_LINE_CHARS): As
  * Calls `fn(value, lineNumber)` for each JSON line of `path`, in order. A line that is not
  * JSON, or that `fn` rejects by throwing a plain Error, becomes a ConfigError naming the line.
  */
-export async function readJsonLines(path: string, flag: string, fn: (value: unknown, line: number) => void): Promise<number> {
+export async function readJsonLines(
+  path: string,
+  flag: string,
+  fn: (value: unknown, line: number) => void,
+): Promise<number> {
   requireFile(path, flag);
   const lines = boundedLines(path);
   let lineNo = 0;

@@ -105,7 +105,9 @@ export function refuseOutputOverInput(out: string, flag: string, inputs: readonl
   if (target === null) return;
   for (const input of inputs) {
     if (identity(input) === target) {
-      throw new ConfigError(`${flag} ${out} is the input ${input}: writing it would destroy what is being read; choose another file`);
+      throw new ConfigError(
+        `${flag} ${out} is the input ${input}: writing it would destroy what is being read; choose another file`,
+      );
     }
   }
 }

@@ -71,19 +71,48 @@ function walk(value: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const k of Object.keys(value)) {
     // defineProperty, so a key such as "__proto__" stays an ordinary key.
-    Object.defineProperty(out, redact(k), { value: walk((value as Record<string, unknown>)[k]), enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(out, redact(k), {
+      value: walk((value as Record<string, unknown>)[k]),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return out;
 }
 
 /** Query parameter names (lower case, without `-` and `_`) that carry credentials. */
-const SECRET_PARAMS = new Set(['key', 'apikey', 'token', 'accesstoken', 'authtoken', 'auth', 'authorization', 'secret', 'clientsecret', 'password', 'passwd', 'pass', 'pwd', 'sig', 'signature', 'bearer', 'session', 'sessionid', 'code', 'credential', 'credentials']);
+const SECRET_PARAMS = new Set([
+  'key',
+  'apikey',
+  'token',
+  'accesstoken',
+  'authtoken',
+  'auth',
+  'authorization',
+  'secret',
+  'clientsecret',
+  'password',
+  'passwd',
+  'pass',
+  'pwd',
+  'sig',
+  'signature',
+  'bearer',
+  'session',
+  'sessionid',
+  'code',
+  'credential',
+  'credentials',
+]);
 
 /** Whether a query parameter's name says it carries a credential. */
 export function isSecretParam(name: string): boolean {
   let n = '';
   for (const ch of name.toLowerCase()) if (ch !== '-' && ch !== '_' && ch !== '.') n += ch;
-  return SECRET_PARAMS.has(n) || n.endsWith('key') || n.endsWith('token') || n.endsWith('secret') || n.endsWith('password');
+  return (
+    SECRET_PARAMS.has(n) || n.endsWith('key') || n.endsWith('token') || n.endsWith('secret') || n.endsWith('password')
+  );
 }
 
 /**

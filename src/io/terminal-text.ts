@@ -63,8 +63,10 @@ export function terminalText(text: string): string {
     }
     if (c === ESC && i + 1 < text.length) {
       const next = text.charCodeAt(i + 1);
-      if (next === 0x5b) i = endOfCsi(text, i + 2); // ESC [
-      else if (next === 0x5d || next === 0x50 || next === 0x58 || next === 0x5e || next === 0x5f) i = endOfString(text, i + 2); // ] P X ^ _
+      if (next === 0x5b)
+        i = endOfCsi(text, i + 2); // ESC [
+      else if (next === 0x5d || next === 0x50 || next === 0x58 || next === 0x5e || next === 0x5f)
+        i = endOfString(text, i + 2); // ] P X ^ _
       else if (next >= 0x20 && next <= 0x7e) {
         // ESC, intermediates (0x20-0x2f), then one final character: ESC c, ESC ( B, ...
         let j = i + 1;

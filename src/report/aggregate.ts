@@ -42,7 +42,6 @@ export function histogram(xs: ArrayLike<number>): HistogramBin[] {
   return bins;
 }
 
-
 /**
  * Precision and recall pooled over every claimed and every true (row, code) pair of the
  * completed rollouts, unknown codes counted as false claims. Unlike the per-rollout mean

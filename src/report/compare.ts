@@ -92,7 +92,6 @@ function runLabel(i: number): string {
   return i < 26 ? String.fromCharCode(65 + i) : `R${i + 1}`;
 }
 
-
 /** The verdict from an interval of (run − baseline). */
 function verdictOf(ci: [number, number] | null, run: string, baseline: string): Verdict | null {
   if (!ci) return null;
@@ -106,7 +105,14 @@ function verdictOf(ci: [number, number] | null, run: string, baseline: string): 
  * bootstrap interval and verdict; not comparable when the task generator or configuration
  * differs. Used by compare (against the first run) and leaderboard (against the best).
  */
-export function pairRuns(base: RunData, baseLabel: string, other: RunData, label: string, seed: number, resamples: number): Pairing {
+export function pairRuns(
+  base: RunData,
+  baseLabel: string,
+  other: RunData,
+  label: string,
+  seed: number,
+  resamples: number,
+): Pairing {
   const empty = { shared_tasks: 0, left_out: 0, diff: null, diff_errors_as_zero: null, verdict: null };
   const [g0, g1] = [runGenerator(base.run), runGenerator(other.run)];
   const [p0, p1] = [runPromptVersion(base.run), runPromptVersion(other.run)];
@@ -116,9 +122,16 @@ export function pairRuns(base: RunData, baseLabel: string, other: RunData, label
       : p0 !== null && p1 !== null && p0 !== p1
         ? `${label} was made with prompt ${p1} and ${baseLabel} with ${p0}: the same task was asked differently`
         : !sameTaskConfig(base.task, other.task)
-        ? `${label} ran different tasks (${describeTask(other.task)}) from ${baseLabel} (${describeTask(base.task)})`
-        : null;
-  if (apart) return { baseline: baseLabel, run: label, comparable: false, note: `${apart}, so their rewards are not comparable task by task`, ...empty };
+          ? `${label} ran different tasks (${describeTask(other.task)}) from ${baseLabel} (${describeTask(base.task)})`
+          : null;
+  if (apart)
+    return {
+      baseline: baseLabel,
+      run: label,
+      comparable: false,
+      note: `${apart}, so their rewards are not comparable task by task`,
+      ...empty,
+    };
   const baseTasks = new Map(base.builder.perTask().map((t) => [t.index, t]));
   const diffs: number[] = [];
   const diffsZero: number[] = [];
@@ -131,7 +144,13 @@ export function pairRuns(base: RunData, baseLabel: string, other: RunData, label
     if (t.completed && b.completed) diffs.push(t.reward - b.reward);
   }
   if (shared === 0) {
-    return { baseline: baseLabel, run: label, comparable: true, note: `${label} and ${baseLabel} share no task index`, ...empty };
+    return {
+      baseline: baseLabel,
+      run: label,
+      comparable: true,
+      note: `${label} and ${baseLabel} share no task index`,
+      ...empty,
+    };
   }
   const diff = diffs.length ? pairedBootstrap(diffs, seed, resamples) : null;
   return {
@@ -189,15 +208,30 @@ export function renderComparison(c: Comparison): string {
     fitTable(
       ['run', 'model\nfolder', 'tasks', 'rollouts', 'completed', 'errors'],
       c.runs.map((r) => {
-        const errs = Object.entries(r.errors_by_type).map(([t, n]) => `${t} ${n}`).join(', ');
-        return [r.label, `${r.model}\n${r.dir}`, fmtInt(r.tasks), fmtInt(r.rollouts), fmtInt(r.completed), errs ? `${r.errors} (${errs})` : String(r.errors)];
+        const errs = Object.entries(r.errors_by_type)
+          .map(([t, n]) => `${t} ${n}`)
+          .join(', ');
+        return [
+          r.label,
+          `${r.model}\n${r.dir}`,
+          fmtInt(r.tasks),
+          fmtInt(r.rollouts),
+          fmtInt(r.completed),
+          errs ? `${r.errors} (${errs})` : String(r.errors),
+        ];
       }),
       { align: ['left', 'left', 'right', 'right', 'right', 'left'], separators: true, wrap: [1, 5] },
     ),
   );
 
   const sep = { separators: true };
-  const rewards = c.runs.map((r) => [r.label, cell(r.measures.bas_correct), cell(r.measures.fault_audit), cell(r.measures.reward), cell(r.measures.reward_errors_as_zero)]);
+  const rewards = c.runs.map((r) => [
+    r.label,
+    cell(r.measures.bas_correct),
+    cell(r.measures.fault_audit),
+    cell(r.measures.reward),
+    cell(r.measures.reward_errors_as_zero),
+  ]);
   const metrics = c.runs.map((r) => {
     const m = r.measures;
     return [r.label, cell(m.fault_precision), cell(m.fault_recall), cell(m.num_flagged, 2), cell(m.parsed)];
@@ -228,7 +262,11 @@ export function renderComparison(c: Comparison): string {
     );
   }
   for (const x of c.pairings) if (x.note) out.push(`note: ${x.note}`);
-  for (const x of c.pairings) if (x.left_out) out.push(`note: ${x.left_out} shared task(s) left out of ${x.run} − ${x.baseline}: one run has no completed rollout on them`);
+  for (const x of c.pairings)
+    if (x.left_out)
+      out.push(
+        `note: ${x.left_out} shared task(s) left out of ${x.run} − ${x.baseline}: one run has no completed rollout on them`,
+      );
   for (const r of c.runs) for (const n of r.notes) out.push(`note (${r.label}): ${n}`);
   // Notes quote run folders (models, statuses): made safe like the tables' cells.
   return terminalText(out.join('\n')) + '\n';

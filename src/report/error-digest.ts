@@ -16,7 +16,6 @@ export interface ErrorDigest {
   other: number;
 }
 
-
 /** Messages listed per error type. */
 const MESSAGES_SHOWN = 3;
 /** Distinct messages remembered in all; later new ones are counted as "other". */

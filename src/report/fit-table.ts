@@ -99,7 +99,8 @@ export function fitTable(head: string[], rawRows: string[][], opts: FitOptions =
     widths[widest] = Math.max(next === widths[widest] ? MIN_WRAP : next, widths[widest]! - (total() - width), MIN_WRAP);
     needWrap = true;
   }
-  const fit = (cells: string[]) => (needWrap ? cells.map((c, i) => (wrap.includes(i) ? wrapCell(c, widths[i]!) : c)) : cells);
+  const fit = (cells: string[]) =>
+    needWrap ? cells.map((c, i) => (wrap.includes(i) ? wrapCell(c, widths[i]!) : c)) : cells;
   const t = plainTable(fit(head), opts.align, { separators: opts.separators || needWrap });
   for (const r of rows) t.push(fit(r));
   return t.toString();

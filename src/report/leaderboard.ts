@@ -74,7 +74,13 @@ export interface Leaderboard {
 
 function groupKey(d: RunData): string {
   const t = d.task;
-  return JSON.stringify([t?.num_transactions ?? null, t?.fault_rate ?? null, t?.seed ?? null, runGenerator(d.run), runPromptVersion(d.run)]);
+  return JSON.stringify([
+    t?.num_transactions ?? null,
+    t?.fault_rate ?? null,
+    t?.seed ?? null,
+    runGenerator(d.run),
+    runPromptVersion(d.run),
+  ]);
 }
 
 function groupTitle(d: RunData): string {
@@ -98,7 +104,10 @@ function rankOrder(runs: Array<{ d: RunData; name: string }>, by: RankMeasure): 
 }
 
 /** Ranks `runs` within groups of comparable runs; groups in the order their first run was given. */
-export function buildLeaderboard(runs: RunData[], opts: { by?: RankMeasure; seed: number; resamples: number }): Leaderboard {
+export function buildLeaderboard(
+  runs: RunData[],
+  opts: { by?: RankMeasure; seed: number; resamples: number },
+): Leaderboard {
   const by = opts.by ?? 'reward';
   const names = runNames(runs);
   const groups = new Map<string, Array<{ d: RunData; name: string }>>();
@@ -167,7 +176,12 @@ export function vsBestText(r: LeaderboardRun): { diff: string; verdict: string }
   if (!p) return { diff: '', verdict: 'best' };
   if (!p.comparable || !p.diff || p.diff.mean === null) return { diff: '–', verdict: p.note ? 'no shared tasks' : '–' };
   const ci = p.diff.ci95!;
-  const verdict = p.verdict === `${p.baseline} better` ? 'best better' : p.verdict === `${p.run} better` ? 'this better' : 'no difference shown';
+  const verdict =
+    p.verdict === `${p.baseline} better`
+      ? 'best better'
+      : p.verdict === `${p.run} better`
+        ? 'this better'
+        : 'no difference shown';
   return { diff: `${signed(p.diff.mean)} [${signed(ci[0])}, ${signed(ci[1])}]`, verdict };
 }
 
@@ -180,11 +194,19 @@ export function renderLeaderboard(lb: Leaderboard): string {
   const out: string[] = [];
   const sep = { separators: true };
   for (const g of lb.groups) {
-    out.push(`${g.title}: ${g.runs.length} run${g.runs.length === 1 ? '' : 's'}, best first by ${lb.by} (95% intervals)`);
+    out.push(
+      `${g.title}: ${g.runs.length} run${g.runs.length === 1 ? '' : 's'}, best first by ${lb.by} (95% intervals)`,
+    );
     out.push(
       fitTable(
         ['#', 'run\nfolder', 'reward', 'bas_correct', 'fault_audit'],
-        g.runs.map((r) => [String(r.rank), `${r.name}\n${r.dir}`, cell(r.measures.reward), cell(r.measures.bas_correct), cell(r.measures.fault_audit)]),
+        g.runs.map((r) => [
+          String(r.rank),
+          `${r.name}\n${r.dir}`,
+          cell(r.measures.reward),
+          cell(r.measures.bas_correct),
+          cell(r.measures.fault_audit),
+        ]),
         { ...sep, align: ['right', 'left', 'right', 'right', 'right'], wrap: [1] },
       ),
     );
@@ -218,10 +240,17 @@ export function renderLeaderboard(lb: Leaderboard): string {
       );
     }
     for (const r of g.runs) for (const n of r.notes) out.push(`note (#${r.rank} ${r.name}): ${n}`);
-    for (const r of g.runs) if (r.vs_best?.left_out) out.push(`note: ${r.vs_best.left_out} shared task(s) left out of #${r.rank} − #1: one run has no completed rollout on them`);
+    for (const r of g.runs)
+      if (r.vs_best?.left_out)
+        out.push(
+          `note: ${r.vs_best.left_out} shared task(s) left out of #${r.rank} − #1: one run has no completed rollout on them`,
+        );
     out.push('');
   }
-  if (lb.groups.length > 1) out.push(`${lb.groups.length} groups: runs on different tasks or task generators are ranked apart, never together.`);
+  if (lb.groups.length > 1)
+    out.push(
+      `${lb.groups.length} groups: runs on different tasks or task generators are ranked apart, never together.`,
+    );
   out.push('pooled precision and recall are over all claimed and true (row, code) pairs.');
   return out.join('\n') + '\n';
 }
@@ -232,7 +261,17 @@ export function markdownCell(text: string): string {
   for (const ch of text) {
     const c = ch.codePointAt(0)!;
     if (c < 0x20 || (c >= 0x7f && c < 0xa0)) s += ' ';
-    else if (ch === '|' || ch === '\\' || ch === '`' || ch === '*' || ch === '_' || ch === '<' || ch === '[' || ch === ']') s += `\\${ch}`;
+    else if (
+      ch === '|' ||
+      ch === '\\' ||
+      ch === '`' ||
+      ch === '*' ||
+      ch === '_' ||
+      ch === '<' ||
+      ch === '[' ||
+      ch === ']'
+    )
+      s += `\\${ch}`;
     else s += ch;
   }
   return s;
@@ -244,9 +283,30 @@ export function renderLeaderboardMarkdown(lb: Leaderboard): string {
   const est = (e: Estimate, digits = 3) => (e.mean === null ? '–' : `${fmt(e.mean, digits)} ${fmtCi(e.ci95, digits)}`);
   for (const g of lb.groups) {
     out.push(`### ${markdownCell(g.title)}`, '');
-    out.push(`Best first by ${markdownCell(lb.by)}; means with 95% intervals; the last column is the paired reward difference against #1 on shared tasks.`, '');
-    const head = ['#', 'run', 'folder', 'reward', 'bas_correct', 'fault_audit', 'pooled precision', 'pooled recall', 'claims per reply', 'completed', 'errored', 'tokens', 'cost', 'vs #1'];
-    out.push(`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i === 1 || i === 2 || i === 13 ? ' --- ' : ' ---: ')).join('|')}|`);
+    out.push(
+      `Best first by ${markdownCell(lb.by)}; means with 95% intervals; the last column is the paired reward difference against #1 on shared tasks.`,
+      '',
+    );
+    const head = [
+      '#',
+      'run',
+      'folder',
+      'reward',
+      'bas_correct',
+      'fault_audit',
+      'pooled precision',
+      'pooled recall',
+      'claims per reply',
+      'completed',
+      'errored',
+      'tokens',
+      'cost',
+      'vs #1',
+    ];
+    out.push(
+      `| ${head.join(' | ')} |`,
+      `|${head.map((_, i) => (i === 1 || i === 2 || i === 13 ? ' --- ' : ' ---: ')).join('|')}|`,
+    );
     for (const r of g.runs) {
       const v = vsBestText(r);
       const cells = [
@@ -269,6 +329,8 @@ export function renderLeaderboardMarkdown(lb: Leaderboard): string {
     }
     out.push('');
   }
-  out.push(`Intervals: see docs/statistics.md. Paired differences: bootstrap over shared tasks, ${lb.resamples} resamples, seed ${lb.seed}.`);
+  out.push(
+    `Intervals: see docs/statistics.md. Paired differences: bootstrap over shared tasks, ${lb.resamples} resamples, seed ${lb.seed}.`,
+  );
   return out.join('\n') + '\n';
 }

@@ -111,7 +111,20 @@ export const CSV_HEADER = 'task,id,date,type,counterparty,description,category,a
 export function taskCsvRows(task: Task): string {
   let out = '';
   for (const r of task.ledger.rows) {
-    out += [task.index, r.id, r.date, r.type, r.counterparty, r.description, r.category, formatCents(r.amount), formatCents(r.gst), r.invoice, r.abn, (task.key.faults[r.id] ?? []).join(' ')]
+    out += [
+      task.index,
+      r.id,
+      r.date,
+      r.type,
+      r.counterparty,
+      r.description,
+      r.category,
+      formatCents(r.amount),
+      formatCents(r.gst),
+      r.invoice,
+      r.abn,
+      (task.key.faults[r.id] ?? []).join(' '),
+    ]
       .map(csvField)
       .join(',');
     out += '\n';

@@ -4,7 +4,15 @@
  */
 import { ConfigError } from '../errors.js';
 import type { TaskConfig } from '../task/types.js';
-import { expectedRollouts, forEachRecord, locateRun, readRunInfo, stderrWarn, type RunFile, type Warn } from '../runfile/read.js';
+import {
+  expectedRollouts,
+  forEachRecord,
+  locateRun,
+  readRunInfo,
+  stderrWarn,
+  type RunFile,
+  type Warn,
+} from '../runfile/read.js';
 import { folderLockState } from '../runfile/lock.js';
 import { runGenerator } from '../runfile/versions.js';
 import { GENERATOR_VERSION } from '../task/generate.js';
@@ -58,18 +66,32 @@ export async function readRun(path: string, warn: Warn = stderrWarn): Promise<Ru
   if (status === 'running' && run !== null && folderLockState(dir) !== 'alive') {
     // run.json says running, but no live bas holds the folder: it was killed or crashed.
     run = { ...run, status: 'interrupted' };
-    notes.push(`This run was interrupted (run.json still says "running", but no bas process holds the folder): the figures cover what completed. \`bas eval --resume ${dir}\` finishes it.`);
-  } else if (status === 'running') notes.push('This run is still in progress (run.json says "running"): the figures cover what has finished so far.');
-  else if (status === 'incomplete') notes.push('This run is incomplete: some planned rollouts are in none of its inputs (missing replies or a missing shard).');
-  else if (status === 'interrupted' || status === 'failed') notes.push(`This run was ${status} before it finished: the figures cover what completed. \`bas eval --resume ${dir}\` finishes it.`);
+    notes.push(
+      `This run was interrupted (run.json still says "running", but no bas process holds the folder): the figures cover what completed. \`bas eval --resume ${dir}\` finishes it.`,
+    );
+  } else if (status === 'running')
+    notes.push('This run is still in progress (run.json says "running"): the figures cover what has finished so far.');
+  else if (status === 'incomplete')
+    notes.push(
+      'This run is incomplete: some planned rollouts are in none of its inputs (missing replies or a missing shard).',
+    );
+  else if (status === 'interrupted' || status === 'failed')
+    notes.push(
+      `This run was ${status} before it finished: the figures cover what completed. \`bas eval --resume ${dir}\` finishes it.`,
+    );
   if (expected !== null && summary.counts.rollouts < expected) {
-    notes.push(`${summary.counts.rollouts} of ${expected} rollouts are recorded; ${expected - summary.counts.rollouts} are missing.`);
+    notes.push(
+      `${summary.counts.rollouts} of ${expected} rollouts are recorded; ${expected - summary.counts.rollouts} are missing.`,
+    );
   }
   const generator = runGenerator(run);
   if (generator !== null && generator !== GENERATOR_VERSION) {
-    notes.push(`This run was made by task generator ${generator} and this bas has generator ${GENERATOR_VERSION}: its ledgers cannot be rebuilt, so the HTML report shows replies without ledgers.`);
+    notes.push(
+      `This run was made by task generator ${generator} and this bas has generator ${GENERATOR_VERSION}: its ledgers cannot be rebuilt, so the HTML report shows replies without ledgers.`,
+    );
   }
-  if (!run && runPath) notes.push(`No run.json beside ${resultsPath}: the model and task configuration come from the records.`);
+  if (!run && runPath)
+    notes.push(`No run.json beside ${resultsPath}: the model and task configuration come from the records.`);
   if (configs.size > 1) notes.push('The records hold more than one task configuration: their figures are pooled.');
   return {
     dir,

@@ -66,7 +66,9 @@ export function refuseRepeatedRuns(paths: string[], command: string): void {
     const first = seen.get(id);
     if (first !== undefined) {
       const same = first === p ? `${p} is given twice` : `${first} and ${p} are the same run`;
-      throw new ConfigError(`${command}: ${same}: give different run folders (a run compared with itself shows nothing)`);
+      throw new ConfigError(
+        `${command}: ${same}: give different run folders (a run compared with itself shows nothing)`,
+      );
     }
     seen.set(id, p);
   }

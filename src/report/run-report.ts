@@ -45,7 +45,9 @@ export function parsePrice(value: unknown, flag: string): number | undefined {
   if (value === undefined) return undefined;
   const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : Number.NaN;
   if (!Number.isFinite(n) || n < 0) {
-    throw new ConfigError(`${flag} must be a non-negative number of US dollars per million tokens, got ${JSON.stringify(value)}`);
+    throw new ConfigError(
+      `${flag} must be a non-negative number of US dollars per million tokens, got ${JSON.stringify(value)}`,
+    );
   }
   return n;
 }
@@ -118,7 +120,8 @@ function statusCount(r: RunReport): string {
   const c = r.summary.counts;
   const expected = fmtInt(r.run.expected_rollouts!);
   const missing = Object.hasOwn(c.errors_by_type, 'missing_reply') ? c.errors_by_type['missing_reply']! : 0;
-  if (missing > 0) return `${fmtInt(c.rollouts - missing)} of ${expected} rollouts replied to, ${fmtInt(missing)} missing`;
+  if (missing > 0)
+    return `${fmtInt(c.rollouts - missing)} of ${expected} rollouts replied to, ${fmtInt(missing)} missing`;
   return `${fmtInt(c.rollouts)} of ${expected} rollouts recorded`;
 }
 
@@ -132,11 +135,23 @@ export function renderRunReport(r: RunReport): string {
   ];
   for (const n of r.notes) lines.push(`note:   ${n}`);
   // The header quotes run.json (model, folder, status): nothing in it may drive the terminal.
-  const out = [terminalText(lines.join('\n')), '', renderSummary(r.summary), 'reward distribution (completed rollouts)', renderHistogram(r.summary)];
+  const out = [
+    terminalText(lines.join('\n')),
+    '',
+    renderSummary(r.summary),
+    'reward distribution (completed rollouts)',
+    renderHistogram(r.summary),
+  ];
   const c = r.cost;
   const cost = plainTable(['cost', 'USD'], ['left', 'right']);
-  cost.push([`input (${fmtInt(r.summary.tokens.prompt)} tokens at ${c.price_in_per_million ?? '?'}/M)`, usd(c.input_usd)]);
-  cost.push([`output (${fmtInt(r.summary.tokens.completion)} tokens at ${c.price_out_per_million ?? '?'}/M)`, usd(c.output_usd)]);
+  cost.push([
+    `input (${fmtInt(r.summary.tokens.prompt)} tokens at ${c.price_in_per_million ?? '?'}/M)`,
+    usd(c.input_usd),
+  ]);
+  cost.push([
+    `output (${fmtInt(r.summary.tokens.completion)} tokens at ${c.price_out_per_million ?? '?'}/M)`,
+    usd(c.output_usd),
+  ]);
   cost.push(['total', usd(c.total_usd)]);
   out.push('', cost.toString());
   if (c.total_usd === null) out.push('(give --price-in and --price-out, in USD per million tokens, to price the run)');

@@ -35,9 +35,8 @@ export interface Estimate {
 
 /** Two-sided 97.5% quantiles of Student's t for 1..30 degrees of freedom (exact to 3 places). */
 const T975 = [
-  12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.16, 2.145,
-  2.131, 2.12, 2.11, 2.101, 2.093, 2.086, 2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048,
-  2.045, 2.042,
+  12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.16, 2.145, 2.131, 2.12, 2.11,
+  2.101, 2.093, 2.086, 2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048, 2.045, 2.042,
 ];
 
 /** z for a two-sided 95% interval. */
@@ -200,7 +199,11 @@ function hasRepeats(groups: ArrayLike<number>): boolean {
  * var = G/(G-1) · Σ_g (Σ_{i∈g} (x_i − m))² / N², with G (the number of tasks) as the count
  * of independent units. With one value per task it equals the ordinary sd/sqrt(n).
  */
-function clusteredError(xs: ArrayLike<number>, groups: ArrayLike<number>, m: number): { se: number | null; units: number } {
+function clusteredError(
+  xs: ArrayLike<number>,
+  groups: ArrayLike<number>,
+  m: number,
+): { se: number | null; units: number } {
   const n = xs.length;
   const resid = new Map<number, number>();
   for (let i = 0; i < n; i++) resid.set(groups[i]!, (resid.get(groups[i]!) ?? 0) + xs[i]! - m);

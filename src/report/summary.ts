@@ -9,7 +9,14 @@
  */
 import { BAS_LABELS, FAULT_CODES, type BasLabel, type FaultCode, type Scores } from '../task/types.js';
 import { pairKey, type PairKey, type RolloutRecord } from '../runfile/record.js';
-import { histogram, passAtKRows, pooledFaults, type HistogramBin, type PassAtKRow, type PooledFaults } from './aggregate.js';
+import {
+  histogram,
+  passAtKRows,
+  pooledFaults,
+  type HistogramBin,
+  type PassAtKRow,
+  type PooledFaults,
+} from './aggregate.js';
 import { ErrorMessages, type ErrorDigest } from './error-digest.js';
 import { estimate, percentileSorted, type Estimate, type Scale } from './stats.js';
 
@@ -180,7 +187,9 @@ export class SummaryBuilder {
     METRIC_NAMES.forEach((m, i) => (d[o + C_METRIC + i] = num(r.metrics?.[m])));
     const detail = r.detail;
     if (detail) {
-      BAS_LABELS.forEach((l, i) => (d[o + C_LABEL + i] = detail.labels?.[l] === undefined ? Number.NaN : detail.labels[l] ? 1 : 0));
+      BAS_LABELS.forEach(
+        (l, i) => (d[o + C_LABEL + i] = detail.labels?.[l] === undefined ? Number.NaN : detail.labels[l] ? 1 : 0),
+      );
       FAULT_CODES.forEach((c, i) => {
         const pc = detail.codes?.[c];
         d[o + C_CODE + 3 * i] = num(pc?.tp);

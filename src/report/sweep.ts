@@ -32,7 +32,11 @@ export interface SweepResult {
 }
 
 /** The sweep's points from their run folders, in rows order (then fault rate). */
-export function buildSweep(dir: string, model: string, points: Array<{ num_transactions: number; fault_rate: number | null; data: RunData }>): SweepResult {
+export function buildSweep(
+  dir: string,
+  model: string,
+  points: Array<{ num_transactions: number; fault_rate: number | null; data: RunData }>,
+): SweepResult {
   const out = points.map(({ num_transactions, fault_rate, data }): SweepPoint => {
     const s = data.summary;
     return {
@@ -59,7 +63,15 @@ function cell(e: Estimate): string {
 export function renderSweep(r: SweepResult): string {
   const rates = new Set(r.points.map((p) => p.fault_rate));
   const withRate = rates.size > 1 || !rates.has(null);
-  const head = ['rows', ...(withRate ? ['fault\nrate'] : []), 'reward', 'bas_correct', 'fault_audit', 'completed', 'errored'];
+  const head = [
+    'rows',
+    ...(withRate ? ['fault\nrate'] : []),
+    'reward',
+    'bas_correct',
+    'fault_audit',
+    'completed',
+    'errored',
+  ];
   const rows = r.points.map((p) => [
     String(p.num_transactions),
     ...(withRate ? [p.fault_rate === null ? '–' : String(p.fault_rate)] : []),
@@ -69,7 +81,12 @@ export function renderSweep(r: SweepResult): string {
     fmtInt(p.completed),
     fmtInt(p.errored),
   ]);
-  const out = [`sweep of ${r.model} in ${r.dir}: means with 95% intervals against ledger rows`, fitTable(head, rows, { separators: true, align: head.map(() => 'right') })];
-  for (const p of r.points) for (const n of p.notes) out.push(`note (${p.num_transactions} rows${p.fault_rate === null ? '' : `, fault rate ${p.fault_rate}`}): ${n}`);
+  const out = [
+    `sweep of ${r.model} in ${r.dir}: means with 95% intervals against ledger rows`,
+    fitTable(head, rows, { separators: true, align: head.map(() => 'right') }),
+  ];
+  for (const p of r.points)
+    for (const n of p.notes)
+      out.push(`note (${p.num_transactions} rows${p.fault_rate === null ? '' : `, fault rate ${p.fault_rate}`}): ${n}`);
   return out.join('\n') + '\n';
 }

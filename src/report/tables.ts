@@ -12,7 +12,11 @@ import type { Summary } from './summary.js';
  * A table with our house look: no colour codes. Cells may quote outside text (model names,
  * folder names, error messages), so every text cell is made safe for a terminal on its way in.
  */
-export function plainTable(head: string[], align?: Array<'left' | 'right'>, opts: { separators?: boolean } = {}): Table.Table {
+export function plainTable(
+  head: string[],
+  align?: Array<'left' | 'right'>,
+  opts: { separators?: boolean } = {},
+): Table.Table {
   const table = new Table({
     head: head.map(terminalText),
     // Compact (no line between rows) unless cells span several lines and need separating.
@@ -25,7 +29,9 @@ export function plainTable(head: string[], align?: Array<'left' | 'right'>, opts
 }
 
 function safeRow<R>(row: R): R {
-  return (Array.isArray(row) ? row.map((cell: unknown) => (typeof cell === 'string' ? terminalText(cell) : cell)) : row) as R;
+  return (
+    Array.isArray(row) ? row.map((cell: unknown) => (typeof cell === 'string' ? terminalText(cell) : cell)) : row
+  ) as R;
 }
 
 /** A number with `digits` decimals, or an en dash for a missing value. */
@@ -50,10 +56,18 @@ const METHOD_SHORT: Record<NonNullable<Estimate['method']>, string> = {
   'poisson-neff': 'poisson*',
   t: 't',
 };
-const METHOD_LEGEND = 'interval: wilson for 0/1 scores, wilson* for other scores in [0, 1], poisson* for\ncounts (* on the effective sample size; see docs/statistics.md), t unbounded';
+const METHOD_LEGEND =
+  'interval: wilson for 0/1 scores, wilson* for other scores in [0, 1], poisson* for\ncounts (* on the effective sample size; see docs/statistics.md), t unbounded';
 
 function estimateRow(name: string, e: Estimate, digits = 3): string[] {
-  return [name, fmt(e.mean, digits), fmt(e.stderr, digits), fmtCi(e.ci95, digits), String(e.n), e.method ? METHOD_SHORT[e.method] : '–'];
+  return [
+    name,
+    fmt(e.mean, digits),
+    fmt(e.stderr, digits),
+    fmtCi(e.ci95, digits),
+    String(e.n),
+    e.method ? METHOD_SHORT[e.method] : '–',
+  ];
 }
 
 /** The summary's tables, each preceded by a heading line. */
@@ -72,7 +86,10 @@ export function renderSummary(s: Summary, opts: { title?: string } = {}): string
   parts.push(counts.toString());
   if (s.errors?.length) parts.push(renderErrors(s));
 
-  const scores = plainTable(['score', 'mean', 'stderr', '95% CI', 'n', 'interval'], ['left', 'right', 'right', 'right', 'right', 'left']);
+  const scores = plainTable(
+    ['score', 'mean', 'stderr', '95% CI', 'n', 'interval'],
+    ['left', 'right', 'right', 'right', 'right', 'left'],
+  );
   scores.push(estimateRow('reward', s.reward));
   scores.push(estimateRow('reward (errors as 0)', s.reward_errors_as_zero));
   scores.push(estimateRow('bas_correct', s.rewards.bas_correct));
@@ -111,7 +128,10 @@ export function renderSummary(s: Summary, opts: { title?: string } = {}): string
   usage.push(['latency p50 (s)', fmt(s.latency_ms.p50 === null ? null : s.latency_ms.p50 / 1000, 2)]);
   usage.push(['latency p95 (s)', fmt(s.latency_ms.p95 === null ? null : s.latency_ms.p95 / 1000, 2)]);
   parts.push(usage.toString());
-  if (s.tokens.ignored) parts.push(`(${fmtInt(s.tokens.ignored)} token counts were negative, fractional or absurd and are left out of the sums)`);
+  if (s.tokens.ignored)
+    parts.push(
+      `(${fmtInt(s.tokens.ignored)} token counts were negative, fractional or absurd and are left out of the sums)`,
+    );
 
   return parts.join('\n') + '\n';
 }

@@ -64,7 +64,9 @@ function errorType(status: number | null): ErrorType {
 function said(error: unknown): string {
   if (error && typeof error === 'object') {
     const e = error as { message?: unknown; code?: unknown };
-    const parts = [typeof e.code === 'string' ? e.code : '', typeof e.message === 'string' ? e.message : ''].filter(Boolean);
+    const parts = [typeof e.code === 'string' ? e.code : '', typeof e.message === 'string' ? e.message : ''].filter(
+      Boolean,
+    );
     if (parts.length > 0) return parts.join(': ').slice(0, 300);
   }
   return 'no detail given';
@@ -75,7 +77,8 @@ function said(error: unknown): string {
  * all (the caller names the line); a failed request is a result with a typed error.
  */
 export function readBatchResult(value: unknown): BatchResult {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error('a batch output line must be an object');
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new Error('a batch output line must be an object');
   const line = value as { custom_id?: unknown; response?: unknown; error?: unknown };
   if (typeof line.custom_id !== 'string') throw new Error('"custom_id" is missing');
   const id = parseCustomId(line.custom_id);
@@ -86,16 +89,30 @@ export function readBatchResult(value: unknown): BatchResult {
   const model = typeof body?.model === 'string' ? body.model : null;
   const base = { index: id.index, rollout: id.rollout, model };
   if (line.error != null && (response == null || status === null)) {
-    return { ...base, completion: null, error: { type: 'provider', message: `batch request failed: ${said(line.error)}` } };
+    return {
+      ...base,
+      completion: null,
+      error: { type: 'provider', message: `batch request failed: ${said(line.error)}` },
+    };
   }
-  if (status === null) return { ...base, completion: null, error: { type: 'malformed', message: 'the line has neither a response nor an error' } };
+  if (status === null)
+    return {
+      ...base,
+      completion: null,
+      error: { type: 'malformed', message: 'the line has neither a response nor an error' },
+    };
   if (status < 200 || status >= 300) {
-    return { ...base, completion: null, error: { type: errorType(status), message: `HTTP ${status}: ${said(body?.error ?? line.error)}` } };
+    return {
+      ...base,
+      completion: null,
+      error: { type: errorType(status), message: `HTTP ${status}: ${said(body?.error ?? line.error)}` },
+    };
   }
   try {
     return { ...base, completion: readCompletion(body), error: null };
   } catch (err) {
-    if (err instanceof MalformedResponseError) return { ...base, completion: null, error: { type: 'malformed', message: `malformed response: ${err.message}` } };
+    if (err instanceof MalformedResponseError)
+      return { ...base, completion: null, error: { type: 'malformed', message: `malformed response: ${err.message}` } };
     throw err;
   }
 }

@@ -8,7 +8,6 @@ import { ResponseTooLargeError } from './http-fetch.js';
 import { redact } from '../io/secrets.js';
 import { parseRetryAfter } from './retry.js';
 
-
 /** Why a rollout ended without a reply to score. */
 export type ErrorType = 'timeout' | 'rate_limit' | 'provider' | 'network' | 'malformed' | 'auth' | 'response_too_large';
 
@@ -24,7 +23,6 @@ export interface Failure {
   fatal: boolean;
 }
 
-
 function failure(type: ErrorType, message: string, extra: Partial<Failure> = {}): Failure {
   return { type, message, status: null, retryAfterMs: null, fatal: false, ...extra };
 }
@@ -34,7 +32,9 @@ function failure(type: ErrorType, message: string, extra: Partial<Failure> = {})
  * cut out first, so that shortening cannot leave a piece of it behind.
  */
 function brief(text: unknown, max = 300): string {
-  const s = redact(String(text ?? '')).replace(/\s+/g, ' ').trim();
+  const s = redact(String(text ?? ''))
+    .replace(/\s+/g, ' ')
+    .trim();
   return s.length > max ? `${s.slice(0, max)}…` : s;
 }
 
@@ -55,7 +55,10 @@ export function classifyError(err: unknown, timedOut: boolean): Failure {
     const cause = (err as { cause?: unknown }).cause;
     // Its own type, never retried: the same endpoint would send the same flood again.
     if (cause instanceof ResponseTooLargeError) return failure('response_too_large', cause.message);
-    const detail = cause instanceof Error ? ((cause as { cause?: unknown }).cause as Error | undefined)?.message ?? cause.message : '';
+    const detail =
+      cause instanceof Error
+        ? (((cause as { cause?: unknown }).cause as Error | undefined)?.message ?? cause.message)
+        : '';
     return failure('network', `connection failed${detail ? `: ${brief(detail)}` : ''}`);
   }
   if (err instanceof APIError && typeof err.status === 'number') return statusFailure(err);
@@ -80,9 +83,15 @@ function statusFailure(err: APIError): Failure {
     return failure('auth', `the endpoint does not know this model (HTTP 404): ${said}`, { status, fatal: true });
   }
   if (status === 429) {
-    return failure('rate_limit', `rate limited (HTTP 429): ${said}`, { status, retryAfterMs: parseRetryAfter(headers) });
+    return failure('rate_limit', `rate limited (HTTP 429): ${said}`, {
+      status,
+      retryAfterMs: parseRetryAfter(headers),
+    });
   }
   if (status === 408) return failure('timeout', `the server timed out the request (HTTP 408): ${said}`, { status });
   // 5xx (retried) and the other 4xx (not retried) are the provider's word against the request.
-  return failure('provider', `HTTP ${status}: ${said}`, { status, retryAfterMs: status >= 500 ? parseRetryAfter(headers) : null });
+  return failure('provider', `HTTP ${status}: ${said}`, {
+    status,
+    retryAfterMs: status >= 500 ? parseRetryAfter(headers) : null,
+  });
 }

@@ -92,7 +92,11 @@ export function httpClient(opts: HttpClientOptions): ModelClient {
   const fields = requestFields(opts.model, opts.sampling, opts.baseURL);
   return {
     async complete(messages, signal) {
-      const body = { ...fields, messages: messages as ChatMessage[], stream: false } as OpenAI.ChatCompletionCreateParamsNonStreaming;
+      const body = {
+        ...fields,
+        messages: messages as ChatMessage[],
+        stream: false,
+      } as OpenAI.ChatCompletionCreateParamsNonStreaming;
       const { data, response } = await sdk.chat.completions.create(body, { signal }).withResponse();
       const completion = readCompletion(data as unknown);
       // A reply can say the budget is used up before any 429 does: the runner slows down.

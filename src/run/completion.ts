@@ -57,14 +57,21 @@ export function readCompletion(response: unknown): Completion {
     throw new MalformedResponseError(`the body is not a JSON object${seen}`);
   }
   const r = response as { choices?: unknown; usage?: unknown };
-  if (!Array.isArray(r.choices) || r.choices.length === 0) throw new MalformedResponseError('no choices in the response');
-  const choice = r.choices[0] as { message?: { content?: unknown; refusal?: unknown; [k: string]: unknown }; finish_reason?: unknown } | null;
+  if (!Array.isArray(r.choices) || r.choices.length === 0)
+    throw new MalformedResponseError('no choices in the response');
+  const choice = r.choices[0] as {
+    message?: { content?: unknown; refusal?: unknown; [k: string]: unknown };
+    finish_reason?: unknown;
+  } | null;
   const finish = typeof choice?.finish_reason === 'string' ? choice.finish_reason : null;
   const content = choice?.message?.content;
   if (typeof content !== 'string' || content.trim() === '') {
     const reasoning = reasoningOf(choice?.message);
     if (reasoning) {
-      const cut = finish === 'length' ? ' (finish_reason "length": the token limit ran out while it was reasoning; raise --max-tokens or lower --reasoning-effort)' : '';
+      const cut =
+        finish === 'length'
+          ? ' (finish_reason "length": the token limit ran out while it was reasoning; raise --max-tokens or lower --reasoning-effort)'
+          : '';
       throw new ReasoningOnlyError(`the reply has ${reasoning.length} characters of reasoning but no content${cut}`);
     }
     const why =
@@ -78,9 +85,15 @@ export function readCompletion(response: unknown): Completion {
   const u = r.usage as Record<string, unknown> | null | undefined;
   let usage: Usage | null = null;
   if (u && typeof u === 'object') {
-    usage = { prompt_tokens: count(u.prompt_tokens), completion_tokens: count(u.completion_tokens), total_tokens: count(u.total_tokens) };
+    usage = {
+      prompt_tokens: count(u.prompt_tokens),
+      completion_tokens: count(u.completion_tokens),
+      total_tokens: count(u.total_tokens),
+    };
     // Kept only where reported, so records of endpoints that do not reason stay as they were.
-    const reasoning = count((u.completion_tokens_details as Record<string, unknown> | null | undefined)?.reasoning_tokens);
+    const reasoning = count(
+      (u.completion_tokens_details as Record<string, unknown> | null | undefined)?.reasoning_tokens,
+    );
     if (reasoning !== null) usage.reasoning_tokens = reasoning;
   }
   return { text: content, finish_reason: finish, usage };

@@ -85,7 +85,9 @@ function checkTable(file: string, table: Record<string, unknown>, schema: Map<st
       throw new ConfigError(`${file}: unknown key "${name}" (allowed here: ${[...schema.keys()].join(', ')})`);
     }
     if (!fits(kind, value)) {
-      throw new ConfigError(`${file}: "${name}" must be ${kind === 'integer' ? 'an integer' : `a ${kind}`}, got ${kindOf(value)}`);
+      throw new ConfigError(
+        `${file}: "${name}" must be ${kind === 'integer' ? 'an integer' : `a ${kind}`}, got ${kindOf(value)}`,
+      );
     }
   }
 }
@@ -94,7 +96,8 @@ function checkTable(file: string, table: Record<string, unknown>, schema: Map<st
 export function checkConfig(doc: Record<string, unknown>, file: string): FileConfig {
   checkTable(file, doc, SCHEMA.get('')!, '');
   for (const [section, schema] of SCHEMA) {
-    if (section !== '' && doc[section] !== undefined) checkTable(file, doc[section] as Record<string, unknown>, schema, `${section}.`);
+    if (section !== '' && doc[section] !== undefined)
+      checkTable(file, doc[section] as Record<string, unknown>, schema, `${section}.`);
   }
   return doc;
 }
@@ -108,7 +111,8 @@ export function loadConfigFile(file: string): FileConfig {
   try {
     text = readSmallFile(file, MAX_CONFIG_BYTES);
   } catch (err) {
-    if (err instanceof FileTooLargeError) throw new ConfigError(`config file ${file} is larger than ${MAX_CONFIG_BYTES} bytes: not a run configuration`);
+    if (err instanceof FileTooLargeError)
+      throw new ConfigError(`config file ${file} is larger than ${MAX_CONFIG_BYTES} bytes: not a run configuration`);
     throw fileError('read config file', file, err);
   }
   let doc: Record<string, unknown>;
@@ -131,7 +135,9 @@ export function configPathFrom(words: string[], config: string | undefined, comm
   if (words.length === 0) return config;
   const joined = words[0] === '@' ? `@${words[1] ?? ''}` : words[0]!;
   if (!joined.startsWith('@') || joined.length < 2 || words.length > (words[0] === '@' ? 2 : 1)) {
-    throw new ConfigError(`unexpected argument ${JSON.stringify(words.join(' '))}: ${command} takes flags, or @FILE for a config file`);
+    throw new ConfigError(
+      `unexpected argument ${JSON.stringify(words.join(' '))}: ${command} takes flags, or @FILE for a config file`,
+    );
   }
   if (config) throw new ConfigError('give the config file once: either --config FILE or @FILE');
   return joined.slice(1);

@@ -57,10 +57,17 @@ export function clean(text: unknown, max = MAX_SHOWN): string {
 function sdkFor(ep: Endpoint): OpenAI {
   registerSecret(ep.apiKey);
   const fetch = makeNodeFetch({ maxResponseBytes: ep.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES });
-  return new OpenAI({ apiKey: ep.apiKey, baseURL: ep.baseURL, maxRetries: 0, timeout: Math.max(1, Math.ceil(ep.requestTimeoutMs)), fetch });
+  return new OpenAI({
+    apiKey: ep.apiKey,
+    baseURL: ep.baseURL,
+    maxRetries: 0,
+    timeout: Math.max(1, Math.ceil(ep.requestTimeoutMs)),
+    fetch,
+  });
 }
 
-type HeaderBag = { get(name: string): string | null; forEach?(fn: (value: string, key: string) => void): void } | null | undefined;
+type HeaderBag =
+  { get(name: string): string | null; forEach?(fn: (value: string, key: string) => void): void } | null | undefined;
 
 function rateLimitHeaders(headers: HeaderBag): Record<string, string> {
   // Header names come from outside: a prototype-free object, so no name can reach Object.prototype.
@@ -68,7 +75,10 @@ function rateLimitHeaders(headers: HeaderBag): Record<string, string> {
   if (!headers?.forEach) return out;
   headers.forEach((value, key) => {
     const k = key.toLowerCase();
-    if ((k.startsWith('x-ratelimit-') || k === 'retry-after' || k === 'retry-after-ms') && Object.keys(out).length < MAX_HEADERS) {
+    if (
+      (k.startsWith('x-ratelimit-') || k === 'retry-after' || k === 'retry-after-ms') &&
+      Object.keys(out).length < MAX_HEADERS
+    ) {
       out[clean(k, 64)] = clean(value, 100);
     }
   });
@@ -88,8 +98,18 @@ export async function probe(ep: Endpoint, model: string, sampling: Sampling): Pr
   const fields = requestFields(model, sampling, ep.baseURL);
   const { model: _m, ...sent } = fields;
   const report: ProbeReport = {
-    ok: false, reachable: false, status: null, keyAccepted: null, modelKnown: null, paramsAccepted: null,
-    refusedParam: null, message: null, latencyMs: 0, sent, rateLimits: {}, reply: null,
+    ok: false,
+    reachable: false,
+    status: null,
+    keyAccepted: null,
+    modelKnown: null,
+    paramsAccepted: null,
+    refusedParam: null,
+    message: null,
+    latencyMs: 0,
+    sent,
+    rateLimits: {},
+    reply: null,
   };
   const messages = [{ role: 'user' as const, content: 'This is a connection check. Reply with the single word OK.' }];
   const started = performance.now();
@@ -97,7 +117,14 @@ export async function probe(ep: Endpoint, model: string, sampling: Sampling): Pr
     const body = { ...fields, messages, stream: false } as OpenAI.ChatCompletionCreateParamsNonStreaming;
     const { data, response } = await sdkFor(ep).chat.completions.create(body).withResponse();
     report.latencyMs = performance.now() - started;
-    Object.assign(report, { ok: true, reachable: true, status: response.status, keyAccepted: true, modelKnown: true, paramsAccepted: true });
+    Object.assign(report, {
+      ok: true,
+      reachable: true,
+      status: response.status,
+      keyAccepted: true,
+      modelKnown: true,
+      paramsAccepted: true,
+    });
     report.rateLimits = rateLimitHeaders(response.headers as HeaderBag);
     const choice = (data as { choices?: Array<{ message?: { content?: unknown } }> }).choices?.[0];
     report.reply = clean(choice?.message?.content ?? '', 80);
@@ -150,14 +177,19 @@ export async function listModels(ep: Endpoint): Promise<ModelEntry[]> {
   const body: unknown = await sdkFor(ep).get('/models');
   const data = body !== null && typeof body === 'object' ? (body as { data?: unknown }).data : undefined;
   if (!Array.isArray(data)) {
-    throw new MalformedResponseError('the reply is not a model list (it has no "data" array); is the base URL the API\'s, ending in /v1?');
+    throw new MalformedResponseError(
+      'the reply is not a model list (it has no "data" array); is the base URL the API\'s, ending in /v1?',
+    );
   }
   const out: ModelEntry[] = [];
   for (const m of data as unknown[]) {
     if (m === null || typeof m !== 'object') continue;
     const entry = m as { id?: unknown; owned_by?: unknown };
     if (typeof entry.id !== 'string') continue;
-    out.push({ id: clean(entry.id, 200), owned_by: typeof entry.owned_by === 'string' ? clean(entry.owned_by, 100) : null });
+    out.push({
+      id: clean(entry.id, 200),
+      owned_by: typeof entry.owned_by === 'string' ? clean(entry.owned_by, 100) : null,
+    });
     if (out.length >= MAX_MODELS) break;
   }
   return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -166,11 +198,17 @@ export async function listModels(ep: Endpoint): Promise<ModelEntry[]> {
 /** The report in a few lines, for a terminal. */
 export function renderProbe(r: ProbeReport, header: string): string {
   const yes = (v: boolean | null, good: string, bad: string): string => (v === null ? 'not tested' : v ? good : bad);
-  const sentText = Object.entries(r.sent).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(', ') || 'none besides model and messages';
-  const params = r.paramsAccepted === false
-    ? `refused${r.refusedParam ? `: ${r.refusedParam}` : ''} (sent ${sentText})`
-    : yes(r.paramsAccepted, `accepted (${sentText})`, 'refused');
-  const limits = Object.entries(r.rateLimits).map(([k, v]) => `${k}: ${v}`).join(', ');
+  const sentText =
+    Object.entries(r.sent)
+      .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+      .join(', ') || 'none besides model and messages';
+  const params =
+    r.paramsAccepted === false
+      ? `refused${r.refusedParam ? `: ${r.refusedParam}` : ''} (sent ${sentText})`
+      : yes(r.paramsAccepted, `accepted (${sentText})`, 'refused');
+  const limits = Object.entries(r.rateLimits)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join(', ');
   const lines = [
     header,
     `  reachable    ${r.reachable ? `yes (HTTP ${r.status})` : 'no'}`,
@@ -181,7 +219,8 @@ export function renderProbe(r: ProbeReport, header: string): string {
     `  rate limits  ${limits || 'no x-ratelimit-* headers'}`,
   ];
   if (r.message) lines.push(`  said         ${r.message}`);
-  if (r.ok && r.reply === '') lines.push('  note         the reply was empty (a reasoning model may need more --max-tokens)');
+  if (r.ok && r.reply === '')
+    lines.push('  note         the reply was empty (a reasoning model may need more --max-tokens)');
   lines.push(`  result       ${r.ok ? 'ok' : 'FAILED'}`);
   return lines.join('\n');
 }

@@ -14,7 +14,17 @@ const CONNECT_ATTEMPTS = 3;
 const REFUSED_ROLLOUTS = 3;
 
 /** Words in a connection error that mean the endpoint cannot be reached at all (not a reset under load). */
-const UNREACHABLE = ['econnrefused', 'enotfound', 'eai_again', 'ehostunreach', 'enetunreach', 'certificate', 'ssl', 'tls', 'cert_'];
+const UNREACHABLE = [
+  'econnrefused',
+  'enotfound',
+  'eai_again',
+  'ehostunreach',
+  'enetunreach',
+  'certificate',
+  'ssl',
+  'tls',
+  'cert_',
+];
 
 /** True for a failure to reach the endpoint at all. */
 function isUnreachable(f: Failure): boolean {
@@ -50,7 +60,11 @@ export class FirstContact {
     this.attempts++;
     if (isUnreachable(f)) this.unreachable++;
     if (this.unreachable === this.attempts && this.attempts === CONNECT_ATTEMPTS) {
-      return { ...f, fatal: true, message: `cannot reach ${this.endpoint}: ${f.message} (the first ${CONNECT_ATTEMPTS} attempts all failed to connect)` };
+      return {
+        ...f,
+        fatal: true,
+        message: `cannot reach ${this.endpoint}: ${f.message} (the first ${CONNECT_ATTEMPTS} attempts all failed to connect)`,
+      };
     }
     return null;
   }
@@ -67,7 +81,11 @@ export class FirstContact {
     if (this.refusal === null) this.refusal = f;
     if (this.refusal.status === f.status && this.refusal.message === f.message) this.sameRefusals++;
     if (this.sameRefusals === REFUSED_ROLLOUTS) {
-      return { ...f, fatal: true, message: `${this.endpoint} refused every request: ${f.message} (the first ${REFUSED_ROLLOUTS} rollouts all got this answer)` };
+      return {
+        ...f,
+        fatal: true,
+        message: `${this.endpoint} refused every request: ${f.message} (the first ${REFUSED_ROLLOUTS} rollouts all got this answer)`,
+      };
     }
     return null;
   }

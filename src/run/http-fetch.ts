@@ -112,18 +112,27 @@ function abortError(signal: AbortSignal): Error {
 /** A fetch for JSON APIs; same contract as the global one for what the SDK sends. */
 export function makeNodeFetch(options: NodeFetchOptions = {}): typeof fetch {
   const max = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-  if (!Number.isSafeInteger(max) || max < 1) throw new RangeError(`maxResponseBytes must be a positive whole number, got ${max}`);
+  if (!Number.isSafeInteger(max) || max < 1)
+    throw new RangeError(`maxResponseBytes must be a positive whole number, got ${max}`);
   return (input, init) => fetchOnce(input, init, max);
 }
 
 /** makeNodeFetch with the default cap. */
 export const nodeFetch: typeof fetch = makeNodeFetch();
 
-function fetchOnce(input: Parameters<typeof fetch>[0], init: Parameters<typeof fetch>[1], maxBytes: number): Promise<Response> {
+function fetchOnce(
+  input: Parameters<typeof fetch>[0],
+  init: Parameters<typeof fetch>[1],
+  maxBytes: number,
+): Promise<Response> {
   const body = init?.body;
   const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
   const plain = body === undefined || body === null || typeof body === 'string' || body instanceof Uint8Array;
-  if (!plain || (url.protocol !== 'http:' && url.protocol !== 'https:') || typeof input === 'object' && !(input instanceof URL)) {
+  if (
+    !plain ||
+    (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+    (typeof input === 'object' && !(input instanceof URL))
+  ) {
     return fetch(input, init);
   }
   const signal = init?.signal ?? undefined;
@@ -132,7 +141,8 @@ function fetchOnce(input: Parameters<typeof fetch>[0], init: Parameters<typeof f
     const headers: Record<string, string> = {};
     const given = init?.headers;
     (given instanceof Headers ? given : new Headers(given)).forEach((value, key) => (headers[key] = value));
-    if (body != null) headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+    if (body != null)
+      headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
     const https = url.protocol === 'https:';
     const req = (https ? httpsRequest : httpRequest)(
       {
@@ -169,8 +179,18 @@ function fetchOnce(input: Parameters<typeof fetch>[0], init: Parameters<typeof f
           signal?.removeEventListener('abort', onAbort);
           const status = res.statusCode ?? 0;
           if (status < 200 || status > 599) return reject(new TypeError(`invalid HTTP status ${status}`));
-          const payload = NO_BODY.has(status) ? Buffer.alloc(0) : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-          const response = new BufferedResponse(status, res.statusMessage ?? '', new ResponseHeaders(res.rawHeaders), url.href, payload);
+          const payload = NO_BODY.has(status)
+            ? Buffer.alloc(0)
+            : chunks.length === 1
+              ? chunks[0]!
+              : Buffer.concat(chunks);
+          const response = new BufferedResponse(
+            status,
+            res.statusMessage ?? '',
+            new ResponseHeaders(res.rawHeaders),
+            url.href,
+            payload,
+          );
           resolve(response as unknown as Response);
         });
       },

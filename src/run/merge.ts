@@ -45,20 +45,27 @@ export async function mergeRuns(dirs: string[], out: string): Promise<MergeOutco
 
   const inputs: Input[] = [];
   for (const dir of dirs) {
-    if (!existsSync(join(dir, RESULTS_FILE))) throw new ConfigError(`${dir} is not a run folder (it has no ${RESULTS_FILE})`);
+    if (!existsSync(join(dir, RESULTS_FILE)))
+      throw new ConfigError(`${dir} is not a run folder (it has no ${RESULTS_FILE})`);
     inputs.push({ dir, info: await readInputRun(dir), winners: new Map() });
   }
   const first = inputs[0]!;
   for (const input of inputs.slice(1)) {
     if (runGenerator(input.info) !== runGenerator(first.info)) {
-      throw new ConfigError(`cannot merge: ${input.dir} was made with task generator ${runGenerator(input.info)}, ${first.dir} with ${runGenerator(first.info)}: their tasks differ`);
+      throw new ConfigError(
+        `cannot merge: ${input.dir} was made with task generator ${runGenerator(input.info)}, ${first.dir} with ${runGenerator(first.info)}: their tasks differ`,
+      );
     }
     if (runPromptVersion(input.info) !== runPromptVersion(first.info)) {
-      throw new ConfigError(`cannot merge: ${input.dir} was made with prompt ${runPromptVersion(input.info)}, ${first.dir} with ${runPromptVersion(first.info)}: their models were asked differently`);
+      throw new ConfigError(
+        `cannot merge: ${input.dir} was made with prompt ${runPromptVersion(input.info)}, ${first.dir} with ${runPromptVersion(first.info)}: their models were asked differently`,
+      );
     }
     for (const field of MUST_AGREE) {
       if (canon(input.info[field]) !== canon(first.info[field])) {
-        throw new ConfigError(`cannot merge: ${input.dir} has ${field} ${canon(input.info[field])}, ${first.dir} has ${canon(first.info[field])}`);
+        throw new ConfigError(
+          `cannot merge: ${input.dir} has ${field} ${canon(input.info[field])}, ${first.dir} has ${canon(first.info[field])}`,
+        );
       }
     }
   }
@@ -66,12 +73,16 @@ export async function mergeRuns(dirs: string[], out: string): Promise<MergeOutco
   // Pass 1: the winning line of each pair, and no pair in two inputs.
   const owner = new Map<PairKey, string>();
   for (const input of inputs) {
-    await forEachRecord(join(input.dir, RESULTS_FILE), (r, line) => input.winners.set(pairKey(r.index, r.rollout ?? 0), line));
+    await forEachRecord(join(input.dir, RESULTS_FILE), (r, line) =>
+      input.winners.set(pairKey(r.index, r.rollout ?? 0), line),
+    );
     for (const key of input.winners.keys()) {
       const other = owner.get(key);
       if (other !== undefined) {
         const [index, rollout] = splitPairKey(key);
-        throw new ConfigError(`cannot merge: task ${index} rollout ${rollout} is in both ${other} and ${input.dir} (overlapping shards)`);
+        throw new ConfigError(
+          `cannot merge: task ${index} rollout ${rollout} is in both ${other} and ${input.dir} (overlapping shards)`,
+        );
       }
       owner.set(key, input.dir);
     }
@@ -107,8 +118,18 @@ export async function mergeRuns(dirs: string[], out: string): Promise<MergeOutco
       // merged folder runs them, since a merged run.json keeps the whole run's n and no shard.
       status: missing > 0 ? 'incomplete' : allComplete ? 'complete' : 'interrupted',
       started_at: inputs.map((i) => i.info.started_at).sort()[0] ?? first.info.started_at,
-      ended_at: inputs.some((i) => !i.info.ended_at) ? null : inputs.map((i) => i.info.ended_at!).sort().at(-1)!,
-      merged_from: inputs.map((i) => ({ dir: i.dir, shard: i.info.shard ?? null, status: i.info.status, pace: i.info.pace ?? null })),
+      ended_at: inputs.some((i) => !i.info.ended_at)
+        ? null
+        : inputs
+            .map((i) => i.info.ended_at!)
+            .sort()
+            .at(-1)!,
+      merged_from: inputs.map((i) => ({
+        dir: i.dir,
+        shard: i.info.shard ?? null,
+        status: i.info.status,
+        pace: i.info.pace ?? null,
+      })),
       summary: builder.result(),
     };
     return merged;

@@ -84,7 +84,8 @@ export class Pace {
   onChange: ((limit: number) => void) | null = null;
 
   constructor(private readonly o: PaceOptions) {
-    if (!Number.isSafeInteger(o.max) || o.max < 1) throw new RangeError(`the pace needs a ceiling of at least 1, got ${o.max}`);
+    if (!Number.isSafeInteger(o.max) || o.max < 1)
+      throw new RangeError(`the pace needs a ceiling of at least 1, got ${o.max}`);
     this.now = o.now ?? Date.now;
     this.started = this.now();
     this.current = o.max;
@@ -124,7 +125,11 @@ export class Pace {
 
   /** A slot at once when one is free and nobody waits for one, else null (no waiting). */
   tryAcquire(): Ticket | null {
-    return this.inFlight < this.current && this.retries.length + this.fresh.length === 0 && this.now() >= this.pausedUntil ? this.take() : null;
+    return this.inFlight < this.current &&
+      this.retries.length + this.fresh.length === 0 &&
+      this.now() >= this.pausedUntil
+      ? this.take()
+      : null;
   }
 
   /**
@@ -146,7 +151,8 @@ export class Pace {
       if (outcome === 'limited' && ticket.epoch === this.epoch) this.decrease(now, this.estimate(now));
       else if (outcome === 'spent' && ticket.epoch === this.epoch) this.decrease(now, this.current - 1);
       else if (outcome === 'ok' && binding && now - this.lastDecrease >= this.holdMs()) this.increase(now);
-      if (outcome === 'limited' && retryAfterMs !== null && retryAfterMs > 0) this.pause(now + Math.min(retryAfterMs, MAX_PAUSE_MS));
+      if (outcome === 'limited' && retryAfterMs !== null && retryAfterMs > 0)
+        this.pause(now + Math.min(retryAfterMs, MAX_PAUSE_MS));
     }
     this.admit();
   }
@@ -168,7 +174,14 @@ export class Pace {
 
   /** What run.json keeps. */
   record(): PaceRecord {
-    return { adaptive: this.o.adaptive, max: this.o.max, final: this.current, lowest: this.lowestSeen, changes: [...this.history], dropped: this.dropped };
+    return {
+      adaptive: this.o.adaptive,
+      max: this.o.max,
+      final: this.current,
+      lowest: this.lowestSeen,
+      changes: [...this.history],
+      dropped: this.dropped,
+    };
   }
 
   private take(): Ticket {

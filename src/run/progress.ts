@@ -61,7 +61,10 @@ export function progressLine(p: ProgressState, width: number): string {
     [`ETA ${duration(eta)}`, 1],
   ];
   for (let rank = 7; ; rank--) {
-    const text = parts.filter(([, r]) => r <= rank).map(([t]) => t).join(' · ');
+    const text = parts
+      .filter(([, r]) => r <= rank)
+      .map(([t]) => t)
+      .join(' · ');
     if (text.length <= width || rank <= 1) return text.slice(0, Math.max(0, width));
   }
 }

@@ -35,14 +35,17 @@ function readToml(file: string, what: string): Record<string, unknown> {
   try {
     text = readSmallFile(file, MAX_FILE_BYTES);
   } catch (err) {
-    if (err instanceof FileTooLargeError) throw new ConfigError(`${what} ${file} is larger than ${MAX_FILE_BYTES} bytes: not a provider registry`);
+    if (err instanceof FileTooLargeError)
+      throw new ConfigError(`${what} ${file} is larger than ${MAX_FILE_BYTES} bytes: not a provider registry`);
     throw fileError(`read ${what}`, file, err);
   }
   try {
     return parse(text) as Record<string, unknown>;
   } catch (err) {
     const where = err instanceof TomlError ? ` (line ${err.line}, column ${err.column})` : '';
-    throw new ConfigError(`${what} ${file} is not valid TOML${where}: ${String((err as Error).message).split('\n')[0]}`);
+    throw new ConfigError(
+      `${what} ${file} is not valid TOML${where}: ${String((err as Error).message).split('\n')[0]}`,
+    );
   }
 }
 
@@ -51,15 +54,19 @@ function merge(into: Map<string, Provider>, doc: Record<string, unknown>, file: 
   for (const [rawName, entry] of Object.entries(doc)) {
     const where = `${file}: [${rawName}]`;
     const name = parseProviderName(rawName, `${file}: provider name`);
-    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw new ConfigError(`${where} must be a table`);
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry))
+      throw new ConfigError(`${where} must be a table`);
     const e = entry as Record<string, unknown>;
     for (const key of Object.keys(e)) {
-      if (!FIELDS.has(key)) throw new ConfigError(`${where}: unknown key "${key}" (allowed: ${[...FIELDS].join(', ')})`);
+      if (!FIELDS.has(key))
+        throw new ConfigError(`${where}: unknown key "${key}" (allowed: ${[...FIELDS].join(', ')})`);
     }
     for (const key of ['title', 'base_url', 'api_key_var', 'notes']) {
-      if (e[key] !== undefined && typeof e[key] !== 'string') throw new ConfigError(`${where}: "${key}" must be a string`);
+      if (e[key] !== undefined && typeof e[key] !== 'string')
+        throw new ConfigError(`${where}: "${key}" must be a string`);
     }
-    if (e.key_required !== undefined && typeof e.key_required !== 'boolean') throw new ConfigError(`${where}: "key_required" must be true or false`);
+    if (e.key_required !== undefined && typeof e.key_required !== 'boolean')
+      throw new ConfigError(`${where}: "key_required" must be true or false`);
     const old = into.get(name);
     if (!old && (e.base_url === undefined || e.api_key_var === undefined)) {
       throw new ConfigError(`${where}: a new provider needs "base_url" and "api_key_var"`);
@@ -79,7 +86,11 @@ function merge(into: Map<string, Provider>, doc: Record<string, unknown>, file: 
  * The registry: the shipped file, then the user's (`userFile`, else $BAS_PROVIDERS) over it.
  * `shipped` is for tests.
  */
-export function loadProviders(userFile: string | null, env: NodeJS.ProcessEnv, shipped = SHIPPED_PROVIDERS): Map<string, Provider> {
+export function loadProviders(
+  userFile: string | null,
+  env: NodeJS.ProcessEnv,
+  shipped = SHIPPED_PROVIDERS,
+): Map<string, Provider> {
   const registry = new Map<string, Provider>();
   merge(registry, readToml(shipped, 'the provider registry'), shipped);
   const own = userFile ?? (env.BAS_PROVIDERS || null);
@@ -91,7 +102,9 @@ export function loadProviders(userFile: string | null, env: NodeJS.ProcessEnv, s
 export function findProvider(registry: Map<string, Provider>, name: string, source: string): Provider {
   const p = registry.get(name);
   if (!p) {
-    throw new ConfigError(`${source}: unknown provider ${JSON.stringify(name)} (known: ${[...registry.keys()].join(', ')}; add your own with --providers FILE)`);
+    throw new ConfigError(
+      `${source}: unknown provider ${JSON.stringify(name)} (known: ${[...registry.keys()].join(', ')}; add your own with --providers FILE)`,
+    );
   }
   return p;
 }

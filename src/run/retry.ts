@@ -86,7 +86,7 @@ export function budgetSpent(headers: HeaderLike | null | undefined): boolean {
   return ['requests', 'tokens'].some((b) => headers.get(`x-ratelimit-remaining-${b}`)?.trim() === '0');
 }
 
-const UNIT_MS: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1, us: 0.001, 'µs': 0.001, ns: 0.000001 };
+const UNIT_MS: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1, us: 0.001, µs: 0.001, ns: 0.000001 };
 
 /**
  * A Go-style duration ("1s", "6m0s", "1h2m3.5s", "250ms") or a bare number of seconds, in

@@ -51,14 +51,27 @@ export async function runEpisode(messages: readonly ChatMessage[], o: EpisodeOpt
     if (remaining <= 0) {
       if (ticket) o.pace!.release(ticket, 'other');
       const waited = o.pace && !ticket ? ' while waiting for a free request slot (the endpoint is rate limiting)' : '';
-      return failed({ type: 'timeout', message: `episode deadline of ${o.episodeTimeoutMs / 1000} s passed${waited}`, status: null, retryAfterMs: null, fatal: false }, attempt - 1, start);
+      return failed(
+        {
+          type: 'timeout',
+          message: `episode deadline of ${o.episodeTimeoutMs / 1000} s passed${waited}`,
+          status: null,
+          retryAfterMs: null,
+          fatal: false,
+        },
+        attempt - 1,
+        start,
+      );
     }
     const controller = new AbortController();
     let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, Math.min(o.requestTimeoutMs, remaining));
+    const timer = setTimeout(
+      () => {
+        timedOut = true;
+        controller.abort();
+      },
+      Math.min(o.requestTimeoutMs, remaining),
+    );
     const onStop = (): void => controller.abort();
     o.stop.addEventListener('abort', onStop, { once: true });
     let failure: Failure;
@@ -73,7 +86,10 @@ export async function runEpisode(messages: readonly ChatMessage[], o: EpisodeOpt
       failure = classifyError(err, timedOut);
       if (failure.type === 'rate_limit') outcome = 'limited';
       if (timedOut) {
-        const cut = remaining < o.requestTimeoutMs ? `episode deadline of ${o.episodeTimeoutMs / 1000} s` : `request timeout of ${o.requestTimeoutMs / 1000} s`;
+        const cut =
+          remaining < o.requestTimeoutMs
+            ? `episode deadline of ${o.episodeTimeoutMs / 1000} s`
+            : `request timeout of ${o.requestTimeoutMs / 1000} s`;
         failure.message = `no reply within the ${cut}`;
       }
     } finally {

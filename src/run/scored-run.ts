@@ -21,14 +21,18 @@ export function singleTaskConfig(tasks: Map<number, ScoredTask>): TaskConfig {
   const first = tasks.get(indices[0]!)!;
   const other = indices.find((i) => !sameTaskConfig(tasks.get(i)!.config, first.config));
   if (other !== undefined) {
-    throw new ConfigError(`--output: the tasks file mixes task configurations (task ${indices[0]} and task ${other} differ); score each configuration into its own run folder`);
+    throw new ConfigError(
+      `--output: the tasks file mixes task configurations (task ${indices[0]} and task ${other} differ); score each configuration into its own run folder`,
+    );
   }
   // The versions the tasks were made with are recorded, so compare, merge and the HTML
   // drill-down never pair or regenerate them as another generator's or prompt's.
   for (const field of ['generator', 'prompt_version'] as const) {
     const mixed = indices.find((i) => (tasks.get(i)![field] ?? null) !== (first[field] ?? null));
     if (mixed !== undefined) {
-      throw new ConfigError(`--output: the tasks file mixes ${field === 'generator' ? 'task generators' : 'prompt versions'} (task ${indices[0]} and task ${mixed} differ); score each into its own run folder`);
+      throw new ConfigError(
+        `--output: the tasks file mixes ${field === 'generator' ? 'task generators' : 'prompt versions'} (task ${indices[0]} and task ${mixed} differ); score each into its own run folder`,
+      );
     }
   }
   return first.config;

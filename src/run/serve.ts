@@ -77,9 +77,17 @@ function apiError(message: string, type: string, code: string | null): unknown {
 /** The malformed answers a sloppy endpoint has been seen to give. */
 const MALFORMED: Array<(model: string) => { body: string; type: string }> = [
   () => ({ body: '{"id": "chatcmpl-x", "choices": [', type: 'application/json' }),
-  (model) => ({ body: JSON.stringify({ id: 'chatcmpl-x', object: 'chat.completion', model, choices: [] }), type: 'application/json' }),
   (model) => ({
-    body: JSON.stringify({ id: 'chatcmpl-x', object: 'chat.completion', model, choices: [{ index: 0, message: { role: 'assistant', content: '' }, finish_reason: 'length' }] }),
+    body: JSON.stringify({ id: 'chatcmpl-x', object: 'chat.completion', model, choices: [] }),
+    type: 'application/json',
+  }),
+  (model) => ({
+    body: JSON.stringify({
+      id: 'chatcmpl-x',
+      object: 'chat.completion',
+      model,
+      choices: [{ index: 0, message: { role: 'assistant', content: '' }, finish_reason: 'length' }],
+    }),
     type: 'application/json',
   }),
   () => ({ body: '<html><body>502 Bad Gateway</body></html>', type: 'text/html' }),
@@ -130,7 +138,17 @@ function drawFate(u: number, o: ServeOptions): Fate {
 /** Starts the server; resolves once it listens. */
 export function startServer(o: ServeOptions): Promise<RunningServer> {
   const rand = seeded(o.seed);
-  const stats: ServeStats = { requests: 0, ok: 0, errors: 0, rateLimited: 0, hung: 0, malformed: 0, unauthorized: 0, throttled: 0, maxInFlight: 0 };
+  const stats: ServeStats = {
+    requests: 0,
+    ok: 0,
+    errors: 0,
+    rateLimited: 0,
+    hung: 0,
+    malformed: 0,
+    unauthorized: 0,
+    throttled: 0,
+    maxInFlight: 0,
+  };
   const bucket = o.rateLimitRps > 0 ? tokenBucket(o.rateLimitRps) : null;
   let inFlight = 0;
   const hanging = new Set<ServerResponse>();
@@ -170,19 +188,32 @@ export function startServer(o: ServeOptions): Promise<RunningServer> {
     }
     const model = body.model;
     if (o.models && !o.models.includes(model)) {
-      return send(res, 404, apiError(`The model \`${model}\` does not exist.`, 'invalid_request_error', 'model_not_found'));
+      return send(
+        res,
+        404,
+        apiError(`The model \`${model}\` does not exist.`, 'invalid_request_error', 'model_not_found'),
+      );
     }
     const refill = bucket?.take() ?? 0;
     if (refill > 0) {
       // Refused at once, before any work, with the headers a hosted provider sends.
       stats.throttled++;
-      return send(res, 429, apiError(`Rate limit of ${o.rateLimitRps} requests per second reached; try again later.`, 'rate_limit_error', 'rate_limit_exceeded'), {
-        'retry-after': String(Math.ceil(refill / 1000)),
-        'retry-after-ms': String(refill),
-        'x-ratelimit-limit-requests': String(o.rateLimitRps),
-        'x-ratelimit-remaining-requests': '0',
-        'x-ratelimit-reset-requests': `${bucket!.untilFullMs()}ms`,
-      });
+      return send(
+        res,
+        429,
+        apiError(
+          `Rate limit of ${o.rateLimitRps} requests per second reached; try again later.`,
+          'rate_limit_error',
+          'rate_limit_exceeded',
+        ),
+        {
+          'retry-after': String(Math.ceil(refill / 1000)),
+          'retry-after-ms': String(refill),
+          'x-ratelimit-limit-requests': String(o.rateLimitRps),
+          'x-ratelimit-remaining-requests': '0',
+          'x-ratelimit-reset-requests': `${bucket!.untilFullMs()}ms`,
+        },
+      );
     }
     // One draw decides the fate of the request, so the rates are exact shares of one stream.
     const fate = drawFate(rand(), o);
@@ -200,14 +231,24 @@ export function startServer(o: ServeOptions): Promise<RunningServer> {
         case 'error':
           stats.errors++;
           // Real gateways often say when to come back after a 5xx too; it keeps tests fast.
-          return send(res, 500, apiError('The server had an error while processing your request.', 'server_error', null), {
-            'retry-after': String(o.retryAfterS),
-          });
+          return send(
+            res,
+            500,
+            apiError('The server had an error while processing your request.', 'server_error', null),
+            {
+              'retry-after': String(o.retryAfterS),
+            },
+          );
         case 'rate_limit':
           stats.rateLimited++;
-          return send(res, 429, apiError('Rate limit reached; try again later.', 'rate_limit_error', 'rate_limit_exceeded'), {
-            'retry-after': String(o.retryAfterS),
-          });
+          return send(
+            res,
+            429,
+            apiError('Rate limit reached; try again later.', 'rate_limit_error', 'rate_limit_exceeded'),
+            {
+              'retry-after': String(o.retryAfterS),
+            },
+          );
         case 'malformed': {
           stats.malformed++;
           const m = MALFORMED[Math.floor(rand() * MALFORMED.length)]!(model);
@@ -228,7 +269,10 @@ export function startServer(o: ServeOptions): Promise<RunningServer> {
     const path = (req.url ?? '').split('?')[0];
     if (req.method === 'GET' && (path === '/v1/models' || path === '/models')) {
       const ids = o.models ?? [`bas-${o.policy}`];
-      return send(res, 200, { object: 'list', data: ids.map((id) => ({ id, object: 'model', created, owned_by: 'bas' })) });
+      return send(res, 200, {
+        object: 'list',
+        data: ids.map((id) => ({ id, object: 'model', created, owned_by: 'bas' })),
+      });
     }
     if (req.method === 'POST' && (path === '/v1/chat/completions' || path === '/chat/completions')) {
       inFlight++;

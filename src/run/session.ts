@@ -19,7 +19,6 @@ import { GENERATOR_VERSION } from '../task/generate.js';
 import { PROMPT_VERSION } from '../task/prompt.js';
 import { urlWithoutCredentials } from '../io/secrets.js';
 
-
 /** The parts of a saved run that resolveSettings starts from: run.json itself, as declared. */
 export function savedSettings(info: RunInfo): SavedSettings {
   return info;
@@ -27,9 +26,13 @@ export function savedSettings(info: RunInfo): SavedSettings {
 
 /** `runs/<UTC time>-<model>`, the model made safe for a folder name. */
 export function defaultOutputDir(model: string, shard: Shard | null = null, now = new Date()): string {
-  const stamp = now.toISOString().replace(/\.\d+Z$/, 'Z').replace(/[-:]/g, '');
+  const stamp = now
+    .toISOString()
+    .replace(/\.\d+Z$/, 'Z')
+    .replace(/[-:]/g, '');
   // Cut to 100 characters: a folder name may not pass 255 bytes, and model ids are unbounded.
-  const safe = model.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 100) + (shard ? `-shard${shard.index}of${shard.count}` : '');
+  const safe =
+    model.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 100) + (shard ? `-shard${shard.index}of${shard.count}` : '');
   let dir = join('runs', `${stamp}-${safe}`);
   for (let k = 2; existsSync(dir); k++) dir = join('runs', `${stamp}-${safe}-${k}`);
   return dir;
@@ -38,7 +41,21 @@ export function defaultOutputDir(model: string, shard: Shard | null = null, now 
 /** run.json for these settings; strips credentials from a base URL (`user:pw@`, `?api-key=`). */
 export function runInfoFor(s: EvalSettings, startedAt: Date): RunInfo {
   const baseURL = urlWithoutCredentials(s.baseURL);
-  const declared = settingsForRunJson(settingValuesOf(s)) as Pick<RunInfo, 'model' | 'task' | 'n' | 'rollouts' | 'sampling' | 'concurrency' | 'timeout_s' | 'request_timeout_s' | 'max_retries' | 'prices' | 'api_key_var' | 'shard'>;
+  const declared = settingsForRunJson(settingValuesOf(s)) as Pick<
+    RunInfo,
+    | 'model'
+    | 'task'
+    | 'n'
+    | 'rollouts'
+    | 'sampling'
+    | 'concurrency'
+    | 'timeout_s'
+    | 'request_timeout_s'
+    | 'max_retries'
+    | 'prices'
+    | 'api_key_var'
+    | 'shard'
+  >;
   return {
     bas_version: BAS_VERSION,
     generator: GENERATOR_VERSION,
@@ -92,7 +109,12 @@ export async function openSession(dir: string, resume: boolean): Promise<Session
 }
 
 /** Every (index, rollout) pair of the run (or of its shard) not yet finished, index by index. */
-export function* pendingPairs(n: number, rollouts: number, finished: Set<PairKey>, shard: Shard | null = null): Generator<readonly [number, number]> {
+export function* pendingPairs(
+  n: number,
+  rollouts: number,
+  finished: Set<PairKey>,
+  shard: Shard | null = null,
+): Generator<readonly [number, number]> {
   const first = shard ? shard.index - 1 : 0;
   const step = shard ? shard.count : 1;
   for (let index = first; index < n; index += step) {
@@ -116,15 +138,24 @@ export function countPending(n: number, rollouts: number, finished: Set<PairKey>
  * How many rollouts of a saved run remain, read without taking the folder (no lock, no
  * repair of a torn last line), so that --resume can say so before asking for a key.
  */
-export async function rolloutsLeft(dir: string, n: number, rollouts: number, shard: Shard | null): Promise<{ pending: number; total: number }> {
+export async function rolloutsLeft(
+  dir: string,
+  n: number,
+  rollouts: number,
+  shard: Shard | null,
+): Promise<{ pending: number; total: number }> {
   const finished = new Set<PairKey>();
   const results = join(dir, RESULTS_FILE);
   if (existsSync(results)) {
-    await forEachRecord(results, (r) => {
-      const key = pairKey(r.index, r.rollout ?? 0);
-      if (r.error) finished.delete(key);
-      else finished.add(key);
-    }, () => {});
+    await forEachRecord(
+      results,
+      (r) => {
+        const key = pairKey(r.index, r.rollout ?? 0);
+        if (r.error) finished.delete(key);
+        else finished.add(key);
+      },
+      () => {},
+    );
   }
   return { pending: countPending(n, rollouts, finished, shard), total: shardSize(n, shard) * rollouts };
 }
@@ -133,6 +164,11 @@ export async function rolloutsLeft(dir: string, n: number, rollouts: number, sha
 export async function readSummary(dir: string): Promise<ReturnType<SummaryBuilder['result']>> {
   const builder = new SummaryBuilder();
   const results = join(dir, RESULTS_FILE);
-  if (existsSync(results)) await forEachRecord(results, (r) => builder.add(r), () => {});
+  if (existsSync(results))
+    await forEachRecord(
+      results,
+      (r) => builder.add(r),
+      () => {},
+    );
   return builder.result();
 }

@@ -22,8 +22,11 @@ function renderFlagTable(): string {
   const rows = ['| Flag | TOML key | Default | Meaning | On `--resume` |', '|---|---|---|---|---|'];
   for (const key of SETTING_KEYS) {
     const s = SETTINGS[key];
-    const resume = s.runJson === null ? 'not kept' : s.measured ? 'kept; a different value is refused' : 'kept unless given';
-    rows.push(`| ${flagCell(s.flags)} | ${s.toml ? `\`${s.toml}\`` : ''} | ${cell(s.defaultText)} | ${cell(s.doc)} | ${resume} |`);
+    const resume =
+      s.runJson === null ? 'not kept' : s.measured ? 'kept; a different value is refused' : 'kept unless given';
+    rows.push(
+      `| ${flagCell(s.flags)} | ${s.toml ? `\`${s.toml}\`` : ''} | ${cell(s.defaultText)} | ${cell(s.doc)} | ${resume} |`,
+    );
   }
   for (const o of EVAL_COMMAND_OPTIONS) rows.push(`| ${flagCell(o.flags)} | | | ${cell(o.doc)} | |`);
   return rows.join('\n');

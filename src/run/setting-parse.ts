@@ -31,7 +31,9 @@ export function parseBaseURL(value: unknown, name: string): string {
     // Reported below.
   }
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new ConfigError(`${name} must be an http(s) URL, got ${JSON.stringify(urlWithoutCredentials(text.slice(0, 200)))}`);
+    throw new ConfigError(
+      `${name} must be an http(s) URL, got ${JSON.stringify(urlWithoutCredentials(text.slice(0, 200)))}`,
+    );
   }
   // A loop, not /\/+$/: that pattern is quadratic in a long run of slashes.
   let end = text.length;
@@ -70,8 +72,12 @@ export function parseVarName(value: unknown, name: string): string {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(v)) {
     throw new ConfigError(`${name} must be the NAME of an environment variable (letters, digits, _), not its value`);
   }
-  if (v.length > 64) throw new ConfigError(`${name} is ${v.length} characters long: give the NAME of the variable holding the key, not the key`);
-  if (looksLikeSecret(v)) throw new ConfigError(`${name} looks like a key, not the NAME of the environment variable holding it`);
+  if (v.length > 64)
+    throw new ConfigError(
+      `${name} is ${v.length} characters long: give the NAME of the variable holding the key, not the key`,
+    );
+  if (looksLikeSecret(v))
+    throw new ConfigError(`${name} looks like a key, not the NAME of the environment variable holding it`);
   return v;
 }
 
@@ -79,7 +85,9 @@ export function parseVarName(value: unknown, name: string): string {
 export function parseProviderName(value: unknown, name: string): string {
   const v = String(value).trim().toLowerCase();
   if (!/^[a-z0-9][a-z0-9._-]{0,63}$/.test(v)) {
-    throw new ConfigError(`${name} must be a provider name such as openai or prime (letters, digits, - . _), got ${JSON.stringify(String(value).slice(0, 80))}`);
+    throw new ConfigError(
+      `${name} must be a provider name such as openai or prime (letters, digits, - . _), got ${JSON.stringify(String(value).slice(0, 80))}`,
+    );
   }
   return v;
 }
@@ -97,4 +105,3 @@ export function parseSwitch(value: unknown, name: string): boolean {
 
 export const count = (min: number, max: number) => (v: unknown, name: string) => parseCount(v, name, min, max);
 export const number = (min: number, max: number) => (v: unknown, name: string) => parseNumberInRange(v, name, min, max);
-

@@ -451,7 +451,19 @@ export interface CommandOption {
 
 /** `bas eval`'s options that no config file or run.json holds. */
 export const EVAL_COMMAND_OPTIONS: readonly CommandOption[] = [
-  { flags: '--resume <DIR>', help: 'continue a run: only missing or errored rollouts, with its saved configuration', doc: 'Continue the run in DIR (see Stopping and resuming).' },
-  { flags: '--config <FILE>', help: 'TOML run configuration; flags override it', doc: 'A TOML run configuration (also `@FILE` or `@ FILE`). Flags override it.' },
-  { flags: '--json', help: 'print the summary as JSON instead of tables', doc: 'Print the summary as JSON instead of tables.' },
+  {
+    flags: '--resume <DIR>',
+    help: 'continue a run: only missing or errored rollouts, with its saved configuration',
+    doc: 'Continue the run in DIR (see Stopping and resuming).',
+  },
+  {
+    flags: '--config <FILE>',
+    help: 'TOML run configuration; flags override it',
+    doc: 'A TOML run configuration (also `@FILE` or `@ FILE`). Flags override it.',
+  },
+  {
+    flags: '--json',
+    help: 'print the summary as JSON instead of tables',
+    doc: 'Print the summary as JSON instead of tables.',
+  },
 ];

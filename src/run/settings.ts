@@ -10,7 +10,15 @@ import type { TaskConfig } from '../task/types.js';
 import { builtinPolicy, type Sampling } from './client.js';
 import { valueAt, type FileConfig } from './config.js';
 import { findProvider, loadProviders, PLACEHOLDER_KEY, type Provider } from './providers.js';
-import { flagName, isNegatable, SETTINGS, SETTING_KEYS, type Setting, type SettingKey, type SettingValues } from './setting-table.js';
+import {
+  flagName,
+  isNegatable,
+  SETTINGS,
+  SETTING_KEYS,
+  type Setting,
+  type SettingKey,
+  type SettingValues,
+} from './setting-table.js';
 import type { Shard } from '../runfile/shard.js';
 import type { RunInfo } from '../runfile/store.js';
 import { canon } from '../io/canon.js';
@@ -77,7 +85,8 @@ function pickOne<K extends SettingKey>(
   const spec = SETTINGS[key] as Setting<SettingValues[K]>;
   const flag = flags[key];
   // Commander fills in `true` for a `--no-x` switch that was not given.
-  if (flag !== undefined && !(isNegatable(spec) && flag === true)) return { value: spec.parse(flag, flagName(spec)), given: true, name: flagName(spec) };
+  if (flag !== undefined && !(isNegatable(spec) && flag === true))
+    return { value: spec.parse(flag, flagName(spec)), given: true, name: flagName(spec) };
   const fromFile = file && spec.toml ? valueAt(file, spec.toml) : undefined;
   const inFile = `"${spec.toml}" in ${fileName}`;
   if (fromFile !== undefined) return { value: spec.parse(fromFile, inFile), given: true, name: inFile };
@@ -114,13 +123,19 @@ function pickSettings(
 }
 
 /** The endpoint: explicit URL and key variable, else the provider's, else the environment. */
-function endpoint(v: SettingValues, given: Set<SettingKey>, env: NodeJS.ProcessEnv): { baseURL: string; apiKeyVar: string; keyRequired: boolean } {
+function endpoint(
+  v: SettingValues,
+  given: Set<SettingKey>,
+  env: NodeJS.ProcessEnv,
+): { baseURL: string; apiKeyVar: string; keyRequired: boolean } {
   let provider: Provider | null = null;
   if (v.provider !== null) {
     const registry = loadProviders(v.providers, env);
     // A saved run keeps its URL and key variable: a provider since dropped from the
     // registry (say, one from a --providers file not given again) does not block its resume.
-    provider = given.has('provider') ? findProvider(registry, v.provider, flagName(SETTINGS.provider)) : (registry.get(v.provider) ?? null);
+    provider = given.has('provider')
+      ? findProvider(registry, v.provider, flagName(SETTINGS.provider))
+      : (registry.get(v.provider) ?? null);
   }
   // A provider named now beats a URL saved in the run; a URL given now beats everything.
   const fresh = (key: SettingKey): boolean => given.has(key) || !given.has('provider');
@@ -134,7 +149,10 @@ function endpoint(v: SettingValues, given: Set<SettingKey>, env: NodeJS.ProcessE
 }
 
 /** The endpoint of `bas models`: --provider, --base-url, --api-key-var as for eval, no model. */
-export function resolveEndpoint(flags: EvalFlags, env: NodeJS.ProcessEnv): { provider: string | null; baseURL: string; apiKeyVar: string; keyRequired: boolean } {
+export function resolveEndpoint(
+  flags: EvalFlags,
+  env: NodeJS.ProcessEnv,
+): { provider: string | null; baseURL: string; apiKeyVar: string; keyRequired: boolean } {
   const { values, given } = pickSettings(flags, null, '', null);
   return { provider: values.provider, ...endpoint(values, given, env) };
 }
@@ -154,7 +172,9 @@ export function apiKeyFor(s: { apiKeyVar: string; keyRequired: boolean }, env: N
   // A key with a line break or other control character (a file saved on Windows, a stray
   // newline) cannot go in a header: every request would fail as a network error.
   if (!/^[\x21-\x7e]+$/.test(apiKey)) {
-    throw new ConfigError(`${s.apiKeyVar} holds characters that cannot go in an HTTP header (spaces, line breaks or non-ASCII): check how the key was exported`);
+    throw new ConfigError(
+      `${s.apiKeyVar} holds characters that cannot go in an HTTP header (spaces, line breaks or non-ASCII): check how the key was exported`,
+    );
   }
   return apiKey;
 }
@@ -174,11 +194,15 @@ export function resolveSettings(
 ): EvalSettings {
   const { values: v, given, names } = pickSettings(flags, file, fileName, saved, savedFile);
   if (v.model === null) {
-    throw new ConfigError('-m/--model is required: a model id such as openai/gpt-5-mini, or builtin:oracle (no key, no network)');
+    throw new ConfigError(
+      '-m/--model is required: a model id such as openai/gpt-5-mini, or builtin:oracle (no key, no network)',
+    );
   }
   const policy = builtinPolicy(v.model);
   if (policy !== null && !isPolicyName(policy)) {
-    throw new ConfigError(`${names.model}: unknown built-in model ${JSON.stringify(v.model)} (choose builtin:${POLICY_NAMES.join(', builtin:')})`);
+    throw new ConfigError(
+      `${names.model}: unknown built-in model ${JSON.stringify(v.model)} (choose builtin:${POLICY_NAMES.join(', builtin:')})`,
+    );
   }
   if (saved) refuseChanges(v, given, saved);
   const builtin = policy !== null;
@@ -191,7 +215,12 @@ export function resolveSettings(
     rollouts: v.rollouts,
     concurrency: v.concurrency,
     task: { num_transactions: v.numTransactions, fault_rate: v.faultRate, seed: v.seed },
-    sampling: { temperature: v.temperature, max_tokens: v.maxTokens, reasoning_effort: v.reasoningEffort, extra: v.sampling },
+    sampling: {
+      temperature: v.temperature,
+      max_tokens: v.maxTokens,
+      reasoning_effort: v.reasoningEffort,
+      extra: v.sampling,
+    },
     provider: v.provider,
     ...ep,
     timeoutS: v.timeout,

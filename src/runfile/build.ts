@@ -48,7 +48,11 @@ function makeTempFolder(out: string, flag: string): string {
 }
 
 /** Runs `fill` on a store in a temporary folder, writes the run.json it returns, then renames the folder to `out`. */
-export async function buildRunFolder(out: string, flag: string, fill: (store: ResultStore) => RunInfo | Promise<RunInfo>): Promise<void> {
+export async function buildRunFolder(
+  out: string,
+  flag: string,
+  fill: (store: ResultStore) => RunInfo | Promise<RunInfo>,
+): Promise<void> {
   requireEmptyOutput(out, flag);
   cleanupOnSignal();
   const temp = makeTempFolder(out, flag);
@@ -63,7 +67,9 @@ export async function buildRunFolder(out: string, flag: string, fill: (store: Re
     } catch (err) {
       const code = systemErrorCode(err);
       if (code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'ENOTDIR' || code === 'EISDIR') {
-        throw new ConfigError(`${flag} ${out} appeared while the run folder was being built and is not empty; it was left as it is and nothing was written`);
+        throw new ConfigError(
+          `${flag} ${out} appeared while the run folder was being built and is not empty; it was left as it is and nothing was written`,
+        );
       }
       throw fileError('create', out, err, flag);
     }

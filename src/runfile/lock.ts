@@ -74,11 +74,25 @@ export function readLockOwner(file: string): LockOwner | null | 'unreadable' {
     throw fileError('read', file, err);
   }
   // Locks of bas 0.2 and earlier hold a bare pid.
-  if (/^\s*\d{1,10}\s*$/.test(text)) return { program: 'bas', pid: Number(text), start: null, host: hostname(), token: text.trim(), since: '' };
+  if (/^\s*\d{1,10}\s*$/.test(text))
+    return { program: 'bas', pid: Number(text), start: null, host: hostname(), token: text.trim(), since: '' };
   try {
     const o = JSON.parse(text) as Partial<LockOwner>;
-    if (typeof o.pid === 'number' && Number.isSafeInteger(o.pid) && o.pid > 0 && typeof o.token === 'string' && typeof o.host === 'string') {
-      return { program: 'bas', pid: o.pid, start: typeof o.start === 'string' ? o.start : null, host: o.host, token: o.token, since: String(o.since ?? '') };
+    if (
+      typeof o.pid === 'number' &&
+      Number.isSafeInteger(o.pid) &&
+      o.pid > 0 &&
+      typeof o.token === 'string' &&
+      typeof o.host === 'string'
+    ) {
+      return {
+        program: 'bas',
+        pid: o.pid,
+        start: typeof o.start === 'string' ? o.start : null,
+        host: o.host,
+        token: o.token,
+        since: String(o.since ?? ''),
+      };
     }
   } catch {
     // Falls through: not a lock bas wrote.
@@ -181,9 +195,14 @@ export class FolderLock {
         if (owner === null) continue; // released meanwhile: try again
         if (owner !== 'unreadable') {
           const state = ownerState(owner);
-          if (state === 'alive') throw new ConfigError(`${dir} is in use by another bas process (pid ${owner.pid}); wait for it to end, or stop it first`);
+          if (state === 'alive')
+            throw new ConfigError(
+              `${dir} is in use by another bas process (pid ${owner.pid}); wait for it to end, or stop it first`,
+            );
           if (state === 'elsewhere') {
-            throw new ConfigError(`${dir} is in use by bas on host ${owner.host} (pid ${owner.pid}); if that process is gone, delete ${file}`);
+            throw new ConfigError(
+              `${dir} is in use by bas on host ${owner.host} (pid ${owner.pid}); if that process is gone, delete ${file}`,
+            );
           }
         }
         takeOver(file, owner === 'unreadable' ? null : owner.token, mine);

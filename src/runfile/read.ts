@@ -39,7 +39,10 @@ export async function forEachRecord(
     for await (const text of lines) {
       lineNo++;
       if (text.trim() === '') continue;
-      if (pending) throw new ConfigError(`${path}: line ${pending.line} is not valid JSON (${pending.reason}); the file is damaged`);
+      if (pending)
+        throw new ConfigError(
+          `${path}: line ${pending.line} is not valid JSON (${pending.reason}); the file is damaged`,
+        );
       let value: unknown;
       try {
         value = JSON.parse(text);
@@ -57,7 +60,8 @@ export async function forEachRecord(
   } finally {
     await lines.return(undefined);
   }
-  if (pending) warn(`${path}: skipped line ${pending.line}, cut off mid-write (the run probably stopped while writing it)`);
+  if (pending)
+    warn(`${path}: skipped line ${pending.line}, cut off mid-write (the run probably stopped while writing it)`);
 }
 
 /** Where the results are: DIR/results.jsonl, or the path itself when it is a file. */
@@ -90,6 +94,7 @@ export function expectedRollouts(run: RunFile | null): number | null {
   const rollouts = typeof run.rollouts === 'number' ? run.rollouts : 1;
   if (Array.isArray(run.indices)) return run.indices.length * rollouts;
   const shard = readShard(run.shard);
-  if (run.indices == null && typeof run.n === 'number' && shard !== undefined) return shardSize(run.n, shard) * rollouts;
+  if (run.indices == null && typeof run.n === 'number' && shard !== undefined)
+    return shardSize(run.n, shard) * rollouts;
   return null;
 }

@@ -71,7 +71,11 @@ function checkConfig(config: unknown): string | null {
     if (typeof config[k] !== 'number') return `"config.${k}" is not a number`;
   }
   try {
-    resolveTaskConfig(config, { num_transactions: '"config.num_transactions"', fault_rate: '"config.fault_rate"', seed: '"config.seed"' });
+    resolveTaskConfig(config, {
+      num_transactions: '"config.num_transactions"',
+      fault_rate: '"config.fault_rate"',
+      seed: '"config.seed"',
+    });
   } catch (err) {
     return (err as Error).message;
   }
@@ -98,7 +102,11 @@ export function checkRecord(value: unknown): RolloutRecord | string {
   if (typeof value.reward !== 'number' || !Number.isFinite(value.reward)) {
     return 'a rollout without "error" has no numeric "reward"';
   }
-  if (!isObject(value.rewards) || typeof value.rewards.bas_correct !== 'number' || typeof value.rewards.fault_audit !== 'number') {
+  if (
+    !isObject(value.rewards) ||
+    typeof value.rewards.bas_correct !== 'number' ||
+    typeof value.rewards.fault_audit !== 'number'
+  ) {
     return '"rewards" lacks bas_correct or fault_audit';
   }
   if (!isObject(value.metrics)) return '"metrics" is not an object';

@@ -74,8 +74,14 @@ export class ResultStore {
     const lock = FolderLock.acquire(dir);
     try {
       const held = await heldRun(dir);
-      if (held === 'scored') throw new ConfigError(`${dir} already holds a run: continue it with --resume ${dir}, or choose another --output`);
-      if (held !== 'failed-start') throw new ConfigError(`${dir} holds files bas did not write (${held}); they are left as they are: choose another --output`);
+      if (held === 'scored')
+        throw new ConfigError(
+          `${dir} already holds a run: continue it with --resume ${dir}, or choose another --output`,
+        );
+      if (held !== 'failed-start')
+        throw new ConfigError(
+          `${dir} holds files bas did not write (${held}); they are left as they are: choose another --output`,
+        );
     } catch (err) {
       lock.release();
       throw err;

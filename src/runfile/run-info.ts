@@ -44,7 +44,12 @@ export interface RunInfo {
   rollouts: number;
   indices: number[] | null;
   shard: unknown;
-  sampling: { temperature: number | null; max_tokens: number | null; reasoning_effort: string | null; extra: Record<string, unknown> };
+  sampling: {
+    temperature: number | null;
+    max_tokens: number | null;
+    reasoning_effort: string | null;
+    extra: Record<string, unknown>;
+  };
   concurrency: number;
   timeout_s: number;
   request_timeout_s: number;
@@ -81,7 +86,6 @@ export interface RunFile {
   [key: string]: unknown;
 }
 
-
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -100,26 +104,42 @@ export function checkRunFile(value: unknown, file: string): RunFile {
   if (v.n !== undefined) v.n = parseCount(v.n, key('n'), 1, MAX_TASKS);
   if (v.rollouts !== undefined) v.rollouts = parseCount(v.rollouts, key('rollouts'), 1, 1000);
   if (v.task !== undefined) {
-    if (!isObject(v.task)) throw new ConfigError(`${key('task')} must be an object {num_transactions, fault_rate, seed}`);
+    if (!isObject(v.task))
+      throw new ConfigError(`${key('task')} must be an object {num_transactions, fault_rate, seed}`);
     const t = v.task as Record<string, unknown>;
-    for (const k of ['num_transactions', 'fault_rate', 'seed']) if (t[k] === undefined) throw new ConfigError(`${key(`task.${k}`)} is missing`);
-    v.task = resolveTaskConfig(t, { num_transactions: key('task.num_transactions'), fault_rate: key('task.fault_rate'), seed: key('task.seed') });
+    for (const k of ['num_transactions', 'fault_rate', 'seed'])
+      if (t[k] === undefined) throw new ConfigError(`${key(`task.${k}`)} is missing`);
+    v.task = resolveTaskConfig(t, {
+      num_transactions: key('task.num_transactions'),
+      fault_rate: key('task.fault_rate'),
+      seed: key('task.seed'),
+    });
   }
   if (v.indices !== undefined && v.indices !== null) {
-    if (!Array.isArray(v.indices) || v.indices.length > MAX_TASKS || !v.indices.every((i) => Number.isSafeInteger(i) && i >= 0)) {
+    if (
+      !Array.isArray(v.indices) ||
+      v.indices.length > MAX_TASKS ||
+      !v.indices.every((i) => Number.isSafeInteger(i) && i >= 0)
+    ) {
       throw new ConfigError(`${key('indices')} must be null or a list of task indices (non-negative integers)`);
     }
   }
   // An unreadable "shard" only leaves a report without its expected count (expectedRollouts
   // says null); resume, which slices by it, refuses it (checkResumable).
-  if (v.status !== undefined && typeof v.status !== 'string') throw new ConfigError(`${key('status')} must be a string`);
+  if (v.status !== undefined && typeof v.status !== 'string')
+    throw new ConfigError(`${key('status')} must be a string`);
   if (v.prices !== undefined && v.prices !== null) {
     if (!isObject(v.prices)) throw new ConfigError(`${key('prices')} must be {"in": USD or null, "out": USD or null}`);
     const p = v.prices as Record<string, unknown>;
-    const price = (k: 'in' | 'out'): number | null => (p[k] == null ? null : parseNumberInRange(p[k], key(`prices.${k}`), 0, 1e6));
+    const price = (k: 'in' | 'out'): number | null =>
+      p[k] == null ? null : parseNumberInRange(p[k], key(`prices.${k}`), 0, 1e6);
     v.prices = { in: price('in'), out: price('out') };
   }
-  if (v.generator !== undefined && v.generator !== null && !(Number.isSafeInteger(v.generator) && (v.generator as number) >= 1)) {
+  if (
+    v.generator !== undefined &&
+    v.generator !== null &&
+    !(Number.isSafeInteger(v.generator) && (v.generator as number) >= 1)
+  ) {
     throw new ConfigError(`${key('generator')} must be null or a generator version (a positive integer)`);
   }
   return v;
@@ -134,7 +154,10 @@ export async function readRunInfo(file: string): Promise<RunFile | null> {
   try {
     text = readSmallFile(file, MAX_RUN_FILE_BYTES);
   } catch (err) {
-    if (err instanceof FileTooLargeError) throw new ConfigError(`${file} is larger than ${MAX_RUN_FILE_BYTES} bytes: the file is damaged, or not one bas wrote`);
+    if (err instanceof FileTooLargeError)
+      throw new ConfigError(
+        `${file} is larger than ${MAX_RUN_FILE_BYTES} bytes: the file is damaged, or not one bas wrote`,
+      );
     if (systemErrorCode(err) === 'ENOENT') return null;
     throw fileError('read', file, err);
   }
@@ -142,7 +165,9 @@ export async function readRunInfo(file: string): Promise<RunFile | null> {
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw new ConfigError(`${file} is not valid JSON (${(err as Error).message.split('\n', 1)[0]}); the file is damaged`);
+    throw new ConfigError(
+      `${file} is not valid JSON (${(err as Error).message.split('\n', 1)[0]}); the file is damaged`,
+    );
   }
   return checkRunFile(value, file);
 }
@@ -155,9 +180,14 @@ export async function readRunInfo(file: string): Promise<RunFile | null> {
  */
 function checkResumable(v: RunFile, file: string): RunInfo {
   const key = (k: string): string => `${file}: "${k}"`;
-  for (const k of ['model', 'n', 'task'] as const) if (v[k] === undefined) throw new ConfigError(`${key(k)} is missing: this is not a run file bas eval wrote`);
-  if (readShard(v.shard) === undefined) throw new ConfigError(`${file} has an unreadable "shard" (it needs null or {"index": I, "count": N} with 1 <= I <= N)`);
-  if (v.sampling !== undefined && !isObject(v.sampling)) throw new ConfigError(`${key('sampling')} must be an object {temperature, max_tokens, reasoning_effort, extra}`);
+  for (const k of ['model', 'n', 'task'] as const)
+    if (v[k] === undefined) throw new ConfigError(`${key(k)} is missing: this is not a run file bas eval wrote`);
+  if (readShard(v.shard) === undefined)
+    throw new ConfigError(
+      `${file} has an unreadable "shard" (it needs null or {"index": I, "count": N} with 1 <= I <= N)`,
+    );
+  if (v.sampling !== undefined && !isObject(v.sampling))
+    throw new ConfigError(`${key('sampling')} must be an object {temperature, max_tokens, reasoning_effort, extra}`);
   return v as RunInfo;
 }
 
@@ -167,9 +197,12 @@ export async function readSavedRun(dir: string): Promise<RunInfo> {
   const v = await readRunInfo(file);
   if (v === null) {
     if (!existsSync(dir)) throw new ConfigError(`--resume: ${dir} is not a run folder: it does not exist`);
-    throw new ConfigError(`--resume: ${dir} has no ${RUN_FILE}, so there is no run to continue; if the run failed at its start, begin it again with --output ${dir}`);
+    throw new ConfigError(
+      `--resume: ${dir} has no ${RUN_FILE}, so there is no run to continue; if the run failed at its start, begin it again with --output ${dir}`,
+    );
   }
-  if (v.indices != null || v.source === 'bas score') throw new ConfigError(`--resume: ${file} was written by bas score, not bas eval: there is nothing to resume`);
+  if (v.indices != null || v.source === 'bas score')
+    throw new ConfigError(`--resume: ${file} was written by bas score, not bas eval: there is nothing to resume`);
   const info = checkResumable(v, file);
   const generator = runGenerator(info);
   if (generator !== GENERATOR_VERSION) {
@@ -190,7 +223,8 @@ export async function readSavedRun(dir: string): Promise<RunInfo> {
 export async function readInputRun(dir: string): Promise<RunInfo> {
   const v = await readRunInfo(join(dir, RUN_FILE));
   if (v === null) throw new ConfigError(`${dir} is not a run folder (it has no ${RUN_FILE})`);
-  if (v.model === undefined || v.n === undefined) throw new ConfigError(`${join(dir, RUN_FILE)} is not a bas run file (it has no "model" or "n")`);
+  if (v.model === undefined || v.n === undefined)
+    throw new ConfigError(`${join(dir, RUN_FILE)} is not a bas run file (it has no "model" or "n")`);
   return v as RunInfo;
 }
 

@@ -16,7 +16,14 @@ export interface Shard {
 const MAX_SHARDS = 100_000;
 
 function isShard(index: unknown, count: unknown): boolean {
-  return Number.isSafeInteger(index) && Number.isSafeInteger(count) && (count as number) >= 1 && (count as number) <= MAX_SHARDS && (index as number) >= 1 && (index as number) <= (count as number);
+  return (
+    Number.isSafeInteger(index) &&
+    Number.isSafeInteger(count) &&
+    (count as number) >= 1 &&
+    (count as number) <= MAX_SHARDS &&
+    (index as number) >= 1 &&
+    (index as number) <= (count as number)
+  );
 }
 
 /** Reads "I/N" (1 <= I <= N); `name` names the flag or key in the error. */
@@ -25,7 +32,9 @@ export function parseShard(value: unknown, name: string): Shard {
   const index = m ? Number(m[1]) : NaN;
   const count = m ? Number(m[2]) : NaN;
   if (!isShard(index, count)) {
-    throw new ConfigError(`${name} must be I/N with 1 <= I <= N <= ${MAX_SHARDS} (e.g. 2/4 for the second of four), got ${JSON.stringify(value)}`);
+    throw new ConfigError(
+      `${name} must be I/N with 1 <= I <= N <= ${MAX_SHARDS} (e.g. 2/4 for the second of four), got ${JSON.stringify(value)}`,
+    );
   }
   return { index, count };
 }

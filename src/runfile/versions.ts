@@ -23,7 +23,9 @@ export function runGenerator(run: { generator?: unknown; indices?: unknown } | n
  * an eval run without the field had prompt 1; a scored run's prompts came from a file (null;
  * such a run says so by its null generator even where it predates this field).
  */
-export function runPromptVersion(run: { prompt_version?: unknown; generator?: unknown; indices?: unknown } | null | undefined): number | null {
+export function runPromptVersion(
+  run: { prompt_version?: unknown; generator?: unknown; indices?: unknown } | null | undefined,
+): number | null {
   if (!run) return null;
   if (typeof run.prompt_version === 'number') return run.prompt_version;
   return Array.isArray(run.indices) || run.prompt_version === null || run.generator === null ? null : 1;

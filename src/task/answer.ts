@@ -118,7 +118,8 @@ function shapeProblem(json: string): string | null {
       }
     } else if (c === 123 || c === 91) {
       if (++depth > MAX_ANSWER_DEPTH) return `the answer nests deeper than ${MAX_ANSWER_DEPTH} levels`;
-      if (++containers > MAX_ANSWER_CONTAINERS) return `the answer holds more than ${MAX_ANSWER_CONTAINERS} lists and objects`;
+      if (++containers > MAX_ANSWER_CONTAINERS)
+        return `the answer holds more than ${MAX_ANSWER_CONTAINERS} lists and objects`;
     } else if (c === 125 || c === 93) {
       depth--;
     } else if (c === 58) {

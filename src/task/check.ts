@@ -42,7 +42,14 @@ export function checkAgainstInjected(ledger: Ledger, injected: FaultMap): KeyChe
   const accidental = extra.filter((p) => p.code === 'duplicate_invoice');
   const unexplained = extra.filter((p) => p.code !== 'duplicate_invoice');
   const missing = difference(injected, key.faults);
-  return { valid: unexplained.length === 0 && missing.length === 0, key, extra: unexplained, missing, accidental, bas: [] };
+  return {
+    valid: unexplained.length === 0 && missing.length === 0,
+    key,
+    extra: unexplained,
+    missing,
+    accidental,
+    bas: [],
+  };
 }
 
 /** Compares the key re-derived from a ledger with the key shipped beside it. */
@@ -55,5 +62,12 @@ export function checkAgainstShipped(ledger: Ledger, shipped: AnswerKey): KeyChec
     expected: formatCents(shipped.bas[label]),
     derived: formatCents(key.bas[label]),
   }));
-  return { valid: extra.length === 0 && missing.length === 0 && bas.length === 0, key, extra, missing, accidental: [], bas };
+  return {
+    valid: extra.length === 0 && missing.length === 0 && bas.length === 0,
+    key,
+    extra,
+    missing,
+    accidental: [],
+    bas,
+  };
 }

@@ -67,7 +67,12 @@ export function resolveTaskConfig(
     num_transactions:
       input.num_transactions === undefined
         ? DEFAULT_TASK_CONFIG.num_transactions
-        : parseCount(input.num_transactions, names.num_transactions ?? '--num-transactions', MIN_TRANSACTIONS, MAX_TRANSACTIONS),
+        : parseCount(
+            input.num_transactions,
+            names.num_transactions ?? '--num-transactions',
+            MIN_TRANSACTIONS,
+            MAX_TRANSACTIONS,
+          ),
     fault_rate:
       input.fault_rate === undefined
         ? DEFAULT_TASK_CONFIG.fault_rate

@@ -13,13 +13,18 @@ import type { FaultCode, FaultMap, Row } from './types.js';
 const SECOND_FAULT_SHARE = 0.15;
 
 /** Faults that live in a document's content, and so travel with it when it is entered twice. */
-const CONTENT_FAULTS: ReadonlySet<FaultCode> = new Set(['gst_on_gst_free', 'gst_miscalculated', 'missing_abn_over_threshold']);
+const CONTENT_FAULTS: ReadonlySet<FaultCode> = new Set([
+  'gst_on_gst_free',
+  'gst_miscalculated',
+  'missing_abn_over_threshold',
+]);
 
 function applicable(row: Row, position: number, injectedHere: readonly FaultCode[], days: QuarterDays): FaultCode[] {
   const out: FaultCode[] = [];
   const taxable = isTaxable(row.category);
   if (!taxable && row.gst === 0 && gstInclusiveShare(row.amount) > 0) out.push('gst_on_gst_free');
-  if (taxable && row.gst === gstInclusiveShare(row.amount) && tenPercentOf(row.amount) !== row.gst) out.push('gst_miscalculated');
+  if (taxable && row.gst === gstInclusiveShare(row.amount) && tenPercentOf(row.amount) !== row.gst)
+    out.push('gst_miscalculated');
   // A duplicate replaces the row with an earlier document, so it must come first.
   if (position > 0 && injectedHere.length === 0) out.push('duplicate_invoice');
   if (row.date >= days.period.start && row.date <= days.period.end) out.push('outside_period');
@@ -28,7 +33,14 @@ function applicable(row: Row, position: number, injectedHere: readonly FaultCode
 }
 
 /** Applies `code` to `rows[position]`, returning the codes the row now carries because of it. */
-function apply(rng: Rng, rows: Row[], position: number, code: FaultCode, injected: FaultMap, days: QuarterDays): FaultCode[] {
+function apply(
+  rng: Rng,
+  rows: Row[],
+  position: number,
+  code: FaultCode,
+  injected: FaultMap,
+  days: QuarterDays,
+): FaultCode[] {
   const row = rows[position]!;
   switch (code) {
     case 'gst_on_gst_free':
@@ -67,7 +79,9 @@ export function injectFaults(rng: Rng, rows: Row[], days: QuarterDays, faultRate
     const codes = apply(rng, rows, position, first, injected, days);
     if (rng.chance(SECOND_FAULT_SHARE)) {
       const more = applicable(rows[position]!, position, codes, days).filter((c) => !codes.includes(c));
-      if (more.length > 0) for (const c of apply(rng, rows, position, rng.pick(more), injected, days)) if (!codes.includes(c)) codes.push(c);
+      if (more.length > 0)
+        for (const c of apply(rng, rows, position, rng.pick(more), injected, days))
+          if (!codes.includes(c)) codes.push(c);
     }
     injected[rows[position]!.id] = codes.length > 1 ? codes.sort() : codes;
   }

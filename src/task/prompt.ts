@@ -5,7 +5,13 @@
  */
 import { formatCents } from './money.js';
 import { ABN_THRESHOLD_CENTS } from './rules.js';
-import { GST_FREE_CATEGORIES, INPUT_TAXED_CATEGORIES, TAXABLE_CATEGORIES, type ChatMessage, type Ledger } from './types.js';
+import {
+  GST_FREE_CATEGORIES,
+  INPUT_TAXED_CATEGORIES,
+  TAXABLE_CATEGORIES,
+  type ChatMessage,
+  type Ledger,
+} from './types.js';
 
 /**
  * The prompt's version: raised whenever the wording changes, since a model may answer the
@@ -15,9 +21,20 @@ import { GST_FREE_CATEGORIES, INPUT_TAXED_CATEGORIES, TAXABLE_CATEGORIES, type C
 export const PROMPT_VERSION = 2;
 
 /** The CSV columns of the ledger in the prompt, in order. */
-export const PROMPT_COLUMNS = ['id', 'date', 'type', 'counterparty', 'category', 'amount', 'gst', 'invoice', 'abn'] as const;
+export const PROMPT_COLUMNS = [
+  'id',
+  'date',
+  'type',
+  'counterparty',
+  'category',
+  'amount',
+  'gst',
+  'invoice',
+  'abn',
+] as const;
 
-const SYSTEM = 'You are a meticulous Australian bookkeeper. You audit a quarterly ledger and prepare the corrected Business Activity Statement (BAS).';
+const SYSTEM =
+  'You are a meticulous Australian bookkeeper. You audit a quarterly ledger and prepare the corrected Business Activity Statement (BAS).';
 
 const threshold = formatCents(ABN_THRESHOLD_CENTS);
 
@@ -66,7 +83,9 @@ export function buildPrompt(ledger: Ledger): ChatMessage[] {
     PROMPT_COLUMNS.join(','),
   ];
   for (const r of ledger.rows) {
-    lines.push(`${r.id},${r.date},${r.type},${r.counterparty},${r.category},${formatCents(r.amount)},${formatCents(r.gst)},${r.invoice},${r.abn}`);
+    lines.push(
+      `${r.id},${r.date},${r.type},${r.counterparty},${r.category},${formatCents(r.amount)},${formatCents(r.gst)},${r.invoice},${r.abn}`,
+    );
   }
   return [
     { role: 'system', content: SYSTEM },

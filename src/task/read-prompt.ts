@@ -13,7 +13,10 @@ const BUSINESS_LINE = /^Business: (.*), ABN (\d{11})$/m;
 
 /** The ledger stated in `messages`, or null when the text does not hold one. */
 export function readLedgerFromPrompt(messages: readonly ChatMessage[]): Ledger | null {
-  const text = messages.filter((m) => m.role === 'user').map((m) => m.content).join('\n');
+  const text = messages
+    .filter((m) => m.role === 'user')
+    .map((m) => m.content)
+    .join('\n');
   const period = PERIOD_LINE.exec(text);
   if (!period) return null;
   const business = BUSINESS_LINE.exec(text);
@@ -25,11 +28,38 @@ export function readLedgerFromPrompt(messages: readonly ChatMessage[]): Ledger |
     if (line.trim() === '') break;
     const f = line.split(',');
     if (f.length !== PROMPT_COLUMNS.length) return null;
-    const [id, date, type, counterparty, category, amount, gst, invoice, abn] = f as [string, string, string, string, string, string, string, string, string];
+    const [id, date, type, counterparty, category, amount, gst, invoice, abn] = f as [
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+    ];
     const amountCents = parseMoneyString(amount);
     const gstCents = parseMoneyString(gst);
-    if ((type !== 'sale' && type !== 'purchase') || !CATEGORY_SET.has(category) || amountCents === null || gstCents === null) return null;
-    rows.push({ id, date, type, counterparty, description: '', category: category as Category, amount: amountCents, gst: gstCents, invoice, abn });
+    if (
+      (type !== 'sale' && type !== 'purchase') ||
+      !CATEGORY_SET.has(category) ||
+      amountCents === null ||
+      gstCents === null
+    )
+      return null;
+    rows.push({
+      id,
+      date,
+      type,
+      counterparty,
+      description: '',
+      category: category as Category,
+      amount: amountCents,
+      gst: gstCents,
+      invoice,
+      abn,
+    });
   }
   return {
     business: { name: business?.[1] ?? '', abn: business?.[2] ?? '', trade: '' },

@@ -80,7 +80,8 @@ export function deriveKey(ledger: Ledger): AnswerKey {
       const codes: FaultCode[] = duplicate ? ['duplicate_invoice'] : [];
       for (const code of ROW_CODES) if (c[code]) codes.push(code);
       // An id from a task file could be "__proto__": define it as a plain own property.
-      if (row.id === '__proto__') Object.defineProperty(faults, row.id, { value: codes, enumerable: true, writable: true, configurable: true });
+      if (row.id === '__proto__')
+        Object.defineProperty(faults, row.id, { value: codes, enumerable: true, writable: true, configurable: true });
       else faults[row.id] = codes;
     }
     if (duplicate || c.outside_period) continue;

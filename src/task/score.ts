@@ -4,7 +4,15 @@
  * for the wrong reason earns nothing and flagging everything drowns precision.
  */
 import { parseAnswer, type Answer } from './answer.js';
-import { BAS_LABELS, FAULT_CODES, type AnswerKey, type BasLabel, type FaultCode, type PairCounts, type Scores } from './types.js';
+import {
+  BAS_LABELS,
+  FAULT_CODES,
+  type AnswerKey,
+  type BasLabel,
+  type FaultCode,
+  type PairCounts,
+  type Scores,
+} from './types.js';
 
 const REWARD_WEIGHTS = { bas_correct: 0.6, fault_audit: 0.4 } as const;
 
@@ -87,7 +95,12 @@ function unparseableScores(key: AnswerKey, reason: string): Scores {
     reward: 0,
     rewards: { bas_correct: 0, fault_audit: 0 },
     metrics: { bas_label_accuracy: 0, fault_precision: 0, fault_recall: 0, num_flagged: 0, parsed: 0 },
-    detail: { labels: { G1: false, '1A': false, '1B': false, net: false }, codes, unknown_codes: 0, unparseable: reason },
+    detail: {
+      labels: { G1: false, '1A': false, '1B': false, net: false },
+      codes,
+      unknown_codes: 0,
+      unparseable: reason,
+    },
   };
 }
 

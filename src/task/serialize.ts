@@ -25,7 +25,11 @@ export function taskToJson(task: Task): Record<string, unknown> {
     index: task.index,
     generator: task.generator,
     prompt_version: task.prompt_version,
-    config: { num_transactions: task.config.num_transactions, fault_rate: task.config.fault_rate, seed: task.config.seed },
+    config: {
+      num_transactions: task.config.num_transactions,
+      fault_rate: task.config.fault_rate,
+      seed: task.config.seed,
+    },
     ledger: {
       business: { name: task.ledger.business.name, abn: task.ledger.business.abn, trade: task.ledger.business.trade },
       period: { start: task.ledger.period.start, end: task.ledger.period.end },
@@ -53,7 +57,12 @@ function rowToJson(r: Row): Record<string, string> {
 }
 
 function basToJson(bas: Bas): Record<string, string> {
-  return { G1: formatCents(bas.G1), '1A': formatCents(bas['1A']), '1B': formatCents(bas['1B']), net: formatCents(bas.net) };
+  return {
+    G1: formatCents(bas.G1),
+    '1A': formatCents(bas['1A']),
+    '1B': formatCents(bas['1B']),
+    net: formatCents(bas.net),
+  };
 }
 
 /** Thrown by `taskFromJson` with the path of the offending field. */
@@ -94,7 +103,8 @@ function isCalendarDate(s: string): boolean {
 
 function date(value: unknown, path: string): string {
   const s = str(value, path);
-  if (!ISO_DATE.test(s) || !isCalendarDate(s)) fail(path, `must be a calendar date YYYY-MM-DD, got ${JSON.stringify(s)}`);
+  if (!ISO_DATE.test(s) || !isCalendarDate(s))
+    fail(path, `must be a calendar date YYYY-MM-DD, got ${JSON.stringify(s)}`);
   return s;
 }
 
@@ -123,8 +133,15 @@ function faultsFromJson(value: unknown, path: string): FaultMap {
   const out: FaultMap = {};
   for (const [id, codes] of Object.entries(o)) {
     if (!Array.isArray(codes)) fail(`${path}.${id}`, 'must be a list of fault codes');
-    for (const c of codes) if (typeof c !== 'string' || !CODE_SET.has(c)) fail(`${path}.${id}`, `holds an unknown fault code ${JSON.stringify(c)}`);
-    Object.defineProperty(out, id, { value: [...new Set(codes as FaultCode[])].sort(), enumerable: true, writable: true, configurable: true });
+    for (const c of codes)
+      if (typeof c !== 'string' || !CODE_SET.has(c))
+        fail(`${path}.${id}`, `holds an unknown fault code ${JSON.stringify(c)}`);
+    Object.defineProperty(out, id, {
+      value: [...new Set(codes as FaultCode[])].sort(),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return out;
 }
@@ -142,7 +159,8 @@ function promptFromJson(value: unknown, path: string): ChatMessage[] {
   return value.map((m, i) => {
     const o = obj(m, `${path}[${i}]`);
     const role = str(o.role, `${path}[${i}].role`);
-    if (role !== 'system' && role !== 'user' && role !== 'assistant') fail(`${path}[${i}].role`, 'must be system, user or assistant');
+    if (role !== 'system' && role !== 'user' && role !== 'assistant')
+      fail(`${path}[${i}].role`, 'must be system, user or assistant');
     return { role, content: str(o.content, `${path}[${i}].content`) };
   });
 }
@@ -158,11 +176,16 @@ function version(value: unknown, path: string): number | null {
 export function taskFromJson(value: unknown): Task {
   const o = obj(value, 'the task');
   const index = o.index;
-  if (typeof index !== 'number' || !Number.isSafeInteger(index) || index < 0) fail('index', 'must be a non-negative integer');
+  if (typeof index !== 'number' || !Number.isSafeInteger(index) || index < 0)
+    fail('index', 'must be a non-negative integer');
   const c = obj(o.config, 'config');
   let config;
   try {
-    config = resolveTaskConfig(c, { num_transactions: 'config.num_transactions', fault_rate: 'config.fault_rate', seed: 'config.seed' });
+    config = resolveTaskConfig(c, {
+      num_transactions: 'config.num_transactions',
+      fault_rate: 'config.fault_rate',
+      seed: 'config.seed',
+    });
   } catch (err) {
     throw new TaskShapeError((err as Error).message);
   }
@@ -172,7 +195,10 @@ export function taskFromJson(value: unknown): Task {
   const transactions = ledger.transactions;
   if (!Array.isArray(transactions)) fail('ledger.transactions', 'must be a list');
   if (transactions.length !== config.num_transactions) {
-    fail('ledger.transactions', `holds ${transactions.length} rows but config.num_transactions is ${config.num_transactions}`);
+    fail(
+      'ledger.transactions',
+      `holds ${transactions.length} rows but config.num_transactions is ${config.num_transactions}`,
+    );
   }
   const rows = transactions.map((t, i) => rowFromJson(t, `ledger.transactions[${i}]`));
   const ids = new Set<string>();

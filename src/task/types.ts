@@ -31,9 +31,7 @@ export const INPUT_TAXED_CATEGORIES = ['financial_supply', 'residential_rent'] a
 /** Taxable categories (generator 3): short, and chosen so that every trade's sales fit one. */
 export const TAXABLE_CATEGORIES = ['goods', 'equipment', 'services', 'hot_food', 'construction', 'utilities'] as const;
 export type Category =
-  | (typeof GST_FREE_CATEGORIES)[number]
-  | (typeof INPUT_TAXED_CATEGORIES)[number]
-  | (typeof TAXABLE_CATEGORIES)[number];
+  (typeof GST_FREE_CATEGORIES)[number] | (typeof INPUT_TAXED_CATEGORIES)[number] | (typeof TAXABLE_CATEGORIES)[number];
 export const CATEGORIES: readonly Category[] = [
   ...TAXABLE_CATEGORIES,
   ...GST_FREE_CATEGORIES,

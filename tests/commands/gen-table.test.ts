@@ -21,12 +21,20 @@ describe('gen --format table', () => {
   it('shows every row with its key faults as letters, the row each duplicate repeats, and the BAS', () => {
     const task = generateTask({ num_transactions: 60, fault_rate: 0.5, seed: 1 }, 3, { prompt: false });
     const lines = renderTaskTable(task).split('\n');
-    const letter: Record<string, string> = { duplicate_invoice: 'D', gst_on_gst_free: 'F', gst_miscalculated: 'M', missing_abn_over_threshold: 'A', outside_period: 'O' };
+    const letter: Record<string, string> = {
+      duplicate_invoice: 'D',
+      gst_on_gst_free: 'F',
+      gst_miscalculated: 'M',
+      missing_abn_over_threshold: 'A',
+      outside_period: 'O',
+    };
     for (const r of task.ledger.rows) {
       const line = lines.find((l) => l.startsWith(`${r.id} `))!;
       expect(line).toContain(r.date);
       const expected = (task.key.faults[r.id] ?? []).map((c) => letter[c]).join('');
-      expect(line.endsWith(expected === '' ? (r.abn === '' ? line.slice(-1) : 'yes') : ` ${expected}`), line).toBe(true);
+      expect(line.endsWith(expected === '' ? (r.abn === '' ? line.slice(-1) : 'yes') : ` ${expected}`), line).toBe(
+        true,
+      );
     }
     const dup = Object.keys(task.key.faults).find((id) => task.key.faults[id]!.includes('duplicate_invoice'))!;
     const row = task.ledger.rows.find((r) => r.id === dup)!;

@@ -7,9 +7,21 @@ describe('bas gen', () => {
   it('writes one task per line with the fields SPEC lists', () => {
     const r = bas(['gen', '-n', '3', '--seed', '5']);
     expect(r.code).toBe(0);
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.map((t) => t.index)).toEqual([0, 1, 2]);
-    expect(Object.keys(lines[0])).toEqual(['index', 'generator', 'prompt_version', 'config', 'ledger', 'key', 'injected', 'prompt']);
+    expect(Object.keys(lines[0])).toEqual([
+      'index',
+      'generator',
+      'prompt_version',
+      'config',
+      'ledger',
+      'key',
+      'injected',
+      'prompt',
+    ]);
     expect(Object.keys(lines[0].ledger.business)).toEqual(['name', 'abn', 'trade']);
     expect(lines[0].config).toEqual({ num_transactions: 24, fault_rate: 0.25, seed: 5 });
     expect(Object.keys(lines[0].ledger)).toEqual(['business', 'period', 'transactions']);
@@ -77,7 +89,14 @@ describe('bas validate', () => {
     const r = bas(['validate', '-n', '60']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^60\/60 valid/);
-    for (const code of ['gst_on_gst_free', 'gst_miscalculated', 'duplicate_invoice', 'outside_period', 'missing_abn_over_threshold']) expect(r.stdout).toContain(code);
+    for (const code of [
+      'gst_on_gst_free',
+      'gst_miscalculated',
+      'duplicate_invoice',
+      'outside_period',
+      'missing_abn_over_threshold',
+    ])
+      expect(r.stdout).toContain(code);
   });
 
   it('reports a chance invoice collision as such, not as a failure', () => {
@@ -95,7 +114,10 @@ describe('bas validate', () => {
     writeFileSync(file, bas(['gen', '-n', '4']).stdout);
     expect(bas(['validate', '--tasks', file]).stdout).toMatch(/^4\/4 valid/);
 
-    const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     lines[1].key.bas.G1 = '0.01';
     lines[2].key.faults = {};
     writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
@@ -109,13 +131,18 @@ describe('bas validate', () => {
   it('also holds a tasks file to its own record of injected faults', () => {
     const dir = tempDir();
     const file = join(dir, 'tasks.jsonl');
-    const lines = bas(['gen', '-n', '3', '--fault-rate', '0.5']).stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = bas(['gen', '-n', '3', '--fault-rate', '0.5'])
+      .stdout.trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     lines[1].injected = {};
     writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
     const r = bas(['validate', '--tasks', file]);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/^2\/3 valid/);
-    expect(r.stdout).toMatch(/task 1: INVALID against the record of injected faults\n {2}re-derived but not expected: T\d+:/);
+    expect(r.stdout).toMatch(
+      /task 1: INVALID against the record of injected faults\n {2}re-derived but not expected: T\d+:/,
+    );
     const json = JSON.parse(bas(['validate', '--tasks', file, '--json']).stdout);
     expect(json.invalid).toEqual([expect.objectContaining({ index: 1, against: 'injected' })]);
 
@@ -153,12 +180,28 @@ describe('bas score', () => {
     const replies = join(dir, 'replies.jsonl');
     const order = [3, 0, 4, 1, 2];
     const policy = (i: number) => (i % 2 === 0 ? 'oracle' : 'raw-sums') as 'oracle' | 'raw-sums';
-    writeFileSync(replies, order.map((i) => JSON.stringify({ index: i, reply: runPolicy(policy(i), generateTask({ num_transactions: 24, fault_rate: 0.25, seed: 20260826 }, i).prompt) })).join('\n') + '\n');
+    writeFileSync(
+      replies,
+      order
+        .map((i) =>
+          JSON.stringify({
+            index: i,
+            reply: runPolicy(
+              policy(i),
+              generateTask({ num_transactions: 24, fault_rate: 0.25, seed: 20260826 }, i).prompt,
+            ),
+          }),
+        )
+        .join('\n') + '\n',
+    );
     const out = join(dir, 'scored.jsonl');
     const r = bas(['score', '--tasks', tasks, '--replies', replies, '--out', out]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/bas_correct/);
-    const scored = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const scored = readFileSync(out, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(scored.map((s) => s.index)).toEqual(order);
     for (const s of scored) {
       expect(s.reward).toBe(policy(s.index) === 'oracle' ? 1 : 0);
@@ -188,7 +231,12 @@ describe('bas score', () => {
 });
 
 describe('number flags', () => {
-  it.each([['5e-1', 0.5], ['+0.5', 0.5], ['1e0', 1], ['.25', 0.25]])('--fault-rate %s is the number %d', (text, value) => {
+  it.each([
+    ['5e-1', 0.5],
+    ['+0.5', 0.5],
+    ['1e0', 1],
+    ['.25', 0.25],
+  ])('--fault-rate %s is the number %d', (text, value) => {
     const r = bas(['gen', '-n', '1', '--fault-rate', text]);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).config.fault_rate).toBe(value);
@@ -197,7 +245,9 @@ describe('number flags', () => {
 
 describe('bas --version', () => {
   it.each([['--version'], ['-V']])('%s prints the package version and exits 0', (flag) => {
-    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
     const r = bas([flag]);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(`${version}\n`);

@@ -41,16 +41,32 @@ describe('the task generator version', () => {
   it('is recorded in run.json, and runs of another generator are never mixed', () => {
     const dir = tempDir();
     const run = (name: string, extra: string[] = []) =>
-      bas(['eval', '-m', 'builtin:oracle', '-n', '4', '--output', join(dir, name), '--no-progress', '--json', ...extra]);
+      bas([
+        'eval',
+        '-m',
+        'builtin:oracle',
+        '-n',
+        '4',
+        '--output',
+        join(dir, name),
+        '--no-progress',
+        '--json',
+        ...extra,
+      ]);
     expect(run('new').code).toBe(0);
-    expect(JSON.parse(readFileSync(join(dir, 'new', 'run.json'), 'utf8'))).toMatchObject({ generator: GENERATOR_VERSION, prompt_version: PROMPT_VERSION });
+    expect(JSON.parse(readFileSync(join(dir, 'new', 'run.json'), 'utf8'))).toMatchObject({
+      generator: GENERATOR_VERSION,
+      prompt_version: PROMPT_VERSION,
+    });
 
     // --resume refuses a run whose tasks came from another generator.
     expect(run('old').code).toBe(0);
     makeOld(join(dir, 'old'));
     const resumed = bas(['eval', '--resume', join(dir, 'old'), '--no-progress']);
     expect(resumed.code).toBe(2);
-    expect(resumed.stderr).toMatch(new RegExp(`made with task generator 1, and this bas \\(.*\\) has generator ${GENERATOR_VERSION}`));
+    expect(resumed.stderr).toMatch(
+      new RegExp(`made with task generator 1, and this bas \\(.*\\) has generator ${GENERATOR_VERSION}`),
+    );
 
     // merge refuses to join shards of different generators.
     expect(run('s1', ['--shard', '1/2']).code).toBe(0);
@@ -69,13 +85,26 @@ describe('the task generator version', () => {
   it('the prompt version is checked beside it: resume, merge and compare refuse to mix prompts', () => {
     const dir = tempDir();
     const run = (name: string, extra: string[] = []) =>
-      bas(['eval', '-m', 'builtin:oracle', '-n', '4', '--output', join(dir, name), '--no-progress', '--json', ...extra]);
+      bas([
+        'eval',
+        '-m',
+        'builtin:oracle',
+        '-n',
+        '4',
+        '--output',
+        join(dir, name),
+        '--no-progress',
+        '--json',
+        ...extra,
+      ]);
     expect(run('new').code).toBe(0);
     expect(run('other').code).toBe(0);
     setPrompt(join(dir, 'other'), PROMPT_VERSION + 1);
     const resumed = bas(['eval', '--resume', join(dir, 'other'), '--no-progress']);
     expect(resumed.code).toBe(2);
-    expect(resumed.stderr).toMatch(new RegExp(`made with prompt ${PROMPT_VERSION + 1}, and this bas \\(.*\\) has prompt ${PROMPT_VERSION}`));
+    expect(resumed.stderr).toMatch(
+      new RegExp(`made with prompt ${PROMPT_VERSION + 1}, and this bas \\(.*\\) has prompt ${PROMPT_VERSION}`),
+    );
 
     expect(run('s1', ['--shard', '1/2']).code).toBe(0);
     expect(run('s2', ['--shard', '2/2']).code).toBe(0);

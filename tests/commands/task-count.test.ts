@@ -10,7 +10,9 @@ describe('-n has one cap everywhere', () => {
 
   it('gen and validate take the cap and refuse one more', () => {
     expect(taskCountFromFlags({ num: String(cap) }, 1)).toBe(cap);
-    expect(() => taskCountFromFlags({ num: String(cap + 1) }, 1)).toThrow(`-n must be an integer from 1 to ${cap}, got "10000001"`);
+    expect(() => taskCountFromFlags({ num: String(cap + 1) }, 1)).toThrow(
+      `-n must be an integer from 1 to ${cap}, got "10000001"`,
+    );
   });
 
   it('eval (the settings declaration) takes the same cap', () => {

@@ -21,21 +21,44 @@ function startFake(): Promise<void> {
     let body = '';
     req.on('data', (d) => (body += d));
     req.on('end', () => {
-      const headers = { 'content-type': 'application/json', 'x-ratelimit-remaining-requests': '41', 'x-ratelimit-reset-requests': '2s\u009b31m' };
+      const headers = {
+        'content-type': 'application/json',
+        'x-ratelimit-remaining-requests': '41',
+        'x-ratelimit-reset-requests': '2s\u009b31m',
+      };
       const sent = JSON.parse(body || '{}') as { temperature?: number };
       if (sent.temperature === 0) {
         res.writeHead(400, headers);
-        res.end(JSON.stringify({ error: { message: "Unsupported value: 'temperature' does not support 0 with this model.", type: 'invalid_request_error', param: 'temperature', code: 'unsupported_value' } }));
+        res.end(
+          JSON.stringify({
+            error: {
+              message: "Unsupported value: 'temperature' does not support 0 with this model.",
+              type: 'invalid_request_error',
+              param: 'temperature',
+              code: 'unsupported_value',
+            },
+          }),
+        );
         return;
       }
       res.writeHead(200, headers);
-      res.end(JSON.stringify({ id: 'x', object: 'chat.completion', created: 0, model: 'r1', choices: [{ index: 0, message: { role: 'assistant', content: 'OK' }, finish_reason: 'stop' }] }));
+      res.end(
+        JSON.stringify({
+          id: 'x',
+          object: 'chat.completion',
+          created: 0,
+          model: 'r1',
+          choices: [{ index: 0, message: { role: 'assistant', content: 'OK' }, finish_reason: 'stop' }],
+        }),
+      );
     });
   });
-  return new Promise((done) => fake.listen(0, '127.0.0.1', () => {
-    fakeURL = `http://127.0.0.1:${(fake.address() as { port: number }).port}/v1`;
-    done();
-  }));
+  return new Promise((done) =>
+    fake.listen(0, '127.0.0.1', () => {
+      fakeURL = `http://127.0.0.1:${(fake.address() as { port: number }).port}/v1`;
+      done();
+    }),
+  );
 }
 
 beforeAll(async () => {
@@ -50,8 +73,10 @@ afterAll(async () => {
 const KEY = { K: 'sekret' };
 
 describe('bas check', () => {
-  it('reports an endpoint that accepts the run\'s settings, with its rate-limit headers, and exits 0', async () => {
-    const r = await basAsync(['check', '-m', 'r1', '--temperature', '1', '--base-url', fakeURL, '--api-key-var', 'K'], { env: KEY });
+  it("reports an endpoint that accepts the run's settings, with its rate-limit headers, and exits 0", async () => {
+    const r = await basAsync(['check', '-m', 'r1', '--temperature', '1', '--base-url', fakeURL, '--api-key-var', 'K'], {
+      env: KEY,
+    });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/reachable +yes \(HTTP 200\)/);
     expect(r.stdout).toMatch(/key +accepted/);
@@ -64,7 +89,9 @@ describe('bas check', () => {
   });
 
   it('names the parameter the provider refused, with its message, and exits 1', async () => {
-    const r = await basAsync(['check', '-m', 'r1', '--temperature', '0', '--base-url', fakeURL, '--api-key-var', 'K'], { env: KEY });
+    const r = await basAsync(['check', '-m', 'r1', '--temperature', '0', '--base-url', fakeURL, '--api-key-var', 'K'], {
+      env: KEY,
+    });
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/parameters +refused: temperature \(sent temperature=0\)/);
     expect(r.stdout).toMatch(/said +Unsupported value: 'temperature' does not support 0/);
@@ -84,21 +111,37 @@ describe('bas check', () => {
 
   it('an unreachable endpoint is named with the cause', async () => {
     const port = await closedPort();
-    const r = await basAsync(['check', '-m', 'm1', '--base-url', `http://127.0.0.1:${port}/v1`], { env: { OPENAI_API_KEY: 'k' } });
+    const r = await basAsync(['check', '-m', 'm1', '--base-url', `http://127.0.0.1:${port}/v1`], {
+      env: { OPENAI_API_KEY: 'k' },
+    });
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/reachable +no/);
-    expect(r.stderr).toMatch(new RegExp(`^bas: check failed: cannot reach http://127\\.0\\.0\\.1:${port}/v1: connection failed.*ECONNREFUSED`, 'm'));
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `^bas: check failed: cannot reach http://127\\.0\\.0\\.1:${port}/v1: connection failed.*ECONNREFUSED`,
+        'm',
+      ),
+    );
   });
 
   it('--json prints the report as an object', async () => {
-    const r = await basAsync(['check', '-m', 'm1', '--base-url', served.url, '--api-key-var', 'K', '--json'], { env: KEY });
+    const r = await basAsync(['check', '-m', 'm1', '--base-url', served.url, '--api-key-var', 'K', '--json'], {
+      env: KEY,
+    });
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, reachable: true, status: 200, keyAccepted: true, modelKnown: true, model: 'm1' });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      ok: true,
+      reachable: true,
+      status: 200,
+      keyAccepted: true,
+      modelKnown: true,
+      model: 'm1',
+    });
   });
 });
 
 describe('bas models', () => {
-  it('lists the endpoint\'s models, as lines or JSON', async () => {
+  it("lists the endpoint's models, as lines or JSON", async () => {
     const r = await basAsync(['models', '--base-url', served.url, '--api-key-var', 'K'], { env: KEY });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('m1\nm2\n');
@@ -110,7 +153,9 @@ describe('bas models', () => {
     const port = await closedPort();
     const r = await basAsync(['models', '--base-url', `http://127.0.0.1:${port}/v1`], { env: { OPENAI_API_KEY: 'k' } });
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(new RegExp(`^bas: cannot list the models of http://127\\.0\\.0\\.1:${port}/v1: connection failed`));
+    expect(r.stderr).toMatch(
+      new RegExp(`^bas: cannot list the models of http://127\\.0\\.0\\.1:${port}/v1: connection failed`),
+    );
   });
 
   it('credentials in the base URL never reach the output, whichever command prints the URL', async () => {
@@ -136,7 +181,24 @@ describe('bas models', () => {
 describe('bas eval --check', () => {
   it('stops before creating the run folder when the check fails', async () => {
     const dir = join(tempDir(), 'run');
-    const r = await basAsync(['eval', '-m', 'nope', '-n', '2', '--check', '--base-url', served.url, '--api-key-var', 'K', '--output', dir, '--no-progress'], { env: KEY });
+    const r = await basAsync(
+      [
+        'eval',
+        '-m',
+        'nope',
+        '-n',
+        '2',
+        '--check',
+        '--base-url',
+        served.url,
+        '--api-key-var',
+        'K',
+        '--output',
+        dir,
+        '--no-progress',
+      ],
+      { env: KEY },
+    );
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/model +not known/);
     expect(r.stderr).toMatch(/bas: check failed/);
@@ -145,7 +207,25 @@ describe('bas eval --check', () => {
 
   it('runs when the check passes, with the report on stderr and the summary alone on stdout', async () => {
     const dir = join(tempDir(), 'run');
-    const r = await basAsync(['eval', '-m', 'm1', '-n', '2', '--check', '--base-url', served.url, '--api-key-var', 'K', '--output', dir, '--no-progress', '--json'], { env: KEY });
+    const r = await basAsync(
+      [
+        'eval',
+        '-m',
+        'm1',
+        '-n',
+        '2',
+        '--check',
+        '--base-url',
+        served.url,
+        '--api-key-var',
+        'K',
+        '--output',
+        dir,
+        '--no-progress',
+        '--json',
+      ],
+      { env: KEY },
+    );
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/result +ok/);
     expect(JSON.parse(r.stdout).counts.completed).toBe(2);
@@ -155,19 +235,41 @@ describe('bas eval --check', () => {
 describe('--resume', () => {
   it('of a finished run says there is nothing to do, without a key and without touching the folder', async () => {
     const dir = join(tempDir(), 'run');
-    const first = await basAsync(['eval', '-m', 'm1', '-n', '3', '-r', '2', '--base-url', served.url, '--api-key-var', 'K', '--output', dir, '--no-progress'], { env: KEY });
+    const first = await basAsync(
+      [
+        'eval',
+        '-m',
+        'm1',
+        '-n',
+        '3',
+        '-r',
+        '2',
+        '--base-url',
+        served.url,
+        '--api-key-var',
+        'K',
+        '--output',
+        dir,
+        '--no-progress',
+      ],
+      { env: KEY },
+    );
     expect(first.code).toBe(0);
     const before = allFiles(dir).map((f) => [f.path, createHash('sha256').update(f.text).digest('hex')]);
     const r = await basAsync(['eval', '--resume', dir, '--json']);
     expect(r.code).toBe(0);
-    expect(r.stderr).toBe(`bas: nothing to do: all 6 rollouts of ${dir} are recorded and scored (bas report ${dir} shows them)\n`);
+    expect(r.stderr).toBe(
+      `bas: nothing to do: all 6 rollouts of ${dir} are recorded and scored (bas report ${dir} shows them)\n`,
+    );
     expect(JSON.parse(r.stdout).counts).toMatchObject({ rollouts: 6, completed: 6 });
     expect(allFiles(dir).map((f) => [f.path, createHash('sha256').update(f.text).digest('hex')])).toEqual(before);
   });
 
   it('of a run killed after its last record marks it complete, under the lock, and runs nothing', async () => {
     const dir = join(tempDir(), 'run');
-    expect((await basAsync(['eval', '-m', 'builtin:oracle', '-n', '3', '--output', dir, '--no-progress'])).code).toBe(0);
+    expect((await basAsync(['eval', '-m', 'builtin:oracle', '-n', '3', '--output', dir, '--no-progress'])).code).toBe(
+      0,
+    );
     const file = join(dir, 'run.json');
     const info = JSON.parse(readFileSync(file, 'utf8'));
     writeFileSync(file, JSON.stringify({ ...info, status: 'running', ended_at: null, summary: null }));
@@ -184,13 +286,18 @@ describe('--resume', () => {
 
   it('of an unfinished run says how many rollouts remain before it starts', async () => {
     const dir = join(tempDir(), 'run');
-    await basAsync(['eval', '-m', 'm1', '-n', '4', '--base-url', served.url, '--api-key-var', 'K', '--output', dir, '--no-progress'], { env: KEY });
+    await basAsync(
+      ['eval', '-m', 'm1', '-n', '4', '--base-url', served.url, '--api-key-var', 'K', '--output', dir, '--no-progress'],
+      { env: KEY },
+    );
     const results = join(dir, 'results.jsonl');
     const lines = readFileSync(results, 'utf8').trimEnd().split('\n');
     writeFileSync(results, `${lines.slice(0, 1).join('\n')}\n`);
     const r = await basAsync(['eval', '--resume', dir, '--no-progress', '--json'], { env: KEY });
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(new RegExp(`^bas: resuming ${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: 3 of 4 rollouts to run$`, 'm'));
+    expect(r.stderr).toMatch(
+      new RegExp(`^bas: resuming ${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: 3 of 4 rollouts to run$`, 'm'),
+    );
     expect(JSON.parse(r.stdout).counts.completed).toBe(4);
   });
 });

@@ -4,7 +4,17 @@
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { allFiles, basAsync, readResults, ROOT, serve, stableSummary, startBas, tempDir, type Served } from '../support/cli.js';
+import {
+  allFiles,
+  basAsync,
+  readResults,
+  ROOT,
+  serve,
+  stableSummary,
+  startBas,
+  tempDir,
+  type Served,
+} from '../support/cli.js';
 
 const KEY = 'sk-bas-e2e-SECRET-7f3a9c';
 const TYPES = ['timeout', 'rate_limit', 'provider', 'network', 'malformed'];
@@ -19,13 +29,53 @@ afterAll(async () => {
   await Promise.all(servers.map((s) => s.stop()));
 });
 
-const evalArgs = (url: string, dir: string, extra: string[] = []) => ['eval', '-m', 'test-model', '--base-url', url, '--output', dir, '--no-progress', '--json', ...extra];
+const evalArgs = (url: string, dir: string, extra: string[] = []) => [
+  'eval',
+  '-m',
+  'test-model',
+  '--base-url',
+  url,
+  '--output',
+  dir,
+  '--no-progress',
+  '--json',
+  ...extra,
+];
 
 describe('bas eval against bas serve', () => {
   it('every rollout ends scored or with a typed error, none lost, through faults of every kind', async () => {
-    const s = await start(['--error-rate', '0.15', '--rate-limit-rate', '0.15', '--retry-after', '0.01', '--malformed-rate', '0.05', '--hang-rate', '0.03', '--seed', '3']);
+    const s = await start([
+      '--error-rate',
+      '0.15',
+      '--rate-limit-rate',
+      '0.15',
+      '--retry-after',
+      '0.01',
+      '--malformed-rate',
+      '0.05',
+      '--hang-rate',
+      '0.03',
+      '--seed',
+      '3',
+    ]);
     const dir = join(tempDir(), 'run');
-    const r = await basAsync(evalArgs(s.url, dir, ['-n', '40', '-r', '2', '-c', '8', '--request-timeout', '0.2', '--max-retries', '3', '--max-error-rate', '1']), { env: { OPENAI_API_KEY: KEY } });
+    const r = await basAsync(
+      evalArgs(s.url, dir, [
+        '-n',
+        '40',
+        '-r',
+        '2',
+        '-c',
+        '8',
+        '--request-timeout',
+        '0.2',
+        '--max-retries',
+        '3',
+        '--max-error-rate',
+        '1',
+      ]),
+      { env: { OPENAI_API_KEY: KEY } },
+    );
     expect(r.code).toBe(0);
     const records = readResults(dir);
     expect(records).toHaveLength(80);
@@ -55,7 +105,9 @@ describe('bas eval against bas serve', () => {
   it('honours Retry-After: waits at least as long as asked, and never past the episode deadline', async () => {
     const s = await start(['--rate-limit-rate', '0.5', '--retry-after', '0.2', '--seed', '5']);
     const dir = join(tempDir(), 'run');
-    const r = await basAsync(evalArgs(s.url, dir, ['-n', '16', '-c', '4', '--max-retries', '8']), { env: { OPENAI_API_KEY: KEY } });
+    const r = await basAsync(evalArgs(s.url, dir, ['-n', '16', '-c', '4', '--max-retries', '8']), {
+      env: { OPENAI_API_KEY: KEY },
+    });
     expect(r.code).toBe(0);
     const retried = readResults(dir).filter((x) => x.attempts > 1);
     expect(retried.length).toBeGreaterThan(0);
@@ -63,7 +115,9 @@ describe('bas eval against bas serve', () => {
 
     const slow = await start(['--rate-limit-rate', '1', '--retry-after', '30']);
     const dir2 = join(tempDir(), 'run');
-    const r2 = await basAsync(evalArgs(slow.url, dir2, ['-n', '3', '--timeout', '5']), { env: { OPENAI_API_KEY: KEY } });
+    const r2 = await basAsync(evalArgs(slow.url, dir2, ['-n', '3', '--timeout', '5']), {
+      env: { OPENAI_API_KEY: KEY },
+    });
     // Nothing completed: never exit 0.
     expect(r2.code).toBe(3);
     for (const x of readResults(dir2)) {
@@ -105,7 +159,10 @@ describe('bas eval against bas serve', () => {
   it('the API key is written to no file and no output of a normal run', async () => {
     const s = await start(['--api-key', KEY, '--error-rate', '0.2', '--retry-after', '0.01']);
     const dir = join(tempDir(), 'run');
-    const r = await basAsync(['eval', '-m', 'test-model', '--base-url', s.url, '--output', dir, '-n', '10', '--api-key-var', 'MY_KEY'], { env: { MY_KEY: KEY } });
+    const r = await basAsync(
+      ['eval', '-m', 'test-model', '--base-url', s.url, '--output', dir, '-n', '10', '--api-key-var', 'MY_KEY'],
+      { env: { MY_KEY: KEY } },
+    );
     expect(r.code).toBe(0);
     expect(readResults(dir).filter((x) => x.error === null).length).toBeGreaterThan(0);
     const files = allFiles(dir);
@@ -126,7 +183,8 @@ describe('bas eval against bas serve', () => {
     const child = startBas(evalArgs(s.url, dir, args), { env: { OPENAI_API_KEY: KEY } });
     const exited = new Promise((r) => child.once('exit', r));
     const file = join(dir, 'results.jsonl');
-    while (!existsSync(file) || readFileSync(file, 'utf8').split('\n').length < 15) await new Promise((r) => setTimeout(r, 10));
+    while (!existsSync(file) || readFileSync(file, 'utf8').split('\n').length < 15)
+      await new Promise((r) => setTimeout(r, 10));
     child.kill('SIGKILL');
     await exited;
     const before = readResults(dir).length;
@@ -135,7 +193,9 @@ describe('bas eval against bas serve', () => {
     expect(JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')).status).toBe('running');
     appendFileSync(file, '{"index": 59, "rollout": 1, "reply": "torn wri'); // a write cut short by the kill
 
-    const resumed = await basAsync(['eval', '--resume', dir, '--no-progress', '--json', '--base-url', s.url], { env: { OPENAI_API_KEY: KEY } });
+    const resumed = await basAsync(['eval', '--resume', dir, '--no-progress', '--json', '--base-url', s.url], {
+      env: { OPENAI_API_KEY: KEY },
+    });
     expect(resumed.stderr).not.toMatch(/line \d+/);
     expect(resumed.code).toBe(0);
     const records = readResults(dir);
@@ -156,7 +216,8 @@ describe('bas eval against bas serve', () => {
     child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
     const file = join(dir, 'results.jsonl');
-    while (!existsSync(file) || readFileSync(file, 'utf8').split('\n').length < 6) await new Promise((r) => setTimeout(r, 10));
+    while (!existsSync(file) || readFileSync(file, 'utf8').split('\n').length < 6)
+      await new Promise((r) => setTimeout(r, 10));
     child.kill('SIGINT');
     expect(await exited).toBe(130);
     expect(stderr).toMatch(/^bas: interrupted by SIGINT; .*--resume/);
@@ -165,7 +226,9 @@ describe('bas eval against bas serve', () => {
     expect(run.summary.counts.rollouts).toBe(readResults(dir).length);
     expect(readResults(dir).length).toBeLessThan(200);
 
-    const resumed = await basAsync(['eval', '--resume', dir, '--no-progress', '--json', '-c', '16'], { env: { OPENAI_API_KEY: KEY } });
+    const resumed = await basAsync(['eval', '--resume', dir, '--no-progress', '--json', '-c', '16'], {
+      env: { OPENAI_API_KEY: KEY },
+    });
     expect(resumed.code).toBe(0);
     expect(JSON.parse(resumed.stdout).counts).toMatchObject({ rollouts: 200, completed: 200, replaced: 0 });
   });
@@ -185,21 +248,36 @@ describe('bas eval without a server', () => {
   it('a run whose errored share passes --max-error-rate exits 3, and says why', async () => {
     const s = await start(['--error-rate', '0.5', '--retry-after', '0', '--seed', '2']);
     const dir = join(tempDir(), 'run');
-    const r = await basAsync(evalArgs(s.url, dir, ['-n', '30', '-c', '4', '--max-retries', '0']), { env: { OPENAI_API_KEY: KEY } });
+    const r = await basAsync(evalArgs(s.url, dir, ['-n', '30', '-c', '4', '--max-retries', '0']), {
+      env: { OPENAI_API_KEY: KEY },
+    });
     expect(r.code).toBe(3);
-    expect(r.stderr).toMatch(/bas: \d+ of 30 rollouts errored, more than --max-error-rate 0\.1 allows; commonest: provider, "HTTP 500: The server had an error/);
+    expect(r.stderr).toMatch(
+      /bas: \d+ of 30 rollouts errored, more than --max-error-rate 0\.1 allows; commonest: provider, "HTTP 500: The server had an error/,
+    );
     const summary = JSON.parse(r.stdout);
-    expect(summary.errors[0]).toMatchObject({ type: 'provider', messages: [{ example: expect.stringContaining('HTTP 500') }] });
-    const ok = await basAsync(evalArgs(s.url, join(tempDir(), 'run'), ['-n', '30', '-c', '4', '--max-retries', '0', '--max-error-rate', '0.9']), { env: { OPENAI_API_KEY: KEY } });
+    expect(summary.errors[0]).toMatchObject({
+      type: 'provider',
+      messages: [{ example: expect.stringContaining('HTTP 500') }],
+    });
+    const ok = await basAsync(
+      evalArgs(s.url, join(tempDir(), 'run'), ['-n', '30', '-c', '4', '--max-retries', '0', '--max-error-rate', '0.9']),
+      { env: { OPENAI_API_KEY: KEY } },
+    );
     expect(ok.code).toBe(0);
   });
 
-  it('paces itself to an endpoint\'s rate limit: loses nothing, and run.json records how the limit moved', async () => {
+  it("paces itself to an endpoint's rate limit: loses nothing, and run.json records how the limit moved", async () => {
     const s = await start(['--rate-limit', '20', '--latency', '40']);
     const dir = join(tempDir(), 'run');
-    const r = await basAsync(['eval', '-m', 'm', '--base-url', s.url, '--output', dir, '--no-progress', '-n', '80', '-c', '32'], { env: { OPENAI_API_KEY: KEY } });
+    const r = await basAsync(
+      ['eval', '-m', 'm', '--base-url', s.url, '--output', dir, '--no-progress', '-n', '80', '-c', '32'],
+      { env: { OPENAI_API_KEY: KEY } },
+    );
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/time: .* for 80 rollouts \([\d.]+ rollouts\/s\) · up to 32 in flight, lowered to \d+ by rate limits/);
+    expect(r.stdout).toMatch(
+      /time: .* for 80 rollouts \([\d.]+ rollouts\/s\) · up to 32 in flight, lowered to \d+ by rate limits/,
+    );
     expect(r.stdout).toContain('model:    m · 127.0.0.1:');
     const run = JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8'));
     expect(run.summary.counts.completed).toBe(80);
@@ -209,7 +287,16 @@ describe('bas eval without a server', () => {
   });
 
   it('prints the summary tables by default', async () => {
-    const r = await basAsync(['eval', '-m', 'builtin:blanket', '-n', '4', '--output', join(tempDir(), 'run'), '--no-progress']);
+    const r = await basAsync([
+      'eval',
+      '-m',
+      'builtin:blanket',
+      '-n',
+      '4',
+      '--output',
+      join(tempDir(), 'run'),
+      '--no-progress',
+    ]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('fault_audit');
     expect(r.stdout).toContain('┌');
@@ -217,9 +304,23 @@ describe('bas eval without a server', () => {
 
   it('reads @FILE configurations, and a changed task configuration cannot resume', async () => {
     const dir = join(tempDir(), 'run');
-    const r = await basAsync(['eval', `@${join(ROOT, 'configs', 'au-bas-reconciliation.toml')}`, '-m', 'builtin:silent', '-n', '3', '--output', dir, '--json']);
+    const r = await basAsync([
+      'eval',
+      `@${join(ROOT, 'configs', 'au-bas-reconciliation.toml')}`,
+      '-m',
+      'builtin:silent',
+      '-n',
+      '3',
+      '--output',
+      dir,
+      '--json',
+    ]);
     expect(r.code).toBe(0);
-    expect(JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')).task).toEqual({ num_transactions: 60, fault_rate: 0.35, seed: 20260826 });
+    expect(JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')).task).toEqual({
+      num_transactions: 60,
+      fault_rate: 0.35,
+      seed: 20260826,
+    });
     const again = await basAsync(['eval', '--resume', dir, '--fault-rate', '0.2']);
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/^bas: --resume: --fault-rate 0.2 differs from the saved run's 0.35/);

@@ -10,7 +10,6 @@ import { runPolicy } from '../../src/task/policies.js';
 import type { ChatMessage } from '../../src/task/types.js';
 import { basAsync, readResults, stableSummary, tempDir } from '../support/cli.js';
 
-
 /** A stand-in for a batch engine: answers each request with a policy, failing the ones asked. */
 function runBatch(requests: string, fail: (customId: string) => Record<string, unknown> | null): string {
   return requests
@@ -21,8 +20,19 @@ function runBatch(requests: string, fail: (customId: string) => Record<string, u
       const failure = fail(req.custom_id);
       if (failure) return JSON.stringify({ id: `batch_req_${k}`, custom_id: req.custom_id, ...failure });
       const content = runPolicy('blanket', req.body.messages);
-      const body = { id: `chatcmpl-${k}`, object: 'chat.completion', model: req.body.model, choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }], usage: { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 } };
-      return JSON.stringify({ id: `batch_req_${k}`, custom_id: req.custom_id, response: { status_code: 200, request_id: `r${k}`, body }, error: null });
+      const body = {
+        id: `chatcmpl-${k}`,
+        object: 'chat.completion',
+        model: req.body.model,
+        choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 },
+      };
+      return JSON.stringify({
+        id: `batch_req_${k}`,
+        custom_id: req.custom_id,
+        response: { status_code: 200, request_id: `r${k}`, body },
+        error: null,
+      });
     })
     .join('\n');
 }
@@ -39,14 +49,45 @@ describe('batch files round trip', () => {
     const dir = tempDir();
     const task = ['-n', '12', '--seed', '9', '--fault-rate', '0.4'];
     writeFileSync(join(dir, 'tasks.jsonl'), (await basAsync(['gen', ...task])).stdout);
-    const requests = (await basAsync(['gen', ...task, '--format', 'batch', '-m', 'batch-model', '-r', '2', '--temperature', '0'])).stdout;
-    const lines = requests.trim().split('\n').map((l) => JSON.parse(l));
+    const requests = (
+      await basAsync(['gen', ...task, '--format', 'batch', '-m', 'batch-model', '-r', '2', '--temperature', '0'])
+    ).stdout;
+    const lines = requests
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines).toHaveLength(24);
-    expect(lines[3]).toMatchObject({ custom_id: 'task-1-r1', method: 'POST', url: '/v1/chat/completions', body: { model: 'batch-model', temperature: 0 } });
-    writeFileSync(join(dir, 'output.jsonl'), runBatch(requests, () => null));
+    expect(lines[3]).toMatchObject({
+      custom_id: 'task-1-r1',
+      method: 'POST',
+      url: '/v1/chat/completions',
+      body: { model: 'batch-model', temperature: 0 },
+    });
+    writeFileSync(
+      join(dir, 'output.jsonl'),
+      runBatch(requests, () => null),
+    );
 
-    const scored = await summaryOf(['score', '--tasks', join(dir, 'tasks.jsonl'), '--replies', join(dir, 'output.jsonl'), '--output', join(dir, 'run')]);
-    const direct = await summaryOf(['eval', '-m', 'builtin:blanket', ...task, '-r', '2', '--output', join(dir, 'eval'), '--no-progress']);
+    const scored = await summaryOf([
+      'score',
+      '--tasks',
+      join(dir, 'tasks.jsonl'),
+      '--replies',
+      join(dir, 'output.jsonl'),
+      '--output',
+      join(dir, 'run'),
+    ]);
+    const direct = await summaryOf([
+      'eval',
+      '-m',
+      'builtin:blanket',
+      ...task,
+      '-r',
+      '2',
+      '--output',
+      join(dir, 'eval'),
+      '--no-progress',
+    ]);
     const { tokens: _t, ...a } = stableSummary(scored) as Record<string, unknown>;
     const { tokens: _u, ...b } = stableSummary(direct) as Record<string, unknown>;
     expect(a).toEqual(b);
@@ -76,9 +117,25 @@ describe('batch files round trip', () => {
       ),
     );
     const out = join(dir, 'scored.jsonl');
-    const s = await summaryOf(['score', '--tasks', join(dir, 'tasks.jsonl'), '--replies', join(dir, 'output.jsonl'), '--out', out]);
-    expect(s.counts).toMatchObject({ rollouts: 4, completed: 2, errored: 2, errors_by_type: { rate_limit: 1, provider: 1 } });
-    const lines = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const s = await summaryOf([
+      'score',
+      '--tasks',
+      join(dir, 'tasks.jsonl'),
+      '--replies',
+      join(dir, 'output.jsonl'),
+      '--out',
+      out,
+    ]);
+    expect(s.counts).toMatchObject({
+      rollouts: 4,
+      completed: 2,
+      errored: 2,
+      errors_by_type: { rate_limit: 1, provider: 1 },
+    });
+    const lines = readFileSync(out, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines[1]).toMatchObject({ index: 1, reward: null, error: { type: 'rate_limit' } });
   });
 });
@@ -86,16 +143,35 @@ describe('batch files round trip', () => {
 describe('score --output', () => {
   it('refuses a tasks file that mixes task configurations, writing nothing', async () => {
     const dir = tempDir();
-    const lines = (await basAsync(['gen', '-n', '2'])).stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = (await basAsync(['gen', '-n', '2'])).stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     lines[1].config.seed = 77;
     writeFileSync(join(dir, 'tasks.jsonl'), lines.map((l) => JSON.stringify(l)).join('\n'));
     writeFileSync(join(dir, 'replies.jsonl'), '{"index": 0, "reply": "x"}\n{"index": 1, "reply": "y"}\n');
-    const r = await basAsync(['score', '--tasks', join(dir, 'tasks.jsonl'), '--replies', join(dir, 'replies.jsonl'), '--output', join(dir, 'run')]);
+    const r = await basAsync([
+      'score',
+      '--tasks',
+      join(dir, 'tasks.jsonl'),
+      '--replies',
+      join(dir, 'replies.jsonl'),
+      '--output',
+      join(dir, 'run'),
+    ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/mixes task configurations \(task 0 and task 1 differ\)/);
     expect(() => readFileSync(join(dir, 'run', 'run.json'))).toThrow();
     // Refused from the tasks alone, before any reply is read.
-    const early = await basAsync(['score', '--tasks', join(dir, 'tasks.jsonl'), '--replies', join(dir, 'missing.jsonl'), '--output', join(dir, 'run')]);
+    const early = await basAsync([
+      'score',
+      '--tasks',
+      join(dir, 'tasks.jsonl'),
+      '--replies',
+      join(dir, 'missing.jsonl'),
+      '--output',
+      join(dir, 'run'),
+    ]);
     expect(early.stderr).toMatch(/mixes task configurations/);
   });
 });
@@ -105,10 +181,28 @@ describe('shards', () => {
 
   it('shards are disjoint, cover the run, and merged equal the unsharded run', async () => {
     const dir = tempDir();
-    const whole = await summaryOf(['eval', '-m', 'builtin:blanket', ...task, '--output', join(dir, 'whole'), '--no-progress']);
+    const whole = await summaryOf([
+      'eval',
+      '-m',
+      'builtin:blanket',
+      ...task,
+      '--output',
+      join(dir, 'whole'),
+      '--no-progress',
+    ]);
     const seen = new Set<string>();
     for (const i of [1, 2, 3]) {
-      await summaryOf(['eval', '-m', 'builtin:blanket', ...task, '--shard', `${i}/3`, '--output', join(dir, `s${i}`), '--no-progress']);
+      await summaryOf([
+        'eval',
+        '-m',
+        'builtin:blanket',
+        ...task,
+        '--shard',
+        `${i}/3`,
+        '--output',
+        join(dir, `s${i}`),
+        '--no-progress',
+      ]);
       for (const r of readResults(join(dir, `s${i}`))) {
         expect(r.index % 3).toBe(i - 1);
         const key = `${r.index}:${r.rollout}`;
@@ -118,7 +212,14 @@ describe('shards', () => {
       expect(JSON.parse(readFileSync(join(dir, `s${i}`, 'run.json'), 'utf8')).shard).toEqual({ index: i, count: 3 });
     }
     expect(seen.size).toBe(22);
-    const merged = await summaryOf(['merge', join(dir, 's1'), join(dir, 's2'), join(dir, 's3'), '--output', join(dir, 'merged')]);
+    const merged = await summaryOf([
+      'merge',
+      join(dir, 's1'),
+      join(dir, 's2'),
+      join(dir, 's3'),
+      '--output',
+      join(dir, 'merged'),
+    ]);
     expect(stableSummary(merged)).toEqual(stableSummary(whole));
     const run = JSON.parse(readFileSync(join(dir, 'merged', 'run.json'), 'utf8'));
     expect(run).toMatchObject({ status: 'complete', shard: null, n: 11, rollouts: 2 });
@@ -131,9 +232,44 @@ describe('shards', () => {
 
   it('merge refuses overlapping shards and mismatched configurations, and leaves nothing behind', async () => {
     const dir = tempDir();
-    await basAsync(['eval', '-m', 'builtin:oracle', ...task, '--shard', '1/2', '--output', join(dir, 'a'), '--no-progress']);
-    await basAsync(['eval', '-m', 'builtin:oracle', ...task, '--shard', '1/2', '--output', join(dir, 'b'), '--no-progress']);
-    await basAsync(['eval', '-m', 'builtin:oracle', '-n', '11', '-r', '2', '--seed', '4', '--shard', '2/2', '--output', join(dir, 'c'), '--no-progress']);
+    await basAsync([
+      'eval',
+      '-m',
+      'builtin:oracle',
+      ...task,
+      '--shard',
+      '1/2',
+      '--output',
+      join(dir, 'a'),
+      '--no-progress',
+    ]);
+    await basAsync([
+      'eval',
+      '-m',
+      'builtin:oracle',
+      ...task,
+      '--shard',
+      '1/2',
+      '--output',
+      join(dir, 'b'),
+      '--no-progress',
+    ]);
+    await basAsync([
+      'eval',
+      '-m',
+      'builtin:oracle',
+      '-n',
+      '11',
+      '-r',
+      '2',
+      '--seed',
+      '4',
+      '--shard',
+      '2/2',
+      '--output',
+      join(dir, 'c'),
+      '--no-progress',
+    ]);
     const overlap = await basAsync(['merge', join(dir, 'a'), join(dir, 'b'), '--output', join(dir, 'm')]);
     expect(overlap.code).toBe(2);
     expect(overlap.stderr).toMatch(/task 0 rollout 0 is in both .*overlapping shards/);
@@ -147,7 +283,22 @@ describe('shards', () => {
   it('merge keeps the prices its inputs agree on, and forgets the others', async () => {
     const dir = tempDir();
     const shard = (i: number, priceIn: string) =>
-      basAsync(['eval', '-m', 'builtin:oracle', '-n', '4', '--shard', `${i}/2`, '--price-in', priceIn, '--price-out', '2', '--output', join(dir, `s${i}`), '--no-progress']);
+      basAsync([
+        'eval',
+        '-m',
+        'builtin:oracle',
+        '-n',
+        '4',
+        '--shard',
+        `${i}/2`,
+        '--price-in',
+        priceIn,
+        '--price-out',
+        '2',
+        '--output',
+        join(dir, `s${i}`),
+        '--no-progress',
+      ]);
     await shard(1, '0.5');
     await shard(2, '0.7');
     expect((await basAsync(['merge', join(dir, 's1'), join(dir, 's2'), '--output', join(dir, 'm')])).code).toBe(0);

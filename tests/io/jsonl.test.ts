@@ -32,7 +32,9 @@ describe('boundedLines', () => {
 
   it('a line past the bound is refused naming the file and line, with or without a newline after it', async () => {
     const path = file('ok\n0123456789ABC\nok\n');
-    await expect(all(path, 10)).rejects.toThrow(new RegExp(`${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: line 2 is longer than 10 characters`));
+    await expect(all(path, 10)).rejects.toThrow(
+      new RegExp(`${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: line 2 is longer than 10 characters`),
+    );
     await expect(all(file('ok\n0123456789ABC'), 10)).rejects.toBeInstanceOf(ConfigError);
     expect(await all(file('0123456789\n'), 10)).toEqual(['0123456789']);
   });

@@ -1,5 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { forgetSecrets, isSecretParam, looksLikeSecret, redact, redactDeep, registerSecret, registerUrlSecrets, stringifyRedacted, urlWithoutCredentials } from '../../src/io/secrets.js';
+import {
+  forgetSecrets,
+  isSecretParam,
+  looksLikeSecret,
+  redact,
+  redactDeep,
+  registerSecret,
+  registerUrlSecrets,
+  stringifyRedacted,
+  urlWithoutCredentials,
+} from '../../src/io/secrets.js';
 
 afterEach(forgetSecrets);
 
@@ -22,7 +32,9 @@ describe('redact', () => {
   });
   it('walks records, keys included, without touching prototypes', () => {
     registerSecret('sk-123456');
-    const rec = JSON.parse('{"reply": "you sent sk-123456", "n": 3, "error": {"message": "x sk-123456"}, "list": ["sk-123456", 1, null], "__proto__": {"sk-123456": true}}');
+    const rec = JSON.parse(
+      '{"reply": "you sent sk-123456", "n": 3, "error": {"message": "x sk-123456"}, "list": ["sk-123456", 1, null], "__proto__": {"sk-123456": true}}',
+    );
     const out = redactDeep(rec);
     expect(JSON.stringify(out)).not.toContain('sk-123456');
     expect(out.n).toBe(3);
@@ -56,23 +68,30 @@ describe('urlWithoutCredentials', () => {
     ['htps://user:sk-1@host/v1', 'htps://host/v1'],
   ])('%s -> %s', (input, output) => expect(urlWithoutCredentials(input)).toBe(output));
   it('knows credential parameter names', () => {
-    for (const n of ['key', 'api_key', 'apiKey', 'api-key', 'token', 'auth_token', 'client_secret', 'password', 'sig']) expect(isSecretParam(n)).toBe(true);
+    for (const n of ['key', 'api_key', 'apiKey', 'api-key', 'token', 'auth_token', 'client_secret', 'password', 'sig'])
+      expect(isSecretParam(n)).toBe(true);
     for (const n of ['api-version', 'model', 'region']) expect(isSecretParam(n)).toBe(false);
   });
 });
 
 describe('looksLikeSecret', () => {
   it('tells variable names from keys', () => {
-    for (const n of ['OPENAI_API_KEY', 'MY_KEY_2', 'groq_key', 'TOGETHER_API_KEY']) expect(looksLikeSecret(n)).toBe(false);
-    for (const n of ['sk-proj-abc123', 'gsk_3f9aK2lmQ8xZ0pWv7TnB', 'a'.repeat(41)]) expect(looksLikeSecret(n)).toBe(true);
+    for (const n of ['OPENAI_API_KEY', 'MY_KEY_2', 'groq_key', 'TOGETHER_API_KEY'])
+      expect(looksLikeSecret(n)).toBe(false);
+    for (const n of ['sk-proj-abc123', 'gsk_3f9aK2lmQ8xZ0pWv7TnB', 'a'.repeat(41)])
+      expect(looksLikeSecret(n)).toBe(true);
   });
 });
 
 describe('registerUrlSecrets', () => {
-  it('cuts a base URL\'s password, user and key-like query values out of later text, as typed and decoded', () => {
+  it("cuts a base URL's password, user and key-like query values out of later text, as typed and decoded", () => {
     forgetSecrets();
-    registerUrlSecrets('https://user-0123456789:pa%24ss-0123456789@h.example/v1?api-key=tok-0123456789&region=eu-west-1');
-    expect(redact('user-0123456789 pa$ss-0123456789 pa%24ss-0123456789 tok-0123456789 eu-west-1')).toBe('[redacted] [redacted] [redacted] [redacted] eu-west-1');
+    registerUrlSecrets(
+      'https://user-0123456789:pa%24ss-0123456789@h.example/v1?api-key=tok-0123456789&region=eu-west-1',
+    );
+    expect(redact('user-0123456789 pa$ss-0123456789 pa%24ss-0123456789 tok-0123456789 eu-west-1')).toBe(
+      '[redacted] [redacted] [redacted] [redacted] eu-west-1',
+    );
     forgetSecrets();
   });
 });

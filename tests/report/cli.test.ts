@@ -14,11 +14,32 @@ let root: string;
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), 'bas-cli-report-'));
   writeRun(join(root, 'oracle'), { n: 20, model: 'builtin:oracle', choose: () => 'oracle' });
-  writeRun(join(root, 'mixed'), { n: 20, model: 'builtin:mixed', choose: (i) => (i % 4 === 0 ? 'raw-sums' : i === 7 ? { error: 'rate_limit' } : 'oracle') });
+  writeRun(join(root, 'mixed'), {
+    n: 20,
+    model: 'builtin:mixed',
+    choose: (i) => (i % 4 === 0 ? 'raw-sums' : i === 7 ? { error: 'rate_limit' } : 'oracle'),
+  });
   writeRun(join(root, 'blanket'), { n: 20, model: 'builtin:blanket', choose: () => 'blanket' });
-  writeRun(join(root, 'other'), { n: 20, model: 'builtin:oracle', config: { ...SMALL_CONFIG, seed: 99 }, choose: () => 'oracle' });
-  writeRun(join(root, 'multi'), { n: 5, rollouts: 4, model: 'builtin:mixed', choose: (i, r) => (r <= i % 4 ? 'raw-sums' : 'oracle'), runJson: { prices: { in: 1, out: 4 } } });
-  writeRun(join(root, 'partial'), { n: 8, model: 'builtin:oracle', choose: () => 'oracle', status: 'interrupted', runJson: { n: 10 } });
+  writeRun(join(root, 'other'), {
+    n: 20,
+    model: 'builtin:oracle',
+    config: { ...SMALL_CONFIG, seed: 99 },
+    choose: () => 'oracle',
+  });
+  writeRun(join(root, 'multi'), {
+    n: 5,
+    rollouts: 4,
+    model: 'builtin:mixed',
+    choose: (i, r) => (r <= i % 4 ? 'raw-sums' : 'oracle'),
+    runJson: { prices: { in: 1, out: 4 } },
+  });
+  writeRun(join(root, 'partial'), {
+    n: 8,
+    model: 'builtin:oracle',
+    choose: () => 'oracle',
+    status: 'interrupted',
+    runJson: { n: 10 },
+  });
   appendFileSync(join(root, 'partial', 'results.jsonl'), '{"index": 8, "rollout": 0, "reply": "<ans');
   cpSync(join(root, 'oracle'), join(root, 'oracle-copy'), { recursive: true });
   symlinkSync(join(root, 'oracle'), join(root, 'oracle-link'));
@@ -89,7 +110,11 @@ describe('bas report', () => {
     [['compare', 'MIX', 'RUN', 'RUN/../oracle/results.jsonl'], /are the same run/],
     [['compare', 'RUN', 'LINK'], /are the same run/],
   ])('bad input %j: one line, exit 2, no stack', (args, message) => {
-    const path = (a: string) => a.replace(/^RUN/, join(root, 'oracle')).replace(/^MIX$/, join(root, 'mixed')).replace(/^LINK$/, join(root, 'oracle-link'));
+    const path = (a: string) =>
+      a
+        .replace(/^RUN/, join(root, 'oracle'))
+        .replace(/^MIX$/, join(root, 'mixed'))
+        .replace(/^LINK$/, join(root, 'oracle-link'));
     const r = bas(args.map(path));
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
@@ -103,17 +128,32 @@ describe('bas compare', () => {
     const r = bas(['compare', join(root, 'mixed'), join(root, 'oracle'), join(root, 'blanket'), '--json']);
     expect(r.code).toBe(0);
     const c = JSON.parse(r.stdout);
-    expect(c.runs.map((x: { label: string; model: string }) => `${x.label}:${x.model}`)).toEqual(['A:builtin:mixed', 'B:builtin:oracle', 'C:builtin:blanket']);
+    expect(c.runs.map((x: { label: string; model: string }) => `${x.label}:${x.model}`)).toEqual([
+      'A:builtin:mixed',
+      'B:builtin:oracle',
+      'C:builtin:blanket',
+    ]);
     expect(c.runs[0]).toMatchObject({ tasks: 20, completed: 19, errors: 1 });
     const [b, s] = c.pairings;
-    expect(b).toMatchObject({ baseline: 'A', run: 'B', comparable: true, shared_tasks: 20, left_out: 1, verdict: 'B better' });
+    expect(b).toMatchObject({
+      baseline: 'A',
+      run: 'B',
+      comparable: true,
+      shared_tasks: 20,
+      left_out: 1,
+      verdict: 'B better',
+    });
     expect(s.verdict).toBe('A better');
     expect(b.diff.mean).toBeGreaterThan(0);
     expect(b.diff.ci95[0]).toBeGreaterThan(0);
   });
 
   it('says "no difference shown" for identical runs, and is reproducible for a seed', () => {
-    const run = () => JSON.parse(bas(['compare', join(root, 'oracle'), join(root, 'mixed'), '--json', '--seed', '5', '--resamples', '2000']).stdout);
+    const run = () =>
+      JSON.parse(
+        bas(['compare', join(root, 'oracle'), join(root, 'mixed'), '--json', '--seed', '5', '--resamples', '2000'])
+          .stdout,
+      );
     expect(run()).toEqual(run());
     const same = JSON.parse(bas(['compare', join(root, 'oracle'), join(root, 'oracle-copy'), '--json']).stdout);
     expect(same.pairings[0].verdict).toBe('no difference shown at 95%');

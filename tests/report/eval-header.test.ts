@@ -17,7 +17,13 @@ describe('renderEvalHeader', () => {
       n: 2,
       rollouts: 1,
     } as unknown as RunInfo;
-    const text = renderEvalHeader({ dir: 'runs/x\x1b[31m', info, elapsedS: 1, ranHere: 2, pace: { adaptive: true, max: 8, lowest: 8, final: 8, changes: [], dropped: 0 } });
+    const text = renderEvalHeader({
+      dir: 'runs/x\x1b[31m',
+      info,
+      elapsedS: 1,
+      ranHere: 2,
+      pace: { adaptive: true, max: 8, lowest: 8, final: 8, changes: [], dropped: 0 },
+    });
     expect(text).toContain('evil');
     expect(text).toContain('-model');
     expect(text).not.toMatch(CONTROL);

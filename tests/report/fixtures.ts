@@ -1,7 +1,13 @@
 /** Hand-written rollout records for report tests. */
 import type { RolloutRecord } from '../../src/runfile/record.js';
 
-const CODES = ['gst_on_gst_free', 'gst_miscalculated', 'duplicate_invoice', 'outside_period', 'missing_abn_over_threshold'] as const;
+const CODES = [
+  'gst_on_gst_free',
+  'gst_miscalculated',
+  'duplicate_invoice',
+  'outside_period',
+  'missing_abn_over_threshold',
+] as const;
 
 const CONFIG = { num_transactions: 24, fault_rate: 0.25, seed: 20260826 };
 
@@ -9,7 +15,15 @@ const CONFIG = { num_transactions: 24, fault_rate: 0.25, seed: 20260826 };
 export function done(
   index: number,
   rollout: number,
-  opts: { bas: 0 | 1; audit: number; labels?: [boolean, boolean, boolean, boolean]; codes?: Record<number, [number, number, number]>; latency?: number; tokens?: [number, number]; reply?: string },
+  opts: {
+    bas: 0 | 1;
+    audit: number;
+    labels?: [boolean, boolean, boolean, boolean];
+    codes?: Record<number, [number, number, number]>;
+    latency?: number;
+    tokens?: [number, number];
+    reply?: string;
+  },
 ): RolloutRecord {
   const labels = opts.labels ?? (opts.bas ? [true, true, true, true] : [false, true, true, false]);
   const codes = Object.fromEntries(

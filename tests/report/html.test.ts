@@ -20,9 +20,11 @@ import { writeRun } from './make-run.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) console.warn(`NOTICE: ${CHROMIUM} not found: the HTML browser tests are skipped (apt-get install chromium)`);
+if (!hasChromium)
+  console.warn(`NOTICE: ${CHROMIUM} not found: the HTML browser tests are skipped (apt-get install chromium)`);
 
-const HOSTILE = 'x </script><script>window.__pwned = 1</script><img src=x onerror="window.__pwned=2"> <answer>{"G1": "<b>1</b>", "faults": {}}</answer>';
+const HOSTILE =
+  'x </script><script>window.__pwned = 1</script><img src=x onerror="window.__pwned=2"> <answer>{"G1": "<b>1</b>", "faults": {}}</answer>';
 
 let dir: string;
 /** Screenshots stay after the run, for a person to look at. */
@@ -59,11 +61,23 @@ beforeAll(async () => {
   await writeCompareHtml(join(dir, 'wide.html'), buildComparison(runs, 1, 1000));
   writeFileSync(join(dir, 'leaderboard.html'), leaderboardPage(buildLeaderboard(runs, { seed: 1, resamples: 500 })));
   const points = runs.map((data, i) => ({ num_transactions: [12, 24, 60, 240][i]!, fault_rate: null, data }));
-  writeFileSync(join(dir, 'sweep.html'), sweepPage(buildSweep(join(dir, 'some', 'deeply', 'nested', 'results', 'folder'), long, points)));
+  writeFileSync(
+    join(dir, 'sweep.html'),
+    sweepPage(buildSweep(join(dir, 'some', 'deeply', 'nested', 'results', 'folder'), long, points)),
+  );
   if (hasChromium) {
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   }
 });
@@ -101,19 +115,25 @@ describe.skipIf(!hasChromium)('in headless chromium', () => {
     expect(await page.locator('#task-list tbody tr').count()).toBe(12);
     // A blanket reply on task 0: every row is wrongly flagged somewhere.
     await page.locator('#task-list tbody tr[data-index="0"]').click();
-    const marks = await page.locator('#drill-panel tr[data-mark]').evaluateAll((rs) => rs.map((r) => (r as unknown as { dataset: { mark?: string } }).dataset.mark));
+    const marks = await page
+      .locator('#drill-panel tr[data-mark]')
+      .evaluateAll((rs) => rs.map((r) => (r as unknown as { dataset: { mark?: string } }).dataset.mark));
     expect(marks.length).toBe(12);
     expect(marks.every((m) => m === 'wrong')).toBe(true);
     await page.screenshot({ path: join(shots, 'run-blanket.png'), fullPage: true });
     // The oracle on task 1: faults found, clean rows clean, figures right.
     await page.locator('#task-list tbody tr[data-index="1"]').click();
-    const marks1 = await page.locator('#drill-panel tr[data-mark]').evaluateAll((rs) => rs.map((r) => (r as unknown as { dataset: { mark?: string } }).dataset.mark));
+    const marks1 = await page
+      .locator('#drill-panel tr[data-mark]')
+      .evaluateAll((rs) => rs.map((r) => (r as unknown as { dataset: { mark?: string } }).dataset.mark));
     expect(marks1).toContain('found');
     expect(marks1.every((m) => m === 'found' || m === 'clean')).toBe(true);
     expect(await page.locator('#drill-panel td.right').count()).toBe(4);
     // The hostile reply is shown as text and runs nothing.
     await page.locator('#task-list tbody tr[data-index="5"]').click();
-    expect(await page.locator('#drill-panel pre.reply').textContent()).toContain('</script><script>window.__pwned = 1</script>');
+    expect(await page.locator('#drill-panel pre.reply').textContent()).toContain(
+      '</script><script>window.__pwned = 1</script>',
+    );
     expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
     await page.locator('#drill-panel').screenshot({ path: join(shots, 'drill.png') });
     // Filtering: the errored rollout alone.
@@ -126,7 +146,11 @@ describe.skipIf(!hasChromium)('in headless chromium', () => {
 
   it('a 10,000-rollout page stays small in the DOM: one page of rows, filters and paging', async () => {
     const big = join(dir, 'big');
-    writeRun(big, { n: 10_000, model: 'builtin:mixed', choose: (i) => (i % 9 === 4 ? { error: 'provider' } : i % 3 ? 'oracle' : 'raw-sums') });
+    writeRun(big, {
+      n: 10_000,
+      model: 'builtin:mixed',
+      choose: (i) => (i % 9 === 4 ? { error: 'provider' } : i % 3 ? 'oracle' : 'raw-sums'),
+    });
     const d = await readRun(big, () => {});
     await writeRunHtml(join(dir, 'big.html'), d, buildRunReport(d));
     const { page, errors } = await open(join(dir, 'big.html'));
@@ -156,7 +180,9 @@ describe.skipIf(!hasChromium)('in headless chromium', () => {
     const page = await browser!.newPage({ viewport: { width: 1280, height: 900 } });
     await page.goto(`file://${join(dir, file)}`);
     const scroll = await page.evaluate(() => {
-      const d = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document;
+      const d = (
+        globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }
+      ).document;
       return { scroll: d.documentElement.scrollWidth, client: d.documentElement.clientWidth };
     });
     expect(scroll.scroll).toBeLessThanOrEqual(scroll.client);
@@ -164,7 +190,10 @@ describe.skipIf(!hasChromium)('in headless chromium', () => {
     type Box = { scrollWidth: number; clientWidth: number };
     const inner = await page.locator('main *').evaluateAll((els) => {
       const style = (globalThis as unknown as { getComputedStyle(e: unknown): { overflowX: string } }).getComputedStyle;
-      return els.filter((e) => (e as unknown as Box).scrollWidth > (e as unknown as Box).clientWidth + 1 && style(e).overflowX !== 'visible').length;
+      return els.filter(
+        (e) =>
+          (e as unknown as Box).scrollWidth > (e as unknown as Box).clientWidth + 1 && style(e).overflowX !== 'visible',
+      ).length;
     });
     expect(inner).toBe(0);
     // Every text of every chart lies inside its drawing.
@@ -172,8 +201,13 @@ describe.skipIf(!hasChromium)('in headless chromium', () => {
       svgs.flatMap((svg) => {
         const box = (svg as unknown as { viewBox: { baseVal: { width: number; height: number } } }).viewBox.baseVal;
         return [...svg.querySelectorAll('text')]
-          .map((t) => ({ text: t.textContent, b: (t as unknown as { getBBox(): { x: number; y: number; width: number; height: number } }).getBBox() }))
-          .filter(({ b }) => b.x < -0.5 || b.y < -0.5 || b.x + b.width > box.width + 0.5 || b.y + b.height > box.height + 0.5)
+          .map((t) => ({
+            text: t.textContent,
+            b: (t as unknown as { getBBox(): { x: number; y: number; width: number; height: number } }).getBBox(),
+          }))
+          .filter(
+            ({ b }) => b.x < -0.5 || b.y < -0.5 || b.x + b.width > box.width + 0.5 || b.y + b.height > box.height + 0.5,
+          )
           .map(({ text }) => text);
       }),
     );
@@ -207,4 +241,3 @@ describe.skipIf(!hasChromium)('in headless chromium', () => {
     await page.close();
   });
 });
-

@@ -8,7 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { textWidth } from '../../src/report/fit-table.js';
-import { buildLeaderboard, markdownCell, renderLeaderboard, renderLeaderboardMarkdown } from '../../src/report/leaderboard.js';
+import {
+  buildLeaderboard,
+  markdownCell,
+  renderLeaderboard,
+  renderLeaderboardMarkdown,
+} from '../../src/report/leaderboard.js';
 import { readRun, type RunData } from '../../src/report/read.js';
 import { bas } from '../support/cli.js';
 import { SMALL_CONFIG, writeRun } from './make-run.js';
@@ -19,17 +24,45 @@ const read = (d: string) => readRun(join(root, d), () => {});
 
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), 'bas-leaderboard-'));
-  writeRun(join(root, 'runs', 'oracle'), { n: 20, model: 'builtin:oracle', choose: () => 'oracle', runJson: { prices: { in: 1, out: 4 } } });
-  writeRun(join(root, 'runs', 'mixed'), { n: 20, model: LONG, choose: (i) => (i % 4 === 0 ? 'raw-sums' : i === 7 ? { error: 'rate_limit' } : 'oracle') });
-  writeRun(join(root, 'runs', 'mixed-again'), { n: 20, model: LONG, choose: (i) => (i % 4 === 1 ? 'raw-sums' : 'oracle') });
+  writeRun(join(root, 'runs', 'oracle'), {
+    n: 20,
+    model: 'builtin:oracle',
+    choose: () => 'oracle',
+    runJson: { prices: { in: 1, out: 4 } },
+  });
+  writeRun(join(root, 'runs', 'mixed'), {
+    n: 20,
+    model: LONG,
+    choose: (i) => (i % 4 === 0 ? 'raw-sums' : i === 7 ? { error: 'rate_limit' } : 'oracle'),
+  });
+  writeRun(join(root, 'runs', 'mixed-again'), {
+    n: 20,
+    model: LONG,
+    choose: (i) => (i % 4 === 1 ? 'raw-sums' : 'oracle'),
+  });
   writeRun(join(root, 'runs', 'blanket'), { n: 20, model: 'builtin:blanket', choose: () => 'blanket' });
   // Same model and configuration, but another task generator: never ranked with the rest.
-  writeRun(join(root, 'runs', 'gen9'), { n: 20, model: 'builtin:oracle', choose: () => 'oracle', runJson: { generator: 9 } });
+  writeRun(join(root, 'runs', 'gen9'), {
+    n: 20,
+    model: 'builtin:oracle',
+    choose: () => 'oracle',
+    runJson: { generator: 9 },
+  });
   // Same tasks, asked with an earlier prompt: not ranked with the rest either.
-  writeRun(join(root, 'prompts', 'p1'), { n: 20, model: 'builtin:oracle', choose: () => 'oracle', runJson: { prompt_version: 1 } });
+  writeRun(join(root, 'prompts', 'p1'), {
+    n: 20,
+    model: 'builtin:oracle',
+    choose: () => 'oracle',
+    runJson: { prompt_version: 1 },
+  });
   // A sweep-like folder: one run per ledger length, one level further down.
   for (const rows of [16, 24]) {
-    writeRun(join(root, 'sweep', `rows-${rows}`), { n: 6, model: 'builtin:raw-sums', config: { ...SMALL_CONFIG, num_transactions: rows }, choose: () => 'raw-sums' });
+    writeRun(join(root, 'sweep', `rows-${rows}`), {
+      n: 6,
+      model: 'builtin:raw-sums',
+      config: { ...SMALL_CONFIG, num_transactions: rows },
+      choose: () => 'raw-sums',
+    });
   }
   // A run that has not written a line yet, inside a folder of runs.
   mkdirSync(join(root, 'nothing', 'deeper', 'still'), { recursive: true });
@@ -43,7 +76,13 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 describe('buildLeaderboard', () => {
   let runs: RunData[];
   beforeAll(async () => {
-    runs = [await read('runs/blanket'), await read('runs/mixed'), await read('runs/oracle'), await read('runs/gen9'), await read('runs/mixed-again')];
+    runs = [
+      await read('runs/blanket'),
+      await read('runs/mixed'),
+      await read('runs/oracle'),
+      await read('runs/gen9'),
+      await read('runs/mixed-again'),
+    ];
   });
 
   it('ranks best first within a group and puts another generator in a group of its own', () => {
@@ -72,7 +111,13 @@ describe('buildLeaderboard', () => {
     const main = buildLeaderboard(runs, { seed: 1, resamples: 500 }).groups[0]!;
     expect(main.runs[0]!.vs_best).toBeNull();
     const blanket = main.runs[3]!;
-    expect(blanket.vs_best).toMatchObject({ baseline: '#1', run: '#4', comparable: true, shared_tasks: 20, verdict: '#1 better' });
+    expect(blanket.vs_best).toMatchObject({
+      baseline: '#1',
+      run: '#4',
+      comparable: true,
+      shared_tasks: 20,
+      verdict: '#1 better',
+    });
     const mixed = main.runs[2]!;
     expect(mixed.vs_best!.left_out).toBe(1);
     expect(mixed.errored).toBe(1);
@@ -152,7 +197,10 @@ describe('bas leaderboard (CLI)', () => {
     [['leaderboard', 'ROOT/nothing'], /holds no run folder/],
     [['leaderboard', 'ROOT/runs', 'ROOT/runs/oracle'], /leaderboard: .*oracle is given twice|are the same run/],
     [['leaderboard', 'ROOT/runs/oracle', 'ROOT/link'], /are the same run/],
-    [['leaderboard', 'ROOT/runs', '--by', 'speed'], /--by must be one of reward, reward_errors_as_zero, bas_correct, fault_audit/],
+    [
+      ['leaderboard', 'ROOT/runs', '--by', 'speed'],
+      /--by must be one of reward, reward_errors_as_zero, bas_correct, fault_audit/,
+    ],
     [['leaderboard', 'ROOT/runs', '--json', '--markdown'], /--json or --markdown, not both/],
     [['leaderboard', 'ROOT/runs/empty'], /holds no rollouts yet/],
   ])('bad input %j: one line, exit 2', (args, message) => {

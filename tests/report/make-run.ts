@@ -16,10 +16,34 @@ export const SMALL_CONFIG: TaskConfig = { num_transactions: 12, fault_rate: 0.3,
 /** Picks a policy per (index, rollout): a stand-in for a model that is sometimes right. */
 export type Chooser = (index: number, rollout: number) => PolicyName | { error: string } | { reply: string };
 
-export function makeRecord(config: TaskConfig, index: number, rollout: number, model: string, choice: ReturnType<Chooser>): RolloutRecord {
-  const base = { index, rollout, config, model, latency_ms: 1000 + 37 * index + rollout, finish_reason: 'stop', attempts: 1 };
+export function makeRecord(
+  config: TaskConfig,
+  index: number,
+  rollout: number,
+  model: string,
+  choice: ReturnType<Chooser>,
+): RolloutRecord {
+  const base = {
+    index,
+    rollout,
+    config,
+    model,
+    latency_ms: 1000 + 37 * index + rollout,
+    finish_reason: 'stop',
+    attempts: 1,
+  };
   if (typeof choice === 'object' && 'error' in choice) {
-    return { ...base, reply: null, reward: null, rewards: null, metrics: null, detail: null, error: { type: choice.error, message: `${choice.error} (test)` }, usage: null, finish_reason: null };
+    return {
+      ...base,
+      reply: null,
+      reward: null,
+      rewards: null,
+      metrics: null,
+      detail: null,
+      error: { type: choice.error, message: `${choice.error} (test)` },
+      usage: null,
+      finish_reason: null,
+    };
   }
   const task = generateTask(config, index);
   const reply = typeof choice === 'string' ? runPolicy(choice, task.prompt) : choice.reply;
@@ -38,13 +62,23 @@ export function makeRecord(config: TaskConfig, index: number, rollout: number, m
 
 export function writeRun(
   dir: string,
-  opts: { config?: TaskConfig; n: number; rollouts?: number; model: string; choose: Chooser; status?: string; extraLines?: string[]; runJson?: Record<string, unknown> | null },
+  opts: {
+    config?: TaskConfig;
+    n: number;
+    rollouts?: number;
+    model: string;
+    choose: Chooser;
+    status?: string;
+    extraLines?: string[];
+    runJson?: Record<string, unknown> | null;
+  },
 ): RolloutRecord[] {
   const config = opts.config ?? SMALL_CONFIG;
   const rollouts = opts.rollouts ?? 1;
   mkdirSync(dir, { recursive: true });
   const records: RolloutRecord[] = [];
-  for (let i = 0; i < opts.n; i++) for (let r = 0; r < rollouts; r++) records.push(makeRecord(config, i, r, opts.model, opts.choose(i, r)));
+  for (let i = 0; i < opts.n; i++)
+    for (let r = 0; r < rollouts; r++) records.push(makeRecord(config, i, r, opts.model, opts.choose(i, r)));
   const lines = records.map((r) => JSON.stringify(r)).concat(opts.extraLines ?? []);
   writeFileSync(join(dir, 'results.jsonl'), lines.join('\n') + '\n');
   if (opts.runJson !== null) {

@@ -20,12 +20,25 @@ function folder(lines: string[], run?: object | string): string {
   return dir;
 }
 
-const RUN = { model: 'm', generator: GENERATOR_VERSION, task: { num_transactions: 24, fault_rate: 0.25, seed: 1 }, n: 3, rollouts: 1, indices: null, status: 'complete' };
+const RUN = {
+  model: 'm',
+  generator: GENERATOR_VERSION,
+  task: { num_transactions: 24, fault_rate: 0.25, seed: 1 },
+  n: 3,
+  rollouts: 1,
+  indices: null,
+  status: 'complete',
+};
 const line = (r: object) => JSON.stringify(r);
 
 describe('readRun', () => {
   it('reads a complete run', async () => {
-    const d = await readRun(folder([line(done(0, 0, { bas: 1, audit: 1 })), line(done(1, 0, { bas: 0, audit: 0.5 })), line(failed(2, 0)), ''], RUN));
+    const d = await readRun(
+      folder(
+        [line(done(0, 0, { bas: 1, audit: 1 })), line(done(1, 0, { bas: 0, audit: 0.5 })), line(failed(2, 0)), ''],
+        RUN,
+      ),
+    );
     expect(d.summary.counts).toMatchObject({ rollouts: 3, completed: 2, errored: 1 });
     expect(d.model).toBe('m');
     expect(d.notes).toEqual([]);
@@ -34,7 +47,10 @@ describe('readRun', () => {
   it('skips a torn last line with a warning', async () => {
     const warnings: string[] = [];
     const torn = line(done(2, 0, { bas: 1, audit: 1 })).slice(0, 40);
-    const d = await readRun(folder([line(done(0, 0, { bas: 1, audit: 1 })), line(done(1, 0, { bas: 1, audit: 1 })), torn], RUN), (w) => warnings.push(w));
+    const d = await readRun(
+      folder([line(done(0, 0, { bas: 1, audit: 1 })), line(done(1, 0, { bas: 1, audit: 1 })), torn], RUN),
+      (w) => warnings.push(w),
+    );
     expect(d.summary.counts.rollouts).toBe(2);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/skipped line 3/);
@@ -42,7 +58,10 @@ describe('readRun', () => {
   });
 
   it('refuses a corrupt middle line, naming it', async () => {
-    const dir = folder([line(done(0, 0, { bas: 1, audit: 1 })), '{"index": 1, "rollo', line(done(2, 0, { bas: 1, audit: 1 }))], RUN);
+    const dir = folder(
+      [line(done(0, 0, { bas: 1, audit: 1 })), '{"index": 1, "rollo', line(done(2, 0, { bas: 1, audit: 1 }))],
+      RUN,
+    );
     await expect(readRun(dir, () => {})).rejects.toThrow(ConfigError);
     await expect(readRun(dir, () => {})).rejects.toThrow(/line 2 is not valid JSON/);
   });
@@ -58,7 +77,9 @@ describe('readRun', () => {
     mkdirSync(empty);
     await expect(readRun(empty)).rejects.toThrow(/not a run folder: it has no results.jsonl/);
     await expect(readRun(folder([], RUN))).rejects.toThrow(/holds no rollouts yet/);
-    await expect(readRun(folder([line(done(0, 0, { bas: 1, audit: 1 }))], '{oops'))).rejects.toThrow(/run.json is not valid JSON/);
+    await expect(readRun(folder([line(done(0, 0, { bas: 1, audit: 1 }))], '{oops'))).rejects.toThrow(
+      /run.json is not valid JSON/,
+    );
   });
 
   it('says when a run is in progress or was interrupted', async () => {
@@ -70,7 +91,10 @@ describe('readRun', () => {
     expect(running.notes[1]).toMatch(/1 of 3 rollouts are recorded/);
     // "running" with no live owner (killed, crashed, or a lock left by a dead pid): interrupted.
     const orphan = folder([line(done(0, 0, { bas: 1, audit: 1 }))], { ...RUN, status: 'running' });
-    writeFileSync(join(orphan, '.bas.lock'), JSON.stringify({ pid: 2 ** 22 + 7, start: '1', host: hostname(), token: 'dead' }));
+    writeFileSync(
+      join(orphan, '.bas.lock'),
+      JSON.stringify({ pid: 2 ** 22 + 7, start: '1', host: hostname(), token: 'dead' }),
+    );
     for (const dir of [orphan, folder([line(done(0, 0, { bas: 1, audit: 1 }))], { ...RUN, status: 'running' })]) {
       const d = await readRun(dir);
       expect(d.run?.status).toBe('interrupted');
@@ -90,23 +114,40 @@ describe('readRun', () => {
   });
 
   it('last line wins across a resumed run', async () => {
-    const d = await readRun(folder([line(failed(0, 0)), line(done(1, 0, { bas: 1, audit: 1 })), line(done(0, 0, { bas: 1, audit: 1 }))], { ...RUN, n: 2 }));
+    const d = await readRun(
+      folder([line(failed(0, 0)), line(done(1, 0, { bas: 1, audit: 1 })), line(done(0, 0, { bas: 1, audit: 1 }))], {
+        ...RUN,
+        n: 2,
+      }),
+    );
     expect(d.summary.counts).toMatchObject({ lines: 3, replaced: 1, rollouts: 2, completed: 2, errored: 0 });
     expect(d.notes).toEqual([]);
   });
 
   it('checks what it reads back against the bounds of the flags, naming file, line and key', async () => {
-    const huge = { ...done(1, 0, { bas: 1, audit: 1 }), config: { num_transactions: 10_000_000, fault_rate: 0.25, seed: 1 } };
+    const huge = {
+      ...done(1, 0, { bas: 1, audit: 1 }),
+      config: { num_transactions: 10_000_000, fault_rate: 0.25, seed: 1 },
+    };
     const dir = folder([line(done(0, 0, { bas: 1, audit: 1 })), line(huge)], RUN);
-    await expect(readRun(dir, () => {})).rejects.toThrow(/results\.jsonl: line 2 is not a rollout record: "config\.num_transactions" must be an integer from 4 to 10000, got 10000000/);
-    const badRun = folder([line(done(0, 0, { bas: 1, audit: 1 }))], { ...RUN, task: { num_transactions: 1e9, fault_rate: 0.25, seed: 1 } });
-    await expect(readRun(badRun)).rejects.toThrow(/run\.json: "task\.num_transactions" must be an integer from 4 to 10000/);
+    await expect(readRun(dir, () => {})).rejects.toThrow(
+      /results\.jsonl: line 2 is not a rollout record: "config\.num_transactions" must be an integer from 4 to 10000, got 10000000/,
+    );
+    const badRun = folder([line(done(0, 0, { bas: 1, audit: 1 }))], {
+      ...RUN,
+      task: { num_transactions: 1e9, fault_rate: 0.25, seed: 1 },
+    });
+    await expect(readRun(badRun)).rejects.toThrow(
+      /run\.json: "task\.num_transactions" must be an integer from 4 to 10000/,
+    );
     const badN = folder([line(done(0, 0, { bas: 1, audit: 1 }))], { ...RUN, n: -3 });
     await expect(readRun(badN)).rejects.toThrow(/run\.json: "n" must be an integer/);
   });
 
   it('notes a run made by another task generator, whose ledgers cannot be rebuilt', async () => {
-    const d = await readRun(folder([line(done(0, 0, { bas: 1, audit: 1 }))], { ...RUN, generator: GENERATOR_VERSION + 1, n: 1 }));
+    const d = await readRun(
+      folder([line(done(0, 0, { bas: 1, audit: 1 }))], { ...RUN, generator: GENERATOR_VERSION + 1, n: 1 }),
+    );
     expect(d.notes.join(' ')).toMatch(/task generator \d+ .*replies without ledgers/);
   });
 });

@@ -194,7 +194,7 @@ describe('intervals stay inside what is possible', () => {
     expect(['wilson', 'wilson-neff']).toContain(e.method);
   });
 
-  it('the issue\'s four replies: no longer [0.039, 1.261] but inside [0, 1] with width', () => {
+  it("the issue's four replies: no longer [0.039, 1.261] but inside [0, 1] with width", () => {
     const e = estimate([1, 1, 0.1, 0.1], undefined, 'unit');
     expect(e.method).toBe('wilson-neff');
     inside(e.ci95, 0, 1);
@@ -262,7 +262,7 @@ describe('intervals stay inside what is possible', () => {
     inside(e.ci95, 0, 1);
   });
 
-  it('a value outside the column\'s range falls back to the t interval, named so', () => {
+  it("a value outside the column's range falls back to the t interval, named so", () => {
     const e = estimate([0.2, 5, 0.4], undefined, 'unit');
     expect(e.method).toBe('t');
   });

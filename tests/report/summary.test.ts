@@ -15,7 +15,14 @@ describe('summarize', () => {
   const s = summarize(records);
 
   it('counts completed and errored rollouts by type', () => {
-    expect(s.counts).toMatchObject({ lines: 4, rollouts: 4, tasks: 4, completed: 3, errored: 1, errors_by_type: { timeout: 1 } });
+    expect(s.counts).toMatchObject({
+      lines: 4,
+      rollouts: 4,
+      tasks: 4,
+      completed: 3,
+      errored: 1,
+      errors_by_type: { timeout: 1 },
+    });
   });
 
   it('means over completed rollouts, and with errors as 0', () => {
@@ -42,7 +49,14 @@ describe('summarize', () => {
   });
 
   it('tokens over every rollout with usage, latency over completed ones', () => {
-    expect(s.tokens).toEqual({ prompt: 3000, completion: 600, total: 3600, reasoning: 0, rollouts_with_usage: 3, ignored: 0 });
+    expect(s.tokens).toEqual({
+      prompt: 3000,
+      completion: 600,
+      total: 3600,
+      reasoning: 0,
+      rollouts_with_usage: 3,
+      ignored: 0,
+    });
     expect(s.latency_ms.p50).toBe(2000);
     expect(s.latency_ms.p95).toBeCloseTo(2000 + 0.9 * 2000, 9);
   });
@@ -71,7 +85,14 @@ describe('last line wins', () => {
     b.add(done(1, 0, { bas: 0, audit: 0.5 }));
     b.add(done(0, 0, { bas: 1, audit: 1 }));
     const s = b.result();
-    expect(s.counts).toMatchObject({ lines: 3, replaced: 1, rollouts: 2, completed: 2, errored: 0, errors_by_type: {} });
+    expect(s.counts).toMatchObject({
+      lines: 3,
+      replaced: 1,
+      rollouts: 2,
+      completed: 2,
+      errored: 0,
+      errors_by_type: {},
+    });
     expect(s.reward.mean).toBeCloseTo((1 + 0.2) / 2, 12);
     expect([...b.winningSeqs()]).toEqual([1, 2]);
   });
@@ -155,7 +176,17 @@ describe('every interval in a summary stays in range', () => {
   it.each([1, 2, 4])('%i replies, all zero, all one, or mixed', (n) => {
     for (const choose of ['oracle', 'silent', 'blanket', 'raw-sums'] as const) {
       const s = summarize(Array.from({ length: n }, (_, i) => makeRecord(SMALL_CONFIG, i, 0, 'm', choose)));
-      const bounded = [s.reward, s.reward_errors_as_zero, s.rewards.bas_correct, s.rewards.fault_audit, s.metrics.bas_label_accuracy, s.metrics.fault_precision, s.metrics.fault_recall, s.metrics.parsed, ...Object.values(s.labels)];
+      const bounded = [
+        s.reward,
+        s.reward_errors_as_zero,
+        s.rewards.bas_correct,
+        s.rewards.fault_audit,
+        s.metrics.bas_label_accuracy,
+        s.metrics.fault_precision,
+        s.metrics.fault_recall,
+        s.metrics.parsed,
+        ...Object.values(s.labels),
+      ];
       for (const e of bounded) {
         expect(e.ci95![0]).toBeGreaterThanOrEqual(0);
         expect(e.ci95![1]).toBeLessThanOrEqual(1);
@@ -167,7 +198,10 @@ describe('every interval in a summary stays in range', () => {
 });
 
 describe('summary: why rollouts errored, and what cannot be trusted', () => {
-  const err = (index: number, type: string, message: string) => ({ ...failed(index, 0, type), error: { type, message } });
+  const err = (index: number, type: string, message: string) => ({
+    ...failed(index, 0, type),
+    error: { type, message },
+  });
 
   it('lists the commonest messages per type with a count and an example; numbers do not split a message', () => {
     const s = summarize([
@@ -179,8 +213,21 @@ describe('summary: why rollouts errored, and what cannot be trusted', () => {
       done(5, 0, { bas: 1, audit: 1 }),
     ]);
     expect(s.errors).toEqual([
-      { type: 'network', count: 3, messages: [{ count: 2, example: 'connection failed (after 3 attempts)' }, { count: 1, example: 'socket hang up' }], other: 0 },
-      { type: 'provider', count: 2, messages: [{ count: 2, example: 'HTTP 400: bad temperature (parameter temperature)' }], other: 0 },
+      {
+        type: 'network',
+        count: 3,
+        messages: [
+          { count: 2, example: 'connection failed (after 3 attempts)' },
+          { count: 1, example: 'socket hang up' },
+        ],
+        other: 0,
+      },
+      {
+        type: 'provider',
+        count: 2,
+        messages: [{ count: 2, example: 'HTTP 400: bad temperature (parameter temperature)' }],
+        other: 0,
+      },
     ]);
     const text = renderSummary(s);
     expect(text).toContain('provider: 2');
@@ -193,27 +240,46 @@ describe('summary: why rollouts errored, and what cannot be trusted', () => {
   });
 
   it('error types such as constructor, toString and __proto__ are counted like any other', () => {
-    const s = summarize([err(0, 'constructor', 'a'), err(1, 'toString', 'b'), err(2, '__proto__', 'c'), err(3, 'constructor', 'd')]);
+    const s = summarize([
+      err(0, 'constructor', 'a'),
+      err(1, 'toString', 'b'),
+      err(2, '__proto__', 'c'),
+      err(3, 'constructor', 'd'),
+    ]);
     expect(s.counts.errors_by_type.constructor).toBe(2);
     expect(s.counts.errors_by_type.toString).toBe(1);
-    expect(Object.entries(s.counts.errors_by_type).sort()).toEqual([['__proto__', 1], ['constructor', 2], ['toString', 1]]);
+    expect(Object.entries(s.counts.errors_by_type).sort()).toEqual([
+      ['__proto__', 1],
+      ['constructor', 2],
+      ['toString', 1],
+    ]);
     const text = renderSummary(s);
     expect(text).not.toMatch(/NaN|native code/);
-    expect(JSON.parse(JSON.stringify(s)).counts.errors_by_type).toEqual({ constructor: 2, toString: 1, ['__proto__']: 1 });
+    expect(JSON.parse(JSON.stringify(s)).counts.errors_by_type).toEqual({
+      constructor: 2,
+      toString: 1,
+      ['__proto__']: 1,
+    });
   });
 
   it('ignores negative, fractional and absurd token counts with a note, so no cost goes negative', () => {
     const base = done(0, 0, { bas: 1, audit: 1 });
     const s = summarize([
       { ...base, usage: { prompt_tokens: -5000, completion_tokens: 2.5, total_tokens: 1e12 } },
-      { ...done(1, 0, { bas: 1, audit: 1 }), usage: { prompt_tokens: 10, completion_tokens: 20, total_tokens: 30, reasoning_tokens: 15 } },
+      {
+        ...done(1, 0, { bas: 1, audit: 1 }),
+        usage: { prompt_tokens: 10, completion_tokens: 20, total_tokens: 30, reasoning_tokens: 15 },
+      },
     ]);
     expect(s.tokens).toMatchObject({ prompt: 10, completion: 20, total: 30, reasoning: 15, ignored: 3 });
     expect(renderSummary(s)).toContain('3 token counts were negative, fractional or absurd');
   });
 
   it('counts replies cut by the token limit', () => {
-    const s = summarize([{ ...done(0, 0, { bas: 0, audit: 0 }), finish_reason: 'length' }, done(1, 0, { bas: 1, audit: 1 })]);
+    const s = summarize([
+      { ...done(0, 0, { bas: 0, audit: 0 }), finish_reason: 'length' },
+      done(1, 0, { bas: 1, audit: 1 }),
+    ]);
     expect(s.truncated).toBe(1);
     expect(renderSummary(s)).toContain('cut by the token limit');
   });

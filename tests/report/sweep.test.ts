@@ -3,7 +3,16 @@
  * folder, resumable as a whole, the curve as text (80 columns), JSON and HTML, and the
  * folder read by `bas leaderboard`.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,7 +39,20 @@ interface Point {
 describe('bas sweep', () => {
   it('runs one eval per point into sub-folders and prints the curve in 80 columns', () => {
     const html = join(root, 'sweep.html');
-    const r = bas(['sweep', '--num-transactions', '12,24,60', '-m', 'builtin:oracle', '-n', '8', '--output', sweepDir, '--no-progress', '--html', html]);
+    const r = bas([
+      'sweep',
+      '--num-transactions',
+      '12,24,60',
+      '-m',
+      'builtin:oracle',
+      '-n',
+      '8',
+      '--output',
+      sweepDir,
+      '--no-progress',
+      '--html',
+      html,
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(readdirSync(sweepDir).sort()).toEqual(['rows-12', 'rows-24', 'rows-60', 'sweep.json']);
     expect(r.stderr).toContain('sweep point 3 of 3: 60 rows');
@@ -73,7 +95,20 @@ describe('bas sweep', () => {
   });
 
   it('refuses a base URL carrying credentials, which sweep.json would keep', () => {
-    const r = bas(['sweep', '--num-transactions', '12', '-m', 'm', '-n', '2', '--base-url', 'http://127.0.0.1:9/v1?api-key=SUPERSECRETVALUE123', '--output', join(root, 'cred'), '--no-progress']);
+    const r = bas([
+      'sweep',
+      '--num-transactions',
+      '12',
+      '-m',
+      'm',
+      '-n',
+      '2',
+      '--base-url',
+      'http://127.0.0.1:9/v1?api-key=SUPERSECRETVALUE123',
+      '--output',
+      join(root, 'cred'),
+      '--no-progress',
+    ]);
     expect(r.code).toBe(2);
     expect(r.stderr).not.toContain('SUPERSECRET');
     expect(r.stderr).toMatch(/--base-url/);
@@ -112,19 +147,47 @@ describe('bas sweep', () => {
 
   it('fault rates make a grid of points', () => {
     const dir = join(root, 'grid');
-    const r = bas(['sweep', '--num-transactions', '12,24', '--fault-rate', '0.1,0.5', '-m', 'builtin:raw-sums', '-n', '3', '--output', dir, '--no-progress', '--json']);
+    const r = bas([
+      'sweep',
+      '--num-transactions',
+      '12,24',
+      '--fault-rate',
+      '0.1,0.5',
+      '-m',
+      'builtin:raw-sums',
+      '-n',
+      '3',
+      '--output',
+      dir,
+      '--no-progress',
+      '--json',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const j = JSON.parse(r.stdout) as { points: Point[] };
-    expect(j.points.map((p) => `${p.num_transactions}/${p.fault_rate}`)).toEqual(['12/0.1', '12/0.5', '24/0.1', '24/0.5']);
+    expect(j.points.map((p) => `${p.num_transactions}/${p.fault_rate}`)).toEqual([
+      '12/0.1',
+      '12/0.5',
+      '24/0.1',
+      '24/0.5',
+    ]);
   });
 
   it.each([
     [['sweep', '-m', 'builtin:oracle'], /needs --num-transactions/],
-    [['sweep', '--num-transactions', '12,3', '-m', 'builtin:oracle'], /each value must be a whole number from 4 to 10000, got "3"/],
+    [
+      ['sweep', '--num-transactions', '12,3', '-m', 'builtin:oracle'],
+      /each value must be a whole number from 4 to 10000, got "3"/,
+    ],
     [['sweep', '--num-transactions', '12,,24', '-m', 'builtin:oracle'], /comma-separated list/],
     [['sweep', '--num-transactions', '12,12', '-m', 'builtin:oracle'], /lists a value twice/],
-    [['sweep', '--num-transactions', '12', '--fault-rate', '2', '-m', 'builtin:oracle'], /--fault-rate: each value must be a number from 0 to 1/],
-    [['sweep', '--num-transactions', '12', '-m', 'builtin:oracle', '--output', 'SWEEP'], /exists and is not empty: continue it with bas sweep --resume/],
+    [
+      ['sweep', '--num-transactions', '12', '--fault-rate', '2', '-m', 'builtin:oracle'],
+      /--fault-rate: each value must be a number from 0 to 1/,
+    ],
+    [
+      ['sweep', '--num-transactions', '12', '-m', 'builtin:oracle', '--output', 'SWEEP'],
+      /exists and is not empty: continue it with bas sweep --resume/,
+    ],
     [['sweep', '--resume', 'SWEEP', '-m', 'other'], /takes only --json, --html and --no-progress/],
     [['sweep', '--resume', 'ROOT'], /is not a sweep folder/],
   ])('bad input %j: one line, exit 2', (args, message) => {
@@ -136,7 +199,18 @@ describe('bas sweep', () => {
 
   it('takes its plan back when eval refuses the first point, so the folder can be used again', () => {
     const dir = join(root, 'refused');
-    const r = bas(['sweep', '--num-transactions', '12', '-m', 'builtin:oracle', '--temperature', '9', '--output', dir, '--no-progress']);
+    const r = bas([
+      'sweep',
+      '--num-transactions',
+      '12',
+      '-m',
+      'builtin:oracle',
+      '--temperature',
+      '9',
+      '--output',
+      dir,
+      '--no-progress',
+    ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--temperature must be/);
     expect(existsSync(join(dir, 'sweep.json'))).toBe(false);

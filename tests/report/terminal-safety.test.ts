@@ -17,7 +17,12 @@ beforeAll(() => {
   const root = tempDir();
   a = join(root, `a${'\x1b[31m'}`);
   b = join(root, 'b');
-  writeRun(a, { n: 4, model: NASTY, choose: (i) => (i === 0 ? { error: `provider${'\x1b[2J'}` } : 'oracle'), config: SMALL_CONFIG });
+  writeRun(a, {
+    n: 4,
+    model: NASTY,
+    choose: (i) => (i === 0 ? { error: `provider${'\x1b[2J'}` } : 'oracle'),
+    config: SMALL_CONFIG,
+  });
   writeRun(b, { n: 4, model: 'plain', choose: () => 'raw-sums', config: SMALL_CONFIG });
 });
 

@@ -29,7 +29,12 @@ beforeAll(async () => {
   const errs = ['timeout', 'rate_limit', 'http_503_service_unavailable', 'context_length_exceeded'];
   for (const k of ['first', 'second']) {
     const dir = join(root, LONG_DIR, k);
-    writeRun(dir, { n: 40, rollouts: 3, model: LONG_MODEL, choose: (i, r) => (i % 7 === r ? { error: errs[i % 4]! } : i % 2 ? 'oracle' : 'raw-sums') });
+    writeRun(dir, {
+      n: 40,
+      rollouts: 3,
+      model: LONG_MODEL,
+      choose: (i, r) => (i % 7 === r ? { error: errs[i % 4]! } : i % 2 ? 'oracle' : 'raw-sums'),
+    });
     runs.push(await readRun(dir, () => {}));
   }
   const other = join(root, 'runs', 'oracle');
@@ -53,7 +58,9 @@ describe('text tables fit 80 columns', () => {
     expect(text).toContain('verdict');
     for (const l of tableLines(text)) expect(textWidth(l), l).toBeLessThanOrEqual(80);
     // The folders are shown in full, folded, not cut.
-    const joined = tableLines(text).map((l) => l.replace(/[│ ]/g, '')).join('');
+    const joined = tableLines(text)
+      .map((l) => l.replace(/[│ ]/g, ''))
+      .join('');
     expect(joined).toContain('llama-v3p1-405b-instruct');
   });
 

@@ -9,7 +9,12 @@ afterEach(forgetSecrets);
 describe('error messages built from what an endpoint sent', () => {
   it.each([400, 401, 403, 404, 429, 500])('HTTP %i: the key is cut out', (code) => {
     registerSecret(KEY);
-    const err = APIError.generate(code, { error: { message: `Incorrect API key provided: ${KEY}` } }, undefined, new Headers());
+    const err = APIError.generate(
+      code,
+      { error: { message: `Incorrect API key provided: ${KEY}` } },
+      undefined,
+      new Headers(),
+    );
     const f = classifyError(err, false);
     expect(f.message).not.toContain(KEY);
     expect(f.message).toContain('[redacted]');

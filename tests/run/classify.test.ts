@@ -10,7 +10,12 @@ describe('classifyError', () => {
   it.each([
     ['401', status(401, { message: 'Incorrect API key provided', code: 'invalid_api_key' }), 'auth', true],
     ['403', status(403, { message: 'forbidden' }), 'auth', true],
-    ['404 model_not_found', status(404, { message: 'The model `x` does not exist', code: 'model_not_found' }), 'auth', true],
+    [
+      '404 model_not_found',
+      status(404, { message: 'The model `x` does not exist', code: 'model_not_found' }),
+      'auth',
+      true,
+    ],
     ['404 other', status(404, { message: 'no route' }), 'provider', false],
     ['429', status(429, { message: 'slow down' }), 'rate_limit', false],
     ['500', status(500, { message: 'oops' }), 'provider', false],

@@ -38,7 +38,9 @@ describe('TOML run configuration', () => {
 
   it('range errors name the key and the file', () => {
     const f = toml('model = "builtin:oracle"\n[task]\nfault_rate = 1.5');
-    expect(() => resolveSettings({}, loadConfigFile(f), f, {})).toThrow(/"task.fault_rate" in .*c\.toml must be a number from 0 to 1, got 1.5/);
+    expect(() => resolveSettings({}, loadConfigFile(f), f, {})).toThrow(
+      /"task.fault_rate" in .*c\.toml must be a number from 0 to 1, got 1.5/,
+    );
   });
 
   it('flags override the file', () => {
@@ -54,7 +56,10 @@ describe('TOML run configuration', () => {
 
 describe('resolveSettings', () => {
   it('base URL: flag, else OPENAI_BASE_URL, else OpenAI', () => {
-    expect(resolveSettings({ model: 'm', baseUrl: 'http://127.0.0.1:9/v1/' }, null, '', { OPENAI_BASE_URL: 'http://e/v1' }).baseURL).toBe('http://127.0.0.1:9/v1');
+    expect(
+      resolveSettings({ model: 'm', baseUrl: 'http://127.0.0.1:9/v1/' }, null, '', { OPENAI_BASE_URL: 'http://e/v1' })
+        .baseURL,
+    ).toBe('http://127.0.0.1:9/v1');
     expect(resolveSettings({ model: 'm' }, null, '', { OPENAI_BASE_URL: 'http://e/v1' }).baseURL).toBe('http://e/v1');
     expect(resolveSettings({ model: 'm' }, null, '', {}).baseURL).toBe('https://api.openai.com/v1');
   });
@@ -101,7 +106,9 @@ describe('resolveSettings', () => {
     const s = resolveSettings({}, null, '', {}, saved);
     expect(s.shard).toEqual({ index: 2, count: 3 });
     expect(s.prices).toEqual({ in: 1, out: null });
-    expect(() => resolveSettings({ shard: '1/3' }, null, '', {}, saved)).toThrow(/--shard "1\/3" differs from the saved run's "2\/3"/);
+    expect(() => resolveSettings({ shard: '1/3' }, null, '', {}, saved)).toThrow(
+      /--shard "1\/3" differs from the saved run's "2\/3"/,
+    );
     expect(resolveSettings({ shard: '2/3' }, null, '', {}, saved).shard).toEqual({ index: 2, count: 3 });
   });
 
@@ -111,9 +118,17 @@ describe('resolveSettings', () => {
 
   it('a resume starts from the saved run and lets operational flags change', () => {
     const s = resolveSettings({ concurrency: '9', baseUrl: 'http://127.0.0.1:2/v1' }, null, '', {}, saved);
-    expect([s.model, s.n, s.rollouts, s.task.seed, s.sampling.temperature, s.concurrency, s.baseURL, s.apiKeyVar, s.maxRetries]).toEqual([
-      'm', 10, 2, 1, 0, 9, 'http://127.0.0.1:2/v1', 'K', 2,
-    ]);
+    expect([
+      s.model,
+      s.n,
+      s.rollouts,
+      s.task.seed,
+      s.sampling.temperature,
+      s.concurrency,
+      s.baseURL,
+      s.apiKeyVar,
+      s.maxRetries,
+    ]).toEqual(['m', 10, 2, 1, 0, 9, 'http://127.0.0.1:2/v1', 'K', 2]);
   });
   it.each([
     [{ faultRate: '0.3' }, /--fault-rate 0.3 differs from the saved run's 0.25/],
@@ -132,6 +147,8 @@ describe('resolveSettings', () => {
 describe('config files of any size', () => {
   it('a device that never ends (/dev/zero) is refused at the size bound, in one line, instead of filling memory', () => {
     expect(() => loadConfigFile('/dev/zero')).toThrow(ConfigError);
-    expect(() => loadConfigFile('/dev/zero')).toThrow(/config file \/dev\/zero is larger than 1000000 bytes: not a run configuration/);
+    expect(() => loadConfigFile('/dev/zero')).toThrow(
+      /config file \/dev\/zero is larger than 1000000 bytes: not a run configuration/,
+    );
   });
 });

@@ -27,10 +27,15 @@ describe('probe', () => {
       res.end(JSON.stringify(body));
     });
   });
-  beforeAll(() => new Promise<void>((done) => server.listen(0, '127.0.0.1', () => {
-    url = `http://127.0.0.1:${(server.address() as { port: number }).port}/v1`;
-    done();
-  })));
+  beforeAll(
+    () =>
+      new Promise<void>((done) =>
+        server.listen(0, '127.0.0.1', () => {
+          url = `http://127.0.0.1:${(server.address() as { port: number }).port}/v1`;
+          done();
+        }),
+      ),
+  );
   afterAll(() => new Promise<void>((done) => server.close(() => done())));
   const ep = () => ({ baseURL: url, apiKey: 'k', requestTimeoutMs: 10_000 });
 
@@ -38,7 +43,14 @@ describe('probe', () => {
     status = 400;
     body = { error: { message: "Unsupported parameter: 'max_tokens' is not supported with this model." } };
     const r = await probe(ep(), 'm', { ...NO_SAMPLING, max_tokens: 50 });
-    expect(r).toMatchObject({ ok: false, reachable: true, status: 400, keyAccepted: true, paramsAccepted: false, refusedParam: 'max_tokens' });
+    expect(r).toMatchObject({
+      ok: false,
+      reachable: true,
+      status: 400,
+      keyAccepted: true,
+      paramsAccepted: false,
+      refusedParam: 'max_tokens',
+    });
     expect(renderProbe(r, 'h')).toMatch(/parameters +refused: max_tokens \(sent max_tokens=50\)/);
   });
 
@@ -53,26 +65,44 @@ describe('probe', () => {
     status = 500;
     body = { error: { message: 'overloaded' } };
     const r = await probe(ep(), 'm', NO_SAMPLING);
-    expect(r).toMatchObject({ ok: false, reachable: true, keyAccepted: true, paramsAccepted: null, message: 'overloaded' });
+    expect(r).toMatchObject({
+      ok: false,
+      reachable: true,
+      keyAccepted: true,
+      paramsAccepted: null,
+      message: 'overloaded',
+    });
   });
 
   it('an empty reply passes, with a note', async () => {
     status = 200;
-    body = { id: 'x', object: 'chat.completion', created: 0, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: '' }, finish_reason: 'length' }] };
+    body = {
+      id: 'x',
+      object: 'chat.completion',
+      created: 0,
+      model: 'm',
+      choices: [{ index: 0, message: { role: 'assistant', content: '' }, finish_reason: 'length' }],
+    };
     const r = await probe(ep(), 'm', NO_SAMPLING);
     expect(r.ok).toBe(true);
     expect(renderProbe(r, 'h')).toMatch(/note +the reply was empty/);
   });
 
-  it.each([{}, '<html>sign in</html>', { data: 'none' }, { error: null }])('a 200 that is not a model list (%j) is an error, not "0 models"', async (sent) => {
-    status = 200;
-    body = sent;
-    await expect(listModels(ep())).rejects.toThrow(/not a model list/);
-  });
+  it.each([{}, '<html>sign in</html>', { data: 'none' }, { error: null }])(
+    'a 200 that is not a model list (%j) is an error, not "0 models"',
+    async (sent) => {
+      status = 200;
+      body = sent;
+      await expect(listModels(ep())).rejects.toThrow(/not a model list/);
+    },
+  );
 
   it('a model list is read, ids sorted', async () => {
     status = 200;
     body = { object: 'list', data: [{ id: 'b' }, { id: 'a', owned_by: 'me' }, { nothing: 1 }] };
-    expect(await listModels(ep())).toEqual([{ id: 'a', owned_by: 'me' }, { id: 'b', owned_by: null }]);
+    expect(await listModels(ep())).toEqual([
+      { id: 'a', owned_by: 'me' },
+      { id: 'b', owned_by: null },
+    ]);
   });
 });

@@ -26,7 +26,11 @@ describe('responses', () => {
       res.setHeader('set-cookie', ['a=1', 'b=2']);
       sendJson(res, 201, { ok: true }, { 'X-Request-Id': 'r1' });
     });
-    const r = await nodeFetch(`${server.url}/x?q=1`, { method: 'POST', body: '{"a":1}', headers: { 'content-type': 'application/json', authorization: 'Bearer k' } });
+    const r = await nodeFetch(`${server.url}/x?q=1`, {
+      method: 'POST',
+      body: '{"a":1}',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer k' },
+    });
     expect(r.status).toBe(201);
     expect(r.ok).toBe(true);
     expect(r.headers.get('x-request-id')).toBe('r1');
@@ -36,7 +40,9 @@ describe('responses', () => {
     expect(server.seen[0]!.headers.authorization).toBe('Bearer k');
   });
   it('hands back error bodies as they came', async () => {
-    server = await hostileServer((_req, res) => sendJson(res, 503, { error: { message: 'overloaded' } }, { 'retry-after': '2' }));
+    server = await hostileServer((_req, res) =>
+      sendJson(res, 503, { error: { message: 'overloaded' } }, { 'retry-after': '2' }),
+    );
     const r = await nodeFetch(`${server.url}/x`);
     expect(r.ok).toBe(false);
     expect(r.status).toBe(503);
@@ -53,7 +59,9 @@ describe('responses', () => {
     expect(await r.text()).toBe('');
   });
   it('lets the SDK read an error status as an APIError', async () => {
-    server = await hostileServer((_req, res) => sendJson(res, 400, { error: { message: 'Unsupported value: temperature', code: 'unsupported_value' } }));
+    server = await hostileServer((_req, res) =>
+      sendJson(res, 400, { error: { message: 'Unsupported value: temperature', code: 'unsupported_value' } }),
+    );
     const sdk = new OpenAI({ apiKey: 'k', baseURL: server.url, maxRetries: 0, fetch: nodeFetch });
     const err = await sdk.chat.completions.create({ model: 'm', messages: [] }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.APIError);
@@ -110,7 +118,9 @@ describe('the cap on response bodies', () => {
       res.writeHead(200, { 'content-length': String(10 << 20) });
       res.write('x');
     });
-    await expect(makeNodeFetch({ maxResponseBytes: 1 << 20 })(`${server.url}/x`)).rejects.toBeInstanceOf(ResponseTooLargeError);
+    await expect(makeNodeFetch({ maxResponseBytes: 1 << 20 })(`${server.url}/x`)).rejects.toBeInstanceOf(
+      ResponseTooLargeError,
+    );
   });
   it('accepts a body of exactly the cap', async () => {
     server = await hostileServer((_req, res) => {
@@ -121,7 +131,12 @@ describe('the cap on response bodies', () => {
   });
   it('is classified as its own type, which is not retried', async () => {
     server = await hostileServer(endlessBody());
-    const sdk = new OpenAI({ apiKey: 'k', baseURL: server.url, maxRetries: 0, fetch: makeNodeFetch({ maxResponseBytes: 1 << 16 }) });
+    const sdk = new OpenAI({
+      apiKey: 'k',
+      baseURL: server.url,
+      maxRetries: 0,
+      fetch: makeNodeFetch({ maxResponseBytes: 1 << 16 }),
+    });
     const err = await sdk.chat.completions.create({ model: 'm', messages: [] }).catch((e: unknown) => e);
     const f = classifyError(err, false);
     expect(f.type).toBe('response_too_large');
@@ -137,17 +152,41 @@ describe('the cap on response bodies', () => {
 const ROOT = resolve(import.meta.dirname, '../..');
 const hasOpenssl = spawnSync('openssl', ['version']).status === 0;
 const hasDist = existsSync(join(ROOT, 'dist/run/http-fetch.js'));
-if (!hasOpenssl || !hasDist) console.warn(`http-fetch HTTPS tests skipped: ${!hasOpenssl ? 'openssl is not installed' : 'dist/ is not built (npm run build)'}`);
+if (!hasOpenssl || !hasDist)
+  console.warn(
+    `http-fetch HTTPS tests skipped: ${!hasOpenssl ? 'openssl is not installed' : 'dist/ is not built (npm run build)'}`,
+  );
 
 describe.skipIf(!hasOpenssl || !hasDist)('HTTPS', () => {
   it('talks TLS to a server whose certificate is trusted, and refuses one that is not', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'bas-tls-'));
-    const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost']);
+    const made = spawnSync('openssl', [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1,DNS:localhost',
+    ]);
     expect(made.status).toBe(0);
-    const tls = createHttpsServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ secure: (req.socket as { encrypted?: boolean }).encrypted === true }));
-    });
+    const tls = createHttpsServer(
+      { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) },
+      (req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ secure: (req.socket as { encrypted?: boolean }).encrypted === true }));
+      },
+    );
     await new Promise<void>((done) => tls.listen(0, '127.0.0.1', () => done()));
     const url = `https://127.0.0.1:${(tls.address() as AddressInfo).port}/v1/x`;
     const script = `import(${JSON.stringify(join(ROOT, 'dist/run/http-fetch.js'))}).then(async (m) => { try { const r = await m.nodeFetch(process.argv[1]); console.log(await r.text()); } catch (e) { console.log('refused: ' + (e.code ?? e.message)); } })`;

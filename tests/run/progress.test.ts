@@ -3,11 +3,23 @@ import { describe, expect, it } from 'vitest';
 import { attachProgress, progressLine, type ProgressState } from '../../src/run/progress.js';
 import type { Runner } from '../../src/run/runner.js';
 
-const state: ProgressState = { finished: 120, total: 400, errors: 2, retries: 3, meanReward: 0.9123, elapsedS: 12, rate: 10, limit: 8, max: 64 };
+const state: ProgressState = {
+  finished: 120,
+  total: 400,
+  errors: 2,
+  retries: 3,
+  meanReward: 0.9123,
+  elapsedS: 12,
+  rate: 10,
+  limit: 8,
+  max: 64,
+};
 
 describe('progressLine', () => {
   it('shows everything when there is room', () => {
-    expect(progressLine(state, 200)).toBe('120/400 done · 2 errors · 3 retries · mean reward 0.912 · 10/s · limit 8 of 64 · 12s elapsed · ETA 28s');
+    expect(progressLine(state, 200)).toBe(
+      '120/400 done · 2 errors · 3 retries · mean reward 0.912 · 10/s · limit 8 of 64 · 12s elapsed · ETA 28s',
+    );
   });
 
   it.each([
@@ -33,7 +45,7 @@ describe('progressLine', () => {
 });
 
 describe('attachProgress', () => {
-  it('follows the runner\'s events: errors, and the limit as it moves', () => {
+  it("follows the runner's events: errors, and the limit as it moves", () => {
     const runner = new EventEmitter() as unknown as Runner;
     const out: string[] = [];
     const stream = { isTTY: false, write: (s: string) => out.push(s) } as unknown as NodeJS.WriteStream;
@@ -42,6 +54,8 @@ describe('attachProgress', () => {
     (runner as unknown as EventEmitter).emit('pace', { limit: 4 });
     (runner as unknown as EventEmitter).emit('error', { record: {} });
     (runner as unknown as EventEmitter).emit('done', { record: { reward: 1 } });
-    expect(out.at(-1)).toMatch(/^bas: 2\/2 done · 1 error · 0 retries · mean reward 1\.000 · .* · limit 4 of 16 · .* elapsed · ETA 0s\n$/);
+    expect(out.at(-1)).toMatch(
+      /^bas: 2\/2 done · 1 error · 0 retries · mean reward 1\.000 · .* · limit 4 of 16 · .* elapsed · ETA 0s\n$/,
+    );
   });
 });

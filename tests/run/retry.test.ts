@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, budgetSpent, DEFAULT_RETRY_POLICY, nextDelay, parseDuration, parseRetryAfter, retryable, type RetryPolicy } from '../../src/run/retry.js';
+import {
+  backoffDelay,
+  budgetSpent,
+  DEFAULT_RETRY_POLICY,
+  nextDelay,
+  parseDuration,
+  parseRetryAfter,
+  retryable,
+  type RetryPolicy,
+} from '../../src/run/retry.js';
 
 const headers = (h: Record<string, string>) => new Headers(h);
 const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, maxRetries: 3, baseDelayMs: 100, maxDelayMs: 1000 };
@@ -87,7 +96,12 @@ describe('rate-limit headers', () => {
   ])('parseDuration(%j) = %j', (text, ms) => expect(parseDuration(text)).toBe(ms));
 
   it('reads the reset time of the spent budget when no Retry-After is sent', () => {
-    const headers = h({ 'x-ratelimit-remaining-requests': '5', 'x-ratelimit-reset-requests': '1s', 'x-ratelimit-remaining-tokens': '0', 'x-ratelimit-reset-tokens': '6m0s' });
+    const headers = h({
+      'x-ratelimit-remaining-requests': '5',
+      'x-ratelimit-reset-requests': '1s',
+      'x-ratelimit-remaining-tokens': '0',
+      'x-ratelimit-reset-tokens': '6m0s',
+    });
     expect(parseRetryAfter(headers)).toBe(360_000);
     expect(parseRetryAfter(h({ 'x-ratelimit-reset-requests': '2s', 'x-ratelimit-reset-tokens': '250ms' }))).toBe(250);
     expect(parseRetryAfter(h({ 'retry-after': '3', 'x-ratelimit-reset-requests': '9s' }))).toBe(3000);

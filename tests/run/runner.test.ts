@@ -10,7 +10,8 @@ import { runPolicy } from '../../src/task/policies.js';
 
 const policy = { ...DEFAULT_RETRY_POLICY, baseDelayMs: 1, maxDelayMs: 2, maxRetries: 3 };
 const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const err = (status: number, headers: Record<string, string> = {}) => APIError.generate(status, { message: 'x' }, undefined, new Headers(headers));
+const err = (status: number, headers: Record<string, string> = {}) =>
+  APIError.generate(status, { message: 'x' }, undefined, new Headers(headers));
 
 /** A client answering like the oracle, after `ms`, that counts requests in flight. */
 function countingClient(ms: number) {
@@ -211,7 +212,7 @@ describe('Runner', () => {
     await done;
     expect(records).toHaveLength(10);
     // All five follow-ups went out before the first reply was scored and recorded.
-    expect(log.slice(0, 10), log.join(" ")).toEqual(Array(10).fill("request"));
+    expect(log.slice(0, 10), log.join(' ')).toEqual(Array(10).fill('request'));
   });
 });
 
@@ -259,7 +260,10 @@ describe('runEpisode', () => {
 
   it('aborts a hanging request at the request timeout and calls it a timeout', async () => {
     const client: ModelClient = {
-      complete: (_m, signal) => new Promise((_res, rej) => signal.addEventListener('abort', () => rej(new DOMException('aborted', 'AbortError')))),
+      complete: (_m, signal) =>
+        new Promise((_res, rej) =>
+          signal.addEventListener('abort', () => rej(new DOMException('aborted', 'AbortError'))),
+        ),
     };
     const res = await runEpisode([], { ...base, policy: { ...policy, maxRetries: 1 }, requestTimeoutMs: 20, client });
     expect(res.kind === 'failed' && res.failure.type).toBe('timeout');
@@ -271,19 +275,33 @@ describe('runEpisode', () => {
     const client: ModelClient = {
       complete: (_m, signal) => {
         n++;
-        return new Promise((_res, rej) => signal.addEventListener('abort', () => rej(new DOMException('aborted', 'AbortError'))));
+        return new Promise((_res, rej) =>
+          signal.addEventListener('abort', () => rej(new DOMException('aborted', 'AbortError'))),
+        );
       },
     };
-    const res = await runEpisode([], { ...base, policy: { ...policy, maxRetries: 100 }, episodeTimeoutMs: 60, requestTimeoutMs: 25, client });
+    const res = await runEpisode([], {
+      ...base,
+      policy: { ...policy, maxRetries: 100 },
+      episodeTimeoutMs: 60,
+      requestTimeoutMs: 25,
+      client,
+    });
     expect(res.kind === 'failed' && res.failure.type).toBe('timeout');
     expect(n).toBeLessThan(10);
   });
 });
 
 describe('Runner: first contact and pace', () => {
-  const refusal = (message: string) => APIError.generate(400, { error: { message, type: 'invalid_request_error', param: 'temperature', code: null } }, undefined, new Headers());
+  const refusal = (message: string) =>
+    APIError.generate(
+      400,
+      { error: { message, type: 'invalid_request_error', param: 'temperature', code: null } },
+      undefined,
+      new Headers(),
+    );
 
-  it('stops when the first rollouts all get the same refusal, naming the provider\'s message and parameter', async () => {
+  it("stops when the first rollouts all get the same refusal, naming the provider's message and parameter", async () => {
     let calls = 0;
     const client: ModelClient = {
       async complete() {
@@ -326,9 +344,25 @@ describe('Runner: first contact and pace', () => {
     const port = (probe.address() as { port: number }).port;
     await new Promise<void>((r) => probe.close(() => r()));
     const url = `http://127.0.0.1:${port}/v1`;
-    const client = httpClient({ model: 'm', baseURL: url, apiKey: 'k', sampling: { temperature: null, max_tokens: null, reasoning_effort: null, extra: {} }, requestTimeoutMs: 5000 });
+    const client = httpClient({
+      model: 'm',
+      baseURL: url,
+      apiKey: 'k',
+      sampling: { temperature: null, max_tokens: null, reasoning_effort: null, extra: {} },
+      requestTimeoutMs: 5000,
+    });
     const records: RolloutRecord[] = [];
-    const r = new Runner({ taskConfig: DEFAULT_TASK_CONFIG, model: 'm', client, policy, concurrency: 4, episodeTimeoutMs: 10_000, requestTimeoutMs: 5000, endpoint: url, sink: (x) => records.push(x) });
+    const r = new Runner({
+      taskConfig: DEFAULT_TASK_CONFIG,
+      model: 'm',
+      client,
+      policy,
+      concurrency: 4,
+      episodeTimeoutMs: 10_000,
+      requestTimeoutMs: 5000,
+      endpoint: url,
+      sink: (x) => records.push(x),
+    });
     const out = await r.run(pairs(40));
     expect(out.fatal?.message).toContain(`cannot reach ${url}`);
     expect(out.fatal?.message).toContain('ECONNREFUSED');

@@ -96,7 +96,10 @@ describe('bas serve through the real SDK', () => {
     await server.close();
     server = null;
     const client = httpClient({ model: 'm', baseURL: url, apiKey: 'k', sampling, requestTimeoutMs: 5000 });
-    const f = await client.complete(prompt, new AbortController().signal).then(() => null, (err) => classifyError(err, false));
+    const f = await client.complete(prompt, new AbortController().signal).then(
+      () => null,
+      (err) => classifyError(err, false),
+    );
     expect(f?.type).toBe('network');
   });
 
@@ -105,7 +108,10 @@ describe('bas serve through the real SDK', () => {
     const client = httpClient({ model: 'm', baseURL: server.url, apiKey: 'k', sampling, requestTimeoutMs: 5000 });
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 30);
-    const f = await client.complete(prompt, ac.signal).then(() => null, (err) => classifyError(err, true));
+    const f = await client.complete(prompt, ac.signal).then(
+      () => null,
+      (err) => classifyError(err, true),
+    );
     expect(f?.type).toBe('timeout');
   });
 
@@ -132,7 +138,7 @@ describe('bas serve through the real SDK', () => {
 });
 
 describe('serve --rate-limit', () => {
-  it('the token bucket passes one second\'s worth at once, then one request per 1/rps', () => {
+  it("the token bucket passes one second's worth at once, then one request per 1/rps", () => {
     const clock = { t: 0 };
     const b = tokenBucket(4, () => clock.t);
     expect([b.take(), b.take(), b.take(), b.take()]).toEqual([0, 0, 0, 0]);
@@ -149,8 +155,21 @@ describe('serve --rate-limit', () => {
     server = await startServer({ ...base, rateLimitRps: 20, latencyMs: 200 });
     const client = httpClient({ model: 'm', baseURL: server.url, apiKey: 'k', sampling, requestTimeoutMs: 5000 });
     const records: RolloutRecord[] = [];
-    const r = new Runner({ taskConfig: DEFAULT_TASK_CONFIG, model: 'm', client, policy: DEFAULT_RETRY_POLICY, concurrency: 32, episodeTimeoutMs: 30_000, requestTimeoutMs: 5000, sink: (x) => records.push(x) });
-    const out = await r.run((function* () { for (let i = 0; i < 80; i++) yield [i, 0] as const; })());
+    const r = new Runner({
+      taskConfig: DEFAULT_TASK_CONFIG,
+      model: 'm',
+      client,
+      policy: DEFAULT_RETRY_POLICY,
+      concurrency: 32,
+      episodeTimeoutMs: 30_000,
+      requestTimeoutMs: 5000,
+      sink: (x) => records.push(x),
+    });
+    const out = await r.run(
+      (function* () {
+        for (let i = 0; i < 80; i++) yield [i, 0] as const;
+      })(),
+    );
     expect(records.filter((x) => x.error === null)).toHaveLength(80);
     expect(server.stats.throttled).toBeGreaterThan(0);
     expect(out.pace.lowest).toBeLessThan(32);

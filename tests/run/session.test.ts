@@ -11,6 +11,8 @@ describe('defaultOutputDir', () => {
     expect(basename(dir)).toMatch(/^20260102T030405Z-org_m+-shard2of4$/);
   });
   it('leaves an ordinary model id whole', () => {
-    expect(basename(defaultOutputDir('openai/gpt-5-mini', null, new Date('2026-01-02T03:04:05Z')))).toBe('20260102T030405Z-openai_gpt-5-mini');
+    expect(basename(defaultOutputDir('openai/gpt-5-mini', null, new Date('2026-01-02T03:04:05Z')))).toBe(
+      '20260102T030405Z-openai_gpt-5-mini',
+    );
   });
 });

@@ -39,27 +39,73 @@ describe('the settings declaration', () => {
 
   it('every flag value, written to run.json and read back on --resume, is the same setting', () => {
     const flags: Partial<Record<SettingKey, string | boolean>> = {
-      model: 'm', num: '7', rollouts: '3', concurrency: '5', numTransactions: '30', faultRate: '0.4', seed: '9',
-      temperature: '0.5', maxTokens: '100', reasoningEffort: 'low', sampling: '{"top_p": 0.5}', baseUrl: 'http://127.0.0.1:9/v1',
-      apiKeyVar: 'K', timeout: '50', requestTimeout: '20', maxRetries: '2', maxErrorRate: '0.3', maxResponseMb: '4',
-      adapt: false, shard: '2/3', priceIn: '1.5', priceOut: '2',
+      model: 'm',
+      num: '7',
+      rollouts: '3',
+      concurrency: '5',
+      numTransactions: '30',
+      faultRate: '0.4',
+      seed: '9',
+      temperature: '0.5',
+      maxTokens: '100',
+      reasoningEffort: 'low',
+      sampling: '{"top_p": 0.5}',
+      baseUrl: 'http://127.0.0.1:9/v1',
+      apiKeyVar: 'K',
+      timeout: '50',
+      requestTimeout: '20',
+      maxRetries: '2',
+      maxErrorRate: '0.3',
+      maxResponseMb: '4',
+      adapt: false,
+      shard: '2/3',
+      priceIn: '1.5',
+      priceOut: '2',
     };
     const first = resolveSettings(flags, null, '', {});
     const info = JSON.parse(JSON.stringify(runInfoFor(first, new Date(0)))) as RunInfo;
     const again = resolveSettings({}, null, '', {}, savedSettings(info));
     const { check: _c, output: _o, progress: _p, ...kept } = first;
     expect(again).toMatchObject(kept);
-    expect(info).toMatchObject({ timeout_s: 50, request_timeout_s: 20, prices: { in: 1.5, out: 2 }, sampling: { temperature: 0.5, extra: { top_p: 0.5 } }, max_response_mb: 4, adapt: false });
+    expect(info).toMatchObject({
+      timeout_s: 50,
+      request_timeout_s: 20,
+      prices: { in: 1.5, out: 2 },
+      sampling: { temperature: 0.5, extra: { top_p: 0.5 } },
+      max_response_mb: 4,
+      adapt: false,
+    });
   });
 
   it('a run.json written by bas 0.2.0 (no provider, no new keys) still resumes, with the new defaults', () => {
     const old = {
-      bas_version: '0.2.0', model: 'm', base_url: 'http://127.0.0.1:5/v1', api_key_var: 'K', task: { num_transactions: 24, fault_rate: 0.25, seed: 1 },
-      n: 4, rollouts: 1, indices: null, shard: null, sampling: { temperature: 0, max_tokens: null, reasoning_effort: null, extra: {} },
-      concurrency: 2, timeout_s: 60, request_timeout_s: 30, max_retries: 1, prices: { in: null, out: null }, status: 'complete',
+      bas_version: '0.2.0',
+      model: 'm',
+      base_url: 'http://127.0.0.1:5/v1',
+      api_key_var: 'K',
+      task: { num_transactions: 24, fault_rate: 0.25, seed: 1 },
+      n: 4,
+      rollouts: 1,
+      indices: null,
+      shard: null,
+      sampling: { temperature: 0, max_tokens: null, reasoning_effort: null, extra: {} },
+      concurrency: 2,
+      timeout_s: 60,
+      request_timeout_s: 30,
+      max_retries: 1,
+      prices: { in: null, out: null },
+      status: 'complete',
     } as unknown as RunInfo;
     const s = resolveSettings({}, null, '', {}, savedSettings(old));
-    expect(s).toMatchObject({ baseURL: 'http://127.0.0.1:5/v1', apiKeyVar: 'K', provider: null, maxErrorRate: 0.1, maxResponseBytes: 32 * 1024 * 1024, adapt: true, timeoutS: 60 });
+    expect(s).toMatchObject({
+      baseURL: 'http://127.0.0.1:5/v1',
+      apiKeyVar: 'K',
+      provider: null,
+      maxErrorRate: 0.1,
+      maxResponseBytes: 32 * 1024 * 1024,
+      adapt: true,
+      timeoutS: 60,
+    });
   });
 
   it('errors name the flag as users type it', () => {
@@ -78,7 +124,13 @@ describe('the settings declaration', () => {
 describe('the new settings', () => {
   it('have their documented defaults', () => {
     const s = resolveSettings({ model: 'builtin:oracle' }, null, '', {});
-    expect([s.maxErrorRate, s.maxResponseBytes, s.adapt, s.check, s.provider]).toEqual([0.1, 32 * 1024 * 1024, true, false, null]);
+    expect([s.maxErrorRate, s.maxResponseBytes, s.adapt, s.check, s.provider]).toEqual([
+      0.1,
+      32 * 1024 * 1024,
+      true,
+      false,
+      null,
+    ]);
   });
 
   it.each([
@@ -91,9 +143,14 @@ describe('the new settings', () => {
   });
 
   it('--no-adapt and the config key turn adaptation off; --check turns the check on', () => {
-    expect(resolveSettings({ model: 'm', adapt: false, check: true }, null, '', {})).toMatchObject({ adapt: false, check: true });
+    expect(resolveSettings({ model: 'm', adapt: false, check: true }, null, '', {})).toMatchObject({
+      adapt: false,
+      check: true,
+    });
     // Commander fills in adapt: true when --no-adapt is absent: the file's value must win then.
     expect(resolveSettings({ model: 'm', adapt: true }, { adapt: false }, 'c.toml', {}).adapt).toBe(false);
-    expect(() => resolveSettings({ model: 'm' }, { adapt: 'no' }, 'c.toml', {})).toThrow(/"adapt" in c.toml must be true or false/);
+    expect(() => resolveSettings({ model: 'm' }, { adapt: 'no' }, 'c.toml', {})).toThrow(
+      /"adapt" in c.toml must be true or false/,
+    );
   });
 });

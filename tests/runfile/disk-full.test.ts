@@ -6,7 +6,16 @@
  * a notice.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -63,13 +72,18 @@ function fill(disk: string, pages: number): void {
 
 /** Files whose names mark them as temporary, anywhere under `dir`. */
 function temps(dir: string): string[] {
-  return readdirSync(dir, { recursive: true }).map(String).filter((f) => f.endsWith('.tmp') || f.includes('.bas.lock'));
+  return readdirSync(dir, { recursive: true })
+    .map(String)
+    .filter((f) => f.endsWith('.tmp') || f.includes('.bas.lock'));
 }
 
 function expectNoSpace(r: { code: number | null; stderr: string }, file: string): void {
   expect(r.code).not.toBe(0);
   // `--resume` first says how much is left; the failure itself is one line.
-  const lines = r.stderr.trim().split('\n').filter((l) => !l.startsWith('bas: resuming '));
+  const lines = r.stderr
+    .trim()
+    .split('\n')
+    .filter((l) => !l.startsWith('bas: resuming '));
   expect(lines).toHaveLength(1);
   expect(lines[0]).toContain(file);
   expect(lines[0]).toMatch(/no space left on device/);
@@ -93,7 +107,10 @@ describe.skipIf(!probe)('a full disk', () => {
     const tasks = join(work, 'tasks.jsonl');
     expect(bas(['gen', '-n', '40', '-o', tasks]).code).toBe(0);
     const replies = join(work, 'replies.jsonl');
-    writeFileSync(replies, Array.from({ length: 40 }, (_, i) => JSON.stringify({ index: i, reply: 'no answer' })).join('\n'));
+    writeFileSync(
+      replies,
+      Array.from({ length: 40 }, (_, i) => JSON.stringify({ index: i, reply: 'no answer' })).join('\n'),
+    );
     const disk = smallDisk();
     const out = join(disk, 'scored.jsonl');
     writeFileSync(out, 'old\n');

@@ -32,15 +32,19 @@ async function race(dir: string, count: number): Promise<string[]> {
       while (fs.statSync(${JSON.stringify(tried)}).size < ${count}) await new Promise((r) => setTimeout(r, 20));
       lock.release();
     }`;
-  const runs = Array.from({ length: count }, () =>
-    new Promise<string>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
-      let out = '';
-      child.stdout.on('data', (d) => (out += d));
-      child.stderr.on('data', (d) => (out += d));
-      child.on('error', reject);
-      child.on('close', () => resolve(out.trim()));
-    }),
+  const runs = Array.from(
+    { length: count },
+    () =>
+      new Promise<string>((resolve, reject) => {
+        const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let out = '';
+        child.stdout.on('data', (d) => (out += d));
+        child.stderr.on('data', (d) => (out += d));
+        child.on('error', reject);
+        child.on('close', () => resolve(out.trim()));
+      }),
   );
   return Promise.all(runs);
 }
@@ -72,12 +76,14 @@ async function crashRounds(lockModule: string, dir: string, count: number, round
       fs.renameSync(dir + '/dead.' + process.pid, dir + '/.bas.lock');
     }`;
   await Promise.all(
-    Array.from({ length: count }, () =>
-      new Promise<void>((resolve, reject) => {
-        const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: 'ignore' });
-        child.on('error', reject);
-        child.on('close', () => resolve());
-      }),
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<void>((resolve, reject) => {
+          const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: 'ignore' });
+          child.on('error', reject);
+          child.on('close', () => resolve());
+        }),
     ),
   );
   return readFileSync(log, 'utf8').trim().split('\n');
@@ -92,9 +98,12 @@ describe('FolderLock', () => {
     expect(readdirSync(dir)).toEqual([]);
   }, 60_000);
 
-  it('of twelve processes taking over a dead owner\'s lock at once, exactly one wins', async () => {
+  it("of twelve processes taking over a dead owner's lock at once, exactly one wins", async () => {
     const dir = tmp();
-    writeFileSync(join(dir, LOCK_FILE), JSON.stringify({ pid: 2 ** 22 + 11, start: '5', host: hostname(), token: 'gone' }));
+    writeFileSync(
+      join(dir, LOCK_FILE),
+      JSON.stringify({ pid: 2 ** 22 + 11, start: '5', host: hostname(), token: 'gone' }),
+    );
     const said = await race(dir, 12);
     expect(said.filter((s) => s === 'won')).toHaveLength(1);
     expect(readdirSync(dir)).toEqual([]);
@@ -115,11 +124,17 @@ describe('FolderLock', () => {
     const dir = tmp();
     const start = processStartTime(process.pid);
     if (start === null) return; // no /proc: start times cannot be compared here
-    writeFileSync(join(dir, LOCK_FILE), JSON.stringify({ pid: process.pid, start: `${Number(start) + 1}`, host: hostname(), token: 'old' }));
+    writeFileSync(
+      join(dir, LOCK_FILE),
+      JSON.stringify({ pid: process.pid, start: `${Number(start) + 1}`, host: hostname(), token: 'old' }),
+    );
     const lock = FolderLock.acquire(dir);
     expect((readLockOwner(join(dir, LOCK_FILE)) as { token: string }).token).toBe(lock.owner.token);
     lock.release();
-    writeFileSync(join(dir, LOCK_FILE), JSON.stringify({ pid: 1, start: 'not-the-start-of-pid-1', host: hostname(), token: 'init' }));
+    writeFileSync(
+      join(dir, LOCK_FILE),
+      JSON.stringify({ pid: 1, start: 'not-the-start-of-pid-1', host: hostname(), token: 'init' }),
+    );
     FolderLock.acquire(dir).release();
     expect(existsSync(join(dir, LOCK_FILE))).toBe(false);
   });
@@ -154,22 +169,29 @@ describe('FolderLock', () => {
     writeFileSync(join(dir, 'run.json'), JSON.stringify({ ...info, n: 300, status: 'interrupted' }));
     // A lock left by a killed run: every process starts by taking it over.
     writeFileSync(join(dir, LOCK_FILE), String(2 ** 22 + 13));
-    const runs = Array.from({ length: 12 }, () =>
-      new Promise<{ code: number | null; err: string }>((resolve) => {
-        const child = startBas(['eval', '--resume', dir, '--no-progress', '--json'], { stdio: ['ignore', 'ignore', 'pipe'] });
-        let err = '';
-        child.stderr!.on('data', (d) => (err += d));
-        child.on('close', (code) => resolve({ code, err }));
-      }),
+    const runs = Array.from(
+      { length: 12 },
+      () =>
+        new Promise<{ code: number | null; err: string }>((resolve) => {
+          const child = startBas(['eval', '--resume', dir, '--no-progress', '--json'], {
+            stdio: ['ignore', 'ignore', 'pipe'],
+          });
+          let err = '';
+          child.stderr!.on('data', (d) => (err += d));
+          child.on('close', (code) => resolve({ code, err }));
+        }),
     );
     const results = await Promise.all(runs);
     for (const r of results) {
       if (r.code !== 0) expect(r.err).toMatch(/in use by another bas process/);
     }
-    const pairs = readFileSync(join(dir, 'results.jsonl'), 'utf8').trim().split('\n').map((l) => {
-      const r = JSON.parse(l);
-      return `${r.index}:${r.rollout}`;
-    });
+    const pairs = readFileSync(join(dir, 'results.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => {
+        const r = JSON.parse(l);
+        return `${r.index}:${r.rollout}`;
+      });
     expect(new Set(pairs).size).toBe(pairs.length);
     expect(pairs).toHaveLength(300);
     expect(existsSync(join(dir, LOCK_FILE))).toBe(false);

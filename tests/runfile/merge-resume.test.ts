@@ -10,7 +10,19 @@ describe('a merge with a shard missing', () => {
     const dir = tempDir();
     const shard = (i: number) => join(dir, `shard-${i}`);
     for (const i of [1, 2]) {
-      const r = bas(['eval', '-m', 'builtin:oracle', '-n', '6', '--shard', `${i}/3`, '--output', shard(i), '--no-progress', '--json']);
+      const r = bas([
+        'eval',
+        '-m',
+        'builtin:oracle',
+        '-n',
+        '6',
+        '--shard',
+        `${i}/3`,
+        '--output',
+        shard(i),
+        '--no-progress',
+        '--json',
+      ]);
       expect(r.code, r.stderr).toBe(0);
     }
     const merged = join(dir, 'merged');

@@ -12,7 +12,6 @@ import { buildRunFolder } from '../../src/runfile/build.js';
 import type { RunInfo } from '../../src/runfile/run-info.js';
 import { bas, BIN, DIST, tempDir } from '../support/cli.js';
 
-
 function oracleRun(n = 3): string {
   const dir = join(tempDir(), 'run');
   const r = bas(['eval', '-m', 'builtin:oracle', '-n', String(n), '--output', dir, '--no-progress']);
@@ -36,7 +35,10 @@ describe('an output that is one of the inputs', () => {
     const hard = join(run, '..', 'hard.html');
     linkSync(join(run, 'run.json'), hard);
     for (const out of [results, join(run, '.', 'results.jsonl'), link, hard]) {
-      oneLineRefusal(bas(['report', run, '--html', out]), /--html .* is the input .*: writing it would destroy what is being read/);
+      oneLineRefusal(
+        bas(['report', run, '--html', out]),
+        /--html .* is the input .*: writing it would destroy what is being read/,
+      );
     }
     oneLineRefusal(bas(['compare', run, oracleRun(), '--html', join(run, 'run.json')]), /is the input/);
     expect(readFileSync(results, 'utf8')).toBe(before);
@@ -49,8 +51,14 @@ describe('an output that is one of the inputs', () => {
     const replies = join(dir, 'replies.jsonl');
     writeFileSync(replies, '{"index": 0, "reply": "x"}\n{"index": 1, "reply": "y"}\n');
     const taskText = readFileSync(tasks, 'utf8');
-    oneLineRefusal(bas(['score', '--tasks', tasks, '--replies', replies, '--out', tasks]), /--out .*tasks\.jsonl is the input/);
-    oneLineRefusal(bas(['score', '--tasks', tasks, '--replies', replies, '--out', `${dir}/./replies.jsonl`]), /is the input/);
+    oneLineRefusal(
+      bas(['score', '--tasks', tasks, '--replies', replies, '--out', tasks]),
+      /--out .*tasks\.jsonl is the input/,
+    );
+    oneLineRefusal(
+      bas(['score', '--tasks', tasks, '--replies', replies, '--out', `${dir}/./replies.jsonl`]),
+      /is the input/,
+    );
     expect(readFileSync(tasks, 'utf8')).toBe(taskText);
     expect(readFileSync(replies, 'utf8')).toMatch(/"reply": "y"/);
   });
@@ -80,7 +88,11 @@ describe('folder builds', () => {
 });
 
 /** Spawns `node args`, waits until `ready()` holds, sends `sig`, and resolves with how it ended. */
-function interrupt(args: string[], ready: () => boolean, sig: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+function interrupt(
+  args: string[],
+  ready: () => boolean,
+  sig: NodeJS.Signals,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';

@@ -33,14 +33,19 @@ describe('read-back bounds', () => {
     const r = bas(['report', dir, '--html', html]);
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
-    expect(r.stderr).toMatch(/results\.jsonl: line 2 is not a rollout record: "config\.num_transactions" must be an integer from 4 to 10000, got 10000000/);
+    expect(r.stderr).toMatch(
+      /results\.jsonl: line 2 is not a rollout record: "config\.num_transactions" must be an integer from 4 to 10000, got 10000000/,
+    );
     expect(existsSync(html)).toBe(false);
   });
 
   it('the drill-down shows no ledger for a run of another generator, and the report says why', async () => {
     const dir = oracleRun();
     const file = join(dir, 'run.json');
-    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), generator: GENERATOR_VERSION + 1 }));
+    writeFileSync(
+      file,
+      JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), generator: GENERATOR_VERSION + 1 }),
+    );
     const data = await readRun(dir, () => {});
     const drill = await buildDrillData(data);
     expect(drill.tasks).toEqual([]);
@@ -55,7 +60,8 @@ describe('read-back bounds', () => {
 describe('fault ids read back from a reply', () => {
   it('the drill-down keeps every claimed id, "__proto__" and "constructor" included', async () => {
     const dir = join(tempDir(), 'run');
-    const reply = '<answer>{"G1": "1", "1A": "1", "1B": "1", "net": "0", "faults": {"__proto__": ["duplicate_invoice"], "constructor": ["x"], "T01": ["__proto__"]}}</answer>';
+    const reply =
+      '<answer>{"G1": "1", "1A": "1", "1B": "1", "net": "0", "faults": {"__proto__": ["duplicate_invoice"], "constructor": ["x"], "T01": ["__proto__"]}}</answer>';
     writeRun(dir, { n: 1, model: 'm', choose: () => ({ reply }) });
     const drill = await buildDrillData(await readRun(dir, () => {}));
     const given = JSON.parse(JSON.stringify(drill.rollouts[0]![10])) as Record<string, string[]>;
@@ -84,7 +90,9 @@ describe('system errors in words', () => {
     writeFileSync(join(dir, 'afile'), 'x');
     const r = bas(['gen', '-n', '1', '-o', join(dir, 'afile', 'tasks.jsonl')]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe(`bas: --out: cannot write ${join(dir, 'afile', 'tasks.jsonl')}: a part of the path is not a folder\n`);
+    expect(r.stderr).toBe(
+      `bas: --out: cannot write ${join(dir, 'afile', 'tasks.jsonl')}: a part of the path is not a folder\n`,
+    );
     const m = bas(['gen', '-n', '1', '-o', join(dir, 'nope', 'tasks.jsonl')]);
     expect(m.stderr).toBe(`bas: --out: cannot write ${join(dir, 'nope', 'tasks.jsonl')}: no such file or folder\n`);
   });

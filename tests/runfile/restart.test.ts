@@ -45,7 +45,9 @@ describe('a failed start', () => {
       const r = await basAsync(['eval', '-m', 'builtin:oracle', '-n', '2', '--output', dir, '--no-progress']);
       expect(r.code).toBe(2);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
-      expect(r.stderr).toMatch(new RegExp(`holds files bas did not write \\(${name.replace('.', '\\.')}.* is not a bas (run file|record)\\)`));
+      expect(r.stderr).toMatch(
+        new RegExp(`holds files bas did not write \\(${name.replace('.', '\\.')}.* is not a bas (run file|record)\\)`),
+      );
       expect(readFileSync(join(dir, name), 'utf8')).toBe(text);
       expect(existsSync(join(dir, name === 'run.json' ? 'results.jsonl' : 'run.json'))).toBe(false);
       expect(existsSync(join(dir, '.bas.lock'))).toBe(false);
@@ -64,7 +66,9 @@ describe('a failed start', () => {
 describe('run.json read back on resume', () => {
   async function savedRun(): Promise<string> {
     const dir = join(tempDir(), 'run');
-    expect((await basAsync(['eval', '-m', 'builtin:oracle', '-n', '2', '--output', dir, '--no-progress'])).code).toBe(0);
+    expect((await basAsync(['eval', '-m', 'builtin:oracle', '-n', '2', '--output', dir, '--no-progress'])).code).toBe(
+      0,
+    );
     return dir;
   }
 
@@ -74,7 +78,11 @@ describe('run.json read back on resume', () => {
     ['timeout_s', 'soon', /run\.json: "timeout_s" must be a number/],
     ['n', 1e12, /run\.json: "n" must be an integer from 1 to 10000000/],
     ['rollouts', 0, /run\.json: "rollouts" must be an integer from 1 to 1000/],
-    ['task', { num_transactions: 10_000_000, fault_rate: 0.25, seed: 1 }, /run\.json: "task\.num_transactions" must be an integer from 4 to 10000/],
+    [
+      'task',
+      { num_transactions: 10_000_000, fault_rate: 0.25, seed: 1 },
+      /run\.json: "task\.num_transactions" must be an integer from 4 to 10000/,
+    ],
     ['sampling', { temperature: 9 }, /run\.json: "sampling\.temperature" must be a number from 0 to 2/],
   ] as const) {
     it(`"${key}": ${JSON.stringify(value)} is refused in one line, and the folder is left as it was`, async () => {
@@ -102,7 +110,9 @@ describe('missing rollouts', () => {
     const out = join(dir, 'run');
     const r = await basAsync(['score', '--tasks', tasks, '--replies', replies, '--output', out, '--json']);
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/incomplete: 2 of 4 planned rollouts have a reply; the 2 missing are counted as errored rollouts of type missing_reply/);
+    expect(r.stderr).toMatch(
+      /incomplete: 2 of 4 planned rollouts have a reply; the 2 missing are counted as errored rollouts of type missing_reply/,
+    );
     const summary = JSON.parse(r.stdout);
     expect(summary.counts).toMatchObject({ rollouts: 4, errored: 2 });
     expect(summary.counts.errors_by_type.missing_reply).toBe(2);
@@ -128,7 +138,22 @@ describe('missing rollouts', () => {
     const root = tempDir();
     const shard = (i: number) => join(root, `s${i}`);
     for (const i of [1, 2]) {
-      expect((await basAsync(['eval', '-m', 'builtin:oracle', '-n', '4', '--shard', `${i}/3`, '--output', shard(i), '--no-progress'])).code).toBe(0);
+      expect(
+        (
+          await basAsync([
+            'eval',
+            '-m',
+            'builtin:oracle',
+            '-n',
+            '4',
+            '--shard',
+            `${i}/3`,
+            '--output',
+            shard(i),
+            '--no-progress',
+          ])
+        ).code,
+      ).toBe(0);
     }
     const out = join(root, 'merged');
     const r = await basAsync(['merge', shard(1), shard(2), '--output', out, '--json']);
@@ -173,7 +198,9 @@ describe('a scored run keeps the versions of its tasks', () => {
     const scored = join(tempDir(), 'old');
     expect((await scoreInto(`${old.join('\n')}\n`, scored)).code).toBe(0);
     const run = join(tempDir(), 'run');
-    expect((await basAsync(['eval', '-m', 'builtin:oracle', '-n', '2', '--output', run, '--no-progress'])).code).toBe(0);
+    expect((await basAsync(['eval', '-m', 'builtin:oracle', '-n', '2', '--output', run, '--no-progress'])).code).toBe(
+      0,
+    );
     const c = await basAsync(['compare', run, scored, '--json', '--resamples', '200']);
     expect(c.code).toBe(0);
     const pair = JSON.parse(c.stdout).pairings[0];

@@ -14,7 +14,13 @@ describe('the run folder writers cut out a registered key', () => {
     registerSecret(KEY);
     const dir = mkdtempSync(join(tmpdir(), 'bas-redact-'));
     const store = ResultStore.create(dir);
-    const record = { index: 0, rollout: 0, model: `m ${KEY}`, reply: `echo: Bearer ${KEY}`, error: { type: 'provider', message: KEY } } as unknown as RolloutRecord;
+    const record = {
+      index: 0,
+      rollout: 0,
+      model: `m ${KEY}`,
+      reply: `echo: Bearer ${KEY}`,
+      error: { type: 'provider', message: KEY },
+    } as unknown as RolloutRecord;
     store.append(record);
     store.release();
     writeRunInfo(dir, { model: 'm', base_url: `http://h/v1 ${KEY}`, status: 'complete' } as unknown as RunInfo);

@@ -1,4 +1,13 @@
-import { appendFileSync, closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -16,7 +25,14 @@ const ok = (index: number, rollout = 0, reward = 1): RolloutRecord => ({
   metrics: { bas_label_accuracy: 1, fault_precision: 1, fault_recall: 1, num_flagged: 1, parsed: 1 },
   error: null,
 });
-const bad = (index: number, rollout = 0): RolloutRecord => ({ index, rollout, reward: null, rewards: null, metrics: null, error: { type: 'provider', message: 'x' } });
+const bad = (index: number, rollout = 0): RolloutRecord => ({
+  index,
+  rollout,
+  reward: null,
+  rewards: null,
+  metrics: null,
+  error: { type: 'provider', message: 'x' },
+});
 
 describe('ResultStore', () => {
   it('appends one line per record and refuses a folder that holds a run', () => {
@@ -48,7 +64,12 @@ describe('ResultStore', () => {
     expect(readFileSync(file, 'utf8').trim().split('\n')).toHaveLength(3);
     s.append(ok(3));
     s.close();
-    expect(readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l).index)).toEqual([0, 1, 2, 3]);
+    expect(
+      readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).index),
+    ).toEqual([0, 1, 2, 3]);
   });
 
   /** Makes the store's descriptor refuse writes, as a full disk would. */
@@ -71,7 +92,9 @@ describe('ResultStore', () => {
 
   it('a write that fails between turns is reported by the next append, once', async () => {
     const s = await storeAfterFailedWrite();
-    expect(() => s.append(ok(1))).toThrow(/cannot write .*results\.jsonl: the file is not open for this \(bad descriptor\)/);
+    expect(() => s.append(ok(1))).toThrow(
+      /cannot write .*results\.jsonl: the file is not open for this \(bad descriptor\)/,
+    );
     expect(() => s.close()).not.toThrow();
   });
 
@@ -144,7 +167,11 @@ describe('torn lines and resume', () => {
     appendFileSync(join(dir, 'results.jsonl'), '{"index": 4, "roll');
     const session = await openSession(dir, true);
     session.store.release();
-    expect([...pendingPairs(5, 1, session.finished)]).toEqual([[1, 0], [2, 0], [4, 0]]);
+    expect([...pendingPairs(5, 1, session.finished)]).toEqual([
+      [1, 0],
+      [2, 0],
+      [4, 0],
+    ]);
     expect(countPending(5, 1, session.finished)).toBe(3);
     const summary = session.builder.result();
     expect(summary.counts.rollouts).toBe(4);

@@ -56,7 +56,12 @@ export function hostileServer(respond: Respond): Promise<HostileServer> {
 }
 
 /** Sends `value` as JSON with `status`. */
-export function sendJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  value: unknown,
+  headers: Record<string, string> = {},
+): void {
   const text = JSON.stringify(value);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
   res.end(text);
@@ -81,13 +86,25 @@ const CONTROL_SEQUENCES = '\x1b]0;pwned\x07\x1b[2J\x1b]52;c;ZWNobyBwd25lZA==\x1b
 export function echoKeyError(status: number): Respond {
   return (req, res) => {
     const auth = String(req.headers.authorization ?? '');
-    sendJson(res, status, { error: { message: `${CONTROL_SEQUENCES}you sent ${auth}; model unknown`, type: 'invalid_request_error', code: null } }, { 'x-echo': auth });
+    sendJson(
+      res,
+      status,
+      {
+        error: {
+          message: `${CONTROL_SEQUENCES}you sent ${auth}; model unknown`,
+          type: 'invalid_request_error',
+          code: null,
+        },
+      },
+      { 'x-echo': auth },
+    );
   };
 }
 
 /** Answers 200 with a reply that quotes the Authorization header and control sequences. */
 export function echoKeyReply(): Respond {
-  return (req, res) => sendJson(res, 200, completion(`${CONTROL_SEQUENCES}your key: ${String(req.headers.authorization ?? '')}`));
+  return (req, res) =>
+    sendJson(res, 200, completion(`${CONTROL_SEQUENCES}your key: ${String(req.headers.authorization ?? '')}`));
 }
 
 /** Answers 200 with a chunked body that never ends: `chunk` every `everyMs` until the client goes. */

@@ -6,12 +6,24 @@
 import fc from 'fast-check';
 import { Decimal } from 'decimal.js';
 import { describe, expect, it } from 'vitest';
-import { MAX_ANSWER_CONTAINERS, MAX_ANSWER_DEPTH, MAX_ANSWER_KEYS, parseAnswer, readFigure } from '../../src/task/answer.js';
+import {
+  MAX_ANSWER_CONTAINERS,
+  MAX_ANSWER_DEPTH,
+  MAX_ANSWER_KEYS,
+  parseAnswer,
+  readFigure,
+} from '../../src/task/answer.js';
 import { scoreReply } from '../../src/task/score.js';
 import { generateTask } from '../../src/task/generate.js';
 
 const MB = 1 << 20;
-const body = JSON.stringify({ G1: '100.00', '1A': '10.00', '1B': '5.00', net: '5.00', faults: { T01: ['gst_miscalculated'] } });
+const body = JSON.stringify({
+  G1: '100.00',
+  '1A': '10.00',
+  '1B': '5.00',
+  net: '5.00',
+  faults: { T01: ['gst_miscalculated'] },
+});
 const fill = (unit: string, bytes = MB) => unit.repeat(Math.ceil(bytes / unit.length));
 
 /** The hostile replies of the issue, about 1 MB each (bench/hostile.mjs times the same kinds). */
@@ -27,8 +39,14 @@ const hostile: Array<[string, string]> = [
   ['deep brackets', `<answer>${'['.repeat(MB / 2)}${']'.repeat(MB / 2)}</answer>`],
   ['deep objects', `<answer>${'{"a":'.repeat(MB / 10)}1${'}'.repeat(MB / 10)}</answer>`],
   ['many tiny lists', `<answer>{"faults": {}, "x": [${fill('[],')}[]]}</answer>`],
-  ['many fault ids', `<answer>{"faults": {${Array.from({ length: MB / 24 }, (_, i) => `"T${i}": ["x"]`).join(',')}}}</answer>`],
-  ['many fault ids, codes bare', `<answer>{"faults": {${Array.from({ length: MB / 16 }, (_, i) => `"T${i}": "x"`).join(',')}}}</answer>`],
+  [
+    'many fault ids',
+    `<answer>{"faults": {${Array.from({ length: MB / 24 }, (_, i) => `"T${i}": ["x"]`).join(',')}}}</answer>`,
+  ],
+  [
+    'many fault ids, codes bare',
+    `<answer>{"faults": {${Array.from({ length: MB / 16 }, (_, i) => `"T${i}": "x"`).join(',')}}}</answer>`,
+  ],
   ['brackets inside strings', `<answer>{"faults": {}, "x": "${fill('[{')}"}</answer>`],
   ['thousands of opening tags', `${fill('<answer>')}${body}</answer>`],
   ['thousands of closing tags', `<answer>${body}${fill('</answer>')}`],
@@ -36,7 +54,10 @@ const hostile: Array<[string, string]> = [
   ['a huge figure', `<answer>{"G1": "${fill('9')}", "faults": {}}</answer>`],
   ['a huge fraction', `<answer>{"G1": "1.${fill('0')}1", "faults": {}}</answer>`],
   ['a figure of symbols', `<answer>{"G1": "${fill('$,')}1", "faults": {}}</answer>`],
-  ['whitespace everywhere', `<answer>${fill(' ')}\`\`\`json${fill(' \t')}\n${body}\n${fill(' ')}\`\`\`${fill('\n')}</answer>`],
+  [
+    'whitespace everywhere',
+    `<answer>${fill(' ')}\`\`\`json${fill(' \t')}\n${body}\n${fill(' ')}\`\`\`${fill('\n')}</answer>`,
+  ],
 ];
 
 describe('hostile replies grade in linear time, with the answer the rules give', () => {
@@ -45,7 +66,12 @@ describe('hostile replies grade in linear time, with the answer the rules give',
     // Only the well-formed ones parse; each gets a reason otherwise, never an exception.
     if (name === 'brackets inside strings') {
       expect(r.ok).toBe(true);
-    } else if (name === 'tabs after an opening fence' || name === 'a whitespace run before the closing fence' || name === 'thousands of opening tags' || name === 'whitespace everywhere') {
+    } else if (
+      name === 'tabs after an opening fence' ||
+      name === 'a whitespace run before the closing fence' ||
+      name === 'thousands of opening tags' ||
+      name === 'whitespace everywhere'
+    ) {
       expect(r.ok).toBe(true);
       if (r.ok) expect(r.answer.figures.net.cents).toBe(500);
     } else if (name.startsWith('a huge') || name === 'a figure of symbols') {
@@ -86,14 +112,17 @@ function oldFigure(raw: unknown): number | null {
 }
 
 describe('the shape bounds checked before JSON.parse', () => {
-  const nested = (depth: number) => `<answer>{"faults": {}, "G1": ${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}</answer>`;
+  const nested = (depth: number) =>
+    `<answer>{"faults": {}, "G1": ${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}</answer>`;
   it('accept 32 levels and refuse 33', () => {
     expect(parseAnswer(nested(MAX_ANSWER_DEPTH)).ok).toBe(true);
     const r = parseAnswer(nested(MAX_ANSWER_DEPTH + 1));
     expect(r.ok ? '' : r.reason).toBe('the answer nests deeper than 32 levels');
   });
   it('accept a claim on every row of the largest ledger', () => {
-    const faults = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`T${i}`, ['gst_miscalculated', 'duplicate']]));
+    const faults = Object.fromEntries(
+      Array.from({ length: 10_000 }, (_, i) => [`T${i}`, ['gst_miscalculated', 'duplicate']]),
+    );
     const r = parseAnswer(`<answer>${JSON.stringify({ faults })}</answer>`);
     expect(r.ok && r.answer.faults.size).toBe(10_000);
   });
@@ -111,7 +140,24 @@ describe('the shape bounds checked before JSON.parse', () => {
 });
 
 describe('the index scans agree with the rules as first written', () => {
-  const pieces = ['```', '`', 'json', 'js-on_1', ' ', '\t', '\r', '\n', '\r\n', '{}', '{"faults": {}}', '[1]', '42', 'x', '\u00a0', '\ufeff'];
+  const pieces = [
+    '```',
+    '`',
+    'json',
+    'js-on_1',
+    ' ',
+    '\t',
+    '\r',
+    '\n',
+    '\r\n',
+    '{}',
+    '{"faults": {}}',
+    '[1]',
+    '42',
+    'x',
+    '\u00a0',
+    '\ufeff',
+  ];
   it('fences', () => {
     fc.assert(
       fc.property(fc.array(fc.constantFrom(...pieces), { maxLength: 12 }), (parts) => {
@@ -125,7 +171,13 @@ describe('the index scans agree with the rules as first written', () => {
         } catch {
           expected = 'invalid';
         }
-        const got = r.ok ? 'object' : r.reason.includes('not valid JSON') ? 'invalid' : r.reason.includes('not a JSON object') ? 'not an object' : 'object';
+        const got = r.ok
+          ? 'object'
+          : r.reason.includes('not valid JSON')
+            ? 'invalid'
+            : r.reason.includes('not a JSON object')
+              ? 'not an object'
+              : 'object';
         expect(got).toBe(expected);
       }),
       { numRuns: 3000 },
@@ -134,14 +186,32 @@ describe('the index scans agree with the rules as first written', () => {
   it('figures', () => {
     const chars = fc.constantFrom('0', '1', '9', '.', '-', '$', ',', ' ', '+', 'e', '\t', '\u00a0');
     fc.assert(
-      fc.property(fc.oneof(fc.array(chars, { maxLength: 20 }).map((a) => a.join('')), fc.double(), fc.integer()), (raw) => {
-        expect(readFigure(raw)).toBe(oldFigure(raw));
-      }),
+      fc.property(
+        fc.oneof(
+          fc.array(chars, { maxLength: 20 }).map((a) => a.join('')),
+          fc.double(),
+          fc.integer(),
+        ),
+        (raw) => {
+          expect(readFigure(raw)).toBe(oldFigure(raw));
+        },
+      ),
       { numRuns: 5000 },
     );
   });
   it('figures near the bounds', () => {
-    for (const raw of ['90071992547409.91', '90071992547409.92', '090071992547409.91', '900719925474099', '-90071992547409.91', '0.10', '00', '-0', '1.', '.5']) {
+    for (const raw of [
+      '90071992547409.91',
+      '90071992547409.92',
+      '090071992547409.91',
+      '900719925474099',
+      '-90071992547409.91',
+      '0.10',
+      '00',
+      '-0',
+      '1.',
+      '.5',
+    ]) {
       expect(readFigure(raw)).toBe(oldFigure(raw));
     }
   });

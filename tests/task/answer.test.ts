@@ -28,10 +28,22 @@ describe('figures', () => {
     [1234, 123400],
   ])('%j reads as %i cents', (raw, cents) => expect(readFigure(raw)).toBe(cents));
 
-  it.each([['1234.501'], [1234.501], ['abc'], [''], ['12.3.4'], ['1e3'], [null], [true], [{}], [['1']], ['(12.30)'], ['+5'], [Number.NaN], ['1.0000000000000000000001']])(
-    '%j is not a cent amount',
-    (raw) => expect(readFigure(raw)).toBeNull(),
-  );
+  it.each([
+    ['1234.501'],
+    [1234.501],
+    ['abc'],
+    [''],
+    ['12.3.4'],
+    ['1e3'],
+    [null],
+    [true],
+    [{}],
+    [['1']],
+    ['(12.30)'],
+    ['+5'],
+    [Number.NaN],
+    ['1.0000000000000000000001'],
+  ])('%j is not a cent amount', (raw) => expect(readFigure(raw)).toBeNull());
 });
 
 describe('the answer block', () => {
@@ -71,12 +83,16 @@ describe('unparseable replies', () => {
 
 describe('faults', () => {
   it('reads a bare string as a one-element list and trims ids and codes', () => {
-    const a = ok(`<answer>${body({ faults: { ' T01 ': ' outside_period ', T02: ['gst_miscalculated', 'gst_miscalculated'] } })}</answer>`);
+    const a = ok(
+      `<answer>${body({ faults: { ' T01 ': ' outside_period ', T02: ['gst_miscalculated', 'gst_miscalculated'] } })}</answer>`,
+    );
     expect([...a.faults.get('T01')!]).toEqual(['outside_period']);
     expect([...a.faults.get('T02')!]).toEqual(['gst_miscalculated']);
   });
   it('treats __proto__ and constructor as ordinary ids', () => {
-    const a = ok(`<answer>{"G1":"1","1A":"1","1B":"1","net":"0","faults":{"__proto__":["outside_period"],"constructor":"x"}}</answer>`);
+    const a = ok(
+      `<answer>{"G1":"1","1A":"1","1B":"1","net":"0","faults":{"__proto__":["outside_period"],"constructor":"x"}}</answer>`,
+    );
     expect([...a.faults.keys()].sort()).toEqual(['__proto__', 'constructor']);
     expect(({} as Record<string, unknown>).outside_period).toBeUndefined();
   });

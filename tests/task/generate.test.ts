@@ -38,19 +38,25 @@ describe('generator', () => {
   });
 
   it('every draw depends on seed and index, the first one included (the business name)', () => {
-    const names = (seed: number) => Array.from({ length: 40 }, (_, i) => generateTask({ ...DEFAULT, seed }, i).ledger.business.name);
+    const names = (seed: number) =>
+      Array.from({ length: 40 }, (_, i) => generateTask({ ...DEFAULT, seed }, i).ledger.business.name);
     for (const seed of [0, 1, DEFAULT.seed, 2 ** 32, 2 ** 32 + 1]) {
       const firstWords = new Set(names(seed).map((n) => n.split(' ')[0]));
       expect(firstWords.size).toBeGreaterThan(5);
     }
-    const first = (seed: number) => Array.from({ length: 12 }, (_, s) => generateTask({ ...DEFAULT, seed: seed + s }, 0).ledger.business.name.split(' ')[0]);
+    const first = (seed: number) =>
+      Array.from(
+        { length: 12 },
+        (_, s) => generateTask({ ...DEFAULT, seed: seed + s }, 0).ledger.business.name.split(' ')[0],
+      );
     expect(new Set(first(0)).size).toBeGreaterThan(3);
     expect(new Set(first(2 ** 32)).size).toBeGreaterThan(3);
   });
 
   it('generates all five fault types over many ledgers', () => {
     const seen = new Set<string>();
-    for (let i = 0; i < 50; i++) for (const codes of Object.values(generateTask(DEFAULT, i).injected)) codes.forEach((c) => seen.add(c));
+    for (let i = 0; i < 50; i++)
+      for (const codes of Object.values(generateTask(DEFAULT, i).injected)) codes.forEach((c) => seen.add(c));
     expect([...seen].sort()).toEqual([...FAULT_CODES].sort());
   });
 
@@ -77,7 +83,12 @@ describe('generator', () => {
   });
 
   it('pads ids to the width of the count', () => {
-    expect(generateTask({ ...DEFAULT, num_transactions: 4 }, 0).ledger.rows.map((r) => r.id)).toEqual(['T1', 'T2', 'T3', 'T4']);
+    expect(generateTask({ ...DEFAULT, num_transactions: 4 }, 0).ledger.rows.map((r) => r.id)).toEqual([
+      'T1',
+      'T2',
+      'T3',
+      'T4',
+    ]);
     expect(generateTask({ ...DEFAULT, num_transactions: 100 }, 0).ledger.rows[0]!.id).toBe('T001');
   });
 
@@ -106,7 +117,8 @@ describe('properties over random configurations', () => {
     fc.assert(
       fc.property(configArb, fc.nat({ max: 10_000 }), (config, index) => {
         const t = generateTask(config, index);
-        for (const [id, codes] of Object.entries(t.injected)) for (const c of codes) expect(t.key.faults[id]).toContain(c);
+        for (const [id, codes] of Object.entries(t.injected))
+          for (const c of codes) expect(t.key.faults[id]).toContain(c);
         const check = checkAgainstInjected(t.ledger, t.injected);
         expect(check.valid).toBe(true);
         for (const p of check.accidental) expect(p.code).toBe('duplicate_invoice');

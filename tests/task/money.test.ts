@@ -1,7 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Decimal } from 'decimal.js';
-import { cents, divideRoundHalfUp, formatCents, gstInclusiveShare, parseMoneyString, tenPercentOf } from '../../src/task/money.js';
+import {
+  cents,
+  divideRoundHalfUp,
+  formatCents,
+  gstInclusiveShare,
+  parseMoneyString,
+  tenPercentOf,
+} from '../../src/task/money.js';
 import { readFigure } from '../../src/task/answer.js';
 import { isValidAbn } from '../../src/task/abn.js';
 
@@ -15,9 +22,11 @@ describe('money', () => {
   });
 
   it('formatting and parsing round-trip', () => {
-    fc.assert(fc.property(amount, (c) => {
-      expect(parseMoneyString(formatCents(c))).toBe(c);
-    }));
+    fc.assert(
+      fc.property(amount, (c) => {
+        expect(parseMoneyString(formatCents(c))).toBe(c);
+      }),
+    );
     expect(formatCents(123450)).toBe('1234.50');
     expect(formatCents(-1230)).toBe('-12.30');
     expect(formatCents(5)).toBe('0.05');

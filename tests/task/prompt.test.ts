@@ -5,7 +5,14 @@ import { PROMPT_COLUMNS, PROMPT_VERSION } from '../../src/task/prompt.js';
 import { readLedgerFromPrompt } from '../../src/task/read-prompt.js';
 import { taskFromJson, taskToJson } from '../../src/task/serialize.js';
 import { GENERATOR_VERSION, generateTask } from '../../src/task/generate.js';
-import { CATEGORIES, FAULT_CODES, GST_FREE_CATEGORIES, INPUT_TAXED_CATEGORIES, TAXABLE_CATEGORIES, type TaskConfig } from '../../src/task/types.js';
+import {
+  CATEGORIES,
+  FAULT_CODES,
+  GST_FREE_CATEGORIES,
+  INPUT_TAXED_CATEGORIES,
+  TAXABLE_CATEGORIES,
+  type TaskConfig,
+} from '../../src/task/types.js';
 
 /** The user message of a task: what these tests read, and nothing else of the task. */
 function userText(config: TaskConfig, index = 0): string {
@@ -51,14 +58,20 @@ describe('the prompt', () => {
   it.each<[string, RegExp]>([
     ['posting order', /Rows are in posting order; "earlier" means higher in the list\./],
     ['what a duplicate is', /invoice number already appears on an earlier row \(sale or purchase\)/],
-    ['the original of a duplicate, even when left out', /never the first: it is the original even if dated outside the quarter/],
+    [
+      'the original of a duplicate, even when left out',
+      /never the first: it is the original even if dated outside the quarter/,
+    ],
     ['the negative form', /write a negative figure as "-176\.89"/],
     ['ids exactly as in the ledger', /each faulty row id, exactly as in the ledger,/],
     ['categories as given', /Each category is correct as given and is never a fault\./],
     ['the rules as written', /Apply these rules exactly as written, even where ATO practice differs/],
     ['GST per row', /GST per row, not from totals/],
     ['invoice numbers across the ledger', /invoice number is unique across the whole ledger, whoever issued it/],
-    ['the threshold on the GST-inclusive price for every category', /the 82\.50 test is on the GST-inclusive amount, for every category/],
+    [
+      'the threshold on the GST-inclusive price for every category',
+      /the 82\.50 test is on the GST-inclusive amount, for every category/,
+    ],
     ['the threshold itself', /purchase with amount over 82\.50 \(82\.50 itself is not over\) and a blank abn/],
     ['out-of-quarter rows dropped', /rows outside the quarter are dropped, not carried forward/],
     ['cents', /figures in cents, not whole dollars/],
@@ -74,7 +87,7 @@ describe('the prompt', () => {
     [24, 'T01'],
     [100, 'T001'],
     [1000, 'T0001'],
-  ])('with %i rows, the answer template uses the ledger\'s own id form (%s)', (n, id) => {
+  ])("with %i rows, the answer template uses the ledger's own id form (%s)", (n, id) => {
     const text = userText({ num_transactions: n, fault_rate: 0.25, seed: 3 });
     expect(text).toContain(`"faults": {"${id}": [`);
     expect(text).toContain(`\n${id},`);
@@ -97,7 +110,9 @@ describe('the prompt', () => {
   it('holds every row, and the ledger reads back from it exactly', () => {
     const back = readLedgerFromPrompt(task.prompt)!;
     expect(back.period).toEqual(task.ledger.period);
-    expect(back.rows.map(({ description: _d, ...r }) => r)).toEqual(task.ledger.rows.map(({ description: _d, ...r }) => r));
+    expect(back.rows.map(({ description: _d, ...r }) => r)).toEqual(
+      task.ledger.rows.map(({ description: _d, ...r }) => r),
+    );
   });
 
   it('does not leak the key or the injection record', () => {
@@ -114,7 +129,16 @@ describe('task files', () => {
   it('a task survives the trip to JSON and back', () => {
     const task = generateTask({ num_transactions: 30, fault_rate: 0.5, seed: 11 }, 4);
     const json = JSON.parse(JSON.stringify(taskToJson(task)));
-    expect(Object.keys(json)).toEqual(['index', 'generator', 'prompt_version', 'config', 'ledger', 'key', 'injected', 'prompt']);
+    expect(Object.keys(json)).toEqual([
+      'index',
+      'generator',
+      'prompt_version',
+      'config',
+      'ledger',
+      'key',
+      'injected',
+      'prompt',
+    ]);
     expect(json).toMatchObject({ generator: GENERATOR_VERSION, prompt_version: PROMPT_VERSION });
     expect(json.ledger.business.trade).toBe(task.ledger.business.trade);
     expect(json.ledger.transactions[0].amount).toMatch(/^\d+\.\d{2}$/);
@@ -122,7 +146,9 @@ describe('task files', () => {
   });
 
   it('a task file made before generator 3 (no versions, no trade) still reads', () => {
-    const json = JSON.parse(JSON.stringify(taskToJson(generateTask({ num_transactions: 8, fault_rate: 0.5, seed: 2 }, 1))));
+    const json = JSON.parse(
+      JSON.stringify(taskToJson(generateTask({ num_transactions: 8, fault_rate: 0.5, seed: 2 }, 1))),
+    );
     delete json.generator;
     delete json.prompt_version;
     delete json.ledger.business.trade;
@@ -137,12 +163,26 @@ describe('task files', () => {
     ['a missing key', (j) => delete j.key, /^key must be an object/],
     ['an unknown fault code', (j) => (j.key.faults = { T01: ['nope'] }), /unknown fault code/],
     ['a bad config', (j) => (j.config.num_transactions = 2), /config\.num_transactions/],
-    ['an impossible date', (j) => (j.ledger.transactions[1].date = '2024-13-45'), /transactions\[1\]\.date must be a calendar date/],
+    [
+      'an impossible date',
+      (j) => (j.ledger.transactions[1].date = '2024-13-45'),
+      /transactions\[1\]\.date must be a calendar date/,
+    ],
     ['the 30th of February', (j) => (j.ledger.period.end = '2023-02-30'), /ledger\.period\.end/],
-    ['a repeated id', (j) => (j.ledger.transactions[3].id = j.ledger.transactions[2].id), /transactions\[3\]\.id repeats/],
-    ['a row count that is not the configured one', (j) => j.ledger.transactions.pop(), /holds 23 rows but config\.num_transactions is 24/],
+    [
+      'a repeated id',
+      (j) => (j.ledger.transactions[3].id = j.ledger.transactions[2].id),
+      /transactions\[3\]\.id repeats/,
+    ],
+    [
+      'a row count that is not the configured one',
+      (j) => j.ledger.transactions.pop(),
+      /holds 23 rows but config\.num_transactions is 24/,
+    ],
   ])('names the field on %s', (_n, mutate, message) => {
-    const json = JSON.parse(JSON.stringify(taskToJson(generateTask({ num_transactions: 24, fault_rate: 0.25, seed: 1 }, 0))));
+    const json = JSON.parse(
+      JSON.stringify(taskToJson(generateTask({ num_transactions: 24, fault_rate: 0.25, seed: 1 }, 0))),
+    );
     mutate(json);
     expect(() => taskFromJson(json)).toThrow(message);
   });

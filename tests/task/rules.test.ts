@@ -29,14 +29,22 @@ describe('row rules', () => {
     ['one cent off', { amount: 11000, gst: 999 }, ['gst_miscalculated']],
     ['rounding half up: 1/11 of 105.05 is 9.55', { amount: 10505, gst: 955 }, []],
     ['dated the day before the quarter', { date: '2025-06-30' }, ['outside_period']],
-    ['dated the quarter\'s first day', { date: '2025-07-01' }, []],
-    ['dated the quarter\'s last day', { date: '2025-09-30' }, []],
+    ["dated the quarter's first day", { date: '2025-07-01' }, []],
+    ["dated the quarter's last day", { date: '2025-09-30' }, []],
     ['dated the day after', { date: '2025-10-01' }, ['outside_period']],
     ['$82.50 exactly without ABN is under the threshold', { amount: 8250, gst: 750, abn: '' }, []],
     ['$82.51 without ABN is over it', { amount: 8251, gst: 750, abn: '' }, ['missing_abn_over_threshold']],
-    ['a GST-free purchase over the threshold without ABN still counts', { category: 'education', amount: 50000, gst: 0, abn: '' }, ['missing_abn_over_threshold']],
+    [
+      'a GST-free purchase over the threshold without ABN still counts',
+      { category: 'education', amount: 50000, gst: 0, abn: '' },
+      ['missing_abn_over_threshold'],
+    ],
     ['a sale without ABN is fine', { type: 'sale', abn: '' }, []],
-    ['several codes on one row', { category: 'export', gst: 500, date: '2025-10-05', abn: '', amount: 9000 }, ['gst_on_gst_free', 'missing_abn_over_threshold', 'outside_period']],
+    [
+      'several codes on one row',
+      { category: 'export', gst: 500, date: '2025-10-05', abn: '', amount: 9000 },
+      ['gst_on_gst_free', 'missing_abn_over_threshold', 'outside_period'],
+    ],
   ])('%s', (_name, over, expected) => {
     expect(codes(over).sort()).toEqual(expected);
   });

@@ -16,7 +16,13 @@ describe('scoreReply', () => {
     const s = scoreReply(formatAnswer(key.bas, key.faults), key);
     expect(s.reward).toBe(1);
     expect(s.rewards).toEqual({ bas_correct: 1, fault_audit: 1 });
-    expect(s.metrics).toEqual({ bas_label_accuracy: 1, fault_precision: 1, fault_recall: 1, num_flagged: 3, parsed: 1 });
+    expect(s.metrics).toEqual({
+      bas_label_accuracy: 1,
+      fault_precision: 1,
+      fault_recall: 1,
+      num_flagged: 3,
+      parsed: 1,
+    });
   });
 
   it('accepts every tolerated way of writing a figure', () => {
@@ -55,7 +61,10 @@ describe('scoreReply', () => {
   });
 
   it('repeated pairs count once; num_flagged counts pairs, not rows', () => {
-    const s = scoreReply(reply({}, { T07: ['outside_period', 'outside_period', 'duplicate_invoice'], ' T07': 'outside_period' }), key);
+    const s = scoreReply(
+      reply({}, { T07: ['outside_period', 'outside_period', 'duplicate_invoice'], ' T07': 'outside_period' }),
+      key,
+    );
     expect(s.metrics.num_flagged).toBe(2);
     expect(s.metrics.fault_precision).toBe(1);
     expect(s.metrics.fault_recall).toBeCloseTo(2 / 3);
@@ -64,7 +73,13 @@ describe('scoreReply', () => {
   it('an unparseable reply scores 0 everywhere with parsed = 0', () => {
     const s = scoreReply('<answer>{oops</answer>', key);
     expect(s.reward).toBe(0);
-    expect(s.metrics).toEqual({ bas_label_accuracy: 0, fault_precision: 0, fault_recall: 0, num_flagged: 0, parsed: 0 });
+    expect(s.metrics).toEqual({
+      bas_label_accuracy: 0,
+      fault_precision: 0,
+      fault_recall: 0,
+      num_flagged: 0,
+      parsed: 0,
+    });
     expect(s.detail.unparseable).toMatch(/JSON/);
   });
 
@@ -124,7 +139,9 @@ describe('shortcuts earn little', () => {
 
   it('on a clean quarter silence earns everything and blanket flagging nothing', () => {
     // Fault rate 0 injects nothing; skip past any chance invoice collision to a truly clean quarter.
-    const clean = Array.from({ length: 5 }, (_, i) => generateTask({ ...config, fault_rate: 0 }, i)).find((t) => Object.keys(t.key.faults).length === 0);
+    const clean = Array.from({ length: 5 }, (_, i) => generateTask({ ...config, fault_rate: 0 }, i)).find(
+      (t) => Object.keys(t.key.faults).length === 0,
+    );
     if (!clean) throw new Error('no clean quarter among five tasks at fault rate 0');
     expect(scoreReply(runPolicy('silent', clean.prompt), clean.key).reward).toBe(1);
     expect(scoreReply(runPolicy('blanket', clean.prompt), clean.key).reward).toBe(0);
@@ -138,7 +155,10 @@ describe('shortcuts earn little', () => {
 describe('formatAnswer', () => {
   it('round-trips through the parser', () => {
     const faults: FaultMap = { T1: ['outside_period'] };
-    const s = scoreReply(formatAnswer({ G1: -5, '1A': 0, '1B': 99, net: -99 }, faults), { bas: { G1: -5, '1A': 0, '1B': 99, net: -99 }, faults });
+    const s = scoreReply(formatAnswer({ G1: -5, '1A': 0, '1B': 99, net: -99 }, faults), {
+      bas: { G1: -5, '1A': 0, '1B': 99, net: -99 },
+      faults,
+    });
     expect(s.reward).toBe(1);
   });
 });

@@ -11,22 +11,33 @@ const DEFAULT: TaskConfig = { num_transactions: 24, fault_rate: 0.25, seed: 2026
 const tradeOf = new Map(TRADES.map((t) => [t.name, t]));
 
 describe('trades', () => {
-  it('every trade is drawn, and a business name ends with one of its trade\'s words', () => {
+  it("every trade is drawn, and a business name ends with one of its trade's words", () => {
     const seen = new Set<string>();
     for (let i = 0; i < 300; i++) {
       const { business } = generateTask(DEFAULT, i, { prompt: false }).ledger;
       const trade = tradeOf.get(business.trade)!;
       expect(trade, business.trade).toBeDefined();
-      expect(trade.suffixes.some((s) => business.name.endsWith(` ${s} Pty Ltd`)), business.name).toBe(true);
+      expect(
+        trade.suffixes.some((s) => business.name.endsWith(` ${s} Pty Ltd`)),
+        business.name,
+      ).toBe(true);
       seen.add(business.trade);
     }
     expect([...seen].sort()).toEqual(TRADES.map((t) => t.name).sort());
   });
 
   it('the trade is the first draw, and it depends on every word of seed and index', () => {
-    const trades = (seed: number) => new Set(Array.from({ length: 12 }, (_, s) => generateTask({ ...DEFAULT, seed: seed + s }, 0, { prompt: false }).ledger.business.trade));
+    const trades = (seed: number) =>
+      new Set(
+        Array.from(
+          { length: 12 },
+          (_, s) => generateTask({ ...DEFAULT, seed: seed + s }, 0, { prompt: false }).ledger.business.trade,
+        ),
+      );
     for (const seed of [0, 2 ** 32, 2 ** 40]) expect(trades(seed).size).toBeGreaterThan(3);
-    const byIndex = new Set(Array.from({ length: 12 }, (_, i) => generateTask(DEFAULT, 2 ** 32 + i, { prompt: false }).ledger.business.trade));
+    const byIndex = new Set(
+      Array.from({ length: 12 }, (_, i) => generateTask(DEFAULT, 2 ** 32 + i, { prompt: false }).ledger.business.trade),
+    );
     expect(byIndex.size).toBeGreaterThan(3);
   });
 
@@ -38,24 +49,35 @@ describe('trades', () => {
         const sells = new Set(trade.sales.map((l) => l.category));
         const buys = new Set([...trade.purchases, ...trade.receipts].map((l) => l.category));
         for (const r of ledger.rows) {
-          expect((r.type === 'sale' ? sells : buys).has(r.category), `${trade.name} ${r.type} ${r.category}`).toBe(true);
-          const lines = (r.type === 'sale' ? trade.sales : [...trade.purchases, ...trade.receipts]).filter((l) => l.category === r.category);
-          expect(lines.some((l) => l.descriptions.includes(r.description) && l.parties.includes(r.counterparty))).toBe(true);
+          expect((r.type === 'sale' ? sells : buys).has(r.category), `${trade.name} ${r.type} ${r.category}`).toBe(
+            true,
+          );
+          const lines = (r.type === 'sale' ? trade.sales : [...trade.purchases, ...trade.receipts]).filter(
+            (l) => l.category === r.category,
+          );
+          expect(lines.some((l) => l.descriptions.includes(r.description) && l.parties.includes(r.counterparty))).toBe(
+            true,
+          );
         }
       }),
       { numRuns: 100 },
     );
   });
 
-  it('amounts stay inside their line\'s range, except planted receipts and threshold prices', () => {
+  it("amounts stay inside their line's range, except planted receipts and threshold prices", () => {
     for (let i = 0; i < 200; i++) {
       const { ledger } = generateTask({ ...DEFAULT, fault_rate: 0 }, i, { prompt: false });
       const trade = tradeOf.get(ledger.business.trade)!;
       for (const r of ledger.rows) {
         if (r.amount <= ABN_THRESHOLD_CENTS + 1 && r.type === 'purchase') continue;
-        const lines = (r.type === 'sale' ? trade.sales : trade.purchases).filter((l) => l.descriptions.includes(r.description));
+        const lines = (r.type === 'sale' ? trade.sales : trade.purchases).filter((l) =>
+          l.descriptions.includes(r.description),
+        );
         // Whole-dollar rounding may move a price by up to 50 cents past either end.
-        expect(lines.some((l) => r.amount >= l.min * 100 - 50 && r.amount <= l.max * 100 + 50), `${r.description} ${r.amount}`).toBe(true);
+        expect(
+          lines.some((l) => r.amount >= l.min * 100 - 50 && r.amount <= l.max * 100 + 50),
+          `${r.description} ${r.amount}`,
+        ).toBe(true);
       }
     }
   });

@@ -19,13 +19,27 @@ export function comparePage(c: Comparison): string {
   const title = `bas compare: ${c.runs.map((r) => r.name).join(' vs ')}`;
   const runs = htmlTable(
     ['run', 'model', 'tasks', 'rollouts', 'completed', 'errors', 'task config', 'folder'],
-    c.runs.map((r) => [r.label, r.model, fmtInt(r.tasks), fmtInt(r.rollouts), fmtInt(r.completed), fmtInt(r.errors), describeTask(r.task), r.dir]),
+    c.runs.map((r) => [
+      r.label,
+      r.model,
+      fmtInt(r.tasks),
+      fmtInt(r.rollouts),
+      fmtInt(r.completed),
+      fmtInt(r.errors),
+      describeTask(r.task),
+      r.dir,
+    ]),
     { textCols: [1, 6, 7], wrapCols: [1, 6, 7] },
   );
   // Mean over interval in each cell, so nine columns fit the page without a scroll bar.
   const measures = htmlTable(
     ['run', ...COMPARE_MEASURES.map((m) => m.replace(/_/g, '_\u200b'))],
-    c.runs.map((r) => [r.label, ...COMPARE_MEASURES.map((m) => `${fmt(r.measures[m].mean, m === 'num_flagged' ? 2 : 3)}\n${fmtCi(r.measures[m].ci95, 2)}`)]),
+    c.runs.map((r) => [
+      r.label,
+      ...COMPARE_MEASURES.map(
+        (m) => `${fmt(r.measures[m].mean, m === 'num_flagged' ? 2 : 3)}\n${fmtCi(r.measures[m].ci95, 2)}`,
+      ),
+    ]),
     { lineBreaks: true },
   );
   const charts = (['reward', 'reward_errors_as_zero', 'bas_correct', 'fault_audit'] as const)
@@ -35,7 +49,10 @@ export function comparePage(c: Comparison): string {
           label: `${r.label} · ${r.name}`,
           value: r.measures[m].mean,
           ci: r.measures[m].ci95,
-          note: r.measures[m].mean === null ? 'no data' : `${r.measures[m].mean!.toFixed(3)} ${fmtCi(r.measures[m].ci95, 2)}`,
+          note:
+            r.measures[m].mean === null
+              ? 'no data'
+              : `${r.measures[m].mean!.toFixed(3)} ${fmtCi(r.measures[m].ci95, 2)}`,
         })),
         { title: `${m} (95% intervals)` },
       ),
@@ -52,7 +69,9 @@ export function comparePage(c: Comparison): string {
           signed(p.diff?.mean),
           p.diff?.ci95 ? `[${signed(p.diff.ci95[0])}, ${signed(p.diff.ci95[1])}]` : '–',
           signed(p.diff_errors_as_zero?.mean),
-          p.diff_errors_as_zero?.ci95 ? `[${signed(p.diff_errors_as_zero.ci95[0])}, ${signed(p.diff_errors_as_zero.ci95[1])}]` : '–',
+          p.diff_errors_as_zero?.ci95
+            ? `[${signed(p.diff_errors_as_zero.ci95[0])}, ${signed(p.diff_errors_as_zero.ci95[1])}]`
+            : '–',
           p.verdict ?? (p.comparable ? '–' : 'not comparable'),
         ]),
         { textCols: [7], wrapCols: [7] },

@@ -72,7 +72,9 @@ function configKey(c: TaskConfig): string {
 
 function isConfig(c: unknown): c is TaskConfig {
   const v = c as TaskConfig | null;
-  return !!v && Number.isSafeInteger(v.num_transactions) && typeof v.fault_rate === 'number' && Number.isSafeInteger(v.seed);
+  return (
+    !!v && Number.isSafeInteger(v.num_transactions) && typeof v.fault_rate === 'number' && Number.isSafeInteger(v.seed)
+  );
 }
 
 /** Interns repeated strings: the same text always gets the same number. */
@@ -97,15 +99,31 @@ function taskData(config: TaskConfig, index: number, st: StringTable): TaskData 
     index,
     business: `${t.ledger.business.name} (${t.ledger.business.trade ? `${t.ledger.business.trade}, ` : ''}ABN ${t.ledger.business.abn})`,
     period: [t.ledger.period.start, t.ledger.period.end],
-    rows: t.ledger.rows.map((r) => [r.id, r.date, st.id(r.type), st.id(r.counterparty), st.id(r.description), st.id(r.category), formatCents(r.amount), formatCents(r.gst), r.invoice, st.id(r.abn)]),
-    bas: [formatCents(t.key.bas.G1), formatCents(t.key.bas['1A']), formatCents(t.key.bas['1B']), formatCents(t.key.bas.net)],
+    rows: t.ledger.rows.map((r) => [
+      r.id,
+      r.date,
+      st.id(r.type),
+      st.id(r.counterparty),
+      st.id(r.description),
+      st.id(r.category),
+      formatCents(r.amount),
+      formatCents(r.gst),
+      r.invoice,
+      st.id(r.abn),
+    ]),
+    bas: [
+      formatCents(t.key.bas.G1),
+      formatCents(t.key.bas['1A']),
+      formatCents(t.key.bas['1B']),
+      formatCents(t.key.bas.net),
+    ],
     faults,
   };
 }
 
 function shown(raw: unknown): string {
   if (raw === undefined) return '(missing)';
-  return typeof raw === 'string' ? raw : JSON.stringify(raw) ?? String(raw);
+  return typeof raw === 'string' ? raw : (JSON.stringify(raw) ?? String(raw));
 }
 
 function rolloutData(r: RolloutRecord, pos: number, task: TaskData | null): RolloutData {
@@ -189,5 +207,12 @@ export async function buildDrillData(data: RunData): Promise<DrillData> {
     () => {}, // the first pass already warned about a torn last line
   );
   rollouts.sort((a, b) => a[1] - b[1] || a[2] - b[2]);
-  return { strings: strings.list, labels: BAS_LABELS, codes: FAULT_CODES, maxReplyChars: MAX_REPLY_CHARS, tasks, rollouts };
+  return {
+    strings: strings.list,
+    labels: BAS_LABELS,
+    codes: FAULT_CODES,
+    maxReplyChars: MAX_REPLY_CHARS,
+    tasks,
+    rollouts,
+  };
 }

@@ -19,7 +19,22 @@ export function leaderboardPage(lb: Leaderboard): string {
   const title = 'bas leaderboard';
   const sections = lb.groups.map((g) => {
     const table = htmlTable(
-      ['#', 'run', 'folder', 'reward', 'bas_correct', 'fault_audit', 'pooled precision', 'pooled recall', 'claims per reply', 'completed', 'errored', 'tokens', 'cost', 'vs #1 (reward)'],
+      [
+        '#',
+        'run',
+        'folder',
+        'reward',
+        'bas_correct',
+        'fault_audit',
+        'pooled precision',
+        'pooled recall',
+        'claims per reply',
+        'completed',
+        'errored',
+        'tokens',
+        'cost',
+        'vs #1 (reward)',
+      ],
       g.runs.map((r) => {
         const v = vsBestText(r);
         return [
@@ -44,14 +59,24 @@ export function leaderboardPage(lb: Leaderboard): string {
     const chart = barChart(
       g.runs.map((r) => {
         const e = r.measures[lb.by];
-        return { label: `#${r.rank} · ${r.name}`, value: e.mean, ci: e.ci95, note: e.mean === null ? 'no data' : `${e.mean.toFixed(3)} ${fmtCi(e.ci95, 2)}` };
+        return {
+          label: `#${r.rank} · ${r.name}`,
+          value: e.mean,
+          ci: e.ci95,
+          note: e.mean === null ? 'no data' : `${e.mean.toFixed(3)} ${fmtCi(e.ci95, 2)}`,
+        };
       }),
       { title: `${lb.by} (95% intervals)` },
     );
-    const notes = g.runs.flatMap((r) => r.notes.map((n) => `<p class="note">${escapeHtml(`#${r.rank} ${r.name}: ${n}`)}</p>`)).join('');
+    const notes = g.runs
+      .flatMap((r) => r.notes.map((n) => `<p class="note">${escapeHtml(`#${r.rank} ${r.name}: ${n}`)}</p>`))
+      .join('');
     return `<section><h2>${escapeHtml(g.title)}</h2>${table}<div style="margin-top:14px">${chart}</div>${notes}</section>`;
   });
-  const apart = lb.groups.length > 1 ? `<p class="small">Runs on different tasks or task generators are ranked apart, never together.</p>` : '';
+  const apart =
+    lb.groups.length > 1
+      ? `<p class="small">Runs on different tasks or task generators are ranked apart, never together.</p>`
+      : '';
   const body = `${sections.join('')}<section><p class="small">Best first by ${escapeHtml(lb.by)}. Intervals are 95% (methods in docs/statistics.md). "vs #1" is the paired difference in reward against the group's best on the tasks both ran, resampled by task ${fmtInt(lb.resamples)} times (seed ${lb.seed}); a verdict names a winner only when its interval excludes zero. Pooled precision and recall are over all claimed and true (row, code) pairs.</p>${apart}</section>`;
   const header = `<h1>${escapeHtml(title)}</h1><div class="meta"><span>groups <b>${lb.groups.length}</b></span><span>runs <b>${lb.groups.reduce((a, g) => a + g.runs.length, 0)}</b></span><span>ranked by <b>${escapeHtml(lb.by)}</b></span></div>`;
   return page({ title, header, body });

@@ -64,13 +64,23 @@ svg { max-width: 100%; height: auto; }
  * (long names and folders, so a page never scrolls sideways); with `lineBreaks`, a line
  * break in a cell shows as one.
  */
-export function htmlTable(head: string[], rows: string[][], opts: { id?: string; textCols?: number[]; wrapCols?: number[]; lineBreaks?: boolean } = {}): string {
+export function htmlTable(
+  head: string[],
+  rows: string[][],
+  opts: { id?: string; textCols?: number[]; wrapCols?: number[]; lineBreaks?: boolean } = {},
+): string {
   const classes = (i: number, td: boolean) => {
-    const c = [opts.textCols?.includes(i) ? 'text' : '', td && opts.wrapCols?.includes(i) ? 'wrap' : '', td && opts.lineBreaks ? 'lines' : ''].filter(Boolean);
+    const c = [
+      opts.textCols?.includes(i) ? 'text' : '',
+      td && opts.wrapCols?.includes(i) ? 'wrap' : '',
+      td && opts.lineBreaks ? 'lines' : '',
+    ].filter(Boolean);
     return c.length ? ` class="${c.join(' ')}"` : '';
   };
   const th = head.map((h, i) => `<th${classes(i, false)}>${escapeHtml(h)}</th>`).join('');
-  const body = rows.map((r) => `<tr>${r.map((c, i) => `<td${classes(i, true)}>${escapeHtml(c)}</td>`).join('')}</tr>`).join('');
+  const body = rows
+    .map((r) => `<tr>${r.map((c, i) => `<td${classes(i, true)}>${escapeHtml(c)}</td>`).join('')}</tr>`)
+    .join('');
   return `<table${opts.id ? ` id="${opts.id}"` : ''}><thead><tr>${th}</tr></thead><tbody>${body}</tbody></table>`;
 }
 

@@ -32,7 +32,12 @@ function header(r: RunReport, title: string): string {
     ['folder', r.run.dir],
     ['tasks', describeTask(r.run.task)],
     ['status', r.run.status ?? 'unknown'],
-    ['rollouts', r.run.expected_rollouts !== null ? `${fmtInt(s.counts.rollouts)} of ${fmtInt(r.run.expected_rollouts)}` : fmtInt(s.counts.rollouts)],
+    [
+      'rollouts',
+      r.run.expected_rollouts !== null
+        ? `${fmtInt(s.counts.rollouts)} of ${fmtInt(r.run.expected_rollouts)}`
+        : fmtInt(s.counts.rollouts),
+    ],
     ['started', r.run.started_at ?? '–'],
   ]
     .map(([k, v]) => `<span>${escapeHtml(k!)} <b>${escapeHtml(v!)}</b></span>`)
@@ -58,9 +63,24 @@ export function runPage(r: RunReport, drill: DrillData): string {
   const headline = barChart(
     [
       { label: 'reward', value: s.reward.mean, ci: s.reward.ci95, note: note(s.reward) },
-      { label: 'reward (errors as 0)', value: s.reward_errors_as_zero.mean, ci: s.reward_errors_as_zero.ci95, note: note(s.reward_errors_as_zero) },
-      { label: 'bas_correct', value: s.rewards.bas_correct.mean, ci: s.rewards.bas_correct.ci95, note: note(s.rewards.bas_correct) },
-      { label: 'fault_audit', value: s.rewards.fault_audit.mean, ci: s.rewards.fault_audit.ci95, note: note(s.rewards.fault_audit) },
+      {
+        label: 'reward (errors as 0)',
+        value: s.reward_errors_as_zero.mean,
+        ci: s.reward_errors_as_zero.ci95,
+        note: note(s.reward_errors_as_zero),
+      },
+      {
+        label: 'bas_correct',
+        value: s.rewards.bas_correct.mean,
+        ci: s.rewards.bas_correct.ci95,
+        note: note(s.rewards.bas_correct),
+      },
+      {
+        label: 'fault_audit',
+        value: s.rewards.fault_audit.mean,
+        ci: s.rewards.fault_audit.ci95,
+        note: note(s.rewards.fault_audit),
+      },
     ],
     { title: 'Rewards (95% intervals)' },
   );
@@ -83,7 +103,9 @@ export function runPage(r: RunReport, drill: DrillData): string {
       ['tasks', fmtInt(s.counts.tasks)],
       ['completed', fmtInt(s.counts.completed)],
       ['errored', fmtInt(s.counts.errored)],
-      ...Object.entries(s.counts.errors_by_type).sort().map(([t, n]) => [`  ${t}`, fmtInt(n)]),
+      ...Object.entries(s.counts.errors_by_type)
+        .sort()
+        .map(([t, n]) => [`  ${t}`, fmtInt(n)]),
       ...(s.counts.replaced ? [['lines superseded by a retry', fmtInt(s.counts.replaced)]] : []),
     ],
   );
@@ -93,9 +115,17 @@ export function runPage(r: RunReport, drill: DrillData): string {
       ['fault code', 'precision', 'recall', 'tp', 'fp', 'fn'],
       [
         ['all codes, pooled', fmt(p.precision), fmt(p.recall), fmtInt(p.tp), fmtInt(p.fp), fmtInt(p.fn)],
-        ...FAULT_CODES.map((c) => [c, fmt(s.codes[c].precision), fmt(s.codes[c].recall), fmtInt(s.codes[c].tp), fmtInt(s.codes[c].fp), fmtInt(s.codes[c].fn)]),
+        ...FAULT_CODES.map((c) => [
+          c,
+          fmt(s.codes[c].precision),
+          fmt(s.codes[c].recall),
+          fmtInt(s.codes[c].tp),
+          fmtInt(s.codes[c].fp),
+          fmtInt(s.codes[c].fn),
+        ]),
       ],
-    ) + '<p class="small">Pooled over all claimed and true (row, code) pairs. <code>fault_precision</code> under Scores is the mean per reply, 0 for a reply that claims nothing.</p>';
+    ) +
+    '<p class="small">Pooled over all claimed and true (row, code) pairs. <code>fault_precision</code> under Scores is the mean per reply, 0 for a reply that claims nothing.</p>';
   const usage = htmlTable(
     ['usage and cost', 'value'],
     [
@@ -110,7 +140,10 @@ export function runPage(r: RunReport, drill: DrillData): string {
     ],
   );
   const passK = s.pass_at_k.length
-    ? htmlTable(['pass@k (bas_correct)', 'value', 'tasks'], s.pass_at_k.map((p) => [`pass@${p.k}`, fmt(p.value), String(p.tasks)]))
+    ? htmlTable(
+        ['pass@k (bas_correct)', 'value', 'tasks'],
+        s.pass_at_k.map((p) => [`pass@${p.k}`, fmt(p.value), String(p.tasks)]),
+      )
     : '';
   const tasks = `
 <section id="tasks"><h2>Tasks</h2>
