@@ -17,7 +17,8 @@ import type { Ledger, Task, TaskConfig } from './types.js';
  * The generator's version: raised whenever the same `(seed, num_transactions, fault_rate,
  * index)` would give a different task, so runs made before and after are never mixed. 1: up
  * to bas 0.1.0, whose first draw ignored the low words of seed and index; 2: since 0.2.0;
- * 3: businesses with a trade that decides what they sell and buy, and new taxable categories.
+ * 3 (since 0.3.0): businesses with a trade that decides what they sell and buy, and new taxable
+ * categories.
  */
 export const GENERATOR_VERSION = 3;
 
