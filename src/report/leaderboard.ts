@@ -277,6 +277,23 @@ export function markdownCell(text: string): string {
   return s;
 }
 
+/** The columns of one run's row in the Markdown and HTML leaderboards, before the verdict. */
+export const LEADERBOARD_COLUMNS = [
+  '#',
+  'run',
+  'folder',
+  'reward',
+  'bas_correct',
+  'fault_audit',
+  'pooled precision',
+  'pooled recall',
+  'claims per reply',
+  'completed',
+  'errored',
+  'tokens',
+  'cost',
+] as const;
+
 /** The leaderboard as Markdown tables, one per group, for a README or a paper. */
 export function renderLeaderboardMarkdown(lb: Leaderboard): string {
   const out: string[] = [];
@@ -287,22 +304,7 @@ export function renderLeaderboardMarkdown(lb: Leaderboard): string {
       `Best first by ${markdownCell(lb.by)}; means with 95% intervals; the last column is the paired reward difference against #1 on shared tasks.`,
       '',
     );
-    const head = [
-      '#',
-      'run',
-      'folder',
-      'reward',
-      'bas_correct',
-      'fault_audit',
-      'pooled precision',
-      'pooled recall',
-      'claims per reply',
-      'completed',
-      'errored',
-      'tokens',
-      'cost',
-      'vs #1',
-    ];
+    const head = [...LEADERBOARD_COLUMNS, 'vs #1'];
     out.push(
       `| ${head.join(' | ')} |`,
       `|${head.map((_, i) => (i === 1 || i === 2 || i === 13 ? ' --- ' : ' ---: ')).join('|')}|`,

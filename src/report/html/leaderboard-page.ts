@@ -3,7 +3,7 @@
  * bar chart of the ranking measure with 95% whiskers. Every name and folder is escaped, and
  * long ones wrap, so the page fits a 1280-pixel window.
  */
-import { vsBestText, usd, type Leaderboard } from '../leaderboard.js';
+import { LEADERBOARD_COLUMNS, vsBestText, usd, type Leaderboard } from '../leaderboard.js';
 import type { Estimate } from '../stats.js';
 import { fmt, fmtCi, fmtInt } from '../tables.js';
 import { escapeHtml } from './escape.js';
@@ -19,22 +19,7 @@ export function leaderboardPage(lb: Leaderboard): string {
   const title = 'bas leaderboard';
   const sections = lb.groups.map((g) => {
     const table = htmlTable(
-      [
-        '#',
-        'run',
-        'folder',
-        'reward',
-        'bas_correct',
-        'fault_audit',
-        'pooled precision',
-        'pooled recall',
-        'claims per reply',
-        'completed',
-        'errored',
-        'tokens',
-        'cost',
-        'vs #1 (reward)',
-      ],
+      [...LEADERBOARD_COLUMNS, 'vs #1 (reward)'],
       g.runs.map((r) => {
         const v = vsBestText(r);
         return [
