@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { fileSink, refuseOutputOverInput, withSink } from '../io/output.js';
 import { runInputs } from '../runfile/read.js';
+import { heldRun } from '../runfile/results.js';
 import { urlWithoutCredentials } from '../io/secrets.js';
 import { readRun } from '../report/read.js';
 import { buildSweep, renderSweep } from '../report/sweep.js';
@@ -23,6 +24,19 @@ import type { EvalFlags } from '../run/settings.js';
 import { evalCommand } from './eval.js';
 
 const SWEEP_FILE = 'sweep.json';
+
+/**
+ * Whether a folder holds only point folders whose run failed before scoring anything (a
+ * sweep stopped at its first point by a refused key or a wrong URL): such a sweep folder may
+ * be started again from scratch, as eval starts such a run folder again.
+ */
+async function onlyFailedStarts(dir: string): Promise<boolean> {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (!entry.isDirectory() || !/^rows-[0-9a-z.-]+$/.test(entry.name)) return false;
+    if ((await heldRun(join(dir, entry.name))) !== 'failed-start') return false;
+  }
+  return true;
+}
 const MAX_POINTS = 100;
 
 export type SweepFlags = EvalFlags & {
@@ -181,7 +195,7 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
     if (rows.length * rates.length > MAX_POINTS)
       throw new ConfigError(`a sweep has at most ${MAX_POINTS} points; these lists make ${rows.length * rates.length}`);
     dir = output ?? defaultSweepDir(textFlag(flags.model));
-    if (existsSync(dir) && readdirSync(dir).length > 0) {
+    if (existsSync(dir) && readdirSync(dir).length > 0 && !(await onlyFailedStarts(dir))) {
       throw new ConfigError(
         `sweep folder ${dir} exists and is not empty: continue it with bas sweep --resume ${dir}, or give another --output`,
       );
@@ -207,7 +221,8 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
 
   for (const [i, p] of plan.points.entries()) {
     const sub = join(dir, p.folder);
-    const started = existsSync(join(sub, 'run.json'));
+    // A fresh sweep starts every point anew (eval starts a failed start's folder again).
+    const started = !fresh && existsSync(join(sub, 'run.json'));
     process.stderr.write(
       `bas: sweep point ${i + 1} of ${plan.points.length}: ${p.num_transactions} rows${p.fault_rate === null ? '' : `, fault rate ${p.fault_rate}`}${started ? ' (resumed)' : ''}\n`,
     );
@@ -225,9 +240,15 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
       );
     } catch (err) {
       const e = err as { message?: unknown; exitCode?: unknown };
-      if (fresh && i === 0 && !existsSync(join(sub, 'run.json'))) {
+      if (fresh && i === 0 && (!existsSync(join(sub, 'run.json')) || (await heldRun(sub)) === 'failed-start')) {
+        // Nothing was scored: the plan is taken back, and the point's folder is one eval can
+        // start again, so the same sweep command, corrected, can use this folder.
         rmSync(join(dir, SWEEP_FILE), { force: true });
-        throw err;
+        const taken = new Error(
+          `${String(e?.message ?? err)}. Nothing of the sweep was scored: run the same bas sweep command with the cause fixed, in the same --output ${dir}`,
+        ) as Error & { exitCode?: unknown };
+        taken.exitCode = e?.exitCode;
+        throw taken;
       }
       // Eval's message names the point's folder; the sweep is continued as a whole.
       const wrapped = new Error(

@@ -211,7 +211,7 @@ function makeFolder(dir: string): void {
  * the last line of results.jsonl may be torn; any other line that is not a bas record means
  * the file is someone else's, and starting again would truncate it.
  */
-async function heldRun(dir: string): Promise<'scored' | 'failed-start' | string> {
+export async function heldRun(dir: string): Promise<'scored' | 'failed-start' | string> {
   const runFile = await readRunInfo(join(dir, RUN_FILE)).catch((err: unknown) => {
     if (err instanceof ConfigError) return undefined;
     throw err;

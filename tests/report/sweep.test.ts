@@ -16,6 +16,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closedPort } from '../support/closed-port.js';
 import { textWidth } from '../../src/report/fit-table.js';
 import { bas } from '../support/cli.js';
 
@@ -214,5 +215,18 @@ describe('bas sweep', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--temperature must be/);
     expect(existsSync(join(dir, 'sweep.json'))).toBe(false);
+  });
+
+  it('a sweep stopped at its first point by an unreachable endpoint is started again in the same folder, corrected', async () => {
+    const dir = join(root, 'unreachable');
+    const port = await closedPort();
+    const args = ['sweep', '--num-transactions', '12,24', '-n', '2', '--output', dir, '--no-progress'];
+    const first = bas([...args, '-m', 'm', '--base-url', `http://127.0.0.1:${port}/v1`], { env: { OPENAI_API_KEY: 'k' } });
+    expect(first.code).toBe(1);
+    expect(first.stderr).toMatch(/run the same bas sweep command with the cause fixed/);
+    expect(existsSync(join(dir, 'sweep.json'))).toBe(false);
+    const again = bas([...args, '-m', 'builtin:oracle', '--json']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout).points.map((p: Point) => p.completed)).toEqual([2, 2]);
   });
 });
