@@ -221,7 +221,9 @@ describe('bas sweep', () => {
     const dir = join(root, 'unreachable');
     const port = await closedPort();
     const args = ['sweep', '--num-transactions', '12,24', '-n', '2', '--output', dir, '--no-progress'];
-    const first = bas([...args, '-m', 'm', '--base-url', `http://127.0.0.1:${port}/v1`], { env: { OPENAI_API_KEY: 'k' } });
+    const first = bas([...args, '-m', 'm', '--base-url', `http://127.0.0.1:${port}/v1`], {
+      env: { OPENAI_API_KEY: 'k' },
+    });
     expect(first.code).toBe(1);
     expect(first.stderr).toMatch(/run the same bas sweep command with the cause fixed/);
     expect(existsSync(join(dir, 'sweep.json'))).toBe(false);
