@@ -162,7 +162,7 @@ export function buildLeaderboard(
 }
 
 /** "$1.23", "$0.0042", or an en dash when the run recorded no prices. */
-export function usd(v: number | null): string {
+function usd(v: number | null): string {
   return v === null ? '–' : `$${v.toFixed(v < 1 ? 4 : 2)}`;
 }
 
@@ -277,6 +277,25 @@ export function markdownCell(text: string): string {
   return s;
 }
 
+/** One run's cells under `LEADERBOARD_COLUMNS`; `est` writes a mean with its interval. */
+export function leaderboardCells(r: LeaderboardRun, est: (e: Estimate, digits?: number) => string): string[] {
+  return [
+    String(r.rank),
+    r.name,
+    r.dir,
+    est(r.measures.reward),
+    est(r.measures.bas_correct),
+    est(r.measures.fault_audit),
+    fmt(r.faults_pooled.precision),
+    fmt(r.faults_pooled.recall),
+    est(r.measures.num_flagged, 2),
+    fmtInt(r.completed),
+    fmtInt(r.errored),
+    fmtInt(r.tokens.total),
+    usd(r.cost.total_usd),
+  ];
+}
+
 /** The columns of one run's row in the Markdown and HTML leaderboards, before the verdict. */
 export const LEADERBOARD_COLUMNS = [
   '#',
@@ -311,22 +330,7 @@ export function renderLeaderboardMarkdown(lb: Leaderboard): string {
     );
     for (const r of g.runs) {
       const v = vsBestText(r);
-      const cells = [
-        String(r.rank),
-        r.name,
-        r.dir,
-        est(r.measures.reward),
-        est(r.measures.bas_correct),
-        est(r.measures.fault_audit),
-        fmt(r.faults_pooled.precision),
-        fmt(r.faults_pooled.recall),
-        est(r.measures.num_flagged, 2),
-        fmtInt(r.completed),
-        fmtInt(r.errored),
-        fmtInt(r.tokens.total),
-        usd(r.cost.total_usd),
-        v.diff ? `${v.diff} ${v.verdict}` : v.verdict,
-      ];
+      const cells = [...leaderboardCells(r, est), v.diff ? `${v.diff} ${v.verdict}` : v.verdict];
       out.push(`| ${cells.map(markdownCell).join(' | ')} |`);
     }
     out.push('');

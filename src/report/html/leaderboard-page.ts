@@ -3,7 +3,7 @@
  * bar chart of the ranking measure with 95% whiskers. Every name and folder is escaped, and
  * long ones wrap, so the page fits a 1280-pixel window.
  */
-import { LEADERBOARD_COLUMNS, vsBestText, usd, type Leaderboard } from '../leaderboard.js';
+import { LEADERBOARD_COLUMNS, leaderboardCells, vsBestText, type Leaderboard } from '../leaderboard.js';
 import type { Estimate } from '../stats.js';
 import { fmt, fmtCi, fmtInt } from '../tables.js';
 import { escapeHtml } from './escape.js';
@@ -22,22 +22,7 @@ export function leaderboardPage(lb: Leaderboard): string {
       [...LEADERBOARD_COLUMNS, 'vs #1 (reward)'],
       g.runs.map((r) => {
         const v = vsBestText(r);
-        return [
-          String(r.rank),
-          r.name,
-          r.dir,
-          est(r.measures.reward),
-          est(r.measures.bas_correct),
-          est(r.measures.fault_audit),
-          fmt(r.faults_pooled.precision),
-          fmt(r.faults_pooled.recall),
-          est(r.measures.num_flagged, 2),
-          fmtInt(r.completed),
-          fmtInt(r.errored),
-          fmtInt(r.tokens.total),
-          usd(r.cost.total_usd),
-          v.diff ? `${v.diff}\n${v.verdict}` : v.verdict,
-        ];
+        return [...leaderboardCells(r, est), v.diff ? `${v.diff}\n${v.verdict}` : v.verdict];
       }),
       { textCols: [1, 2, 13], wrapCols: [1, 2], lineBreaks: true },
     );
