@@ -6,34 +6,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { BIN, ROOT, measureBas, median } from './measure.mjs';
+import { ROOT, measureBas, startServe, median } from './measure.mjs';
 
 const KEY_ENV = { BAS_BENCH_KEY: 'bench-key' };
-
-/** Starts `bas serve --port 0 ...args`; resolves to {url, stop}. */
-function startServe(args) {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], {
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
-    let out = '';
-    proc.stdout.on('data', (d) => {
-      out += d;
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) {
-        resolve({
-          url: m[1],
-          stop: () =>
-            new Promise((done) => {
-              proc.once('exit', done);
-              proc.kill('SIGTERM');
-            }),
-        });
-      }
-    });
-    proc.once('exit', (code) => reject(new Error(`bas serve exited with ${code}`)));
-  });
-}
 
 /** Runs one eval into a temporary folder; returns the process measurement and run.json. */
 async function runEval(url, n, c) {

@@ -56,3 +56,31 @@ export function median(xs) {
   const mid = s.length >> 1;
   return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
 }
+
+/**
+ * Starts `bas serve --port 0 ...args`; resolves to {url, stop}. `stop` ends it and resolves
+ * to the number of requests it says it answered (NaN when it did not say).
+ */
+export function startServe(args) {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    proc.stderr.on('data', (d) => (err += d));
+    proc.stdout.on('data', (d) => {
+      out += d;
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        resolve({
+          url: m[1],
+          stop: () =>
+            new Promise((done) => {
+              proc.once('exit', () => done(Number(/(\d+) requests/.exec(err)?.[1] ?? Number.NaN)));
+              proc.kill('SIGTERM');
+            }),
+        });
+      }
+    });
+    proc.once('exit', (code) => reject(new Error(`bas serve exited with ${code}`)));
+  });
+}

@@ -3,49 +3,19 @@
 // most 1.15 requests per rollout, and done within 1.15 × n / rate (11.5 s). Three runs, each
 // against a fresh server (a full token bucket); the worst figure of the three is judged.
 // Run directly: `node bench/pace.mjs`.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { BIN, measureBas } from './measure.mjs';
+import { measureBas, startServe } from './measure.mjs';
 
 const N = 400;
 const C = 64;
 const RATE = 40;
 const LATENCY_MS = 200;
 
-/** Starts `bas serve` with a rate limit; resolves to {url, stop}, stop resolving to its request count. */
-function startServe() {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(
-      process.execPath,
-      [BIN, 'serve', '--port', '0', '--rate-limit', String(RATE), '--latency', String(LATENCY_MS)],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let out = '';
-    let err = '';
-    proc.stderr.on('data', (d) => (err += d));
-    proc.stdout.on('data', (d) => {
-      out += d;
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) {
-        resolve({
-          url: m[1],
-          stop: () =>
-            new Promise((done) => {
-              proc.once('exit', () => done(Number(/(\d+) requests/.exec(err)?.[1] ?? Number.NaN)));
-              proc.kill('SIGTERM');
-            }),
-        });
-      }
-    });
-    proc.once('exit', (code) => reject(new Error(`bas serve exited with ${code}`)));
-  });
-}
-
 async function onePacedRun() {
-  const server = await startServe();
+  const server = await startServe(['--rate-limit', String(RATE), '--latency', String(LATENCY_MS)]);
   const dir = join(mkdtempSync(join(tmpdir(), 'bas-bench-pace-')), 'run');
   try {
     const args = [
