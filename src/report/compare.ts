@@ -10,7 +10,7 @@
 import { terminalText } from '../io/terminal-text.js';
 import { sameTaskConfig } from '../task/config.js';
 import type { TaskConfig } from '../task/types.js';
-import { runGenerator, runPromptVersion } from '../runfile/versions.js';
+import { versionClash } from '../runfile/versions.js';
 import type { RunData } from './read.js';
 import { describeTask } from './run-report.js';
 import { pairedBootstrap, type Estimate, type PairedBootstrap } from './stats.js';
@@ -114,16 +114,14 @@ export function pairRuns(
   resamples: number,
 ): Pairing {
   const empty = { shared_tasks: 0, left_out: 0, diff: null, diff_errors_as_zero: null, verdict: null };
-  const [g0, g1] = [runGenerator(base.run), runGenerator(other.run)];
-  const [p0, p1] = [runPromptVersion(base.run), runPromptVersion(other.run)];
-  const apart =
-    g0 !== null && g1 !== null && g0 !== g1
-      ? `${label} was made with task generator ${g1} and ${baseLabel} with ${g0}: the same index is a different task`
-      : p0 !== null && p1 !== null && p0 !== p1
-        ? `${label} was made with prompt ${p1} and ${baseLabel} with ${p0}: the same task was asked differently`
-        : !sameTaskConfig(base.task, other.task)
-          ? `${label} ran different tasks (${describeTask(other.task)}) from ${baseLabel} (${describeTask(base.task)})`
-          : null;
+  const clash = versionClash(other.run, base.run);
+  const apart = clash
+    ? clash.what === 'prompt'
+      ? `${label} was made with prompt ${clash.a ?? 'unknown'} and ${baseLabel} with ${clash.b ?? 'unknown'}: the same task was asked differently`
+      : `${label} was made with task generator ${clash.a ?? 'unknown'} and ${baseLabel} with ${clash.b ?? 'unknown'}: the same index is a different task`
+    : !sameTaskConfig(base.task, other.task)
+      ? `${label} ran different tasks (${describeTask(other.task)}) from ${baseLabel} (${describeTask(base.task)})`
+      : null;
   if (apart)
     return {
       baseline: baseLabel,

@@ -13,7 +13,7 @@ import { SummaryBuilder, type Summary } from '../report/summary.js';
 import { buildRunFolder, requireEmptyOutput } from '../runfile/build.js';
 import { RESULTS_FILE } from '../runfile/results.js';
 import { readInputRun, type RunInfo } from '../runfile/run-info.js';
-import { runGenerator, runPromptVersion } from '../runfile/versions.js';
+import { versionClash } from '../runfile/versions.js';
 import { pairKey, splitPairKey, type PairKey } from '../runfile/record.js';
 import { canon } from '../io/canon.js';
 
@@ -51,14 +51,11 @@ export async function mergeRuns(dirs: string[], out: string): Promise<MergeOutco
   }
   const first = inputs[0]!;
   for (const input of inputs.slice(1)) {
-    if (runGenerator(input.info) !== runGenerator(first.info)) {
+    const clash = versionClash(input.info, first.info);
+    if (clash) {
+      const why = clash.what === 'prompt' ? 'their models were asked differently' : 'their tasks differ';
       throw new ConfigError(
-        `cannot merge: ${input.dir} was made with task generator ${runGenerator(input.info)}, ${first.dir} with ${runGenerator(first.info)}: their tasks differ`,
-      );
-    }
-    if (runPromptVersion(input.info) !== runPromptVersion(first.info)) {
-      throw new ConfigError(
-        `cannot merge: ${input.dir} was made with prompt ${runPromptVersion(input.info)}, ${first.dir} with ${runPromptVersion(first.info)}: their models were asked differently`,
+        `cannot merge: ${input.dir} was made with ${clash.what} ${clash.a ?? 'unknown'}, ${first.dir} with ${clash.b ?? 'unknown'}: ${why}`,
       );
     }
     for (const field of MUST_AGREE) {

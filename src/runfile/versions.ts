@@ -30,3 +30,21 @@ export function runPromptVersion(
   if (typeof run.prompt_version === 'number') return run.prompt_version;
   return Array.isArray(run.indices) || run.prompt_version === null || run.generator === null ? null : 1;
 }
+
+type Versioned = { prompt_version?: unknown; generator?: unknown; indices?: unknown } | null | undefined;
+
+/**
+ * Whether two runs' tasks may be paired, merged or ranked together: the same generator and
+ * the same prompt. An unknown version (a task file that did not say) matches only another
+ * unknown one. Returns what differs, for the caller's message, or null when nothing does.
+ */
+export function versionClash(
+  a: Versioned,
+  b: Versioned,
+): { what: 'task generator' | 'prompt'; a: number | null; b: number | null } | null {
+  const [ga, gb] = [runGenerator(a), runGenerator(b)];
+  if (ga !== gb) return { what: 'task generator', a: ga, b: gb };
+  const [pa, pb] = [runPromptVersion(a), runPromptVersion(b)];
+  if (pa !== pb) return { what: 'prompt', a: pa, b: pb };
+  return null;
+}
