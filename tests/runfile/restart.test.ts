@@ -206,5 +206,11 @@ describe('a scored run keeps the versions of its tasks', () => {
     const pair = JSON.parse(c.stdout).pairings[0];
     expect(pair).toMatchObject({ comparable: false, shared_tasks: 0 });
     expect(pair.note).toMatch(/task generator 2/);
+    // A bare results file records no version: it pairs only with another unknown one.
+    const bare = await basAsync(['compare', run, join(scored, 'results.jsonl'), '--json', '--resamples', '200']);
+    expect(bare.code).toBe(0);
+    const p2 = JSON.parse(bare.stdout).pairings[0];
+    expect(p2).toMatchObject({ comparable: false, shared_tasks: 0 });
+    expect(p2.note).toMatch(/task generator unknown/);
   });
 });
