@@ -1,22 +1,18 @@
 /**
  * The commander program. Each command lazy-imports its handler so that `bas --help` loads
- * nothing but commander and the eval settings declaration (a few small modules, from which
- * the eval, check and models options are built); this is the only module that calls
- * `process.exit`.
+ * little but commander: the eval settings declaration (from which the options of eval,
+ * check, models and sweep are built) is loaded only when one of those commands is named, and
+ * the error printer's helpers only when there is an error. This is the only module that
+ * calls `process.exit`.
  */
 import { createRequire } from 'node:module';
 import type * as Commander from 'commander';
-import {
-  EVAL_COMMAND_OPTIONS,
-  SETTINGS,
-  SETTING_KEYS,
-  type CommandOption,
-  type SettingKey,
-} from './run/setting-table.js';
-import { causeInWords, fileErrorMessage, systemErrorCode } from './errors.js';
-import { redact } from './io/secrets.js';
-import { terminalText } from './io/terminal-text.js';
+import type { CommandOption, SettingKey } from './run/setting-table.js';
 import { MAX_TASKS } from './task/config.js';
+
+type SettingTable = typeof import('./run/setting-table.js');
+/** The commands whose options come from the settings declaration. */
+const SETTINGS_COMMANDS = new Set(['eval', 'check', 'models', 'sweep']);
 
 const require = createRequire(import.meta.url);
 // Loaded as CommonJS on purpose: importing commander through the ESM loader costs about
@@ -25,16 +21,25 @@ const { Command, CommanderError, Option } = require('commander') as typeof Comma
 type Command = Commander.Command;
 const { version } = require('../package.json') as { version: string };
 
-/** Adds the declared settings `keys`, then `extra`, as options of `cmd`. */
-function withSettings(cmd: Command, keys: readonly SettingKey[], extra: readonly CommandOption[]): Command {
-  for (const key of keys) {
-    const s = SETTINGS[key];
+/**
+ * Adds the declared settings `keys`, then `extra`, as options of `cmd`; nothing when the
+ * declaration was not loaded (the command was not named, so its options are not needed).
+ */
+function withSettings(
+  cmd: Command,
+  table: SettingTable | null,
+  keys: (t: SettingTable) => readonly SettingKey[],
+  extra: (t: SettingTable) => readonly CommandOption[],
+): Command {
+  if (!table) return cmd;
+  for (const key of keys(table)) {
+    const s = table.SETTINGS[key];
     const dflt = s.defaultText.replace(/`/g, '');
     cmd.addOption(
       new Option(s.flags, s.default === true || dflt === 'required' ? s.help : `${s.help} (default: ${dflt})`),
     );
   }
-  for (const o of extra) cmd.addOption(new Option(o.flags, o.help));
+  for (const o of extra(table)) cmd.addOption(new Option(o.flags, o.help));
   return cmd;
 }
 
@@ -47,7 +52,7 @@ function taskOptions(cmd: Command): Command {
     .option('--seed <S>', 'generator seed, a non-negative integer (default 20260826)');
 }
 
-function buildProgram(): Command {
+function buildProgram(table: SettingTable | null): Command {
   const program = new Command('bas')
     .description(
       'Reconcile synthetic Australian GST ledgers into a corrected BAS: generate, validate, score and evaluate',
@@ -138,8 +143,9 @@ function buildProgram(): Command {
   // Options derived from the one declaration of the eval settings (src/run/setting-table.ts).
   withSettings(
     program.command('eval').description('run a model over the benchmark and summarise the scores'),
-    SETTING_KEYS,
-    EVAL_COMMAND_OPTIONS,
+    table,
+    (t) => t.SETTING_KEYS,
+    (t) => t.EVAL_COMMAND_OPTIONS,
   )
     .argument('[@FILE...]', 'a TOML run configuration, as @FILE (same as --config FILE)')
     .action(async (words, opts) => (await import('./commands/eval.js')).evalCommand(words, opts));
@@ -150,16 +156,18 @@ function buildProgram(): Command {
       .description(
         "send one small request with eval's settings: reachable, key, model, parameters, latency, rate limits",
       ),
-    SETTING_KEYS.filter((k) => k !== 'check'),
-    EVAL_COMMAND_OPTIONS.filter((o) => !o.flags.startsWith('--resume')),
+    table,
+    (t) => t.SETTING_KEYS.filter((k) => k !== 'check'),
+    (t) => t.EVAL_COMMAND_OPTIONS.filter((o) => !o.flags.startsWith('--resume')),
   )
     .argument('[@FILE...]', 'a TOML run configuration, as @FILE (same as --config FILE)')
     .action(async (words, opts) => (await import('./commands/check.js')).checkCommand(words, opts));
 
   withSettings(
     program.command('models').description("list the endpoint's models (GET /v1/models)"),
-    ['provider', 'providers', 'baseUrl', 'apiKeyVar'],
-    [],
+    table,
+    () => ['provider', 'providers', 'baseUrl', 'apiKeyVar'],
+    () => [],
   )
     .option('--json', 'print the models as JSON')
     .action(async (opts) => (await import('./commands/models.js')).modelsCommand(opts));
@@ -210,7 +218,8 @@ function buildProgram(): Command {
 
 /** Runs the program on `argv` and exits with the right code; never prints a stack trace. */
 export async function main(argv: string[]): Promise<void> {
-  const program = buildProgram();
+  const named = argv.slice(2).some((a) => SETTINGS_COMMANDS.has(a));
+  const program = buildProgram(named ? await import('./run/setting-table.js') : null);
   // A reader that stops early (`bas gen | head`, `bas report DIR | less` quit) closes the
   // pipe. A running eval takes charge (it stops, writes its final run.json and exits 141);
   // any other command ends quietly and successfully, not with a stack trace.
@@ -220,7 +229,13 @@ export async function main(argv: string[]): Promise<void> {
         if (!outputClosed()) process.exit(0);
         return;
       }
-      if (stream === 'standard output') process.stderr.write(`bas: cannot write to ${stream}: ${causeInWords(err)}\n`);
+      if (stream === 'standard output') {
+        void import('./errors.js').then(({ causeInWords }) => {
+          process.stderr.write(`bas: cannot write to ${stream}: ${causeInWords(err)}\n`);
+          process.exit(1);
+        });
+        return;
+      }
       process.exit(1);
     });
   };
@@ -229,15 +244,20 @@ export async function main(argv: string[]): Promise<void> {
   try {
     await program.parseAsync(argv);
   } catch (err) {
-    process.exit(exitCodeFor(err));
+    process.exit(await exitCodeFor(err));
   }
 }
 
-function exitCodeFor(err: unknown): number {
+async function exitCodeFor(err: unknown): Promise<number> {
   if (err instanceof CommanderError) {
     // Help and version "errors" are successes; usage errors are code 2.
     return err.exitCode === 0 ? 0 : 2;
   }
+  const [{ fileErrorMessage, systemErrorCode }, { redact }, { terminalText }] = await Promise.all([
+    import('./errors.js'),
+    import('./io/secrets.js'),
+    import('./io/terminal-text.js'),
+  ]);
   const e = err as { exitCode?: unknown; message?: unknown; name?: unknown; path?: unknown; syscall?: unknown };
   let message = typeof e?.message === 'string' ? e.message : String(err);
   // A system error that no command put into words still gets one line with path and cause.
