@@ -56,7 +56,7 @@ if (mode === 'http') {
     });
 } else {
   const { default: OpenAI } = await import('openai');
-  const { nodeFetch } = await load('run/http-fetch.js');
+  const { nodeFetch } = await load('endpoint/http-fetch.js');
   const sdk = new OpenAI({ apiKey: 'floor', baseURL, maxRetries: 0, fetch: nodeFetch });
   send = (i) => sdk.chat.completions.create({ model: 'floor', messages: prompts[i] });
 }

@@ -1,7 +1,7 @@
 // Rewrites the README's `bas eval` flag table from the settings declaration (run after
 // `npm run build`, which `npm run docs:flags` does first). `--check` only reports a difference.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { withFlagTable } from '../dist/run/setting-docs.js';
+import { withFlagTable } from '../dist/settings/setting-docs.js';
 
 const path = new URL('../README.md', import.meta.url);
 const readme = readFileSync(path, 'utf8');

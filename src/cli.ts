@@ -7,10 +7,10 @@
  */
 import { createRequire } from 'node:module';
 import type * as Commander from 'commander';
-import type { CommandOption, SettingKey } from './run/setting-table.js';
+import type { CommandOption, SettingKey } from './settings/setting-table.js';
 import { MAX_TASKS } from './task/config.js';
 
-type SettingTable = typeof import('./run/setting-table.js');
+type SettingTable = typeof import('./settings/setting-table.js');
 /** The commands whose options come from the settings declaration. */
 const SETTINGS_COMMANDS = new Set(['eval', 'check', 'models', 'sweep']);
 
@@ -140,7 +140,7 @@ function buildProgram(table: SettingTable | null): Command {
   // --- end leaderboard ---
 
   // --- eval and serve (src/commands/eval.ts, src/commands/serve.ts) ---
-  // Options derived from the one declaration of the eval settings (src/run/setting-table.ts).
+  // Options derived from the one declaration of the eval settings (src/settings/setting-table.ts).
   withSettings(
     program.command('eval').description('run a model over the benchmark and summarise the scores'),
     table,
@@ -219,7 +219,7 @@ function buildProgram(table: SettingTable | null): Command {
 /** Runs the program on `argv` and exits with the right code; never prints a stack trace. */
 export async function main(argv: string[]): Promise<void> {
   const named = argv.slice(2).some((a) => SETTINGS_COMMANDS.has(a));
-  const program = buildProgram(named ? await import('./run/setting-table.js') : null);
+  const program = buildProgram(named ? await import('./settings/setting-table.js') : null);
   // A reader that stops early (`bas gen | head`, `bas report DIR | less` quit) closes the
   // pipe. A running eval takes charge (it stops, writes its final run.json and exits 141);
   // any other command ends quietly and successfully, not with a stack trace.

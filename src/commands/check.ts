@@ -6,10 +6,10 @@
  */
 import { FatalRunError } from '../errors.js';
 import { urlWithoutCredentials } from '../io/secrets.js';
-import { builtinPolicy } from '../run/client.js';
-import { configPathFrom, loadConfigFile } from '../run/config.js';
-import { probe, renderProbe, type ProbeReport } from '../run/endpoint-check.js';
-import { apiKeyFor, resolveSettings, type EvalFlags, type EvalSettings } from '../run/settings.js';
+import { builtinPolicy } from '../endpoint/client.js';
+import { configPathFrom, loadConfigFile } from '../settings/config.js';
+import { probe, renderProbe, type ProbeReport } from '../endpoint/endpoint-check.js';
+import { apiKeyFor, resolveSettings, type EvalFlags, type EvalSettings } from '../settings/settings.js';
 
 /** Why a probe failed, in a few words. */
 function reason(r: ProbeReport, s: EvalSettings): string {

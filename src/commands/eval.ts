@@ -13,12 +13,12 @@ import { ConfigError, ErrorRateError, FatalRunError, InterruptedError } from '..
 import { renderSummary } from '../report/tables.js';
 import { renderEvalHeader, renderEvalCost } from '../report/eval-header.js';
 import { isPolicyName } from '../task/policies.js';
-import { builtinClient, builtinPolicy, httpClient, type ModelClient } from '../run/client.js';
-import { configPathFrom, loadConfigFile, type FileConfig } from '../run/config.js';
-import { gcWhenAbove } from '../run/memory.js';
-import { attachProgress } from '../run/progress.js';
-import { DEFAULT_RETRY_POLICY } from '../run/retry.js';
-import { Runner } from '../run/runner.js';
+import { builtinClient, builtinPolicy, httpClient, type ModelClient } from '../endpoint/client.js';
+import { configPathFrom, loadConfigFile, type FileConfig } from '../settings/config.js';
+import { gcWhenAbove } from '../engine/memory.js';
+import { attachProgress } from '../engine/progress.js';
+import { DEFAULT_RETRY_POLICY } from '../endpoint/retry.js';
+import { Runner } from '../engine/runner.js';
 import {
   countPending,
   defaultOutputDir,
@@ -29,8 +29,8 @@ import {
   rolloutsLeft,
   runInfoFor,
   savedSettings,
-} from '../run/session.js';
-import { apiKeyFor, resolveSettings, type EvalFlags, type EvalSettings } from '../run/settings.js';
+} from '../engine/session.js';
+import { apiKeyFor, resolveSettings, type EvalFlags, type EvalSettings } from '../settings/settings.js';
 import { join } from 'node:path';
 import { RUN_FILE, writeRunInfo, type RunInfo } from '../runfile/run-info.js';
 import { FolderLock } from '../runfile/lock.js';

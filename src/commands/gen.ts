@@ -43,9 +43,9 @@ function promptText(task: Task): string {
 /** Requests as `bas eval` would send them, checked by the same rules as its flags. */
 async function batchRenderer(flags: GenFlags): Promise<(task: Task) => string> {
   const [{ resolveSettings }, { requestFields, builtinPolicy }, { batchRequestLines }] = await Promise.all([
-    import('../run/settings.js'),
-    import('../run/client.js'),
-    import('../run/batch-file.js'),
+    import('../settings/settings.js'),
+    import('../endpoint/client.js'),
+    import('../endpoint/batch-file.js'),
   ]);
   if (flags.model === undefined)
     throw new ConfigError('--format batch needs -m/--model: the model id each request names');

@@ -3,7 +3,7 @@
  * configuration with disjoint rollouts) into one run folder, and prints its summary.
  */
 import { ConfigError } from '../errors.js';
-import { mergeRuns } from '../run/merge.js';
+import { mergeRuns } from '../runfile/merge.js';
 
 export interface MergeFlags {
   output?: string;

@@ -4,9 +4,9 @@
  */
 import { FatalRunError } from '../errors.js';
 import { urlWithoutCredentials } from '../io/secrets.js';
-import { classifyError } from '../run/classify.js';
-import { clean, listModels } from '../run/endpoint-check.js';
-import { apiKeyFor, resolveEndpoint, type EvalFlags } from '../run/settings.js';
+import { classifyError } from '../endpoint/classify.js';
+import { clean, listModels } from '../endpoint/endpoint-check.js';
+import { apiKeyFor, resolveEndpoint, type EvalFlags } from '../settings/settings.js';
 
 export async function modelsCommand(flags: EvalFlags): Promise<void> {
   const ep = resolveEndpoint(flags, process.env);

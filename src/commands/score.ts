@@ -6,11 +6,11 @@
 import { ConfigError } from '../errors.js';
 import { readJsonLines } from '../io/jsonl.js';
 import { openSink, refuseOutputOverInput, withSink } from '../io/output.js';
-import { SummaryBuilder } from '../report/summary.js';
+import { SummaryBuilder } from '../summary/summary.js';
 import { pairKey, type PairKey, type RolloutRecord } from '../runfile/record.js';
 import { scoreReply } from '../task/score.js';
 import { taskFromJson } from '../task/serialize.js';
-import { isBatchLine, readBatchResult } from '../run/batch-file.js';
+import { isBatchLine, readBatchResult } from '../endpoint/batch-file.js';
 import type { AnswerKey, TaskConfig } from '../task/types.js';
 
 export interface ScoreFlags {
@@ -162,7 +162,7 @@ export async function score(flags: ScoreFlags): Promise<void> {
   if (flags.output !== undefined) (await import('../runfile/build.js')).requireEmptyOutput(flags.output, '--output');
   const tasks = await readTasks(flags.tasks);
   // Refuse a tasks file that --output cannot stand for before any reply is read.
-  const scoredRun = flags.output !== undefined ? await import('../run/scored-run.js') : null;
+  const scoredRun = flags.output !== undefined ? await import('../runfile/scored-run.js') : null;
   scoredRun?.singleTaskConfig(tasks);
   const records: RolloutRecord[] = [];
   const seen = new Map<number, number>();

@@ -5,7 +5,7 @@
 import { ConfigError } from '../errors.js';
 import { parseCount, parseNumberInRange } from '../task/config.js';
 import { isPolicyName, POLICY_NAMES } from '../task/policies.js';
-import { startServer, type ServeOptions } from '../run/serve.js';
+import { startServer, type ServeOptions } from '../serve/serve.js';
 
 export interface ServeFlags {
   port?: string;

@@ -20,7 +20,7 @@ import { heldRun } from '../runfile/results.js';
 import { urlWithoutCredentials } from '../io/secrets.js';
 import { readRun } from '../report/read.js';
 import { buildSweep, renderSweep } from '../report/sweep.js';
-import type { EvalFlags } from '../run/settings.js';
+import type { EvalFlags } from '../settings/settings.js';
 import { evalCommand } from './eval.js';
 
 const SWEEP_FILE = 'sweep.json';

@@ -5,10 +5,10 @@
  * from the saved run.
  */
 import { terminalText } from '../io/terminal-text.js';
-import type { PaceRecord } from '../run/pace.js';
+import type { PaceRecord } from '../endpoint/pace.js';
 import type { RunInfo } from '../runfile/store.js';
 import { costOf, describeTask } from './run-report.js';
-import type { Summary } from './summary.js';
+import type { Summary } from '../summary/summary.js';
 import { plainTable } from './tables.js';
 
 /** Where the requests went, without credentials or path: a host, or the built-in policy. */

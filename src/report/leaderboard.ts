@@ -15,8 +15,8 @@ import { fitTable } from './fit-table.js';
 import type { RunData } from './read.js';
 import { costOf, describeTask, type Cost } from './run-report.js';
 import { runNames } from './run-names.js';
-import type { Estimate } from './stats.js';
-import type { PooledFaults } from './aggregate.js';
+import type { Estimate } from '../summary/stats.js';
+import type { PooledFaults } from '../summary/aggregate.js';
 import { fmt, fmtCi, fmtInt } from './tables.js';
 
 /** The measures a leaderboard can rank by. */

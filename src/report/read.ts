@@ -16,7 +16,7 @@ import {
 import { folderLockState } from '../runfile/lock.js';
 import { runGenerator } from '../runfile/versions.js';
 import { GENERATOR_VERSION } from '../task/generate.js';
-import { SummaryBuilder, type Summary } from './summary.js';
+import { SummaryBuilder, type Summary } from '../summary/summary.js';
 
 /** A run folder, summarised. */
 export interface RunData {

@@ -5,7 +5,7 @@ import { terminalText } from '../io/terminal-text.js';
 import { ConfigError } from '../errors.js';
 import type { TaskConfig } from '../task/types.js';
 import type { RunData } from './read.js';
-import type { Summary } from './summary.js';
+import type { Summary } from '../summary/summary.js';
 import { fmt, fmtInt, plainTable, renderSummary } from './tables.js';
 
 /** Prices in US dollars per million tokens. */

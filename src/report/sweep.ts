@@ -5,7 +5,7 @@
  */
 import { fitTable } from './fit-table.js';
 import type { RunData } from './read.js';
-import type { Estimate } from './stats.js';
+import type { Estimate } from '../summary/stats.js';
 import { fmt, fmtCi, fmtInt } from './tables.js';
 
 /** The measures a sweep draws. */

@@ -5,8 +5,8 @@
 import Table from 'cli-table3';
 import { terminalText } from '../io/terminal-text.js';
 import { BAS_LABELS, FAULT_CODES } from '../task/types.js';
-import type { Estimate } from './stats.js';
-import type { Summary } from './summary.js';
+import type { Estimate } from '../summary/stats.js';
+import type { Summary } from '../summary/summary.js';
 
 /**
  * A table with our house look: no colour codes. Cells may quote outside text (model names,

@@ -175,7 +175,7 @@ export async function readRunInfo(file: string): Promise<RunFile | null> {
 /**
  * Checks what a resumed run is built on: the keys that say which tasks it covers. The
  * settings it goes on with (concurrency, timeouts, sampling …) are checked by the settings
- * declaration (src/run/setting-table.ts) as they are read back, against the same ranges as
+ * declaration (src/settings/setting-table.ts) as they are read back, against the same ranges as
  * their flags, so `"concurrency": 0` is refused there, before the folder is touched.
  */
 function checkResumable(v: RunFile, file: string): RunInfo {

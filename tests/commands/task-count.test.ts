@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { taskCountFromFlags } from '../../src/commands/task-flags.js';
-import { SETTINGS } from '../../src/run/setting-table.js';
+import { SETTINGS } from '../../src/settings/setting-table.js';
 import { checkRunFile } from '../../src/runfile/run-info.js';
 
 // gen and validate once took -n up to 100,000,000 while eval and run.json stopped at

@@ -11,7 +11,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { countPending, openSession, pendingPairs } from '../../src/run/session.js';
+import { countPending, openSession, pendingPairs } from '../../src/engine/session.js';
 import { buildRunFolder } from '../../src/runfile/build.js';
 import { repairTail, ResultStore, writeRunInfo, type RunInfo } from '../../src/runfile/store.js';
 import type { RolloutRecord } from '../../src/runfile/record.js';

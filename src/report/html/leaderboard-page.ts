@@ -4,7 +4,7 @@
  * long ones wrap, so the page fits a 1280-pixel window.
  */
 import { LEADERBOARD_COLUMNS, leaderboardCells, vsBestText, type Leaderboard } from '../leaderboard.js';
-import type { Estimate } from '../stats.js';
+import type { Estimate } from '../../summary/stats.js';
 import { fmt, fmtCi, fmtInt } from '../tables.js';
 import { escapeHtml } from './escape.js';
 import { htmlTable, page } from './page.js';

@@ -5,7 +5,7 @@
  */
 import { BAS_LABELS, FAULT_CODES } from '../../task/types.js';
 import { describeTask, type RunReport } from '../run-report.js';
-import type { Estimate } from '../stats.js';
+import type { Estimate } from '../../summary/stats.js';
 import { fmt, fmtCi, fmtInt } from '../tables.js';
 import { RUN_PAGE_SCRIPT } from './client.js';
 import type { DrillData } from './drilldown.js';

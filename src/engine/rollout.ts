@@ -1,0 +1,131 @@
+/**
+ * One episode: ask for a reply, retrying transient failures, all inside the episode
+ * deadline. Returns a reply to score, a classified failure, or "aborted" when the run was
+ * stopped (Ctrl-C, a fatal error elsewhere) before the episode finished.
+ */
+import type { ChatMessage } from '../task/types.js';
+import { classifyError, type Failure } from '../endpoint/classify.js';
+import type { ModelClient } from '../endpoint/client.js';
+import type { Completion } from '../endpoint/completion.js';
+import type { AttemptOutcome, Pace, Ticket } from '../endpoint/pace.js';
+import { nextDelay, sleep, type RetryPolicy } from '../endpoint/retry.js';
+
+export interface EpisodeOptions {
+  client: ModelClient;
+  policy: RetryPolicy;
+  /** Bounds the whole episode, every attempt and every wait included. */
+  episodeTimeoutMs: number;
+  /** Bounds one attempt. */
+  requestTimeoutMs: number;
+  /** Aborts everything in flight when the run stops. */
+  stop: AbortSignal;
+  /** Told about each retry before its wait starts. */
+  onRetry?: (attempt: number, delayMs: number, failure: Failure) => void;
+  /** Told how each attempt ended (null: a reply), for the run's fail-fast checks. */
+  onAttempt?: (failure: Failure | null) => void;
+  /** The run's gate: every attempt holds one of its slots while it is in flight. */
+  pace?: Pace;
+  random?: () => number;
+}
+
+export type EpisodeResult =
+  | { kind: 'reply'; completion: Completion; attempts: number; latencyMs: number }
+  | { kind: 'failed'; failure: Failure; attempts: number; latencyMs: number }
+  | { kind: 'aborted' };
+
+/** Runs one episode for `messages`. Never throws for a model or network problem. */
+export async function runEpisode(messages: readonly ChatMessage[], o: EpisodeOptions): Promise<EpisodeResult> {
+  const start = Date.now();
+  const deadline = start + o.episodeTimeoutMs;
+  // Failures count against --max-retries; waiting turns (429s) only against the deadline.
+  let failures = 0;
+  let waits = 0;
+  for (let attempt = 1; ; attempt++) {
+    // A free slot is taken at once; only a run held back by its limit waits for one.
+    const ticket = o.pace ? (o.pace.tryAcquire() ?? (await slot(o.pace, o.stop, attempt > 1, deadline))) : null;
+    if (o.stop.aborted) {
+      if (ticket) o.pace!.release(ticket, 'other');
+      return { kind: 'aborted' };
+    }
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) {
+      if (ticket) o.pace!.release(ticket, 'other');
+      const waited = o.pace && !ticket ? ' while waiting for a free request slot (the endpoint is rate limiting)' : '';
+      return failed(
+        {
+          type: 'timeout',
+          message: `episode deadline of ${o.episodeTimeoutMs / 1000} s passed${waited}`,
+          status: null,
+          retryAfterMs: null,
+          fatal: false,
+        },
+        attempt - 1,
+        start,
+      );
+    }
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(
+      () => {
+        timedOut = true;
+        controller.abort();
+      },
+      Math.min(o.requestTimeoutMs, remaining),
+    );
+    const onStop = (): void => controller.abort();
+    o.stop.addEventListener('abort', onStop, { once: true });
+    let failure: Failure;
+    let outcome: AttemptOutcome = 'other';
+    try {
+      const completion = await o.client.complete(messages, controller.signal);
+      outcome = completion.budget_spent ? 'spent' : 'ok';
+      o.onAttempt?.(null);
+      return { kind: 'reply', completion, attempts: attempt, latencyMs: Date.now() - start };
+    } catch (err) {
+      if (o.stop.aborted) return { kind: 'aborted' };
+      failure = classifyError(err, timedOut);
+      if (failure.type === 'rate_limit') outcome = 'limited';
+      if (timedOut) {
+        const cut =
+          remaining < o.requestTimeoutMs
+            ? `episode deadline of ${o.episodeTimeoutMs / 1000} s`
+            : `request timeout of ${o.requestTimeoutMs / 1000} s`;
+        failure.message = `no reply within the ${cut}`;
+      }
+    } finally {
+      clearTimeout(timer);
+      o.stop.removeEventListener('abort', onStop);
+      // failure is unassigned only when the attempt returned a reply.
+      if (ticket) o.pace!.release(ticket, outcome, outcome === 'limited' ? failure!.retryAfterMs : null);
+    }
+    o.onAttempt?.(failure);
+    if (failure.fatal) return failed(failure, attempt, start);
+    const waiting = o.policy.waitOn.includes(failure.type);
+    const delay = nextDelay(o.policy, waiting ? waits++ : failures++, failure, Date.now(), deadline, o.random);
+    if (delay === null) {
+      if (attempt > 1) failure.message += ` (after ${attempt} attempts)`;
+      return failed(failure, attempt, start);
+    }
+    o.onRetry?.(attempt, delay, failure);
+    await sleep(delay, o.stop);
+    if (o.stop.aborted) return { kind: 'aborted' };
+  }
+}
+
+/** A slot from the gate, or null when the run stopped or the deadline passed first. */
+async function slot(pace: Pace, stop: AbortSignal, retry: boolean, deadline: number): Promise<Ticket | null> {
+  const wait = new AbortController();
+  const onStop = (): void => wait.abort();
+  stop.addEventListener('abort', onStop, { once: true });
+  const timer = setTimeout(() => wait.abort(), Math.max(0, deadline - Date.now()));
+  try {
+    return await pace.acquire(wait.signal, retry);
+  } finally {
+    clearTimeout(timer);
+    stop.removeEventListener('abort', onStop);
+  }
+}
+
+function failed(failure: Failure, attempts: number, start: number): EpisodeResult {
+  return { kind: 'failed', failure, attempts, latencyMs: Date.now() - start };
+}

@@ -1,0 +1,174 @@
+/**
+ * Opening a run folder: a fresh one, or a saved one to resume. For a resume this reads what
+ * is already there (feeding the summary) and works out which (index, rollout) pairs still
+ * need running: those with no line, or whose last line is an error.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { SummaryBuilder } from '../summary/summary.js';
+import { forEachRecord } from '../runfile/read.js';
+import { pairKey, splitPairKey, type PairKey } from '../runfile/record.js';
+import { ResultStore, RESULTS_FILE } from '../runfile/results.js';
+import { readSavedRun, type RunInfo } from '../runfile/run-info.js';
+export { readSavedRun };
+import { settingsForRunJson, settingValuesOf, type EvalSettings, type SavedSettings } from '../settings/settings.js';
+import { builtinPolicy } from '../endpoint/client.js';
+import { inShard, shardSize, type Shard } from '../runfile/shard.js';
+import { BAS_VERSION, OPENAI_VERSION } from '../runfile/versions.js';
+import { GENERATOR_VERSION } from '../task/generate.js';
+import { PROMPT_VERSION } from '../task/prompt.js';
+import { urlWithoutCredentials } from '../io/secrets.js';
+
+/** The parts of a saved run that resolveSettings starts from: run.json itself, as declared. */
+export function savedSettings(info: RunInfo): SavedSettings {
+  return info;
+}
+
+/** `runs/<UTC time>-<model>`, the model made safe for a folder name. */
+export function defaultOutputDir(model: string, shard: Shard | null = null, now = new Date()): string {
+  const stamp = now
+    .toISOString()
+    .replace(/\.\d+Z$/, 'Z')
+    .replace(/[-:]/g, '');
+  // Cut to 100 characters: a folder name may not pass 255 bytes, and model ids are unbounded.
+  const safe =
+    model.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 100) + (shard ? `-shard${shard.index}of${shard.count}` : '');
+  let dir = join('runs', `${stamp}-${safe}`);
+  for (let k = 2; existsSync(dir); k++) dir = join('runs', `${stamp}-${safe}-${k}`);
+  return dir;
+}
+
+/** run.json for these settings; strips credentials from a base URL (`user:pw@`, `?api-key=`). */
+export function runInfoFor(s: EvalSettings, startedAt: Date): RunInfo {
+  const baseURL = urlWithoutCredentials(s.baseURL);
+  const declared = settingsForRunJson(settingValuesOf(s)) as Pick<
+    RunInfo,
+    | 'model'
+    | 'task'
+    | 'n'
+    | 'rollouts'
+    | 'sampling'
+    | 'concurrency'
+    | 'timeout_s'
+    | 'request_timeout_s'
+    | 'max_retries'
+    | 'prices'
+    | 'api_key_var'
+    | 'shard'
+  >;
+  return {
+    bas_version: BAS_VERSION,
+    generator: GENERATOR_VERSION,
+    prompt_version: PROMPT_VERSION,
+    node_version: process.version,
+    openai_version: OPENAI_VERSION,
+    ...declared,
+    base_url: builtinPolicy(s.model) === null ? baseURL : null,
+    provider: builtinPolicy(s.model) === null ? s.provider : null,
+    indices: null,
+    status: 'running',
+    started_at: startedAt.toISOString(),
+    ended_at: null,
+    summary: null,
+  };
+}
+
+/** An open run folder with what it already holds. */
+export interface Session {
+  dir: string;
+  store: ResultStore;
+  builder: SummaryBuilder;
+  /** Pairs whose last line is a scored rollout: not run again. */
+  finished: Set<PairKey>;
+  /** The folder held an earlier run that recorded no scored rollout, and is being started again. */
+  restarted: boolean;
+}
+
+/** Opens a run folder: new (refusing one that holds a run) or, with `resume`, an existing one. */
+export async function openSession(dir: string, resume: boolean): Promise<Session> {
+  const builder = new SummaryBuilder();
+  const finished = new Set<PairKey>();
+  if (!resume) {
+    const { store, restarted } = await ResultStore.start(dir);
+    return { dir, store, builder, finished, restarted };
+  }
+  const store = ResultStore.reopen(dir);
+  try {
+    await forEachRecord(join(dir, RESULTS_FILE), (r) => {
+      builder.add(r);
+      const key = pairKey(r.index, r.rollout ?? 0);
+      // Last line wins: a later error line un-finishes the pair, a later scored line finishes it.
+      if (r.error) finished.delete(key);
+      else finished.add(key);
+    });
+  } catch (err) {
+    store.release();
+    throw err;
+  }
+  return { dir, store, builder, finished, restarted: false };
+}
+
+/** Every (index, rollout) pair of the run (or of its shard) not yet finished, index by index. */
+export function* pendingPairs(
+  n: number,
+  rollouts: number,
+  finished: Set<PairKey>,
+  shard: Shard | null = null,
+): Generator<readonly [number, number]> {
+  const first = shard ? shard.index - 1 : 0;
+  const step = shard ? shard.count : 1;
+  for (let index = first; index < n; index += step) {
+    for (let rollout = 0; rollout < rollouts; rollout++) {
+      if (!finished.has(pairKey(index, rollout))) yield [index, rollout] as const;
+    }
+  }
+}
+
+/** Counts the pairs `pendingPairs` will yield. */
+export function countPending(n: number, rollouts: number, finished: Set<PairKey>, shard: Shard | null = null): number {
+  let c = 0;
+  for (const key of finished) {
+    const [index, rollout] = splitPairKey(key);
+    if (index < n && rollout < rollouts && inShard(index, shard)) c++;
+  }
+  return shardSize(n, shard) * rollouts - c;
+}
+
+/**
+ * How many rollouts of a saved run remain, read without taking the folder (no lock, no
+ * repair of a torn last line), so that --resume can say so before asking for a key.
+ */
+export async function rolloutsLeft(
+  dir: string,
+  n: number,
+  rollouts: number,
+  shard: Shard | null,
+): Promise<{ pending: number; total: number }> {
+  const finished = new Set<PairKey>();
+  const results = join(dir, RESULTS_FILE);
+  if (existsSync(results)) {
+    await forEachRecord(
+      results,
+      (r) => {
+        const key = pairKey(r.index, r.rollout ?? 0);
+        if (r.error) finished.delete(key);
+        else finished.add(key);
+      },
+      () => {},
+    );
+  }
+  return { pending: countPending(n, rollouts, finished, shard), total: shardSize(n, shard) * rollouts };
+}
+
+/** The summary of a run folder's results, read without taking or changing the folder. */
+export async function readSummary(dir: string): Promise<ReturnType<SummaryBuilder['result']>> {
+  const builder = new SummaryBuilder();
+  const results = join(dir, RESULTS_FILE);
+  if (existsSync(results))
+    await forEachRecord(
+      results,
+      (r) => builder.add(r),
+      () => {},
+    );
+  return builder.result();
+}

@@ -1,0 +1,135 @@
+/**
+ * Joining run folders (typically the shards of one run) into one. The inputs must measure
+ * the same thing (model, task configuration, task count, rollouts, sampling) and hold
+ * disjoint (index, rollout) pairs. Within an input the last line of a pair counts, as
+ * everywhere. The output is written to a temporary folder and renamed into place, so a
+ * refused merge leaves nothing behind.
+ */
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { ConfigError } from '../errors.js';
+import { forEachRecord } from './read.js';
+import { SummaryBuilder, type Summary } from '../summary/summary.js';
+import { buildRunFolder, requireEmptyOutput } from './build.js';
+import { RESULTS_FILE } from './results.js';
+import { readInputRun, type RunInfo } from './run-info.js';
+import { versionClash } from './versions.js';
+import { pairKey, splitPairKey, type PairKey } from './record.js';
+import { canon } from '../io/canon.js';
+
+/** The run.json fields that must agree for runs to be merged. */
+const MUST_AGREE = ['model', 'task', 'n', 'rollouts', 'sampling'] as const;
+
+interface Input {
+  dir: string;
+  info: RunInfo;
+  /** Pair key -> the line that counts for it. */
+  winners: Map<PairKey, number>;
+}
+
+export interface MergeOutcome {
+  dir: string;
+  info: RunInfo;
+  summary: Summary;
+  missing: number;
+  /** Rollouts the merged run was to hold (tasks × rollouts). */
+  expected: number;
+}
+
+/** Merges the run folders `dirs` into a new run folder `out`. */
+export async function mergeRuns(dirs: string[], out: string): Promise<MergeOutcome> {
+  if (dirs.length < 2) throw new ConfigError('bas merge needs at least two run folders');
+  const seen = new Set(dirs.map((d) => resolve(d)));
+  if (seen.size !== dirs.length) throw new ConfigError('bas merge: a run folder is given twice');
+  requireEmptyOutput(out, '--output');
+
+  const inputs: Input[] = [];
+  for (const dir of dirs) {
+    if (!existsSync(join(dir, RESULTS_FILE)))
+      throw new ConfigError(`${dir} is not a run folder (it has no ${RESULTS_FILE})`);
+    inputs.push({ dir, info: await readInputRun(dir), winners: new Map() });
+  }
+  const first = inputs[0]!;
+  for (const input of inputs.slice(1)) {
+    const clash = versionClash(input.info, first.info);
+    if (clash) {
+      const why = clash.what === 'prompt' ? 'their models were asked differently' : 'their tasks differ';
+      throw new ConfigError(
+        `cannot merge: ${input.dir} was made with ${clash.what} ${clash.a ?? 'unknown'}, ${first.dir} with ${clash.b ?? 'unknown'}: ${why}`,
+      );
+    }
+    for (const field of MUST_AGREE) {
+      if (canon(input.info[field]) !== canon(first.info[field])) {
+        throw new ConfigError(
+          `cannot merge: ${input.dir} has ${field} ${canon(input.info[field])}, ${first.dir} has ${canon(first.info[field])}`,
+        );
+      }
+    }
+  }
+
+  // Pass 1: the winning line of each pair, and no pair in two inputs.
+  const owner = new Map<PairKey, string>();
+  for (const input of inputs) {
+    await forEachRecord(join(input.dir, RESULTS_FILE), (r, line) =>
+      input.winners.set(pairKey(r.index, r.rollout ?? 0), line),
+    );
+    for (const key of input.winners.keys()) {
+      const other = owner.get(key);
+      if (other !== undefined) {
+        const [index, rollout] = splitPairKey(key);
+        throw new ConfigError(
+          `cannot merge: task ${index} rollout ${rollout} is in both ${other} and ${input.dir} (overlapping shards)`,
+        );
+      }
+      owner.set(key, input.dir);
+    }
+  }
+
+  // Pass 2: copy the winning lines, streaming, into the new folder.
+  const builder = new SummaryBuilder();
+  const expected = first.info.n * (first.info.rollouts ?? 1);
+  const missing = expected - owner.size;
+  let merged: RunInfo | null = null;
+  await buildRunFolder(out, '--output', async (store) => {
+    for (const input of inputs) {
+      await forEachRecord(join(input.dir, RESULTS_FILE), (r, line) => {
+        if (input.winners.get(pairKey(r.index, r.rollout ?? 0)) !== line) return;
+        store.append(r);
+        builder.add(r);
+      });
+    }
+    const allComplete = inputs.every((i) => i.info.status === 'complete');
+    // Prices are bookkeeping, not what was measured: kept where every input agrees, else unknown.
+    const agreed = (k: 'in' | 'out') => {
+      const v = first.info.prices?.[k] ?? null;
+      return inputs.every((i) => (i.info.prices?.[k] ?? null) === v) ? v : null;
+    };
+    // How one process paced its requests, and when it was resumed, say nothing of the merged run.
+    const { pace: _pace, resumed_at: _resumed, ...base } = first.info;
+    merged = {
+      ...base,
+      prices: { in: agreed('in'), out: agreed('out') },
+      shard: null,
+      indices: null,
+      // `incomplete`: rollouts are in none of the inputs (a shard missing); `bas eval --resume` of the
+      // merged folder runs them, since a merged run.json keeps the whole run's n and no shard.
+      status: missing > 0 ? 'incomplete' : allComplete ? 'complete' : 'interrupted',
+      started_at: inputs.map((i) => i.info.started_at).sort()[0] ?? first.info.started_at,
+      ended_at: inputs.some((i) => !i.info.ended_at)
+        ? null
+        : inputs
+            .map((i) => i.info.ended_at!)
+            .sort()
+            .at(-1)!,
+      merged_from: inputs.map((i) => ({
+        dir: i.dir,
+        shard: i.info.shard ?? null,
+        status: i.info.status,
+        pace: i.info.pace ?? null,
+      })),
+      summary: builder.result(),
+    };
+    return merged;
+  });
+  return { dir: out, info: merged!, summary: merged!.summary as Summary, missing, expected };
+}

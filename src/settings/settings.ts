@@ -1,0 +1,300 @@
+/**
+ * The settings of one eval run, from flags over a config file over (with --resume) the saved
+ * run over defaults, every one as declared in setting-table.ts. Every value is checked here,
+ * before any work starts, and a bad one names where it came from (a flag, a config key or
+ * the saved run.json), the value and the range.
+ */
+import { ConfigError } from '../errors.js';
+import { isPolicyName, POLICY_NAMES } from '../task/policies.js';
+import type { TaskConfig } from '../task/types.js';
+import { builtinPolicy, type Sampling } from '../endpoint/client.js';
+import { valueAt, type FileConfig } from './config.js';
+import { findProvider, loadProviders, PLACEHOLDER_KEY, type Provider } from './providers.js';
+import {
+  flagName,
+  isNegatable,
+  SETTINGS,
+  SETTING_KEYS,
+  type Setting,
+  type SettingKey,
+  type SettingValues,
+} from './setting-table.js';
+import type { Shard } from '../runfile/shard.js';
+import type { RunInfo } from '../runfile/store.js';
+import { canon } from '../io/canon.js';
+import { registerUrlSecrets } from '../io/secrets.js';
+
+/** The options of `bas eval` as commander hands them over (strings and switches, unchecked). */
+export type EvalFlags = { [K in SettingKey]?: string | boolean } & { resume?: string; config?: string; json?: boolean };
+
+/** Everything a run needs, checked. */
+export interface EvalSettings {
+  model: string;
+  n: number;
+  rollouts: number;
+  concurrency: number;
+  task: TaskConfig;
+  sampling: Sampling;
+  /** The registry name of the provider, or null when none was named. */
+  provider: string | null;
+  baseURL: string;
+  apiKeyVar: string;
+  /** False for a local provider's server: an unset key variable sends a placeholder. */
+  keyRequired: boolean;
+  timeoutS: number;
+  requestTimeoutS: number;
+  maxRetries: number;
+  /** Share of errored rollouts above which a finished run exits non-zero. */
+  maxErrorRate: number;
+  /** Cap on one response body, for the HTTP client's `maxResponseBytes`. */
+  maxResponseBytes: number;
+  /** Whether concurrency adapts to rate limits (`--no-adapt` turns it off). */
+  adapt: boolean;
+  /** Run `bas check` first and stop if it fails. */
+  check: boolean;
+  output: string | null;
+  progress: boolean;
+  /** The slice of the task indices this process runs; null for all of them. */
+  shard: Shard | null;
+  /** USD per million tokens, recorded for `bas report`'s cost; null when not given. */
+  prices: { in: number | null; out: number | null };
+}
+
+/** What a saved run.json contributes on --resume: the run.json itself (old ones included). */
+export type SavedSettings = Partial<RunInfo>;
+
+const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
+const DEFAULT_KEY_VAR = 'OPENAI_API_KEY';
+
+/** Where a value came from: a flag or config key (given now) or the saved run. */
+interface Picked<V> {
+  value: V;
+  given: boolean;
+  /** How an error names the source. */
+  name: string;
+}
+
+function pickOne<K extends SettingKey>(
+  key: K,
+  flags: EvalFlags,
+  file: FileConfig | null,
+  fileName: string,
+  saved: SavedSettings | null,
+  savedFile: string,
+): Picked<SettingValues[K]> {
+  const spec = SETTINGS[key] as Setting<SettingValues[K]>;
+  const flag = flags[key];
+  // Commander fills in `true` for a `--no-x` switch that was not given.
+  if (flag !== undefined && !(isNegatable(spec) && flag === true))
+    return { value: spec.parse(flag, flagName(spec)), given: true, name: flagName(spec) };
+  const fromFile = file && spec.toml ? valueAt(file, spec.toml) : undefined;
+  const inFile = `"${spec.toml}" in ${fileName}`;
+  if (fromFile !== undefined) return { value: spec.parse(fromFile, inFile), given: true, name: inFile };
+  const fromSaved = saved && spec.runJson ? valueAt(saved as Record<string, unknown>, spec.runJson) : undefined;
+  // A null in run.json is a value only where the setting's own default is null (a sampling
+  // field left to the endpoint); elsewhere it is an old or built-in run's gap.
+  if (fromSaved !== undefined && (fromSaved !== null || spec.default === null)) {
+    const name = `${savedFile}: "${spec.runJson}"`;
+    const value = fromSaved === null ? null : spec.load ? spec.load(fromSaved, name) : spec.parse(fromSaved, name);
+    if (value === undefined) throw new ConfigError(`--resume: ${name} is unreadable`);
+    return { value: value as SettingValues[K], given: false, name };
+  }
+  return { value: spec.default, given: false, name: flagName(spec) };
+}
+
+/** Every setting's value, and which ones were given now (by a flag or the config file). */
+function pickSettings(
+  flags: EvalFlags,
+  file: FileConfig | null,
+  fileName: string,
+  saved: SavedSettings | null,
+  savedFile = 'the saved run.json',
+): { values: SettingValues; given: Set<SettingKey>; names: Record<SettingKey, string> } {
+  const values = {} as Record<SettingKey, unknown>;
+  const names = {} as Record<SettingKey, string>;
+  const given = new Set<SettingKey>();
+  for (const key of SETTING_KEYS) {
+    const p = pickOne(key, flags, file, fileName, saved, savedFile);
+    values[key] = p.value;
+    names[key] = p.name;
+    if (p.given) given.add(key);
+  }
+  return { values: values as SettingValues, given, names };
+}
+
+/** The endpoint: explicit URL and key variable, else the provider's, else the environment. */
+function endpoint(
+  v: SettingValues,
+  given: Set<SettingKey>,
+  env: NodeJS.ProcessEnv,
+): { baseURL: string; apiKeyVar: string; keyRequired: boolean } {
+  let provider: Provider | null = null;
+  if (v.provider !== null) {
+    const registry = loadProviders(v.providers, env);
+    // A saved run keeps its URL and key variable: a provider since dropped from the
+    // registry (say, one from a --providers file not given again) does not block its resume.
+    provider = given.has('provider')
+      ? findProvider(registry, v.provider, flagName(SETTINGS.provider))
+      : (registry.get(v.provider) ?? null);
+  }
+  // A provider named now beats a URL saved in the run; a URL given now beats everything.
+  const fresh = (key: SettingKey): boolean => given.has(key) || !given.has('provider');
+  const envURL = env.OPENAI_BASE_URL ? SETTINGS.baseUrl.parse(env.OPENAI_BASE_URL, 'OPENAI_BASE_URL') : null;
+  const baseURL = (fresh('baseUrl') ? v.baseUrl : null) ?? provider?.baseURL ?? envURL ?? OPENAI_DEFAULT_BASE_URL;
+  const apiKeyVar = (fresh('apiKeyVar') ? v.apiKeyVar : null) ?? provider?.apiKeyVar ?? DEFAULT_KEY_VAR;
+  // A variable named by the user is meant to hold a key; a local provider's needs none.
+  const keyRequired = given.has('apiKeyVar') || !provider || provider.keyRequired;
+  registerUrlSecrets(baseURL);
+  return { baseURL, apiKeyVar, keyRequired };
+}
+
+/** The endpoint of `bas models`: --provider, --base-url, --api-key-var as for eval, no model. */
+export function resolveEndpoint(
+  flags: EvalFlags,
+  env: NodeJS.ProcessEnv,
+): { provider: string | null; baseURL: string; apiKeyVar: string; keyRequired: boolean } {
+  const { values, given } = pickSettings(flags, null, '', null);
+  return { provider: values.provider, ...endpoint(values, given, env) };
+}
+
+/**
+ * The API key, from the variable the settings name. A local provider's server needs none: an
+ * unset variable then gives a placeholder. The key itself never appears in a message.
+ */
+export function apiKeyFor(s: { apiKeyVar: string; keyRequired: boolean }, env: NodeJS.ProcessEnv): string {
+  const apiKey = env[s.apiKeyVar];
+  if (!apiKey) {
+    if (!s.keyRequired) return PLACEHOLDER_KEY;
+    throw new ConfigError(
+      `${s.apiKeyVar} is not set: export the API key in it, or name another variable with --api-key-var (a local server that needs no key takes any value)`,
+    );
+  }
+  // A key with a line break or other control character (a file saved on Windows, a stray
+  // newline) cannot go in a header: every request would fail as a network error.
+  if (!/^[\x21-\x7e]+$/.test(apiKey)) {
+    throw new ConfigError(
+      `${s.apiKeyVar} holds characters that cannot go in an HTTP header (spaces, line breaks or non-ASCII): check how the key was exported`,
+    );
+  }
+  return apiKey;
+}
+
+/**
+ * Resolves and checks the settings. With `saved` (a resumed run), the saved values are the
+ * base, and a value given now that would change what the run measures (the settings
+ * declared `measured`) is refused; operational ones may change.
+ */
+export function resolveSettings(
+  flags: EvalFlags,
+  file: FileConfig | null,
+  fileName: string,
+  env: NodeJS.ProcessEnv,
+  saved: SavedSettings | null = null,
+  savedFile?: string,
+): EvalSettings {
+  const { values: v, given, names } = pickSettings(flags, file, fileName, saved, savedFile);
+  if (v.model === null) {
+    throw new ConfigError(
+      '-m/--model is required: a model id such as openai/gpt-5-mini, or builtin:oracle (no key, no network)',
+    );
+  }
+  const policy = builtinPolicy(v.model);
+  if (policy !== null && !isPolicyName(policy)) {
+    throw new ConfigError(
+      `${names.model}: unknown built-in model ${JSON.stringify(v.model)} (choose builtin:${POLICY_NAMES.join(', builtin:')})`,
+    );
+  }
+  if (saved) refuseChanges(v, given, saved);
+  const builtin = policy !== null;
+  const ep = builtin
+    ? { baseURL: v.baseUrl ?? OPENAI_DEFAULT_BASE_URL, apiKeyVar: v.apiKeyVar ?? DEFAULT_KEY_VAR, keyRequired: false }
+    : endpoint(v, given, env);
+  return {
+    model: v.model,
+    n: v.num,
+    rollouts: v.rollouts,
+    concurrency: v.concurrency,
+    task: { num_transactions: v.numTransactions, fault_rate: v.faultRate, seed: v.seed },
+    sampling: {
+      temperature: v.temperature,
+      max_tokens: v.maxTokens,
+      reasoning_effort: v.reasoningEffort,
+      extra: v.sampling,
+    },
+    provider: v.provider,
+    ...ep,
+    timeoutS: v.timeout,
+    requestTimeoutS: v.requestTimeout,
+    maxRetries: v.maxRetries,
+    maxErrorRate: v.maxErrorRate,
+    maxResponseBytes: Math.round(v.maxResponseMb * 1024 * 1024),
+    adapt: v.adapt,
+    check: v.check,
+    output: v.output,
+    progress: v.progress,
+    shard: v.shard,
+    prices: { in: v.priceIn, out: v.priceOut },
+  };
+}
+
+/** Refuses a measured setting given now with a value other than the saved run's. */
+function refuseChanges(now: SettingValues, given: Set<SettingKey>, saved: SavedSettings): void {
+  for (const key of SETTING_KEYS) {
+    const spec = SETTINGS[key] as Setting<unknown>;
+    if (!spec.measured || !given.has(key) || spec.runJson === null) continue;
+    const before = pickOne(key, {}, null, '', saved, 'the saved run.json').value;
+    const show = (x: unknown): string => canon(x === null ? null : spec.show ? spec.show(x) : x);
+    if (canon(spec.save ? spec.save(now[key]) : now[key]) !== canon(spec.save ? spec.save(before) : before)) {
+      throw new ConfigError(
+        `--resume: ${flagName(spec)} ${show(now[key])} differs from the saved run's ${show(before)}; a resumed run keeps its configuration (start a new run with --output to change it)`,
+      );
+    }
+  }
+}
+
+/** The run.json entries of these settings, at their declared keys. */
+export function settingsForRunJson(values: SettingValues): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of SETTING_KEYS) {
+    const spec = SETTINGS[key] as Setting<unknown>;
+    if (spec.runJson === null) continue;
+    const parts = spec.runJson.split('.');
+    let at = out;
+    for (const part of parts.slice(0, -1)) at = (at[part] ??= {}) as Record<string, unknown>;
+    at[parts.at(-1)!] = spec.save ? spec.save(values[key]) : values[key];
+  }
+  return out;
+}
+
+/** The declared values of resolved settings: the inverse of `resolveSettings`'s assembly. */
+export function settingValuesOf(s: EvalSettings): SettingValues {
+  return {
+    model: s.model,
+    num: s.n,
+    rollouts: s.rollouts,
+    concurrency: s.concurrency,
+    numTransactions: s.task.num_transactions,
+    faultRate: s.task.fault_rate,
+    seed: s.task.seed,
+    temperature: s.sampling.temperature,
+    maxTokens: s.sampling.max_tokens,
+    reasoningEffort: s.sampling.reasoning_effort,
+    sampling: s.sampling.extra,
+    provider: s.provider,
+    providers: null,
+    baseUrl: s.baseURL,
+    apiKeyVar: s.apiKeyVar,
+    timeout: s.timeoutS,
+    requestTimeout: s.requestTimeoutS,
+    maxRetries: s.maxRetries,
+    maxErrorRate: s.maxErrorRate,
+    maxResponseMb: s.maxResponseBytes / (1024 * 1024),
+    adapt: s.adapt,
+    check: s.check,
+    output: s.output,
+    progress: s.progress,
+    shard: s.shard,
+    priceIn: s.prices.in,
+    priceOut: s.prices.out,
+  };
+}

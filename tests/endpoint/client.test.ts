@@ -1,0 +1,141 @@
+import { describe, expect, it } from 'vitest';
+import { builtinClient, builtinPolicy, requestFields, type Sampling } from '../../src/endpoint/client.js';
+import { MalformedResponseError, readCompletion, ReasoningOnlyError } from '../../src/endpoint/completion.js';
+import { generateTask } from '../../src/task/generate.js';
+import { scoreReply } from '../../src/task/score.js';
+import { DEFAULT_TASK_CONFIG } from '../../src/task/config.js';
+
+const ok = (content: unknown, finish = 'stop') => ({
+  choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: finish }],
+});
+
+describe('readCompletion', () => {
+  it('reads text, finish_reason and usage', () => {
+    const c = readCompletion({ ...ok('hi'), usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 } });
+    expect(c).toEqual({
+      text: 'hi',
+      finish_reason: 'stop',
+      usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 },
+    });
+  });
+  it('keeps a reply cut by the token limit, with its finish_reason', () => {
+    expect(readCompletion(ok('<answer>{"G1"', 'length')).finish_reason).toBe('length');
+  });
+  it.each([
+    ['a string body', '<html>bad gateway</html>'],
+    ['null', null],
+    ['an array', []],
+    ['no choices', { choices: [] }],
+    ['choices missing', { id: 'x' }],
+    ['empty content', ok('')],
+    ['null content', ok(null)],
+    ['blank content cut by length', ok('  ', 'length')],
+    ['a refusal', { choices: [{ message: { content: null, refusal: 'no' }, finish_reason: 'stop' }] }],
+  ])('%s is malformed', (_n, body) => {
+    expect(() => readCompletion(body)).toThrow(MalformedResponseError);
+  });
+});
+
+describe('requestFields', () => {
+  const s: Sampling = { temperature: 0, max_tokens: 100, reasoning_effort: 'low', extra: { top_p: 0.5 } };
+  it('sends max_tokens to compatible servers and max_completion_tokens to OpenAI', () => {
+    expect(requestFields('m', s, 'http://127.0.0.1:1/v1')).toEqual({
+      model: 'm',
+      temperature: 0,
+      max_tokens: 100,
+      reasoning_effort: 'low',
+      top_p: 0.5,
+    });
+    const o = requestFields('openai/gpt-5-mini', s, 'https://api.openai.com/v1');
+    expect(o.max_completion_tokens).toBe(100);
+    expect(o.max_tokens).toBeUndefined();
+    expect(o.model).toBe('openai/gpt-5-mini');
+  });
+  it('leaves unset fields out', () => {
+    expect(
+      requestFields('m', { temperature: null, max_tokens: null, reasoning_effort: null, extra: {} }, 'http://x/v1'),
+    ).toEqual({ model: 'm' });
+  });
+});
+
+describe('built-in models', () => {
+  it('maps builtin:NAME to a policy', () => {
+    expect(builtinPolicy('builtin:oracle')).toBe('oracle');
+    expect(builtinPolicy('openai/gpt-5-mini')).toBeNull();
+  });
+  it('answer through the same interface, and the oracle scores 1', async () => {
+    const task = generateTask(DEFAULT_TASK_CONFIG, 3);
+    const c = await builtinClient('oracle').complete(task.prompt, new AbortController().signal);
+    expect(scoreReply(c.text, task.key).reward).toBe(1);
+  });
+});
+
+describe('readCompletion: reasoning', () => {
+  const reply = (message: Record<string, unknown>, finish = 'stop', usage?: unknown) => ({
+    choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finish }],
+    usage,
+  });
+
+  it('records reasoning tokens from completion_tokens_details', () => {
+    const c = readCompletion(
+      reply({ content: 'hi' }, 'stop', {
+        prompt_tokens: 3,
+        completion_tokens: 50,
+        total_tokens: 53,
+        completion_tokens_details: { reasoning_tokens: 40 },
+      }),
+    );
+    expect(c.usage).toEqual({ prompt_tokens: 3, completion_tokens: 50, total_tokens: 53, reasoning_tokens: 40 });
+  });
+
+  it.each(['reasoning_content', 'reasoning'])(
+    'a reply with %s but empty content is a typed error that says so',
+    (field) => {
+      expect(() => readCompletion(reply({ content: '', [field]: 'thinking about GST…' }, 'length'))).toThrow(
+        ReasoningOnlyError,
+      );
+      expect(() => readCompletion(reply({ content: null, [field]: 'thinking' }))).toThrow(/reasoning but no content/);
+      expect(() => readCompletion(reply({ content: '', [field]: 'x' }, 'length'))).toThrow(
+        /token limit ran out while it was reasoning/,
+      );
+    },
+  );
+});
+
+describe('httpClient: rate-limit headers on a reply', () => {
+  it.each([
+    [{ 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-reset-requests': '1s' }, true],
+    [{ 'x-ratelimit-remaining-requests': '12' }, undefined],
+    [{}, undefined],
+  ])('headers %j: budget_spent %s', async (headers, spent) => {
+    const { createServer } = await import('node:http');
+    const { httpClient } = await import('../../src/endpoint/client.js');
+    const body = JSON.stringify({
+      choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }],
+    });
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json', ...headers });
+        res.end(body);
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const port = (server.address() as { port: number }).port;
+      const client = httpClient({
+        model: 'm',
+        baseURL: `http://127.0.0.1:${port}/v1`,
+        apiKey: 'k',
+        sampling: { temperature: null, max_tokens: null, reasoning_effort: null, extra: {} },
+        requestTimeoutMs: 5000,
+      });
+      const c = await client.complete([{ role: 'user', content: 'x' }], new AbortController().signal);
+      expect(c.text).toBe('hi');
+      expect(c.budget_spent).toBe(spent);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
+});

@@ -1,0 +1,146 @@
+import { describe, expect, it } from 'vitest';
+import { Pace, type Ticket } from '../../src/endpoint/pace.js';
+
+/** A pace on a clock the test moves by hand. */
+function paced(max: number, adaptive = true) {
+  const clock = { t: 0 };
+  const pace = new Pace({ max, adaptive, now: () => clock.t });
+  const changes: number[] = [];
+  pace.onChange = (l) => changes.push(l);
+  return { pace, clock, changes };
+}
+
+const never = new AbortController().signal;
+
+describe('Pace', () => {
+  it('admits up to the limit and queues the rest, retries first', async () => {
+    const { pace } = paced(2);
+    const a = (await pace.acquire(never))!;
+    await pace.acquire(never);
+    const order: string[] = [];
+    void pace.acquire(never).then(() => order.push('fresh'));
+    void pace.acquire(never, true).then(() => order.push('retry'));
+    pace.release(a, 'other');
+    await Promise.resolve();
+    expect(order).toEqual(['retry']);
+    expect(pace.active).toBe(2);
+  });
+
+  it('halves the limit on a 429 with no replies to judge from, once per batch of requests sent', async () => {
+    const { pace, changes } = paced(64);
+    const tickets: Ticket[] = [];
+    for (let i = 0; i < 64; i++) tickets.push((await pace.acquire(never))!);
+    for (const t of tickets.slice(0, 24)) pace.release(t, 'limited');
+    expect(pace.limit).toBe(32);
+    expect(changes).toEqual([32]);
+  });
+
+  it('falls to what the endpoint sustains (replies per second x latency) once replies are seen', async () => {
+    const { pace, clock } = paced(64);
+    const first: Ticket[] = [];
+    for (let i = 0; i < 40; i++) first.push((await pace.acquire(never))!);
+    clock.t = 200;
+    for (const t of first) pace.release(t, 'ok');
+    const second: Ticket[] = [];
+    for (let i = 0; i < 33; i++) second.push((await pace.acquire(never))!);
+    pace.release(second[0]!, 'limited');
+    // 40 replies in the last second, 0.2 s each: 8 requests fit in flight.
+    expect(pace.limit).toBe(8);
+  });
+
+  it('ignores refusals of requests sent before the last decrease', async () => {
+    const { pace } = paced(16);
+    const old = (await pace.acquire(never))!;
+    const other = (await pace.acquire(never))!;
+    pace.release(other, 'limited');
+    expect(pace.limit).toBe(8);
+    pace.release(old, 'limited');
+    expect(pace.limit).toBe(8);
+  });
+
+  it('a reply saying the budget is spent lowers the limit by one', async () => {
+    const { pace } = paced(8);
+    pace.release((await pace.acquire(never))!, 'spent');
+    expect(pace.limit).toBe(7);
+  });
+
+  it('raises the limit by one per limit replies while the limit holds requests back, never above the ceiling', async () => {
+    const { pace, clock } = paced(4);
+    pace.release((await pace.acquire(never))!, 'limited');
+    expect(pace.limit).toBe(2);
+    clock.t = 10_000; // past the hold after a decrease
+    for (let round = 0; round < 20; round++) {
+      const held: Ticket[] = [];
+      for (let i = 0; i < pace.limit; i++) held.push((await pace.acquire(never))!);
+      for (const t of held) pace.release(t, 'ok');
+    }
+    expect(pace.limit).toBe(4);
+  });
+
+  it('does not rise when the limit is not what holds requests back', async () => {
+    const { pace, clock } = paced(4);
+    pace.release((await pace.acquire(never))!, 'limited');
+    clock.t = 10_000;
+    for (let i = 0; i < 50; i++) pace.release((await pace.acquire(never))!, 'ok');
+    expect(pace.limit).toBe(2);
+  });
+
+  it('never falls below one, and --no-adapt keeps the ceiling', async () => {
+    const { pace, clock } = paced(3);
+    for (let i = 0; i < 5; i++) {
+      clock.t += 10;
+      pace.release((await pace.acquire(never))!, 'limited');
+    }
+    expect(pace.limit).toBe(1);
+    const fixed = paced(3, false);
+    fixed.pace.release((await fixed.pace.acquire(never))!, 'limited');
+    expect(fixed.pace.limit).toBe(3);
+    expect(fixed.pace.record().changes).toEqual([]);
+  });
+
+  it('records changes with their time, bounded in number', async () => {
+    const { pace, clock } = paced(4096);
+    for (let i = 0; i < 12; i++) {
+      clock.t += 500;
+      pace.release((await pace.acquire(never))!, 'limited');
+    }
+    const r = pace.record();
+    expect(r.changes[0]).toEqual({ at_s: 0.5, limit: 2048 });
+    expect(r.final).toBe(1);
+    expect(r.lowest).toBe(1);
+    const many = paced(4096);
+    for (let i = 0; i < 200; i++) {
+      many.clock.t += 1;
+      many.pace.release((await many.pace.acquire(never))!, 'spent');
+    }
+    const m = many.pace.record();
+    expect(m.final).toBe(3896);
+    expect(m.changes).toHaveLength(64);
+    expect(m.dropped).toBe(136);
+    expect(m.changes[0]!.limit).toBe(4095);
+    expect(m.changes.at(-1)!.limit).toBe(3896);
+  });
+
+  it('a waiter whose signal aborts leaves the queue with null', async () => {
+    const { pace } = paced(1);
+    await pace.acquire(never);
+    const ac = new AbortController();
+    const p = pace.acquire(ac.signal);
+    ac.abort();
+    expect(await p).toBeNull();
+  });
+
+  it('a 429 that names a wait closes the gate until then, for every request', async () => {
+    const { pace, clock } = paced(8);
+    const t = (await pace.acquire(never))!;
+    pace.release(t, 'limited', 30);
+    expect(pace.tryAcquire()).toBeNull();
+    let admitted = false;
+    const waiting = pace.acquire(never).then((x) => (admitted = x !== null));
+    await new Promise((r) => setTimeout(r, 5));
+    expect(admitted).toBe(false);
+    clock.t += 30;
+    await waiting;
+    expect(admitted).toBe(true);
+  });
+});

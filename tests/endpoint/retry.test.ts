@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import {
+  backoffDelay,
+  budgetSpent,
+  DEFAULT_RETRY_POLICY,
+  nextDelay,
+  parseDuration,
+  parseRetryAfter,
+  retryable,
+  type RetryPolicy,
+} from '../../src/endpoint/retry.js';
+
+const headers = (h: Record<string, string>) => new Headers(h);
+const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, maxRetries: 3, baseDelayMs: 100, maxDelayMs: 1000 };
+
+describe('parseRetryAfter', () => {
+  const now = Date.parse('2026-09-12T10:00:00Z');
+  it.each([
+    [{ 'retry-after': '2' }, 2000],
+    [{ 'retry-after': '0.25' }, 250],
+    [{ 'retry-after': '0' }, 0],
+    [{ 'retry-after': 'Sat, 12 Sep 2026 10:00:07 GMT' }, 7000],
+    [{ 'retry-after': 'Sat, 12 Sep 2026 09:59:00 GMT' }, 0],
+    [{ 'retry-after-ms': '150', 'retry-after': '9' }, 150],
+    [{ 'retry-after': 'soon' }, null],
+    [{ 'retry-after': '-3' }, null],
+    [{}, null],
+  ])('%j -> %s ms', (h, want) => {
+    expect(parseRetryAfter(headers(h), now)).toBe(want);
+  });
+  it('tolerates missing headers', () => expect(parseRetryAfter(null)).toBeNull());
+});
+
+describe('backoffDelay (full jitter)', () => {
+  it('stays in [0, ceiling) and the ceiling doubles up to the cap', () => {
+    expect(backoffDelay(policy, 0, () => 0)).toBe(0);
+    expect(backoffDelay(policy, 0, () => 0.999999)).toBe(99);
+    expect(backoffDelay(policy, 2, () => 0.999999)).toBe(399);
+    expect(backoffDelay(policy, 10, () => 0.999999)).toBe(999);
+    for (let r = 0; r < 12; r++) {
+      const d = backoffDelay(policy, r);
+      expect(d).toBeGreaterThanOrEqual(0);
+      expect(d).toBeLessThan(Math.min(1000, 100 * 2 ** r));
+    }
+  });
+});
+
+describe('nextDelay', () => {
+  const half = () => 0.5;
+  it('retries transient failures', () => {
+    expect(nextDelay(policy, 0, { type: 'rate_limit' }, 0, 10_000, half)).toBe(50);
+    expect(nextDelay(policy, 1, { type: 'network' }, 0, 10_000, half)).toBe(100);
+    expect(nextDelay(policy, 0, { type: 'timeout' }, 0, 10_000, half)).toBe(50);
+    expect(nextDelay(policy, 0, { type: 'provider', status: 503 }, 0, 10_000, half)).toBe(50);
+  });
+  it('fails other 4xx, malformed and auth at once', () => {
+    expect(nextDelay(policy, 0, { type: 'provider', status: 400 }, 0, 10_000, half)).toBeNull();
+    expect(nextDelay(policy, 0, { type: 'provider', status: 422 }, 0, 10_000, half)).toBeNull();
+    expect(nextDelay(policy, 0, { type: 'malformed' }, 0, 10_000, half)).toBeNull();
+    expect(nextDelay(policy, 0, { type: 'auth', status: 401 }, 0, 10_000, half)).toBeNull();
+    expect(retryable(policy, { type: 'provider', status: null })).toBe(false);
+  });
+  it('honours Retry-After over the backoff', () => {
+    expect(nextDelay(policy, 0, { type: 'rate_limit', retryAfterMs: 3000 }, 0, 10_000, half)).toBe(3000);
+  });
+  it('backs off when the server asks for no wait at all, so endless 429s cannot become a request storm', () => {
+    // Retry-After: 0, retry-after-ms: 0 and an HTTP date in the past all come out as 0 ms.
+    expect(nextDelay(policy, 0, { type: 'rate_limit', retryAfterMs: 0 }, 0, 1e9, half)).toBe(50);
+    expect(nextDelay(policy, 3, { type: 'rate_limit', retryAfterMs: 0 }, 0, 1e9, half)).toBe(400);
+    expect(nextDelay(policy, 1, { type: 'provider', status: 503, retryAfterMs: 0 }, 0, 1e9, half)).toBe(100);
+  });
+  it('never sleeps past the episode deadline', () => {
+    expect(nextDelay(policy, 0, { type: 'rate_limit', retryAfterMs: 3000 }, 8000, 10_000, half)).toBeNull();
+    expect(nextDelay(policy, 0, { type: 'rate_limit', retryAfterMs: 1999 }, 8000, 10_000, half)).toBe(1999);
+    expect(nextDelay(policy, 3, { type: 'network' }, 9990, 10_000, () => 0.99)).toBeNull();
+  });
+  it('stops after maxRetries', () => {
+    expect(nextDelay(policy, 2, { type: 'network' }, 0, 1e9, half)).not.toBeNull();
+    expect(nextDelay(policy, 3, { type: 'network' }, 0, 1e9, half)).toBeNull();
+    expect(nextDelay({ ...policy, maxRetries: 0 }, 0, { type: 'network' }, 0, 1e9, half)).toBeNull();
+  });
+});
+
+describe('rate-limit headers', () => {
+  const h = (o: Record<string, string>) => new Headers(o);
+  it.each([
+    ['1s', 1000],
+    ['6m0s', 360_000],
+    ['250ms', 250],
+    ['1h2m3.5s', 3_723_500],
+    ['0.5', 500],
+    ['', null],
+    ['3x', null],
+    ['s', null],
+    ['1'.repeat(40), null],
+  ])('parseDuration(%j) = %j', (text, ms) => expect(parseDuration(text)).toBe(ms));
+
+  it('reads the reset time of the spent budget when no Retry-After is sent', () => {
+    const headers = h({
+      'x-ratelimit-remaining-requests': '5',
+      'x-ratelimit-reset-requests': '1s',
+      'x-ratelimit-remaining-tokens': '0',
+      'x-ratelimit-reset-tokens': '6m0s',
+    });
+    expect(parseRetryAfter(headers)).toBe(360_000);
+    expect(parseRetryAfter(h({ 'x-ratelimit-reset-requests': '2s', 'x-ratelimit-reset-tokens': '250ms' }))).toBe(250);
+    expect(parseRetryAfter(h({ 'retry-after': '3', 'x-ratelimit-reset-requests': '9s' }))).toBe(3000);
+  });
+
+  it('budgetSpent is true only when a remaining count is 0', () => {
+    expect(budgetSpent(h({ 'x-ratelimit-remaining-requests': '0' }))).toBe(true);
+    expect(budgetSpent(h({ 'x-ratelimit-remaining-requests': '10', 'x-ratelimit-remaining-tokens': '0' }))).toBe(true);
+    expect(budgetSpent(h({ 'x-ratelimit-remaining-requests': '10' }))).toBe(false);
+    expect(budgetSpent(null)).toBe(false);
+  });
+
+  it('a 429 is a waiting turn: retried past maxRetries, until the deadline', () => {
+    const p = { ...DEFAULT_RETRY_POLICY, maxRetries: 1 };
+    expect(nextDelay(p, 50, { type: 'rate_limit', status: 429, retryAfterMs: 10 }, 0, 1000)).toBe(10);
+    expect(nextDelay(p, 50, { type: 'rate_limit', status: 429, retryAfterMs: 2000 }, 0, 1000)).toBeNull();
+    expect(nextDelay(p, 1, { type: 'network' }, 0, 1000)).toBeNull();
+  });
+});

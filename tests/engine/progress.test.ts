@@ -1,0 +1,61 @@
+import { EventEmitter } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import { attachProgress, progressLine, type ProgressState } from '../../src/engine/progress.js';
+import type { Runner } from '../../src/engine/runner.js';
+
+const state: ProgressState = {
+  finished: 120,
+  total: 400,
+  errors: 2,
+  retries: 3,
+  meanReward: 0.9123,
+  elapsedS: 12,
+  rate: 10,
+  limit: 8,
+  max: 64,
+};
+
+describe('progressLine', () => {
+  it('shows everything when there is room', () => {
+    expect(progressLine(state, 200)).toBe(
+      '120/400 done · 2 errors · 3 retries · mean reward 0.912 · 10/s · limit 8 of 64 · 12s elapsed · ETA 28s',
+    );
+  });
+
+  it.each([
+    [100, '120/400 done · 2 errors · mean reward 0.912 · 10/s · limit 8 of 64 · 12s elapsed · ETA 28s'],
+    [79, '120/400 done · 2 errors · 10/s · limit 8 of 64 · 12s elapsed · ETA 28s'],
+    [60, '120/400 done · 2 errors · 10/s · 12s elapsed · ETA 28s'],
+    [50, '120/400 done · 2 errors · 12s elapsed · ETA 28s'],
+    [40, '120/400 done · 2 errors · ETA 28s'],
+    [30, '120/400 done · ETA 28s'],
+    [10, '120/400 do'],
+  ])('keeps the count and the ETA at width %i, dropping lesser parts first', (width, line) => {
+    const text = progressLine(state, width);
+    expect(text).toBe(line);
+    expect(text.length).toBeLessThanOrEqual(width);
+  });
+
+  it('says "1 error" and "1 retry", and shows a limit at the ceiling plainly', () => {
+    const text = progressLine({ ...state, errors: 1, retries: 1, limit: 64 }, 200);
+    expect(text).toContain('1 error ·');
+    expect(text).toContain('1 retry ·');
+    expect(text).toContain('limit 64 ·');
+  });
+});
+
+describe('attachProgress', () => {
+  it("follows the runner's events: errors, and the limit as it moves", () => {
+    const runner = new EventEmitter() as unknown as Runner;
+    const out: string[] = [];
+    const stream = { isTTY: false, write: (s: string) => out.push(s) } as unknown as NodeJS.WriteStream;
+    let t = 0;
+    attachProgress(runner, { total: 2, already: 0, stream, concurrency: 16, now: () => (t += 6000) });
+    (runner as unknown as EventEmitter).emit('pace', { limit: 4 });
+    (runner as unknown as EventEmitter).emit('error', { record: {} });
+    (runner as unknown as EventEmitter).emit('done', { record: { reward: 1 } });
+    expect(out.at(-1)).toMatch(
+      /^bas: 2\/2 done · 1 error · 0 retries · mean reward 1\.000 · .* · limit 4 of 16 · .* elapsed · ETA 0s\n$/,
+    );
+  });
+});

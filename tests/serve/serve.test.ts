@@ -1,0 +1,179 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { classifyError } from '../../src/endpoint/classify.js';
+import { httpClient } from '../../src/endpoint/client.js';
+import { DEFAULT_RETRY_POLICY } from '../../src/endpoint/retry.js';
+import { Runner } from '../../src/engine/runner.js';
+import { startServer, tokenBucket, type RunningServer, type ServeOptions } from '../../src/serve/serve.js';
+import type { RolloutRecord } from '../../src/runfile/record.js';
+import { DEFAULT_TASK_CONFIG } from '../../src/task/config.js';
+import { generateTask } from '../../src/task/generate.js';
+
+const base: ServeOptions = {
+  port: 0,
+  host: '127.0.0.1',
+  policy: 'oracle',
+  latencyMs: 0,
+  errorRate: 0,
+  rateLimitRate: 0,
+  retryAfterS: 1,
+  hangRate: 0,
+  malformedRate: 0,
+  rateLimitRps: 0,
+  seed: 1,
+  apiKey: null,
+  models: null,
+};
+const sampling = { temperature: 0, max_tokens: null, reasoning_effort: null, extra: {} };
+const prompt = generateTask(DEFAULT_TASK_CONFIG, 0).prompt;
+let server: RunningServer | null = null;
+afterEach(async () => {
+  await server?.close();
+  server = null;
+});
+
+async function attempt(o: Partial<ServeOptions>, model = 'm', apiKey = 'k') {
+  server = await startServer({ ...base, ...o });
+  const client = httpClient({ model, baseURL: server.url, apiKey, sampling, requestTimeoutMs: 5000 });
+  try {
+    return { ok: await client.complete(prompt, new AbortController().signal) };
+  } catch (err) {
+    return { failure: classifyError(err, false) };
+  }
+}
+
+describe('bas serve through the real SDK', () => {
+  it('answers with the policy, with usage', async () => {
+    const r = await attempt({});
+    expect(r.ok?.text).toContain('<answer>');
+    expect(r.ok?.finish_reason).toBe('stop');
+    expect(r.ok?.usage?.total_tokens).toBeGreaterThan(0);
+  });
+
+  it('lists models', async () => {
+    server = await startServer({ ...base, models: ['a', 'b'] });
+    const body = (await (await fetch(`${server.url}/models`)).json()) as { data: Array<{ id: string }> };
+    expect(body.data.map((m) => m.id)).toEqual(['a', 'b']);
+  });
+
+  it('a wrong key is a fatal auth failure, and the message does not repeat the key', async () => {
+    const r = await attempt({ apiKey: 'right-key' }, 'm', 'wrong-key-123');
+    expect(r.failure?.type).toBe('auth');
+    expect(r.failure?.fatal).toBe(true);
+    expect(r.failure?.message).not.toContain('wrong-key-123');
+  });
+
+  it('an unknown model is a fatal auth failure', async () => {
+    const r = await attempt({ models: ['served'] }, 'other');
+    expect(r.failure).toMatchObject({ type: 'auth', fatal: true, status: 404 });
+  });
+
+  it('a 429 carries its Retry-After to the classifier', async () => {
+    const r = await attempt({ rateLimitRate: 1, retryAfterS: 7 });
+    expect(r.failure).toMatchObject({ type: 'rate_limit', retryAfterMs: 7000, status: 429 });
+  });
+
+  it('a 500 is a provider error', async () => {
+    const r = await attempt({ errorRate: 1 });
+    expect(r.failure).toMatchObject({ type: 'provider', status: 500 });
+  });
+
+  it('every kind of malformed answer is a typed malformed error', async () => {
+    server = await startServer({ ...base, malformedRate: 1 });
+    const client = httpClient({ model: 'm', baseURL: server.url, apiKey: 'k', sampling, requestTimeoutMs: 5000 });
+    const types = new Set<string>();
+    for (let i = 0; i < 24; i++) {
+      await client.complete(prompt, new AbortController().signal).then(
+        () => types.add('ok'),
+        (err) => types.add(classifyError(err, false).type),
+      );
+    }
+    expect([...types]).toEqual(['malformed']);
+  });
+
+  it('a refused connection is a network error', async () => {
+    server = await startServer(base);
+    const url = server.url;
+    await server.close();
+    server = null;
+    const client = httpClient({ model: 'm', baseURL: url, apiKey: 'k', sampling, requestTimeoutMs: 5000 });
+    const f = await client.complete(prompt, new AbortController().signal).then(
+      () => null,
+      (err) => classifyError(err, false),
+    );
+    expect(f?.type).toBe('network');
+  });
+
+  it('an aborted hanging request rejects (and our timer makes it a timeout)', async () => {
+    server = await startServer({ ...base, hangRate: 1 });
+    const client = httpClient({ model: 'm', baseURL: server.url, apiKey: 'k', sampling, requestTimeoutMs: 5000 });
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 30);
+    const f = await client.complete(prompt, ac.signal).then(
+      () => null,
+      (err) => classifyError(err, true),
+    );
+    expect(f?.type).toBe('timeout');
+  });
+
+  it('the runner keeps at most -c requests open at the server', async () => {
+    // Long enough that a busy machine still sends all five before the first answer comes back.
+    server = await startServer({ ...base, latencyMs: 250 });
+    const records: RolloutRecord[] = [];
+    const runner = new Runner({
+      taskConfig: DEFAULT_TASK_CONFIG,
+      model: 'm',
+      client: httpClient({ model: 'm', baseURL: server.url, apiKey: 'k', sampling, requestTimeoutMs: 5000 }),
+      policy: DEFAULT_RETRY_POLICY,
+      concurrency: 5,
+      episodeTimeoutMs: 30_000,
+      requestTimeoutMs: 5_000,
+      sink: (r) => records.push(r),
+    });
+    const pairs = Array.from({ length: 20 }, (_, i) => [i, 0] as const);
+    await runner.run(pairs);
+    expect(records).toHaveLength(20);
+    expect(records.every((r) => r.reward === 1)).toBe(true);
+    expect(server.stats.maxInFlight).toBe(5);
+  });
+});
+
+describe('serve --rate-limit', () => {
+  it("the token bucket passes one second's worth at once, then one request per 1/rps", () => {
+    const clock = { t: 0 };
+    const b = tokenBucket(4, () => clock.t);
+    expect([b.take(), b.take(), b.take(), b.take()]).toEqual([0, 0, 0, 0]);
+    expect(b.take()).toBe(250);
+    expect(b.untilFullMs()).toBe(1000);
+    clock.t = 250;
+    expect(b.take()).toBe(0);
+    expect(b.take()).toBe(250);
+  });
+
+  it('answers 429 with Retry-After and rate-limit headers when the bucket is empty, and the runner paces itself to it', async () => {
+    // A rate the client passes easily even on a busy machine, with room for 4 requests in
+    // flight (20/s × 0.2 s): below one, a limit on requests in flight cannot pace at all.
+    server = await startServer({ ...base, rateLimitRps: 20, latencyMs: 200 });
+    const client = httpClient({ model: 'm', baseURL: server.url, apiKey: 'k', sampling, requestTimeoutMs: 5000 });
+    const records: RolloutRecord[] = [];
+    const r = new Runner({
+      taskConfig: DEFAULT_TASK_CONFIG,
+      model: 'm',
+      client,
+      policy: DEFAULT_RETRY_POLICY,
+      concurrency: 32,
+      episodeTimeoutMs: 30_000,
+      requestTimeoutMs: 5000,
+      sink: (x) => records.push(x),
+    });
+    const out = await r.run(
+      (function* () {
+        for (let i = 0; i < 80; i++) yield [i, 0] as const;
+      })(),
+    );
+    expect(records.filter((x) => x.error === null)).toHaveLength(80);
+    expect(server.stats.throttled).toBeGreaterThan(0);
+    expect(out.pace.lowest).toBeLessThan(32);
+    // Every 429 cost one extra request; the pace keeps them few.
+    expect(server.stats.requests).toBeLessThan(80 * 1.5);
+  });
+});

@@ -1,0 +1,293 @@
+import { describe, expect, it } from 'vitest';
+import { SummaryBuilder, summarize } from '../../src/summary/summary.js';
+import { renderSummary } from '../../src/report/tables.js';
+import { done, failed } from '../report/fixtures.js';
+import { makeRecord, SMALL_CONFIG } from '../report/make-run.js';
+
+describe('summarize', () => {
+  // Four tasks, one rollout each: rewards 1.0, 0.4, 0.2 and a timeout.
+  const records = [
+    done(0, 0, { bas: 1, audit: 1, codes: { 0: [2, 0, 0], 1: [1, 0, 0] }, latency: 1000 }),
+    done(1, 0, { bas: 0, audit: 1, codes: { 1: [1, 1, 1] }, latency: 2000 }),
+    done(2, 0, { bas: 0, audit: 0.5, codes: { 3: [1, 0, 1] }, latency: 4000 }),
+    failed(3, 0, 'timeout'),
+  ];
+  const s = summarize(records);
+
+  it('counts completed and errored rollouts by type', () => {
+    expect(s.counts).toMatchObject({
+      lines: 4,
+      rollouts: 4,
+      tasks: 4,
+      completed: 3,
+      errored: 1,
+      errors_by_type: { timeout: 1 },
+    });
+  });
+
+  it('means over completed rollouts, and with errors as 0', () => {
+    // rewards: 1.0, 0.4, 0.2
+    expect(s.reward.mean).toBeCloseTo(1.6 / 3, 12);
+    expect(s.reward.n).toBe(3);
+    // sd of (1, .4, .2): mean .5333, ss = .217777+.017777+.111111 = .346667, var .173333
+    expect(s.reward.stderr).toBeCloseTo(Math.sqrt(0.346666666 / 2) / Math.sqrt(3), 6);
+    expect(s.reward_errors_as_zero.mean).toBeCloseTo(1.6 / 4, 12);
+    expect(s.reward_errors_as_zero.n).toBe(4);
+    expect(s.rewards.bas_correct.mean).toBeCloseTo(1 / 3, 12);
+    expect(s.rewards.bas_correct.method).toBe('wilson');
+    expect(s.rewards.fault_audit.mean).toBeCloseTo(2.5 / 3, 12);
+    expect(s.metrics.parsed.mean).toBe(1);
+  });
+
+  it('per-label accuracy and pooled per-code precision/recall', () => {
+    expect(s.labels.G1.mean).toBeCloseTo(1 / 3, 12);
+    expect(s.labels['1A'].mean).toBe(1);
+    expect(s.codes.gst_on_gst_free).toEqual({ tp: 2, fp: 0, fn: 0, precision: 1, recall: 1 });
+    expect(s.codes.gst_miscalculated).toEqual({ tp: 2, fp: 1, fn: 1, precision: 2 / 3, recall: 2 / 3 });
+    expect(s.codes.outside_period).toMatchObject({ precision: 1, recall: 0.5 });
+    expect(s.codes.duplicate_invoice).toMatchObject({ precision: null, recall: null });
+  });
+
+  it('tokens over every rollout with usage, latency over completed ones', () => {
+    expect(s.tokens).toEqual({
+      prompt: 3000,
+      completion: 600,
+      total: 3600,
+      reasoning: 0,
+      rollouts_with_usage: 3,
+      ignored: 0,
+    });
+    expect(s.latency_ms.p50).toBe(2000);
+    expect(s.latency_ms.p95).toBeCloseTo(2000 + 0.9 * 2000, 9);
+  });
+
+  it('a histogram of completed rewards', () => {
+    const counts = s.reward_histogram.map((b) => b.count);
+    expect(counts).toEqual([0, 0, 1, 0, 1, 0, 0, 0, 0, 1]);
+  });
+
+  it('no pass@k with one rollout per task', () => expect(s.pass_at_k).toEqual([]));
+
+  it('renders tables', () => {
+    const text = renderSummary(s, { title: 'run' });
+    expect(text).toContain('reward (errors as 0)');
+    expect(text).toContain('0.533');
+    expect(text).toContain('timeout');
+    expect(text).toContain('gst_miscalculated');
+    expect(text).not.toContain('\u001b['); // no colour codes
+  });
+});
+
+describe('last line wins', () => {
+  it('a re-run of an errored rollout replaces it', () => {
+    const b = new SummaryBuilder();
+    b.add(failed(0, 0, 'rate_limit'));
+    b.add(done(1, 0, { bas: 0, audit: 0.5 }));
+    b.add(done(0, 0, { bas: 1, audit: 1 }));
+    const s = b.result();
+    expect(s.counts).toMatchObject({
+      lines: 3,
+      replaced: 1,
+      rollouts: 2,
+      completed: 2,
+      errored: 0,
+      errors_by_type: {},
+    });
+    expect(s.reward.mean).toBeCloseTo((1 + 0.2) / 2, 12);
+    expect([...b.winningSeqs()]).toEqual([1, 2]);
+  });
+
+  it('a later error replaces an earlier score too', () => {
+    const s = summarize([done(0, 0, { bas: 1, audit: 1 }), failed(0, 0, 'network')]);
+    expect(s.counts).toMatchObject({ completed: 0, errored: 1, errors_by_type: { network: 1 } });
+    expect(s.reward.mean).toBeNull();
+    expect(s.reward_errors_as_zero.mean).toBe(0);
+  });
+});
+
+describe('pass@k over rollouts', () => {
+  it('averages the per-task estimator, errors counting as failures', () => {
+    // task 0: 4 rollouts, 1 correct; task 1: 4 rollouts, 2 correct, one errored.
+    const s = summarize([
+      done(0, 0, { bas: 1, audit: 1 }),
+      done(0, 1, { bas: 0, audit: 1 }),
+      done(0, 2, { bas: 0, audit: 1 }),
+      done(0, 3, { bas: 0, audit: 1 }),
+      done(1, 0, { bas: 1, audit: 1 }),
+      done(1, 1, { bas: 1, audit: 1 }),
+      done(1, 2, { bas: 0, audit: 1 }),
+      failed(1, 3),
+    ]);
+    expect(s.counts.max_rollouts).toBe(4);
+    const byK = Object.fromEntries(s.pass_at_k.map((r) => [r.k, r.value]));
+    expect(byK[1]).toBeCloseTo((0.25 + 0.5) / 2, 12);
+    expect(byK[2]).toBeCloseTo((0.5 + (1 - 1 / 6)) / 2, 12);
+    expect(byK[4]).toBe(1);
+  });
+});
+
+describe('scale', () => {
+  it('100,000 rollouts summarise in plain numbers', () => {
+    const b = new SummaryBuilder();
+    const r = done(0, 0, { bas: 1, audit: 0.5 });
+    for (let i = 0; i < 100_000; i++) b.add({ ...r, index: i, reward: (i % 10) / 10 });
+    const s = b.result();
+    expect(s.counts.rollouts).toBe(100_000);
+    expect(s.reward.mean).toBeCloseTo(0.45, 9);
+  });
+});
+
+describe('fault precision, per reply and pooled', () => {
+  // Oracle replies on even tasks, silent (claims nothing) on odd ones: every claim is right.
+  const records = Array.from({ length: 8 }, (_, i) => makeRecord(SMALL_CONFIG, i, 0, 'm', i % 2 ? 'silent' : 'oracle'));
+  const s = summarize(records);
+
+  it('keeps the original fault_precision, 0 for a reply that claims nothing', () => {
+    expect(s.metrics.fault_precision.mean).toBeCloseTo(0.5, 12);
+  });
+
+  it('heads the breakdown with precision pooled over claimed pairs: 1 when no claim is wrong', () => {
+    expect(s.faults_pooled.precision).toBe(1);
+    expect(s.faults_pooled.fp).toBe(0);
+    const tp = Object.values(s.codes).reduce((a, c) => a + c.tp, 0);
+    const fn = Object.values(s.codes).reduce((a, c) => a + c.fn, 0);
+    expect(s.faults_pooled.tp).toBe(tp);
+    expect(s.faults_pooled.recall).toBeCloseTo(tp / (tp + fn), 12);
+    expect(s.faults_pooled.recall!).toBeLessThan(1);
+  });
+
+  it('the table says which precision is which', () => {
+    const text = renderSummary(s);
+    expect(text).toMatch(/all codes, pooled +│ +1\.000/);
+    expect(text).toContain('pooled over all claimed and true');
+    expect(text).toContain('0 for a reply that claims nothing');
+  });
+
+  it('counts unknown codes as false claims in the pooled precision', () => {
+    const r = makeRecord(SMALL_CONFIG, 0, 0, 'm', 'oracle');
+    r.detail!.unknown_codes = 2;
+    const p = summarize([r]).faults_pooled;
+    expect(p.fp).toBe(2);
+    expect(p.precision).toBeCloseTo(p.tp / (p.tp + 2), 12);
+  });
+});
+
+describe('every interval in a summary stays in range', () => {
+  it.each([1, 2, 4])('%i replies, all zero, all one, or mixed', (n) => {
+    for (const choose of ['oracle', 'silent', 'blanket', 'raw-sums'] as const) {
+      const s = summarize(Array.from({ length: n }, (_, i) => makeRecord(SMALL_CONFIG, i, 0, 'm', choose)));
+      const bounded = [
+        s.reward,
+        s.reward_errors_as_zero,
+        s.rewards.bas_correct,
+        s.rewards.fault_audit,
+        s.metrics.bas_label_accuracy,
+        s.metrics.fault_precision,
+        s.metrics.fault_recall,
+        s.metrics.parsed,
+        ...Object.values(s.labels),
+      ];
+      for (const e of bounded) {
+        expect(e.ci95![0]).toBeGreaterThanOrEqual(0);
+        expect(e.ci95![1]).toBeLessThanOrEqual(1);
+      }
+      expect(s.metrics.num_flagged.ci95![0]).toBeGreaterThanOrEqual(0);
+      expect(s.metrics.num_flagged.method).toBe('poisson-neff');
+    }
+  });
+});
+
+describe('summary: why rollouts errored, and what cannot be trusted', () => {
+  const err = (index: number, type: string, message: string) => ({
+    ...failed(index, 0, type),
+    error: { type, message },
+  });
+
+  it('lists the commonest messages per type with a count and an example; numbers do not split a message', () => {
+    const s = summarize([
+      err(0, 'provider', 'HTTP 400: bad temperature (parameter temperature)'),
+      err(1, 'provider', 'HTTP 400: bad temperature (parameter temperature)'),
+      err(2, 'network', 'connection failed (after 3 attempts)'),
+      err(3, 'network', 'connection failed (after 4 attempts)'),
+      err(4, 'network', 'socket hang up'),
+      done(5, 0, { bas: 1, audit: 1 }),
+    ]);
+    expect(s.errors).toEqual([
+      {
+        type: 'network',
+        count: 3,
+        messages: [
+          { count: 2, example: 'connection failed (after 3 attempts)' },
+          { count: 1, example: 'socket hang up' },
+        ],
+        other: 0,
+      },
+      {
+        type: 'provider',
+        count: 2,
+        messages: [{ count: 2, example: 'HTTP 400: bad temperature (parameter temperature)' }],
+        other: 0,
+      },
+    ]);
+    const text = renderSummary(s);
+    expect(text).toContain('provider: 2');
+    expect(text).toContain('2  HTTP 400: bad temperature (parameter temperature)');
+  });
+
+  it('a message replaced by a later line no longer counts', () => {
+    const s = summarize([err(0, 'timeout', 'slow'), done(0, 0, { bas: 1, audit: 1 })]);
+    expect(s.errors).toEqual([]);
+  });
+
+  it('error types such as constructor, toString and __proto__ are counted like any other', () => {
+    const s = summarize([
+      err(0, 'constructor', 'a'),
+      err(1, 'toString', 'b'),
+      err(2, '__proto__', 'c'),
+      err(3, 'constructor', 'd'),
+    ]);
+    expect(s.counts.errors_by_type.constructor).toBe(2);
+    expect(s.counts.errors_by_type.toString).toBe(1);
+    expect(Object.entries(s.counts.errors_by_type).sort()).toEqual([
+      ['__proto__', 1],
+      ['constructor', 2],
+      ['toString', 1],
+    ]);
+    const text = renderSummary(s);
+    expect(text).not.toMatch(/NaN|native code/);
+    expect(JSON.parse(JSON.stringify(s)).counts.errors_by_type).toEqual({
+      constructor: 2,
+      toString: 1,
+      ['__proto__']: 1,
+    });
+  });
+
+  it('ignores negative, fractional and absurd token counts with a note, so no cost goes negative', () => {
+    const base = done(0, 0, { bas: 1, audit: 1 });
+    const s = summarize([
+      { ...base, usage: { prompt_tokens: -5000, completion_tokens: 2.5, total_tokens: 1e12 } },
+      {
+        ...done(1, 0, { bas: 1, audit: 1 }),
+        usage: { prompt_tokens: 10, completion_tokens: 20, total_tokens: 30, reasoning_tokens: 15 },
+      },
+    ]);
+    expect(s.tokens).toMatchObject({ prompt: 10, completion: 20, total: 30, reasoning: 15, ignored: 3 });
+    expect(renderSummary(s)).toContain('3 token counts were negative, fractional or absurd');
+  });
+
+  it('counts replies cut by the token limit', () => {
+    const s = summarize([
+      { ...done(0, 0, { bas: 0, audit: 0 }), finish_reason: 'length' },
+      done(1, 0, { bas: 1, audit: 1 }),
+    ]);
+    expect(s.truncated).toBe(1);
+    expect(renderSummary(s)).toContain('cut by the token limit');
+  });
+
+  it('control characters in a message never reach the table', () => {
+    const s = summarize([err(0, 'provider', 'bad \u001b]0;title\u0007 thing')]);
+    expect(renderSummary(s)).not.toContain('\u001b');
+    // The whole sequence goes, not only its ESC: no `]0;title` left as text.
+    expect(s.errors[0]!.messages[0]!.example).toBe('bad  thing');
+  });
+});
