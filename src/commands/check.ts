@@ -4,7 +4,7 @@
  *
  * Exit: 0 when the endpoint accepted the request, 1 when it did not, 2 for bad input.
  */
-import { FatalRunError } from '../errors.js';
+import { FatalRunError } from '../errors/index.js';
 import { urlWithoutCredentials } from '../io/secrets.js';
 import { builtinPolicy } from '../endpoint/client.js';
 import { configPathFrom, loadConfigFile } from '../settings/config.js';
@@ -17,9 +17,17 @@ function reason(r: ProbeReport, s: EvalSettings): string {
   if (r.keyAccepted === false) return `the endpoint refused the key in ${s.apiKeyVar} (HTTP ${r.status})`;
   if (r.modelKnown === false)
     return `the endpoint does not know model ${JSON.stringify(s.model)} (bas models lists the ones it has)`;
+  const said = r.message ?? 'no message';
   if (r.paramsAccepted === false)
-    return `the endpoint refused ${r.refusedParam ? `the parameter ${r.refusedParam}` : 'the request'}: ${r.message ?? ''}`;
-  return `HTTP ${r.status ?? '?'}: ${r.message ?? 'no message'}`;
+    return `the endpoint refused ${r.refusedParam ? `the parameter ${r.refusedParam}` : 'the request'}${r.message ? `: ${r.message}` : ''}`;
+  // A redirect's message names its status; a failure without one has no status to name.
+  if (r.status === null || (r.status >= 300 && r.status < 400)) return said;
+  return `HTTP ${r.status}: ${said}`;
+}
+
+/** Where the key came from, for the report's first line: the variable, or the placeholder sent. */
+function keySource(s: EvalSettings, env: NodeJS.ProcessEnv): string {
+  return env[s.apiKeyVar] ? `key from ${s.apiKeyVar}` : `${s.apiKeyVar} not set: a placeholder key was sent`;
 }
 
 /**
@@ -53,7 +61,7 @@ export async function runCheck(
     );
   else
     out.write(
-      `${renderProbe(r, `bas check: ${s.model} at ${urlWithoutCredentials(s.baseURL)} (${via}key from ${s.apiKeyVar})`)}\n`,
+      `${renderProbe(r, `bas check: ${s.model} at ${urlWithoutCredentials(s.baseURL)} (${via}${keySource(s, env)})`)}\n`,
     );
   if (!r.ok) throw new FatalRunError(`check failed: ${reason(r, s)}`);
   return r;

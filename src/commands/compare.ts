@@ -2,7 +2,7 @@
  * `bas compare RUN_DIR...`: runs side by side, and paired differences in reward against the
  * first run where the runs share tasks.
  */
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../errors/index.js';
 import { buildComparison, renderComparison } from '../report/compare.js';
 import { refuseOutputOverInput } from '../io/output.js';
 import { readRun, type RunData } from '../report/read.js';

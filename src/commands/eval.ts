@@ -9,7 +9,7 @@
  * errors than that, or with nothing completed; 130/143 when interrupted by SIGINT/SIGTERM;
  * 141 when the reader of its output went away (a closed pipe, as a shell reports SIGPIPE).
  */
-import { ConfigError, ErrorRateError, FatalRunError, InterruptedError } from '../errors.js';
+import { ConfigError, ErrorRateError, FatalRunError, InterruptedError } from '../errors/index.js';
 import { renderSummary } from '../report/tables.js';
 import { renderEvalHeader, renderEvalCost } from '../report/eval-header.js';
 import { isPolicyName } from '../task/policies.js';
@@ -35,6 +35,7 @@ import { join } from 'node:path';
 import { RUN_FILE, writeRunInfo, type RunInfo } from '../runfile/run-info.js';
 import { FolderLock } from '../runfile/lock.js';
 import { onOutputClosed } from '../io/output.js';
+import { asClause } from '../io/outside-text.js';
 import { shardSize } from '../runfile/shard.js';
 
 function makeClient(s: EvalSettings, env: NodeJS.ProcessEnv): ModelClient {
@@ -188,7 +189,7 @@ export async function evalCommand(words: string[], flags: EvalFlags & { json?: b
       summary.counts.completed === 0
         ? `no rollout was scored, so ${dir} can be started again: fix the cause and run bas eval --output ${dir} with the corrected settings`
         : `finished rollouts are kept in ${dir}; fix the cause and continue with --resume ${dir}`;
-    throw new FatalRunError(`${outcome.fatal.message}; run stopped (${how})`);
+    throw new FatalRunError(`${asClause(outcome.fatal.message)}; run stopped (${how})`);
   }
   if (signal) {
     const code = signal === 'SIGINT' ? 130 : signal === 'SIGPIPE' ? 141 : 143;

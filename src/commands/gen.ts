@@ -2,7 +2,7 @@
  * `bas gen`: writes tasks in one of several formats, streaming, so memory stays flat however
  * many tasks are asked for.
  */
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../errors/index.js';
 import { openSink, withSink } from '../io/output.js';
 import { generateTask } from '../task/generate.js';
 import { taskToJson } from '../task/serialize.js';

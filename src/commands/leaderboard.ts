@@ -7,7 +7,7 @@
  */
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../errors/index.js';
 import { fileSink, refuseOutputOverInput, withSink } from '../io/output.js';
 import {
   buildLeaderboard,

@@ -2,7 +2,7 @@
  * `bas merge DIR... --output DIR`: joins the shards of a run (or any runs of one
  * configuration with disjoint rollouts) into one run folder, and prints its summary.
  */
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../errors/index.js';
 import { mergeRuns } from '../runfile/merge.js';
 
 export interface MergeFlags {

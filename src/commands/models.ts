@@ -2,10 +2,11 @@
  * `bas models`: the models an endpoint lists (GET /models), one id a line, or JSON.
  * Exit: 0 on success, 1 when the endpoint cannot be reached or refuses, 2 for bad input.
  */
-import { FatalRunError } from '../errors.js';
+import { FatalRunError } from '../errors/index.js';
 import { urlWithoutCredentials } from '../io/secrets.js';
 import { classifyError } from '../endpoint/classify.js';
-import { clean, listModels } from '../endpoint/endpoint-check.js';
+import { outsideText } from '../io/outside-text.js';
+import { listModels } from '../endpoint/endpoint-check.js';
 import { apiKeyFor, resolveEndpoint, type EvalFlags } from '../settings/settings.js';
 
 export async function modelsCommand(flags: EvalFlags): Promise<void> {
@@ -16,7 +17,7 @@ export async function modelsCommand(flags: EvalFlags): Promise<void> {
     models = await listModels({ baseURL: ep.baseURL, apiKey, requestTimeoutMs: 60_000 });
   } catch (err) {
     throw new FatalRunError(
-      `cannot list the models of ${urlWithoutCredentials(ep.baseURL)}: ${clean(classifyError(err, false).message)}`,
+      `cannot list the models of ${urlWithoutCredentials(ep.baseURL)}: ${outsideText(classifyError(err, false).message)}`,
     );
   }
   if (flags.json) {

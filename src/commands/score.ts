@@ -3,7 +3,7 @@
  * as `bas eval`, and with `--out` writes one scored line per reply in the replies' order.
  * Every reply is checked before anything is written, so bad input leaves no partial file.
  */
-import { ConfigError } from '../errors.js';
+import { ConfigError, InputLineError } from '../errors/index.js';
 import { readJsonLines } from '../io/jsonl.js';
 import { openSink, refuseOutputOverInput, withSink } from '../io/output.js';
 import { SummaryBuilder } from '../summary/summary.js';
@@ -58,7 +58,7 @@ interface Reply {
 /** A batch engine's output line: a reply, or a typed error when the request failed. */
 function readBatchLine(value: unknown, tasks: Map<number, KeyedTask>): Reply {
   const r = readBatchResult(value);
-  if (!tasks.has(r.index)) throw new Error(`result for task ${r.index}, which the tasks file does not hold`);
+  if (!tasks.has(r.index)) throw new InputLineError(`result for task ${r.index}, which the tasks file does not hold`);
   return {
     index: r.index,
     rollout: r.rollout,
@@ -72,18 +72,18 @@ function readBatchLine(value: unknown, tasks: Map<number, KeyedTask>): Reply {
 
 function readReplyLine(value: unknown, tasks: Map<number, KeyedTask>, seen: Map<number, number>): Reply {
   if (value === null || typeof value !== 'object' || Array.isArray(value))
-    throw new Error('a reply line must be an object {"index", "reply"}');
+    throw new InputLineError('a reply line must be an object {"index", "reply"}');
   const o = value as Record<string, unknown>;
   const index = o.index;
   if (typeof index !== 'number' || !Number.isSafeInteger(index) || index < 0)
-    throw new Error('"index" must be a non-negative integer');
-  if (typeof o.reply !== 'string') throw new Error('"reply" must be a string');
-  if (!tasks.has(index)) throw new Error(`reply for task ${index}, which the tasks file does not hold`);
+    throw new InputLineError('"index" must be a non-negative integer');
+  if (typeof o.reply !== 'string') throw new InputLineError('"reply" must be a string');
+  if (!tasks.has(index)) throw new InputLineError(`reply for task ${index}, which the tasks file does not hold`);
   // Several replies to one task are its rollouts, numbered in file order unless the line says.
   let rollout = seen.get(index) ?? 0;
   if (o.rollout !== undefined) {
     if (typeof o.rollout !== 'number' || !Number.isSafeInteger(o.rollout) || o.rollout < 0)
-      throw new Error('"rollout" must be a non-negative integer');
+      throw new InputLineError('"rollout" must be a non-negative integer');
     rollout = o.rollout;
   }
   seen.set(index, Math.max(seen.get(index) ?? 0, rollout + 1));
@@ -172,9 +172,9 @@ export async function score(flags: ScoreFlags): Promise<void> {
     // Every task is planned with as many rollouts as the highest named: an unbounded number
     // would have the missing ones counted for ever. eval's -r allows 1..1000, so 0..999.
     if (r.rollout >= MAX_ROLLOUTS)
-      throw new Error(`rollout ${r.rollout} is out of range: rollouts are numbered 0 to ${MAX_ROLLOUTS - 1}`);
+      throw new InputLineError(`rollout ${r.rollout} is out of range: rollouts are numbered 0 to ${MAX_ROLLOUTS - 1}`);
     const pair = pairKey(r.index, r.rollout);
-    if (pairs.has(pair)) throw new Error(`task ${r.index} rollout ${r.rollout} has a second reply`);
+    if (pairs.has(pair)) throw new InputLineError(`task ${r.index} rollout ${r.rollout} has a second reply`);
     pairs.add(pair);
     records.push(toRecord(r, tasks.get(r.index)!, flags.model ?? null));
   });

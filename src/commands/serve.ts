@@ -2,7 +2,7 @@
  * `bas serve`: a local OpenAI-compatible endpoint backed by a built-in policy, for trying a
  * pipeline without a provider and for the end-to-end tests. Runs until SIGINT or SIGTERM.
  */
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../errors/index.js';
 import { parseCount, parseNumberInRange } from '../task/config.js';
 import { isPolicyName, POLICY_NAMES } from '../task/policies.js';
 import { startServer, type ServeOptions } from '../serve/serve.js';

@@ -11,13 +11,14 @@
  * yet started are started.
  */
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { FileTooLargeError, readSmallFile } from '../io/jsonl.js';
+import { readSmallFile } from '../io/jsonl.js';
 import { join } from 'node:path';
-import { ConfigError } from '../errors.js';
+import { ConfigError, FileTooLargeError } from '../errors/index.js';
 import { fileSink, refuseOutputOverInput, withSink } from '../io/output.js';
 import { runInputs } from '../runfile/read.js';
 import { heldRun } from '../runfile/results.js';
 import { urlWithoutCredentials } from '../io/secrets.js';
+import { asClause } from '../io/outside-text.js';
 import { readRun } from '../report/read.js';
 import { buildSweep, renderSweep } from '../report/sweep.js';
 import type { EvalFlags } from '../settings/settings.js';
@@ -245,14 +246,14 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
         // start again, so the same sweep command, corrected, can use this folder.
         rmSync(join(dir, SWEEP_FILE), { force: true });
         const taken = new Error(
-          `${String(e?.message ?? err)}. Nothing of the sweep was scored: run the same bas sweep command with the cause fixed, in the same --output ${dir}`,
+          `${asClause(String(e?.message ?? err))}. Nothing of the sweep was scored: run the same bas sweep command with the cause fixed, in the same --output ${dir}`,
         ) as Error & { exitCode?: unknown };
         taken.exitCode = e?.exitCode;
         throw taken;
       }
       // Eval's message names the point's folder; the sweep is continued as a whole.
       const wrapped = new Error(
-        `sweep stopped at ${p.num_transactions} rows: ${String(e?.message ?? err)}; continue the whole sweep with bas sweep --resume ${dir}`,
+        `sweep stopped at ${p.num_transactions} rows: ${asClause(String(e?.message ?? err))}; continue the whole sweep with bas sweep --resume ${dir}`,
       ) as Error & { exitCode?: unknown };
       wrapped.exitCode = e?.exitCode;
       throw wrapped;

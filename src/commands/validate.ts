@@ -8,7 +8,7 @@ import { generateLedger } from '../task/generate.js';
 import { taskFromJson } from '../task/serialize.js';
 import { FAULT_CODES, type FaultCode, type FaultMap } from '../task/types.js';
 import { taskConfigFromFlags, taskCountFromFlags, type TaskFlags } from './task-flags.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../errors/index.js';
 
 export interface ValidateFlags extends TaskFlags {
   tasks?: string;

@@ -5,8 +5,10 @@
  * becomes a reply to score or a typed error, exactly like a rollout of `bas eval`.
  */
 import type { Task } from '../task/types.js';
-import type { ErrorType } from './classify.js';
-import { MalformedResponseError, readCompletion, type Completion } from './completion.js';
+import { outsideText } from '../io/outside-text.js';
+import { statusFailure, type ErrorType } from './status-failure.js';
+import { InputLineError, MalformedResponseError } from '../errors/index.js';
+import { readCompletion, type Completion } from './completion.js';
 
 const CUSTOM_ID = /^task-(\d+)-r(\d+)$/;
 
@@ -54,39 +56,37 @@ export interface BatchResult {
   error: { type: ErrorType; message: string } | null;
 }
 
-function errorType(status: number | null): ErrorType {
-  if (status === 429) return 'rate_limit';
-  if (status === 401 || status === 403) return 'auth';
-  if (status === 408) return 'timeout';
-  return 'provider';
-}
-
+/** A failed request's own words (its code and message), made safe by outsideText. */
 function said(error: unknown): string {
   if (error && typeof error === 'object') {
     const e = error as { message?: unknown; code?: unknown };
     const parts = [typeof e.code === 'string' ? e.code : '', typeof e.message === 'string' ? e.message : ''].filter(
       Boolean,
     );
-    if (parts.length > 0) return parts.join(': ').slice(0, 300);
+    if (parts.length > 0) return outsideText(parts.join(': '));
   }
   return 'no detail given';
 }
 
 /**
- * Reads one parsed output line. Throws a plain Error for a line that is not a batch result at
- * all (the caller names the line); a failed request is a result with a typed error.
+ * Reads one parsed output line. Throws an InputLineError for a line that is not a batch result
+ * at all (the caller names the line); a failed request is a result with a typed error, read
+ * by the same rules as a live reply's status (status-failure.ts).
  */
 export function readBatchResult(value: unknown): BatchResult {
   if (value === null || typeof value !== 'object' || Array.isArray(value))
-    throw new Error('a batch output line must be an object');
+    throw new InputLineError('a batch output line must be an object');
   const line = value as { custom_id?: unknown; response?: unknown; error?: unknown };
-  if (typeof line.custom_id !== 'string') throw new Error('"custom_id" is missing');
+  if (typeof line.custom_id !== 'string') throw new InputLineError('"custom_id" is missing');
   const id = parseCustomId(line.custom_id);
-  if (!id) throw new Error(`"custom_id" ${JSON.stringify(line.custom_id)} is not of the form task-<index>-r<rollout>`);
+  if (!id)
+    throw new InputLineError(
+      `"custom_id" ${JSON.stringify(line.custom_id)} is not of the form task-<index>-r<rollout>`,
+    );
   const response = line.response as { status_code?: unknown; body?: unknown } | null | undefined;
   const status = typeof response?.status_code === 'number' ? response.status_code : null;
   const body = response?.body as { model?: unknown; error?: unknown } | undefined;
-  const model = typeof body?.model === 'string' ? body.model : null;
+  const model = typeof body?.model === 'string' ? outsideText(body.model, 200) : null;
   const base = { index: id.index, rollout: id.rollout, model };
   if (line.error != null && (response == null || status === null)) {
     return {
@@ -102,11 +102,9 @@ export function readBatchResult(value: unknown): BatchResult {
       error: { type: 'malformed', message: 'the line has neither a response nor an error' },
     };
   if (status < 200 || status >= 300) {
-    return {
-      ...base,
-      completion: null,
-      error: { type: errorType(status), message: `HTTP ${status}: ${said(body?.error ?? line.error)}` },
-    };
+    const error = body?.error ?? line.error;
+    const f = statusFailure({ status, error, fallback: said(error), retryAfterMs: null });
+    return { ...base, completion: null, error: { type: f.type, message: f.message } };
   }
   try {
     return { ...base, completion: readCompletion(body), error: null };

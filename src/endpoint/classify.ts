@@ -3,39 +3,26 @@
  * records and counts; the retry loop decides from them (and the status) whether to try again.
  */
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
-import { MalformedResponseError } from './completion.js';
-import { ResponseTooLargeError } from './http-fetch.js';
-import { redact } from '../io/secrets.js';
+import { MalformedResponseError, ResponseTooLargeError } from '../errors/index.js';
+import { outsideText } from '../io/outside-text.js';
 import { parseRetryAfter } from './retry.js';
+import { failure, statusFailure, type Failure } from './status-failure.js';
 
-/** Why a rollout ended without a reply to score. */
-export type ErrorType = 'timeout' | 'rate_limit' | 'provider' | 'network' | 'malformed' | 'auth' | 'response_too_large';
+export type { ErrorType, Failure } from './status-failure.js';
 
-/** One failed attempt, classified. */
-export interface Failure {
-  type: ErrorType;
-  message: string;
-  /** HTTP status, when a response came back. */
-  status: number | null;
-  /** The server's requested wait (Retry-After), in ms. */
-  retryAfterMs: number | null;
-  /** True when no request of the run can succeed (bad key, unknown model): stop the run. */
-  fatal: boolean;
-}
-
-function failure(type: ErrorType, message: string, extra: Partial<Failure> = {}): Failure {
-  return { type, message, status: null, retryAfterMs: null, fatal: false, ...extra };
-}
+/** Codes of a connection that was made and then closed by the other end. */
+const CLOSED_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
 
 /**
- * The server's own words, shortened: providers sometimes send whole HTML pages. The key is
- * cut out first, so that shortening cannot leave a piece of it behind.
+ * Whether `err` (or an error it was caused by) says the server accepted the connection and
+ * then closed it without an answer: it was reached, it just would not talk.
  */
-function brief(text: unknown, max = 300): string {
-  const s = redact(String(text ?? ''))
-    .replace(/\s+/g, ' ')
-    .trim();
-  return s.length > max ? `${s.slice(0, max)}…` : s;
+export function closedByServer(err: unknown): boolean {
+  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if ((typeof code === 'string' && CLOSED_CODES.has(code)) || e.message === 'socket hang up') return true;
+  }
+  return false;
 }
 
 /**
@@ -47,9 +34,10 @@ export function classifyError(err: unknown, timedOut: boolean): Failure {
   if (timedOut || err instanceof APIConnectionTimeoutError) {
     return failure('timeout', 'the request timed out');
   }
-  if (err instanceof MalformedResponseError || err instanceof SyntaxError) {
-    return failure('malformed', `malformed response: ${brief((err as Error).message)}`);
-  }
+  if (err instanceof MalformedResponseError)
+    return failure('malformed', `malformed response: ${outsideText(err.message)}`);
+  // V8's JSON.parse message quotes a cut piece of the body, which may be most of an echoed key.
+  if (err instanceof SyntaxError) return failure('malformed', 'malformed response: the body is not JSON');
   if (err instanceof APIUserAbortError) return failure('timeout', 'the request was aborted');
   if (err instanceof APIConnectionError) {
     const cause = (err as { cause?: unknown }).cause;
@@ -59,39 +47,21 @@ export function classifyError(err: unknown, timedOut: boolean): Failure {
       cause instanceof Error
         ? (((cause as { cause?: unknown }).cause as Error | undefined)?.message ?? cause.message)
         : '';
-    return failure('network', `connection failed${detail ? `: ${brief(detail)}` : ''}`);
+    return failure('network', `connection failed${detail ? `: ${outsideText(detail)}` : ''}`);
   }
-  if (err instanceof APIError && typeof err.status === 'number') return statusFailure(err);
+  if (err instanceof APIError && typeof err.status === 'number') return sdkStatusFailure(err);
   if (err instanceof Error && err.name === 'AbortError') return failure('timeout', 'the request timed out');
   // fetch's body reader fails with a TypeError when the connection drops mid-body.
-  if (err instanceof TypeError) return failure('network', `connection failed: ${brief(err.message)}`);
-  return failure('provider', brief(err instanceof Error ? err.message : err));
+  if (err instanceof TypeError) return failure('network', `connection failed: ${outsideText(err.message)}`);
+  return failure('provider', outsideText(err instanceof Error ? err.message : err));
 }
 
-function statusFailure(err: APIError): Failure {
-  const status = err.status as number;
-  const body = err.error as { message?: unknown; code?: unknown; param?: unknown } | undefined;
-  // OpenAI's 400s name the refused request field in `param`: the one thing to change.
-  const param = typeof body?.param === 'string' && body.param !== '' ? ` (parameter ${brief(body.param, 80)})` : '';
-  const said = brief(body?.message ?? err.message) + param;
-  const code = typeof body?.code === 'string' ? body.code : (err.code ?? '');
-  const headers = err.headers ?? null;
-  if (status === 401 || status === 403) {
-    return failure('auth', `the endpoint refused the API key (HTTP ${status}): ${said}`, { status, fatal: true });
-  }
-  if (status === 404 && (code === 'model_not_found' || /model/i.test(said))) {
-    return failure('auth', `the endpoint does not know this model (HTTP 404): ${said}`, { status, fatal: true });
-  }
-  if (status === 429) {
-    return failure('rate_limit', `rate limited (HTTP 429): ${said}`, {
-      status,
-      retryAfterMs: parseRetryAfter(headers),
-    });
-  }
-  if (status === 408) return failure('timeout', `the server timed out the request (HTTP 408): ${said}`, { status });
-  // 5xx (retried) and the other 4xx (not retried) are the provider's word against the request.
-  return failure('provider', `HTTP ${status}: ${said}`, {
-    status,
-    retryAfterMs: status >= 500 ? parseRetryAfter(headers) : null,
+function sdkStatusFailure(err: APIError): Failure {
+  return statusFailure({
+    status: err.status as number,
+    error: err.error,
+    fallback: err.message,
+    retryAfterMs: parseRetryAfter(err.headers ?? null),
+    location: err.headers?.get('location') ?? null,
   });
 }

@@ -3,12 +3,11 @@
  * chat endpoint, or in-process from a built-in policy. One attempt per call; retries belong
  * to the runner's loop (retry.ts), which is why the SDK's own are switched off.
  */
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { runPolicy, type PolicyName } from '../task/policies.js';
 import type { ChatMessage } from '../task/types.js';
 import { readCompletion, type Completion } from './completion.js';
-import { registerSecret } from '../io/secrets.js';
-import { DEFAULT_MAX_RESPONSE_BYTES, makeNodeFetch } from './http-fetch.js';
+import { makeSdk, type SdkOptions } from './sdk.js';
 import { budgetSpent } from './retry.js';
 
 /** Anything that turns a prompt into reply text; `signal` aborts the attempt. */
@@ -64,15 +63,9 @@ export function requestFields(model: string, sampling: Sampling, baseURL: string
   return body;
 }
 
-export interface HttpClientOptions {
+export interface HttpClientOptions extends SdkOptions {
   model: string;
-  baseURL: string;
-  apiKey: string;
   sampling: Sampling;
-  /** Per-attempt bound, also given to the SDK so its own timer agrees with ours. */
-  requestTimeoutMs: number;
-  /** Largest response body read, in bytes; past it the attempt fails (default 32 MiB). */
-  maxResponseBytes?: number;
 }
 
 /** A client for an OpenAI-compatible endpoint. */
@@ -81,14 +74,7 @@ export function httpClient(opts: HttpClientOptions): ModelClient {
   // of undici) on first touch; touching it here keeps that cost out of the first requests.
   void globalThis.Headers;
   // From here on the key is cut out of whatever the endpoint sends back (io/secrets.ts).
-  registerSecret(opts.apiKey);
-  const sdk = new OpenAI({
-    apiKey: opts.apiKey,
-    baseURL: opts.baseURL,
-    maxRetries: 0,
-    timeout: Math.max(1, Math.ceil(opts.requestTimeoutMs)),
-    fetch: makeNodeFetch({ maxResponseBytes: opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES }),
-  });
+  const sdk = makeSdk(opts);
   const fields = requestFields(opts.model, opts.sampling, opts.baseURL);
   return {
     async complete(messages, signal) {

@@ -2,6 +2,8 @@
  * Reading a chat completion body: what `bas eval` gets from the SDK and what a batch engine
  * writes into its output file. No SDK here, so reading batch output loads none.
  */
+import { MalformedResponseError, ReasoningOnlyError } from '../errors/index.js';
+import { outsideText } from '../io/outside-text.js';
 
 /** Token counts as the endpoint reported them. */
 interface Usage {
@@ -19,19 +21,6 @@ export interface Completion {
   usage: Usage | null;
   /** True when the reply's rate-limit headers said a budget is used up: the run slows down. */
   budget_spent?: boolean;
-}
-
-/** The endpoint answered 200 with something that is not a usable completion. */
-export class MalformedResponseError extends Error {
-  override name = 'MalformedResponseError';
-}
-
-/**
- * The model reasoned (a `reasoning_content` or `reasoning` field) but left the content empty:
- * usually the token limit ran out while it was still thinking.
- */
-export class ReasoningOnlyError extends MalformedResponseError {
-  override name = 'ReasoningOnlyError';
 }
 
 function count(v: unknown): number | null {
@@ -53,7 +42,8 @@ function reasoningOf(message: Record<string, unknown> | undefined): string {
  */
 export function readCompletion(response: unknown): Completion {
   if (typeof response !== 'object' || response === null || Array.isArray(response)) {
-    const seen = typeof response === 'string' ? `: ${JSON.stringify(response.slice(0, 80))}` : '';
+    // Redacted before it is cut (outsideText): a cut first could keep most of an echoed key.
+    const seen = typeof response === 'string' ? `: "${outsideText(response, 80)}"` : '';
     throw new MalformedResponseError(`the body is not a JSON object${seen}`);
   }
   const r = response as { choices?: unknown; usage?: unknown };
@@ -76,7 +66,7 @@ export function readCompletion(response: unknown): Completion {
     }
     const why =
       typeof choice?.message?.refusal === 'string' && choice.message.refusal
-        ? `the model refused: ${choice.message.refusal.slice(0, 200)}`
+        ? `the model refused: ${outsideText(choice.message.refusal, 200)}`
         : finish === 'length'
           ? 'empty content (finish_reason "length": the token limit ran out before any reply)'
           : 'empty content';

@@ -4,21 +4,16 @@
  * (`bas models`). Everything the endpoint sends back is outside text: it is cut short and
  * stripped of control characters before it reaches a terminal.
  */
-import OpenAI, { APIError } from 'openai';
-import { classifyError } from './classify.js';
-import { MalformedResponseError } from './completion.js';
+import type OpenAI from 'openai';
+import { APIError } from 'openai';
+import { MalformedResponseError } from '../errors/index.js';
+import { classifyError, closedByServer } from './classify.js';
 import { requestFields, type Sampling } from './client.js';
-import { DEFAULT_MAX_RESPONSE_BYTES, makeNodeFetch } from './http-fetch.js';
-import { redact, registerSecret } from '../io/secrets.js';
-import { terminalText } from '../io/terminal-text.js';
+import { makeSdk, type SdkOptions } from './sdk.js';
+import { outsideText } from '../io/outside-text.js';
 
-export interface Endpoint {
-  baseURL: string;
-  apiKey: string;
-  requestTimeoutMs: number;
-  /** Cap on a response body (`--max-response-mb`); the HTTP client's default when absent. */
-  maxResponseBytes?: number;
-}
+/** The endpoint asked: its URL, key and bounds (`--max-response-mb` as maxResponseBytes). */
+export type Endpoint = SdkOptions;
 
 /** What one probe learned; `null` where the request never got far enough to tell. */
 export interface ProbeReport {
@@ -46,24 +41,9 @@ export interface ProbeReport {
 const MAX_SHOWN = 300;
 const MAX_HEADERS = 16;
 
-/** Outside text made safe for one terminal line: control characters out, length bounded. */
-export function clean(text: unknown, max = MAX_SHOWN): string {
-  const s = terminalText(redact(String(text ?? '').slice(0, max * 4)))
-    .replace(/\s+/g, ' ')
-    .trim();
-  return s.length > max ? `${s.slice(0, max)}…` : s;
-}
-
-function sdkFor(ep: Endpoint): OpenAI {
-  registerSecret(ep.apiKey);
-  const fetch = makeNodeFetch({ maxResponseBytes: ep.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES });
-  return new OpenAI({
-    apiKey: ep.apiKey,
-    baseURL: ep.baseURL,
-    maxRetries: 0,
-    timeout: Math.max(1, Math.ceil(ep.requestTimeoutMs)),
-    fetch,
-  });
+/** Outside text made safe for one terminal line (outsideText: redacted before it is cut). */
+function clean(text: unknown, max = MAX_SHOWN): string {
+  return outsideText(text, max);
 }
 
 type HeaderBag =
@@ -115,7 +95,7 @@ export async function probe(ep: Endpoint, model: string, sampling: Sampling): Pr
   const started = performance.now();
   try {
     const body = { ...fields, messages, stream: false } as OpenAI.ChatCompletionCreateParamsNonStreaming;
-    const { data, response } = await sdkFor(ep).chat.completions.create(body).withResponse();
+    const { data, response } = await makeSdk(ep).chat.completions.create(body).withResponse();
     report.latencyMs = performance.now() - started;
     Object.assign(report, {
       ok: true,
@@ -133,6 +113,12 @@ export async function probe(ep: Endpoint, model: string, sampling: Sampling): Pr
     report.latencyMs = performance.now() - started;
     if (!(err instanceof APIError) || typeof err.status !== 'number') {
       const failure = classifyError(err, false);
+      if (closedByServer(err)) {
+        // It took the connection, so it is there; it just would not answer.
+        report.reachable = true;
+        report.message = 'the server accepted the connection, then closed it without an answer';
+        return report;
+      }
       // A body that is not a chat completion still came from a server.
       report.reachable = failure.type === 'malformed';
       report.message = clean(failure.message);
@@ -142,7 +128,13 @@ export async function probe(ep: Endpoint, model: string, sampling: Sampling): Pr
     report.status = err.status;
     report.rateLimits = rateLimitHeaders(err.headers as HeaderBag);
     const failure = classifyError(err, false);
-    report.message = clean((err.error as { message?: unknown } | undefined)?.message ?? failure.message);
+    // The provider's own words; the failure's, without the status it already names, else.
+    const said = (err.error as { message?: unknown } | undefined)?.message;
+    report.message = clean(
+      typeof said === 'string' && said.trim() !== '' ? said : failure.message.replace(/^HTTP \d+: /, ''),
+    );
+    // A redirect is answered before the key or the model is looked at: neither was tested.
+    if (err.status >= 300 && err.status < 400) return report;
     if (err.status === 401 || err.status === 403) {
       report.keyAccepted = false;
       return report;
@@ -174,7 +166,7 @@ const MAX_MODELS = 20_000;
 export async function listModels(ep: Endpoint): Promise<ModelEntry[]> {
   // Read raw: the SDK's page takes any 200 (an HTML sign-in page, `{}`) as an empty list, and
   // a wrong base URL would then pass as "0 models".
-  const body: unknown = await sdkFor(ep).get('/models');
+  const body: unknown = await makeSdk(ep).get('/models');
   const data = body !== null && typeof body === 'object' ? (body as { data?: unknown }).data : undefined;
   if (!Array.isArray(data)) {
     throw new MalformedResponseError(
@@ -211,7 +203,7 @@ export function renderProbe(r: ProbeReport, header: string): string {
     .join(', ');
   const lines = [
     header,
-    `  reachable    ${r.reachable ? `yes (HTTP ${r.status})` : 'no'}`,
+    `  reachable    ${!r.reachable ? 'no' : r.status === null ? 'yes (no HTTP answer)' : `yes (HTTP ${r.status})`}`,
     `  key          ${yes(r.keyAccepted, 'accepted', 'refused')}`,
     `  model        ${yes(r.modelKnown, 'known', 'not known to this endpoint')}`,
     `  parameters   ${params}`,

@@ -14,26 +14,14 @@
  */
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { MalformedResponseError, ResponseTooLargeError } from '../errors/index.js';
+import { outsideText } from '../io/outside-text.js';
 
 const httpAgent = new HttpAgent({ keepAlive: true, scheduling: 'lifo', noDelay: true });
 const httpsAgent = new HttpsAgent({ keepAlive: true, scheduling: 'lifo', noDelay: true });
 
 /** The default cap on one response body: far above any chat completion, far below harm. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
-
-/** A response body passed the cap; the connection was closed without reading the rest. */
-export class ResponseTooLargeError extends Error {
-  constructor(readonly limitBytes: number) {
-    super(`the response body passed the ${describeBytes(limitBytes)} cap on responses; the connection was closed`);
-    this.name = 'ResponseTooLargeError';
-  }
-}
-
-function describeBytes(n: number): string {
-  if (n >= 1048576 && n % 1048576 === 0) return `${n / 1048576} MiB`;
-  if (n >= 1024 && n % 1024 === 0) return `${n / 1024} KiB`;
-  return `${n}-byte`;
-}
 
 /** Options of `makeNodeFetch`. */
 export interface NodeFetchOptions {
@@ -97,7 +85,14 @@ class BufferedResponse {
     return this.payload.toString('utf8');
   }
   async json(): Promise<unknown> {
-    return JSON.parse(this.payload.toString('utf8'));
+    const text = this.payload.toString('utf8');
+    try {
+      return JSON.parse(text);
+    } catch {
+      // V8's own message quotes a cut piece of the body, which may be most of an echoed key:
+      // the message is built from the whole body, redacted before it is cut.
+      throw new MalformedResponseError(`the body is not JSON: "${outsideText(text, 80)}"`);
+    }
   }
   async arrayBuffer(): Promise<ArrayBuffer> {
     return new Uint8Array(this.payload).buffer;

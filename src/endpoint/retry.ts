@@ -3,7 +3,7 @@
  * switched off (maxRetries 0) so that every attempt, and every sleep between attempts, is
  * bounded by the episode deadline that this loop owns.
  */
-import type { ErrorType } from './classify.js';
+import type { ErrorType } from './status-failure.js';
 
 /** How failed attempts are retried. */
 export interface RetryPolicy {

@@ -22,7 +22,7 @@ import {
   type Stats,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { ConfigError, fileError } from '../errors.js';
+import { ConfigError, fileError } from '../errors/index.js';
 
 /** Temporary paths this process made and has not yet committed or removed: path -> is a folder. */
 const liveTemps = new Map<string, boolean>();

@@ -3,7 +3,7 @@
  * file and the line. Blank lines are ignored.
  */
 import { closeSync, createReadStream, openSync, readSync, statSync } from 'node:fs';
-import { ConfigError, fileError, systemErrorCode } from '../errors.js';
+import { ConfigError, fileError, FileTooLargeError, InputLineError, systemErrorCode } from '../errors/index.js';
 
 /** Fails early, with a ConfigError, when `path` is not a readable file. */
 function requireFile(path: string, flag: string): void {
@@ -15,17 +15,6 @@ function requireFile(path: string, flag: string): void {
     throw fileError('read', path, err, flag);
   }
   if (!isFile) throw new ConfigError(`${flag}: not a file: ${path}`);
-}
-
-/** A file past the size its reader accepts; `limit` is that size in bytes. */
-export class FileTooLargeError extends Error {
-  override name = 'FileTooLargeError';
-  constructor(
-    readonly path: string,
-    readonly limit: number,
-  ) {
-    super(`${path} is larger than ${limit} bytes`);
-  }
 }
 
 /**
@@ -95,7 +84,9 @@ export async function* boundedLines(path: string, maxChars = MAX_LINE_CHARS): As
 
 /**
  * Calls `fn(value, lineNumber)` for each JSON line of `path`, in order. A line that is not
- * JSON, or that `fn` rejects by throwing a plain Error, becomes a ConfigError naming the line.
+ * JSON, or that `fn` rejects by throwing an InputLineError (or a ConfigError), becomes a
+ * ConfigError naming the file and the line. Anything else `fn` throws is a bug of bas, not
+ * of the file: it goes up as it is, so the CLI reports it as an internal error.
  */
 export async function readJsonLines(
   path: string,
@@ -119,15 +110,14 @@ export async function readJsonLines(
       try {
         fn(value, lineNo);
       } catch (err) {
-        if (err instanceof ConfigError) throw err;
-        throw new ConfigError(`${path}:${lineNo}: ${(err as Error).message}`);
+        if (err instanceof InputLineError) throw new ConfigError(`${path}:${lineNo}: ${err.message}`, { cause: err });
+        throw err;
       }
       count++;
     }
   } catch (err) {
-    if (err instanceof ConfigError) throw err;
     if (systemErrorCode(err) !== null) throw fileError('read', path, err, flag);
-    throw new ConfigError(`${flag}: cannot read ${path}: ${(err as Error).message}`);
+    throw err;
   } finally {
     await lines.return(undefined);
   }

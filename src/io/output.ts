@@ -6,7 +6,7 @@
  */
 import { statSync } from 'node:fs';
 import { AtomicFile, cleanupOnSignal } from './atomic-file.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../errors/index.js';
 
 /** Where a command's text goes. `end()` commits; `abort()` discards. */
 export interface OutputSink {

@@ -3,12 +3,16 @@
  * the request's Authorization header in an error body or a reply, so the key's value is
  * registered once it is known, and every string from outside is passed through `redact` at
  * the few places where text leaves the process: the record writer, the run file writer, the
- * error and warning printers and the error classifier. Also here: taking credentials out of a
+ * error and warning printers, and `outsideText`, which every provider message goes through.
+ * An echo may split the key with characters a reader does not see (an escape sequence, a
+ * zero-width space, a NUL): the search looks through them (hidden-chars.ts), and the whole
+ * stretch, hidden characters included, is replaced. Also here: taking credentials out of a
  * URL before it is stored or shown.
  */
+import { nextHidden, sequenceEnd } from './hidden-chars.js';
 
-/** What a secret is replaced with. */
-const REDACTED = '[redacted]';
+/** What a secret is replaced with; a cut of outside text never falls inside it. */
+export const REDACTED = '[redacted]';
 
 /** The registered secrets in every form they may be echoed in, longest first. */
 let forms: string[] = [];
@@ -35,10 +39,67 @@ export function forgetSecrets(): void {
   forms = [];
 }
 
-/** `text` with every registered secret replaced by `[redacted]`. */
+/**
+ * `text` with every registered secret replaced by `[redacted]`, also where characters a reader
+ * does not see (escape sequences, controls, zero-width and bidi characters) are mixed into it:
+ * then the stretch from the secret's first to its last character goes, hidden ones included.
+ * Everything else of `text` is kept as it was.
+ */
 export function redact(text: string): string {
-  for (const f of forms) if (text.includes(f)) text = text.split(f).join(REDACTED);
-  return text;
+  if (forms.length === 0) return text;
+  if (nextHidden(text, 0) < 0) {
+    for (const f of forms) if (text.includes(f)) text = text.split(f).join(REDACTED);
+    return text;
+  }
+  return redactSeeingThrough(text);
+}
+
+/** `redact` for text with hidden characters: searches the visible skeleton, cuts the original. */
+function redactSeeingThrough(text: string): string {
+  // The visible skeleton, as pieces of `text`, and where each piece starts in both.
+  const pieces: string[] = [];
+  const skelAt: number[] = [];
+  const textAt: number[] = [];
+  let length = 0;
+  for (let i = 0; i < text.length;) {
+    const hidden = nextHidden(text, i);
+    const end = hidden < 0 ? text.length : hidden;
+    if (end > i) {
+      pieces.push(text.slice(i, end));
+      skelAt.push(length);
+      textAt.push(i);
+      length += end - i;
+    }
+    if (hidden < 0) break;
+    const seq = sequenceEnd(text, hidden);
+    i = seq > hidden ? seq : hidden + (text.codePointAt(hidden)! > 0xffff ? 2 : 1);
+  }
+  const skeleton = pieces.join('');
+  const original = (k: number): number => {
+    let lo = 0;
+    let hi = skelAt.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (skelAt[mid]! <= k) lo = mid;
+      else hi = mid - 1;
+    }
+    return textAt[lo]! + (k - skelAt[lo]!);
+  };
+  const spans: Array<[number, number]> = [];
+  for (const f of forms) {
+    for (let at = skeleton.indexOf(f); at >= 0; at = skeleton.indexOf(f, at + f.length))
+      spans.push([original(at), original(at + f.length - 1) + 1]);
+  }
+  if (spans.length === 0) return text;
+  spans.sort((a, b) => a[0] - b[0]);
+  let out = '';
+  let from = 0;
+  for (const [start, end] of spans) {
+    if (end <= from) continue; // inside a stretch already cut
+    if (start >= from) out += text.slice(from, start) + REDACTED;
+    from = end;
+  }
+  return out + text.slice(from);
 }
 
 /**
@@ -51,15 +112,22 @@ export function redactDeep<T>(value: T): T {
   return walk(value) as T;
 }
 
+/** How JSON text writes a C0 control character: `\b`, `\f`, `\r`, `\u00XX`. */
+const JSON_CONTROL = /\\(?:[bfr]|u00)/;
+
 /**
  * `JSON.stringify(value, null, space)` with every registered secret cut out of its strings.
  * The JSON text is searched first, which is cheap, and the value copied and redacted only
- * when a secret is found: JSON escapes a string one character at a time, so a string holding
+ * when a secret is found or hidden characters may split one: JSON escapes a string one character at a time, so a string holding
  * a secret yields text holding the secret's JSON-escaped form, which is registered.
  */
 export function stringifyRedacted(value: unknown, space?: number): string {
   const text = JSON.stringify(value, null, space);
-  if (forms.length === 0 || !forms.some((f) => text.includes(f))) return text;
+  if (forms.length === 0) return text;
+  // JSON writes C0 controls as \b, \f, \r or \u00XX and leaves other hidden characters as
+  // they are: any of them may split a secret, so such text is walked string by string.
+  const mayHide = JSON_CONTROL.test(text) || nextHidden(text, 0) >= 0;
+  if (!mayHide && !forms.some((f) => text.includes(f))) return text;
   return JSON.stringify(walk(value), null, space);
 }
 

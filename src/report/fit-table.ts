@@ -4,6 +4,7 @@
  * fits; numbers are never broken. The breaking is done here, not by cli-table3, because its
  * word wrap cuts words it cannot break with an ellipsis, and a cut folder name is useless.
  */
+import { displayWidth, fitIndex, terminalText } from '../io/terminal-text.js';
 import { plainTable } from './tables.js';
 
 /** The width every text table is held to. */
@@ -12,42 +13,38 @@ const TABLE_WIDTH = 80;
 /** A wrapped column is not made narrower than this. */
 const MIN_WRAP = 10;
 
-/** Display width of one line: code points (cli-table3 draws with one-column box characters). */
-function lineWidth(line: string): number {
-  let n = 0;
-  for (const _ of line) n++;
-  return n;
-}
-
-/** The widest line of a rendered text. */
+/**
+ * The widest line of a rendered text, in terminal columns: an East Asian wide character
+ * counts two, a combining mark none (cli-table3 draws with one-column box characters).
+ */
 export function textWidth(text: string): number {
-  let w = 0;
-  for (const line of text.split('\n')) w = Math.max(w, lineWidth(line));
-  return w;
+  return displayWidth(text);
 }
 
 // Characters after which a long name may break: a path, a model id, words.
 const BREAK_AFTER = new Set([' ', '/', '\\', '-', '_', '.', ':', ',', '·']);
 
-/** Breaks one line into pieces of at most `width` code points, at a separator where one is near. */
+/**
+ * Breaks one line into pieces at most `width` columns wide, at a separator where one is near
+ * (in the second half of the piece); else mid-word, never inside a wide character.
+ */
 function breakLine(line: string, width: number): string[] {
-  const chars = [...line];
   const out: string[] = [];
-  let start = 0;
-  while (chars.length - start > width) {
-    let cut = start + width;
-    // Look back at most half a line for a separator; else cut mid-word.
-    for (let i = start + width - 1; i >= start + Math.floor(width / 2); i--) {
-      if (BREAK_AFTER.has(chars[i]!)) {
+  let rest = line;
+  while (displayWidth(rest) > width) {
+    const fit = Math.max(fitIndex(rest, width), rest.codePointAt(0)! > 0xffff ? 2 : 1);
+    let cut = fit;
+    const half = fitIndex(rest, Math.floor(width / 2));
+    for (let i = fit - 1; i >= half && i > 0; i--) {
+      if (BREAK_AFTER.has(rest[i]!)) {
         cut = i + 1;
         break;
       }
     }
-    out.push(chars.slice(start, cut).join('').trimEnd());
-    start = cut;
-    while (chars[start] === ' ') start++;
+    out.push(rest.slice(0, cut).trimEnd());
+    rest = rest.slice(cut).replace(/^ +/, '');
   }
-  out.push(chars.slice(start).join(''));
+  out.push(rest);
   return out;
 }
 
@@ -67,24 +64,12 @@ export interface FitOptions {
   width?: number;
 }
 
-/**
- * A cell's text without control characters (line breaks kept): a model name or folder read
- * from a run folder must not move the cursor or colour the terminal, and would throw off
- * the widths measured here.
- */
-function plainCell(text: string): string {
-  let out = '';
-  for (const ch of text) {
-    const c = ch.codePointAt(0)!;
-    out += ch === '\n' ? ch : c < 0x20 || (c >= 0x7f && c < 0xa0) ? '?' : ch;
-  }
-  return out;
-}
-
 /** Renders a table at most `width` (80) columns wide, wrapping the `wrap` columns as needed. */
 export function fitTable(head: string[], rawRows: string[][], opts: FitOptions = {}): string {
   const width = opts.width ?? TABLE_WIDTH;
-  const rows = rawRows.map((r) => r.map(plainCell));
+  // Terminal-safe before measuring: a model name or folder read from a run folder must not
+  // move the cursor, reorder the line (bidi) or hide (zero-width), nor throw off the widths.
+  const rows = rawRows.map((r) => r.map(terminalText));
   const widths = head.map((h, i) => Math.max(textWidth(h), ...rows.map((r) => textWidth(r[i] ?? ''))));
   // Each column costs its text, a space either side and one border; plus the last border.
   const total = () => widths.reduce((a, w) => a + w + 3, 1);

@@ -2,7 +2,8 @@
  * A run folder summarised for reports: its records folded into a summary, with plain notes
  * about its state (in progress, cut off, mixed configurations).
  */
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../errors/index.js';
+import { registerSecret } from '../io/secrets.js';
 import type { TaskConfig } from '../task/types.js';
 import {
   expectedRollouts,
@@ -35,10 +36,24 @@ export interface RunData {
   notes: string[];
 }
 
+/**
+ * A folder written by bas 0.3 may hold an endpoint's echo of the key split by hidden
+ * characters, which that version's redaction missed. When the run's key variable is set here,
+ * its value is registered, so that whatever the report shows has it cut out. The name comes
+ * from a file, so it is used for nothing else, and only a variable named like a key is read.
+ */
+function registerReadBackKey(run: RunFile | null): void {
+  const name = run?.api_key_var;
+  if (typeof name !== 'string' || !/^[A-Z][A-Z0-9_]{0,63}$/.test(name) || !/KEY|TOKEN|SECRET/.test(name)) return;
+  const value = process.env[name];
+  if (value) registerSecret(value);
+}
+
 /** Reads and summarises a run folder (or a bare results file). */
 export async function readRun(path: string, warn: Warn = stderrWarn): Promise<RunData> {
   const { dir, resultsPath, runPath } = locateRun(path);
   let run = runPath ? await readRunInfo(runPath) : null;
+  registerReadBackKey(run);
   const builder = new SummaryBuilder();
   const configs = new Set<string>();
   let firstConfig: TaskConfig | null = null;
@@ -77,7 +92,7 @@ export async function readRun(path: string, warn: Warn = stderrWarn): Promise<Ru
     );
   else if (status === 'interrupted' || status === 'failed')
     notes.push(
-      `This run was ${status} before it finished: the figures cover what completed. \`bas eval --resume ${dir}\` finishes it.`,
+      `This run ${status === 'failed' ? 'failed' : 'was interrupted'} before it finished: the figures cover what completed. \`bas eval --resume ${dir}\` finishes it.`,
     );
   if (expected !== null && summary.counts.rollouts < expected) {
     notes.push(

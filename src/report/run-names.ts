@@ -5,7 +5,7 @@
  * refused, since comparing a run with itself can only show "no difference".
  */
 import { realpathSync, statSync } from 'node:fs';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../errors/index.js';
 import { locateRun } from '../runfile/read.js';
 
 /** Path parts of a folder, empty ones (from "./", "a//b" or a trailing slash) dropped. */

@@ -2,7 +2,7 @@
  * `bas report` in data: one run's summary with its breakdowns and cost, and its text form.
  */
 import { terminalText } from '../io/terminal-text.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../errors/index.js';
 import type { TaskConfig } from '../task/types.js';
 import type { RunData } from './read.js';
 import type { Summary } from '../summary/summary.js';

@@ -3,7 +3,7 @@
  * terminal, in a pipe and in a test).
  */
 import Table from 'cli-table3';
-import { terminalText } from '../io/terminal-text.js';
+import { fitWidth, terminalText } from '../io/terminal-text.js';
 import { BAS_LABELS, FAULT_CODES } from '../task/types.js';
 import type { Estimate } from '../summary/stats.js';
 import type { Summary } from '../summary/summary.js';
@@ -146,9 +146,8 @@ function renderErrors(s: Summary): string {
     // Types and messages come from endpoints and files: terminal-safe before they are shown.
     lines.push(`  ${terminalText(d.type)}: ${fmtInt(d.count)}`);
     for (const m of d.messages) {
-      const example = terminalText(m.example);
-      const text = example.length > EXAMPLE_WIDTH ? `${example.slice(0, EXAMPLE_WIDTH - 1)}…` : example;
-      lines.push(`    ${fmtInt(m.count).padStart(5)}  ${text}`);
+      // Cut by columns (wide characters count two), never inside "[redacted]".
+      lines.push(`    ${fmtInt(m.count).padStart(5)}  ${fitWidth(terminalText(m.example), EXAMPLE_WIDTH)}`);
     }
     if (d.other) lines.push(`    ${fmtInt(d.other).padStart(5)}  (other messages)`);
   }

@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { cleanupOnSignal, forgetTemp, trackTemp } from '../io/atomic-file.js';
-import { ConfigError, fileError, systemErrorCode } from '../errors.js';
+import { ConfigError, fileError, systemErrorCode } from '../errors/index.js';
 import { ResultStore } from './results.js';
 import { writeRunInfo, type RunInfo } from './run-info.js';
 

@@ -19,7 +19,7 @@ import { closeSync, linkSync, openSync, readFileSync, unlinkSync } from 'node:fs
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { writeFully } from '../io/atomic-file.js';
-import { ConfigError, fileError, systemErrorCode } from '../errors.js';
+import { ConfigError, fileError, systemErrorCode } from '../errors/index.js';
 
 export const LOCK_FILE = '.bas.lock';
 const TAKEOVER_SUFFIX = '.takeover';

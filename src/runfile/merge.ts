@@ -7,7 +7,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../errors/index.js';
 import { forEachRecord } from './read.js';
 import { SummaryBuilder, type Summary } from '../summary/summary.js';
 import { buildRunFolder, requireEmptyOutput } from './build.js';

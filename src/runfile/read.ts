@@ -7,9 +7,8 @@
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, fileError, systemErrorCode } from '../errors.js';
+import { ConfigError, fileError, systemErrorCode } from '../errors/index.js';
 import { boundedLines } from '../io/jsonl.js';
-import { redact } from '../io/secrets.js';
 import { terminalText } from '../io/terminal-text.js';
 import { checkRecord, type RolloutRecord } from './record.js';
 import { readShard, shardSize } from './shard.js';
@@ -19,7 +18,7 @@ import { RUN_FILE, type RunFile } from './run-info.js';
 export { readRunInfo, type RunFile } from './run-info.js';
 
 export type Warn = (message: string) => void;
-export const stderrWarn: Warn = (m) => process.stderr.write(`bas: warning: ${terminalText(redact(m))}\n`);
+export const stderrWarn: Warn = (m) => process.stderr.write(`bas: warning: ${terminalText(m)}\n`);
 
 /**
  * Calls `fn` for every record of a results file, in order, with its 1-based line number.

@@ -11,7 +11,7 @@
 import { stringifyRedacted } from '../io/secrets.js';
 import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, fileError, FatalRunError, fileErrorMessage, systemErrorCode } from '../errors.js';
+import { ConfigError, fileError, FatalRunError, fileErrorMessage, systemErrorCode } from '../errors/index.js';
 import { writeFully } from '../io/atomic-file.js';
 import { boundedLines } from '../io/jsonl.js';
 import { FolderLock } from './lock.js';

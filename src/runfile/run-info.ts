@@ -6,10 +6,10 @@
  */
 import { stringifyRedacted } from '../io/secrets.js';
 import { existsSync } from 'node:fs';
-import { FileTooLargeError, readSmallFile } from '../io/jsonl.js';
+import { readSmallFile } from '../io/jsonl.js';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../io/atomic-file.js';
-import { ConfigError, fileError, systemErrorCode } from '../errors.js';
+import { ConfigError, fileError, FileTooLargeError, systemErrorCode } from '../errors/index.js';
 import { MAX_TASKS, parseCount, parseNumberInRange, resolveTaskConfig } from '../task/config.js';
 import { GENERATOR_VERSION } from '../task/generate.js';
 import type { TaskConfig } from '../task/types.js';

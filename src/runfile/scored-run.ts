@@ -3,7 +3,7 @@
  * run.json as `bas eval` writes, so `bas report` and `bas compare` read it like any run.
  * Written to a temporary folder and renamed into place.
  */
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../errors/index.js';
 import type { RolloutRecord } from './record.js';
 import type { Summary } from '../summary/summary.js';
 import { sameTaskConfig } from '../task/config.js';

@@ -4,7 +4,7 @@
  * `bas merge`. Slices are strided (task i goes to shard i mod N + 1), so every shard gets a
  * like mix of tasks and any shard's results alone are a fair sample of the run.
  */
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../errors/index.js';
 
 export interface Shard {
   /** 1-based: the first shard is 1/N. */

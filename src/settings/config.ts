@@ -17,9 +17,9 @@
  * An unknown key or a value of the wrong type is an error naming the key; ranges are checked
  * with the flags (settings.ts), so a bad value reads the same from either.
  */
-import { FileTooLargeError, readSmallFile } from '../io/jsonl.js';
+import { readSmallFile } from '../io/jsonl.js';
 import { parse, TomlError } from 'smol-toml';
-import { ConfigError, fileError } from '../errors.js';
+import { ConfigError, fileError, FileTooLargeError } from '../errors/index.js';
 import { SETTINGS, SETTING_KEYS, type Kind } from './setting-table.js';
 
 /** A parsed configuration file: TOML tables, each key checked against the declaration. */

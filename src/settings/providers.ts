@@ -3,10 +3,10 @@
  * user's own file (`--providers FILE`, else $BAS_PROVIDERS) adding providers or overriding
  * fields of shipped ones. A provider gives a base URL and the variable its key is read from.
  */
-import { FileTooLargeError, readSmallFile } from '../io/jsonl.js';
+import { readSmallFile } from '../io/jsonl.js';
 import { fileURLToPath } from 'node:url';
 import { parse, TomlError } from 'smol-toml';
-import { ConfigError, fileError } from '../errors.js';
+import { ConfigError, fileError, FileTooLargeError } from '../errors/index.js';
 import { parseBaseURL, parseProviderName, parseVarName } from './setting-table.js';
 
 /** One provider of the registry. */

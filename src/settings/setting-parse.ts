@@ -4,7 +4,7 @@
  * ConfigError naming the source, the value and the range.
  */
 import { looksLikeSecret, urlWithoutCredentials } from '../io/secrets.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../errors/index.js';
 import { MAX_TASKS, parseCount, parseNumberInRange } from '../task/config.js';
 
 export const REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;

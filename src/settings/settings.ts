@@ -4,7 +4,7 @@
  * before any work starts, and a bad one names where it came from (a flag, a config key or
  * the saved run.json), the value and the range.
  */
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../errors/index.js';
 import { isPolicyName, POLICY_NAMES } from '../task/policies.js';
 import type { TaskConfig } from '../task/types.js';
 import { builtinPolicy, type Sampling } from '../endpoint/client.js';

@@ -4,7 +4,7 @@
  * outside (endpoints, files): they are grouped by a key built in one pass, stored bounded in
  * length and number, and never used as keys of plain objects.
  */
-import { terminalText } from '../io/terminal-text.js';
+import { outsideText } from '../io/outside-text.js';
 
 /** The errors of one type, with their commonest messages. */
 export interface ErrorDigest {
@@ -47,9 +47,12 @@ function messageKey(message: string): string {
   return out;
 }
 
-/** A message fit to show on a terminal (the one terminal-safe function), at most 300 characters. */
+/**
+ * A message fit to keep and show, at most 300 characters: outsideText, so that a message read
+ * back from an older run folder is redacted and made visible before it is cut, never after.
+ */
 function example(message: string): string {
-  return terminalText(message.slice(0, MESSAGE_CHARS * 2)).slice(0, MESSAGE_CHARS);
+  return outsideText(message, MESSAGE_CHARS);
 }
 
 /** The distinct messages seen, each with a small id that a summary slot can hold as a number. */

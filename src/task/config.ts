@@ -2,7 +2,7 @@
  * Checking the four values that identify tasks. Bad values fail before any work starts,
  * with a message naming the flag, the value given and the range allowed.
  */
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../errors/index.js';
 import type { TaskConfig } from './types.js';
 
 export const DEFAULT_TASK_CONFIG: Readonly<TaskConfig> = Object.freeze({

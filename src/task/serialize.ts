@@ -3,6 +3,7 @@
  * as two-decimal strings, field names as SPEC.md lists them. Reading checks every field and
  * names the first one that is wrong; the caller adds the file and line.
  */
+import { TaskShapeError } from '../errors/index.js';
 import { formatCents, parseMoneyString } from './money.js';
 import { resolveTaskConfig } from './config.js';
 import {
@@ -63,11 +64,6 @@ function basToJson(bas: Bas): Record<string, string> {
     '1B': formatCents(bas['1B']),
     net: formatCents(bas.net),
   };
-}
-
-/** Thrown by `taskFromJson` with the path of the offending field. */
-class TaskShapeError extends Error {
-  override name = 'TaskShapeError';
 }
 
 function fail(path: string, what: string): never {

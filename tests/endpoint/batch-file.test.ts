@@ -61,7 +61,7 @@ describe('batch files', () => {
       'a 429',
       { response: { status_code: 429, body: { error: { message: 'slow down' } } } },
       'rate_limit',
-      /HTTP 429: slow down/,
+      /rate limited \(HTTP 429\): slow down/,
     ],
     ['a 500', { response: { status_code: 500, body: { error: { message: 'boom' } } } }, 'provider', /HTTP 500/],
     ['a 401', { response: { status_code: 401, body: {} } }, 'auth', /HTTP 401/],

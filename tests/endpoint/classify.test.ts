@@ -1,7 +1,7 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { describe, expect, it } from 'vitest';
 import { classifyError } from '../../src/endpoint/classify.js';
-import { MalformedResponseError } from '../../src/endpoint/completion.js';
+import { MalformedResponseError } from '../../src/errors/index.js';
 
 const status = (code: number, body: unknown, headers: Record<string, string> = {}) =>
   APIError.generate(code, body === undefined ? undefined : { error: body }, undefined, new Headers(headers));

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { builtinClient, builtinPolicy, requestFields, type Sampling } from '../../src/endpoint/client.js';
-import { MalformedResponseError, readCompletion, ReasoningOnlyError } from '../../src/endpoint/completion.js';
+import { readCompletion } from '../../src/endpoint/completion.js';
+import { MalformedResponseError, ReasoningOnlyError } from '../../src/errors/index.js';
 import { generateTask } from '../../src/task/generate.js';
 import { scoreReply } from '../../src/task/score.js';
 import { DEFAULT_TASK_CONFIG } from '../../src/task/config.js';

@@ -1,20 +1,8 @@
 import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clean, listModels, probe, renderProbe } from '../../src/endpoint/endpoint-check.js';
+import { listModels, probe, renderProbe } from '../../src/endpoint/endpoint-check.js';
 
 const NO_SAMPLING = { temperature: null, max_tokens: null, reasoning_effort: null, extra: {} };
-
-describe('clean', () => {
-  it.each([
-    // Whole escape sequences go (the shared terminal-safe text); other controls are shown escaped.
-    ['a\u001b[2Jb', 'ab'],
-    ['line\r\nnext\u2028x', 'line\\x0d next x'],
-    ['c1\u009b31m', 'c1'],
-    ['x'.repeat(400), `${'x'.repeat(300)}…`],
-  ])('%j', (input, out) => {
-    expect(clean(input)).toBe(out);
-  });
-});
 
 describe('probe', () => {
   let url = '';

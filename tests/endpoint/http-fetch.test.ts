@@ -11,7 +11,8 @@ import { join, resolve } from 'node:path';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { classifyError } from '../../src/endpoint/classify.js';
-import { makeNodeFetch, nodeFetch, ResponseTooLargeError } from '../../src/endpoint/http-fetch.js';
+import { makeNodeFetch, nodeFetch } from '../../src/endpoint/http-fetch.js';
+import { ResponseTooLargeError } from '../../src/errors/index.js';
 import { endlessBody, hostileServer, sendJson, type HostileServer } from '../support/hostile-server.js';
 
 let server: HostileServer | null = null;

@@ -2,8 +2,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/errors.js';
-import { boundedLines, FileTooLargeError, readSmallFile } from '../../src/io/jsonl.js';
+import { ConfigError, FileTooLargeError } from '../../src/errors/index.js';
+import { boundedLines, readSmallFile } from '../../src/io/jsonl.js';
 import { tempDir } from '../support/cli.js';
 
 async function all(path: string, max?: number): Promise<string[]> {

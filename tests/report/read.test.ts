@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/errors.js';
+import { ConfigError } from '../../src/errors/index.js';
 import { readRun } from '../../src/report/read.js';
 import { FolderLock } from '../../src/runfile/lock.js';
 import { GENERATOR_VERSION } from '../../src/task/generate.js';

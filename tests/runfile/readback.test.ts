@@ -7,7 +7,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { causeInWords, fileErrorMessage } from '../../src/errors.js';
+import { causeInWords, fileErrorMessage } from '../../src/errors/index.js';
 import { buildDrillData } from '../../src/report/html/drilldown.js';
 import { readRun } from '../../src/report/read.js';
 import { GENERATOR_VERSION } from '../../src/task/generate.js';

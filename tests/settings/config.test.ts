@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/errors.js';
+import { ConfigError } from '../../src/errors/index.js';
 import { loadConfigFile } from '../../src/settings/config.js';
 import { resolveSettings, type SavedSettings } from '../../src/settings/settings.js';
 

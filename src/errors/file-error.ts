@@ -1,42 +1,9 @@
 /**
- * The few named errors of the program. Each message says what was wrong and, where it helps,
- * what to do; the CLI prints the message alone (never a stack) and exits with `exitCode`.
+ * File operations that failed, in words: what was being done, the path, and why. Every
+ * command reports file errors through these, so the user never sees a bare code.
  */
-
-/** Bad input from the user: a flag, a config file, a task or reply file. Exit code 2. */
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-  readonly exitCode = 2;
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-  }
-}
-
-/** A run that cannot go on (bad credentials, unknown model). Exit code 1. */
-export class FatalRunError extends Error {
-  override name = 'FatalRunError';
-  readonly exitCode = 1;
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-  }
-}
-
-/** A run that finished with more errored rollouts than `--max-error-rate` allows, or none completed. Exit code 3. */
-export class ErrorRateError extends Error {
-  override name = 'ErrorRateError';
-  readonly exitCode = 3;
-}
-
-/** A run ended by a signal or a closed output pipe; the exit code is 128 + the signal's number, as a shell gives. */
-export class InterruptedError extends Error {
-  override name = 'InterruptedError';
-  constructor(
-    message: string,
-    readonly exitCode: number,
-  ) {
-    super(message);
-  }
-}
+import { ConfigError } from './config-error.js';
+import { FatalRunError } from './fatal-run-error.js';
 
 /** What a system error code means, in words a user can act on. */
 const SYSTEM_ERROR_WORDS: Readonly<Record<string, string>> = Object.freeze({

@@ -1,0 +1,31 @@
+/**
+ * The one place an openai SDK client is built, for eval's requests, `bas check` and `bas
+ * models` alike: retries off (the runner's loop owns them), the SDK's timer agreeing with
+ * ours, our bounded node:http fetch, and the key registered as a secret before any request,
+ * so that whatever the endpoint echoes has it cut out (io/secrets.ts).
+ */
+import OpenAI from 'openai';
+import { registerSecret } from '../io/secrets.js';
+import { DEFAULT_MAX_RESPONSE_BYTES, makeNodeFetch } from './http-fetch.js';
+
+/** Where to send requests, with what key, and the bounds on each. */
+export interface SdkOptions {
+  baseURL: string;
+  apiKey: string;
+  /** Per-attempt bound, in ms. */
+  requestTimeoutMs: number;
+  /** Largest response body read, in bytes; past it the attempt fails (default 32 MiB). */
+  maxResponseBytes?: number;
+}
+
+/** An SDK client for these options; the key is a registered secret from here on. */
+export function makeSdk(opts: SdkOptions): OpenAI {
+  registerSecret(opts.apiKey);
+  return new OpenAI({
+    apiKey: opts.apiKey,
+    baseURL: opts.baseURL,
+    maxRetries: 0,
+    timeout: Math.max(1, Math.ceil(opts.requestTimeoutMs)),
+    fetch: makeNodeFetch({ maxResponseBytes: opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES }),
+  });
+}
