@@ -118,3 +118,92 @@ export function endlessBody(chunk = 'x'.repeat(1 << 16), everyMs = 1): Respond {
     res.on('close', () => clearInterval(timer));
   };
 }
+
+/**
+ * Every way an echo may split the key with something a reader does not see (issue 16 §1):
+ * escape sequences (CSI, OSC, 8-bit CSI), C1 and C0 controls, and Unicode's invisible and
+ * format characters. Named, for test titles.
+ */
+export const KEY_SPLITTERS: ReadonlyArray<readonly [string, string]> = [
+  ['CSI', '\x1b[m'],
+  ['CSI with parameters', '\x1b[1;31m'],
+  ['OSC ended by BEL', '\x1b]0;title\x07'],
+  ['OSC ended by ST', '\x1b]52;c;eA==\x1b\\'],
+  ['8-bit CSI', '\u009b0m'],
+  ['C1 control', '\u0085'],
+  ['zero-width space', '\u200b'],
+  ['zero-width joiner', '\u200d'],
+  ['zero-width non-joiner', '\u200c'],
+  ['byte-order mark', '\ufeff'],
+  ['soft hyphen', '\u00ad'],
+  ['right-to-left override', '\u202e'],
+  ['left-to-right isolate', '\u2066'],
+  ['right-to-left mark', '\u200f'],
+  ['tag character', '\u{e0041}'],
+  ['NUL', '\x00'],
+  ['DEL', '\x7f'],
+  ['backspace', '\b'],
+  ['carriage return', '\r'],
+];
+
+/** `key` with `splitter` put in after its first `at` characters. */
+export function splitKey(key: string, splitter: string, at: number): string {
+  return `${key.slice(0, at)}${splitter}${key.slice(at)}`;
+}
+
+/** The ways `echoSplitKeys` quotes the key, in the order it cycles through them. */
+const ECHO_FORMS = ['reply', 'error body', 'refusal', 'JSON that is not', 'plain text body'] as const;
+
+/** Where bas cuts each form of provider text: the echo is padded so the cut falls inside the key. */
+const CUT_AT: Record<(typeof ECHO_FORMS)[number], number> = {
+  reply: 0,
+  'error body': 300,
+  refusal: 200,
+  'JSON that is not': 80,
+  'plain text body': 80,
+};
+
+/**
+ * An endpoint that echoes the request's key split by a hidden character or sequence, padded so
+ * that bas's cut of that kind of text falls at the split. Request by request it goes through
+ * every form (a reply, a 400 error body, a refusal, a body that claims JSON and is not, a
+ * plain text body), every splitter of KEY_SPLITTERS and every offset across the key:
+ * `ECHO_FORMS.length × KEY_SPLITTERS.length × (key length − 1)` requests cover them all.
+ */
+export function echoSplitKeys(): Respond {
+  let count = 0;
+  return (req, res) => {
+    const key = String(req.headers.authorization ?? '').replace(/^Bearer /, '');
+    const v = count++;
+    const form = ECHO_FORMS[v % ECHO_FORMS.length]!;
+    const combo = Math.floor(v / ECHO_FORMS.length);
+    const splitter = KEY_SPLITTERS[combo % KEY_SPLITTERS.length]![1];
+    const at = 1 + (Math.floor(combo / KEY_SPLITTERS.length) % Math.max(1, key.length - 1));
+    const echo = `${'p'.repeat(Math.max(0, CUT_AT[form] - at))}${splitKey(key, splitter, at)} and the rest`;
+    if (form === 'reply') return sendJson(res, 200, completion(`your key: ${echo}`));
+    if (form === 'error body')
+      return sendJson(res, 400, { error: { message: echo, type: 'invalid_request_error', code: null } });
+    if (form === 'refusal') {
+      const body = completion('');
+      (body as { choices: Array<{ message: Record<string, unknown> }> }).choices[0]!.message = {
+        role: 'assistant',
+        content: null,
+        refusal: echo,
+      };
+      return sendJson(res, 200, body);
+    }
+    res.writeHead(200, { 'content-type': form === 'plain text body' ? 'text/plain' : 'application/json' });
+    res.end(echo);
+  };
+}
+
+/**
+ * One message with a copy of the key split by each splitter, then one more copy padded so that
+ * a cut at `cut` characters of the shown text falls `at` characters into it (each redacted
+ * copy shows as "[redacted]" and a space).
+ */
+export function allSplitsMessage(key: string, at: number, cut: number): string {
+  const copies = KEY_SPLITTERS.map(([, s]) => splitKey(key, s, at));
+  const shown = copies.length * '[redacted] '.length;
+  return `${copies.join(' ')} ${'p'.repeat(Math.max(0, cut - shown - at))}${splitKey(key, '\u200b', at)} and the rest`;
+}
