@@ -253,23 +253,14 @@ async function exitCodeFor(err: unknown): Promise<number> {
     // Help and version "errors" are successes; usage errors are code 2.
     return err.exitCode === 0 ? 0 : 2;
   }
-  const [{ fileErrorMessage, systemErrorCode }, { terminalText }] = await Promise.all([
+  const [{ describeError }, { terminalText }] = await Promise.all([
     import('./errors/index.js'),
     import('./io/terminal-text.js'),
   ]);
-  const e = err as { exitCode?: unknown; message?: unknown; name?: unknown; path?: unknown; syscall?: unknown };
-  let message = typeof e?.message === 'string' ? e.message : String(err);
-  const known = typeof e?.exitCode === 'number';
-  const system = systemErrorCode(err) !== null;
-  // A system error that no command put into words still gets one line with path and cause.
-  if (typeof e?.path === 'string' && system)
-    message = fileErrorMessage(typeof e.syscall === 'string' ? e.syscall : 'use', e.path, err);
-  // Anything else is a bug of bas, never the user's input: said so, with the stack on request.
-  if (!known && !system)
-    message = `internal error (a bug in bas, please report it; BAS_DEBUG=1 shows where): ${message.split('\n', 1)[0]}`;
+  const report = describeError(err);
   // Messages may quote an endpoint or a file: no key, no terminal controls (terminalText redacts).
-  process.stderr.write(`bas: ${terminalText(message)}\n`);
-  if (known) return e.exitCode as number;
-  if (process.env.BAS_DEBUG && err instanceof Error) process.stderr.write(`${terminalText(err.stack ?? '')}\n`);
-  return 1;
+  process.stderr.write(`bas: ${terminalText(report.line)}\n`);
+  if (report.internal && process.env.BAS_DEBUG && err instanceof Error)
+    process.stderr.write(`${terminalText(err.stack ?? '')}\n`);
+  return report.exitCode;
 }
