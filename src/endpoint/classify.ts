@@ -8,7 +8,7 @@ import { outsideText } from '../io/outside-text.js';
 import { parseRetryAfter } from './retry.js';
 import { failure, statusFailure, type Failure } from './status-failure.js';
 
-export type { ErrorType, Failure } from './status-failure.js';
+export type { Failure } from './status-failure.js';
 
 /** Codes of a connection that was made and then closed by the other end. */
 const CLOSED_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);

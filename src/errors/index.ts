@@ -16,4 +16,4 @@ export { FileTooLargeError } from './file-too-large-error.js';
 export { InputLineError } from './input-line-error.js';
 export { TaskShapeError } from './task-shape-error.js';
 export { causeInWords, fileError, fileErrorMessage, systemErrorCode } from './file-error.js';
-export { describeError, type ErrorReport } from './describe.js';
+export { describeError } from './describe.js';

@@ -22,12 +22,6 @@ const C1_STRINGS = new Set([0x90, 0x98, 0x9d, 0x9e, 0x9f]); // DCS, SOS, OSC, PM
  */
 const HIDDEN = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
 
-/** Whether `text` holds anything a reader would not see as itself. */
-export function hasHidden(text: string): boolean {
-  HIDDEN.lastIndex = 0;
-  return HIDDEN.test(text);
-}
-
 /** Index of the next hidden character or sequence start at or after `from`, or -1. */
 export function nextHidden(text: string, from: number): number {
   HIDDEN.lastIndex = from;
