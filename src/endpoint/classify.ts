@@ -5,7 +5,7 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { MalformedResponseError, ResponseTooLargeError } from '../errors/index.js';
 import { outsideText } from '../io/outside-text.js';
-import { parseRetryAfter } from './retry.js';
+import { parseRetryAfter } from './retry-after.js';
 import { failure, statusFailure, type Failure } from './status-failure.js';
 
 export type { Failure } from './status-failure.js';

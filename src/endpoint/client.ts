@@ -8,7 +8,7 @@ import { runPolicy, type PolicyName } from '../task/policies.js';
 import type { ChatMessage } from '../task/types.js';
 import { readCompletion, type Completion } from './completion.js';
 import { makeSdk, type SdkOptions } from './sdk.js';
-import { budgetSpent } from './retry.js';
+import { budgetSpent } from './retry-after.js';
 
 /** Anything that turns a prompt into reply text; `signal` aborts the attempt. */
 export interface ModelClient {
