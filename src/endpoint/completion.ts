@@ -79,7 +79,7 @@ function reasoningOf(message: Record<string, unknown> | undefined): string {
 }
 
 /** The `usage` object of a completion body, or null when it has none. */
-export function readUsage(u: unknown): Usage | null {
+function readUsage(u: unknown): Usage | null {
   if (u === null || typeof u !== 'object' || Array.isArray(u)) return null;
   const prompt = count(field(u, 'prompt_tokens'));
   const completion = count(field(u, 'completion_tokens'));

@@ -54,7 +54,7 @@ export interface ProbeReport {
 }
 
 /** A reply to the check's task, as a rollout would see it. */
-export interface GradedReply {
+interface GradedReply {
   finishReason: string | null;
   promptTokens: number | null;
   completionTokens: number | null;
@@ -165,7 +165,7 @@ function grade(view: ReplyView, key: AnswerKey): GradedReply {
  * Why a run with these settings cannot succeed, judged from the check's reply, with what to
  * change; null when it can. A wrong answer is not a reason: that is what the run measures.
  */
-export function adviceFor(view: ReplyView, g: GradedReply, sampling: Sampling): string | null {
+function adviceFor(view: ReplyView, g: GradedReply, sampling: Sampling): string | null {
   const limit =
     sampling.max_tokens === null
       ? "set --max-tokens higher than the endpoint's default"

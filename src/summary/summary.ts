@@ -95,7 +95,7 @@ export interface Summary {
 }
 
 /** Token sums over some lines, and how many of those lines reported usage. */
-export interface TokenSums {
+interface TokenSums {
   prompt: number;
   completion: number;
   total: number;
