@@ -1,14 +1,18 @@
 /**
- * `bas check`: one small request with exactly the settings `bas eval` would use (same flags,
- * same config file), reported in a few lines. `bas eval --check` runs it first.
+ * `bas check`: the run's first task, sent with exactly the settings `bas eval` would use (same
+ * flags, same config file), its reply graded as a rollout's, reported in a few lines. `bas
+ * eval --check` runs it first.
  *
- * Exit: 0 when the endpoint accepted the request, 1 when it did not, 2 for bad input.
+ * Exit: 0 when the reply could score; 1 when the endpoint refused the request or its reply
+ * says the run cannot succeed (empty, cut by the token limit, no answer the scorer can read);
+ * 2 for bad input.
  */
 import { FatalRunError } from '../errors/index.js';
 import { urlWithoutCredentials } from '../io/secrets.js';
 import { builtinPolicy } from '../endpoint/client.js';
 import { configPathFrom, loadConfigFile } from '../settings/config.js';
-import { probe, renderProbe, type ProbeReport } from '../endpoint/endpoint-check.js';
+import { probe, renderProbe, type CheckTask, type ProbeReport } from '../endpoint/endpoint-check.js';
+import { generateTask } from '../task/generate.js';
 import { apiKeyFor, resolveSettings, type EvalFlags, type EvalSettings } from '../settings/settings.js';
 
 /** Why a probe failed, in a few words. */
@@ -20,6 +24,7 @@ function reason(r: ProbeReport, s: EvalSettings): string {
   const said = r.message ?? 'no message';
   if (r.paramsAccepted === false)
     return `the endpoint refused ${r.refusedParam ? `the parameter ${r.refusedParam}` : 'the request'}${r.message ? `: ${r.message}` : ''}`;
+  if (r.advice) return r.advice;
   // A redirect's message names its status; a failure without one has no status to name.
   if (r.status === null || (r.status >= 300 && r.status < 400)) return said;
   return `HTTP ${r.status}: ${said}`;
@@ -28,6 +33,13 @@ function reason(r: ProbeReport, s: EvalSettings): string {
 /** Where the key came from, for the report's first line: the variable, or the placeholder sent. */
 function keySource(s: EvalSettings, env: NodeJS.ProcessEnv): string {
   return env[s.apiKeyVar] ? `key from ${s.apiKeyVar}` : `${s.apiKeyVar} not set: a placeholder key was sent`;
+}
+
+/** The first task the run would send: task 0, or the first of its shard. */
+function firstTask(s: EvalSettings): CheckTask {
+  const index = s.shard ? s.shard.index - 1 : 0;
+  const t = generateTask(s.task, index);
+  return { index, prompt: t.prompt, key: t.key };
 }
 
 /**
@@ -53,6 +65,7 @@ export async function runCheck(
     { baseURL: s.baseURL, apiKey, requestTimeoutMs: s.requestTimeoutS * 1000, maxResponseBytes: s.maxResponseBytes },
     s.model,
     s.sampling,
+    firstTask(s),
   );
   const via = s.provider ? `provider ${s.provider}, ` : '';
   if (json)

@@ -8,7 +8,7 @@ import type { Task } from '../task/types.js';
 import { outsideText } from '../io/outside-text.js';
 import { statusFailure, type ErrorType } from './status-failure.js';
 import { InputLineError, MalformedResponseError } from '../errors/index.js';
-import { readCompletion, type Completion } from './completion.js';
+import { readCompletion, type Completion, type Usage } from './completion.js';
 
 const CUSTOM_ID = /^task-(\d+)-r(\d+)$/;
 
@@ -54,6 +54,8 @@ export interface BatchResult {
   model: string | null;
   completion: Completion | null;
   error: { type: ErrorType; message: string } | null;
+  /** What the request cost, where its body reported it: a reply's, or an unusable reply's. */
+  usage?: Usage | null;
 }
 
 /** A failed request's own words (its code and message), made safe by outsideText. */
@@ -110,7 +112,12 @@ export function readBatchResult(value: unknown): BatchResult {
     return { ...base, completion: readCompletion(body), error: null };
   } catch (err) {
     if (err instanceof MalformedResponseError)
-      return { ...base, completion: null, error: { type: 'malformed', message: `malformed response: ${err.message}` } };
+      return {
+        ...base,
+        completion: null,
+        error: { type: 'malformed', message: `malformed response: ${err.message}` },
+        usage: err.usage,
+      };
     throw err;
   }
 }

@@ -35,9 +35,10 @@ export function classifyError(err: unknown, timedOut: boolean): Failure {
     return failure('timeout', 'the request timed out');
   }
   if (err instanceof MalformedResponseError)
-    return failure('malformed', `malformed response: ${outsideText(err.message)}`);
+    return failure('malformed', `malformed response: ${outsideText(err.message)}`, { fault: err.fault });
   // V8's JSON.parse message quotes a cut piece of the body, which may be most of an echoed key.
-  if (err instanceof SyntaxError) return failure('malformed', 'malformed response: the body is not JSON');
+  if (err instanceof SyntaxError)
+    return failure('malformed', 'malformed response: the body is not JSON', { fault: 'shape' });
   if (err instanceof APIUserAbortError) return failure('timeout', 'the request was aborted');
   if (err instanceof APIConnectionError) {
     const cause = (err as { cause?: unknown }).cause;

@@ -91,7 +91,7 @@ class BufferedResponse {
     } catch {
       // V8's own message quotes a cut piece of the body, which may be most of an echoed key:
       // the message is built from the whole body, redacted before it is cut.
-      throw new MalformedResponseError(`the body is not JSON: "${outsideText(text, 80)}"`);
+      throw new MalformedResponseError(`the body is not JSON: "${outsideText(text, 80)}"`, { fault: 'shape' });
     }
   }
   async arrayBuffer(): Promise<ArrayBuffer> {

@@ -4,6 +4,7 @@
  * 404 `model_not_found` is the same failure whichever way the reply came. No SDK here, so
  * reading a batch file loads none.
  */
+import type { ReplyFault } from '../errors/index.js';
 import { outsideText } from '../io/outside-text.js';
 import { urlWithoutCredentials } from '../io/secrets.js';
 
@@ -20,6 +21,8 @@ export interface Failure {
   retryAfterMs: number | null;
   /** True when no request of the run can succeed (bad key, unknown model): stop the run. */
   fatal: boolean;
+  /** For a reply that came back but cannot be scored: what kind of unusable reply it was. */
+  fault?: ReplyFault | null;
 }
 
 /** A Failure with the fields not given left empty. */

@@ -9,7 +9,7 @@ export { ConfigError } from './config-error.js';
 export { FatalRunError } from './fatal-run-error.js';
 export { ErrorRateError } from './error-rate-error.js';
 export { InterruptedError } from './interrupted-error.js';
-export { MalformedResponseError } from './malformed-response-error.js';
+export { MalformedResponseError, type ReplyFault, type TokenUsage } from './malformed-response-error.js';
 export { ReasoningOnlyError } from './reasoning-only-error.js';
 export { ResponseTooLargeError } from './response-too-large-error.js';
 export { FileTooLargeError } from './file-too-large-error.js';
