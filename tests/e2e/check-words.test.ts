@@ -5,6 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runPolicy } from '../../src/task/policies.js';
 import { closedPort } from '../support/closed-port.js';
 import { hostileServer, sendJson, type Respond } from '../support/hostile-server.js';
 import { basAsync, tempDir, type CliResult } from '../support/cli.js';
@@ -82,13 +83,20 @@ describe('bas check says what it learned, once, in plain words', () => {
   });
 
   it('an unset key variable of a local provider is named as such: the placeholder was sent', async () => {
-    const server = await hostileServer((_req, res) =>
+    // A model that answers the check's task right, so the check passes.
+    const server = await hostileServer((req, res) =>
       sendJson(res, 200, {
         id: 'x',
         object: 'chat.completion',
         created: 0,
         model: 'm',
-        choices: [{ index: 0, message: { role: 'assistant', content: 'OK' }, finish_reason: 'stop' }],
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: runPolicy('oracle', JSON.parse(req.body).messages) },
+            finish_reason: 'stop',
+          },
+        ],
       }),
     );
     try {
