@@ -28,7 +28,7 @@ function isShard(index: unknown, count: unknown): boolean {
 }
 
 /** The variable a Kubernetes indexed job must set to its `completions` (Kubernetes does not export it). */
-export const K8S_COUNT_VAR = 'BAS_SHARD_COUNT';
+const K8S_COUNT_VAR = 'BAS_SHARD_COUNT';
 
 /** A non-negative whole number from the environment, or null when unset; throws when set to anything else. */
 function envWhole(env: NodeJS.ProcessEnv, name: string, flag: string): number | null {
@@ -71,8 +71,7 @@ export function shardFromEnv(env: NodeJS.ProcessEnv, flag = '--shard'): Shard {
     const max = envWhole(env, 'SLURM_ARRAY_TASK_MAX', flag);
     const step = envWhole(env, 'SLURM_ARRAY_TASK_STEP', flag) ?? 1;
     let count = envWhole(env, 'SLURM_ARRAY_TASK_COUNT', flag);
-    if (min === null)
-      throw new ConfigError(`${flag} auto: SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_MIN is not`);
+    if (min === null) throw new ConfigError(`${flag} auto: SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_MIN is not`);
     if (step < 1) throw new ConfigError(`${flag} auto: SLURM_ARRAY_TASK_STEP must be at least 1, got ${step}`);
     if (max !== null) {
       if (max < min || (max - min) % step !== 0)

@@ -37,7 +37,7 @@ export interface RewardServerOptions {
 }
 
 /** What the server has done, for /health and the closing line. */
-export interface RewardStats {
+interface RewardStats {
   requests: number;
   /** Items graded. */
   graded: number;

@@ -18,7 +18,7 @@ export interface DatasetRow {
 }
 
 /** The messages as one string: their contents in order, a blank line between two. */
-export function promptText(messages: readonly ChatMessage[]): string {
+function promptText(messages: readonly ChatMessage[]): string {
   return messages.map((m) => m.content).join('\n\n');
 }
 
