@@ -85,8 +85,8 @@ async function run(url, bodies) {
   const remote = [];
   for (const body of bodies) {
     let t = process.hrtime.bigint();
-    const batch = readRewardRequest(body, keys, 4096);
-    rewardAnswer(await gradeBatch(batch), batch.sources);
+    const batch = readRewardRequest(body, 4096);
+    rewardAnswer(await gradeBatch(batch, keys), batch.sources);
     local.push(Number(process.hrtime.bigint() - t) / 1e6);
     const text = Buffer.from(JSON.stringify(body));
     t = process.hrtime.bigint();

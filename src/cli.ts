@@ -211,6 +211,7 @@ function buildProgram(table: SettingTable | null): Command {
     .option('--max-batch <N>', 'most items in one request (default 4096)')
     .option('--max-body-mb <MB>', 'largest request body, in MiB (default 64)')
     .option('--cache-size <N>', 'answer keys kept in memory, least recently used out first (default 20000)')
+    .option('--workers <N>', 'grading threads, 0..64; 0 grades on the main thread (default: one per core)')
     .action(async (opts) => (await import('./commands/reward-server.js')).rewardServer(opts));
   // --- end reward-server ---
 

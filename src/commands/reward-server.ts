@@ -4,6 +4,7 @@
  * exits 0. The bearer token is read from an environment variable, never from the command
  * line (where `ps` shows it), and is never printed.
  */
+import { availableParallelism } from 'node:os';
 import { ConfigError } from '../errors.js';
 import { parseCount, parseNumberInRange } from '../task/config.js';
 import { startRewardServer, type RewardServerOptions } from '../serve/reward-server.js';
@@ -15,6 +16,7 @@ export interface RewardServerFlags {
   maxBatch?: string;
   maxBodyMb?: string;
   cacheSize?: string;
+  workers?: string;
 }
 
 const DEFAULT_PORT = 8090;
@@ -25,6 +27,12 @@ const DEFAULT_MAX_BODY_MB = 64;
 const DEFAULT_CACHE_SIZE = 20_000;
 /** How long shutdown waits for requests under way. */
 const GRACE_MS = 10_000;
+
+/** One grading thread per core; none on a single core, where a thread would only add hand-offs. */
+function defaultWorkers(): number {
+  const cores = availableParallelism();
+  return cores > 1 ? Math.min(cores, 16) : 0;
+}
 
 /** Checks the flags and reads the token; every bad value names its flag. */
 export function rewardServerOptions(f: RewardServerFlags, env: NodeJS.ProcessEnv): RewardServerOptions {
@@ -53,6 +61,7 @@ export function rewardServerOptions(f: RewardServerFlags, env: NodeJS.ProcessEnv
     ),
     cacheSize: f.cacheSize === undefined ? DEFAULT_CACHE_SIZE : parseCount(f.cacheSize, '--cache-size', 0, 10_000_000),
     graceMs: GRACE_MS,
+    workers: f.workers === undefined ? defaultWorkers() : parseCount(f.workers, '--workers', 0, 64),
   };
 }
 
@@ -70,7 +79,7 @@ export async function rewardServer(flags: RewardServerFlags): Promise<void> {
     );
   }
   process.stdout.write(
-    `bas reward-server: listening on ${server.url} (POST /get_reward, POST /score, GET /health; at most ${o.maxBatch} items a batch${o.token ? '; bearer token required' : ''})\n`,
+    `bas reward-server: listening on ${server.url} (POST /get_reward, POST /score, GET /health; at most ${o.maxBatch} items a batch, ${o.workers > 0 ? `${o.workers} grading threads` : 'grading on the main thread'}${o.token ? '; bearer token required' : ''})\n`,
   );
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGINT', () => resolve('SIGINT'));

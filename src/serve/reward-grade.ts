@@ -5,7 +5,7 @@
  */
 import { scoreReply } from '../task/score.js';
 import type { Scores } from '../task/types.js';
-import { LabelError, type TaskKeys } from './task-keys.js';
+import { checkLabel, LabelError, type TaskKeys } from './task-keys.js';
 
 /** A request the server refuses: `status` is the HTTP status, the message says what to fix. */
 export class RequestError extends Error {
@@ -104,11 +104,12 @@ function checkBatch(n: number, maxBatch: number): void {
     );
 }
 
-/** The key of every label, before any grading: a bad label fails the request at once. */
-function keysOf(labels: readonly unknown[], keys: TaskKeys, name: (i: number) => string) {
+/** Checks every label before any grading: a bad one fails the request at once. */
+function checkLabels(labels: readonly unknown[], name: (i: number) => string): string[] {
   return labels.map((label, i) => {
     try {
-      return keys.keyFor(label);
+      checkLabel(label);
+      return label as string;
     } catch (err) {
       if (err instanceof LabelError) throw new RequestError(err.status, `${name(i)}: ${err.message}`);
       throw err;
@@ -116,16 +117,16 @@ function keysOf(labels: readonly unknown[], keys: TaskKeys, name: (i: number) =>
   });
 }
 
-/** A checked OpenRLHF request: the response of each query, with the key to grade it against. */
+/** A checked request: the response to grade for each label (every label names a task bas can grade). */
 export interface RewardBatch {
+  labels: string[];
   responses: string[];
   /** Where each response was found in its query (empty for /score, which is given the response). */
   sources: ResponseSource[];
-  keys: ReturnType<TaskKeys['keyFor']>[];
 }
 
 /** Reads `{"query": [...], "prompts": [...], "labels": [...]}`; throws a RequestError naming the fault. */
-export function readRewardRequest(body: unknown, keys: TaskKeys, maxBatch: number): RewardBatch {
+export function readRewardRequest(body: unknown, maxBatch: number): RewardBatch {
   const o = objectBody(body, '{"query": [...], "prompts": [...], "labels": [...]}');
   const query = stringList(o, 'query');
   const prompts = stringList(o, 'prompts');
@@ -137,7 +138,7 @@ export function readRewardRequest(body: unknown, keys: TaskKeys, maxBatch: numbe
       `"query", "prompts" and "labels" must be of one length, got ${query.length}, ${prompts.length} and ${labels.length}`,
     );
   checkBatch(query.length, maxBatch);
-  const found = keysOf(labels, keys, (i) => `labels[${i}]`);
+  const checked = checkLabels(labels, (i) => `labels[${i}]`);
   const responses: string[] = [];
   const sources: ResponseSource[] = [];
   for (let i = 0; i < query.length; i++) {
@@ -145,11 +146,11 @@ export function readRewardRequest(body: unknown, keys: TaskKeys, maxBatch: numbe
     responses.push(r.response);
     sources.push(r.from);
   }
-  return { responses, sources, keys: found };
+  return { labels: checked, responses, sources };
 }
 
 /** Reads `[{"label", "completion"}, ...]` (or `{"items": [...]}`) for POST /score. */
-export function readScoreRequest(body: unknown, keys: TaskKeys, maxBatch: number): RewardBatch {
+export function readScoreRequest(body: unknown, maxBatch: number): RewardBatch {
   const items = Array.isArray(body) ? body : (objectBody(body, '[{"label", "completion"}, ...]').items as unknown);
   if (!Array.isArray(items))
     throw new RequestError(400, 'the body must be a list of {"label", "completion"} items (or {"items": [...]})');
@@ -165,16 +166,18 @@ export function readScoreRequest(body: unknown, keys: TaskKeys, maxBatch: number
     labels.push(label);
     responses.push(completion);
   }
-  const found = keysOf(labels, keys, (i) => `item ${i}: label`);
-  return { responses, sources: [], keys: found };
+  return { labels: checkLabels(labels, (i) => `item ${i}: label`), responses, sources: [] };
 }
 
-/** Grades the batch, handing control back to the event loop every `sliceMs` so other requests interleave. */
-export async function gradeBatch(batch: RewardBatch, sliceMs = 10): Promise<Scores[]> {
+/**
+ * Grades the batch on this thread, with keys from `keys`, handing control back to the event
+ * loop every `sliceMs` so other requests interleave.
+ */
+export async function gradeBatch(batch: RewardBatch, keys: TaskKeys, sliceMs = 10): Promise<Scores[]> {
   const out: Scores[] = [];
   let since = performance.now();
   for (let i = 0; i < batch.responses.length; i++) {
-    out.push(scoreReply(batch.responses[i]!, batch.keys[i]!));
+    out.push(scoreReply(batch.responses[i]!, keys.keyFor(batch.labels[i])));
     if (performance.now() - since > sliceMs) {
       await new Promise<void>((resolve) => setImmediate(resolve));
       since = performance.now();

@@ -19,6 +19,7 @@ import {
   scoreAnswer,
   type ResponseSource,
 } from './reward-grade.js';
+import { GradePool } from './grade-pool.js';
 import { TaskKeys, type CacheStats } from './task-keys.js';
 
 export interface RewardServerOptions {
@@ -30,6 +31,11 @@ export interface RewardServerOptions {
   maxBatch: number;
   /** Answer keys kept in memory; 0 regenerates every key. */
   cacheSize: number;
+  /**
+   * Grading threads; 0 grades on the main thread. Threads need the compiled program
+   * (dist/serve/grade-worker.js): the CLI always has it.
+   */
+  workers: number;
   /** How long shutdown waits for requests under way before it drops their connections. */
   graceMs: number;
   /** Where warnings go (once each): the first query whose prompt could not be found. */
@@ -112,6 +118,9 @@ function readBody(req: IncomingMessage, res: ServerResponse, max: number): Promi
 /** Starts the server; resolves once it listens. */
 export function startRewardServer(o: RewardServerOptions): Promise<RunningRewardServer> {
   const keys = new TaskKeys(o.cacheSize);
+  const pool =
+    o.workers > 0 ? new GradePool(o.workers, o.cacheSize, new URL('./grade-worker.js', import.meta.url)) : null;
+  const cache = (): CacheStats => pool?.cache() ?? keys.stats();
   const token = o.token === null ? null : Buffer.from(o.token);
   const stats: RewardStats = {
     requests: 0,
@@ -135,8 +144,9 @@ export function startRewardServer(o: RewardServerOptions): Promise<RunningReward
       prompt_version: PROMPT_VERSION,
       max_batch: o.maxBatch,
       max_body_bytes: o.maxBodyBytes,
+      workers: o.workers,
       stats,
-      cache: keys.stats(),
+      cache: cache(),
     });
 
   const post = async (route: '/get_reward' | '/score', req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -148,9 +158,8 @@ export function startRewardServer(o: RewardServerOptions): Promise<RunningReward
     } catch {
       throw new RequestError(400, 'the body is not valid JSON');
     }
-    const batch =
-      route === '/get_reward' ? readRewardRequest(body, keys, o.maxBatch) : readScoreRequest(body, keys, o.maxBatch);
-    const scores = await gradeBatch(batch);
+    const batch = route === '/get_reward' ? readRewardRequest(body, o.maxBatch) : readScoreRequest(body, o.maxBatch);
+    const scores = pool ? await pool.grade(batch.labels, batch.responses) : await gradeBatch(batch, keys);
     stats.graded += scores.length;
     for (const f of batch.sources) stats.responseFrom[f]++;
     if (batch.sources.some((f) => f === 'marker' || f === 'none'))
@@ -213,14 +222,14 @@ export function startRewardServer(o: RewardServerOptions): Promise<RunningReward
         url: `http://${host}:${port}`,
         port,
         stats,
-        cache: () => keys.stats(),
+        cache,
         close: () =>
           (closing ??= new Promise<void>((done) => {
             stopping = true;
             const timer = setTimeout(() => server.closeAllConnections(), o.graceMs);
             server.close(() => {
               clearTimeout(timer);
-              done();
+              void (pool?.close() ?? Promise.resolve()).then(done);
             });
             server.closeIdleConnections();
           })),

@@ -5,7 +5,7 @@
  * grades several samples of each prompt in a row, so most look-ups after the first are hits.
  */
 import { generateLedger, GENERATOR_VERSION } from '../task/generate.js';
-import { parseLabel } from '../task/label.js';
+import { parseLabel, type TaskLabel } from '../task/label.js';
 import { PROMPT_VERSION } from '../task/prompt.js';
 import { deriveKey } from '../task/rules.js';
 import type { AnswerKey } from '../task/types.js';
@@ -29,6 +29,27 @@ export interface CacheStats {
   misses: number;
 }
 
+/** The task a label names, when this bas can grade it; throws a LabelError otherwise. */
+export function checkLabel(label: unknown): TaskLabel {
+  const parsed = parseLabel(label);
+  if (!parsed.ok) throw new LabelError(parsed.reason, 400);
+  const t = parsed.label;
+  // A key from another generator would be the key of a different ledger: refuse, never guess.
+  if (t.generator !== GENERATOR_VERSION)
+    throw new LabelError(
+      `the label names generator version ${t.generator}, but this bas generates version ${GENERATOR_VERSION}: grade it with the bas that wrote the dataset, or export the dataset again`,
+      422,
+    );
+  // The prompt states the answer format the grader reads: a dataset of another prompt
+  // version asked for answers this grader may read differently.
+  if (t.prompt_version !== PROMPT_VERSION)
+    throw new LabelError(
+      `the label names prompt version ${t.prompt_version}, but this bas writes prompt version ${PROMPT_VERSION}: export the dataset again with this bas`,
+      422,
+    );
+  return t;
+}
+
 /** Regenerates answer keys from labels, keeping at most `max` of them (least recently used out first). */
 export class TaskKeys {
   private readonly keys = new Map<string, AnswerKey>();
@@ -49,22 +70,7 @@ export class TaskKeys {
         return cached;
       }
     }
-    const parsed = parseLabel(label);
-    if (!parsed.ok) throw new LabelError(parsed.reason, 400);
-    const t = parsed.label;
-    // A key from another generator would be the key of a different ledger: refuse, never guess.
-    if (t.generator !== GENERATOR_VERSION)
-      throw new LabelError(
-        `the label names generator version ${t.generator}, but this bas generates version ${GENERATOR_VERSION}: grade it with the bas that wrote the dataset, or export the dataset again`,
-        422,
-      );
-    // The prompt states the answer format the grader reads: a dataset of another prompt
-    // version asked for answers this grader may read differently.
-    if (t.prompt_version !== PROMPT_VERSION)
-      throw new LabelError(
-        `the label names prompt version ${t.prompt_version}, but this bas writes prompt version ${PROMPT_VERSION}: export the dataset again with this bas`,
-        422,
-      );
+    const t = checkLabel(label);
     this.misses++;
     const key = deriveKey(generateLedger(t.config, t.index).ledger);
     if (this.max > 0) {

@@ -30,6 +30,7 @@ const base: RewardServerOptions = {
   maxBatch: 4096,
   cacheSize: 1000,
   graceMs: 10_000,
+  workers: 0,
 };
 
 const servers: RunningRewardServer[] = [];
