@@ -83,9 +83,12 @@ function authorized(req: IncomingMessage, token: Buffer | null): boolean {
   return given.length === want.length && timingSafeEqual(given, want);
 }
 
-/** The request body, or null after a 413 has been sent for one over `max` bytes. */
+/**
+ * The request body; null after a 413 has been sent for one over `max` bytes, or when the
+ * client went away before sending all of it (there is no one to answer).
+ */
 function readBody(req: IncomingMessage, res: ServerResponse, max: number): Promise<string | null> {
-  return new Promise((resolve, reject) => {
+  return new Promise((resolve) => {
     const tooBig = (): void => {
       sendError(res, 413, `the body is larger than ${max} bytes (--max-body-mb): send smaller batches`, {
         connection: 'close',
@@ -111,7 +114,9 @@ function readBody(req: IncomingMessage, res: ServerResponse, max: number): Promi
     req.on('end', () => {
       if (!over) resolve(Buffer.concat(chunks).toString('utf8'));
     });
-    req.on('error', reject);
+    // A promise settles once: after 'end' these change nothing.
+    req.on('error', () => resolve(null));
+    req.on('close', () => resolve(null));
   });
 }
 

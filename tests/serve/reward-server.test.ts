@@ -258,6 +258,18 @@ describe('bad requests get a 4xx and one reason, and the server goes on', () => 
     expect((await post(s, '/get_reward', openrlhf([[0, oracle(0)]]))).status).toBe(200);
   });
 
+  it('a client that goes away half-way through its body costs nothing', async () => {
+    const s = await start();
+    const req = request(`${s.url}/get_reward`, { method: 'POST', headers: { 'content-length': '100000' } });
+    req.on('error', () => undefined);
+    req.write('{"query": [');
+    while (s.stats.requests === 0) await new Promise((r) => setImmediate(r));
+    req.destroy();
+    while (s.stats.refused === 0) await new Promise((r) => setImmediate(r));
+    expect(s.stats.failed).toBe(0);
+    expect((await post(s, '/get_reward', openrlhf([[0, oracle(0)]]))).body.rewards).toEqual([1]);
+  });
+
   it('routes and methods', async () => {
     const s = await start();
     expect((await fetch(`${s.url}/nope`)).status).toBe(404);
