@@ -21,6 +21,8 @@ export interface Failure {
   retryAfterMs: number | null;
   /** True when no request of the run can succeed (bad key, unknown model): stop the run. */
   fatal: boolean;
+  /** Set when the server asked for a wait that ends past the episode deadline (first-contact.ts counts these). */
+  pastDeadline?: boolean;
 }
 
 function failure(type: ErrorType, message: string, extra: Partial<Failure> = {}): Failure {
@@ -70,7 +72,7 @@ export function classifyError(err: unknown, timedOut: boolean): Failure {
 
 function statusFailure(err: APIError): Failure {
   const status = err.status as number;
-  const body = err.error as { message?: unknown; code?: unknown; param?: unknown } | undefined;
+  const body = err.error as { message?: unknown; code?: unknown; param?: unknown; type?: unknown } | undefined;
   // OpenAI's 400s name the refused request field in `param`: the one thing to change.
   const param = typeof body?.param === 'string' && body.param !== '' ? ` (parameter ${brief(body.param, 80)})` : '';
   const said = brief(body?.message ?? err.message) + param;
@@ -81,6 +83,13 @@ function statusFailure(err: APIError): Failure {
   }
   if (status === 404 && (code === 'model_not_found' || /model/i.test(said))) {
     return failure('auth', `the endpoint does not know this model (HTTP 404): ${said}`, { status, fatal: true });
+  }
+  // A spent quota or credit balance is not a rate limit: no wait clears it, so the run stops.
+  if (status === 402 || code === 'insufficient_quota' || body?.type === 'insufficient_quota') {
+    return failure('provider', `the provider refused for lack of quota or credit (HTTP ${status}): ${said}`, {
+      status,
+      fatal: true,
+    });
   }
   if (status === 429) {
     return failure('rate_limit', `rate limited (HTTP 429): ${said}`, {

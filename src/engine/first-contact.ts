@@ -1,9 +1,11 @@
 /**
  * Fail fast on first contact with an endpoint. Until one request of the run has succeeded,
- * two patterns mean that no request will: the first attempts all fail to connect (refused,
+ * three patterns mean that no request will: the first attempts all fail to connect (refused,
  * unknown host, TLS failure), or the first rollouts all end with the same refusal of the
  * request itself (a 400, 404 or 422 with one message, such as a parameter the model does
- * not take). Either stops the run with one message instead of spending every rollout on it.
+ * not take), or the first rollouts all end because the server asked for a wait longer than
+ * the episode has left (a budget that will not come back in time). Any of them stops the run
+ * with one message instead of spending every rollout on it.
  * Once anything has succeeded, this never stops a run: failures after that are data.
  */
 import type { Failure } from '../endpoint/classify.js';
@@ -46,6 +48,8 @@ export class FirstContact {
   private rollouts = 0;
   private refusal: Failure | null = null;
   private sameRefusals = 0;
+  /** First rollouts that failed because the server asked for a wait past the episode deadline. */
+  private tooLong = 0;
 
   /** @param endpoint the base URL, named in the message. */
   constructor(private readonly endpoint: string) {}
@@ -76,6 +80,13 @@ export class FirstContact {
     if (f === null) {
       this.succeeded = true;
       return null;
+    }
+    if (f.pastDeadline && ++this.tooLong === REFUSED_ROLLOUTS) {
+      return {
+        ...f,
+        fatal: true,
+        message: `${this.endpoint} asks for longer waits than an episode allows: ${f.message} (the first ${REFUSED_ROLLOUTS} rollouts all ended so; raise --timeout or come back later)`,
+      };
     }
     if (!isRefusal(f)) return null;
     if (this.refusal === null) this.refusal = f;
