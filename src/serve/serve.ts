@@ -1,8 +1,14 @@
 /**
  * A local OpenAI-compatible endpoint (POST /v1/chat/completions, GET /v1/models) that
  * answers with a built-in policy's reply, with faults injected at chosen rates: HTTP 500s,
- * 429s with Retry-After, requests that never get an answer, and malformed 200s. Fault draws
- * come from a seeded generator, so a test sees the same sequence for the same request order.
+ * 429s with Retry-After, requests that never get an answer, malformed 200s, and replies
+ * that stop mid-way (cut, or stalled with the connection left open). Fault draws come from
+ * a seeded generator, so a test sees the same sequence for the same request order. A request
+ * with `"stream": true` is answered with server-sent events, as OpenAI streams them.
+ *
+ * Every request is checked before any work (a bad shape gets a 400 naming what is wrong),
+ * bodies are capped (413), and a failure while answering one request is answered with a 500
+ * to that request alone: nothing a client sends can stop the server.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -27,7 +33,18 @@ export interface ServeOptions {
   apiKey: string | null;
   /** When set, only these model ids are served. */
   models: string[] | null;
+  /** Share of replies cut mid-way (the connection closed); default 0. */
+  cutRate?: number;
+  /** Share of replies that stop mid-way with the connection left open; default 0. */
+  stallRate?: number;
+  /** With `rateLimitRps`: send only a whole-second `Retry-After`, no `retry-after-ms` (as many providers do). */
+  wholeSecondRetryAfter?: boolean;
+  /** Largest request body accepted, in bytes; past it the answer is 413 (default 8 MiB). */
+  maxRequestBytes?: number;
 }
+
+/** The default cap on a request body: far above any prompt bas sends, far below harm. */
+export const DEFAULT_MAX_REQUEST_BYTES = 8 * 1024 * 1024;
 
 /** Counts of what the server did, for tests and the log. */
 interface ServeStats {
@@ -42,6 +59,13 @@ interface ServeStats {
   throttled: number;
   /** Most chat requests open at once (received, not yet answered). */
   maxInFlight: number;
+  /** Replies cut mid-way, and replies stalled mid-way. */
+  cut: number;
+  stalled: number;
+  /** Requests refused for their shape (400) or size (413). */
+  rejected: number;
+  /** Requests whose answer failed inside the server (answered 500, the server kept running). */
+  failed: number;
 }
 
 export interface RunningServer {
@@ -65,6 +89,8 @@ function seeded(seed: number): () => number {
 }
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  // The client may have gone away meanwhile (a timeout, a cut): nothing to answer then.
+  if (res.headersSent || res.destroyed) return;
   const text = typeof body === 'string' ? body : JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
   res.end(text);
@@ -124,7 +150,7 @@ export function tokenBucket(rps: number, now: () => number = Date.now): { take()
   };
 }
 
-type Fate = 'hang' | 'error' | 'rate_limit' | 'malformed' | 'ok';
+type Fate = 'hang' | 'error' | 'rate_limit' | 'malformed' | 'cut' | 'stall' | 'ok';
 
 /** Which fault (if any) a draw `u` in [0, 1) lands on: the rates are consecutive slices. */
 function drawFate(u: number, o: ServeOptions): Fate {
@@ -132,8 +158,68 @@ function drawFate(u: number, o: ServeOptions): Fate {
   if ((u -= o.errorRate) < 0) return 'error';
   if ((u -= o.rateLimitRate) < 0) return 'rate_limit';
   if ((u -= o.malformedRate) < 0) return 'malformed';
+  if ((u -= o.cutRate ?? 0) < 0) return 'cut';
+  if ((u -= o.stallRate ?? 0) < 0) return 'stall';
   return 'ok';
 }
+
+/** A chat request, checked. */
+interface ChatRequest {
+  model: string;
+  messages: ChatMessage[];
+  stream: boolean;
+  includeUsage: boolean;
+}
+
+/** The most messages one request may carry; a prompt of bas has two. */
+const MAX_MESSAGES = 10_000;
+
+/**
+ * Checks the shape of a chat request; returns it, or what is wrong with it (one line, for a
+ * 400). Content may be a string, null, or a list of text parts, as the API allows.
+ */
+export function checkChatRequest(body: unknown): ChatRequest | string {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return 'the request body must be a JSON object';
+  const b = body as Record<string, unknown>;
+  if (typeof b.model !== 'string' || b.model === '') return 'the request needs "model", a non-empty string';
+  if (!Array.isArray(b.messages) || b.messages.length === 0)
+    return 'the request needs "messages", a non-empty list of messages';
+  if (b.messages.length > MAX_MESSAGES) return `"messages" holds more than ${MAX_MESSAGES} messages`;
+  const messages: ChatMessage[] = [];
+  for (let i = 0; i < b.messages.length; i++) {
+    const m = b.messages[i] as unknown;
+    if (typeof m !== 'object' || m === null || Array.isArray(m))
+      return `messages[${i}] must be an object with "role" and "content"`;
+    const { role, content } = m as Record<string, unknown>;
+    if (typeof role !== 'string') return `messages[${i}].role must be a string`;
+    let text: string;
+    if (typeof content === 'string') text = content;
+    else if (content === null || content === undefined) text = '';
+    else if (Array.isArray(content)) {
+      const parts: string[] = [];
+      for (let j = 0; j < content.length; j++) {
+        const part = content[j] as { type?: unknown; text?: unknown } | null;
+        if (typeof part !== 'object' || part === null || typeof part.type !== 'string')
+          return `messages[${i}].content[${j}] must be an object with "type"`;
+        if (part.type === 'text') {
+          if (typeof part.text !== 'string') return `messages[${i}].content[${j}].text must be a string`;
+          parts.push(part.text);
+        }
+      }
+      text = parts.join('');
+    } else return `messages[${i}].content must be a string, null or a list of parts`;
+    messages.push({ role: role as ChatMessage['role'], content: text });
+  }
+  if (b.stream !== undefined && b.stream !== null && typeof b.stream !== 'boolean') return '"stream" must be a boolean';
+  const so = b.stream_options;
+  if (so !== undefined && so !== null && (typeof so !== 'object' || Array.isArray(so)))
+    return '"stream_options" must be an object';
+  const includeUsage = (so as { include_usage?: unknown } | null | undefined)?.include_usage === true;
+  return { model: b.model, messages, stream: b.stream === true, includeUsage };
+}
+
+/** Characters of reply per streamed chunk: a few tokens, as a model streams them. */
+const STREAM_PIECE = 16;
 
 /** Starts the server; resolves once it listens. */
 export function startServer(o: ServeOptions): Promise<RunningServer> {
@@ -148,27 +234,65 @@ export function startServer(o: ServeOptions): Promise<RunningServer> {
     unauthorized: 0,
     throttled: 0,
     maxInFlight: 0,
+    cut: 0,
+    stalled: 0,
+    rejected: 0,
+    failed: 0,
   };
+  const maxRequestBytes = o.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
   const bucket = o.rateLimitRps > 0 ? tokenBucket(o.rateLimitRps) : null;
   let inFlight = 0;
   const hanging = new Set<ServerResponse>();
   let created = Math.floor(Date.now() / 1000);
 
-  /** The body of a successful answer, computed as soon as the request arrives. */
-  const answer = (model: string, messages: ChatMessage[]): unknown => {
+  /** The reply and its usage, computed as soon as the request arrives. */
+  const answer = (messages: ChatMessage[]): { reply: string; usage: Record<string, number> } => {
     const reply = runPolicy(o.policy, messages);
     let promptChars = 0;
-    for (const m of messages) promptChars += typeof m.content === 'string' ? m.content.length : 0;
+    for (const m of messages) promptChars += m.content.length;
     const prompt_tokens = Math.ceil(promptChars / 4);
     const completion_tokens = Math.ceil(reply.length / 4);
-    return {
-      id: `chatcmpl-bas-${stats.requests}`,
-      object: 'chat.completion',
-      created,
-      model,
-      choices: [{ index: 0, message: { role: 'assistant', content: reply }, finish_reason: 'stop' }],
-      usage: { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens },
-    };
+    return { reply, usage: { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens } };
+  };
+
+  /** A whole chat completion body. */
+  const completionBody = (model: string, a: { reply: string; usage: Record<string, number> }): unknown => ({
+    id: `chatcmpl-bas-${stats.requests}`,
+    object: 'chat.completion',
+    created,
+    model,
+    choices: [{ index: 0, message: { role: 'assistant', content: a.reply }, finish_reason: 'stop' }],
+    usage: a.usage,
+  });
+
+  /** The server-sent events of a streamed answer, `data: [DONE]` last. */
+  const streamEvents = (model: string, a: { reply: string; usage: Record<string, number> }, includeUsage: boolean) => {
+    const id = `chatcmpl-bas-${stats.requests}`;
+    const chunk = (choices: unknown[], usage?: unknown): string =>
+      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices, ...(includeUsage ? { usage: usage ?? null } : {}) })}\n\n`;
+    const events = [chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }])];
+    for (let i = 0; i < a.reply.length; i += STREAM_PIECE)
+      events.push(chunk([{ index: 0, delta: { content: a.reply.slice(i, i + STREAM_PIECE) }, finish_reason: null }]));
+    events.push(chunk([{ index: 0, delta: {}, finish_reason: 'stop' }]));
+    // As OpenAI sends it: with include_usage, one more chunk with no choices and the usage.
+    if (includeUsage) events.push(chunk([], a.usage));
+    events.push('data: [DONE]\n\n');
+    return events;
+  };
+
+  /** Sends the first half of a reply, then closes the connection (`cut`) or leaves it open (`stall`). */
+  const stopMidway = (res: ServerResponse, fate: 'cut' | 'stall', head: () => void, pieces: string[]): void => {
+    if (res.destroyed) return;
+    head();
+    for (const p of pieces.slice(0, Math.max(1, Math.floor(pieces.length / 2)))) res.write(p);
+    if (fate === 'cut') {
+      stats.cut++;
+      res.destroy();
+    } else {
+      stats.stalled++;
+      hanging.add(res);
+      res.on('close', () => hanging.delete(res));
+    }
   };
 
   const chat = (req: IncomingMessage, res: ServerResponse, raw: string, arrived: number): void => {
@@ -177,16 +301,19 @@ export function startServer(o: ServeOptions): Promise<RunningServer> {
       stats.unauthorized++;
       return send(res, 401, apiError('Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key'));
     }
-    let body: { model?: unknown; messages?: unknown };
+    let parsed: unknown;
     try {
-      body = JSON.parse(raw) as typeof body;
+      parsed = JSON.parse(raw);
     } catch {
+      stats.rejected++;
       return send(res, 400, apiError('The request body is not valid JSON.', 'invalid_request_error', null));
     }
-    if (typeof body?.model !== 'string' || !Array.isArray(body.messages)) {
-      return send(res, 400, apiError('The request needs "model" and "messages".', 'invalid_request_error', null));
+    const body = checkChatRequest(parsed);
+    if (typeof body === 'string') {
+      stats.rejected++;
+      return send(res, 400, apiError(`Invalid request: ${body}.`, 'invalid_request_error', null));
     }
-    const model = body.model;
+    const { model } = body;
     if (o.models && !o.models.includes(model)) {
       return send(
         res,
@@ -208,7 +335,7 @@ export function startServer(o: ServeOptions): Promise<RunningServer> {
         ),
         {
           'retry-after': String(Math.ceil(refill / 1000)),
-          'retry-after-ms': String(refill),
+          ...(o.wholeSecondRetryAfter ? {} : { 'retry-after-ms': String(refill) }),
           'x-ratelimit-limit-requests': String(o.rateLimitRps),
           'x-ratelimit-remaining-requests': '0',
           'x-ratelimit-reset-requests': `${bucket!.untilFullMs()}ms`,
@@ -220,7 +347,7 @@ export function startServer(o: ServeOptions): Promise<RunningServer> {
     // The reply is worked out on arrival and the latency counted from arrival, as a real
     // endpoint's would be: computing it when the timer fires would queue a whole wave of
     // policy work behind one another and add it to every answer's latency.
-    const body200 = fate === 'ok' ? answer(model, body.messages as ChatMessage[]) : null;
+    const a = fate === 'ok' || fate === 'cut' || fate === 'stall' ? answer(body.messages) : null;
     const respond = (): void => {
       switch (fate) {
         case 'hang':
@@ -250,22 +377,72 @@ export function startServer(o: ServeOptions): Promise<RunningServer> {
             },
           );
         case 'malformed': {
+          if (res.destroyed) return;
           stats.malformed++;
           const m = MALFORMED[Math.floor(rand() * MALFORMED.length)]!(model);
           res.writeHead(200, { 'content-type': m.type, 'content-length': Buffer.byteLength(m.body) });
           return void res.end(m.body);
         }
-        case 'ok':
+        case 'cut':
+        case 'stall':
+        case 'ok': {
+          if (body.stream) {
+            const events = streamEvents(model, a!, body.includeUsage);
+            const head = (): void =>
+              void res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+            if (fate !== 'ok') return stopMidway(res, fate, head, events);
+            if (res.destroyed) return;
+            stats.ok++;
+            head();
+            return void res.end(events.join(''));
+          }
+          const text = JSON.stringify(completionBody(model, a!));
+          if (fate !== 'ok') {
+            const half = text.slice(0, Math.floor(text.length / 2));
+            const head = (): void =>
+              void res.writeHead(200, {
+                'content-type': 'application/json',
+                'content-length': Buffer.byteLength(text),
+              });
+            return stopMidway(res, fate, head, [half]);
+          }
           stats.ok++;
-          return send(res, 200, body200);
+          return send(res, 200, text);
+        }
+      }
+    };
+    const guarded = (): void => {
+      try {
+        respond();
+      } catch (err) {
+        fail(res, err);
       }
     };
     const wait = o.latencyMs - (Date.now() - arrived);
-    if (wait > 0) setTimeout(respond, wait);
-    else respond();
+    if (wait > 0) setTimeout(guarded, wait);
+    else guarded();
+  };
+
+  /** A failure inside the server while answering one request: a 500 to it alone. */
+  const fail = (res: ServerResponse, err: unknown): void => {
+    stats.failed++;
+    const why = err instanceof Error ? err.message : String(err);
+    if (!res.headersSent) send(res, 500, apiError(`bas serve failed on this request: ${why}`, 'server_error', null));
+    else res.destroy();
   };
 
   const server: Server = createServer((req, res) => {
+    // A client that goes away mid-request must not take the server with it.
+    req.on('error', () => {});
+    res.on('error', () => {});
+    try {
+      route(req, res);
+    } catch (err) {
+      fail(res, err);
+    }
+  });
+
+  const route = (req: IncomingMessage, res: ServerResponse): void => {
     const path = (req.url ?? '').split('?')[0];
     if (req.method === 'GET' && (path === '/v1/models' || path === '/models')) {
       const ids = o.models ?? [`bas-${o.policy}`];
@@ -275,17 +452,52 @@ export function startServer(o: ServeOptions): Promise<RunningServer> {
       });
     }
     if (req.method === 'POST' && (path === '/v1/chat/completions' || path === '/chat/completions')) {
+      const tooLarge = (): void => {
+        stats.rejected++;
+        send(
+          res,
+          413,
+          apiError(
+            `The request body is larger than the ${maxRequestBytes} bytes this server accepts.`,
+            'invalid_request_error',
+            'request_too_large',
+          ),
+          { connection: 'close' },
+        );
+        // Nothing more of this body is read: the connection goes once the answer is out.
+        res.on('finish', () => req.destroy());
+      };
+      // A declared length past the cap is refused before any of the body is read.
+      if (Number(req.headers['content-length']) > maxRequestBytes) return tooLarge();
       inFlight++;
       if (inFlight > stats.maxInFlight) stats.maxInFlight = inFlight;
       res.on('close', () => inFlight--);
       const arrived = Date.now();
       const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => chat(req, res, Buffer.concat(chunks).toString('utf8'), arrived));
+      let received = 0;
+      let over = false;
+      req.on('data', (c: Buffer) => {
+        if (over) return;
+        received += c.length;
+        if (received > maxRequestBytes) {
+          over = true;
+          chunks.length = 0;
+          return tooLarge();
+        }
+        chunks.push(c);
+      });
+      req.on('end', () => {
+        if (over) return;
+        try {
+          chat(req, res, Buffer.concat(chunks).toString('utf8'), arrived);
+        } catch (err) {
+          fail(res, err);
+        }
+      });
       return;
     }
     send(res, 404, apiError(`No route for ${req.method} ${path}.`, 'invalid_request_error', 'not_found'));
-  });
+  };
   server.keepAliveTimeout = 60_000;
 
   return new Promise((resolve, reject) => {
