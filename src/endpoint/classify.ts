@@ -5,6 +5,7 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { MalformedResponseError } from './completion.js';
 import { ResponseTooLargeError } from './http-fetch.js';
+import { StreamCutError, StreamIdleError, StreamReportedError } from './event-stream.js';
 import { redact } from '../io/secrets.js';
 import { parseRetryAfter } from './retry.js';
 
@@ -53,6 +54,11 @@ export function classifyError(err: unknown, timedOut: boolean): Failure {
     return failure('malformed', `malformed response: ${brief((err as Error).message)}`);
   }
   if (err instanceof APIUserAbortError) return failure('timeout', 'the request was aborted');
+  // A streamed reply's own failures (event-stream.ts): read after the SDK handed the stream over.
+  if (err instanceof ResponseTooLargeError) return failure('response_too_large', err.message);
+  if (err instanceof StreamIdleError) return failure('timeout', err.message);
+  if (err instanceof StreamCutError) return failure('network', err.message);
+  if (err instanceof StreamReportedError) return failure('provider', brief(err.message));
   if (err instanceof APIConnectionError) {
     const cause = (err as { cause?: unknown }).cause;
     // Its own type, never retried: the same endpoint would send the same flood again.

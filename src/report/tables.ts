@@ -127,6 +127,12 @@ export function renderSummary(s: Summary, opts: { title?: string } = {}): string
   if (s.tokens.reasoning) usage.push(['  of which reasoning', fmtInt(s.tokens.reasoning)]);
   usage.push(['latency p50 (s)', fmt(s.latency_ms.p50 === null ? null : s.latency_ms.p50 / 1000, 2)]);
   usage.push(['latency p95 (s)', fmt(s.latency_ms.p95 === null ? null : s.latency_ms.p95 / 1000, 2)]);
+  // Summaries of older runs have no ttft_ms; streamed runs show time to first token.
+  const ttft = s.ttft_ms;
+  if (ttft?.n && ttft.p50 !== null && ttft.p95 !== null) {
+    usage.push(['first token p50 (s)', fmt(ttft.p50 / 1000, 2)]);
+    usage.push(['first token p95 (s)', fmt(ttft.p95 / 1000, 2)]);
+  }
   parts.push(usage.toString());
   if (s.tokens.ignored)
     parts.push(
