@@ -149,6 +149,25 @@ describe('serve --rate-limit', () => {
     expect(b.take()).toBe(250);
   });
 
+  it('--whole-second-retry-after sends Retry-After in whole seconds and no retry-after-ms', async () => {
+    for (const whole of [false, true]) {
+      server = await startServer({ ...base, rateLimitRps: 1, wholeSecondRetryAfter: whole });
+      const send = () =>
+        fetch(`${server!.url}/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'm', messages: prompt }),
+        });
+      expect((await send()).status).toBe(200);
+      const refused = await send();
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).toBe('1');
+      expect(refused.headers.has('retry-after-ms')).toBe(!whole);
+      await server.close();
+      server = null;
+    }
+  });
+
   it('answers 429 with Retry-After and rate-limit headers when the bucket is empty, and the runner paces itself to it', async () => {
     // A rate the client passes easily even on a busy machine, with room for 4 requests in
     // flight (20/s × 0.2 s): below one, a limit on requests in flight cannot pace at all.
