@@ -23,7 +23,7 @@ import { StringDecoder } from 'node:string_decoder';
 import type OpenAI from 'openai';
 import { MalformedResponseError, readCompletion, type Completion } from './completion.js';
 import { ResponseTooLargeError, UnreadResponse } from './http-fetch.js';
-import { budgetSpent } from './retry.js';
+import { budgetSpent } from './retry-after.js';
 
 /** The stream ended, or its connection closed, before the reply was complete. */
 export class StreamCutError extends Error {

@@ -1,15 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import {
   backoffDelay,
-  budgetSpent,
   DEFAULT_RETRY_POLICY,
   nextDelay,
-  parseDuration,
-  parseRetryAfter,
   plannedDelay,
   retryable,
   type RetryPolicy,
 } from '../../src/endpoint/retry.js';
+import { budgetSpent, parseDuration, parseRetryAfter } from '../../src/endpoint/retry-after.js';
 
 const headers = (h: Record<string, string>) => new Headers(h);
 const policy: RetryPolicy = {
