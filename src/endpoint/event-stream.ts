@@ -40,7 +40,7 @@ export class StreamReportedError extends Error {
   override name = 'StreamReportedError';
 }
 
-export interface EventStreamOptions {
+interface EventStreamOptions {
   /** Largest number of bytes read from the stream. */
   maxBytes: number;
   /** Longest gap between two pieces of data once the first token has come, in ms. */
@@ -52,7 +52,7 @@ export interface EventStreamOptions {
 }
 
 /** What a stream assembled into: a completion, and when its first token came. */
-export interface StreamedReply {
+interface StreamedReply {
   completion: Completion;
   /** Ms from the start of the attempt to the first content or reasoning token. */
   ttftMs: number | null;
@@ -154,7 +154,7 @@ class LineSplitter {
 }
 
 /** Reads a stream of chat completion chunks to its end and assembles the reply. */
-export function readEventStream(res: IncomingMessage, o: EventStreamOptions): Promise<StreamedReply> {
+function readEventStream(res: IncomingMessage, o: EventStreamOptions): Promise<StreamedReply> {
   return new Promise<StreamedReply>((resolve, reject) => {
     const reply = new Assembly();
     const lines = new LineSplitter();

@@ -73,7 +73,7 @@ const PROBE_PATIENCE_MS = 1000;
  * How long a hint of `ms` keeps the gate closed: a whole number of seconds may be a short
  * wait rounded up, so its last second is left to a probe; a finer hint is taken as it is.
  */
-export function gateClosure(ms: number): number {
+function gateClosure(ms: number): number {
   return ms >= 1000 && ms % 1000 === 0 ? ms - 1000 : ms;
 }
 

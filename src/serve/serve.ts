@@ -14,6 +14,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { runPolicy, type PolicyName } from '../task/policies.js';
 import type { ChatMessage } from '../task/types.js';
+import { checkChatRequest } from './chat-request.js';
+import { tokenBucket } from './token-bucket.js';
+import { apiError, completionBody, MALFORMED, seeded, send, streamEvents, type Answer } from './answers.js';
 
 export interface ServeOptions {
   port: number;
@@ -76,80 +79,6 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** mulberry32: small, fast and good enough for fault draws. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  // The client may have gone away meanwhile (a timeout, a cut): nothing to answer then.
-  if (res.headersSent || res.destroyed) return;
-  const text = typeof body === 'string' ? body : JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
-  res.end(text);
-}
-
-function apiError(message: string, type: string, code: string | null): unknown {
-  return { error: { message, type, code, param: null } };
-}
-
-/** The malformed answers a sloppy endpoint has been seen to give. */
-const MALFORMED: Array<(model: string) => { body: string; type: string }> = [
-  () => ({ body: '{"id": "chatcmpl-x", "choices": [', type: 'application/json' }),
-  (model) => ({
-    body: JSON.stringify({ id: 'chatcmpl-x', object: 'chat.completion', model, choices: [] }),
-    type: 'application/json',
-  }),
-  (model) => ({
-    body: JSON.stringify({
-      id: 'chatcmpl-x',
-      object: 'chat.completion',
-      model,
-      choices: [{ index: 0, message: { role: 'assistant', content: '' }, finish_reason: 'length' }],
-    }),
-    type: 'application/json',
-  }),
-  () => ({ body: '<html><body>502 Bad Gateway</body></html>', type: 'text/html' }),
-];
-
-/**
- * A token bucket: `rps` tokens a second, holding at most one second's worth (so a burst of
- * `rps` requests passes at once, as a per-second budget would). `take` spends a token, or
- * says how long until one is there.
- */
-export function tokenBucket(rps: number, now: () => number = Date.now): { take(): number; untilFullMs(): number } {
-  const capacity = Math.max(1, rps);
-  let tokens = capacity;
-  let last = now();
-  const refill = (): void => {
-    const t = now();
-    tokens = Math.min(capacity, tokens + ((t - last) / 1000) * rps);
-    last = t;
-  };
-  return {
-    /** 0 when a token was spent; else the ms until the next one. */
-    take() {
-      refill();
-      if (tokens >= 1) {
-        tokens -= 1;
-        return 0;
-      }
-      return Math.max(1, Math.ceil(((1 - tokens) / rps) * 1000));
-    },
-    untilFullMs() {
-      refill();
-      return Math.ceil(((capacity - tokens) / rps) * 1000);
-    },
-  };
-}
-
 type Fate = 'hang' | 'error' | 'rate_limit' | 'malformed' | 'cut' | 'stall' | 'ok';
 
 /** Which fault (if any) a draw `u` in [0, 1) lands on: the rates are consecutive slices. */
@@ -162,64 +91,6 @@ function drawFate(u: number, o: ServeOptions): Fate {
   if ((u -= o.stallRate ?? 0) < 0) return 'stall';
   return 'ok';
 }
-
-/** A chat request, checked. */
-interface ChatRequest {
-  model: string;
-  messages: ChatMessage[];
-  stream: boolean;
-  includeUsage: boolean;
-}
-
-/** The most messages one request may carry; a prompt of bas has two. */
-const MAX_MESSAGES = 10_000;
-
-/**
- * Checks the shape of a chat request; returns it, or what is wrong with it (one line, for a
- * 400). Content may be a string, null, or a list of text parts, as the API allows.
- */
-export function checkChatRequest(body: unknown): ChatRequest | string {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return 'the request body must be a JSON object';
-  const b = body as Record<string, unknown>;
-  if (typeof b.model !== 'string' || b.model === '') return 'the request needs "model", a non-empty string';
-  if (!Array.isArray(b.messages) || b.messages.length === 0)
-    return 'the request needs "messages", a non-empty list of messages';
-  if (b.messages.length > MAX_MESSAGES) return `"messages" holds more than ${MAX_MESSAGES} messages`;
-  const messages: ChatMessage[] = [];
-  for (let i = 0; i < b.messages.length; i++) {
-    const m = b.messages[i] as unknown;
-    if (typeof m !== 'object' || m === null || Array.isArray(m))
-      return `messages[${i}] must be an object with "role" and "content"`;
-    const { role, content } = m as Record<string, unknown>;
-    if (typeof role !== 'string') return `messages[${i}].role must be a string`;
-    let text: string;
-    if (typeof content === 'string') text = content;
-    else if (content === null || content === undefined) text = '';
-    else if (Array.isArray(content)) {
-      const parts: string[] = [];
-      for (let j = 0; j < content.length; j++) {
-        const part = content[j] as { type?: unknown; text?: unknown } | null;
-        if (typeof part !== 'object' || part === null || typeof part.type !== 'string')
-          return `messages[${i}].content[${j}] must be an object with "type"`;
-        if (part.type === 'text') {
-          if (typeof part.text !== 'string') return `messages[${i}].content[${j}].text must be a string`;
-          parts.push(part.text);
-        }
-      }
-      text = parts.join('');
-    } else return `messages[${i}].content must be a string, null or a list of parts`;
-    messages.push({ role: role as ChatMessage['role'], content: text });
-  }
-  if (b.stream !== undefined && b.stream !== null && typeof b.stream !== 'boolean') return '"stream" must be a boolean';
-  const so = b.stream_options;
-  if (so !== undefined && so !== null && (typeof so !== 'object' || Array.isArray(so)))
-    return '"stream_options" must be an object';
-  const includeUsage = (so as { include_usage?: unknown } | null | undefined)?.include_usage === true;
-  return { model: b.model, messages, stream: b.stream === true, includeUsage };
-}
-
-/** Characters of reply per streamed chunk: a few tokens, as a model streams them. */
-const STREAM_PIECE = 16;
 
 /** Starts the server; resolves once it listens. */
 export function startServer(o: ServeOptions): Promise<RunningServer> {
@@ -246,38 +117,13 @@ export function startServer(o: ServeOptions): Promise<RunningServer> {
   let created = Math.floor(Date.now() / 1000);
 
   /** The reply and its usage, computed as soon as the request arrives. */
-  const answer = (messages: ChatMessage[]): { reply: string; usage: Record<string, number> } => {
+  const answer = (messages: ChatMessage[]): Answer => {
     const reply = runPolicy(o.policy, messages);
     let promptChars = 0;
     for (const m of messages) promptChars += m.content.length;
     const prompt_tokens = Math.ceil(promptChars / 4);
     const completion_tokens = Math.ceil(reply.length / 4);
     return { reply, usage: { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens } };
-  };
-
-  /** A whole chat completion body. */
-  const completionBody = (model: string, a: { reply: string; usage: Record<string, number> }): unknown => ({
-    id: `chatcmpl-bas-${stats.requests}`,
-    object: 'chat.completion',
-    created,
-    model,
-    choices: [{ index: 0, message: { role: 'assistant', content: a.reply }, finish_reason: 'stop' }],
-    usage: a.usage,
-  });
-
-  /** The server-sent events of a streamed answer, `data: [DONE]` last. */
-  const streamEvents = (model: string, a: { reply: string; usage: Record<string, number> }, includeUsage: boolean) => {
-    const id = `chatcmpl-bas-${stats.requests}`;
-    const chunk = (choices: unknown[], usage?: unknown): string =>
-      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices, ...(includeUsage ? { usage: usage ?? null } : {}) })}\n\n`;
-    const events = [chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }])];
-    for (let i = 0; i < a.reply.length; i += STREAM_PIECE)
-      events.push(chunk([{ index: 0, delta: { content: a.reply.slice(i, i + STREAM_PIECE) }, finish_reason: null }]));
-    events.push(chunk([{ index: 0, delta: {}, finish_reason: 'stop' }]));
-    // As OpenAI sends it: with include_usage, one more chunk with no choices and the usage.
-    if (includeUsage) events.push(chunk([], a.usage));
-    events.push('data: [DONE]\n\n');
-    return events;
   };
 
   /** Sends the first half of a reply, then closes the connection (`cut`) or leaves it open (`stall`). */
@@ -387,7 +233,7 @@ export function startServer(o: ServeOptions): Promise<RunningServer> {
         case 'stall':
         case 'ok': {
           if (body.stream) {
-            const events = streamEvents(model, a!, body.includeUsage);
+            const events = streamEvents(`chatcmpl-bas-${stats.requests}`, created, model, a!, body.includeUsage);
             const head = (): void =>
               void res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
             if (fate !== 'ok') return stopMidway(res, fate, head, events);
@@ -396,7 +242,7 @@ export function startServer(o: ServeOptions): Promise<RunningServer> {
             head();
             return void res.end(events.join(''));
           }
-          const text = JSON.stringify(completionBody(model, a!));
+          const text = JSON.stringify(completionBody(`chatcmpl-bas-${stats.requests}`, created, model, a!));
           if (fate !== 'ok') {
             const half = text.slice(0, Math.floor(text.length / 2));
             const head = (): void =>
