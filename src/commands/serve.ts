@@ -25,6 +25,7 @@ export interface ServeFlags {
   seed?: string;
   apiKey?: string;
   models?: string;
+  reasoningTokens?: string;
 }
 
 /** Checks the flags; every bad value names its flag and range. */
@@ -53,6 +54,8 @@ export function serveOptions(f: ServeFlags): ServeOptions {
         ? DEFAULT_MAX_REQUEST_BYTES
         : Math.round(parseNumberInRange(f.maxRequestMb, '--max-request-mb', 0.001, 1024) * 1024 * 1024),
     seed: f.seed === undefined ? 1 : parseCount(f.seed, '--seed', 0, 2 ** 32 - 1),
+    reasoningTokens:
+      f.reasoningTokens === undefined ? 0 : parseCount(f.reasoningTokens, '--reasoning-tokens', 0, 10_000_000),
     apiKey: f.apiKey === undefined ? null : f.apiKey,
     models:
       f.models === undefined
@@ -97,8 +100,9 @@ export async function serve(flags: ServeFlags): Promise<void> {
     o.rateLimitRps &&
       `at most ${o.rateLimitRps} requests/s${o.wholeSecondRetryAfter ? ' (whole-second Retry-After)' : ''}`,
   ].filter(Boolean);
+  const thinks = o.reasoningTokens ? `, reasons ${o.reasoningTokens} tokens before answering` : '';
   process.stdout.write(
-    `bas serve: listening on ${server.url} (policy ${o.policy}, latency ${o.latencyMs} ms${faults.length ? `, faults: ${faults.join(', ')}` : ''}${o.apiKey ? ', key required' : ''})\n`,
+    `bas serve: listening on ${server.url} (policy ${o.policy}, latency ${o.latencyMs} ms${thinks}${faults.length ? `, faults: ${faults.join(', ')}` : ''}${o.apiKey ? ', key required' : ''})\n`,
   );
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
@@ -107,6 +111,6 @@ export async function serve(flags: ServeFlags): Promise<void> {
   await server.close();
   const s = server.stats;
   process.stderr.write(
-    `bas serve: ${s.requests} requests, ${s.ok} answered, ${s.errors} 500s, ${s.rateLimited} 429s, ${s.hung} hung, ${s.malformed} malformed, ${s.cut} cut, ${s.stalled} stalled, ${s.throttled} over the rate limit, ${s.unauthorized} refused, ${s.rejected} rejected (400/413), ${s.failed} failed (500)\n`,
+    `bas serve: ${s.requests} requests, ${s.ok} answered, ${s.errors} 500s, ${s.rateLimited} 429s, ${s.hung} hung, ${s.malformed} malformed, ${s.cut} cut, ${s.stalled} stalled, ${s.throttled} over the rate limit, ${s.unauthorized} refused, ${s.rejected} rejected (400/413), ${s.failed} failed (500); usage reported: ${s.promptTokens} prompt, ${s.completionTokens} completion (${s.reasoningTokens} reasoning) tokens\n`,
   );
 }

@@ -3,7 +3,7 @@
  * records and counts; the retry loop decides from them (and the status) whether to try again.
  */
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
-import { MalformedResponseError } from './completion.js';
+import { MalformedResponseError, type ReplyFault } from './completion.js';
 import { ResponseTooLargeError } from './http-fetch.js';
 import { StreamCutError, StreamIdleError, StreamReportedError } from './event-stream.js';
 import { redact } from '../io/secrets.js';
@@ -24,6 +24,8 @@ export interface Failure {
   fatal: boolean;
   /** Set when the server asked for a wait that ends past the episode deadline (first-contact.ts counts these). */
   pastDeadline?: boolean;
+  /** For a reply that came back but cannot be scored: what kind of unusable reply it was. */
+  fault?: ReplyFault | null;
 }
 
 function failure(type: ErrorType, message: string, extra: Partial<Failure> = {}): Failure {
@@ -51,7 +53,8 @@ export function classifyError(err: unknown, timedOut: boolean): Failure {
     return failure('timeout', 'the request timed out');
   }
   if (err instanceof MalformedResponseError || err instanceof SyntaxError) {
-    return failure('malformed', `malformed response: ${brief((err as Error).message)}`);
+    const fault = err instanceof MalformedResponseError ? err.fault : 'shape';
+    return failure('malformed', `malformed response: ${brief((err as Error).message)}`, { fault });
   }
   if (err instanceof APIUserAbortError) return failure('timeout', 'the request was aborted');
   // A streamed reply's own failures (event-stream.ts): read after the SDK handed the stream over.

@@ -271,7 +271,7 @@ export class Runner {
         latency_ms: result.latencyMs,
         // Only streamed replies know it; other records stay as they were.
         ...(c.ttft_ms != null ? { ttft_ms: c.ttft_ms } : {}),
-        usage: c.usage,
+        usage: result.usage,
         finish_reason: c.finish_reason,
         attempts: result.attempts,
       };
@@ -286,7 +286,8 @@ export class Runner {
         detail: null,
         error: { type: f.type, message: f.message },
         latency_ms: result.latencyMs,
-        usage: null,
+        // Paid for all the same: an unusable reply (or a retried one) reported its tokens.
+        usage: result.usage,
         finish_reason: null,
         attempts: result.attempts,
       };

@@ -5,10 +5,17 @@
  */
 import type { ServerResponse } from 'node:http';
 
-/** A reply and its usage. */
+/** A reply, the reasoning before it (when the server acts as a reasoning model), and its usage. */
 export interface Answer {
   reply: string;
-  usage: Record<string, number>;
+  reasoning: string | null;
+  finish: string;
+  usage: {
+    prompt_tokens: number;
+    completion_tokens: number;
+    total_tokens: number;
+    completion_tokens_details?: { reasoning_tokens: number };
+  };
 }
 
 /** mulberry32: small, fast and good enough for fault draws. */
@@ -64,7 +71,13 @@ export function completionBody(id: string, created: number, model: string, a: An
     object: 'chat.completion',
     created,
     model,
-    choices: [{ index: 0, message: { role: 'assistant', content: a.reply }, finish_reason: 'stop' }],
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: a.reply, ...(a.reasoning ? { reasoning_content: a.reasoning } : {}) },
+        finish_reason: a.finish,
+      },
+    ],
     usage: a.usage,
   };
 }
@@ -74,9 +87,10 @@ export function streamEvents(id: string, created: number, model: string, a: Answ
   const chunk = (choices: unknown[], usage?: unknown): string =>
     `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices, ...(includeUsage ? { usage: usage ?? null } : {}) })}\n\n`;
   const events = [chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }])];
+  if (a.reasoning) events.push(chunk([{ index: 0, delta: { reasoning_content: a.reasoning }, finish_reason: null }]));
   for (let i = 0; i < a.reply.length; i += STREAM_PIECE)
     events.push(chunk([{ index: 0, delta: { content: a.reply.slice(i, i + STREAM_PIECE) }, finish_reason: null }]));
-  events.push(chunk([{ index: 0, delta: {}, finish_reason: 'stop' }]));
+  events.push(chunk([{ index: 0, delta: {}, finish_reason: a.finish }]));
   // As OpenAI sends it: with include_usage, one more chunk with no choices and the usage.
   if (includeUsage) events.push(chunk([], a.usage));
   events.push('data: [DONE]\n\n');

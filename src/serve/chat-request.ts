@@ -10,6 +10,15 @@ export interface ChatRequest {
   messages: ChatMessage[];
   stream: boolean;
   includeUsage: boolean;
+  /** The request's cap on completion tokens (`max_completion_tokens`, else `max_tokens`), or null. */
+  limit: number | null;
+}
+
+function tokenLimit(body: { max_tokens?: unknown; max_completion_tokens?: unknown }): number | null {
+  for (const v of [body.max_completion_tokens, body.max_tokens]) {
+    if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return v;
+  }
+  return null;
 }
 
 /** The most messages one request may carry; a prompt of bas has two. */
@@ -56,5 +65,5 @@ export function checkChatRequest(body: unknown): ChatRequest | string {
   if (so !== undefined && so !== null && (typeof so !== 'object' || Array.isArray(so)))
     return '"stream_options" must be an object';
   const includeUsage = (so as { include_usage?: unknown } | null | undefined)?.include_usage === true;
-  return { model: b.model, messages, stream: b.stream === true, includeUsage };
+  return { model: b.model, messages, stream: b.stream === true, includeUsage, limit: tokenLimit(b) };
 }

@@ -5,6 +5,9 @@
  * that stop mid-way (cut, or stalled with the connection left open). Fault draws come from
  * a seeded generator, so a test sees the same sequence for the same request order. A request
  * with `"stream": true` is answered with server-sent events, as OpenAI streams them.
+ * It can act as a reasoning model that thinks a set number of tokens before it answers, so a
+ * request's token limit can run out before any content; and it counts the tokens it reports
+ * (GET /v1/bas/stats), so a test can hold a client's accounting against the server's own.
  *
  * Every request is checked before any work (a bad shape gets a 400 naming what is wrong),
  * bodies are capped (413), and a failure while answering one request is answered with a 500
@@ -44,6 +47,13 @@ export interface ServeOptions {
   wholeSecondRetryAfter?: boolean;
   /** Largest request body accepted, in bytes; past it the answer is 413 (default 8 MiB). */
   maxRequestBytes?: number;
+  /**
+   * Act as a reasoning model that spends this many tokens reasoning before it answers (0 or
+   * absent: no reasoning). A request's `max_completion_tokens` (else `max_tokens`) caps
+   * reasoning and reply together: at or below this it gets empty content, finish_reason
+   * "length", every completion token a reasoning token.
+   */
+  reasoningTokens?: number;
 }
 
 /** The default cap on a request body: far above any prompt bas sends, far below harm. */
@@ -69,6 +79,10 @@ interface ServeStats {
   rejected: number;
   /** Requests whose answer failed inside the server (answered 500, the server kept running). */
   failed: number;
+  /** Sums of the usage the server reported in its answers: what a provider would bill. */
+  promptTokens: number;
+  completionTokens: number;
+  reasoningTokens: number;
 }
 
 export interface RunningServer {
@@ -109,6 +123,9 @@ export function startServer(o: ServeOptions): Promise<RunningServer> {
     stalled: 0,
     rejected: 0,
     failed: 0,
+    promptTokens: 0,
+    completionTokens: 0,
+    reasoningTokens: 0,
   };
   const maxRequestBytes = o.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
   const bucket = o.rateLimitRps > 0 ? tokenBucket(o.rateLimitRps) : null;
@@ -117,13 +134,41 @@ export function startServer(o: ServeOptions): Promise<RunningServer> {
   let created = Math.floor(Date.now() / 1000);
 
   /** The reply and its usage, computed as soon as the request arrives. */
-  const answer = (messages: ChatMessage[]): Answer => {
+  const answer = (messages: ChatMessage[], limit: number | null): Answer => {
     const reply = runPolicy(o.policy, messages);
     let promptChars = 0;
     for (const m of messages) promptChars += m.content.length;
     const prompt_tokens = Math.ceil(promptChars / 4);
-    const completion_tokens = Math.ceil(reply.length / 4);
-    return { reply, usage: { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens } };
+    const a: Answer = {
+      reply,
+      reasoning: null,
+      finish: 'stop',
+      usage: { prompt_tokens, completion_tokens: Math.ceil(reply.length / 4), total_tokens: 0 },
+    };
+    const thinks = o.reasoningTokens ?? 0;
+    if (thinks > 0) {
+      // A token is about four characters here, as for the usage counts.
+      const cap = limit ?? Number.POSITIVE_INFINITY;
+      const thought = Math.min(thinks, cap);
+      a.reasoning = `Checking the ledger row by row (${thought} tokens of reasoning).`;
+      if (thought + a.usage.completion_tokens > cap) {
+        a.finish = 'length';
+        a.reply = reply.slice(0, Math.max(0, cap - thought) * 4);
+        a.usage.completion_tokens = cap;
+      } else {
+        a.usage.completion_tokens += thought;
+      }
+      a.usage.completion_tokens_details = { reasoning_tokens: thought };
+    }
+    a.usage.total_tokens = prompt_tokens + a.usage.completion_tokens;
+    return a;
+  };
+
+  /** Counts what an answer reports, as it is sent whole. */
+  const bill = (a: Answer): void => {
+    stats.promptTokens += a.usage.prompt_tokens;
+    stats.completionTokens += a.usage.completion_tokens;
+    stats.reasoningTokens += a.usage.completion_tokens_details?.reasoning_tokens ?? 0;
   };
 
   /** Sends the first half of a reply, then closes the connection (`cut`) or leaves it open (`stall`). */
@@ -193,7 +238,7 @@ export function startServer(o: ServeOptions): Promise<RunningServer> {
     // The reply is worked out on arrival and the latency counted from arrival, as a real
     // endpoint's would be: computing it when the timer fires would queue a whole wave of
     // policy work behind one another and add it to every answer's latency.
-    const a = fate === 'ok' || fate === 'cut' || fate === 'stall' ? answer(body.messages) : null;
+    const a = fate === 'ok' || fate === 'cut' || fate === 'stall' ? answer(body.messages, body.limit) : null;
     const respond = (): void => {
       switch (fate) {
         case 'hang':
@@ -239,6 +284,7 @@ export function startServer(o: ServeOptions): Promise<RunningServer> {
             if (fate !== 'ok') return stopMidway(res, fate, head, events);
             if (res.destroyed) return;
             stats.ok++;
+            bill(a!);
             head();
             return void res.end(events.join(''));
           }
@@ -253,6 +299,7 @@ export function startServer(o: ServeOptions): Promise<RunningServer> {
             return stopMidway(res, fate, head, [half]);
           }
           stats.ok++;
+          bill(a!);
           return send(res, 200, text);
         }
       }
@@ -297,6 +344,7 @@ export function startServer(o: ServeOptions): Promise<RunningServer> {
         data: ids.map((id) => ({ id, object: 'model', created, owned_by: 'bas' })),
       });
     }
+    if (req.method === 'GET' && (path === '/v1/bas/stats' || path === '/bas/stats')) return send(res, 200, stats);
     if (req.method === 'POST' && (path === '/v1/chat/completions' || path === '/chat/completions')) {
       const tooLarge = (): void => {
         stats.rejected++;
