@@ -5,6 +5,7 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { MalformedResponseError, ResponseTooLargeError } from '../errors/index.js';
 import { outsideText } from '../io/outside-text.js';
+import { StreamCutError, StreamIdleError, StreamReportedError } from './event-stream.js';
 import { parseRetryAfter } from './retry-after.js';
 import { failure, statusFailure, type Failure } from './status-failure.js';
 
@@ -40,6 +41,11 @@ export function classifyError(err: unknown, timedOut: boolean): Failure {
   if (err instanceof SyntaxError)
     return failure('malformed', 'malformed response: the body is not JSON', { fault: 'shape' });
   if (err instanceof APIUserAbortError) return failure('timeout', 'the request was aborted');
+  // A streamed reply's own failures (event-stream.ts): read after the SDK handed the stream over.
+  if (err instanceof ResponseTooLargeError) return failure('response_too_large', err.message);
+  if (err instanceof StreamIdleError) return failure('timeout', err.message);
+  if (err instanceof StreamCutError) return failure('network', err.message);
+  if (err instanceof StreamReportedError) return failure('provider', outsideText(err.message));
   if (err instanceof APIConnectionError) {
     const cause = (err as { cause?: unknown }).cause;
     // Its own type, never retried: the same endpoint would send the same flood again.

@@ -8,7 +8,9 @@ import { runPolicy, type PolicyName } from '../task/policies.js';
 import type { ChatMessage } from '../task/types.js';
 import { readCompletion, type Completion } from './completion.js';
 import { makeSdk, type SdkOptions } from './sdk.js';
+import { DEFAULT_MAX_RESPONSE_BYTES } from './http-fetch.js';
 import { budgetSpent } from './retry-after.js';
+import { completeStreamed, isEventStream } from './event-stream.js';
 
 /** Anything that turns a prompt into reply text; `signal` aborts the attempt. */
 export interface ModelClient {
@@ -66,6 +68,8 @@ export function requestFields(model: string, sampling: Sampling, baseURL: string
 export interface HttpClientOptions extends SdkOptions {
   model: string;
   sampling: Sampling;
+  /** Ask for the reply as a stream of events (`--stream`), with this idle timeout between them. */
+  stream?: { idleTimeoutMs: number } | null;
 }
 
 /** A client for an OpenAI-compatible endpoint. */
@@ -74,10 +78,16 @@ export function httpClient(opts: HttpClientOptions): ModelClient {
   // of undici) on first touch; touching it here keeps that cost out of the first requests.
   void globalThis.Headers;
   // From here on the key is cut out of whatever the endpoint sends back (io/secrets.ts).
-  const sdk = makeSdk(opts);
+  const maxResponseBytes = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  const stream = opts.stream ?? null;
+  const sdk = makeSdk({ ...opts, passThrough: stream ? isEventStream : undefined });
   const fields = requestFields(opts.model, opts.sampling, opts.baseURL);
   return {
     async complete(messages, signal) {
+      if (stream) {
+        const bounds = { maxBytes: maxResponseBytes, idleMs: stream.idleTimeoutMs };
+        return completeStreamed(sdk, { ...fields, messages }, signal, bounds);
+      }
       const body = {
         ...fields,
         messages: messages as ChatMessage[],

@@ -6,7 +6,7 @@
  */
 import OpenAI from 'openai';
 import { registerSecret } from '../io/secrets.js';
-import { DEFAULT_MAX_RESPONSE_BYTES, makeNodeFetch } from './http-fetch.js';
+import { DEFAULT_MAX_RESPONSE_BYTES, makeNodeFetch, type NodeFetchOptions } from './http-fetch.js';
 
 /** Where to send requests, with what key, and the bounds on each. */
 export interface SdkOptions {
@@ -16,6 +16,8 @@ export interface SdkOptions {
   requestTimeoutMs: number;
   /** Largest response body read, in bytes; past it the attempt fails (default 32 MiB). */
   maxResponseBytes?: number;
+  /** Responses handed over unread, for the caller to read as a stream (`--stream`). */
+  passThrough?: NodeFetchOptions['passThrough'];
 }
 
 /** An SDK client for these options; the key is a registered secret from here on. */
@@ -26,6 +28,9 @@ export function makeSdk(opts: SdkOptions): OpenAI {
     baseURL: opts.baseURL,
     maxRetries: 0,
     timeout: Math.max(1, Math.ceil(opts.requestTimeoutMs)),
-    fetch: makeNodeFetch({ maxResponseBytes: opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES }),
+    fetch: makeNodeFetch({
+      maxResponseBytes: opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+      passThrough: opts.passThrough,
+    }),
   });
 }

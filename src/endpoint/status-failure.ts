@@ -21,6 +21,8 @@ export interface Failure {
   retryAfterMs: number | null;
   /** True when no request of the run can succeed (bad key, unknown model): stop the run. */
   fatal: boolean;
+  /** Set when the server asked for a wait that ends past the episode deadline (first-contact.ts counts these). */
+  pastDeadline?: boolean;
   /** For a reply that came back but cannot be scored: what kind of unusable reply it was. */
   fault?: ReplyFault | null;
 }
@@ -62,9 +64,16 @@ function codeOf(error: unknown): string {
   return typeof code === 'string' ? code : '';
 }
 
+/** The error type of the body (`insufficient_quota`), or ''. */
+function typeOf(error: unknown): string {
+  const type = (error as { type?: unknown } | null | undefined)?.type;
+  return typeof type === 'string' ? type : '';
+}
+
 /**
- * The failure an HTTP error status means: 401 and 403 refuse the key and a 404 naming the
- * model does not know it (both fatal: no request of the run can succeed), 429 is a rate limit,
+ * The failure an HTTP error status means: 401 and 403 refuse the key, a 404 naming the model
+ * does not know it, and a 402 or `insufficient_quota` is a spent quota (all fatal: no request
+ * of the run can succeed), 429 is a rate limit,
  * 408 a timeout, a 3xx a redirect bas does not follow, and the rest the provider's word
  * against the request (5xx retried, other 4xx not).
  */
@@ -76,6 +85,13 @@ export function statusFailure(reply: StatusReply): Failure {
   }
   if (status === 404 && (codeOf(reply.error) === 'model_not_found' || /model/i.test(said))) {
     return failure('auth', `the endpoint does not know this model (HTTP 404): ${said}`, { status, fatal: true });
+  }
+  // A spent quota or credit balance is not a rate limit: no wait clears it, so the run stops.
+  if (status === 402 || codeOf(reply.error) === 'insufficient_quota' || typeOf(reply.error) === 'insufficient_quota') {
+    return failure('provider', `the provider refused for lack of quota or credit (HTTP ${status}): ${said}`, {
+      status,
+      fatal: true,
+    });
   }
   if (status === 429) {
     return failure('rate_limit', `rate limited (HTTP 429): ${said}`, { status, retryAfterMs: reply.retryAfterMs });
