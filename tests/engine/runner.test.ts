@@ -313,7 +313,11 @@ describe('usage: every response that was paid for', () => {
   const base = { policy, episodeTimeoutMs: 10_000, requestTimeoutMs: 5_000, stop: new AbortController().signal };
   const spent: Usage = { prompt_tokens: 1100, completion_tokens: 4096, total_tokens: 5196, reasoning_tokens: 4096 };
   const cut = () =>
-    new MalformedResponseError('empty content (finish_reason "length")', { fault: 'cut_empty', usage: spent });
+    new MalformedResponseError('empty content (finish_reason "length")', {
+      fault: 'cut_empty',
+      usage: spent,
+      finishReason: 'length',
+    });
 
   it("a rollout's usage is the sum of its attempts: a retried unusable reply, then a reply", async () => {
     let n = 0;
@@ -373,6 +377,7 @@ describe('usage: every response that was paid for', () => {
     for (const r of records) {
       expect(r.error?.type).toBe('malformed');
       expect(r.usage).toEqual(spent);
+      expect(r.finish_reason).toBe('length');
     }
   });
 
