@@ -381,6 +381,45 @@ describe('usage: every response that was paid for', () => {
     }
   });
 
+  it('replies over --max-response-mb on every first rollout stop the run, naming the cap', async () => {
+    const { createServer } = await import('node:http');
+    const { httpClient } = await import('../../src/endpoint/client.js');
+    let requests = 0;
+    const server = createServer((req, res) => {
+      requests++;
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ choices: [{ message: { content: 'x'.repeat(8192) }, finish_reason: 'stop' }] }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/v1`;
+      const client = httpClient({
+        model: 'm',
+        baseURL: url,
+        apiKey: 'k',
+        sampling: { temperature: null, max_tokens: null, reasoning_effort: null, extra: {} },
+        requestTimeoutMs: 5000,
+        maxResponseBytes: 1024,
+      });
+      const records: RolloutRecord[] = [];
+      const out = await runner(client, 1, records).run(pairs(20));
+      expect(out.fatal?.message).toMatch(/sent no usable reply: the response body passed the 1 KiB cap/);
+      expect(out.fatal?.message).toMatch(/raise --max-response-mb/);
+      expect(records.map((r) => r.error?.type)).toEqual([
+        'response_too_large',
+        'response_too_large',
+        'response_too_large',
+      ]);
+      expect(requests).toBe(3);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
+
   it('random failures on every first rollout do not stop the run', async () => {
     let n = 0;
     const client: ModelClient = {
