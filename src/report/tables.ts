@@ -44,6 +44,14 @@ export function fmtCi(ci: [number, number] | null, digits = 3): string {
   return ci ? `[${fmt(ci[0], digits)}, ${fmt(ci[1], digits)}]` : '–';
 }
 
+/**
+ * A mean and its 95% interval in one number format (the same decimals for both, so a mean of
+ * 1.000 never sits beside "[1.00, 1.00]"), separated by `sep`; an en dash without a mean.
+ */
+export function fmtEstimate(e: Estimate, digits = 3, sep = ' '): string {
+  return e.mean === null ? '–' : `${fmt(e.mean, digits)}${sep}${fmtCi(e.ci95, digits)}`;
+}
+
 /** A whole number with thousands separators. */
 export function fmtInt(v: number): string {
   return Math.round(v).toLocaleString('en-US');

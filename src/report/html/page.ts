@@ -57,6 +57,9 @@ button:disabled { opacity: .45; cursor: default; }
 pre.reply { background: #0f1720; color: #e6edf3; padding: 12px; border-radius: 6px; max-height: 420px; overflow: auto; white-space: pre-wrap; word-break: break-word; font-size: 12.5px; }
 .legend span { margin-right: 14px; }
 svg { max-width: 100%; height: auto; }
+table.prov th, table.prov td { text-align: left; white-space: normal; border: 0; padding: 1px 12px 1px 0; background: none; font-weight: normal; }
+table.prov th { color: var(--muted); }
+table.prov td { color: var(--ink); font-weight: 600; }
 `;
 
 /**
@@ -82,6 +85,12 @@ export function htmlTable(
     .map((r) => `<tr>${r.map((c, i) => `<td${classes(i, true)}>${escapeHtml(c)}</td>`).join('')}</tr>`)
     .join('');
   return `<table${opts.id ? ` id="${opts.id}"` : ''}><thead><tr>${th}</tr></thead><tbody>${body}</tbody></table>`;
+}
+
+/** Labelled provenance lines (model, sampling, versions …) as a compact two-column table. */
+export function provenanceTable(lines: Array<[string, string]>): string {
+  const rows = lines.map(([k, v]) => `<tr><th>${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`).join('');
+  return `<table class="prov">${rows}</table>`;
 }
 
 /** A whole page: `body` is trusted HTML built from escaped parts; `script` runs inline. */

@@ -4,13 +4,14 @@
  * its drill-down (built in the browser from the embedded data).
  */
 import { BAS_LABELS, FAULT_CODES } from '../../task/types.js';
-import { describeTask, type RunReport } from '../run-report.js';
+import type { RunReport } from '../run-report.js';
+import { provenanceLines } from '../provenance.js';
 import type { Estimate } from '../../summary/stats.js';
-import { fmt, fmtCi, fmtInt } from '../tables.js';
+import { fmt, fmtCi, fmtEstimate, fmtInt } from '../tables.js';
 import { RUN_PAGE_SCRIPT } from './client.js';
 import type { DrillData } from './drilldown.js';
 import { escapeHtml, jsonForScript } from './escape.js';
-import { htmlTable, page } from './page.js';
+import { htmlTable, page, provenanceTable } from './page.js';
 import { barChart, histogramChart } from './svg.js';
 
 function estimateCells(name: string, e: Estimate, digits = 3): string[] {
@@ -18,32 +19,22 @@ function estimateCells(name: string, e: Estimate, digits = 3): string[] {
 }
 
 function note(e: Estimate): string {
-  return e.mean === null ? 'no data' : `${e.mean.toFixed(3)}  ${fmtCi(e.ci95, 2)}`;
+  return e.mean === null ? 'no data' : fmtEstimate(e, 3, '  ');
 }
 
 function usd(v: number | null): string {
   return v === null ? '–' : `$${v.toFixed(v < 1 ? 4 : 2)}`;
 }
 
-/** The header block shared with the text report: what was run and in what state. */
+/** The header block shared with the text report: what was run, how, and in what state. */
 function header(r: RunReport, title: string): string {
   const s = r.summary;
-  const meta = [
-    ['folder', r.run.dir],
-    ['tasks', describeTask(r.run.task)],
-    ['status', r.run.status ?? 'unknown'],
-    [
-      'rollouts',
-      r.run.expected_rollouts !== null
-        ? `${fmtInt(s.counts.rollouts)} of ${fmtInt(r.run.expected_rollouts)}`
-        : fmtInt(s.counts.rollouts),
-    ],
-    ['started', r.run.started_at ?? '–'],
-  ]
-    .map(([k, v]) => `<span>${escapeHtml(k!)} <b>${escapeHtml(v!)}</b></span>`)
-    .join('');
+  const rollouts =
+    r.run.expected_rollouts !== null
+      ? `${fmtInt(s.counts.rollouts)} of ${fmtInt(r.run.expected_rollouts)} recorded`
+      : `${fmtInt(s.counts.rollouts)} recorded`;
   const notes = r.notes.map((n) => `<p class="note">${escapeHtml(n)}</p>`).join('');
-  return `<h1>${escapeHtml(title)}</h1><div class="meta">${meta}</div>${notes}`;
+  return `<h1>${escapeHtml(title)}</h1>${provenanceTable([['folder', r.run.dir], ...provenanceLines(r.run.provenance), ['rollouts', rollouts]])}${notes}`;
 }
 
 /** The whole page for `bas report --html`. */
