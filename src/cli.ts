@@ -130,9 +130,15 @@ function buildProgram(table: SettingTable | null): Command {
       'rank runs best first, grouped by task configuration, with intervals and paired verdicts against the best',
     )
     .argument('<DIR...>', 'run folders, or folders of run folders (such as runs/ or a bas sweep folder)')
-    .option('--by <MEASURE>', 'rank by reward, reward_errors_as_zero, bas_correct or fault_audit (default reward)')
+    .option(
+      '--by <MEASURE>',
+      'rank by reward_errors_as_zero, reward, bas_correct or fault_audit (default reward_errors_as_zero)',
+    )
+    .option('--include-incomplete', 'also rank runs that did not finish within their error budget (marked *)')
     .option('--json', 'print the leaderboard as JSON')
     .option('--markdown', 'print Markdown tables, for a README or a paper')
+    .option('--csv', 'print one CSV row per run, every number at full precision')
+    .option('--latex', 'print LaTeX tables (booktabs), for a paper')
     .option('--html <FILE>', 'also write a self-contained HTML leaderboard to FILE')
     .option('--seed <S>', 'seed of the paired bootstrap (default 1)')
     .option('--resamples <B>', 'bootstrap resamples, 100..1000000 (default 10000)')

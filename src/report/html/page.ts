@@ -24,7 +24,7 @@ th, td { white-space: nowrap; padding: 5px 10px; border-bottom: 1px solid var(--
 th { background: #f0f3f6; font-weight: 600; color: #334; }
 th:first-child, td:first-child { text-align: left; }
 td.text, th.text { text-align: left; }
-td.wrap { white-space: normal; overflow-wrap: anywhere; min-width: 8em; max-width: 28em; }
+td.wrap { white-space: normal; overflow-wrap: break-word; min-width: 6em; max-width: 28em; }
 td.lines { white-space: pre-line; }
 th { white-space: normal; }
 .small { font-size: 12px; color: var(--muted); }
@@ -81,10 +81,20 @@ export function htmlTable(
     return c.length ? ` class="${c.join(' ')}"` : '';
   };
   const th = head.map((h, i) => `<th${classes(i, false)}>${escapeHtml(h)}</th>`).join('');
+  const cell = (c: string, i: number) => (opts.wrapCols?.includes(i) ? breakable(c) : escapeHtml(c));
   const body = rows
-    .map((r) => `<tr>${r.map((c, i) => `<td${classes(i, true)}>${escapeHtml(c)}</td>`).join('')}</tr>`)
+    .map((r) => `<tr>${r.map((c, i) => `<td${classes(i, true)}>${cell(c, i)}</td>`).join('')}</tr>`)
     .join('');
   return `<table${opts.id ? ` id="${opts.id}"` : ''}><thead><tr>${th}</tr></thead><tbody>${body}</tbody></table>`;
+}
+
+/**
+ * Escaped text with a line-break opportunity after each separator of a name or path (`/`,
+ * `:`, `-`, `_`, `.`, `·`, `,`): a wrapped cell breaks `builtin:blanket` after the colon,
+ * never mid-word.
+ */
+function breakable(text: string): string {
+  return escapeHtml(text).replace(/([/:\-_.·,]|&amp;)(?=[^\s])/g, '$1<wbr>');
 }
 
 /** Labelled provenance lines (model, sampling, versions …) as a compact two-column table. */
