@@ -102,7 +102,7 @@ function groupText(lb: Leaderboard, g: Leaderboard['groups'][number]): string[] 
   }
   if (g.unranked.length) {
     out.push(
-      wrapped('not ranked: the run did not finish, or errored past its budget (--include-incomplete ranks it)'),
+      'not ranked: unfinished or over its error budget (--include-incomplete ranks it)',
       fitTable(
         ['run', 'status', 'why'],
         g.unranked.map((r) => [`${r.name}\n${r.dir}`, r.status ?? 'unknown', r.unrankable ?? '']),
