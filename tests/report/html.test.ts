@@ -59,7 +59,13 @@ beforeAll(async () => {
   const runs = [];
   for (const d of wide) runs.push(await readRun(d, () => {}));
   await writeCompareHtml(join(dir, 'wide.html'), buildComparison(runs, 1, 1000));
-  writeFileSync(join(dir, 'leaderboard.html'), leaderboardPage(buildLeaderboard(runs, { seed: 1, resamples: 500 })));
+  // The leaderboard also holds a run of a short name that must not break mid-word, and one not ranked.
+  const blanket = join(dir, 'some', 'deeply', 'nested', 'results', 'folder', 'blanket');
+  writeRun(blanket, { n: 12, model: 'builtin:blanket', choose: () => 'blanket' });
+  const cut = join(dir, 'some', 'deeply', 'nested', 'results', 'folder', 'cut-off-run-of-the-evening');
+  writeRun(cut, { n: 12, model: long, choose: () => 'oracle', status: 'interrupted' });
+  const board = [...runs, await readRun(blanket, () => {}), await readRun(cut, () => {})];
+  writeFileSync(join(dir, 'leaderboard.html'), leaderboardPage(buildLeaderboard(board, { seed: 1, resamples: 500 })));
   const points = runs.map((data, i) => ({ num_transactions: [12, 24, 60, 240][i]!, fault_rate: null, data }));
   writeFileSync(
     join(dir, 'sweep.html'),
@@ -225,7 +231,44 @@ describe.skipIf(!hasChromium)('in headless chromium', () => {
 
   it('leaderboard page at 1280 px: no sideways scroll, no chart label cut', async () => {
     const page = await fitsAt1280('leaderboard.html');
-    expect(await page.locator('svg text.label').count()).toBe(4);
+    expect(await page.locator('svg text.label').count()).toBe(5);
+    // Every table stays inside its card, and no word of a wrapped cell is broken across lines.
+    const report = await page.evaluate(() => {
+      type El = {
+        getBoundingClientRect(): { right: number };
+        closest(s: string): El | null;
+        querySelectorAll(s: string): ArrayLike<El>;
+        childNodes: ArrayLike<{ nodeType: number; textContent: string | null }>;
+      };
+      type Doc = {
+        querySelectorAll(s: string): ArrayLike<El>;
+        createRange(): {
+          setStart(n: unknown, o: number): void;
+          setEnd(n: unknown, o: number): void;
+          getClientRects(): { length: number };
+        };
+      };
+      const doc = (globalThis as unknown as { document: Doc }).document;
+      const overflow = Array.from(doc.querySelectorAll('section table')).filter(
+        (t) => t.getBoundingClientRect().right > t.closest('section')!.getBoundingClientRect().right + 0.5,
+      ).length;
+      const broken: string[] = [];
+      for (const td of Array.from(doc.querySelectorAll('td.wrap'))) {
+        for (const node of Array.from(td.childNodes)) {
+          if (node.nodeType !== 3) continue;
+          const text = node.textContent ?? '';
+          for (const m of text.matchAll(/[A-Za-z0-9]+/g)) {
+            const range = doc.createRange();
+            range.setStart(node, m.index!);
+            range.setEnd(node, m.index! + m[0].length);
+            if (range.getClientRects().length > 1) broken.push(m[0]);
+          }
+        }
+      }
+      return { overflow, broken };
+    });
+    expect(report).toEqual({ overflow: 0, broken: [] });
+    expect(await page.locator('text=Not ranked').count()).toBeGreaterThan(0);
     await page.screenshot({ path: join(shots, 'leaderboard.png'), fullPage: true });
     await page.close();
   });

@@ -25,7 +25,8 @@ th { background: #f0f3f6; font-weight: 600; color: #334; }
 th:first-child, td:first-child { text-align: left; }
 td.text, th.text { text-align: left; }
 td.wrap { white-space: normal; overflow-wrap: break-word; min-width: 6em; max-width: 28em; }
-td.lines { white-space: pre-line; }
+td.lines { white-space: pre; }
+td.lines.wrap { white-space: pre-line; }
 th { white-space: normal; }
 .small { font-size: 12px; color: var(--muted); }
 .controls { display: flex; flex-wrap: wrap; gap: 10px; align-items: center; margin-bottom: 10px; }
@@ -94,7 +95,8 @@ export function htmlTable(
  * never mid-word.
  */
 function breakable(text: string): string {
-  return escapeHtml(text).replace(/([/:\-_.·,]|&amp;)(?=[^\s])/g, '$1<wbr>');
+  // Not inside a number: "0.538" and "−0.052" stay whole.
+  return escapeHtml(text).replace(/([/:_·,]|&amp;|[.-](?!\d))(?=\S)/g, '$1<wbr>');
 }
 
 /** Labelled provenance lines (model, sampling, versions …) as a compact two-column table. */
