@@ -110,6 +110,11 @@ function buildProgram(table: SettingTable | null): Command {
     .option('--html <FILE>', 'also write a self-contained HTML report to FILE')
     .option('--price-in <USD>', 'price of prompt tokens, US dollars per million (default: run.json prices)')
     .option('--price-out <USD>', 'price of completion tokens, US dollars per million (default: run.json prices)')
+    .option(
+      '--rollout <I:R>',
+      'show rollout R of task I (or I alone: rollout 0; a comma list; repeatable); with --html, embed it in the page',
+      (v: string, prev: string[] = []) => [...prev, v],
+    )
     .action(async (dir, opts) => (await import('./commands/report.js')).report(dir, opts));
 
   program

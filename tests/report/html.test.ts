@@ -3,7 +3,7 @@
  * console errors, no network, a task opens with its rows marked, and hostile reply text
  * stays text. Skipped, with a notice, where /usr/bin/chromium is absent.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +12,7 @@ import { readRun } from '../../src/report/read.js';
 import { buildRunReport } from '../../src/report/run-report.js';
 import { buildComparison } from '../../src/report/compare.js';
 import { writeCompareHtml, writeRunHtml } from '../../src/report/html/write.js';
+import { buildDrillData } from '../../src/report/html/drilldown.js';
 import { leaderboardPage } from '../../src/report/html/leaderboard-page.js';
 import { buildLeaderboard } from '../../src/report/leaderboard.js';
 import { sweepPage } from '../../src/report/html/sweep-page.js';
@@ -150,7 +151,7 @@ describe.skipIf(!hasChromium)('in headless chromium', () => {
     await page.close();
   });
 
-  it('a 10,000-rollout page stays small in the DOM: one page of rows, filters and paging', async () => {
+  it('a 10,000-rollout page embeds a bounded selection and says how to see the rest', async () => {
     const big = join(dir, 'big');
     writeRun(big, {
       n: 10_000,
@@ -158,17 +159,26 @@ describe.skipIf(!hasChromium)('in headless chromium', () => {
       choose: (i) => (i % 9 === 4 ? { error: 'provider' } : i % 3 ? 'oracle' : 'raw-sums'),
     });
     const d = await readRun(big, () => {});
-    await writeRunHtml(join(dir, 'big.html'), d, buildRunReport(d));
+    const drill = await buildDrillData(d, [[9999, 0]]);
+    // Worst 20, best 10, per code up to 5 + 5, 5 errored, plus the one asked for: at most 86.
+    expect(drill.rollouts.length).toBeLessThanOrEqual(86);
+    expect(drill.rollouts.length).toBeGreaterThan(30);
+    expect(drill.total_rollouts).toBe(10_000);
+    await writeRunHtml(join(dir, 'big.html'), d, buildRunReport(d), drill);
+    expect(statSync(join(dir, 'big.html')).size).toBeLessThan(1_000_000);
     const { page, errors } = await open(join(dir, 'big.html'));
-    expect(await page.locator('#task-list tbody tr').count()).toBe(50);
-    expect(await page.locator('#page-info').textContent()).toContain('of 200');
-    await page.click('#next');
-    expect(await page.locator('#task-list tbody tr').first().getAttribute('data-index')).toBe('50');
+    expect(await page.locator('#task-list tbody tr').count()).toBe(drill.rollouts.length);
+    expect(await page.locator('#tasks').textContent()).toMatch(/embeds \d+ of the run's 10,000 rollouts/);
+    expect(await page.locator('#tasks').textContent()).toContain('--rollout INDEX:ROLLOUT');
     await page.fill('#query', '9999');
     expect(await page.locator('#task-list tbody tr').count()).toBe(1);
+    expect(await page.locator('#task-list tbody tr').first().textContent()).toContain('asked for');
     await page.locator('#task-list tbody tr').first().click();
     expect(await page.locator('#drill-panel tr[data-mark]').count()).toBe(12);
     expect(await page.locator('.ledger').count()).toBe(1); // only the opened task is built
+    await page.selectOption('#filter', 'error');
+    await page.fill('#query', '');
+    expect(await page.locator('#task-list tbody tr').count()).toBe(5);
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -37,6 +37,18 @@ function header(r: RunReport, title: string): string {
   return `<h1>${escapeHtml(title)}</h1>${provenanceTable([['folder', r.run.dir], ...provenanceLines(r.run.provenance), ['rollouts', rollouts]])}${notes}`;
 }
 
+/** What the page holds of the run's rollouts, and how to see any other. */
+function embeddedNote(drill: DrillData): string {
+  const l = drill.limits;
+  const n = drill.rollouts.length;
+  const all = n >= drill.total_rollouts;
+  const what = all
+    ? `All ${fmtInt(drill.total_rollouts)} rollouts are embedded.`
+    : `This page embeds ${fmtInt(n)} of the run's ${fmtInt(drill.total_rollouts)} rollouts, so it stays small at any size: the ${l.worst} worst and ${l.best} best by reward, up to ${l.perCodeMissed} that missed and ${l.perCodeWronglyFlagged} that wrongly flagged each fault code, up to ${l.perErrorType} per error type, up to ${l.unparseable} unparseable replies, and any asked for with --rollout.`;
+  const how = `Any rollout: <code>bas report ${escapeHtml(drill.dir)} --rollout INDEX:ROLLOUT</code> prints it; add <code>--html FILE</code> to embed it in this page.`;
+  return `<p class="small">${escapeHtml(what)} ${all ? '' : how}</p>`;
+}
+
 /** The whole page for `bas report --html`. */
 export function runPage(r: RunReport, drill: DrillData): string {
   const s = r.summary;
@@ -148,8 +160,9 @@ export function runPage(r: RunReport, drill: DrillData): string {
   <button id="prev" type="button">◀ prev</button><button id="next" type="button">next ▶</button>
   <span id="page-info" class="small"></span>
 </div>
-<table id="task-list"><thead><tr><th>task</th><th>rollout</th><th>reward</th><th>bas_correct</th><th>fault_audit</th><th class="text">outcome</th></tr></thead><tbody></tbody></table>
+<table id="task-list"><thead><tr><th>task</th><th>rollout</th><th>reward</th><th>bas_correct</th><th>fault_audit</th><th class="text">outcome</th><th class="text">embedded as</th></tr></thead><tbody></tbody></table>
 <p class="small">Click a rollout to see its ledger, with each row marked: fault found, missed, or wrongly flagged.</p>
+${embeddedNote(drill)}
 </section>
 <div id="drill"></div>`;
   const body = `
