@@ -113,6 +113,13 @@ function groupText(lb: Leaderboard, g: Leaderboard['groups'][number]): string[] 
   const marked = g.runs.filter((r) => r.unrankable);
   for (const r of marked) out.push(wrapped(`* #${r.rank} is ranked only by --include-incomplete: ${r.unrankable}`));
   for (const r of all) for (const n of r.notes) out.push(wrapped(`note (${rankText(r)} ${r.name}): ${n}`));
+  for (const r of all)
+    if (r.tokens.unscored > 0)
+      out.push(
+        wrapped(
+          `note: ${rankText(r)} ${r.name}'s ${fmtInt(r.tokens.total)} tokens include ${fmtInt(r.tokens.unscored)} that bought no score (errored rollouts)${r.cost.unscored_usd !== null ? `, ${usd(r.cost.unscored_usd)} of its ${usd(r.cost.total_usd)}` : ''}`,
+        ),
+      );
   for (const r of g.runs)
     if (r.vs_best?.left_out)
       out.push(

@@ -63,7 +63,8 @@ export interface LeaderboardRun {
   };
   /** Precision and recall over all claimed and true pairs (see `PooledFaults`). */
   faults_pooled: PooledFaults;
-  tokens: { prompt: number; completion: number; total: number };
+  /** `unscored`: the part of the total that bought no score (errored rollouts, replaced lines). */
+  tokens: { prompt: number; completion: number; total: number; unscored: number };
   /** At the prices recorded in the run's run.json; null parts where none were given. */
   cost: Cost;
   /** Paired difference (this run − the best) on shared tasks; null for the best and unranked runs. */
@@ -173,7 +174,12 @@ function entry(d: RunData, name: string, rank: number | null, vsBest: Pairing | 
       parsed: s.metrics.parsed,
     },
     faults_pooled: s.faults_pooled,
-    tokens: { prompt: s.tokens.prompt, completion: s.tokens.completion, total: s.tokens.total },
+    tokens: {
+      prompt: s.tokens.prompt,
+      completion: s.tokens.completion,
+      total: s.tokens.total,
+      unscored: s.tokens.unscored?.total ?? 0,
+    },
     cost: costOf(s, {}, d.run?.prices),
     vs_best: vsBest,
   };
