@@ -71,7 +71,7 @@ export interface LeaderboardRun {
   vs_best: Pairing | null;
 }
 
-export interface LeaderboardGroup {
+interface LeaderboardGroup {
   task: TaskConfig | null;
   /** Task generator version; null when the tasks came from a file (`bas score`). */
   generator: number | null;
@@ -122,7 +122,7 @@ function maxErrorRate(d: RunData): number {
 }
 
 /** Why a run may not be ranked, or null when it may: it finished, whole, within its error budget. */
-export function unrankableReason(d: RunData): string | null {
+function unrankableReason(d: RunData): string | null {
   const c = d.summary.counts;
   const status = typeof d.run?.status === 'string' ? d.run.status : null;
   if (d.run === null) return 'no run.json: whether the run finished is unknown';

@@ -169,7 +169,7 @@ export function dateText(iso: string | null): string {
 }
 
 /** An ISO timestamp as "2026-09-12 10:00:00 UTC", or "unknown". */
-export function timeText(iso: string | null): string {
+function timeText(iso: string | null): string {
   if (iso === null) return UNKNOWN;
   const m = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(?:\.\d+)?Z$/.exec(iso);
   return m ? `${m[1]} ${m[2]} UTC` : iso;
