@@ -15,7 +15,7 @@ import type { RunData } from './read.js';
 import { describeTask } from './run-report.js';
 import { pairedBootstrap, type Estimate, type PairedBootstrap } from '../summary/stats.js';
 import type { Summary } from '../summary/summary.js';
-import { fitTable } from './fit-table.js';
+import { fitTable, wrapCell } from './fit-table.js';
 import { runNames } from './run-names.js';
 import { fmt, fmtCi, fmtInt } from './tables.js';
 import { dateText, durationText, samplingDifference, samplingShort, type Provenance } from './provenance.js';
@@ -301,13 +301,21 @@ export function renderComparison(c: Comparison): string {
       }),
     );
   }
-  for (const x of c.pairings) if (x.note) out.push(`note: ${x.note}`);
+  // Notes are wrapped to 80 columns like the tables, continuation lines indented.
+  const note = (text: string) =>
+    wrapCell(terminalText(text), 78)
+      .split('\n')
+      .map((l, i) => (i === 0 ? l : `  ${l}`))
+      .join('\n');
+  for (const x of c.pairings) if (x.note) out.push(note(`note: ${x.note}`));
   for (const x of c.pairings)
     if (x.left_out)
       out.push(
-        `note: ${x.left_out} shared task(s) left out of ${x.run} − ${x.baseline}: one run has no completed rollout on them`,
+        note(
+          `note: ${x.left_out} shared task(s) left out of ${x.run} − ${x.baseline}: one run has no completed rollout on them`,
+        ),
       );
-  for (const r of c.runs) for (const n of r.notes) out.push(`note (${r.label}): ${n}`);
+  for (const r of c.runs) for (const n of r.notes) out.push(note(`note (${r.label}): ${n}`));
   // Notes quote run folders (models, statuses): made safe like the tables' cells.
   return terminalText(out.join('\n')) + '\n';
 }

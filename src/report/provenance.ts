@@ -78,13 +78,15 @@ function samplingOf(v: unknown): Sampling | null {
   };
 }
 
-/** The wall time run.json records (under any of the names bas has used), else end − start for an unresumed run. */
+/** The wall time run.json records (`elapsed_s`, over every session), else end − start for a run never resumed. */
 function wallTime(run: RunFile): number | null {
-  for (const k of ['wall_time_s', 'wall_s', 'elapsed_s']) {
+  for (const k of ['elapsed_s', 'wall_time_s']) {
     const v = finite(run[k]);
     if (v !== null && v >= 0) return v;
   }
-  const resumed = Array.isArray(run.resumed_at) && run.resumed_at.length > 0;
+  const resumed =
+    (Array.isArray(run.resumed_at) && run.resumed_at.length > 0) ||
+    (Array.isArray(run.sessions) && run.sessions.length > 1);
   if (resumed || run.merged_from !== undefined) return null;
   const [a, b] = [Date.parse(String(run.started_at)), Date.parse(String(run.ended_at))];
   return Number.isFinite(a) && Number.isFinite(b) && b >= a ? (b - a) / 1000 : null;

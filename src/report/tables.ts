@@ -119,7 +119,7 @@ export function renderSummary(s: Summary, opts: { title?: string } = {}): string
   if (s.unknown_codes) codes.push(['(unknown codes claimed)', '', '', '', fmtInt(s.unknown_codes), '']);
   parts.push(
     codes.toString(),
-    'precision and recall here are pooled over all claimed and true (row, code)\npairs; fault_precision above is the mean per reply, 0 for a reply that claims\nnothing',
+    'precision and recall here are pooled over all claimed and true (row, code)\npairs; fault_precision above is the mean per reply,\n0 for a reply that claims nothing',
   );
 
   if (s.pass_at_k.length) {

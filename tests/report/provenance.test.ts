@@ -23,7 +23,7 @@ beforeAll(() => {
     provider: 'openrouter',
     base_url: 'https://user:secret@openrouter.ai/api/v1',
     sampling: SAMPLING,
-    wall_time_s: 754.5,
+    elapsed_s: 754.5,
     resumed_at: ['2026-09-12T11:00:00.000Z'],
   };
   writeRun(join(root, 'cold'), { n: 8, model: 'm/one', choose: () => 'oracle', runJson });
@@ -61,7 +61,7 @@ describe('provenance', () => {
   });
 
   it('a resumed run without a recorded wall time has none, not end minus start', () => {
-    const run = { ...JSON.parse(readFileSync(join(root, 'cold', 'run.json'), 'utf8')), wall_time_s: undefined };
+    const run = { ...JSON.parse(readFileSync(join(root, 'cold', 'run.json'), 'utf8')), elapsed_s: undefined };
     expect(provenanceOf(run, 'm', null).wall_time_s).toBeNull();
     const fresh = { ...run, resumed_at: undefined };
     expect(provenanceOf(fresh, 'm', null).wall_time_s).toBe(300);
@@ -94,6 +94,7 @@ describe('provenance', () => {
       .map((l) => l.split('│').at(-2)!.trim())
       .join(' ');
     expect(verdict).toMatch(/A better; sampling differs \(temperature 0 vs 0\.7\)/);
+    for (const l of r.stdout.split('\n')) expect(textWidth(l), l).toBeLessThanOrEqual(80);
     const c = JSON.parse(
       bas(['compare', join(root, 'cold'), join(root, 'warm'), '--json', '--resamples', '200']).stdout,
     );
