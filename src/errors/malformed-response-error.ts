@@ -31,9 +31,15 @@ export class MalformedResponseError extends Error {
   readonly fault: ReplyFault | null;
   /** The tokens the reply reports: it was paid for even though it cannot be scored. */
   readonly usage: TokenUsage | null;
-  constructor(message: string, extra: { fault?: ReplyFault | null; usage?: TokenUsage | null } = {}) {
+  /** The reply's `finish_reason`, when it had one ("length": cut by the token limit). */
+  readonly finishReason: string | null;
+  constructor(
+    message: string,
+    extra: { fault?: ReplyFault | null; usage?: TokenUsage | null; finishReason?: string | null } = {},
+  ) {
     super(message);
     this.fault = extra.fault ?? null;
     this.usage = extra.usage ?? null;
+    this.finishReason = extra.finishReason ?? null;
   }
 }
