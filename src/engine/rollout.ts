@@ -10,6 +10,7 @@ import { classifyError, type Failure } from '../endpoint/classify.js';
 import type { ModelClient } from '../endpoint/client.js';
 import { addUsage, type Completion, type Usage } from '../endpoint/completion.js';
 import { MalformedResponseError } from '../errors/index.js';
+import { asClause } from '../io/outside-text.js';
 import type { AttemptOutcome, Pace, Ticket } from '../endpoint/pace.js';
 import { plannedDelay, sleep, type RetryPolicy } from '../endpoint/retry.js';
 
@@ -143,7 +144,7 @@ export async function runEpisode(messages: readonly ChatMessage[], o: EpisodeOpt
     if (delay === null || delay >= left) {
       // A server that asks for a wait past the deadline is not waited for: the rollout fails now.
       if (delay !== null && failure.retryAfterMs != null && failure.retryAfterMs >= left) {
-        failure.message += `; the server asked to wait ${seconds(failure.retryAfterMs)}, more than the ${seconds(Math.max(0, left))} left of the episode`;
+        failure.message = `${asClause(failure.message)}; the server asked to wait ${seconds(failure.retryAfterMs)}, more than the ${seconds(Math.max(0, left))} left of the episode`;
         failure.pastDeadline = true;
       }
       if (attempt > 1) failure.message += ` (after ${attempt} attempts)`;

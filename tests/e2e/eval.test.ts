@@ -130,6 +130,7 @@ describe('bas eval against bas serve', () => {
     // on the first three rollouts stops the run as a first-contact failure.
     expect(r2.code).toBe(1);
     expect(r2.stderr).toContain('asks for longer waits than an episode allows');
+    expect(r2.stderr).not.toContain('.;');
     for (const x of readResults(dir2)) {
       expect(x.error.type).toBe('rate_limit');
       expect(x.attempts).toBe(1);
