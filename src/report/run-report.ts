@@ -6,6 +6,7 @@ import { ConfigError } from '../errors.js';
 import type { TaskConfig } from '../task/types.js';
 import type { RunData } from './read.js';
 import type { Summary } from '../summary/summary.js';
+import { runTime, sessionsOf, type RunTime } from '../runfile/sessions.js';
 import { fmt, fmtInt, plainTable, renderSummary } from './tables.js';
 
 /** Prices in US dollars per million tokens. */
@@ -32,6 +33,12 @@ export interface RunReport {
     status: string | null;
     started_at: string | null;
     ended_at: string | null;
+    /** Seconds over every session of the run whose length is known (null when none is). */
+    elapsed_s: number | null;
+    /** Processes that worked on the run: the first eval and each resume. */
+    sessions: number;
+    /** Sessions whose end was never written (killed, or resumed under bas 0.3). */
+    sessions_of_unknown_length: number;
     /** Rollouts the run set out to do, if run.json says. */
     expected_rollouts: number | null;
   };
@@ -74,6 +81,9 @@ export function costOf(s: Summary, flags: { in?: number; out?: number }, runPric
 /** Builds the report of one run. */
 export function buildRunReport(data: RunData, prices: { in?: number; out?: number } = {}): RunReport {
   const run = data.run;
+  // A scored or merged run was not timed: its start and end say when the folder was built.
+  const timed = run !== null && run.source === undefined && run.merged_from === undefined;
+  const time: RunTime = timed ? runTime(sessionsOf(run)) : { elapsed_s: null, sessions: 0, unknown: 0 };
   return {
     run: {
       dir: data.dir,
@@ -82,12 +92,34 @@ export function buildRunReport(data: RunData, prices: { in?: number; out?: numbe
       status: typeof run?.status === 'string' ? run.status : null,
       started_at: typeof run?.started_at === 'string' ? run.started_at : null,
       ended_at: typeof run?.ended_at === 'string' ? run.ended_at : null,
+      elapsed_s: time.elapsed_s,
+      sessions: time.sessions,
+      sessions_of_unknown_length: time.unknown,
       expected_rollouts: data.expected,
     },
     notes: data.notes,
     summary: data.summary,
     cost: costOf(data.summary, prices, run?.prices),
   };
+}
+
+/** A duration for people: `4.2 s`, `3 min 5 s`, `2 h 4 min`. */
+export function durationText(s: number): string {
+  if (s < 60) return `${s.toFixed(1)} s`;
+  const m = Math.floor(s / 60);
+  return m < 60 ? `${m} min ${Math.round(s - 60 * m)} s` : `${Math.floor(m / 60)} h ${m % 60} min`;
+}
+
+/**
+ * The time a run took, over all its sessions: `10.2 s` for one, `10.2 s over 2 sessions`,
+ * and `at least 4.1 s over 3 sessions, 1 of unknown length` where an end was never written;
+ * null when no session's length is known.
+ */
+export function runTimeText(t: RunTime): string | null {
+  if (t.elapsed_s === null) return null;
+  if (t.sessions <= 1) return durationText(t.elapsed_s);
+  const over = `${durationText(t.elapsed_s)} over ${t.sessions} sessions`;
+  return t.unknown > 0 ? `at least ${over}, ${t.unknown} of unknown length` : over;
 }
 
 /** A one-line description of a task configuration. */
@@ -133,6 +165,12 @@ export function renderRunReport(r: RunReport): string {
     `tasks:  ${describeTask(r.run.task)}`,
     `status: ${r.run.status ?? 'unknown'}${r.run.expected_rollouts !== null ? ` (${statusCount(r)})` : ''}`,
   ];
+  const time = runTimeText({
+    elapsed_s: r.run.elapsed_s,
+    sessions: r.run.sessions,
+    unknown: r.run.sessions_of_unknown_length,
+  });
+  if (time !== null) lines.push(`time:   ${time}`);
   for (const n of r.notes) lines.push(`note:   ${n}`);
   // The header quotes run.json (model, folder, status): nothing in it may drive the terminal.
   const out = [
