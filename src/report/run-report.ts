@@ -6,7 +6,7 @@ import { ConfigError } from '../errors.js';
 import type { TaskConfig } from '../task/types.js';
 import type { RunData } from './read.js';
 import type { Summary } from '../summary/summary.js';
-import { runTime, sessionsOf, type RunTime } from '../runfile/sessions.js';
+import { timeOfRun, type RunTime } from '../runfile/sessions.js';
 import { fmt, fmtInt, plainTable, renderSummary } from './tables.js';
 
 /** Prices in US dollars per million tokens. */
@@ -81,9 +81,7 @@ export function costOf(s: Summary, flags: { in?: number; out?: number }, runPric
 /** Builds the report of one run. */
 export function buildRunReport(data: RunData, prices: { in?: number; out?: number } = {}): RunReport {
   const run = data.run;
-  // A scored or merged run was not timed: its start and end say when the folder was built.
-  const timed = run !== null && run.source === undefined && run.merged_from === undefined;
-  const time: RunTime = timed ? runTime(sessionsOf(run)) : { elapsed_s: null, sessions: 0, unknown: 0 };
+  const time = timeOfRun(run);
   return {
     run: {
       dir: data.dir,

@@ -110,3 +110,13 @@ export function runTime(sessions: readonly RunSession[]): RunTime {
     unknown: sessions.length - known,
   };
 }
+
+/**
+ * The time a run took, from its run.json. A scored or merged run was not timed (its start
+ * and end say when the folder was built), so it has no sessions.
+ */
+export function timeOfRun(info: Record<string, unknown> | null): RunTime {
+  if (info === null || info.source !== undefined || info.merged_from !== undefined)
+    return { elapsed_s: null, sessions: 0, unknown: 0 };
+  return runTime(sessionsOf(info));
+}
