@@ -30,7 +30,7 @@ import {
   runInfoFor,
 } from './session.js';
 
-export type { EvalEvent, EvalOutcome, EvalResult } from './events.js';
+export type { EvalEvent, EvalResult } from './events.js';
 
 /** How to run: where, whether to continue a run, how to stop it and who hears its events. */
 export interface RunEvalOptions {

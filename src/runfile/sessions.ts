@@ -69,7 +69,8 @@ function readSession(v: unknown): RunSession | null {
 /**
  * The sessions of a run, from its run.json (any version; every field may be missing or
  * damaged, since the file may be old or edited): its `sessions` when they read, else those
- * rebuilt from `started_at`, `resumed_at` and `ended_at`. Empty when nothing says.
+ * rebuilt from `started_at`, `resumed_at` and `ended_at`. Empty when nothing says, and for a
+ * merged or scored run without sessions of its own.
  */
 export function sessionsOf(info: Record<string, unknown> | null): RunSession[] {
   if (info === null) return [];
@@ -77,7 +78,8 @@ export function sessionsOf(info: Record<string, unknown> | null): RunSession[] {
     const read = info.sessions.map(readSession);
     if (read.every((s) => s !== null)) return read as RunSession[];
   }
-  if (!isTime(info.started_at)) return [];
+  // A merged or scored run's dates say when its folder was built, not when anything ran.
+  if (!isTime(info.started_at) || info.merged_from !== undefined || info.source !== undefined) return [];
   const resumed = Array.isArray(info.resumed_at) ? info.resumed_at.slice(0, MAX_SESSIONS).filter(isTime) : [];
   const starts = [info.started_at, ...resumed];
   // Only the last session's end was kept; the earlier ones ended at some unrecorded time.
