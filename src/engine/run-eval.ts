@@ -144,12 +144,14 @@ export async function runEval(settings: EvalSettings, options: RunEvalOptions = 
         collect();
       },
     });
-    runner
-      .on('start', (e) => emit({ type: 'rollout-started', ...e }))
-      .on('retry', (e) => emit({ type: 'retry', ...e }))
-      .on('done', (e) => emit({ type: 'rollout', record: e.record }))
-      .on('error', (e) => emit({ type: 'rollout', record: e.record }))
-      .on('pace', (e) => emit({ type: 'pace', limit: e.limit }));
+    // Without a listener, no event object is made per rollout.
+    if (options.onEvent)
+      runner
+        .on('start', (e) => emit({ type: 'rollout-started', ...e }))
+        .on('retry', (e) => emit({ type: 'retry', ...e }))
+        .on('done', (e) => emit({ type: 'rollout', record: e.record }))
+        .on('error', (e) => emit({ type: 'rollout', record: e.record }))
+        .on('pace', (e) => emit({ type: 'pace', limit: e.limit }));
 
     const signal = options.signal;
     const stop = (): void => runner.stop();
