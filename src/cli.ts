@@ -191,6 +191,10 @@ function buildProgram(table: SettingTable | null): Command {
     .option('--seed <S>', 'seed of the fault draws (default 1)')
     .option('--api-key <KEY>', 'require this bearer key (default: accept any)')
     .option('--models <IDS>', 'comma-separated model ids served; others get 404 model_not_found (default: any)')
+    .option(
+      '--reasoning-tokens <N>',
+      'act as a reasoning model that reasons N tokens before answering; a max_tokens at or below N gets empty content cut by the limit (default 0)',
+    )
     .action(async (opts) => (await import('./commands/serve.js')).serve(opts));
   // --- end eval and serve ---
 

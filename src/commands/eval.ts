@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { ConfigError, ErrorRateError, FatalRunError, InterruptedError } from '../errors.js';
 import { renderSummary } from '../report/tables.js';
 import { renderEvalHeader, renderEvalCost } from '../report/eval-header.js';
+import { costOf } from '../report/run-report.js';
 import { configPathFrom, loadConfigFile, type FileConfig } from '../settings/config.js';
 import { progressDisplay } from '../engine/progress.js';
 import { runEval, type EvalEvent, type EvalResult } from '../engine/run-eval.js';
@@ -60,7 +61,8 @@ export function evalNotice(e: EvalEvent): string | null {
 
 /** What a finished eval prints on its standard output: the header, the tables and the cost, or JSON. */
 export function renderEvalResult(r: EvalResult, s: EvalSettings, json: boolean): string {
-  if (json) return `${JSON.stringify(r.summary, null, 2)}\n`;
+  // The summary, with what it cost at the run's prices (errored rollouts' part apart).
+  if (json) return `${JSON.stringify({ ...r.summary, cost: costOf(r.summary, {}, s.prices) }, null, 2)}\n`;
   // A resume with nothing left prints the summary alone, as it always has: nothing ran.
   if (r.outcome.kind === 'nothing-to-do') return `${renderSummary(r.summary, { title: `${s.model} · ${r.dir}` })}\n`;
   const header = renderEvalHeader({ dir: r.dir, info: r.info, elapsedS: r.elapsedS, ranHere: r.ranHere });
