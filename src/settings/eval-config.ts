@@ -37,6 +37,10 @@ export interface EvalConfig {
   timeout?: number;
   /** Seconds per request. */
   request_timeout?: number;
+  /** Ask for the reply as server-sent events. */
+  stream?: boolean;
+  /** Seconds a stream may stay silent once its first token came. */
+  stream_idle_timeout?: number;
   max_retries?: number;
   max_error_rate?: number;
   max_response_mb?: number;
