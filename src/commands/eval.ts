@@ -15,6 +15,7 @@ import { ConfigError, ErrorRateError, FatalRunError, InterruptedError } from '..
 import { renderSummary } from '../report/tables.js';
 import { renderEvalHeader, renderEvalCost } from '../report/eval-header.js';
 import { costOf } from '../report/run-report.js';
+import type { Summary } from '../summary/summary.js';
 import { configPathFrom, loadConfigFile, type FileConfig } from '../settings/config.js';
 import { progressDisplay } from '../engine/progress.js';
 import { runEval, type EvalEvent, type EvalResult } from '../engine/run-eval.js';
@@ -69,6 +70,16 @@ export function renderEvalResult(r: EvalResult, s: EvalSettings, json: boolean):
   return `${header}\n${renderSummary(r.summary)}${renderEvalCost(r.summary, s.prices)}`;
 }
 
+/** "; it used 15,552 tokens ($0.1016), 15,552 of them on errored rollouts", or nothing when none were reported. */
+function spentSoFar(summary: Summary, s: EvalSettings): string {
+  const t = summary.tokens;
+  if (t.total === 0) return '';
+  const c = costOf(summary, {}, s.prices);
+  const usd = c.total_usd === null ? '' : ` ($${c.total_usd.toFixed(4)})`;
+  const lost = t.unscored.total > 0 ? `, ${t.unscored.total.toLocaleString('en-US')} of them on errored rollouts` : '';
+  return `; it used ${t.total.toLocaleString('en-US')} tokens${usd}${lost}`;
+}
+
 /** The error a run's outcome ends `bas eval` with (its exit code and its one line), or null for success. */
 export function outcomeError(r: EvalResult, s: EvalSettings): Error | null {
   const { dir, outcome } = r;
@@ -83,7 +94,7 @@ export function outcomeError(r: EvalResult, s: EvalSettings): Error | null {
       const how = outcome.restartable
         ? `no rollout was scored, so ${dir} can be started again: fix the cause and run bas eval --output ${dir} with the corrected settings`
         : `finished rollouts are kept in ${dir}; fix the cause and continue with --resume ${dir}`;
-      return new FatalRunError(`${outcome.failure.message}; run stopped (${how})`);
+      return new FatalRunError(`${outcome.failure.message}; run stopped (${how})${spentSoFar(r.summary, s)}`);
     }
     case 'interrupted': {
       const reason = outcome.reason instanceof InterruptedError ? outcome.reason : null;

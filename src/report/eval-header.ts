@@ -8,7 +8,8 @@
 import { terminalText } from '../io/terminal-text.js';
 import type { RunInfo } from '../runfile/store.js';
 import { runTime, sessionsOf } from '../runfile/sessions.js';
-import { costOf, describeTask, durationText, runTimeText, unscoredLine } from './run-report.js';
+import { costOf, describeTask, runTimeText, unscoredLine } from './run-report.js';
+import { durationText } from './provenance.js';
 import type { Summary } from '../summary/summary.js';
 import { plainTable } from './tables.js';
 

@@ -8,6 +8,8 @@ import type { RunData } from './read.js';
 import type { Summary } from '../summary/summary.js';
 import { timeOfRun, type RunTime } from '../runfile/sessions.js';
 import { fmt, fmtInt, plainTable, renderSummary } from './tables.js';
+import { durationText, provenanceLines, type Provenance } from './provenance.js';
+import { wrapCell } from './fit-table.js';
 
 /** Prices in US dollars per million tokens. */
 export interface Prices {
@@ -46,6 +48,8 @@ export interface RunReport {
     sessions_of_unknown_length: number;
     /** Rollouts the run set out to do, if run.json says. */
     expected_rollouts: number | null;
+    /** Model, endpoint, sampling as sent, size, versions, dates, wall time (see provenance.ts). */
+    provenance: Provenance;
   };
   notes: string[];
   summary: Summary;
@@ -102,18 +106,12 @@ export function buildRunReport(data: RunData, prices: { in?: number; out?: numbe
       sessions: time.sessions,
       sessions_of_unknown_length: time.unknown,
       expected_rollouts: data.expected,
+      provenance: { ...data.provenance, status: typeof run?.status === 'string' ? run.status : null },
     },
     notes: data.notes,
     summary: data.summary,
     cost: costOf(data.summary, prices, run?.prices),
   };
-}
-
-/** A duration for people: `4.2 s`, `3 min 5 s`, `2 h 4 min`. */
-export function durationText(s: number): string {
-  if (s < 60) return `${s.toFixed(1)} s`;
-  const m = Math.floor(s / 60);
-  return m < 60 ? `${m} min ${Math.round(s - 60 * m)} s` : `${Math.floor(m / 60)} h ${m % 60} min`;
 }
 
 /**
@@ -175,21 +173,35 @@ function statusCount(r: RunReport): string {
   return `${fmtInt(c.rollouts)} of ${expected} rollouts recorded`;
 }
 
+/** Width of the text report's header lines. */
+const HEADER_WIDTH = 80;
+
+/** `label:` and a value, the value wrapped under itself so every line fits 80 columns. */
+export function labelledLines(pairs: Array<[string, string]>): string[] {
+  const pad = Math.max(...pairs.map(([k]) => k.length)) + 2;
+  return pairs.map(([k, v]) =>
+    wrapCell(terminalText(v), HEADER_WIDTH - pad)
+      .split('\n')
+      .map((line, i) => (i === 0 ? `${`${k}:`.padEnd(pad)}${line}` : `${' '.repeat(pad)}${line}`))
+      .join('\n'),
+  );
+}
+
 /** The text `bas report` prints. */
 export function renderRunReport(r: RunReport): string {
-  const lines = [
-    `run:    ${r.run.dir}`,
-    `model:  ${r.run.model}`,
-    `tasks:  ${describeTask(r.run.task)}`,
-    `status: ${r.run.status ?? 'unknown'}${r.run.expected_rollouts !== null ? ` (${statusCount(r)})` : ''}`,
-  ];
-  const time = runTimeText({
-    elapsed_s: r.run.elapsed_s,
-    sessions: r.run.sessions,
-    unknown: r.run.sessions_of_unknown_length,
-  });
-  if (time !== null) lines.push(`time:   ${time}`);
-  for (const n of r.notes) lines.push(`note:   ${n}`);
+  const pairs: Array<[string, string]> = [['run', r.run.dir]];
+  // The time over sessions says more than a bare total where the run was resumed, or where a
+  // session's length is unknown (a bas 0.3 resume, a kill): "10.2 s over 2 sessions".
+  const time =
+    r.run.sessions > 1
+      ? runTimeText({ elapsed_s: r.run.elapsed_s, sessions: r.run.sessions, unknown: r.run.sessions_of_unknown_length })
+      : null;
+  for (const [k, v] of provenanceLines(r.run.provenance)) {
+    if (k === 'wall time' && time !== null) pairs.push([k, time]);
+    else pairs.push([k, k === 'status' && r.run.expected_rollouts !== null ? `${v} (${statusCount(r)})` : v]);
+  }
+  for (const n of r.notes) pairs.push(['note', n]);
+  const lines = labelledLines(pairs);
   // The header quotes run.json (model, folder, status): nothing in it may drive the terminal.
   const out = [
     terminalText(lines.join('\n')),

@@ -131,7 +131,7 @@ describe('runEval', () => {
     const read = await readRunFolder(dir);
     expect(read.time).toEqual({ elapsed_s: info.elapsed_s, sessions: 2, unknown: 0 });
     const text = renderRunReport(buildRunReport(await readRun(dir, () => {})));
-    expect(text).toMatch(/^time: {3}\d+\.\d s over 2 sessions$/m);
+    expect(text).toMatch(/^wall time: +\d+\.\d s over 2 sessions$/m);
 
     const done = await runEval(await evalSettings({}, { resume: dir }), { dir, resume: true });
     expect(done.outcome).toEqual({ kind: 'nothing-to-do' });
@@ -157,7 +157,7 @@ describe('runEval', () => {
     const before = await readRunFolder(dir);
     expect(before.time).toEqual({ elapsed_s: 10, sessions: 2, unknown: 1 });
     expect(renderRunReport(buildRunReport(await readRun(dir, () => {})))).toMatch(
-      /^time: {3}at least 10\.0 s over 2 sessions, 1 of unknown length$/m,
+      /^wall time: +at least 10\.0 s over 2 sessions, 1 of unknown length$/m,
     );
 
     const r = await runEval(await evalSettings({}, { resume: dir }), { dir, resume: true });
