@@ -8,7 +8,7 @@ import pLimit from 'p-limit';
 import { generateTask } from '../task/generate.js';
 import { scoreReply } from '../task/score.js';
 import type { AnswerKey, ChatMessage, TaskConfig } from '../task/types.js';
-import type { RolloutRecord } from '../runfile/record.js';
+import { erroredRecord, scoredRecord, type RolloutRecord } from '../runfile/record.js';
 import type { Failure } from '../endpoint/classify.js';
 import type { ModelClient } from '../endpoint/client.js';
 import { FirstContact } from './first-contact.js';
@@ -256,39 +256,20 @@ export class Runner {
   private finish(task: RunTask, rollout: number, result: Finished): void {
     const { index } = task;
     const base = { index, rollout, config: task.config, model: this.o.model };
-    let record: RolloutRecord;
-    if (result.kind === 'reply') {
-      const { completion: c } = result;
-      const s = scoreReply(c.text, task.key);
-      record = {
-        ...base,
-        reply: c.text,
-        reward: s.reward,
-        rewards: s.rewards,
-        metrics: s.metrics,
-        detail: s.detail,
-        error: null,
-        latency_ms: result.latencyMs,
-        usage: c.usage,
-        finish_reason: c.finish_reason,
-        attempts: result.attempts,
-      };
-    } else {
-      const f = result.failure;
-      record = {
-        ...base,
-        reply: null,
-        reward: null,
-        rewards: null,
-        metrics: null,
-        detail: null,
-        error: { type: f.type, message: f.message },
-        latency_ms: result.latencyMs,
-        usage: null,
-        finish_reason: null,
-        attempts: result.attempts,
-      };
-    }
+    const record: RolloutRecord =
+      result.kind === 'reply'
+        ? scoredRecord(base, result.completion.text, scoreReply(result.completion.text, task.key), {
+            latency_ms: result.latencyMs,
+            usage: result.completion.usage,
+            finish_reason: result.completion.finish_reason,
+            attempts: result.attempts,
+          })
+        : erroredRecord(base, result.failure, {
+            latency_ms: result.latencyMs,
+            usage: null,
+            finish_reason: null,
+            attempts: result.attempts,
+          });
     this.o.sink(record);
     this.emit(record.error ? 'error' : 'done', { record });
   }

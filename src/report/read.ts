@@ -4,19 +4,12 @@
  */
 import { ConfigError } from '../errors.js';
 import type { TaskConfig } from '../task/types.js';
-import {
-  expectedRollouts,
-  forEachRecord,
-  locateRun,
-  readRunInfo,
-  stderrWarn,
-  type RunFile,
-  type Warn,
-} from '../runfile/read.js';
+import { expectedRollouts, locateRun, readRunInfo, stderrWarn, type RunFile, type Warn } from '../runfile/read.js';
 import { folderLockState } from '../runfile/lock.js';
 import { runGenerator } from '../runfile/versions.js';
 import { GENERATOR_VERSION } from '../task/generate.js';
 import { SummaryBuilder, type Summary } from '../summary/summary.js';
+import { runBounds, Winners } from '../runfile/winners.js';
 
 /** A run folder, summarised. */
 export interface RunData {
@@ -28,6 +21,8 @@ export interface RunData {
   /** The task configuration (run.json's, else the first record's); null if neither says. */
   task: TaskConfig | null;
   builder: SummaryBuilder;
+  /** The winning line of each rollout, for a second read (the HTML drill-down). */
+  winners: Winners;
   summary: Summary;
   /** Rollouts the run set out to do (tasks × rollouts), when run.json says. */
   expected: number | null;
@@ -43,19 +38,19 @@ export async function readRun(path: string, warn: Warn = stderrWarn): Promise<Ru
   const configs = new Set<string>();
   let firstConfig: TaskConfig | null = null;
   let firstModel: string | null = null;
-  await forEachRecord(
-    resultsPath,
-    (r, line) => {
-      builder.add(r, line);
-      if (r.config && configs.size < 20) {
-        const key = JSON.stringify([r.config.num_transactions, r.config.fault_rate, r.config.seed]);
-        if (!configs.has(key)) configs.add(key);
-        firstConfig ??= r.config;
-      }
-      if (typeof r.model === 'string') firstModel ??= r.model;
-    },
-    warn,
-  );
+  // Records that cannot belong to the run (a task past n, another shard's) are set aside and
+  // counted, never summarised as rollouts of it.
+  const winners = await Winners.scan(resultsPath, { bounds: runBounds(run), warn });
+  await winners.forEach((r) => {
+    builder.add(r);
+    if (r.config && configs.size < 20) {
+      const key = JSON.stringify([r.config.num_transactions, r.config.fault_rate, r.config.seed]);
+      if (!configs.has(key)) configs.add(key);
+      firstConfig ??= r.config;
+    }
+    if (typeof r.model === 'string') firstModel ??= r.model;
+  });
+  builder.noteReplaced(winners.counts.replaced);
   const summary = builder.result();
   if (summary.counts.rollouts === 0) {
     throw new ConfigError(`${resultsPath} holds no rollouts yet: nothing to report`);
@@ -90,6 +85,11 @@ export async function readRun(path: string, warn: Warn = stderrWarn): Promise<Ru
       `This run was made by task generator ${generator} and this bas has generator ${GENERATOR_VERSION}: its ledgers cannot be rebuilt, so the HTML report shows replies without ledgers.`,
     );
   }
+  const { setAside, firstSetAside } = winners.counts;
+  if (firstSetAside !== null)
+    notes.push(
+      `${setAside} record${setAside === 1 ? '' : 's'} of ${resultsPath} cannot belong to this run and ${setAside === 1 ? 'is' : 'are'} left out (first: line ${firstSetAside.line}, ${firstSetAside.reason}).`,
+    );
   if (!run && runPath)
     notes.push(`No run.json beside ${resultsPath}: the model and task configuration come from the records.`);
   if (configs.size > 1) notes.push('The records hold more than one task configuration: their figures are pooled.');
@@ -100,6 +100,7 @@ export async function readRun(path: string, warn: Warn = stderrWarn): Promise<Ru
     model: run?.model ?? firstModel ?? '(unknown model)',
     task: run?.task ?? firstConfig,
     builder,
+    winners,
     summary,
     expected,
     notes,

@@ -16,9 +16,10 @@ import { writeFully } from '../io/atomic-file.js';
 import { boundedLines } from '../io/jsonl.js';
 import { FolderLock } from './lock.js';
 import { checkRecord, type RolloutRecord } from './record.js';
-import { readRunInfo, RUN_FILE } from './run-info.js';
+import { readRunInfo } from './run-info.js';
+import { RESULTS_FILE, RUN_FILE } from './files.js';
 
-export const RESULTS_FILE = 'results.jsonl';
+export { RESULTS_FILE } from './files.js';
 
 /**
  * Appends rollout records to a run folder's results.jsonl. Lines are written whole, with

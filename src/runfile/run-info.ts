@@ -17,7 +17,8 @@ import { readShard } from './shard.js';
 import { BAS_VERSION, runGenerator, runPromptVersion } from './versions.js';
 import { PROMPT_VERSION } from '../task/prompt.js';
 
-export const RUN_FILE = 'run.json';
+import { RUN_FILE } from './files.js';
+export { RUN_FILE };
 
 /**
  * `incomplete`: the run's inputs ended before every planned rollout was recorded (`bas score`

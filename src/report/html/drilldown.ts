@@ -9,7 +9,6 @@ import { parseAnswer } from '../../task/answer.js';
 import { generateTask } from '../../task/generate.js';
 import { formatCents } from '../../task/money.js';
 import { BAS_LABELS, FAULT_CODES, type TaskConfig } from '../../task/types.js';
-import { forEachRecord } from '../../runfile/read.js';
 import { GENERATOR_VERSION } from '../../task/generate.js';
 import { runGenerator } from '../../runfile/versions.js';
 import type { RunData } from '../read.js';
@@ -177,35 +176,27 @@ export async function buildDrillData(data: RunData): Promise<DrillData> {
   // Ledgers are regenerated only by the generator that made them: another one would show a
   // different ledger beside the replies. readRun adds the note saying so.
   const regenerate = ledgersRegenerable(data);
-  const winners = data.builder.winningSeqs();
   const tasks: TaskData[] = [];
   const taskPos = new Map<string, number>();
   const rollouts: RolloutData[] = [];
   const strings = new StringTable();
-  let w = 0;
-  await forEachRecord(
-    data.resultsPath,
-    (r, line) => {
-      while (w < winners.length && winners[w]! < line) w++;
-      if (winners[w] !== line) return;
-      const config = !regenerate ? null : isConfig(r.config) ? r.config : data.task;
-      let pos = -1;
-      if (config) {
-        const key = `${configKey(config)}#${r.index}`;
-        pos = taskPos.get(key) ?? -1;
-        if (pos < 0 && !taskPos.has(key)) {
-          try {
-            pos = tasks.push(taskData(config, r.index, strings)) - 1;
-          } catch {
-            pos = -1; // a configuration the generator refuses: show the reply without a ledger
-          }
-          taskPos.set(key, pos);
+  await data.winners.forEach((r) => {
+    const config = !regenerate ? null : isConfig(r.config) ? r.config : data.task;
+    let pos = -1;
+    if (config) {
+      const key = `${configKey(config)}#${r.index}`;
+      pos = taskPos.get(key) ?? -1;
+      if (pos < 0 && !taskPos.has(key)) {
+        try {
+          pos = tasks.push(taskData(config, r.index, strings)) - 1;
+        } catch {
+          pos = -1; // a configuration the generator refuses: show the reply without a ledger
         }
+        taskPos.set(key, pos);
       }
-      rollouts.push(rolloutData(r, pos, pos >= 0 ? tasks[pos]! : null));
-    },
-    () => {}, // the first pass already warned about a torn last line
-  );
+    }
+    rollouts.push(rolloutData(r, pos, pos >= 0 ? tasks[pos]! : null));
+  });
   rollouts.sort((a, b) => a[1] - b[1] || a[2] - b[2]);
   return {
     strings: strings.list,
