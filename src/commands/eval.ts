@@ -72,7 +72,12 @@ export async function evalCommand(words: string[], flags: EvalFlags & { json?: b
     const left = await rolloutsLeft(flags.resume, settings.n, settings.rollouts, settings.shard);
     if (left.pending === 0) {
       // The summary is printed as a finished eval prints it, so scripts reading it still can.
-      const summary = await readSummary(flags.resume);
+      const summary = await readSummary(flags.resume, {
+        n: settings.n,
+        rollouts: settings.rollouts,
+        shard: settings.shard,
+        indices: null,
+      });
       if (saved!.status !== 'complete') {
         // Every rollout is in, but the run ended before its last run.json (a kill -9 after the
         // final record): finish it, under the lock, so reports stop calling it interrupted.
@@ -102,8 +107,9 @@ export async function evalCommand(words: string[], flags: EvalFlags & { json?: b
   if (settings.check) await (await import('./check.js')).runCheck(settings, env, process.stderr);
   const dir = flags.resume ?? settings.output ?? defaultOutputDir(settings.model, settings.shard);
 
-  const session = await openSession(dir, Boolean(flags.resume));
-  const { store, builder } = session;
+  const bounds = { n: settings.n, rollouts: settings.rollouts, shard: settings.shard, indices: null };
+  const session = await openSession(dir, Boolean(flags.resume), bounds);
+  const { store } = session;
   const started = new Date();
   const info: RunInfo = saved
     ? {
@@ -135,8 +141,7 @@ export async function evalCommand(words: string[], flags: EvalFlags & { json?: b
     adaptive: settings.adapt,
     endpoint: info.base_url ?? 'the endpoint',
     sink: (record) => {
-      store.append(record);
-      builder.add(record);
+      session.record(record);
       collect();
     },
   });
@@ -171,7 +176,7 @@ export async function evalCommand(words: string[], flags: EvalFlags & { json?: b
       finishProgress();
       store.close();
     }
-    summary = builder.result();
+    summary = await session.summary();
     info.status = outcome.fatal ? 'failed' : signal ? 'interrupted' : 'complete';
     info.ended_at = new Date().toISOString();
     info.summary = summary;

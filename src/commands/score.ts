@@ -127,7 +127,9 @@ function missingReplies(
   for (const index of indices) {
     for (let rollout = 0; rollout < rollouts; rollout++) {
       if (pairs.has(pairKey(index, rollout))) continue;
-      out.push(missingReplyRecord({ index, rollout, config: tasks.get(index)!.config, model: model ?? undefined }, file));
+      out.push(
+        missingReplyRecord({ index, rollout, config: tasks.get(index)!.config, model: model ?? undefined }, file),
+      );
     }
   }
   return out;

@@ -5,10 +5,11 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { SummaryBuilder } from '../summary/summary.js';
-import { forEachRecord } from '../runfile/read.js';
-import { pairKey, splitPairKey, type PairKey } from '../runfile/record.js';
-import { ResultStore, RESULTS_FILE } from '../runfile/results.js';
+import { SummaryBuilder, type Summary } from '../summary/summary.js';
+import { pairKey, splitPairKey, type PairKey, type RolloutRecord } from '../runfile/record.js';
+import { ResultStore } from '../runfile/results.js';
+import { RESULTS_FILE } from '../runfile/files.js';
+import { readWinningRecords, Winners, type RunBounds } from '../runfile/winners.js';
 import { readSavedRun, type RunInfo } from '../runfile/run-info.js';
 export { readSavedRun };
 import { settingsForRunJson, settingValuesOf, type EvalSettings, type SavedSettings } from '../settings/settings.js';
@@ -77,35 +78,73 @@ export function runInfoFor(s: EvalSettings, startedAt: Date): RunInfo {
 export interface Session {
   dir: string;
   store: ResultStore;
-  builder: SummaryBuilder;
   /** Pairs whose last line is a scored rollout: not run again. */
   finished: Set<PairKey>;
   /** The folder held an earlier run that recorded no scored rollout, and is being started again. */
   restarted: boolean;
+  /** Writes a new record to the folder and to the summary. */
+  record(r: RolloutRecord): void;
+  /** The summary of the folder's winning records: what was there before and what was recorded since. */
+  summary(): Promise<Summary>;
 }
 
-/** Opens a run folder: new (refusing one that holds a run) or, with `resume`, an existing one. */
-export async function openSession(dir: string, resume: boolean): Promise<Session> {
+/**
+ * Opens a run folder: new (refusing one that holds a run) or, with `resume`, an existing one,
+ * whose records must fit `bounds` (others are set aside with a warning and counted nowhere).
+ *
+ * On a resume the summary starts with the scored winners; an errored winner's pair is run
+ * again, and its old record joins the summary at the end only if no new one replaced it (a
+ * run stopped before reaching it), so every rollout is summarised once, by its last line.
+ */
+export async function openSession(dir: string, resume: boolean, bounds: RunBounds | null = null): Promise<Session> {
   const builder = new SummaryBuilder();
   const finished = new Set<PairKey>();
-  if (!resume) {
-    const { store, restarted } = await ResultStore.start(dir);
-    return { dir, store, builder, finished, restarted };
+  const again = new Set<PairKey>();
+  let winners: Winners | null = null;
+  let store: ResultStore;
+  let restarted = false;
+  if (!resume) ({ store, restarted } = await ResultStore.start(dir));
+  else {
+    store = ResultStore.reopen(dir);
+    try {
+      winners = await Winners.scan(join(dir, RESULTS_FILE), { bounds });
+      await winners.forEach((r) => {
+        const key = pairKey(r.index, r.rollout ?? 0);
+        if (r.error) again.add(key);
+        else {
+          finished.add(key);
+          builder.add(r);
+        }
+      });
+    } catch (err) {
+      store.release();
+      throw err;
+    }
   }
-  const store = ResultStore.reopen(dir);
-  try {
-    await forEachRecord(join(dir, RESULTS_FILE), (r) => {
+  let replaced = winners?.counts.replaced ?? 0;
+  return {
+    dir,
+    store,
+    finished,
+    restarted,
+    record(r) {
+      store.append(r);
       builder.add(r);
-      const key = pairKey(r.index, r.rollout ?? 0);
-      // Last line wins: a later error line un-finishes the pair, a later scored line finishes it.
-      if (r.error) finished.delete(key);
-      else finished.add(key);
-    });
-  } catch (err) {
-    store.release();
-    throw err;
-  }
-  return { dir, store, builder, finished, restarted: false };
+      if (again.delete(pairKey(r.index, r.rollout ?? 0))) replaced++;
+    },
+    async summary() {
+      if (again.size > 0 && winners !== null) {
+        const left = again;
+        await winners.forEach((r) => {
+          if (left.has(pairKey(r.index, r.rollout ?? 0))) builder.add(r);
+        });
+        again.clear();
+      }
+      builder.noteReplaced(replaced);
+      replaced = 0;
+      return builder.result();
+    },
+  };
 }
 
 /** Every (index, rollout) pair of the run (or of its shard) not yet finished, index by index. */
@@ -147,28 +186,24 @@ export async function rolloutsLeft(
   const finished = new Set<PairKey>();
   const results = join(dir, RESULTS_FILE);
   if (existsSync(results)) {
-    await forEachRecord(
+    await readWinningRecords(
       results,
       (r) => {
-        const key = pairKey(r.index, r.rollout ?? 0);
-        if (r.error) finished.delete(key);
-        else finished.add(key);
+        if (!r.error) finished.add(pairKey(r.index, r.rollout ?? 0));
       },
-      () => {},
+      { bounds: { n, rollouts, shard, indices: null }, warn: () => {} },
     );
   }
   return { pending: countPending(n, rollouts, finished, shard), total: shardSize(n, shard) * rollouts };
 }
 
-/** The summary of a run folder's results, read without taking or changing the folder. */
-export async function readSummary(dir: string): Promise<ReturnType<SummaryBuilder['result']>> {
+/** The summary of a run folder's winning records, read without taking or changing the folder. */
+export async function readSummary(dir: string, bounds: RunBounds | null = null): Promise<Summary> {
   const builder = new SummaryBuilder();
   const results = join(dir, RESULTS_FILE);
-  if (existsSync(results))
-    await forEachRecord(
-      results,
-      (r) => builder.add(r),
-      () => {},
-    );
+  if (existsSync(results)) {
+    const counts = await readWinningRecords(results, (r) => builder.add(r), { bounds, warn: () => {} });
+    builder.noteReplaced(counts.replaced);
+  }
   return builder.result();
 }
