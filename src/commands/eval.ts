@@ -36,6 +36,8 @@ import { RUN_FILE, writeRunInfo, type RunInfo } from '../runfile/run-info.js';
 import { FolderLock } from '../runfile/lock.js';
 import { onOutputClosed } from '../io/output.js';
 import { shardSize } from '../runfile/shard.js';
+import { runEndpoints, useEndpoint } from '../runfile/endpoints.js';
+import { terminalText } from '../io/terminal-text.js';
 
 function makeClient(s: EvalSettings, env: NodeJS.ProcessEnv): ModelClient {
   const policy = builtinPolicy(s.model);
@@ -103,6 +105,8 @@ export async function evalCommand(words: string[], flags: EvalFlags & { json?: b
     }
     process.stderr.write(`bas: resuming ${flags.resume}: ${left.pending} of ${left.total} rollouts to run\n`);
   }
+  // A run folder does not choose where the key goes: refused before the first request.
+  if (settings.unconfirmed !== null) throw new ConfigError(settings.unconfirmed);
   const client = makeClient(settings, env);
   if (settings.check) await (await import('./check.js')).runCheck(settings, env, process.stderr);
   const dir = flags.resume ?? settings.output ?? defaultOutputDir(settings.model, settings.shard);
@@ -122,6 +126,20 @@ export async function evalCommand(words: string[], flags: EvalFlags & { json?: b
       }
     : runInfoFor(settings, started);
   if (saved) info.resumed_at = [...((saved.resumed_at as string[] | undefined) ?? []), started.toISOString()];
+  // Every endpoint the run used, with the scored rollouts each answered (docs/run-folder.md).
+  const here = { base_url: info.base_url, provider: info.provider ?? null };
+  const used = useEndpoint(saved ? (runEndpoints(saved, session.finished.size) ?? []) : [], here);
+  if (info.base_url !== null) info.endpoints = used.list;
+  if (
+    saved &&
+    saved.base_url !== null &&
+    (saved.base_url !== here.base_url || (saved.provider ?? null) !== here.provider)
+  )
+    process.stderr.write(
+      terminalText(
+        `bas: warning: ${dir} was run against ${saved.base_url}${saved.provider ? ` (provider ${saved.provider})` : ''} and continues against ${here.base_url}${here.provider ? ` (provider ${here.provider})` : ''}; run.json records each endpoint with the rollouts it answered`,
+      ) + '\n',
+    );
   if (session.restarted)
     process.stderr.write(
       `bas: ${dir} held a run that recorded no scored rollout; starting it again with these settings\n`,
@@ -142,6 +160,7 @@ export async function evalCommand(words: string[], flags: EvalFlags & { json?: b
     endpoint: info.base_url ?? 'the endpoint',
     sink: (record) => {
       session.record(record);
+      if (record.error === null) used.entry.rollouts++;
       collect();
     },
   });

@@ -7,6 +7,7 @@ import type { TaskConfig } from '../task/types.js';
 import type { RunData } from './read.js';
 import type { Summary } from '../summary/summary.js';
 import { fmt, fmtInt, plainTable, renderSummary } from './tables.js';
+import { runEndpoints, type RunEndpoint } from '../runfile/endpoints.js';
 
 /** Prices in US dollars per million tokens. */
 export interface Prices {
@@ -34,6 +35,8 @@ export interface RunReport {
     ended_at: string | null;
     /** Rollouts the run set out to do, if run.json says. */
     expected_rollouts: number | null;
+    /** Every endpoint the run used, with the scored rollouts each answered; null for a run that used none. */
+    endpoints: RunEndpoint[] | null;
   };
   notes: string[];
   summary: Summary;
@@ -83,6 +86,7 @@ export function buildRunReport(data: RunData, prices: { in?: number; out?: numbe
       started_at: typeof run?.started_at === 'string' ? run.started_at : null,
       ended_at: typeof run?.ended_at === 'string' ? run.ended_at : null,
       expected_rollouts: data.expected,
+      endpoints: run ? runEndpoints(run as Record<string, unknown>, data.summary.counts.completed) : null,
     },
     notes: data.notes,
     summary: data.summary,
@@ -133,6 +137,12 @@ export function renderRunReport(r: RunReport): string {
     `tasks:  ${describeTask(r.run.task)}`,
     `status: ${r.run.status ?? 'unknown'}${r.run.expected_rollouts !== null ? ` (${statusCount(r)})` : ''}`,
   ];
+  // One endpoint is the usual case and needs no line; a run resumed elsewhere names each.
+  const endpoints = r.run.endpoints ?? [];
+  if (endpoints.length > 1)
+    lines.push(
+      `endpoints: ${endpoints.map((e) => `${e.base_url ?? 'none'}${e.provider ? ` (${e.provider})` : ''} answered ${fmtInt(e.rollouts)}`).join('; ')}`,
+    );
   for (const n of r.notes) lines.push(`note:   ${n}`);
   // The header quotes run.json (model, folder, status): nothing in it may drive the terminal.
   const out = [

@@ -15,6 +15,7 @@ import { readInputRun, type RunInfo } from './run-info.js';
 import { versionClash } from './versions.js';
 import { pairKey, type PairKey } from './record.js';
 import { runBounds, Winners } from './winners.js';
+import { mergeEndpoints, runEndpoints } from './endpoints.js';
 import { canon } from '../io/canon.js';
 
 /** The run.json fields that must agree for runs to be merged. */
@@ -96,12 +97,17 @@ export async function mergeRuns(dirs: string[], out: string): Promise<MergeOutco
   const missing = expected - owner.size;
   let merged: RunInfo | null = null;
   await buildRunFolder(out, '--output', async (store) => {
+    const scored = new Map<Input, number>();
     for (const input of inputs) {
+      let n = 0;
       await input.winners!.forEach((r) => {
         store.append(r);
         builder.add(r);
+        if (r.error === null) n++;
       });
+      scored.set(input, n);
     }
+    const endpoints = mergeEndpoints(inputs.map((i) => runEndpoints(i.info, scored.get(i)!)));
     const allComplete = inputs.every((i) => i.info.status === 'complete');
     // Prices are bookkeeping, not what was measured: kept where every input agrees, else unknown.
     const agreed = (k: 'in' | 'out') => {
@@ -131,6 +137,7 @@ export async function mergeRuns(dirs: string[], out: string): Promise<MergeOutco
         status: i.info.status,
         pace: i.info.pace ?? null,
       })),
+      ...(endpoints ? { endpoints } : {}),
       summary: builder.result(),
     };
     return merged;
