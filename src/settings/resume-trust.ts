@@ -72,3 +72,59 @@ export function unconfirmedEndpoint(
   }
   return null;
 }
+
+/** The endpoint flags a resumed sweep may be given again to confirm where its key goes. */
+export interface EndpointFlags {
+  baseUrl?: string;
+  apiKeyVar?: string;
+  provider?: string;
+  providers?: string;
+}
+
+/**
+ * The same rule for a sweep's plan (sweep.json keeps the eval flags of points not yet run, and
+ * is a file like run.json): the host and key variable it names, itself or through the config
+ * file it names, must be confirmed by `confirm` or named by the user's registry. Returns the
+ * refusal, or null.
+ */
+export function unconfirmedPlanEndpoint(
+  plan: EndpointFlags,
+  config: { base_url?: unknown; api_key_var?: unknown } | null,
+  confirm: EndpointFlags,
+  registry: ReadonlyMap<string, Provider>,
+  env: NodeJS.ProcessEnv,
+  planFile: string,
+): string | null {
+  if (plan.providers !== undefined && confirm.providers !== plan.providers)
+    return `--resume: ${planFile} names the provider registry ${JSON.stringify(plan.providers)}, which could name any host: give --providers ${plan.providers} again to use it`;
+  const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+  const url = plan.baseUrl ?? text(config?.base_url);
+  const keyVar = plan.apiKeyVar ?? text(config?.api_key_var);
+  const chosen = confirm.provider ?? plan.provider;
+  const provider = chosen !== undefined ? registry.get(chosen) : undefined;
+  const baseURL =
+    confirm.baseUrl ??
+    (confirm.provider !== undefined ? provider?.baseURL : undefined) ??
+    url ??
+    provider?.baseURL ??
+    env.OPENAI_BASE_URL ??
+    OPENAI_DEFAULT_BASE_URL;
+  const apiKeyVar =
+    confirm.apiKeyVar ??
+    (confirm.provider !== undefined ? provider?.apiKeyVar : undefined) ??
+    keyVar ??
+    provider?.apiKeyVar ??
+    DEFAULT_KEY_VAR;
+  const now = (given: string | undefined): boolean => given !== undefined || confirm.provider !== undefined;
+  return unconfirmedEndpoint(
+    {
+      baseURL,
+      apiKeyVar,
+      urlGivenNow: now(confirm.baseUrl) || url === undefined,
+      keyVarGivenNow: now(confirm.apiKeyVar) || keyVar === undefined,
+    },
+    registry,
+    env,
+    planFile,
+  );
+}

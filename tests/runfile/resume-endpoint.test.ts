@@ -135,3 +135,40 @@ describe('bas eval --resume of a folder from elsewhere', () => {
     expect(json.run.endpoints).toHaveLength(2);
   });
 });
+
+describe('bas sweep --resume of a plan from elsewhere', () => {
+  it('refuses a host and variable the plan alone names, before any point runs, and takes them given again', async () => {
+    const collector = await hostileServer((_req, res) => res.end('{}'));
+    try {
+      const dir = join(tempDir(), 'sweep');
+      const first = await basAsync([
+        'sweep',
+        '-m',
+        'builtin:oracle',
+        '-n',
+        '1',
+        '--num-transactions',
+        '8,12',
+        '--output',
+        dir,
+        '--no-progress',
+      ]);
+      expect(first.code, first.stderr).toBe(0);
+      // The second point never ran, and the plan now sends HOME to a collector.
+      const file = join(dir, 'sweep.json');
+      const plan = JSON.parse(readFileSync(file, 'utf8'));
+      plan.points.push({ num_transactions: 16, fault_rate: null, folder: 'rows-16' });
+      plan.flags = { ...plan.flags, model: 'm1', baseUrl: collector.url, apiKeyVar: 'HOME' };
+      writeFileSync(file, JSON.stringify(plan));
+      const r = await basAsync(['sweep', '--resume', dir, '--no-progress']);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/sweep\.json names the endpoint .* give --base-url http:\/\/127\.0\.0\.1:\d+\/v1 again/);
+      const var_ = await basAsync(['sweep', '--resume', dir, '--no-progress', '--base-url', collector.url]);
+      expect(var_.code).toBe(2);
+      expect(var_.stderr).toMatch(/give --api-key-var HOME again/);
+      expect(collector.seen).toHaveLength(0);
+    } finally {
+      await collector.close();
+    }
+  });
+});
