@@ -32,7 +32,8 @@ import {
 } from '../engine/session.js';
 import { apiKeyFor, resolveSettings, type EvalFlags, type EvalSettings } from '../settings/settings.js';
 import { join } from 'node:path';
-import { RUN_FILE, writeRunInfo, type RunInfo } from '../runfile/run-info.js';
+import { writeRunInfo, type RunInfo } from '../runfile/run-info.js';
+import { RUN_FILE } from '../runfile/files.js';
 import { FolderLock } from '../runfile/lock.js';
 import { onOutputClosed } from '../io/output.js';
 import { shardSize } from '../runfile/shard.js';

@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { SummaryBuilder, type Summary } from '../summary/summary.js';
 import { buildRunFolder, requireEmptyOutput } from './build.js';
-import { RESULTS_FILE } from './files.js';
+import { RESULTS_FILE, RUN_FILE } from './files.js';
 import { readInputRun, type RunInfo } from './run-info.js';
 import { versionClash } from './versions.js';
 import { pairKey, type PairKey } from './record.js';
@@ -75,8 +75,7 @@ export async function mergeRuns(dirs: string[], out: string): Promise<MergeOutco
   for (const input of inputs) {
     const results = join(input.dir, RESULTS_FILE);
     const bounds = runBounds(input.info);
-    if (bounds === null)
-      throw new ConfigError(`cannot merge: ${join(input.dir, 'run.json')} has an unreadable "shard"`);
+    if (bounds === null) throw new ConfigError(`cannot merge: ${join(input.dir, RUN_FILE)} has an unreadable "shard"`);
     const claim = (index: number, rollout: number): void => {
       const key = pairKey(index, rollout);
       const other = owner.get(key);

@@ -12,7 +12,7 @@ export interface RolloutError {
   message: string;
 }
 
-export interface TokenUsage {
+interface TokenUsage {
   prompt_tokens?: number | null;
   completion_tokens?: number | null;
   total_tokens?: number | null;

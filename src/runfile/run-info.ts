@@ -18,7 +18,6 @@ import { BAS_VERSION, runGenerator, runPromptVersion } from './versions.js';
 import { PROMPT_VERSION } from '../task/prompt.js';
 
 import { RUN_FILE } from './files.js';
-export { RUN_FILE };
 
 /**
  * `incomplete`: the run's inputs ended before every planned rollout was recorded (`bas score`

@@ -6,7 +6,8 @@
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeNodeFetch } from '../../src/endpoint/http-fetch.js';
-import { ReplyBudget, waitedOnBudget } from '../../src/endpoint/reply-budget.js';
+import { defaultBudgetBytes, ReplyBudget, waitedOnBudget } from '../../src/endpoint/reply-budget.js';
+import { totalmem } from 'node:os';
 import { hostileServer, type HostileServer } from '../support/hostile-server.js';
 import { bas } from '../support/cli.js';
 
@@ -19,6 +20,14 @@ afterEach(async () => {
 const KIB = 1024;
 
 describe('the budget', () => {
+  it('is 512 MiB or a quarter of the memory, whichever is less, unless BAS_REPLY_BUDGET_MB says', () => {
+    const auto = defaultBudgetBytes({});
+    expect(auto).toBeLessThanOrEqual(Math.min(512 * KIB * KIB, Math.max(32 * KIB * KIB, Math.floor(totalmem() / 4))));
+    expect(auto).toBeGreaterThanOrEqual(32 * KIB * KIB);
+    expect(defaultBudgetBytes({ BAS_REPLY_BUDGET_MB: '64' })).toBe(64 * KIB * KIB);
+    expect(defaultBudgetBytes({ BAS_REPLY_BUDGET_MB: 'lots' })).toBe(defaultBudgetBytes({}));
+  });
+
   it('lets readers take bytes while there is room, pauses the rest, and wakes them as room comes back', () => {
     const b = new ReplyBudget(100);
     const first = b.claim();
