@@ -10,12 +10,11 @@ import { pairKey, splitPairKey, type PairKey, type RolloutRecord } from '../runf
 import { ResultStore } from '../runfile/results.js';
 import { RESULTS_FILE } from '../runfile/files.js';
 import { readWinningRecords, Winners, type RunBounds } from '../runfile/winners.js';
-import { readSavedRun, type RunInfo } from '../runfile/run-info.js';
+import { makeRunInfo, readSavedRun, type RunInfo } from '../runfile/run-info.js';
 export { readSavedRun };
 import { settingsForRunJson, settingValuesOf, type EvalSettings, type SavedSettings } from '../settings/settings.js';
 import { builtinPolicy } from '../endpoint/client.js';
 import { inShard, shardSize, type Shard } from '../runfile/shard.js';
-import { BAS_VERSION, OPENAI_VERSION } from '../runfile/versions.js';
 import { GENERATOR_VERSION } from '../task/generate.js';
 import { PROMPT_VERSION } from '../task/prompt.js';
 import { urlWithoutCredentials } from '../io/secrets.js';
@@ -57,12 +56,9 @@ export function runInfoFor(s: EvalSettings, startedAt: Date): RunInfo {
     | 'api_key_var'
     | 'shard'
   >;
-  return {
-    bas_version: BAS_VERSION,
+  return makeRunInfo({
     generator: GENERATOR_VERSION,
     prompt_version: PROMPT_VERSION,
-    node_version: process.version,
-    openai_version: OPENAI_VERSION,
     ...declared,
     base_url: builtinPolicy(s.model) === null ? baseURL : null,
     provider: builtinPolicy(s.model) === null ? s.provider : null,
@@ -71,7 +67,7 @@ export function runInfoFor(s: EvalSettings, startedAt: Date): RunInfo {
     started_at: startedAt.toISOString(),
     ended_at: null,
     summary: null,
-  };
+  });
 }
 
 /** An open run folder with what it already holds. */
