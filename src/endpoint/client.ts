@@ -9,6 +9,7 @@ import type { ChatMessage } from '../task/types.js';
 import { readCompletion, type Completion } from './completion.js';
 import { registerSecret } from '../io/secrets.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, makeNodeFetch } from './http-fetch.js';
+import { replyBudget } from './reply-budget.js';
 import { budgetSpent } from './retry-after.js';
 
 /** Anything that turns a prompt into reply text; `signal` aborts the attempt. */
@@ -101,6 +102,9 @@ export function httpClient(opts: HttpClientOptions): ModelClient {
       const completion = readCompletion(data as unknown);
       // A reply can say the budget is used up before any 429 does: the runner slows down.
       if (budgetSpent(response.headers)) completion.budget_spent = true;
+      // Its text counts against the memory budget until the runner has recorded it.
+      const held = replyBudget.hold(completion.text.length);
+      completion.release = () => held.release();
       return completion;
     },
   };

@@ -19,6 +19,8 @@ export interface Completion {
   usage: Usage | null;
   /** True when the reply's rate-limit headers said a budget is used up: the run slows down. */
   budget_spent?: boolean;
+  /** Gives the reply's memory back to the budget for replies (reply-budget.ts) once it is recorded. */
+  release?: () => void;
 }
 
 /** The endpoint answered 200 with something that is not a usable completion. */

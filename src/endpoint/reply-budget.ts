@@ -5,11 +5,16 @@
  * a streaming one alike) takes its bytes from this budget as they arrive and gives them back
  * when the body is complete or the attempt ends.
  *
- * The rule: while the bytes held by all readers exceed the budget, a reader that receives a
- * chunk pauses its connection (TCP backpressure: the server waits, nothing is lost) until
- * others finish. The oldest open reader never pauses, so one reply always makes progress and
- * the budget can never deadlock; bytes held are therefore at most the budget plus one reply's
- * cap plus one network chunk (64 KiB) per reader. A request whose reply waited here until its
+ * A reply is held past its last byte too: the client keeps a `hold` on its text until the
+ * runner has recorded the rollout (scoring a long reply takes a while, and replies that wait
+ * for it are memory like any other).
+ *
+ * The rule: while the bytes held exceed the budget, a reader that receives a chunk pauses its
+ * connection (TCP backpressure: the server waits, nothing is lost) until others finish. The
+ * oldest reader still reading never pauses, so one reply always makes progress and the
+ * budget can never deadlock (a hold never forgotten only slows readers down); bytes held are
+ * therefore at most the budget plus one reply's cap plus one network chunk (64 KiB) per
+ * reader. A request whose reply waited here until its
  * timeout says so (`waitedOnBudget`), so the failure is not mistaken for a slow endpoint.
  *
  * The default budget is 512 MiB, or a quarter of the memory this process may use (its cgroup
@@ -43,7 +48,11 @@ export class BudgetClaim {
   private resume: (() => void) | null = null;
   private open = true;
 
-  constructor(private readonly budget: ReplyBudget) {}
+  constructor(
+    private readonly budget: ReplyBudget,
+    /** False for a hold on a reply already read: it never reads, so never waits. */
+    readonly reading: boolean,
+  ) {}
 
   /**
    * Counts `n` more bytes held (they have arrived; they are held whatever the answer). Returns
@@ -101,14 +110,23 @@ export class ReplyBudget {
 
   /** A new reader's claim, to be released when its body is done. */
   claim(): BudgetClaim {
-    const c = new BudgetClaim(this);
+    const c = new BudgetClaim(this, true);
     this.claims.add(c);
     return c;
   }
 
-  /** Whether `c` is the oldest open claim (which never waits). */
+  /** Holds `bytes` of a reply already read until it is released (once its rollout is recorded). */
+  hold(bytes: number): BudgetClaim {
+    const c = new BudgetClaim(this, false);
+    this.claims.add(c);
+    c.add(bytes);
+    return c;
+  }
+
+  /** Whether `c` is the oldest claim still reading (which never waits). */
   isOldest(c: BudgetClaim): boolean {
-    return this.claims.values().next().value === c;
+    for (const open of this.claims) if (open.reading) return open === c;
+    return false;
   }
 
   park(c: BudgetClaim): void {

@@ -271,6 +271,8 @@ export class Runner {
             attempts: result.attempts,
           });
     this.o.sink(record);
+    // The reply is on its way to the file: its memory goes back to the budget for replies.
+    if (result.kind === 'reply') result.completion.release?.();
     this.emit(record.error ? 'error' : 'done', { record });
   }
 }

@@ -59,6 +59,24 @@ describe('the budget', () => {
   });
 });
 
+describe('holds on replies already read', () => {
+  it('count until released, and never stop the oldest reader still reading', () => {
+    const b = new ReplyBudget(100);
+    const hold = b.hold(90); // a reply waiting to be scored and recorded
+    const [r1, r2] = [b.claim(), b.claim()];
+    expect(r1.add(20)).toBe(true); // over the budget, but the oldest reader goes on
+    expect(r2.add(20)).toBe(false);
+    let woken = 0;
+    r2.pauseUntil(() => woken++);
+    r1.release(); // 110 held, over the budget, but r2 is now the oldest reader: it goes on
+    expect(woken).toBe(1);
+    expect(b.held).toBe(110);
+    hold.release();
+    r2.release();
+    expect(b.held).toBe(0);
+  });
+});
+
 describe('replies in flight share it', () => {
   /** Sends `size` bytes in two halves; the second half waits until `requests` requests have arrived. */
   function twoHalves(size: number, requests: number): (req: unknown, res: ServerResponse) => void {
