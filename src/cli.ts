@@ -66,8 +66,12 @@ function buildProgram(table: SettingTable | null): Command {
 
   taskOptions(program.command('gen').description('write tasks: ledgers, answer keys and prompts'))
     .addOption(
-      new Option('--format <F>', 'jsonl, prompt, table, csv or batch (default: jsonl when piped, table on a terminal)'),
+      new Option(
+        '--format <F>',
+        'jsonl, prompt, table, csv, batch or dataset (default: jsonl when piped, table on a terminal)',
+      ),
     )
+    .option('--split <SPLIT>', 'train or test: disjoint task sets of one seed (test = the tasks bas eval runs)')
     .option('-o, --out <FILE>', 'write to FILE instead of standard output')
     .option('-m, --model <MODEL>', 'model named in each request (--format batch)')
     .option('--temperature <T>', 'sampling temperature (--format batch)')
@@ -191,8 +195,29 @@ function buildProgram(table: SettingTable | null): Command {
     .option('--seed <S>', 'seed of the fault draws (default 1)')
     .option('--api-key <KEY>', 'require this bearer key (default: accept any)')
     .option('--models <IDS>', 'comma-separated model ids served; others get 404 model_not_found (default: any)')
+    .option(
+      '--reasoning-tokens <N>',
+      'act as a reasoning model that reasons N tokens before answering; a max_tokens at or below N gets empty content cut by the limit (default 0)',
+    )
     .action(async (opts) => (await import('./commands/serve.js')).serve(opts));
   // --- end eval and serve ---
+
+  // --- reward-server (src/commands/reward-server.ts) ---
+  program
+    .command('reward-server')
+    .description("serve rewards to RL trainers: OpenRLHF's POST /get_reward, POST /score and GET /health")
+    .option('--port <P>', 'port, 0..65535; 0 picks a free one (default 8090)')
+    .option('--host <HOST>', 'interface to listen on (default 127.0.0.1)')
+    .option(
+      '--token-var <NAME>',
+      'require "Authorization: Bearer <token>", the token read from environment variable NAME',
+    )
+    .option('--max-batch <N>', 'most items in one request (default 4096)')
+    .option('--max-body-mb <MB>', 'largest request body, in MiB (default 64)')
+    .option('--cache-size <N>', 'answer keys kept in memory, least recently used out first (default 20000)')
+    .option('--workers <N>', 'grading threads, 0..64; 0 grades on the main thread (default: one per core)')
+    .action(async (opts) => (await import('./commands/reward-server.js')).rewardServer(opts));
+  // --- end reward-server ---
 
   // --- sweep (src/commands/sweep.ts): eval's options, the knob's as lists ---
   const evalCmd = program.commands.find((c) => c.name() === 'eval')!;

@@ -6,10 +6,11 @@ import { ConfigError } from '../errors.js';
 import { openSink, withSink } from '../io/output.js';
 import { generateTask } from '../task/generate.js';
 import { taskToJson } from '../task/serialize.js';
-import type { Task } from '../task/types.js';
+import { datasetRow, splitSeed, SPLITS, type Split } from '../task/dataset.js';
+import type { Task, TaskConfig } from '../task/types.js';
 import { taskConfigFromFlags, taskCountFromFlags, type TaskFlags } from './task-flags.js';
 
-export const GEN_FORMATS = ['jsonl', 'prompt', 'table', 'csv', 'batch'] as const;
+export const GEN_FORMATS = ['jsonl', 'prompt', 'table', 'csv', 'batch', 'dataset'] as const;
 type GenFormat = (typeof GEN_FORMATS)[number];
 
 export interface GenFlags extends TaskFlags {
@@ -21,6 +22,7 @@ export interface GenFlags extends TaskFlags {
   reasoningEffort?: string;
   sampling?: string;
   rollouts?: string;
+  split?: string;
 }
 
 /** The default number of tasks `gen` writes. */
@@ -59,8 +61,24 @@ async function batchRenderer(flags: GenFlags): Promise<(task: Task) => string> {
   return (task) => batchRequestLines(task, options);
 }
 
-export async function gen(flags: GenFlags): Promise<void> {
+/**
+ * The configuration with `--split` applied: the test split keeps the seed, the train split
+ * takes the seed derived from it (task/dataset.ts says how), and says so on standard error.
+ */
+function splitConfig(flags: GenFlags): TaskConfig {
   const config = taskConfigFromFlags(flags);
+  if (flags.split === undefined) return config;
+  if (!(SPLITS as readonly string[]).includes(flags.split))
+    throw new ConfigError(`--split must be train or test, got ${JSON.stringify(flags.split)}`);
+  const seed = splitSeed(config.seed, flags.split as Split);
+  process.stderr.write(
+    `bas gen: ${flags.split} split of seed ${config.seed}: tasks of seed ${seed}${flags.split === 'test' ? ', the tasks bas eval runs with this seed' : `; the test split is seed ${config.seed}`}\n`,
+  );
+  return { ...config, seed };
+}
+
+export async function gen(flags: GenFlags): Promise<void> {
+  const config = splitConfig(flags);
   const n = taskCountFromFlags(flags, GEN_DEFAULT_N);
   const format = chooseFormat(flags);
   let render: (task: Task) => string;
@@ -78,6 +96,7 @@ export async function gen(flags: GenFlags): Promise<void> {
   }
   if (format === 'batch') render = await batchRenderer(flags);
   else if (format === 'jsonl') render = (task) => `${JSON.stringify(taskToJson(task))}\n`;
+  else if (format === 'dataset') render = (task) => `${JSON.stringify(datasetRow(task))}\n`;
   else if (format === 'prompt') render = promptText;
   else if (format === 'csv') {
     const view = await import('../report/ledger-view.js');

@@ -21,6 +21,7 @@ export interface ServeFlags {
   seed?: string;
   apiKey?: string;
   models?: string;
+  reasoningTokens?: string;
 }
 
 /** Checks the flags; every bad value names its flag and range. */
@@ -42,6 +43,8 @@ export function serveOptions(f: ServeFlags): ServeOptions {
     malformedRate: rate(f.malformedRate, '--malformed-rate'),
     rateLimitRps: f.rateLimit === undefined ? 0 : parseNumberInRange(f.rateLimit, '--rate-limit', 0, 1_000_000),
     seed: f.seed === undefined ? 1 : parseCount(f.seed, '--seed', 0, 2 ** 32 - 1),
+    reasoningTokens:
+      f.reasoningTokens === undefined ? 0 : parseCount(f.reasoningTokens, '--reasoning-tokens', 0, 10_000_000),
     apiKey: f.apiKey === undefined ? null : f.apiKey,
     models:
       f.models === undefined
@@ -81,8 +84,9 @@ export async function serve(flags: ServeFlags): Promise<void> {
     o.malformedRate && `malformed ${o.malformedRate}`,
     o.rateLimitRps && `at most ${o.rateLimitRps} requests/s`,
   ].filter(Boolean);
+  const thinks = o.reasoningTokens ? `, reasons ${o.reasoningTokens} tokens before answering` : '';
   process.stdout.write(
-    `bas serve: listening on ${server.url} (policy ${o.policy}, latency ${o.latencyMs} ms${faults.length ? `, faults: ${faults.join(', ')}` : ''}${o.apiKey ? ', key required' : ''})\n`,
+    `bas serve: listening on ${server.url} (policy ${o.policy}, latency ${o.latencyMs} ms${thinks}${faults.length ? `, faults: ${faults.join(', ')}` : ''}${o.apiKey ? ', key required' : ''})\n`,
   );
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
@@ -91,6 +95,6 @@ export async function serve(flags: ServeFlags): Promise<void> {
   await server.close();
   const s = server.stats;
   process.stderr.write(
-    `bas serve: ${s.requests} requests, ${s.ok} answered, ${s.errors} 500s, ${s.rateLimited} 429s, ${s.hung} hung, ${s.malformed} malformed, ${s.throttled} over the rate limit, ${s.unauthorized} refused\n`,
+    `bas serve: ${s.requests} requests, ${s.ok} answered, ${s.errors} 500s, ${s.rateLimited} 429s, ${s.hung} hung, ${s.malformed} malformed, ${s.throttled} over the rate limit, ${s.unauthorized} refused; usage reported: ${s.promptTokens} prompt, ${s.completionTokens} completion (${s.reasoningTokens} reasoning) tokens\n`,
   );
 }

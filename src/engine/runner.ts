@@ -260,13 +260,14 @@ export class Runner {
       result.kind === 'reply'
         ? scoredRecord(base, result.completion.text, scoreReply(result.completion.text, task.key), {
             latency_ms: result.latencyMs,
-            usage: result.completion.usage,
+            usage: result.usage,
             finish_reason: result.completion.finish_reason,
             attempts: result.attempts,
           })
-        : erroredRecord(base, result.failure, {
+        : // Paid for all the same: an unusable reply (or a retried one) reported its tokens.
+          erroredRecord(base, result.failure, {
             latency_ms: result.latencyMs,
-            usage: null,
+            usage: result.usage,
             finish_reason: null,
             attempts: result.attempts,
           });

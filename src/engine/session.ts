@@ -104,20 +104,24 @@ export async function openSession(dir: string, resume: boolean, bounds: RunBound
     store = ResultStore.reopen(dir);
     try {
       winners = await Winners.scan(join(dir, RESULTS_FILE), { bounds });
-      await winners.forEach((r) => {
-        const key = pairKey(r.index, r.rollout ?? 0);
-        if (r.error) again.add(key);
-        else {
-          finished.add(key);
-          builder.add(r);
-        }
-      });
+      await winners.forEach(
+        (r) => {
+          const key = pairKey(r.index, r.rollout ?? 0);
+          if (r.error) again.add(key);
+          else {
+            finished.add(key);
+            builder.add(r);
+          }
+        },
+        (r) => builder.addReplaced(r),
+      );
     } catch (err) {
       store.release();
       throw err;
     }
   }
-  let replaced = winners?.counts.replaced ?? 0;
+  // Errored pairs run again; those not reached (a run stopped early) keep their old line.
+  const erroredBefore = new Set(again);
   return {
     dir,
     store,
@@ -126,18 +130,18 @@ export async function openSession(dir: string, resume: boolean, bounds: RunBound
     record(r) {
       store.append(r);
       builder.add(r);
-      if (again.delete(pairKey(r.index, r.rollout ?? 0))) replaced++;
+      again.delete(pairKey(r.index, r.rollout ?? 0));
     },
     async summary() {
-      if (again.size > 0 && winners !== null) {
-        const left = again;
+      if (erroredBefore.size > 0 && winners !== null) {
         await winners.forEach((r) => {
-          if (left.has(pairKey(r.index, r.rollout ?? 0))) builder.add(r);
+          const key = pairKey(r.index, r.rollout ?? 0);
+          if (!erroredBefore.has(key)) return;
+          if (again.has(key)) builder.add(r);
+          else builder.addReplaced(r);
         });
-        again.clear();
+        erroredBefore.clear();
       }
-      builder.noteReplaced(replaced);
-      replaced = 0;
       return builder.result();
     },
   };
@@ -198,8 +202,11 @@ export async function readSummary(dir: string, bounds: RunBounds | null = null):
   const builder = new SummaryBuilder();
   const results = join(dir, RESULTS_FILE);
   if (existsSync(results)) {
-    const counts = await readWinningRecords(results, (r) => builder.add(r), { bounds, warn: () => {} });
-    builder.noteReplaced(counts.replaced);
+    await readWinningRecords(results, (r) => builder.add(r), {
+      bounds,
+      warn: () => {},
+      onReplaced: (r) => builder.addReplaced(r),
+    });
   }
   return builder.result();
 }

@@ -41,16 +41,18 @@ export async function readRun(path: string, warn: Warn = stderrWarn): Promise<Ru
   // Records that cannot belong to the run (a task past n, another shard's) are set aside and
   // counted, never summarised as rollouts of it.
   const winners = await Winners.scan(resultsPath, { bounds: runBounds(run), warn });
-  await winners.forEach((r) => {
-    builder.add(r);
-    if (r.config && configs.size < 20) {
-      const key = JSON.stringify([r.config.num_transactions, r.config.fault_rate, r.config.seed]);
-      if (!configs.has(key)) configs.add(key);
-      firstConfig ??= r.config;
-    }
-    if (typeof r.model === 'string') firstModel ??= r.model;
-  });
-  builder.noteReplaced(winners.counts.replaced);
+  await winners.forEach(
+    (r) => {
+      builder.add(r);
+      if (r.config && configs.size < 20) {
+        const key = JSON.stringify([r.config.num_transactions, r.config.fault_rate, r.config.seed]);
+        if (!configs.has(key)) configs.add(key);
+        firstConfig ??= r.config;
+      }
+      if (typeof r.model === 'string') firstModel ??= r.model;
+    },
+    (r) => builder.addReplaced(r),
+  );
   const summary = builder.result();
   if (summary.counts.rollouts === 0) {
     throw new ConfigError(`${resultsPath} holds no rollouts yet: nothing to report`);

@@ -179,15 +179,20 @@ export class Winners {
   }
 
   /**
-   * The second pass: `fn` gets each winning record in file order with its line number. Lines
-   * appended since the first pass (a run still going) are not read: both passes see one file.
+   * The second pass: `fn` gets each winning record in file order with its line number, and
+   * `onReplaced` each line a later line of its pair replaced (its tokens were still paid for).
+   * Lines appended since the first pass (a run still going) are not read: both passes see one file.
    */
-  async forEach(fn: (r: RolloutRecord, line: number) => void): Promise<void> {
+  async forEach(
+    fn: (r: RolloutRecord, line: number) => void,
+    onReplaced?: (r: RolloutRecord, line: number) => void,
+  ): Promise<void> {
     await forEachRecord(
       this.path,
       (r, line) => {
         if (line > this.lastLine) return false;
         if (this.wins(r, line)) fn(r, line);
+        else if (onReplaced && (this.bounds === null || outsideRun(r, this.bounds) === null)) onReplaced(r, line);
         return true;
       },
       () => {}, // the first pass warned already
@@ -199,9 +204,9 @@ export class Winners {
 export async function readWinningRecords(
   path: string,
   fn: (r: RolloutRecord, line: number) => void,
-  opts: WinnerOptions = {},
+  opts: WinnerOptions & { onReplaced?: (r: RolloutRecord, line: number) => void } = {},
 ): Promise<WinnerCounts> {
   const winners = await Winners.scan(path, opts);
-  await winners.forEach(fn);
+  await winners.forEach(fn, opts.onReplaced);
   return winners.counts;
 }

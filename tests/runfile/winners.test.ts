@@ -39,6 +39,9 @@ describe('the last line of a pair wins', () => {
       [0, 0, 3, null],
     ]);
     expect(counts).toMatchObject({ lines: 3, replaced: 1, rollouts: 2, setAside: 0 });
+    const replaced: number[] = [];
+    await readWinningRecords(file, () => {}, { warn: () => {}, onReplaced: (_r, line) => replaced.push(line) });
+    expect(replaced).toEqual([1]);
   });
 
   it('a later error replaces an earlier score too', async () => {

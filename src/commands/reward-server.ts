@@ -1,0 +1,95 @@
+/**
+ * `bas reward-server`: serves rewards to RL trainers (OpenRLHF's --remote_rm_url, or any
+ * client of POST /score) until SIGINT or SIGTERM, then finishes the requests under way and
+ * exits 0. The bearer token is read from an environment variable, never from the command
+ * line (where `ps` shows it), and is never printed.
+ */
+import { availableParallelism } from 'node:os';
+import { ConfigError } from '../errors.js';
+import { parseCount, parseNumberInRange } from '../task/config.js';
+import { startRewardServer, type RewardServerOptions } from '../serve/reward-server.js';
+
+export interface RewardServerFlags {
+  port?: string;
+  host?: string;
+  tokenVar?: string;
+  maxBatch?: string;
+  maxBodyMb?: string;
+  cacheSize?: string;
+  workers?: string;
+}
+
+const DEFAULT_PORT = 8090;
+/** A rollout batch of OpenRLHF is 128 prompts × 8 samples at most in its examples; room to spare. */
+const DEFAULT_MAX_BATCH = 4096;
+const DEFAULT_MAX_BODY_MB = 64;
+/** About 1 KB a key: 20,000 keys is some 20 MB. */
+const DEFAULT_CACHE_SIZE = 20_000;
+/** How long shutdown waits for requests under way. */
+const GRACE_MS = 10_000;
+
+/** One grading thread per core; none on a single core, where a thread would only add hand-offs. */
+function defaultWorkers(): number {
+  const cores = availableParallelism();
+  return cores > 1 ? Math.min(cores, 16) : 0;
+}
+
+/** Checks the flags and reads the token; every bad value names its flag. */
+export function rewardServerOptions(f: RewardServerFlags, env: NodeJS.ProcessEnv): RewardServerOptions {
+  let token: string | null = null;
+  if (f.tokenVar !== undefined) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(f.tokenVar))
+      throw new ConfigError(`--token-var must name an environment variable, got ${JSON.stringify(f.tokenVar)}`);
+    const value = env[f.tokenVar];
+    if (value === undefined || value.trim() === '')
+      throw new ConfigError(`--token-var ${f.tokenVar}: the variable is not set, or is empty`);
+    token = value.trim();
+  }
+  const host = f.host ?? '127.0.0.1';
+  if (host.trim() === '') throw new ConfigError('--host must not be empty');
+  return {
+    port: f.port === undefined ? DEFAULT_PORT : parseCount(f.port, '--port', 0, 65535),
+    host,
+    token,
+    maxBatch: f.maxBatch === undefined ? DEFAULT_MAX_BATCH : parseCount(f.maxBatch, '--max-batch', 1, 1_000_000),
+    maxBodyBytes: Math.round(
+      (f.maxBodyMb === undefined
+        ? DEFAULT_MAX_BODY_MB
+        : parseNumberInRange(f.maxBodyMb, '--max-body-mb', 0.001, 1024)) *
+        1024 *
+        1024,
+    ),
+    cacheSize: f.cacheSize === undefined ? DEFAULT_CACHE_SIZE : parseCount(f.cacheSize, '--cache-size', 0, 10_000_000),
+    graceMs: GRACE_MS,
+    workers: f.workers === undefined ? defaultWorkers() : parseCount(f.workers, '--workers', 0, 64),
+  };
+}
+
+/** Runs the server until a signal. */
+export async function rewardServer(flags: RewardServerFlags): Promise<void> {
+  const o = rewardServerOptions(flags, process.env);
+  o.warn = (line) => process.stderr.write(`bas reward-server: warning: ${line}\n`);
+  let server;
+  try {
+    server = await startRewardServer(o);
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    throw new ConfigError(
+      `cannot listen on ${o.host}:${o.port}${code === 'EADDRINUSE' ? ': the port is in use (try --port 0)' : code ? ` (${code})` : ''}`,
+    );
+  }
+  process.stdout.write(
+    `bas reward-server: listening on ${server.url} (POST /get_reward, POST /score, GET /health; at most ${o.maxBatch} items a batch, ${o.workers > 0 ? `${o.workers} grading threads` : 'grading on the main thread'}${o.token ? '; bearer token required' : ''})\n`,
+  );
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGINT', () => resolve('SIGINT'));
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+  });
+  process.stderr.write(`bas reward-server: ${signal}: finishing the requests under way\n`);
+  await server.close();
+  const s = server.stats;
+  const c = server.cache();
+  process.stderr.write(
+    `bas reward-server: ${s.requests} requests, ${s.graded} replies graded, ${s.refused} refused, ${s.failed} failed; ${c.hits} key cache hits, ${c.misses} misses\n`,
+  );
+}
