@@ -192,6 +192,13 @@ function buildProgram(table: SettingTable | null): Command {
       '--rate-limit <RPS>',
       'admit at most RPS requests a second (a token bucket); the rest get 429 with Retry-After (default: no limit)',
     )
+    .option(
+      '--whole-second-retry-after',
+      'with --rate-limit: send only Retry-After in whole seconds, no retry-after-ms',
+    )
+    .option('--cut-rate <P>', 'share of replies cut mid-way, the connection closed (default 0)')
+    .option('--stall-rate <P>', 'share of replies that stop mid-way, the connection left open (default 0)')
+    .option('--max-request-mb <MB>', 'largest request body accepted; larger ones get 413 (default 8)')
     .option('--seed <S>', 'seed of the fault draws (default 1)')
     .option('--api-key <KEY>', 'require this bearer key (default: accept any)')
     .option('--models <IDS>', 'comma-separated model ids served; others get 404 model_not_found (default: any)')

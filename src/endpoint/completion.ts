@@ -27,6 +27,8 @@ export interface Completion {
   budget_spent?: boolean;
   /** Gives the reply's memory back to the budget for replies (reply-budget.ts) once it is recorded. */
   release?: () => void;
+  /** Streamed replies: ms from the start of the attempt to the first content or reasoning token. */
+  ttft_ms?: number | null;
 }
 
 /**

@@ -14,7 +14,7 @@
  * bytes of all bodies in flight together are bounded by one budget (reply-budget.ts): past it
  * a reader pauses its connection until others finish.
  */
-import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import {
   MAX_RESPONSE_MB,
@@ -50,6 +50,12 @@ export interface NodeFetchOptions {
   maxResponseBytes?: number;
   /** The budget shared by all bodies in flight (default: the process's). */
   budget?: ReplyBudget;
+  /**
+   * Says which responses are not buffered but handed over as they arrive (a stream of
+   * server-sent events): those resolve at their headers, as an `UnreadResponse` whose
+   * `source` the caller reads, and bound, itself (event-stream.ts).
+   */
+  passThrough?: (status: number, headers: IncomingHttpHeaders) => boolean;
 }
 
 /** Status codes whose responses carry no body (a Response refuses one for them). */
@@ -115,6 +121,21 @@ class BufferedResponse {
   }
 }
 
+/** A response whose body was not read: the caller reads `source` (see `passThrough`). */
+export class UnreadResponse {
+  readonly ok: boolean;
+  readonly body = null;
+  constructor(
+    readonly status: number,
+    readonly statusText: string,
+    readonly headers: ResponseHeaders,
+    readonly url: string,
+    readonly source: IncomingMessage,
+  ) {
+    this.ok = status >= 200 && status < 300;
+  }
+}
+
 function abortError(signal: AbortSignal): Error {
   const reason = signal.reason as unknown;
   return reason instanceof Error ? reason : new DOMException('This operation was aborted', 'AbortError');
@@ -126,7 +147,7 @@ export function makeNodeFetch(options: NodeFetchOptions = {}): typeof fetch {
   if (!Number.isSafeInteger(max) || max < 1 || max > MAX_RESPONSE_MB * 1024 * 1024)
     throw new RangeError(`maxResponseBytes must be a whole number from 1 to ${MAX_RESPONSE_MB} MiB, got ${max}`);
   const budget = options.budget ?? replyBudget;
-  return (input, init) => fetchOnce(input, init, max, budget);
+  return (input, init) => fetchOnce(input, init, max, budget, options.passThrough);
 }
 
 /** makeNodeFetch with the default cap. */
@@ -137,6 +158,7 @@ function fetchOnce(
   init: Parameters<typeof fetch>[1],
   maxBytes: number,
   budget: ReplyBudget,
+  passThrough?: NodeFetchOptions['passThrough'],
 ): Promise<Response> {
   const body = init?.body;
   const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
@@ -169,6 +191,13 @@ function fetchOnce(
         agent: https ? httpsAgent : httpAgent,
       },
       (res) => {
+        if (passThrough?.(res.statusCode ?? 0, res.headers)) {
+          // An abort still destroys the request (and so the response) until the response closes.
+          res.once('close', () => signal?.removeEventListener('abort', onAbort));
+          const headers = new ResponseHeaders(res.rawHeaders);
+          const unread = new UnreadResponse(res.statusCode!, res.statusMessage ?? '', headers, url.href, res);
+          return resolve(unread as unknown as Response);
+        }
         claim = budget.claim();
         const chunks: Buffer[] = [];
         let received = 0;

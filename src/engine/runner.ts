@@ -260,6 +260,8 @@ export class Runner {
       result.kind === 'reply'
         ? scoredRecord(base, result.completion.text, scoreReply(result.completion.text, task.key), {
             latency_ms: result.latencyMs,
+            // Only streamed replies know it; other records stay as they were.
+            ttft_ms: result.completion.ttft_ms ?? undefined,
             usage: result.usage,
             finish_reason: result.completion.finish_reason,
             attempts: result.attempts,

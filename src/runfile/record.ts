@@ -36,6 +36,8 @@ export interface RolloutRecord {
   detail?: Scores['detail'] | null;
   error: RolloutError | null;
   latency_ms?: number | null;
+  /** Streamed replies (`--stream`): ms from the start of the answering attempt to its first token. */
+  ttft_ms?: number | null;
   usage?: TokenUsage | null;
   finish_reason?: string | null;
   attempts?: number | null;
@@ -177,6 +179,8 @@ interface RecordBase {
 /** What a record may tell beyond its score or error, in the order the file keeps them. */
 interface RecordExtras {
   latency_ms?: number | null;
+  /** Streamed replies: ms to the first token. */
+  ttft_ms?: number;
   usage?: TokenUsage | null;
   finish_reason?: string | null;
   attempts?: number | null;
@@ -186,6 +190,7 @@ interface RecordExtras {
 function extras(x: RecordExtras): RecordExtras {
   const out: RecordExtras = {};
   if (x.latency_ms !== undefined) out.latency_ms = x.latency_ms;
+  if (x.ttft_ms !== undefined) out.ttft_ms = x.ttft_ms;
   if (x.usage !== undefined) out.usage = x.usage;
   if (x.finish_reason !== undefined) out.finish_reason = x.finish_reason;
   if (x.attempts !== undefined) out.attempts = x.attempts;
