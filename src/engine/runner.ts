@@ -270,7 +270,7 @@ export class Runner {
           erroredRecord(base, result.failure, {
             latency_ms: result.latencyMs,
             usage: result.usage,
-            finish_reason: null,
+            finish_reason: result.finishReason,
             attempts: result.attempts,
           });
     this.o.sink(record);

@@ -10,6 +10,8 @@ import { runGenerator } from '../runfile/versions.js';
 import { GENERATOR_VERSION } from '../task/generate.js';
 import { SummaryBuilder, type Summary } from '../summary/summary.js';
 import { runBounds, Winners } from '../runfile/winners.js';
+import type { RolloutRecord } from '../runfile/record.js';
+import { provenanceOf, type Provenance } from './provenance.js';
 
 /** A run folder, summarised. */
 export interface RunData {
@@ -21,17 +23,30 @@ export interface RunData {
   /** The task configuration (run.json's, else the first record's); null if neither says. */
   task: TaskConfig | null;
   builder: SummaryBuilder;
-  /** The winning line of each rollout, for a second read (the HTML drill-down). */
-  winners: Winners;
   summary: Summary;
   /** Rollouts the run set out to do (tasks × rollouts), when run.json says. */
   expected: number | null;
   /** Plain sentences about the state of the run: in progress, cut off, mixed configs. */
   notes: string[];
+  /** What a reader needs to cite the run's numbers (see provenance.ts). */
+  provenance: Provenance;
+}
+
+export interface ReadOptions {
+  warn?: Warn;
+  /**
+   * Sees every winning record (the last line of its pair, within the run) with its line
+   * number, as the summary is built, so a caller needing more than the summary (the HTML
+   * drill-down, one rollout) needs no read of its own.
+   */
+  onRecord?: (r: RolloutRecord, line: number) => void;
 }
 
 /** Reads and summarises a run folder (or a bare results file). */
-export async function readRun(path: string, warn: Warn = stderrWarn): Promise<RunData> {
+export async function readRun(path: string, options: Warn | ReadOptions = {}): Promise<RunData> {
+  const opts = typeof options === 'function' ? { warn: options } : options;
+  const warn = opts.warn ?? stderrWarn;
+  const onRecord = opts.onRecord;
   const { dir, resultsPath, runPath } = locateRun(path);
   let run = runPath ? await readRunInfo(runPath) : null;
   const builder = new SummaryBuilder();
@@ -42,7 +57,7 @@ export async function readRun(path: string, warn: Warn = stderrWarn): Promise<Ru
   // counted, never summarised as rollouts of it.
   const winners = await Winners.scan(resultsPath, { bounds: runBounds(run), warn });
   await winners.forEach(
-    (r) => {
+    (r, line) => {
       builder.add(r);
       if (r.config && configs.size < 20) {
         const key = JSON.stringify([r.config.num_transactions, r.config.fault_rate, r.config.seed]);
@@ -50,6 +65,7 @@ export async function readRun(path: string, warn: Warn = stderrWarn): Promise<Ru
         firstConfig ??= r.config;
       }
       if (typeof r.model === 'string') firstModel ??= r.model;
+      onRecord?.(r, line);
     },
     (r) => builder.addReplaced(r),
   );
@@ -95,16 +111,18 @@ export async function readRun(path: string, warn: Warn = stderrWarn): Promise<Ru
   if (!run && runPath)
     notes.push(`No run.json beside ${resultsPath}: the model and task configuration come from the records.`);
   if (configs.size > 1) notes.push('The records hold more than one task configuration: their figures are pooled.');
+  const model = run?.model ?? firstModel ?? '(unknown model)';
+  const task = run?.task ?? firstConfig;
   return {
     dir,
     resultsPath,
     run,
-    model: run?.model ?? firstModel ?? '(unknown model)',
-    task: run?.task ?? firstConfig,
+    model,
+    task,
     builder,
-    winners,
     summary,
     expected,
     notes,
+    provenance: provenanceOf(run, model, task),
   };
 }

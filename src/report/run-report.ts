@@ -8,6 +8,8 @@ import type { RunData } from './read.js';
 import type { Summary } from '../summary/summary.js';
 import { fmt, fmtInt, plainTable, renderSummary } from './tables.js';
 import { runEndpoints, type RunEndpoint } from '../runfile/endpoints.js';
+import { provenanceLines, type Provenance } from './provenance.js';
+import { wrapCell } from './fit-table.js';
 
 /** Prices in US dollars per million tokens. */
 export interface Prices {
@@ -42,6 +44,8 @@ export interface RunReport {
     expected_rollouts: number | null;
     /** Every endpoint the run used, with the scored rollouts each answered; null for a run that used none. */
     endpoints: RunEndpoint[] | null;
+    /** Model, endpoint, sampling as sent, size, versions, dates, wall time (see provenance.ts). */
+    provenance: Provenance;
   };
   notes: string[];
   summary: Summary;
@@ -95,6 +99,7 @@ export function buildRunReport(data: RunData, prices: { in?: number; out?: numbe
       ended_at: typeof run?.ended_at === 'string' ? run.ended_at : null,
       expected_rollouts: data.expected,
       endpoints: run ? runEndpoints(run as Record<string, unknown>, data.summary.counts.completed) : null,
+      provenance: { ...data.provenance, status: typeof run?.status === 'string' ? run.status : null },
     },
     notes: data.notes,
     summary: data.summary,
@@ -149,21 +154,35 @@ function statusCount(r: RunReport): string {
   return `${fmtInt(c.rollouts)} of ${expected} rollouts recorded`;
 }
 
+/** Width of the text report's header lines. */
+const HEADER_WIDTH = 80;
+
+/** `label:` and a value, the value wrapped under itself so every line fits 80 columns. */
+export function labelledLines(pairs: Array<[string, string]>): string[] {
+  const pad = Math.max(...pairs.map(([k]) => k.length)) + 2;
+  return pairs.map(([k, v]) =>
+    wrapCell(terminalText(v), HEADER_WIDTH - pad)
+      .split('\n')
+      .map((line, i) => (i === 0 ? `${`${k}:`.padEnd(pad)}${line}` : `${' '.repeat(pad)}${line}`))
+      .join('\n'),
+  );
+}
+
 /** The text `bas report` prints. */
 export function renderRunReport(r: RunReport): string {
-  const lines = [
-    `run:    ${r.run.dir}`,
-    `model:  ${r.run.model}`,
-    `tasks:  ${describeTask(r.run.task)}`,
-    `status: ${r.run.status ?? 'unknown'}${r.run.expected_rollouts !== null ? ` (${statusCount(r)})` : ''}`,
-  ];
-  // One endpoint is the usual case and needs no line; a run resumed elsewhere names each.
+  const pairs: Array<[string, string]> = [['run', r.run.dir]];
+  for (const [k, v] of provenanceLines(r.run.provenance))
+    pairs.push([k, k === 'status' && r.run.expected_rollouts !== null ? `${v} (${statusCount(r)})` : v]);
+  // One endpoint is the usual case, named by the provenance; a run resumed elsewhere names each.
   const endpoints = r.run.endpoints ?? [];
   if (endpoints.length > 1)
-    lines.push(
-      `endpoints: ${endpoints.map((e) => `${e.base_url ?? 'none'}${e.provider ? ` (${e.provider})` : ''} answered ${fmtInt(e.rollouts)}`).join('; ')}`,
-    );
-  for (const n of r.notes) lines.push(`note:   ${n}`);
+    for (const e of endpoints)
+      pairs.push([
+        'endpoint',
+        `${e.base_url ?? 'none'}${e.provider ? ` (provider ${e.provider})` : ''} answered ${fmtInt(e.rollouts)}`,
+      ]);
+  for (const n of r.notes) pairs.push(['note', n]);
+  const lines = labelledLines(pairs);
   // The header quotes run.json (model, folder, status): nothing in it may drive the terminal.
   const out = [
     terminalText(lines.join('\n')),

@@ -130,7 +130,8 @@ describe('bas eval --resume of a folder from elsewhere', () => {
       { base_url: b.url, provider: null, rollouts: 3 },
     ]);
     const report = await basAsync(['report', dir]);
-    expect(report.stdout).toContain(`endpoints: ${a.url} answered 1; ${b.url} answered 3`);
+    expect(report.stdout).toMatch(new RegExp(`endpoint: +${a.url} answered 1\n`));
+    expect(report.stdout).toMatch(new RegExp(`endpoint: +${b.url} answered 3\n`));
     const json = JSON.parse((await basAsync(['report', dir, '--json'])).stdout);
     expect(json.run.endpoints).toHaveLength(2);
   });
