@@ -163,8 +163,9 @@ describe('records that cannot belong to their run (issue 16 §6)', () => {
     expect(r.stderr).toMatch(
       /set aside 2 records that cannot belong to this run \(first: line 4, task 7 is outside the run's 3 tasks/,
     );
+    expect(report.notes.join(' ')).toMatch(/2 records of .*results\.jsonl cannot belong to this run and are left out/);
     const text = bas(['report', dir]);
-    expect(text.stdout).toMatch(/2 records of .*results\.jsonl cannot belong to this run and are left out/);
+    expect(text.stdout).toMatch(/3 of 3 rollouts recorded/);
     expect(text.stdout).not.toMatch(/5 of 3/);
   });
 
