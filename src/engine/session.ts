@@ -1,17 +1,16 @@
 /**
- * Opening a run folder: a fresh one, or a saved one to resume. For a resume this reads what
- * is already there (feeding the summary) and works out which (index, rollout) pairs still
+ * What a run sets out to do and what its folder already holds: run.json for the settings, the
+ * records read back on a resume (feeding the summary), and which (index, rollout) pairs still
  * need running: those with no line, or whose last line is an error.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { SummaryBuilder, type Summary } from '../summary/summary.js';
+import type { Warn } from '../runfile/read.js';
 import { pairKey, splitPairKey, type PairKey, type RolloutRecord } from '../runfile/record.js';
-import { ResultStore } from '../runfile/results.js';
 import { RESULTS_FILE } from '../runfile/files.js';
+import { makeRunInfo, type RunInfo } from '../runfile/run-info.js';
 import { readWinningRecords, Winners, type RunBounds } from '../runfile/winners.js';
-import { makeRunInfo, readSavedRun, type RunInfo } from '../runfile/run-info.js';
-export { readSavedRun };
 import { settingsForRunJson, settingValuesOf, type EvalSettings, type SavedSettings } from '../settings/settings.js';
 import { builtinPolicy } from '../endpoint/client.js';
 import { inShard, shardSize, type Shard } from '../runfile/shard.js';
@@ -70,81 +69,84 @@ export function runInfoFor(s: EvalSettings, startedAt: Date): RunInfo {
   });
 }
 
-/** An open run folder with what it already holds. */
-export interface Session {
-  dir: string;
-  store: ResultStore;
+/** What a run folder already holds, read when a run is resumed. */
+export interface Recorded {
   /** Pairs whose last line is a scored rollout: not run again. */
   finished: Set<PairKey>;
-  /** The folder held an earlier run that recorded no scored rollout, and is being started again. */
-  restarted: boolean;
-  /** Writes a new record to the folder and to the summary. */
-  record(r: RolloutRecord): void;
-  /** The summary of the folder's winning records: what was there before and what was recorded since. */
+  /** Pairs whose last line is an error: run again, but recorded already. */
+  errored: Set<PairKey>;
+  /** Adds a record this session wrote to the summary. */
+  add(r: RolloutRecord): void;
+  /**
+   * The summary of the folder's winning records: the scored ones read back, this session's,
+   * and the old errored lines of pairs it did not reach, each rollout once.
+   */
   summary(): Promise<Summary>;
 }
 
+/** Nothing recorded yet: a new run. */
+export function nothingRecorded(): Recorded {
+  const builder = new SummaryBuilder();
+  return {
+    finished: new Set(),
+    errored: new Set(),
+    add: (r) => builder.add(r),
+    summary: async () => builder.result(),
+  };
+}
+
 /**
- * Opens a run folder: new (refusing one that holds a run) or, with `resume`, an existing one,
- * whose records must fit `bounds` (others are set aside with a warning and counted nowhere).
- *
- * On a resume the summary starts with the scored winners; an errored winner's pair is run
- * again, and its old record joins the summary at the end only if no new one replaced it (a
- * run stopped before reaching it), so every rollout is summarised once, by its last line.
+ * Reads what a run folder holds (the caller holds its lock, and a torn last line was cut)
+ * through the one reader of winning records; records outside `bounds` are set aside.
  */
-export async function openSession(dir: string, resume: boolean, bounds: RunBounds | null = null): Promise<Session> {
+export async function readRecorded(dir: string, warn: Warn, bounds: RunBounds | null = null): Promise<Recorded> {
   const builder = new SummaryBuilder();
   const finished = new Set<PairKey>();
-  const again = new Set<PairKey>();
-  let winners: Winners | null = null;
-  let store: ResultStore;
-  let restarted = false;
-  if (!resume) ({ store, restarted } = await ResultStore.start(dir));
-  else {
-    store = ResultStore.reopen(dir);
-    try {
-      winners = await Winners.scan(join(dir, RESULTS_FILE), { bounds });
-      await winners.forEach(
-        (r) => {
-          const key = pairKey(r.index, r.rollout ?? 0);
-          if (r.error) again.add(key);
-          else {
-            finished.add(key);
-            builder.add(r);
-          }
-        },
-        (r) => builder.addReplaced(r),
-      );
-    } catch (err) {
-      store.release();
-      throw err;
-    }
-  }
+  const errored = new Set<PairKey>();
+  const winners = await Winners.scan(join(dir, RESULTS_FILE), { bounds, warn });
+  await winners.forEach(
+    (r) => {
+      const key = pairKey(r.index, r.rollout ?? 0);
+      if (r.error) errored.add(key);
+      else {
+        finished.add(key);
+        builder.add(r);
+      }
+    },
+    (r) => builder.addReplaced(r),
+  );
   // Errored pairs run again; those not reached (a run stopped early) keep their old line.
-  const erroredBefore = new Set(again);
+  const notRerun = new Set(errored);
   return {
-    dir,
-    store,
     finished,
-    restarted,
-    record(r) {
-      store.append(r);
+    errored,
+    add(r) {
       builder.add(r);
-      again.delete(pairKey(r.index, r.rollout ?? 0));
+      notRerun.delete(pairKey(r.index, r.rollout ?? 0));
     },
     async summary() {
-      if (erroredBefore.size > 0 && winners !== null) {
+      if (errored.size > 0) {
         await winners.forEach((r) => {
           const key = pairKey(r.index, r.rollout ?? 0);
-          if (!erroredBefore.has(key)) return;
-          if (again.has(key)) builder.add(r);
+          if (!errored.has(key)) return;
+          if (notRerun.has(key)) builder.add(r);
           else builder.addReplaced(r);
         });
-        erroredBefore.clear();
+        errored.clear();
       }
       return builder.result();
     },
   };
+}
+
+/** How many of `keys` are pairs of the run (or of its shard). */
+export function countInPlan(keys: Set<PairKey>, n: number, rollouts: number, shard: Shard | null): number {
+  let c = 0;
+  for (const key of keys) {
+    const [index, rollout] = splitPairKey(key);
+    if (index < n && rollout < rollouts && inShard(index, shard)) c++;
+  }
+  return c;
 }
 
 /** Every (index, rollout) pair of the run (or of its shard) not yet finished, index by index. */
@@ -165,12 +167,7 @@ export function* pendingPairs(
 
 /** Counts the pairs `pendingPairs` will yield. */
 export function countPending(n: number, rollouts: number, finished: Set<PairKey>, shard: Shard | null = null): number {
-  let c = 0;
-  for (const key of finished) {
-    const [index, rollout] = splitPairKey(key);
-    if (index < n && rollout < rollouts && inShard(index, shard)) c++;
-  }
-  return shardSize(n, shard) * rollouts - c;
+  return shardSize(n, shard) * rollouts - countInPlan(finished, n, rollouts, shard);
 }
 
 /**
@@ -201,12 +198,11 @@ export async function rolloutsLeft(
 export async function readSummary(dir: string, bounds: RunBounds | null = null): Promise<Summary> {
   const builder = new SummaryBuilder();
   const results = join(dir, RESULTS_FILE);
-  if (existsSync(results)) {
+  if (existsSync(results))
     await readWinningRecords(results, (r) => builder.add(r), {
       bounds,
       warn: () => {},
       onReplaced: (r) => builder.addReplaced(r),
     });
-  }
   return builder.result();
 }
