@@ -25,6 +25,7 @@ import { MalformedResponseError, ResponseTooLargeError } from '../errors/index.j
 import { readCompletion, type Completion } from './completion.js';
 import { UnreadResponse } from './http-fetch.js';
 import { budgetSpent } from './retry-after.js';
+import { noteAbortedWhileWaiting, replyBudget } from './reply-budget.js';
 
 /** The stream ended, or its connection closed, before the reply was complete. */
 export class StreamCutError extends Error {
@@ -165,11 +166,14 @@ function readEventStream(res: IncomingMessage, o: EventStreamOptions): Promise<S
     let done = false;
     let settled = false;
     let idle: NodeJS.Timeout | null = null;
+    // The bytes of the stream count against the budget for replies in flight (reply-budget.ts).
+    const claim = replyBudget.claim();
 
     const finish = (err: Error | null): void => {
       if (settled) return;
       settled = true;
       if (idle) clearTimeout(idle);
+      claim.release();
       o.signal.removeEventListener('abort', onAbort);
       if (err) {
         res.destroy();
@@ -186,6 +190,7 @@ function readEventStream(res: IncomingMessage, o: EventStreamOptions): Promise<S
       if (!res.complete) setImmediate(() => res.complete || res.destroy());
     };
     const onAbort = (): void => {
+      if (claim.waiting) noteAbortedWhileWaiting(o.signal);
       const reason = o.signal.reason as unknown;
       finish(reason instanceof Error ? reason : new DOMException('This operation was aborted', 'AbortError'));
     };
@@ -241,6 +246,17 @@ function readEventStream(res: IncomingMessage, o: EventStreamOptions): Promise<S
         lines.push(decoder.write(c), onLine);
       } catch (err) {
         return finish(err as Error);
+      }
+      if (settled) return;
+      if (!claim.add(c.length)) {
+        // Waiting for memory is not the stream going silent: the idle timer waits too.
+        if (idle) clearTimeout(idle);
+        res.pause();
+        claim.pauseUntil(() => {
+          res.resume();
+          arm();
+        });
+        return;
       }
       arm();
     });
