@@ -239,7 +239,14 @@ function buildProgram(table: SettingTable | null): Command {
     .option('--output <DIR>', 'sweep folder (default runs/<UTC time>-sweep-<model>)')
     .option('--resume <DIR>', 'continue a sweep: every point, with its saved settings')
     .option('--html <FILE>', 'also write a self-contained HTML page with the curve to FILE')
-    .option('--json', 'print the sweep as JSON');
+    .option('--json', 'print the sweep as JSON')
+    .option('--csv', 'print the sweep as CSV: one line per model and point')
+    .option('--verbose', "also print every point's own summary tables on stderr")
+    .option(
+      '-m, --model <MODEL>',
+      'model id; repeat -m for several, one curve each',
+      (v: string, prev: string[] | undefined) => [...(prev ?? []), v],
+    );
   const own = new Set(sweepCmd.options.map((o) => o.long));
   for (const o of evalCmd.options) if (!own.has(o.long) && o.long !== '--shard') sweepCmd.addOption(o);
   sweepCmd.action(async (words, opts) => (await import('./commands/sweep.js')).sweep(words, opts));

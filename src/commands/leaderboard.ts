@@ -20,6 +20,8 @@ import { readRun, type RunData } from '../report/read.js';
 import { refuseRepeatedRuns } from '../report/run-names.js';
 import { runInputs, stderrWarn } from '../runfile/read.js';
 import { parseCount } from '../task/config.js';
+import { isSweepFolder } from '../runfile/sweep-file.js';
+import { overlaySweeps, readSweepFolder, renderSweep, type SweepResult } from '../report/sweep.js';
 
 export interface LeaderboardOptions {
   json?: boolean;
@@ -115,6 +117,10 @@ export async function leaderboard(dirs: string[], opts: LeaderboardOptions): Pro
   }
   if (runs.length === 0) throw new ConfigError('leaderboard: none of the runs found could be read');
   const lb = buildLeaderboard(runs, { by, seed, resamples });
+  // Sweep folders are also drawn as curves, every model of every folder one (docs/sweep.md).
+  const sweeps: SweepResult[] = [];
+  for (const d of dirs) if (isSweepFolder(d)) sweeps.push(await readSweepFolder(d, 'leaderboard'));
+  const curves = sweeps.length > 0 ? overlaySweeps(sweeps) : null;
   if (opts.html) {
     refuseOutputOverInput(
       opts.html,
@@ -122,14 +128,16 @@ export async function leaderboard(dirs: string[], opts: LeaderboardOptions): Pro
       runs.flatMap((r) => runInputs(r.dir)),
     );
     const { leaderboardPage } = await import('../report/html/leaderboard-page.js');
-    await withSink(fileSink(opts.html, '--html'), async (sink) => sink.write(leaderboardPage(lb)));
+    const { sweepFigures } = await import('../report/html/sweep-page.js');
+    const extra = curves ? `<section><h2>Difficulty curves</h2>${sweepFigures(curves)}</section>` : '';
+    await withSink(fileSink(opts.html, '--html'), async (sink) => sink.write(leaderboardPage(lb, extra)));
   }
   process.stdout.write(
     opts.json
-      ? JSON.stringify(lb, null, 2) + '\n'
+      ? JSON.stringify(curves ? { ...lb, sweep: curves } : lb, null, 2) + '\n'
       : opts.markdown
         ? renderLeaderboardMarkdown(lb)
-        : renderLeaderboard(lb),
+        : renderLeaderboard(lb) + (curves ? `\nDifficulty curves\n${renderSweep(curves)}` : ''),
   );
   if (opts.html && !opts.json && !opts.markdown) process.stdout.write(`HTML leaderboard written to ${opts.html}\n`);
 }

@@ -1,29 +1,75 @@
 /**
- * `bas sweep`: the difficulty curve in one command. Runs one `bas eval` per point of
- * --num-transactions (× --fault-rate when given) into sub-folders of one sweep folder, by
- * calling the eval command's own handler, then prints (and draws) reward, `bas_correct` and
- * `fault_audit` against the rows with 95% intervals.
+ * `bas sweep`: difficulty curves in one command. Runs one eval per model and point of a grid
+ * over --num-transactions (× --fault-rate when given) into sub-folders of one sweep folder,
+ * each through the engine's `runEval`, then prints (and draws) reward, `bas_correct` and
+ * `fault_audit` against the rows with 95% intervals, one curve per model.
  *
- * The sweep folder holds sweep.json (the points and the eval flags, never a key: flags name
- * the key's variable, not the key) and one run folder per point, so `bas leaderboard`,
- * `bas report` and `bas compare` read it as they read any run. `--resume SWEEP_DIR` continues
- * every point: unfinished and errored rollouts are run again (eval's own resume), points not
- * yet started are started.
+ * The sweep folder holds sweep.json (the models, the points and the eval flags, never a key:
+ * flags name the key's variable, not the key; src/runfile/sweep-file.ts reads and writes it)
+ * and one run folder per model and point, so `bas leaderboard`, `bas report` and `bas compare`
+ * read it as they read any run. `--resume SWEEP_DIR` continues every point: unfinished and
+ * errored rollouts are run again (eval's own resume), points not yet started are started.
+ * A sweep of bas 0.3 (one model, no `models` in sweep.json) reads and resumes the same way.
+ *
+ * Quiet by default: one line per point on stderr (live on a terminal) and the final table on
+ * stdout; `--verbose` adds each point's own summary tables, as `bas eval` prints them.
  */
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { FileTooLargeError, readSmallFile } from '../io/jsonl.js';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError } from '../errors.js';
+import { ConfigError, ErrorRateError, FatalRunError, InterruptedError } from '../errors.js';
 import { fileSink, refuseOutputOverInput, withSink } from '../io/output.js';
+import { terminalText } from '../io/terminal-text.js';
 import { runInputs } from '../runfile/read.js';
 import { heldRun } from '../runfile/results.js';
+import { RUN_FILE } from '../runfile/files.js';
+import {
+  MAX_POINTS,
+  planModels,
+  readSweepPlan,
+  removeSweepPlan,
+  sweepFile,
+  writeSweepPlan,
+  type SweepPlan,
+  type SweepPlanPoint,
+} from '../runfile/sweep-file.js';
 import { urlWithoutCredentials } from '../io/secrets.js';
 import { readRun } from '../report/read.js';
-import { buildSweep, renderSweep } from '../report/sweep.js';
-import type { EvalFlags } from '../settings/settings.js';
-import { evalCommand } from './eval.js';
+import { buildSweep, pointName, renderSweep, renderSweepCsv, type SweepResult } from '../report/sweep.js';
+import type { EvalFlags, EvalSettings } from '../settings/settings.js';
+import { configPathFrom, loadConfigFile } from '../settings/config.js';
+import { runEval, type EvalEvent, type EvalResult } from '../engine/run-eval.js';
+import { evalNotice, evalSettingsFromFlags, outcomeError, renderEvalResult, withStopSignal } from './eval.js';
 
-const SWEEP_FILE = 'sweep.json';
+export type SweepFlags = Omit<EvalFlags, 'model'> & {
+  /** One model per -m (commander collects them; a single string from older callers). */
+  model?: string | string[];
+  html?: string;
+  csv?: boolean;
+  verbose?: boolean;
+};
+
+/** A flag that takes a value, as text (commander gives `true` for a value-less boolean form). */
+function textFlag(v: string | boolean | undefined): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** Flags a sweep does not pass to eval: its own, or ones it sets per point. */
+const OWN = new Set([
+  'numTransactions',
+  'faultRate',
+  'output',
+  'resume',
+  'json',
+  'csv',
+  'html',
+  'progress',
+  'shard',
+  'verbose',
+  'model',
+]);
+
+/** The flags that say where the key goes; a resumed sweep may be given them again to confirm its plan's. */
+const ENDPOINT_FLAGS = new Set(['baseUrl', 'apiKeyVar', 'provider', 'providers']);
 
 /**
  * Whether a folder holds only point folders whose run failed before scoring anything (a
@@ -32,35 +78,11 @@ const SWEEP_FILE = 'sweep.json';
  */
 async function onlyFailedStarts(dir: string): Promise<boolean> {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (!entry.isDirectory() || !/^rows-[0-9a-z.-]+$/.test(entry.name)) return false;
+    if (!entry.isDirectory() || !/^([0-9a-z][0-9a-z._-]*--)?rows-[0-9a-z.-]+$/.test(entry.name)) return false;
     if ((await heldRun(join(dir, entry.name))) !== 'failed-start') return false;
   }
   return true;
 }
-const MAX_POINTS = 100;
-
-export type SweepFlags = EvalFlags & {
-  html?: string;
-};
-
-/** A flag that takes a value, as text (commander gives `true` for a value-less boolean form). */
-function textFlag(v: string | boolean | undefined): string | undefined {
-  return typeof v === 'string' ? v : undefined;
-}
-
-interface SweepPlan {
-  kind: 'bas-sweep';
-  created_at: string;
-  model: string | null;
-  points: Array<{ num_transactions: number; fault_rate: number | null; folder: string }>;
-  /** The eval flags every point runs with (the knob's own flags left out). */
-  flags: EvalFlags;
-  /** `@FILE` words of a TOML configuration, as given. */
-  words: string[];
-}
-
-/** Flags a sweep does not pass to eval: its own, or ones it sets per point. */
-const OWN = new Set(['numTransactions', 'faultRate', 'output', 'resume', 'json', 'html', 'progress', 'shard']);
 
 function list(value: string, flag: string, parse: (s: string) => number): number[] {
   const items = value.split(',').map((s) => s.trim());
@@ -93,88 +115,202 @@ function rateValue(s: string): number {
   return n;
 }
 
-function folderName(rows: number, rate: number | null): string {
-  return rate === null ? `rows-${rows}` : `rows-${rows}-fault-${rate}`;
-}
+/** Most models in one sweep: a figure with more curves than this is not readable. */
+const MAX_MODELS = 20;
 
-function defaultSweepDir(model: string | undefined): string {
-  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const safe = (model ?? 'model').replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80);
-  return join('runs', `${stamp}-sweep-${safe}`);
-}
-
-async function writePlan(dir: string, plan: SweepPlan): Promise<void> {
-  try {
-    mkdirSync(dir, { recursive: true });
-  } catch (err) {
+/** The models of a new sweep: every -m in order, else the config's `models`, else its `model`. */
+function sweepModels(given: string | string[] | undefined, words: string[], config: string | undefined): string[] {
+  const flags = given === undefined ? [] : Array.isArray(given) ? given : [given];
+  let models = flags;
+  if (models.length === 0) {
+    const path = configPathFrom(words, config, 'bas sweep');
+    const file = path ? loadConfigFile(path, { models: true }) : null;
+    const listed = file?.models as string[] | undefined;
+    models = listed ?? (typeof file?.model === 'string' ? [file.model] : []);
+  }
+  if (models.length === 0)
     throw new ConfigError(
-      `--output: cannot create the sweep folder ${dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      'bas sweep needs a model: -m MODEL (repeat -m for several, one curve each), or models = [...] in its config file',
     );
-  }
-  await withSink(fileSink(join(dir, SWEEP_FILE), '--output'), async (sink) =>
-    sink.write(JSON.stringify(plan, null, 2) + '\n'),
-  );
+  if (models.length > MAX_MODELS)
+    throw new ConfigError(`a sweep takes at most ${MAX_MODELS} models, got ${models.length}`);
+  const twice = models.find((m, i) => models.indexOf(m) !== i);
+  if (twice !== undefined)
+    throw new ConfigError(`-m/--model names ${JSON.stringify(twice)} twice: give each model once`);
+  return models;
 }
 
-/** A plan lists at most a few hundred points; far past that it is not one bas wrote. */
-const MAX_PLAN_BYTES = 10_000_000;
-
-function readPlan(dir: string): SweepPlan {
-  const file = join(dir, SWEEP_FILE);
-  if (!existsSync(file)) throw new ConfigError(`--resume: ${dir} is not a sweep folder (no ${SWEEP_FILE})`);
-  let plan: SweepPlan;
-  try {
-    plan = JSON.parse(readSmallFile(file, MAX_PLAN_BYTES)) as SweepPlan;
-  } catch (err) {
-    if (err instanceof FileTooLargeError)
-      throw new ConfigError(`--resume: ${file} is larger than ${MAX_PLAN_BYTES} bytes: not a bas sweep plan`);
-    throw new ConfigError(`--resume: ${file} is not valid JSON (${(err as Error).message.slice(0, 120)})`);
-  }
-  const ok =
-    plan?.kind === 'bas-sweep' &&
-    Array.isArray(plan.points) &&
-    plan.points.length <= MAX_POINTS &&
-    plan.points.every(
-      (p) =>
-        typeof p?.num_transactions === 'number' && typeof p.folder === 'string' && /^rows-[0-9a-z.-]+$/.test(p.folder),
-    ) &&
-    typeof plan.flags === 'object' &&
-    plan.flags !== null &&
-    Array.isArray(plan.words);
-  if (!ok) throw new ConfigError(`--resume: ${file} is not a bas sweep plan (damaged or written by something else)`);
-  return plan;
+/** A model's part of its folders' names: lower case letters, digits, dots and dashes. */
+function slug(model: string): string {
+  const s = model
+    .toLowerCase()
+    .replace(/[^a-z0-9.]+/g, '-')
+    .replace(/^[-.]+|-+$/g, '')
+    .slice(0, 60);
+  return s === '' ? 'model' : s;
 }
 
 /**
- * Runs one point through eval's handler. Eval prints its summary to standard output; in a
- * sweep that goes to standard error, as progress, so standard output carries only the
- * sweep's own result (which --json needs).
+ * Folder names of the grid: `rows-12` (and `-fault-0.1`) as bas 0.3 named them when there is
+ * one model, prefixed with the model (`builtin-oracle--rows-12`) when there are several; two
+ * models whose names make the same prefix get `-2`, `-3` after it.
  */
-async function runPoint(run: () => Promise<void>): Promise<void> {
-  const write = process.stdout.write;
-  process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
-  try {
-    await run();
-  } finally {
-    process.stdout.write = write;
+function gridPoints(models: string[], rows: number[], rates: Array<number | null>): SweepPlanPoint[] {
+  const prefixes = new Map<string, string>();
+  const taken = new Set<string>();
+  for (const m of models) {
+    let p = slug(m);
+    for (let k = 2; taken.has(p); k++) p = `${slug(m)}-${k}`;
+    taken.add(p);
+    prefixes.set(m, models.length > 1 ? `${p}--` : '');
+  }
+  return rows.flatMap((r) =>
+    rates.flatMap((f) =>
+      models.map((m) => ({
+        model: m,
+        num_transactions: r,
+        fault_rate: f,
+        folder: `${prefixes.get(m)}${f === null ? `rows-${r}` : `rows-${r}-fault-${f}`}`,
+      })),
+    ),
+  );
+}
+
+function defaultSweepDir(models: string[]): string {
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const name =
+    models.length === 1 ? models[0]!.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80) : `${models.length}-models`;
+  return join('runs', `${stamp}-sweep-${name}`);
+}
+
+/**
+ * The same error with another message: a point's failure keeps its kind (and so its exit
+ * code) when the sweep says which point it was and how to go on. An error of no known kind
+ * (a bug) is left as it is.
+ */
+function reworded(err: unknown, message: (text: string) => string): unknown {
+  if (!(err instanceof Error)) return err;
+  const text = message(err.message.replace(/[.\s]+$/, ''));
+  if (err instanceof ConfigError) return new ConfigError(text, { cause: err });
+  if (err instanceof FatalRunError) return new FatalRunError(text, { cause: err });
+  if (err instanceof ErrorRateError) return new ErrorRateError(text, { cause: err });
+  if (err instanceof InterruptedError) return new InterruptedError(text, err.exitCode);
+  return err;
+}
+
+/** Seconds, short: "0.4 s", "12 s", "3 min 05 s". */
+function duration(s: number): string {
+  if (s < 10) return `${s.toFixed(1)} s`;
+  if (s < 60) return `${Math.round(s)} s`;
+  const m = Math.floor(s / 60);
+  return `${m} min ${String(Math.round(s - m * 60)).padStart(2, '0')} s`;
+}
+
+/**
+ * One line per point on stderr: on a terminal with progress on, redrawn in place as rollouts
+ * finish (reward so far), then left as the point's final line; elsewhere only the final line.
+ */
+class PointLine {
+  private done = 0;
+  private errored = 0;
+  private rewardSum = 0;
+  private total = 0;
+  private last = 0;
+  private readonly t0 = Date.now();
+  private readonly live: boolean;
+
+  constructor(
+    private readonly label: string,
+    live: boolean,
+  ) {
+    this.live = live && process.stderr.isTTY === true;
+  }
+
+  onEvent(e: EvalEvent): void {
+    if (e.type === 'started') {
+      this.total = e.total;
+      this.done = e.already;
+    } else if (e.type === 'rollout') {
+      this.done++;
+      if (e.record.error === null || e.record.error === undefined) this.rewardSum += e.record.reward ?? 0;
+      else this.errored++;
+      const now = Date.now();
+      if (this.live && now - this.last >= 250) {
+        this.last = now;
+        const scored = this.done - this.errored;
+        const so = scored > 0 ? `reward ${(this.rewardSum / scored).toFixed(3)} so far` : 'no reward yet';
+        this.draw(
+          `${this.done}/${this.total} rollouts, ${so}, ${this.errored} errored, ${duration((now - this.t0) / 1000)}`,
+        );
+      }
+    }
+  }
+
+  private draw(text: string): void {
+    const width = Math.max(40, (process.stderr.columns ?? 100) - 1);
+    process.stderr.write(`\r\x1b[K${terminalText(`${this.label}: ${text}`).slice(0, width)}`);
+  }
+
+  /** The final line (a newline ends a live one). */
+  finish(text: string): void {
+    const line = `${terminalText(`${this.label}: ${text}`)}, ${duration((Date.now() - this.t0) / 1000)}`;
+    process.stderr.write(this.live ? `\r\x1b[K${line}\n` : `${line}\n`);
   }
 }
 
+/** The final words of a point's line: n, reward with its interval, errors, and how it ended. */
+function pointOutcome(r: EvalResult): string {
+  const s = r.summary;
+  const e = s.reward;
+  const reward =
+    e.mean === null
+      ? 'no reward'
+      : `reward ${e.mean.toFixed(3)}${e.ci95 ? ` [${e.ci95[0].toFixed(3)}, ${e.ci95[1].toFixed(3)}]` : ''}`;
+  const how: Record<string, string> = {
+    ok: '',
+    'nothing-to-do': ' (already done)',
+    'over-error-budget': ' (over the error budget)',
+    'nothing-completed': ' (nothing completed)',
+    'endpoint-stopped': ' (stopped by the endpoint)',
+    interrupted: ' (interrupted)',
+  };
+  return `n ${s.counts.completed}/${r.total}, ${reward}, ${s.counts.errored} errored${how[r.outcome.kind] ?? ''}`;
+}
+
+/** The eval flags of a fresh point: the plan's, its own model and place in the grid, and confirmed endpoint flags. */
+function pointFlags(plan: SweepPlan, p: SweepPlanPoint, sub: string, confirm: Record<string, string>): EvalFlags {
+  return {
+    ...(plan.flags as EvalFlags),
+    ...confirm,
+    ...(p.model === undefined ? {} : { model: p.model }),
+    numTransactions: String(p.num_transactions),
+    ...(p.fault_rate === null ? {} : { faultRate: String(p.fault_rate) }),
+    output: sub,
+  };
+}
+
 export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
+  if ([flags.json, flags.csv].filter(Boolean).length > 1) throw new ConfigError('give --json or --csv, not both');
   let dir: string;
   let plan: SweepPlan;
+  /** Endpoint flags given again on a resume: they go to every point. */
+  const confirm: Record<string, string> = {};
   if (flags.resume) {
     // `adapt: true` is commander's default for `--no-adapt`, not something the user said.
     const extra = Object.entries(flags).filter(
-      ([k, v]) => v !== undefined && !OWN.has(k) && !(k === 'adapt' && v === true),
+      ([k, v]) => v !== undefined && !OWN.has(k) && !ENDPOINT_FLAGS.has(k) && !(k === 'adapt' && v === true),
     );
-    if (extra.length || words.length || flags.numTransactions || flags.faultRate || flags.output) {
+    if (extra.length || words.length || flags.numTransactions || flags.faultRate || flags.output || flags.model) {
       throw new ConfigError(
-        '--resume continues a sweep with its saved points and settings; it takes only --json, --html and --no-progress',
+        '--resume continues a sweep with its saved models, points and settings; it takes only --json, --csv, --html, --verbose, --no-progress and, to confirm its endpoint, --base-url, --api-key-var, --provider and --providers',
       );
     }
     dir = flags.resume;
-    plan = readPlan(dir);
+    plan = readSweepPlan(dir);
+    for (const k of ENDPOINT_FLAGS) {
+      const v = flags[k as keyof SweepFlags];
+      if (typeof v === 'string') confirm[k] = v;
+    }
   } else {
     const numTransactions = textFlag(flags.numTransactions);
     const faultRate = textFlag(flags.faultRate);
@@ -192,9 +328,13 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
       );
     const rows = list(numTransactions, '--num-transactions', rowsValue);
     const rates = faultRate === undefined ? [null] : list(faultRate, '--fault-rate', rateValue);
-    if (rows.length * rates.length > MAX_POINTS)
-      throw new ConfigError(`a sweep has at most ${MAX_POINTS} points; these lists make ${rows.length * rates.length}`);
-    dir = output ?? defaultSweepDir(textFlag(flags.model));
+    const models = sweepModels(flags.model, words, textFlag(flags.config));
+    const count = rows.length * rates.length * models.length;
+    if (count > MAX_POINTS)
+      throw new ConfigError(
+        `a sweep has at most ${MAX_POINTS} runs (models × rows × fault rates); these make ${count}`,
+      );
+    dir = output ?? defaultSweepDir(models);
     if (existsSync(dir) && readdirSync(dir).length > 0 && !(await onlyFailedStarts(dir))) {
       throw new ConfigError(
         `sweep folder ${dir} exists and is not empty: continue it with bas sweep --resume ${dir}, or give another --output`,
@@ -202,79 +342,122 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
     }
     const evalFlags = Object.fromEntries(
       Object.entries(flags).filter(([k, v]) => v !== undefined && !OWN.has(k)),
-    ) as EvalFlags;
+    ) as SweepPlan['flags'];
     plan = {
       kind: 'bas-sweep',
       created_at: new Date().toISOString(),
-      model: textFlag(flags.model) ?? null,
-      points: rows.flatMap((r) => rates.map((f) => ({ num_transactions: r, fault_rate: f, folder: folderName(r, f) }))),
+      model: models.length === 1 ? models[0]! : null,
+      models,
+      points: gridPoints(models, rows, rates),
       flags: evalFlags,
       words,
     };
   }
+  if (flags.html)
+    refuseOutputOverInput(flags.html, '--html', [
+      sweepFile(dir),
+      ...plan.points.flatMap((p) => runInputs(join(dir, p.folder))),
+    ]);
 
   // A fresh sweep writes its plan first; if eval then refuses the first point's flags (say,
   // a bad --temperature) before anything ran, the plan is taken back, so the same command,
   // corrected, can use the same folder.
   const fresh = !flags.resume;
-  if (fresh) await writePlan(dir, plan);
+  if (fresh) await writeSweepPlan(dir, plan);
 
-  for (const [i, p] of plan.points.entries()) {
-    const sub = join(dir, p.folder);
-    // A fresh sweep starts every point anew (eval starts a failed start's folder again).
-    const started = !fresh && existsSync(join(sub, 'run.json'));
-    process.stderr.write(
-      `bas: sweep point ${i + 1} of ${plan.points.length}: ${p.num_transactions} rows${p.fault_rate === null ? '' : `, fault rate ${p.fault_rate}`}${started ? ' (resumed)' : ''}\n`,
-    );
-    try {
-      await runPoint(() =>
-        started
-          ? evalCommand([], { resume: sub, progress: flags.progress })
-          : evalCommand(plan.words, {
-              ...plan.flags,
-              numTransactions: String(p.num_transactions),
-              ...(p.fault_rate === null ? {} : { faultRate: String(p.fault_rate) }),
-              output: sub,
-              progress: flags.progress,
-            }),
-      );
-    } catch (err) {
-      const e = err as { message?: unknown; exitCode?: unknown };
-      if (fresh && i === 0 && (!existsSync(join(sub, 'run.json')) || (await heldRun(sub)) === 'failed-start')) {
-        // Nothing was scored: the plan is taken back, and the point's folder is one eval can
-        // start again, so the same sweep command, corrected, can use this folder.
-        rmSync(join(dir, SWEEP_FILE), { force: true });
-        const taken = new Error(
-          `${String(e?.message ?? err)}. Nothing of the sweep was scored: run the same bas sweep command with the cause fixed, in the same --output ${dir}`,
-        ) as Error & { exitCode?: unknown };
-        taken.exitCode = e?.exitCode;
-        throw taken;
+  const progress = flags.progress !== false;
+  /** Points whose run ended over its error budget or with nothing completed: the sweep goes on, and exits 3. */
+  const failed: Array<{ label: string; error: Error }> = [];
+  await withStopSignal(async (signal) => {
+    for (const [i, p] of plan.points.entries()) {
+      const sub = join(dir, p.folder);
+      // A fresh sweep starts every point anew (eval starts a failed start's folder again).
+      const started = !fresh && existsSync(join(sub, RUN_FILE));
+      const model = p.model ?? planModels(plan)[0] ?? '';
+      const label = `bas: [${i + 1}/${plan.points.length}] ${plan.points.length > 1 && planModels(plan).length > 1 ? `${model}, ` : ''}${pointName(p)}${started ? ' (resumed)' : ''}`;
+      let settings: EvalSettings;
+      let result: EvalResult;
+      const line = new PointLine(label, progress);
+      try {
+        settings = await evalSettingsFromFlags(
+          started ? [] : plan.words,
+          started ? { resume: sub, ...confirm } : pointFlags(plan, p, sub, confirm),
+          { models: true },
+        );
+        result = await runEval(settings, {
+          dir: sub,
+          resume: started,
+          signal,
+          onEvent: (e) => {
+            line.onEvent(e);
+            // Notices of a resumed or restarted point are the sweep's own line's business;
+            // warnings are always shown.
+            const notice = evalNotice(e);
+            if (notice !== null && (flags.verbose || e.type === 'warning')) process.stderr.write(notice);
+          },
+        });
+      } catch (err) {
+        line.finish('not run');
+        throw await pointFailure(err, i, sub, p);
       }
-      // Eval's message names the point's folder; the sweep is continued as a whole.
-      const wrapped = new Error(
-        `sweep stopped at ${p.num_transactions} rows: ${String(e?.message ?? err)}; continue the whole sweep with bas sweep --resume ${dir}`,
-      ) as Error & { exitCode?: unknown };
-      wrapped.exitCode = e?.exitCode;
-      throw wrapped;
+      line.finish(pointOutcome(result));
+      if (flags.verbose) process.stderr.write(renderEvalResult(result, settings, false));
+      const error = outcomeError(result, settings);
+      if (error === null) continue;
+      if (result.outcome.kind === 'over-error-budget' || result.outcome.kind === 'nothing-completed') {
+        failed.push({ label: `${model} at ${pointName(p)}`, error });
+        continue;
+      }
+      throw await pointFailure(error, i, sub, p);
     }
+  });
+
+  async function pointFailure(err: unknown, i: number, sub: string, p: SweepPlanPoint): Promise<unknown> {
+    if (fresh && i === 0 && (!existsSync(join(sub, RUN_FILE)) || (await heldRun(sub)) === 'failed-start')) {
+      // Nothing was scored: the plan is taken back, and the point's folder is one eval can
+      // start again, so the same sweep command, corrected, can use this folder.
+      removeSweepPlan(dir);
+      return reworded(
+        err,
+        (m) =>
+          `${m}. Nothing of the sweep was scored: run the same bas sweep command with the cause fixed, in the same --output ${dir}`,
+      );
+    }
+    // Eval's message names the point's folder; the sweep is continued as a whole.
+    return reworded(
+      err,
+      (m) =>
+        `sweep stopped at ${p.model === undefined ? '' : `${p.model}, `}${pointName(p)}: ${m}; continue the whole sweep with bas sweep --resume ${dir}`,
+    );
   }
 
+  const result = await sweepResult(dir, plan);
+  if (flags.html) {
+    const { sweepPage } = await import('../report/html/sweep-page.js');
+    await withSink(fileSink(flags.html, '--html'), async (sink) => sink.write(sweepPage(result)));
+  }
+  process.stdout.write(
+    flags.json ? JSON.stringify(result, null, 2) + '\n' : flags.csv ? renderSweepCsv(result) : renderSweep(result),
+  );
+  if (flags.html) process.stderr.write(`bas: HTML sweep written to ${flags.html}\n`);
+  if (failed.length > 0) {
+    const first = failed[0]!;
+    throw new ErrorRateError(
+      `${failed.length} of ${plan.points.length} runs ended over their error budget or with nothing completed (first: ${first.label}: ${first.error.message.replace(/[.\s]+$/, '')}); bas sweep --resume ${dir} re-runs their errored rollouts`,
+    );
+  }
+}
+
+/** Every point of a sweep folder, read back from its run folders. */
+async function sweepResult(dir: string, plan: SweepPlan): Promise<SweepResult> {
+  const models = planModels(plan);
   const points = [];
   for (const p of plan.points)
     points.push({
       num_transactions: p.num_transactions,
       fault_rate: p.fault_rate,
+      model: p.model ?? (models.length === 1 ? models[0] : null),
       data: await readRun(join(dir, p.folder)),
     });
-  const result = buildSweep(dir, plan.model ?? points[0]?.data.model ?? '(unknown model)', points);
-  if (flags.html) {
-    refuseOutputOverInput(flags.html, '--html', [
-      join(dir, SWEEP_FILE),
-      ...plan.points.flatMap((p) => runInputs(join(dir, p.folder))),
-    ]);
-    const { sweepPage } = await import('../report/html/sweep-page.js');
-    await withSink(fileSink(flags.html, '--html'), async (sink) => sink.write(sweepPage(result)));
-  }
-  process.stdout.write(flags.json ? JSON.stringify(result, null, 2) + '\n' : renderSweep(result));
-  if (flags.html && !flags.json) process.stdout.write(`HTML sweep written to ${flags.html}\n`);
+  return buildSweep(dir, points, models);
 }

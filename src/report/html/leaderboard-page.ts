@@ -15,7 +15,8 @@ function est(e: Estimate, digits = 3): string {
 }
 
 /** The whole page for `bas leaderboard --html`. */
-export function leaderboardPage(lb: Leaderboard): string {
+/** The leaderboard's page; `extra` is trusted HTML put after the tables (the curves of sweep folders). */
+export function leaderboardPage(lb: Leaderboard, extra = ''): string {
   const title = 'bas leaderboard';
   const sections = lb.groups.map((g) => {
     const table = htmlTable(
@@ -49,5 +50,5 @@ export function leaderboardPage(lb: Leaderboard): string {
       : '';
   const body = `${sections.join('')}<section><p class="small">Best first by ${escapeHtml(lb.by)}. Intervals are 95% (methods in docs/statistics.md). "vs #1" is the paired difference in reward against the group's best on the tasks both ran, resampled by task ${fmtInt(lb.resamples)} times (seed ${lb.seed}); a verdict names a winner only when its interval excludes zero. Pooled precision and recall are over all claimed and true (row, code) pairs.</p>${apart}</section>`;
   const header = `<h1>${escapeHtml(title)}</h1><div class="meta"><span>groups <b>${lb.groups.length}</b></span><span>runs <b>${lb.groups.reduce((a, g) => a + g.runs.length, 0)}</b></span><span>ranked by <b>${escapeHtml(lb.by)}</b></span></div>`;
-  return page({ title, header, body });
+  return page({ title, header, body: body + extra });
 }
