@@ -9,13 +9,13 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { fileSink, refuseOutputOverInput, withSink } from '../io/output.js';
+import { buildLeaderboard, RANK_MEASURES, type RankMeasure } from '../report/leaderboard.js';
+import { renderLeaderboard } from '../report/leaderboard-text.js';
 import {
-  buildLeaderboard,
-  RANK_MEASURES,
-  renderLeaderboard,
+  renderLeaderboardCsv,
+  renderLeaderboardLatex,
   renderLeaderboardMarkdown,
-  type RankMeasure,
-} from '../report/leaderboard.js';
+} from '../report/leaderboard-export.js';
 import { readRun, type RunData } from '../report/read.js';
 import { refuseRepeatedRuns } from '../report/run-names.js';
 import { runInputs, stderrWarn } from '../runfile/read.js';
@@ -26,6 +26,9 @@ import { overlaySweeps, readSweepFolder, renderSweep, type SweepResult } from '.
 export interface LeaderboardOptions {
   json?: boolean;
   markdown?: boolean;
+  csv?: boolean;
+  latex?: boolean;
+  includeIncomplete?: boolean;
   html?: string;
   by?: string;
   seed?: string;
@@ -86,7 +89,7 @@ function findRuns(path: string): { runs: string[]; named: boolean } {
 }
 
 function parseBy(value: string | undefined): RankMeasure {
-  if (value === undefined) return 'reward';
+  if (value === undefined) return 'reward_errors_as_zero';
   if ((RANK_MEASURES as readonly string[]).includes(value)) return value as RankMeasure;
   throw new ConfigError(`--by must be one of ${RANK_MEASURES.join(', ')}, got ${JSON.stringify(value)}`);
 }
@@ -95,7 +98,11 @@ export async function leaderboard(dirs: string[], opts: LeaderboardOptions): Pro
   const seed = opts.seed === undefined ? 1 : parseCount(opts.seed, '--seed', 0, 2 ** 32 - 1);
   const resamples = opts.resamples === undefined ? 10_000 : parseCount(opts.resamples, '--resamples', 100, 1_000_000);
   const by = parseBy(opts.by);
-  if (opts.json && opts.markdown) throw new ConfigError('give --json or --markdown, not both');
+  const formats = (['json', 'markdown', 'csv', 'latex'] as const).filter((f) => opts[f]);
+  if (formats.length > 1)
+    throw new ConfigError(
+      `give one of --json, --markdown, --csv and --latex, not ${formats.map((f) => `--${f}`).join(' and ')}`,
+    );
   if (dirs.length === 0) throw new ConfigError('bas leaderboard needs at least one run folder or folder of runs');
   const found = dirs.map(findRuns);
   refuseRepeatedRuns(
@@ -116,7 +123,7 @@ export async function leaderboard(dirs: string[], opts: LeaderboardOptions): Pro
     }
   }
   if (runs.length === 0) throw new ConfigError('leaderboard: none of the runs found could be read');
-  const lb = buildLeaderboard(runs, { by, seed, resamples });
+  const lb = buildLeaderboard(runs, { by, seed, resamples, includeIncomplete: opts.includeIncomplete === true });
   // Sweep folders are also drawn as curves, every model of every folder one (docs/sweep.md).
   const sweeps: SweepResult[] = [];
   for (const d of dirs) if (isSweepFolder(d)) sweeps.push(await readSweepFolder(d, 'leaderboard'));
@@ -132,12 +139,15 @@ export async function leaderboard(dirs: string[], opts: LeaderboardOptions): Pro
     const extra = curves ? `<section><h2>Difficulty curves</h2>${sweepFigures(curves)}</section>` : '';
     await withSink(fileSink(opts.html, '--html'), async (sink) => sink.write(leaderboardPage(lb, extra)));
   }
+  const render = {
+    json: () => JSON.stringify(curves ? { ...lb, sweep: curves } : lb, null, 2) + '\n',
+    markdown: renderLeaderboardMarkdown,
+    csv: renderLeaderboardCsv,
+    latex: renderLeaderboardLatex,
+  };
+  const format = formats[0];
   process.stdout.write(
-    opts.json
-      ? JSON.stringify(curves ? { ...lb, sweep: curves } : lb, null, 2) + '\n'
-      : opts.markdown
-        ? renderLeaderboardMarkdown(lb)
-        : renderLeaderboard(lb) + (curves ? `\nDifficulty curves\n${renderSweep(curves)}` : ''),
+    format ? render[format](lb) : renderLeaderboard(lb) + (curves ? `\nDifficulty curves\n${renderSweep(curves)}` : ''),
   );
-  if (opts.html && !opts.json && !opts.markdown) process.stdout.write(`HTML leaderboard written to ${opts.html}\n`);
+  if (opts.html && !format) process.stdout.write(`HTML leaderboard written to ${opts.html}\n`);
 }
