@@ -408,7 +408,27 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
         failed.push({ label: `${model} at ${pointName(p)}`, error });
         continue;
       }
-      throw await pointFailure(error, i, sub, p);
+      // A stop of the whole sweep: its own line, naming the run, with the sweep's resume
+      // (eval's line would point at the run's folder).
+      const where = `${planModels(plan).length > 1 ? `${model}, ` : ''}${pointName(p)}`;
+      const { outcome } = result;
+      if (outcome.kind === 'interrupted') {
+        const reason = outcome.reason instanceof InterruptedError ? outcome.reason : null;
+        throw new InterruptedError(
+          `${reason?.message ?? 'interrupted'} at ${where}; finished rollouts are kept: continue the whole sweep with bas sweep --resume ${dir}`,
+          reason?.exitCode ?? 130,
+        );
+      }
+      if (outcome.kind === 'endpoint-stopped' && !(fresh && i === 0 && outcome.restartable))
+        throw new FatalRunError(
+          `${outcome.failure.message}; sweep stopped at ${where}: fix the cause and continue the whole sweep with bas sweep --resume ${dir}`,
+        );
+      throw await pointFailure(
+        outcome.kind === 'endpoint-stopped' ? new FatalRunError(outcome.failure.message) : error,
+        i,
+        sub,
+        p,
+      );
     }
   });
 

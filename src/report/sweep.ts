@@ -5,7 +5,7 @@
  * give the same numbers; the HTML page and `bas leaderboard` draw them (report/html/sweep-page.ts).
  */
 import { basename, join } from 'node:path';
-import { fitTable } from './fit-table.js';
+import { fitTable, wrapCell } from './fit-table.js';
 import { readRun, type RunData } from './read.js';
 import { planModels, readSweepPlan } from '../runfile/sweep-file.js';
 import type { Estimate } from '../summary/stats.js';
@@ -131,10 +131,11 @@ export function renderSweepGrid(r: SweepResult, model: string): string {
 
 /** The text `bas sweep` prints at the end: a table per model, within 80 columns, then the notes. */
 export function renderSweep(r: SweepResult): string {
-  const out = [`sweep in ${r.dir}: means over 95% intervals against ledger rows`];
-  for (const m of r.models) out.push(`model ${m}`, renderSweepGrid(r, m));
+  const out = [wrapCell(`sweep in ${r.dir}: means over 95% intervals against ledger rows`, 80)];
+  for (const m of r.models) out.push(wrapCell(`model ${m}`, 80), renderSweepGrid(r, m));
   for (const p of r.points)
-    for (const n of p.notes) out.push(`note (${r.models.length > 1 ? `${p.model}, ` : ''}${pointName(p)}): ${n}`);
+    for (const n of p.notes)
+      out.push(wrapCell(`note (${r.models.length > 1 ? `${p.model}, ` : ''}${pointName(p)}): ${n}`, 80));
   return out.join('\n') + '\n';
 }
 
