@@ -104,7 +104,7 @@ export function pointName(p: Pick<SweepPoint, 'num_transactions' | 'fault_rate'>
 }
 
 /** One model's grid as a table within 80 columns: a row per point, mean over its 95% interval. */
-export function renderSweepGrid(r: SweepResult, model: string): string {
+function renderSweepGrid(r: SweepResult, model: string): string {
   const withRate = hasFaultRates(r);
   const head = [
     'rows',

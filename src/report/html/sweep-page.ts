@@ -43,7 +43,7 @@ export function sweepFigures(r: SweepResult): string {
 }
 
 /** The table of points under the figures: every model and point with its numbers and folder. */
-export function sweepTable(r: SweepResult): string {
+function sweepTable(r: SweepResult): string {
   const withRate = hasFaultRates(r);
   const est = (e: { mean: number | null; ci95: [number, number] | null }) =>
     e.mean === null
