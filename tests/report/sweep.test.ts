@@ -515,7 +515,7 @@ describe('curve charts', () => {
         },
         { name: 'c', points: [{ x: 12, mean: null, ci: null }] },
       ],
-      { title: 't', xLabel: 'rows', yLabel: 'reward' },
+      { title: 't', xLabel: 'rows' },
     );
     expect(svg).toContain('a&lt;b&gt;');
     expect(svg).not.toContain('<b>');

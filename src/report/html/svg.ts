@@ -187,14 +187,14 @@ function marker(kind: CurveStyle['marker'], x: number, y: number, colour: string
 }
 
 /**
- * Means against a numeric x (ledger rows) on a 0..1 axis, one curve per series with its 95%
+ * Means against a numeric x (ledger rows) on a 0..1 axis (the title names the measure), one curve per series with its 95%
  * interval as a shaded band, a marker shape and a dash pattern of its own, and a legend under
  * the plot. `domain` fixes the x range, so panels side by side share their axes; x is on a
  * log scale when the range spans a factor of four or more (12 to 240 rows is the usual sweep).
  */
 export function curveChart(
   series: CurveSeries[],
-  opts: { title: string; xLabel: string; yLabel: string; domain?: [number, number]; width?: number },
+  opts: { title: string; xLabel: string; domain?: [number, number]; width?: number },
 ): string {
   const xs = series.flatMap((s) => s.points.map((p) => p.x));
   const [lo, hi] = opts.domain ?? [Math.min(...xs), Math.max(...xs)];
@@ -230,7 +230,6 @@ export function curveChart(
     parts.push(`<text x="${f(x(v))}" y="${top + plotH + 16}" text-anchor="middle" fill="#445">${v}</text>`);
   parts.push(
     `<text x="${f(left + plotW / 2)}" y="${top + plotH + 34}" text-anchor="middle" fill="#445">${escapeHtml(opts.xLabel)}${log ? ' (log scale)' : ''}</text>`,
-    `<text transform="translate(12 ${f(top + plotH / 2)}) rotate(-90)" text-anchor="middle" fill="#445">${escapeHtml(opts.yLabel)}</text>`,
   );
   series.forEach((s, i) => {
     const st = curveStyle(i);

@@ -17,8 +17,8 @@ export function sweepFigures(r: SweepResult): string {
   const rows = r.points.map((p) => p.num_transactions);
   const domain: [number, number] = [Math.min(...rows), Math.max(...rows)];
   const rates = [...new Set(r.points.map((p) => p.fault_rate))].sort((a, b) => (a ?? 0) - (b ?? 0));
-  const width = rates.length > 1 ? 560 : 680;
-  return SWEEP_MEASURES.map((m) => {
+  const width = 560;
+  const figures = SWEEP_MEASURES.map((m) => {
     const panels = rates.map((rate) => {
       const series = r.models.map((model) => ({
         name: model,
@@ -36,10 +36,13 @@ export function sweepFigures(r: SweepResult): string {
           }),
       }));
       const title = `${m}: means with 95% intervals${rate === null ? '' : `, fault rate ${rate}`}`;
-      return `<div>${curveChart(series, { title, xLabel: 'rows per ledger', yLabel: m, domain, width })}</div>`;
+      return `<div>${curveChart(series, { title, xLabel: 'rows per ledger', domain, width })}</div>`;
     });
-    return `<h3>${escapeHtml(m)}</h3><div class="grid">${panels.join('')}</div>`;
-  }).join('');
+    return { m, panels };
+  });
+  // One fault rate: the three figures side by side; several: a row of panels per measure.
+  if (rates.length === 1) return `<div class="grid">${figures.map((f) => f.panels.join('')).join('')}</div>`;
+  return figures.map((f) => `<h3>${escapeHtml(f.m)}</h3><div class="grid">${f.panels.join('')}</div>`).join('');
 }
 
 /** The table of points under the figures: every model and point with its numbers and folder. */
