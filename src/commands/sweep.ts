@@ -21,7 +21,7 @@ import { fileSink, refuseOutputOverInput, withSink } from '../io/output.js';
 import { terminalText } from '../io/terminal-text.js';
 import { runInputs } from '../runfile/read.js';
 import { heldRun } from '../runfile/results.js';
-import { RUN_FILE } from '../runfile/files.js';
+import { RUN_FILE } from '../runfile/run-info.js';
 import {
   MAX_POINTS,
   planModels,
@@ -368,6 +368,8 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
   const progress = flags.progress !== false;
   /** Points whose run ended over its error budget or with nothing completed: the sweep goes on, and exits 3. */
   const failed: Array<{ label: string; error: Error }> = [];
+  /** Models whose endpoint --check has checked in this invocation. */
+  const checked = new Set<string>();
   await withStopSignal(async (signal) => {
     for (const [i, p] of plan.points.entries()) {
       const sub = join(dir, p.folder);
@@ -384,10 +386,19 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
           started ? { resume: sub, ...confirm } : pointFlags(plan, p, sub, confirm),
           { models: true },
         );
+        const s = settings;
+        // --check: each model's endpoint is checked once, before its first run that has work.
+        const check = s.check && !checked.has(model);
         result = await runEval(settings, {
           dir: sub,
           resume: started,
           signal,
+          preflight: check
+            ? async () => {
+                checked.add(model);
+                await (await import('./check.js')).runCheck(s, process.env, process.stderr);
+              }
+            : undefined,
           onEvent: (e) => {
             line.onEvent(e);
             // Notices of a resumed or restarted point are the sweep's own line's business;
