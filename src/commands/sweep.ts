@@ -21,7 +21,7 @@ import { fileSink, refuseOutputOverInput, withSink } from '../io/output.js';
 import { terminalText } from '../io/terminal-text.js';
 import { runInputs } from '../runfile/read.js';
 import { heldRun } from '../runfile/results.js';
-import { RUN_FILE } from '../runfile/run-info.js';
+import { RUN_FILE } from '../runfile/files.js';
 import {
   MAX_POINTS,
   planModels,
@@ -37,6 +37,8 @@ import { readRun } from '../report/read.js';
 import { buildSweep, pointName, renderSweep, renderSweepCsv, type SweepResult } from '../report/sweep.js';
 import type { EvalFlags, EvalSettings } from '../settings/settings.js';
 import { configPathFrom, loadConfigFile } from '../settings/config.js';
+import { loadProviders } from '../settings/providers.js';
+import { unconfirmedPlanEndpoint, type EndpointFlags } from '../settings/resume-trust.js';
 import { runEval, type EvalEvent, type EvalResult } from '../engine/run-eval.js';
 import { evalNotice, evalSettingsFromFlags, outcomeError, renderEvalResult, withStopSignal } from './eval.js';
 
@@ -70,6 +72,20 @@ const OWN = new Set([
 
 /** The flags that say where the key goes; a resumed sweep may be given them again to confirm its plan's. */
 const ENDPOINT_FLAGS = new Set(['baseUrl', 'apiKeyVar', 'provider', 'providers']);
+
+/**
+ * A resumed sweep takes its plan from a file, as a resumed run takes run.json: the endpoint it
+ * names must be confirmed or named by the user's registry (src/settings/resume-trust.ts), before
+ * any point runs.
+ */
+function refuseUnconfirmedPlan(plan: SweepPlan, confirm: EndpointFlags, planFile: string): void {
+  const flags = plan.flags as EndpointFlags & { config?: string };
+  const configPath = configPathFrom(plan.words, flags.config, 'bas sweep');
+  const config = configPath ? loadConfigFile(configPath, { models: true }) : null;
+  const registry = loadProviders(confirm.providers ?? null, process.env);
+  const why = unconfirmedPlanEndpoint(flags, config, confirm, registry, process.env, planFile);
+  if (why !== null) throw new ConfigError(why);
+}
 
 /**
  * Whether a folder holds only point folders whose run failed before scoring anything (a
@@ -311,6 +327,7 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
       const v = flags[k as keyof SweepFlags];
       if (typeof v === 'string') confirm[k] = v;
     }
+    refuseUnconfirmedPlan(plan, confirm, sweepFile(dir));
   } else {
     const numTransactions = textFlag(flags.numTransactions);
     const faultRate = textFlag(flags.faultRate);

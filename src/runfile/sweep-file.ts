@@ -12,8 +12,7 @@ import { join } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { FileTooLargeError, readSmallFile } from '../io/jsonl.js';
 import { fileSink, withSink } from '../io/output.js';
-/** The plan's file name in a sweep folder. */
-const SWEEP_FILE = 'sweep.json';
+import { SWEEP_FILE } from './files.js';
 
 /** Most runs (models × points) a sweep may have. */
 export const MAX_POINTS = 100;
