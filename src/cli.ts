@@ -35,12 +35,31 @@ function withSettings(
   for (const key of keys(table)) {
     const s = table.SETTINGS[key];
     const dflt = s.defaultText.replace(/`/g, '');
-    cmd.addOption(
-      new Option(s.flags, s.default === true || dflt === 'required' ? s.help : `${s.help} (default: ${dflt})`),
+    const option = new Option(
+      s.flags,
+      s.default === true || dflt === 'required' ? s.help : `${s.help} (default: ${dflt})`,
     );
+    // One model per run: a second -m is a mistake, never "the last one wins" (bas sweep declares its own, repeatable).
+    if (key === 'model') option.argParser(onlyOnce('-m/--model'));
+    cmd.addOption(option);
   }
   for (const o of extra(table)) cmd.addOption(new Option(o.flags, o.help));
   return cmd;
+}
+
+/** Commander's parser for a single-valued flag: a repeat is refused, naming both values. */
+function onlyOnce(name: string): (value: string, previous: unknown) => string {
+  return (value, previous) => {
+    // Bad input (exit 2), in one line; errors.js is not loaded yet at this point of startup.
+    if (previous !== undefined)
+      throw Object.assign(
+        new Error(
+          `${name} is given twice (${JSON.stringify(String(previous).slice(0, 40))} and ${JSON.stringify(value.slice(0, 40))}): give it once`,
+        ),
+        { exitCode: 2 },
+      );
+    return value;
+  };
 }
 
 /** Options shared by every command that builds tasks from a configuration. */
