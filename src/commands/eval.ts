@@ -36,6 +36,7 @@ import { RUN_FILE, writeRunInfo, type RunInfo } from '../runfile/run-info.js';
 import { FolderLock } from '../runfile/lock.js';
 import { onOutputClosed } from '../io/output.js';
 import { shardSize } from '../runfile/shard.js';
+import { checkOutputs } from '../settings/output-paths.js';
 
 function makeClient(s: EvalSettings, env: NodeJS.ProcessEnv): ModelClient {
   const policy = builtinPolicy(s.model);
@@ -98,6 +99,8 @@ export async function evalCommand(words: string[], flags: EvalFlags & { json?: b
     }
     process.stderr.write(`bas: resuming ${flags.resume}: ${left.pending} of ${left.total} rollouts to run\n`);
   }
+  // The run folder is checked before the key is read and before --check sends its request.
+  if (!flags.resume) checkOutputs([{ flag: '--output', path: settings.output ?? 'runs', kind: 'folder' }]);
   const client = makeClient(settings, env);
   if (settings.check) await (await import('./check.js')).runCheck(settings, env, process.stderr);
   const dir = flags.resume ?? settings.output ?? defaultOutputDir(settings.model, settings.shard);

@@ -11,7 +11,6 @@ import { ConfigError } from '../errors.js';
 import { fileSink, refuseOutputOverInput, withSink } from '../io/output.js';
 import {
   buildLeaderboard,
-  RANK_MEASURES,
   renderLeaderboard,
   renderLeaderboardMarkdown,
   type RankMeasure,
@@ -19,16 +18,8 @@ import {
 import { readRun, type RunData } from '../report/read.js';
 import { refuseRepeatedRuns } from '../report/run-names.js';
 import { runInputs, stderrWarn } from '../runfile/read.js';
-import { parseCount } from '../task/config.js';
-
-export interface LeaderboardOptions {
-  json?: boolean;
-  markdown?: boolean;
-  html?: string;
-  by?: string;
-  seed?: string;
-  resamples?: string;
-}
+import { COMMAND_FLAGS } from '../settings/command-flags.js';
+import { readFlags } from '../settings/flag.js';
 
 /** A folder holding results.jsonl is a run. */
 function isRun(dir: string): boolean {
@@ -83,16 +74,10 @@ function findRuns(path: string): { runs: string[]; named: boolean } {
   return { runs, named: false };
 }
 
-function parseBy(value: string | undefined): RankMeasure {
-  if (value === undefined) return 'reward';
-  if ((RANK_MEASURES as readonly string[]).includes(value)) return value as RankMeasure;
-  throw new ConfigError(`--by must be one of ${RANK_MEASURES.join(', ')}, got ${JSON.stringify(value)}`);
-}
-
-export async function leaderboard(dirs: string[], opts: LeaderboardOptions): Promise<void> {
-  const seed = opts.seed === undefined ? 1 : parseCount(opts.seed, '--seed', 0, 2 ** 32 - 1);
-  const resamples = opts.resamples === undefined ? 10_000 : parseCount(opts.resamples, '--resamples', 100, 1_000_000);
-  const by = parseBy(opts.by);
+export async function leaderboard(dirs: string[], given: Record<string, unknown>): Promise<void> {
+  const opts = readFlags(COMMAND_FLAGS.leaderboard, given);
+  const { seed, resamples } = opts;
+  const by = opts.by as RankMeasure;
   if (opts.json && opts.markdown) throw new ConfigError('give --json or --markdown, not both');
   if (dirs.length === 0) throw new ConfigError('bas leaderboard needs at least one run folder or folder of runs');
   const found = dirs.map(findRuns);

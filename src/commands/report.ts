@@ -5,18 +5,14 @@
 import { refuseOutputOverInput } from '../io/output.js';
 import { readRun } from '../report/read.js';
 import { runInputs } from '../runfile/read.js';
-import { buildRunReport, parsePrice, renderRunReport } from '../report/run-report.js';
+import { buildRunReport, renderRunReport } from '../report/run-report.js';
+import { COMMAND_FLAGS } from '../settings/command-flags.js';
+import { readFlags } from '../settings/flag.js';
 
-export interface ReportOptions {
-  json?: boolean;
-  html?: string;
-  priceIn?: string;
-  priceOut?: string;
-}
-
-export async function report(dir: string, opts: ReportOptions): Promise<void> {
+export async function report(dir: string, given: Record<string, unknown>): Promise<void> {
   // Flags first: a bad price fails before any file is read.
-  const prices = { in: parsePrice(opts.priceIn, '--price-in'), out: parsePrice(opts.priceOut, '--price-out') };
+  const opts = readFlags(COMMAND_FLAGS.report, given);
+  const prices = { in: opts.priceIn ?? undefined, out: opts.priceOut ?? undefined };
   if (opts.html) refuseOutputOverInput(opts.html, '--html', runInputs(dir));
   const data = await readRun(dir);
   const r = buildRunReport(data, prices);

@@ -19,9 +19,8 @@ import type { Estimate } from '../summary/stats.js';
 import type { PooledFaults } from '../summary/aggregate.js';
 import { fmt, fmtCi, fmtInt } from './tables.js';
 
-/** The measures a leaderboard can rank by. */
-export const RANK_MEASURES = ['reward', 'reward_errors_as_zero', 'bas_correct', 'fault_audit'] as const;
-export type RankMeasure = (typeof RANK_MEASURES)[number];
+import type { RankMeasure } from '../settings/choices.js';
+export { RANK_MEASURES, type RankMeasure } from '../settings/choices.js';
 
 export interface LeaderboardRun {
   /** 1 for the best of its group. */

@@ -55,6 +55,7 @@ export function valueAt(doc: Record<string, unknown> | null | undefined, path: s
 }
 
 function kindOf(v: unknown): string {
+  if (typeof v === 'bigint') return 'an integer';
   if (Array.isArray(v)) return 'an array';
   if (v instanceof Date) return 'a date';
   if (typeof v === 'object' && v !== null) return 'a table';
@@ -64,10 +65,11 @@ function kindOf(v: unknown): string {
 
 function fits(kind: Kind, v: unknown): boolean {
   switch (kind) {
+    // TOML integers arrive as bigints (see loadConfigFile), so `3.0` and `2e0`, floats, do not fit.
     case 'integer':
-      return typeof v === 'number' && Number.isSafeInteger(v);
+      return typeof v === 'bigint';
     case 'number':
-      return typeof v === 'number' && Number.isFinite(v);
+      return typeof v === 'bigint' || (typeof v === 'number' && Number.isFinite(v));
     case 'string':
       return typeof v === 'string';
     case 'boolean':
@@ -86,10 +88,25 @@ function checkTable(file: string, table: Record<string, unknown>, schema: Map<st
     }
     if (!fits(kind, value)) {
       throw new ConfigError(
-        `${file}: "${name}" must be ${kind === 'integer' ? 'an integer' : `a ${kind}`}, got ${kindOf(value)}`,
+        `${file}: "${name}" must be ${kind === 'integer' ? 'an integer (no decimal point or exponent)' : `a ${kind}`}, got ${kindOf(value)}${typeof value === 'number' ? ` ${value}` : ''}`,
       );
     }
+    // A bigint becomes a number; one past 2^53 cannot, and is left for the range check to name.
+    if (typeof value === 'bigint') table[key] = Number.isSafeInteger(Number(value)) ? Number(value) : String(value);
+    else if (kind === 'table' && !SCHEMA.has(key)) table[key] = plain(value, `${file}: "${name}"`);
   }
+}
+
+/** A free-form table (`[sampling.extra]`) with its TOML integers made numbers again. */
+function plain(v: unknown, name: string): unknown {
+  if (typeof v === 'bigint') {
+    if (!Number.isSafeInteger(Number(v))) throw new ConfigError(`${name} holds the integer ${v}, too large to send`);
+    return Number(v);
+  }
+  if (Array.isArray(v)) return v.map((x) => plain(x, name));
+  if (typeof v === 'object' && v !== null && !(v instanceof Date))
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x, name)]));
+  return v;
 }
 
 /** Checks a parsed TOML document against the schema; `file` names it in errors. */
@@ -117,7 +134,8 @@ export function loadConfigFile(file: string): FileConfig {
   }
   let doc: Record<string, unknown>;
   try {
-    doc = parse(text) as Record<string, unknown>;
+    // Integers as bigints, so that an integer key can tell `3` from `3.0` (a float, refused).
+    doc = parse(text, { integersAsBigInt: true }) as Record<string, unknown>;
   } catch (err) {
     const e = err as TomlError;
     const where = e instanceof TomlError ? ` (line ${e.line}, column ${e.column})` : '';
