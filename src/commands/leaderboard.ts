@@ -8,7 +8,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../errors.js';
-import { fileSink, refuseOutputOverInput, withSink } from '../io/output.js';
+import { fileSink, withSink } from '../io/output.js';
 import {
   buildLeaderboard,
   renderLeaderboard,
@@ -20,6 +20,7 @@ import { refuseRepeatedRuns } from '../report/run-names.js';
 import { runInputs, stderrWarn } from '../runfile/read.js';
 import { COMMAND_FLAGS } from '../settings/command-flags.js';
 import { readFlags } from '../settings/flag.js';
+import { checkOutputs } from '../settings/output-paths.js';
 
 /** A folder holding results.jsonl is a run. */
 function isRun(dir: string): boolean {
@@ -85,6 +86,10 @@ export async function leaderboard(dirs: string[], given: Record<string, unknown>
     found.flatMap((f) => f.runs),
     'leaderboard',
   );
+  // Checked before any run is read: the page may not be written over one of them.
+  checkOutputs([
+    { flag: '--html', path: opts.html, kind: 'file', inputs: found.flatMap((f) => f.runs.flatMap(runInputs)) },
+  ]);
   const runs: RunData[] = [];
   for (const f of found) {
     for (const dir of f.runs) {
@@ -101,11 +106,6 @@ export async function leaderboard(dirs: string[], given: Record<string, unknown>
   if (runs.length === 0) throw new ConfigError('leaderboard: none of the runs found could be read');
   const lb = buildLeaderboard(runs, { by, seed, resamples });
   if (opts.html) {
-    refuseOutputOverInput(
-      opts.html,
-      '--html',
-      runs.flatMap((r) => runInputs(r.dir)),
-    );
     const { leaderboardPage } = await import('../report/html/leaderboard-page.js');
     await withSink(fileSink(opts.html, '--html'), async (sink) => sink.write(leaderboardPage(lb)));
   }

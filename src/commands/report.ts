@@ -2,18 +2,18 @@
  * `bas report RUN_DIR`: the summary of a saved run with its breakdowns and cost, as tables,
  * JSON, and optionally a self-contained HTML page.
  */
-import { refuseOutputOverInput } from '../io/output.js';
 import { readRun } from '../report/read.js';
 import { runInputs } from '../runfile/read.js';
 import { buildRunReport, renderRunReport } from '../report/run-report.js';
 import { COMMAND_FLAGS } from '../settings/command-flags.js';
 import { readFlags } from '../settings/flag.js';
+import { checkOutputs } from '../settings/output-paths.js';
 
 export async function report(dir: string, given: Record<string, unknown>): Promise<void> {
   // Flags first: a bad price fails before any file is read.
   const opts = readFlags(COMMAND_FLAGS.report, given);
   const prices = { in: opts.priceIn ?? undefined, out: opts.priceOut ?? undefined };
-  if (opts.html) refuseOutputOverInput(opts.html, '--html', runInputs(dir));
+  checkOutputs([{ flag: '--html', path: opts.html, kind: 'file', inputs: runInputs(dir) }]);
   const data = await readRun(dir);
   const r = buildRunReport(data, prices);
   if (opts.html) {

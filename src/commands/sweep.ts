@@ -189,7 +189,13 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
   // into the sweep folder, which the sweep fills itself.
   checkOutputs([
     { flag: '--output', path: flags.resume ? null : dir, kind: 'folder' },
-    { flag: '--html', path: flags.html, kind: 'file', owned: [dir] },
+    {
+      flag: '--html',
+      path: flags.html,
+      kind: 'file',
+      inputs: [join(dir, SWEEP_FILE), ...plan.points.flatMap((p) => runInputs(join(dir, p.folder)))],
+      owned: [dir],
+    },
   ]);
 
   // A fresh sweep writes its plan first; if eval then refuses the first point's flags (say,

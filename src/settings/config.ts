@@ -59,7 +59,8 @@ function kindOf(v: unknown): string {
   if (Array.isArray(v)) return 'an array';
   if (v instanceof Date) return 'a date';
   if (typeof v === 'object' && v !== null) return 'a table';
-  if (typeof v === 'number') return Number.isInteger(v) ? 'an integer' : 'a float';
+  // TOML integers arrive as bigints: a number here is a TOML float, `3.0` included.
+  if (typeof v === 'number') return 'a float';
   return `a ${typeof v}`;
 }
 
@@ -88,7 +89,7 @@ function checkTable(file: string, table: Record<string, unknown>, schema: Map<st
     }
     if (!fits(kind, value)) {
       throw new ConfigError(
-        `${file}: "${name}" must be ${kind === 'integer' ? 'an integer (no decimal point or exponent)' : `a ${kind}`}, got ${kindOf(value)}${typeof value === 'number' ? ` ${value}` : ''}`,
+        `${file}: "${name}" must be ${kind === 'integer' ? 'an integer' : `a ${kind}`}, got ${kindOf(value)}${kind === 'integer' && typeof value === 'number' && Number.isInteger(value) ? ` (write ${value}, without a decimal point or exponent)` : ''}`,
       );
     }
     // A bigint becomes a number; one past 2^53 cannot, and is left for the range check to name.

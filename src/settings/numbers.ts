@@ -9,8 +9,8 @@
  */
 import { ConfigError } from '../errors.js';
 
-const INTEGER_TEXT = /^-?\d{1,20}$/;
-const NUMBER_TEXT = /^-?(\d{1,400}(\.\d{0,400})?|\.\d{1,400})([eE][-+]?\d{1,4})?$/;
+const INTEGER_TEXT = /^[-+]?\d{1,20}$/;
+const NUMBER_TEXT = /^[-+]?(\d{1,400}(\.\d{0,400})?|\.\d{1,400})([eE][-+]?\d{1,4})?$/;
 
 function show(value: unknown): string {
   return typeof value === 'string'

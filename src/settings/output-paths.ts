@@ -61,6 +61,14 @@ function inside(path: string, folder: string): boolean {
 
 function checkFile(o: OutputPath & { path: string }): void {
   const named = `${o.flag} ${o.path}`;
+  refuseOutputOverInput(o.path, o.flag, o.inputs ?? []);
+  // Before the folder checks: a folder the command fills may not exist yet.
+  for (const folder of o.owned ?? []) {
+    if (inside(o.path, folder))
+      throw new ConfigError(
+        `${named} is inside ${folder}, which this command writes itself: choose a file outside that folder`,
+      );
+  }
   let target = o.path;
   const link = statOrNull(o.path, lstatSync);
   if (link?.isSymbolicLink()) {
@@ -79,13 +87,6 @@ function checkFile(o: OutputPath & { path: string }): void {
     if (!pst) throw new ConfigError(`${named}: the folder ${parent} does not exist`);
     if (!pst.isDirectory()) throw new ConfigError(`${named}: ${parent} is not a folder`);
     if (!writable(parent)) throw new ConfigError(`${named}: cannot write in ${parent} (permission denied)`);
-  }
-  refuseOutputOverInput(o.path, o.flag, o.inputs ?? []);
-  for (const folder of o.owned ?? []) {
-    if (inside(o.path, folder))
-      throw new ConfigError(
-        `${named} is inside ${folder}, which this command writes itself: choose a file outside that folder`,
-      );
   }
 }
 

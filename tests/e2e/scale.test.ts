@@ -116,14 +116,14 @@ describe('batch files round trip', () => {
             : null,
       ),
     );
-    const out = join(dir, 'scored.jsonl');
+    const out = join(dir, 'scored');
     const s = await summaryOf([
       'score',
       '--tasks',
       join(dir, 'tasks.jsonl'),
       '--replies',
       join(dir, 'output.jsonl'),
-      '--out',
+      '--output',
       out,
     ]);
     expect(s.counts).toMatchObject({
@@ -132,7 +132,7 @@ describe('batch files round trip', () => {
       errored: 2,
       errors_by_type: { rate_limit: 1, provider: 1 },
     });
-    const lines = readFileSync(out, 'utf8')
+    const lines = readFileSync(join(out, 'results.jsonl'), 'utf8')
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));
