@@ -18,9 +18,8 @@ import { runNames } from './run-names.js';
 import type { Estimate } from '../summary/stats.js';
 import type { PooledFaults } from '../summary/aggregate.js';
 import { fmt, fmtCi, fmtInt } from './tables.js';
-
 import type { RankMeasure } from '../settings/choices.js';
-export { RANK_MEASURES, type RankMeasure } from '../settings/choices.js';
+export type { RankMeasure } from '../settings/choices.js';
 
 export interface LeaderboardRun {
   /** 1 for the best of its group. */
