@@ -6,7 +6,7 @@ import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortEr
 import { MalformedResponseError } from './completion.js';
 import { ResponseTooLargeError } from './http-fetch.js';
 import { redact } from '../io/secrets.js';
-import { parseRetryAfter } from './retry.js';
+import { parseRetryAfter } from './retry-after.js';
 
 /** Why a rollout ended without a reply to score. */
 export type ErrorType = 'timeout' | 'rate_limit' | 'provider' | 'network' | 'malformed' | 'auth' | 'response_too_large';

@@ -9,7 +9,7 @@ import type { ChatMessage } from '../task/types.js';
 import { readCompletion, type Completion } from './completion.js';
 import { registerSecret } from '../io/secrets.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, makeNodeFetch } from './http-fetch.js';
-import { budgetSpent } from './retry.js';
+import { budgetSpent } from './retry-after.js';
 
 /** Anything that turns a prompt into reply text; `signal` aborts the attempt. */
 export interface ModelClient {

@@ -15,10 +15,12 @@ import {
   tempDir,
   type Served,
 } from '../support/cli.js';
+import { gatedServer, type GatedServer } from '../support/gated-server.js';
 
 const KEY = 'sk-bas-e2e-SECRET-7f3a9c';
 const TYPES = ['timeout', 'rate_limit', 'provider', 'network', 'malformed'];
 const servers: Served[] = [];
+const gates: GatedServer[] = [];
 const start = async (args: string[]) => {
   const s = await serve(args);
   servers.push(s);
@@ -27,7 +29,13 @@ const start = async (args: string[]) => {
 
 afterAll(async () => {
   await Promise.all(servers.map((s) => s.stop()));
+  await Promise.all(gates.map((g) => g.close()));
 });
+
+/** Polls `ready()` until it holds: what the test waits for is a state of the run, not a duration. */
+async function until(ready: () => boolean): Promise<void> {
+  while (!ready()) await new Promise((r) => setTimeout(r, 5));
+}
 
 const evalArgs = (url: string, dir: string, extra: string[] = []) => [
   'eval',
@@ -173,27 +181,29 @@ describe('bas eval against bas serve', () => {
   });
 
   it('kill -9 mid-run, then --resume, completes the run exactly', async () => {
-    const s = await start(['--latency', '15']);
     const args = ['-n', '60', '-r', '2', '-c', '3', '--num-transactions', '12', '--fault-rate', '0.3'];
+    const open = await gatedServer(Infinity);
+    gates.push(open);
     const whole = join(tempDir(), 'whole');
-    const full = await basAsync(evalArgs(s.url, whole, args), { env: { OPENAI_API_KEY: KEY } });
+    const full = await basAsync(evalArgs(open.url, whole, args), { env: { OPENAI_API_KEY: KEY } });
     expect(full.code).toBe(0);
 
+    // The endpoint answers 14 requests and holds the rest, so the run is mid-way when killed.
+    const gate = await gatedServer(14);
+    gates.push(gate);
     const dir = join(tempDir(), 'killed');
-    const child = startBas(evalArgs(s.url, dir, args), { env: { OPENAI_API_KEY: KEY } });
+    const child = startBas(evalArgs(gate.url, dir, args), { env: { OPENAI_API_KEY: KEY } });
     const exited = new Promise((r) => child.once('exit', r));
     const file = join(dir, 'results.jsonl');
-    while (!existsSync(file) || readFileSync(file, 'utf8').split('\n').length < 15)
-      await new Promise((r) => setTimeout(r, 10));
+    await until(() => existsSync(file) && readFileSync(file, 'utf8').split('\n').length > 14);
     child.kill('SIGKILL');
     await exited;
-    const before = readResults(dir).length;
-    expect(before).toBeGreaterThanOrEqual(14);
-    expect(before).toBeLessThan(120);
+    gate.release();
+    expect(readResults(dir)).toHaveLength(14);
     expect(JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')).status).toBe('running');
     appendFileSync(file, '{"index": 59, "rollout": 1, "reply": "torn wri'); // a write cut short by the kill
 
-    const resumed = await basAsync(['eval', '--resume', dir, '--no-progress', '--json', '--base-url', s.url], {
+    const resumed = await basAsync(['eval', '--resume', dir, '--no-progress', '--json', '--base-url', gate.url], {
       env: { OPENAI_API_KEY: KEY },
     });
     expect(resumed.stderr).not.toMatch(/line \d+/);
@@ -206,9 +216,11 @@ describe('bas eval against bas serve', () => {
   });
 
   it('SIGINT stops new work, marks the run interrupted, exits 130; --resume finishes it', async () => {
-    const s = await start(['--latency', '20']);
+    // Five requests are answered and the rest held: the run cannot finish before the signal.
+    const gate = await gatedServer(5);
+    gates.push(gate);
     const dir = join(tempDir(), 'run');
-    const child = startBas(evalArgs(s.url, dir, ['-n', '200', '-c', '2']), {
+    const child = startBas(evalArgs(gate.url, dir, ['-n', '200', '-c', '2']), {
       env: { OPENAI_API_KEY: KEY },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
@@ -216,15 +228,15 @@ describe('bas eval against bas serve', () => {
     child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
     const file = join(dir, 'results.jsonl');
-    while (!existsSync(file) || readFileSync(file, 'utf8').split('\n').length < 6)
-      await new Promise((r) => setTimeout(r, 10));
+    await until(() => existsSync(file) && readFileSync(file, 'utf8').split('\n').length > 5);
     child.kill('SIGINT');
     expect(await exited).toBe(130);
     expect(stderr).toMatch(/^bas: interrupted by SIGINT; .*--resume/);
     const run = JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8'));
     expect(run.status).toBe('interrupted');
     expect(run.summary.counts.rollouts).toBe(readResults(dir).length);
-    expect(readResults(dir).length).toBeLessThan(200);
+    expect(readResults(dir)).toHaveLength(5);
+    gate.release();
 
     const resumed = await basAsync(['eval', '--resume', dir, '--no-progress', '--json', '-c', '16'], {
       env: { OPENAI_API_KEY: KEY },

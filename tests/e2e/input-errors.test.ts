@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { basAsync, BIN, serve, startBas, tempDir } from '../support/cli.js';
+import { gatedServer } from '../support/gated-server.js';
 
 describe('eval refuses what cannot work', () => {
   it('stops at once when the endpoint cannot be reached, naming the URL and the cause', async () => {
@@ -71,12 +72,14 @@ describe('a reader that stops early', () => {
 describe('one process per run folder', () => {
   it('refuses to resume a run that another process is still writing, and takes over a dead one', async () => {
     const { existsSync } = await import('node:fs');
-    const s = await serve(['--latency', '300']);
+    // Two requests are answered and the rest held, so the first process is still at work
+    // whatever the machine's speed.
+    const s = await gatedServer(2);
     const dir = join(tempDir(), 'run');
     const args = ['eval', '-m', 'm', '-n', '40', '-c', '2', '--base-url', s.url, '--output', dir, '--no-progress'];
     const child = startBas(args, { env: { OPENAI_API_KEY: 'k' } });
     try {
-      for (let i = 0; i < 100 && !existsSync(join(dir, 'run.json')); i++) await new Promise((r) => setTimeout(r, 50));
+      while (!existsSync(join(dir, 'run.json'))) await new Promise((r) => setTimeout(r, 20));
       const second = await basAsync(['eval', '--resume', dir, '--no-progress'], { env: { OPENAI_API_KEY: 'k' } });
       expect(second.code).toBe(2);
       expect(second.stderr).toMatch(new RegExp(`in use by another bas process \\(pid ${child.pid}\\)`));
@@ -84,12 +87,13 @@ describe('one process per run folder', () => {
       child.kill('SIGKILL');
       await new Promise((r) => child.once('exit', r));
     }
+    s.release();
     // The killed process left its lock behind; a resume takes the folder over and finishes.
     expect(existsSync(join(dir, '.bas.lock'))).toBe(true);
     const resumed = await basAsync(['eval', '--resume', dir, '--no-progress', '-c', '40', '--json'], {
       env: { OPENAI_API_KEY: 'k' },
     });
-    await s.stop();
+    await s.close();
     expect(resumed.code).toBe(0);
     expect(JSON.parse(resumed.stdout).counts.completed).toBe(40);
     expect(existsSync(join(dir, '.bas.lock'))).toBe(false);

@@ -1,14 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  backoffDelay,
-  budgetSpent,
-  DEFAULT_RETRY_POLICY,
-  nextDelay,
-  parseDuration,
-  parseRetryAfter,
-  retryable,
-  type RetryPolicy,
-} from '../../src/endpoint/retry.js';
+import { backoffDelay, DEFAULT_RETRY_POLICY, nextDelay, retryable, type RetryPolicy } from '../../src/endpoint/retry.js';
+import { budgetSpent, parseDuration, parseRetryAfter } from '../../src/endpoint/retry-after.js';
 
 const headers = (h: Record<string, string>) => new Headers(h);
 const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, maxRetries: 3, baseDelayMs: 100, maxDelayMs: 1000 };

@@ -43,6 +43,18 @@ function runner(client: ModelClient, concurrency: number, records: RolloutRecord
   });
 }
 
+/** Resolves once `value()` has not changed for 200 turns of the event loop in a row. */
+async function untilStill(value: () => number): Promise<void> {
+  const turn = () => new Promise((r) => setImmediate(r));
+  let last = value();
+  for (let still = 0; still < 200;) {
+    await turn();
+    const now = value();
+    still = now === last ? still + 1 : 0;
+    last = now;
+  }
+}
+
 function* pairs(n: number, r = 1): Generator<readonly [number, number]> {
   for (let i = 0; i < n; i++) for (let k = 0; k < r; k++) yield [i, k] as const;
 }
@@ -137,10 +149,14 @@ describe('Runner', () => {
         yield p;
       }
     }
+    // No reply comes back until the runner has stopped pulling pairs: it has either prepared
+    // what it will hold, or is waiting for room. Counting turns of the event loop, not ms, makes
+    // this the same on a busy machine as on an idle one.
+    let settled: Promise<void> | null = null;
     const client: ModelClient = {
       async complete(messages) {
-        // Long enough for the runner to prepare 20 tasks behind the first wave on a slow machine.
-        await tick(150);
+        settled ??= untilStill(() => pulled);
+        await settled;
         if (pulledAtFirstReply < 0) pulledAtFirstReply = pulled;
         return { text: runPolicy('oracle', messages), finish_reason: 'stop', usage: null };
       },

@@ -1,0 +1,83 @@
+/**
+ * What a server's headers say about waiting: `Retry-After`, `retry-after-ms` and the
+ * `x-ratelimit-*` budget headers. Read by the classifier (which records the wait on a failure)
+ * and by the retry loop and pacing gate (which honour it); it imports nothing of theirs.
+ */
+/** Anything with a `get(name)` method, such as the fetch `Headers` an SDK error carries. */
+export interface HeaderLike {
+  get(name: string): string | null | undefined;
+}
+
+/**
+ * How long the server asked us to wait, in ms: `retry-after-ms`, else `Retry-After` as
+ * seconds or an HTTP date (RFC 9110 s10.2.3), else the reset time of a spent rate-limit
+ * budget (`x-ratelimit-reset-requests` / `-tokens`, as "1s", "6m0s" or "250ms"). Null when
+ * absent or unreadable; never negative.
+ */
+export function parseRetryAfter(headers: HeaderLike | null | undefined, now = Date.now()): number | null {
+  if (!headers) return null;
+  const ms = headers.get('retry-after-ms');
+  if (ms != null && ms.trim() !== '' && ms.length <= 32) {
+    const v = Number(ms.trim());
+    if (Number.isFinite(v) && v >= 0) return v;
+  }
+  const ra = headers.get('retry-after');
+  if (ra != null && ra.trim() !== '' && ra.length <= 64) {
+    const text = ra.trim();
+    const seconds = /^\d+(\.\d+)?$/.test(text) ? Number(text) : Number.NaN;
+    if (Number.isFinite(seconds)) return seconds * 1000;
+    // An HTTP date names its weekday and month; anything else (say "-3") is not one.
+    const when = /[A-Za-z]/.test(text) ? Date.parse(text) : Number.NaN;
+    if (!Number.isNaN(when)) return Math.max(0, when - now);
+  }
+  return rateLimitReset(headers);
+}
+
+/**
+ * The wait that the `x-ratelimit-*` headers imply: the reset time of each budget whose
+ * remaining count is 0 (the longest of them), or, when none says so, the shortest reset given.
+ */
+function rateLimitReset(headers: HeaderLike): number | null {
+  let spent: number | null = null;
+  let any: number | null = null;
+  for (const budget of ['requests', 'tokens']) {
+    const reset = parseDuration(headers.get(`x-ratelimit-reset-${budget}`));
+    if (reset === null) continue;
+    any = any === null ? reset : Math.min(any, reset);
+    if (headers.get(`x-ratelimit-remaining-${budget}`)?.trim() === '0') spent = Math.max(spent ?? 0, reset);
+  }
+  return spent ?? any;
+}
+
+/** True when the rate-limit headers say a budget is used up (remaining 0). */
+export function budgetSpent(headers: HeaderLike | null | undefined): boolean {
+  if (!headers) return false;
+  return ['requests', 'tokens'].some((b) => headers.get(`x-ratelimit-remaining-${b}`)?.trim() === '0');
+}
+
+const UNIT_MS: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1, us: 0.001, µs: 0.001, ns: 0.000001 };
+
+/**
+ * A Go-style duration ("1s", "6m0s", "1h2m3.5s", "250ms") or a bare number of seconds, in
+ * ms; null when unreadable. One pass over at most 32 characters, no regular expression.
+ */
+export function parseDuration(text: string | null | undefined): number | null {
+  if (text == null) return null;
+  const s = text.trim();
+  if (s === '' || s.length > 32) return null;
+  if (/^\d+(\.\d+)?$/.test(s)) return Number(s) * 1000;
+  let total = 0;
+  let i = 0;
+  while (i < s.length) {
+    const start = i;
+    while (i < s.length && ((s[i]! >= '0' && s[i]! <= '9') || s[i] === '.')) i++;
+    const value = Number(s.slice(start, i));
+    if (i === start || !Number.isFinite(value)) return null;
+    const unitStart = i;
+    while (i < s.length && !(s[i]! >= '0' && s[i]! <= '9') && s[i] !== '.') i++;
+    const unit = s.slice(unitStart, i);
+    if (!Object.hasOwn(UNIT_MS, unit)) return null;
+    total += value * UNIT_MS[unit]!;
+  }
+  return total;
+}
