@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, DEFAULT_RETRY_POLICY, nextDelay, retryable, type RetryPolicy } from '../../src/endpoint/retry.js';
+import {
+  backoffDelay,
+  DEFAULT_RETRY_POLICY,
+  nextDelay,
+  retryable,
+  type RetryPolicy,
+} from '../../src/endpoint/retry.js';
 import { budgetSpent, parseDuration, parseRetryAfter } from '../../src/endpoint/retry-after.js';
 
 const headers = (h: Record<string, string>) => new Headers(h);
