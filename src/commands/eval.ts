@@ -100,7 +100,9 @@ export async function evalCommand(words: string[], flags: EvalFlags & { json?: b
     process.stderr.write(`bas: resuming ${flags.resume}: ${left.pending} of ${left.total} rollouts to run\n`);
   }
   // The run folder is checked before the key is read and before --check sends its request.
-  if (!flags.resume) checkOutputs([{ flag: '--output', path: settings.output ?? 'runs', kind: 'folder' }]);
+  checkOutputs([
+    { flag: flags.resume ? '--resume' : '--output', path: flags.resume ?? settings.output ?? 'runs', kind: 'folder' },
+  ]);
   const client = makeClient(settings, env);
   if (settings.check) await (await import('./check.js')).runCheck(settings, env, process.stderr);
   const dir = flags.resume ?? settings.output ?? defaultOutputDir(settings.model, settings.shard);

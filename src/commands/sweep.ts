@@ -188,7 +188,7 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
   // Every output is checked before the first point runs: the HTML page may not be written
   // into the sweep folder, which the sweep fills itself.
   checkOutputs([
-    { flag: '--output', path: flags.resume ? null : dir, kind: 'folder' },
+    { flag: flags.resume ? '--resume' : '--output', path: dir, kind: 'folder' },
     {
       flag: '--html',
       path: flags.html,
