@@ -1,14 +1,18 @@
 /**
- * `bas check`: one small request with exactly the settings `bas eval` would use (same flags,
- * same config file), reported in a few lines. `bas eval --check` runs it first.
+ * `bas check`: the run's first task, sent with exactly the settings `bas eval` would use (same
+ * flags, same config file), its reply graded as a rollout's, reported in a few lines. `bas
+ * eval --check` runs it first.
  *
- * Exit: 0 when the endpoint accepted the request, 1 when it did not, 2 for bad input.
+ * Exit: 0 when the reply could score; 1 when the endpoint refused the request or its reply
+ * says the run cannot succeed (empty, cut by the token limit, no answer the scorer can read);
+ * 2 for bad input.
  */
 import { FatalRunError } from '../errors.js';
 import { urlWithoutCredentials } from '../io/secrets.js';
 import { builtinPolicy } from '../endpoint/client.js';
 import { configPathFrom, loadConfigFile } from '../settings/config.js';
-import { probe, renderProbe, type ProbeReport } from '../endpoint/endpoint-check.js';
+import { probe, renderProbe, type CheckTask, type ProbeReport } from '../endpoint/endpoint-check.js';
+import { generateTask } from '../task/generate.js';
 import { apiKeyFor, resolveSettings, type EvalFlags, type EvalSettings } from '../settings/settings.js';
 
 /** Why a probe failed, in a few words. */
@@ -19,7 +23,15 @@ function reason(r: ProbeReport, s: EvalSettings): string {
     return `the endpoint does not know model ${JSON.stringify(s.model)} (bas models lists the ones it has)`;
   if (r.paramsAccepted === false)
     return `the endpoint refused ${r.refusedParam ? `the parameter ${r.refusedParam}` : 'the request'}: ${r.message ?? ''}`;
+  if (r.advice) return r.advice;
   return `HTTP ${r.status ?? '?'}: ${r.message ?? 'no message'}`;
+}
+
+/** The first task the run would send: task 0, or the first of its shard. */
+function firstTask(s: EvalSettings): CheckTask {
+  const index = s.shard ? s.shard.index - 1 : 0;
+  const t = generateTask(s.task, index);
+  return { index, prompt: t.prompt, key: t.key };
 }
 
 /**
@@ -45,6 +57,7 @@ export async function runCheck(
     { baseURL: s.baseURL, apiKey, requestTimeoutMs: s.requestTimeoutS * 1000, maxResponseBytes: s.maxResponseBytes },
     s.model,
     s.sampling,
+    firstTask(s),
   );
   const via = s.provider ? `provider ${s.provider}, ` : '';
   if (json)

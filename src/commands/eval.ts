@@ -12,6 +12,7 @@
 import { ConfigError, ErrorRateError, FatalRunError, InterruptedError } from '../errors.js';
 import { renderSummary } from '../report/tables.js';
 import { renderEvalHeader, renderEvalCost } from '../report/eval-header.js';
+import { costOf } from '../report/run-report.js';
 import { isPolicyName } from '../task/policies.js';
 import { builtinClient, builtinPolicy, httpClient, type ModelClient } from '../endpoint/client.js';
 import { configPathFrom, loadConfigFile, type FileConfig } from '../settings/config.js';
@@ -89,7 +90,7 @@ export async function evalCommand(words: string[], flags: EvalFlags & { json?: b
       }
       process.stdout.write(
         flags.json
-          ? `${JSON.stringify(summary, null, 2)}\n`
+          ? `${JSON.stringify({ ...summary, cost: costOf(summary, {}, settings.prices) }, null, 2)}\n`
           : `${renderSummary(summary, { title: `${settings.model} · ${flags.resume}` })}\n`,
       );
       process.stderr.write(
@@ -205,7 +206,8 @@ export async function evalCommand(words: string[], flags: EvalFlags & { json?: b
     );
   }
   if (flags.json) {
-    process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+    // The summary, with what it cost at the run's prices (errored rollouts' part apart).
+    process.stdout.write(`${JSON.stringify({ ...summary, cost: costOf(summary, {}, settings.prices) }, null, 2)}\n`);
   } else {
     const elapsedS = (Date.parse(info.ended_at!) - started.getTime()) / 1000;
     const header = renderEvalHeader({ dir, info, elapsedS, ranHere: pending, pace: outcome.pace });

@@ -57,7 +57,7 @@ function readBatchLine(value: unknown, tasks: Map<number, KeyedTask>): Reply {
     rollout: r.rollout,
     reply: r.completion?.text ?? null,
     model: r.model,
-    usage: r.completion?.usage ?? null,
+    usage: r.completion?.usage ?? r.usage ?? null,
     finish_reason: r.completion?.finish_reason ?? null,
     error: r.error,
   };

@@ -23,6 +23,7 @@ function serveOptions(given: Record<string, unknown>): ServeOptions {
     malformedRate: f.malformedRate,
     rateLimitRps: f.rateLimit,
     seed: f.seed,
+    reasoningTokens: f.reasoningTokens,
     apiKey: f.apiKey,
     models: f.models,
   };
@@ -54,8 +55,9 @@ export async function serve(flags: Record<string, unknown>): Promise<void> {
     o.malformedRate && `malformed ${o.malformedRate}`,
     o.rateLimitRps && `at most ${o.rateLimitRps} requests/s`,
   ].filter(Boolean);
+  const thinks = o.reasoningTokens ? `, reasons ${o.reasoningTokens} tokens before answering` : '';
   process.stdout.write(
-    `bas serve: listening on ${server.url} (policy ${o.policy}, latency ${o.latencyMs} ms${faults.length ? `, faults: ${faults.join(', ')}` : ''}${o.apiKey ? ', key required' : ''})\n`,
+    `bas serve: listening on ${server.url} (policy ${o.policy}, latency ${o.latencyMs} ms${thinks}${faults.length ? `, faults: ${faults.join(', ')}` : ''}${o.apiKey ? ', key required' : ''})\n`,
   );
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
@@ -64,6 +66,6 @@ export async function serve(flags: Record<string, unknown>): Promise<void> {
   await server.close();
   const s = server.stats;
   process.stderr.write(
-    `bas serve: ${s.requests} requests, ${s.ok} answered, ${s.errors} 500s, ${s.rateLimited} 429s, ${s.hung} hung, ${s.malformed} malformed, ${s.throttled} over the rate limit, ${s.unauthorized} refused\n`,
+    `bas serve: ${s.requests} requests, ${s.ok} answered, ${s.errors} 500s, ${s.rateLimited} 429s, ${s.hung} hung, ${s.malformed} malformed, ${s.throttled} over the rate limit, ${s.unauthorized} refused; usage reported: ${s.promptTokens} prompt, ${s.completionTokens} completion (${s.reasoningTokens} reasoning) tokens\n`,
   );
 }

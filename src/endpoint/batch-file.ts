@@ -6,7 +6,7 @@
  */
 import type { Task } from '../task/types.js';
 import type { ErrorType } from './classify.js';
-import { MalformedResponseError, readCompletion, type Completion } from './completion.js';
+import { MalformedResponseError, readCompletion, type Completion, type Usage } from './completion.js';
 
 const CUSTOM_ID = /^task-(\d+)-r(\d+)$/;
 
@@ -52,6 +52,8 @@ export interface BatchResult {
   model: string | null;
   completion: Completion | null;
   error: { type: ErrorType; message: string } | null;
+  /** What the request cost, where its body reported it: a reply's, or an unusable reply's. */
+  usage?: Usage | null;
 }
 
 function errorType(status: number | null): ErrorType {
@@ -112,7 +114,12 @@ export function readBatchResult(value: unknown): BatchResult {
     return { ...base, completion: readCompletion(body), error: null };
   } catch (err) {
     if (err instanceof MalformedResponseError)
-      return { ...base, completion: null, error: { type: 'malformed', message: `malformed response: ${err.message}` } };
+      return {
+        ...base,
+        completion: null,
+        error: { type: 'malformed', message: `malformed response: ${err.message}` },
+        usage: err.usage,
+      };
     throw err;
   }
 }

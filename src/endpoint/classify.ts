@@ -3,7 +3,7 @@
  * records and counts; the retry loop decides from them (and the status) whether to try again.
  */
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
-import { MalformedResponseError } from './completion.js';
+import { MalformedResponseError, type ReplyFault } from './completion.js';
 import { ResponseTooLargeError } from './http-fetch.js';
 import { redact } from '../io/secrets.js';
 import { parseRetryAfter } from './retry-after.js';
@@ -21,6 +21,8 @@ export interface Failure {
   retryAfterMs: number | null;
   /** True when no request of the run can succeed (bad key, unknown model): stop the run. */
   fatal: boolean;
+  /** For a reply that came back but cannot be scored: what kind of unusable reply it was. */
+  fault?: ReplyFault | null;
 }
 
 function failure(type: ErrorType, message: string, extra: Partial<Failure> = {}): Failure {
@@ -48,7 +50,8 @@ export function classifyError(err: unknown, timedOut: boolean): Failure {
     return failure('timeout', 'the request timed out');
   }
   if (err instanceof MalformedResponseError || err instanceof SyntaxError) {
-    return failure('malformed', `malformed response: ${brief((err as Error).message)}`);
+    const fault = err instanceof MalformedResponseError ? err.fault : 'shape';
+    return failure('malformed', `malformed response: ${brief((err as Error).message)}`, { fault });
   }
   if (err instanceof APIUserAbortError) return failure('timeout', 'the request was aborted');
   if (err instanceof APIConnectionError) {

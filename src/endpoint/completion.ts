@@ -1,15 +1,21 @@
 /**
- * Reading a chat completion body: what `bas eval` gets from the SDK and what a batch engine
- * writes into its output file. No SDK here, so reading batch output loads none.
+ * Reading a chat completion body: what `bas eval` gets from the SDK, what `bas check` grades
+ * and what a batch engine writes into its output file. No SDK here, so reading batch output
+ * loads none.
  */
 
 /** Token counts as the endpoint reported them. */
-interface Usage {
+export interface Usage {
   prompt_tokens: number | null;
   completion_tokens: number | null;
   total_tokens: number | null;
   /** `completion_tokens_details.reasoning_tokens`: the part of the completion spent reasoning. */
   reasoning_tokens?: number | null;
+  /**
+   * `prompt_tokens_details.cached_tokens` (DeepSeek: `prompt_cache_hit_tokens`): the part of
+   * the prompt served from the provider's cache.
+   */
+  cached_tokens?: number | null;
 }
 
 /** A reply worth scoring. */
@@ -21,9 +27,30 @@ export interface Completion {
   budget_spent?: boolean;
 }
 
+/**
+ * Why a reply that came back whole cannot be scored, by kind. The same kind on every first
+ * rollout of a run means the settings are at fault, not chance (engine/first-contact.ts).
+ * - `cut_empty`: no content, and `finish_reason` is "length": the token limit ran out first
+ *   (usually while the model was reasoning).
+ * - `reasoning_only`: reasoning text but no content, the reply not cut.
+ * - `empty`: no content and no reasoning, the reply not cut.
+ * - `refused`: the model's `refusal` field instead of content.
+ * - `shape`: not a chat completion at all (not JSON, no choices).
+ */
+export type ReplyFault = 'cut_empty' | 'reasoning_only' | 'empty' | 'refused' | 'shape';
+
 /** The endpoint answered 200 with something that is not a usable completion. */
 export class MalformedResponseError extends Error {
   override name = 'MalformedResponseError';
+  /** What kind of unusable reply it was (null: not known). */
+  readonly fault: ReplyFault | null;
+  /** The tokens the reply reports: it was paid for even though it cannot be scored. */
+  readonly usage: Usage | null;
+  constructor(message: string, extra: { fault?: ReplyFault | null; usage?: Usage | null } = {}) {
+    super(message);
+    this.fault = extra.fault ?? null;
+    this.usage = extra.usage ?? null;
+  }
 }
 
 /**
@@ -38,6 +65,10 @@ function count(v: unknown): number | null {
   return typeof v === 'number' && Number.isFinite(v) ? v : null;
 }
 
+function field(o: unknown, key: string): unknown {
+  return o !== null && typeof o === 'object' ? (o as Record<string, unknown>)[key] : undefined;
+}
+
 /** The reasoning text a reply carries, under either name servers use for it. */
 function reasoningOf(message: Record<string, unknown> | undefined): string {
   for (const key of ['reasoning_content', 'reasoning']) {
@@ -47,54 +78,144 @@ function reasoningOf(message: Record<string, unknown> | undefined): string {
   return '';
 }
 
+/** The `usage` object of a completion body, or null when it has none. */
+function readUsage(u: unknown): Usage | null {
+  if (u === null || typeof u !== 'object' || Array.isArray(u)) return null;
+  const prompt = count(field(u, 'prompt_tokens'));
+  const completion = count(field(u, 'completion_tokens'));
+  const total = count(field(u, 'total_tokens'));
+  const usage: Usage = {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    // Some servers leave the total out; it is the sum of the other two by definition.
+    total_tokens: total ?? (prompt !== null && completion !== null ? prompt + completion : null),
+  };
+  // Kept only where reported, so records of endpoints that do not report them stay as they were.
+  const reasoning = count(field(field(u, 'completion_tokens_details'), 'reasoning_tokens'));
+  if (reasoning !== null) usage.reasoning_tokens = reasoning;
+  const cached =
+    count(field(field(u, 'prompt_tokens_details'), 'cached_tokens')) ?? count(field(u, 'prompt_cache_hit_tokens'));
+  if (cached !== null) usage.cached_tokens = cached;
+  return usage;
+}
+
 /**
- * Checks the shape of a chat completion by hand: compatible servers return all sorts, and
- * the SDK passes the parsed body through unchecked (or a string when it was not JSON).
+ * The sum of two attempts' usage: a count is summed where either reported it, and an
+ * optional one (reasoning, cached) is kept only when one of them had it. Null + null is null.
  */
-export function readCompletion(response: unknown): Completion {
+export function addUsage(a: Usage | null, b: Usage | null): Usage | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  const sum = (x: number | null | undefined, y: number | null | undefined): number | null =>
+    x == null && y == null ? null : (x ?? 0) + (y ?? 0);
+  const out: Usage = {
+    prompt_tokens: sum(a.prompt_tokens, b.prompt_tokens),
+    completion_tokens: sum(a.completion_tokens, b.completion_tokens),
+    total_tokens: sum(a.total_tokens, b.total_tokens),
+  };
+  const reasoning = sum(a.reasoning_tokens, b.reasoning_tokens);
+  if (reasoning !== null) out.reasoning_tokens = reasoning;
+  const cached = sum(a.cached_tokens, b.cached_tokens);
+  if (cached !== null) out.cached_tokens = cached;
+  return out;
+}
+
+/** Everything a completion body says about its reply, read without throwing. */
+export interface ReplyView {
+  /** The reply text; null when there is none worth scoring. */
+  text: string | null;
+  finish_reason: string | null;
+  usage: Usage | null;
+  /** Characters of reasoning text the reply carried (0 when none or hidden by the provider). */
+  reasoning_chars: number;
+  /** Why the reply cannot be scored; null when it can. */
+  fault: ReplyFault | null;
+  /** The fault in words, with what to change; null when there is none. */
+  problem: string | null;
+}
+
+/** "4,096". */
+function grouped(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+/** What the token limit was spent on, for a reply cut before any content. */
+function spentOn(usage: Usage | null, reasoned: boolean): string {
+  const done = usage?.completion_tokens ?? null;
+  const reasoning = usage?.reasoning_tokens ?? null;
+  if (done === null)
+    return reasoned ? 'the token limit ran out while it was reasoning' : 'the token limit ran out before any reply';
+  if (reasoning !== null && reasoning >= done)
+    return `the model spent all ${grouped(done)} completion tokens reasoning`;
+  if (reasoning !== null && reasoning > 0)
+    return `the token limit ran out after ${grouped(done)} tokens (${grouped(reasoning)} of them reasoning) before any reply`;
+  return `the token limit ran out after ${grouped(done)} tokens${reasoned ? ' while it was reasoning' : ''}, before any reply`;
+}
+
+/**
+ * Reads a chat completion by hand: compatible servers return all sorts, and the SDK passes
+ * the parsed body through unchecked (or a string when it was not JSON). Never throws.
+ */
+export function inspectReply(response: unknown): ReplyView {
+  const view: ReplyView = {
+    text: null,
+    finish_reason: null,
+    usage: null,
+    reasoning_chars: 0,
+    fault: null,
+    problem: null,
+  };
   if (typeof response !== 'object' || response === null || Array.isArray(response)) {
     const seen = typeof response === 'string' ? `: ${JSON.stringify(response.slice(0, 80))}` : '';
-    throw new MalformedResponseError(`the body is not a JSON object${seen}`);
+    return { ...view, fault: 'shape', problem: `the body is not a JSON object${seen}` };
   }
   const r = response as { choices?: unknown; usage?: unknown };
+  view.usage = readUsage(r.usage);
   if (!Array.isArray(r.choices) || r.choices.length === 0)
-    throw new MalformedResponseError('no choices in the response');
+    return { ...view, fault: 'shape', problem: 'no choices in the response' };
   const choice = r.choices[0] as {
     message?: { content?: unknown; refusal?: unknown; [k: string]: unknown };
     finish_reason?: unknown;
   } | null;
   const finish = typeof choice?.finish_reason === 'string' ? choice.finish_reason : null;
+  view.finish_reason = finish;
+  const reasoning = reasoningOf(choice?.message);
+  view.reasoning_chars = reasoning.length;
   const content = choice?.message?.content;
-  if (typeof content !== 'string' || content.trim() === '') {
-    const reasoning = reasoningOf(choice?.message);
-    if (reasoning) {
-      const cut =
-        finish === 'length'
-          ? ' (finish_reason "length": the token limit ran out while it was reasoning; raise --max-tokens or lower --reasoning-effort)'
-          : '';
-      throw new ReasoningOnlyError(`the reply has ${reasoning.length} characters of reasoning but no content${cut}`);
-    }
-    const why =
-      typeof choice?.message?.refusal === 'string' && choice.message.refusal
-        ? `the model refused: ${choice.message.refusal.slice(0, 200)}`
-        : finish === 'length'
-          ? 'empty content (finish_reason "length": the token limit ran out before any reply)'
-          : 'empty content';
-    throw new MalformedResponseError(why);
-  }
-  const u = r.usage as Record<string, unknown> | null | undefined;
-  let usage: Usage | null = null;
-  if (u && typeof u === 'object') {
-    usage = {
-      prompt_tokens: count(u.prompt_tokens),
-      completion_tokens: count(u.completion_tokens),
-      total_tokens: count(u.total_tokens),
+  if (typeof content === 'string' && content.trim() !== '') return { ...view, text: content };
+  const cut = finish === 'length';
+  const advice = 'raise --max-tokens or lower --reasoning-effort';
+  if (reasoning) {
+    // The reasoning's length is left out of the message: the same cause reads the same on every rollout.
+    const why = cut
+      ? ` (finish_reason "length": ${spentOn(view.usage, true)}; ${advice})`
+      : ' (the server may be putting the whole reply in its reasoning field: check its reasoning parser)';
+    return {
+      ...view,
+      fault: cut ? 'cut_empty' : 'reasoning_only',
+      problem: `the reply has reasoning but no content${why}`,
     };
-    // Kept only where reported, so records of endpoints that do not reason stay as they were.
-    const reasoning = count(
-      (u.completion_tokens_details as Record<string, unknown> | null | undefined)?.reasoning_tokens,
-    );
-    if (reasoning !== null) usage.reasoning_tokens = reasoning;
   }
-  return { text: content, finish_reason: finish, usage };
+  if (typeof choice?.message?.refusal === 'string' && choice.message.refusal)
+    return { ...view, fault: 'refused', problem: `the model refused: ${choice.message.refusal.slice(0, 200)}` };
+  if (cut)
+    return {
+      ...view,
+      fault: 'cut_empty',
+      problem: `empty content (finish_reason "length": ${spentOn(view.usage, false)}; ${advice})`,
+    };
+  return { ...view, fault: 'empty', problem: 'empty content' };
+}
+
+/** The reply to score, or a typed error (carrying the reply's usage) when there is none. */
+export function readCompletion(response: unknown): Completion {
+  const v = inspectReply(response);
+  if (v.text === null) {
+    const extra = { fault: v.fault, usage: v.usage };
+    const message = v.problem ?? 'empty content';
+    throw v.fault === 'reasoning_only' || (v.fault === 'cut_empty' && v.reasoning_chars > 0)
+      ? new ReasoningOnlyError(message, extra)
+      : new MalformedResponseError(message, extra);
+  }
+  return { text: v.text, finish_reason: v.finish_reason, usage: v.usage };
 }

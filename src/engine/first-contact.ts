@@ -1,16 +1,20 @@
 /**
  * Fail fast on first contact with an endpoint. Until one request of the run has succeeded,
- * two patterns mean that no request will: the first attempts all fail to connect (refused,
- * unknown host, TLS failure), or the first rollouts all end with the same refusal of the
+ * three patterns mean that no request will: the first attempts all fail to connect (refused,
+ * unknown host, TLS failure); the first rollouts all end with the same refusal of the
  * request itself (a 400, 404 or 422 with one message, such as a parameter the model does
- * not take). Either stops the run with one message instead of spending every rollout on it.
- * Once anything has succeeded, this never stops a run: failures after that are data.
+ * not take); or the first rollouts all get the same kind of unusable reply, one that the
+ * settings cause rather than chance (content left empty because the token limit ran out,
+ * reasoning with no content, a body over --max-response-mb). Any of them stops the run with
+ * one message instead of spending every rollout on it. Random failures (a 5xx, a timeout,
+ * a garbled body) never do, and once anything has succeeded this never stops a run:
+ * failures after that are data.
  */
 import type { Failure } from '../endpoint/classify.js';
 
 /** Finished attempts that must all fail to connect before the run stops. */
 const CONNECT_ATTEMPTS = 3;
-/** Finished rollouts that must all end with one identical refusal before the run stops. */
+/** Finished rollouts that must all end with one identical refusal, or one kind of unusable reply, before the run stops. */
 const REFUSED_ROLLOUTS = 3;
 
 /** Words in a connection error that mean the endpoint cannot be reached at all (not a reset under load). */
@@ -38,14 +42,41 @@ function isRefusal(f: Failure): boolean {
   return f.type === 'provider' && f.status !== null && f.status >= 400 && f.status < 500;
 }
 
+/**
+ * A reply-level failure that the settings cause, as a key (with what to change, where its
+ * message does not say so already): the same one on every first rollout means every later
+ * rollout will get it too. Null for failures that can happen by chance (a body cut in
+ * transit, no choices, a 5xx, a timeout) and for a refusal by the model, which depends on
+ * the task.
+ */
+function systematic(f: Failure): { key: string; advice: string } | null {
+  if (f.type === 'response_too_large')
+    return {
+      key: 'too_large',
+      advice: 'raise --max-response-mb if replies this large are expected, or check what the endpoint sends',
+    };
+  if (f.type !== 'malformed') return null;
+  switch (f.fault) {
+    // The message of these two already says what to change (endpoint/completion.ts).
+    case 'cut_empty':
+    case 'reasoning_only':
+      return { key: f.fault, advice: '' };
+    case 'empty':
+      return { key: 'empty', advice: 'check the model and its chat template with bas check' };
+    default:
+      return null;
+  }
+}
+
 /** Watches the first attempts and rollouts of a run; says when to stop. */
 export class FirstContact {
   private succeeded = false;
   private attempts = 0;
   private unreachable = 0;
   private rollouts = 0;
-  private refusal: Failure | null = null;
-  private sameRefusals = 0;
+  /** What the first rollouts ended with, as a key: '' once two differed. */
+  private first: string | null = null;
+  private same = 0;
 
   /** @param endpoint the base URL, named in the message. */
   constructor(private readonly endpoint: string) {}
@@ -77,16 +108,26 @@ export class FirstContact {
       this.succeeded = true;
       return null;
     }
-    if (!isRefusal(f)) return null;
-    if (this.refusal === null) this.refusal = f;
-    if (this.refusal.status === f.status && this.refusal.message === f.message) this.sameRefusals++;
-    if (this.sameRefusals === REFUSED_ROLLOUTS) {
+    const cause = systematic(f);
+    const key = isRefusal(f) ? `refusal ${f.status} ${f.message}` : cause ? `reply ${cause.key}` : null;
+    // A random failure breaks the run of identical ones for good: the first rollouts were not all alike.
+    if (key === null || (this.first !== null && this.first !== key)) {
+      this.first = '';
+      return null;
+    }
+    this.first = key;
+    if (++this.same < REFUSED_ROLLOUTS) return null;
+    if (cause) {
       return {
         ...f,
         fatal: true,
-        message: `${this.endpoint} refused every request: ${f.message} (the first ${REFUSED_ROLLOUTS} rollouts all got this answer)`,
+        message: `${this.endpoint} sent no usable reply: ${f.message} (the first ${REFUSED_ROLLOUTS} rollouts all ended this way${cause.advice ? `; ${cause.advice}` : ''})`,
       };
     }
-    return null;
+    return {
+      ...f,
+      fatal: true,
+      message: `${this.endpoint} refused every request: ${f.message} (the first ${REFUSED_ROLLOUTS} rollouts all got this answer)`,
+    };
   }
 }

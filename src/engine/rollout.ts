@@ -1,12 +1,14 @@
 /**
  * One episode: ask for a reply, retrying transient failures, all inside the episode
  * deadline. Returns a reply to score, a classified failure, or "aborted" when the run was
- * stopped (Ctrl-C, a fatal error elsewhere) before the episode finished.
+ * stopped (Ctrl-C, a fatal error elsewhere) before the episode finished. Either way it says
+ * what the episode's attempts cost: the usage of every attempt that got a response body
+ * reporting one, summed, unusable replies included (the provider bills them all the same).
  */
 import type { ChatMessage } from '../task/types.js';
 import { classifyError, type Failure } from '../endpoint/classify.js';
 import type { ModelClient } from '../endpoint/client.js';
-import type { Completion } from '../endpoint/completion.js';
+import { addUsage, MalformedResponseError, type Completion, type Usage } from '../endpoint/completion.js';
 import type { AttemptOutcome, Pace, Ticket } from '../endpoint/pace.js';
 import { nextDelay, sleep, type RetryPolicy } from '../endpoint/retry.js';
 
@@ -28,10 +30,19 @@ export interface EpisodeOptions {
   random?: () => number;
 }
 
+/**
+ * `usage` is the sum over the episode's attempts (null when none reported any); a reply's
+ * `completion.usage` is its own attempt's alone.
+ */
 export type EpisodeResult =
-  | { kind: 'reply'; completion: Completion; attempts: number; latencyMs: number }
-  | { kind: 'failed'; failure: Failure; attempts: number; latencyMs: number }
+  | { kind: 'reply'; completion: Completion; attempts: number; latencyMs: number; usage: Usage | null }
+  | { kind: 'failed'; failure: Failure; attempts: number; latencyMs: number; usage: Usage | null }
   | { kind: 'aborted' };
+
+/** The usage a failed attempt's response reported: an unusable reply is still a billed one. */
+function usageOf(err: unknown): Usage | null {
+  return err instanceof MalformedResponseError ? err.usage : null;
+}
 
 /** Runs one episode for `messages`. Never throws for a model or network problem. */
 export async function runEpisode(messages: readonly ChatMessage[], o: EpisodeOptions): Promise<EpisodeResult> {
@@ -40,6 +51,14 @@ export async function runEpisode(messages: readonly ChatMessage[], o: EpisodeOpt
   // Failures count against --max-retries; waiting turns (429s) only against the deadline.
   let failures = 0;
   let waits = 0;
+  let usage: Usage | null = null;
+  const failed = (failure: Failure, attempts: number): EpisodeResult => ({
+    kind: 'failed',
+    failure,
+    attempts,
+    latencyMs: Date.now() - start,
+    usage,
+  });
   for (let attempt = 1; ; attempt++) {
     // A free slot is taken at once; only a run held back by its limit waits for one.
     const ticket = o.pace ? (o.pace.tryAcquire() ?? (await slot(o.pace, o.stop, attempt > 1, deadline))) : null;
@@ -60,7 +79,6 @@ export async function runEpisode(messages: readonly ChatMessage[], o: EpisodeOpt
           fatal: false,
         },
         attempt - 1,
-        start,
       );
     }
     const controller = new AbortController();
@@ -79,9 +97,11 @@ export async function runEpisode(messages: readonly ChatMessage[], o: EpisodeOpt
     try {
       const completion = await o.client.complete(messages, controller.signal);
       outcome = completion.budget_spent ? 'spent' : 'ok';
+      usage = addUsage(usage, completion.usage);
       o.onAttempt?.(null);
-      return { kind: 'reply', completion, attempts: attempt, latencyMs: Date.now() - start };
+      return { kind: 'reply', completion, attempts: attempt, latencyMs: Date.now() - start, usage };
     } catch (err) {
+      usage = addUsage(usage, usageOf(err));
       if (o.stop.aborted) return { kind: 'aborted' };
       failure = classifyError(err, timedOut);
       if (failure.type === 'rate_limit') outcome = 'limited';
@@ -99,12 +119,12 @@ export async function runEpisode(messages: readonly ChatMessage[], o: EpisodeOpt
       if (ticket) o.pace!.release(ticket, outcome, outcome === 'limited' ? failure!.retryAfterMs : null);
     }
     o.onAttempt?.(failure);
-    if (failure.fatal) return failed(failure, attempt, start);
+    if (failure.fatal) return failed(failure, attempt);
     const waiting = o.policy.waitOn.includes(failure.type);
     const delay = nextDelay(o.policy, waiting ? waits++ : failures++, failure, Date.now(), deadline, o.random);
     if (delay === null) {
       if (attempt > 1) failure.message += ` (after ${attempt} attempts)`;
-      return failed(failure, attempt, start);
+      return failed(failure, attempt);
     }
     o.onRetry?.(attempt, delay, failure);
     await sleep(delay, o.stop);
@@ -124,8 +144,4 @@ async function slot(pace: Pace, stop: AbortSignal, retry: boolean, deadline: num
     clearTimeout(timer);
     stop.removeEventListener('abort', onStop);
   }
-}
-
-function failed(failure: Failure, attempts: number, start: number): EpisodeResult {
-  return { kind: 'failed', failure, attempts, latencyMs: Date.now() - start };
 }

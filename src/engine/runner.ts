@@ -269,7 +269,7 @@ export class Runner {
         detail: s.detail,
         error: null,
         latency_ms: result.latencyMs,
-        usage: c.usage,
+        usage: result.usage,
         finish_reason: c.finish_reason,
         attempts: result.attempts,
       };
@@ -284,7 +284,8 @@ export class Runner {
         detail: null,
         error: { type: f.type, message: f.message },
         latency_ms: result.latencyMs,
-        usage: null,
+        // Paid for all the same: an unusable reply (or a retried one) reported its tokens.
+        usage: result.usage,
         finish_reason: null,
         attempts: result.attempts,
       };

@@ -7,7 +7,7 @@
 import { terminalText } from '../io/terminal-text.js';
 import type { PaceRecord } from '../endpoint/pace.js';
 import type { RunInfo } from '../runfile/store.js';
-import { costOf, describeTask } from './run-report.js';
+import { costOf, describeTask, unscoredLine } from './run-report.js';
 import type { Summary } from '../summary/summary.js';
 import { plainTable } from './tables.js';
 
@@ -64,5 +64,7 @@ export function renderEvalCost(s: Summary, prices: { in: number | null; out: num
   t.push([`input at $${c.price_in_per_million}/M tokens`, `$${c.input_usd!.toFixed(4)}`]);
   t.push([`output at $${c.price_out_per_million}/M tokens`, `$${c.output_usd!.toFixed(4)}`]);
   t.push(['total', `$${c.total_usd.toFixed(4)}`]);
+  const lost = unscoredLine(s, c, (v) => `$${(v ?? 0).toFixed(4)}`);
+  if (lost) t.push(lost);
   return `${t.toString()}\n`;
 }

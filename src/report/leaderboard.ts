@@ -45,7 +45,8 @@ export interface LeaderboardRun {
   };
   /** Precision and recall over all claimed and true pairs (see `PooledFaults`). */
   faults_pooled: PooledFaults;
-  tokens: { prompt: number; completion: number; total: number };
+  /** `unscored`: the part of the total that bought no score (errored rollouts, replaced lines). */
+  tokens: { prompt: number; completion: number; total: number; unscored: number };
   /** At the prices recorded in the run's run.json; null parts where none were given. */
   cost: Cost;
   /** Paired difference (this run − the best) in reward on shared tasks; null for the best. */
@@ -149,7 +150,12 @@ export function buildLeaderboard(
               num_flagged: s.metrics.num_flagged,
             },
             faults_pooled: s.faults_pooled,
-            tokens: { prompt: s.tokens.prompt, completion: s.tokens.completion, total: s.tokens.total },
+            tokens: {
+              prompt: s.tokens.prompt,
+              completion: s.tokens.completion,
+              total: s.tokens.total,
+              unscored: s.tokens.unscored?.total ?? 0,
+            },
             cost: costOf(s, {}, d.run?.prices),
             vs_best: i === 0 ? null : pairRuns(best.d, '#1', d, `#${i + 1}`, opts.seed, opts.resamples),
           };
@@ -238,6 +244,11 @@ export function renderLeaderboard(lb: Leaderboard): string {
       );
     }
     for (const r of g.runs) for (const n of r.notes) out.push(`note (#${r.rank} ${r.name}): ${n}`);
+    for (const r of g.runs)
+      if (r.tokens.unscored > 0)
+        out.push(
+          `note: #${r.rank}'s ${fmtInt(r.tokens.total)} tokens include ${fmtInt(r.tokens.unscored)} that bought no score (errored rollouts)${r.cost.unscored_usd !== null ? `, ${usd(r.cost.unscored_usd)} of its ${usd(r.cost.total_usd)}` : ''}`,
+        );
     for (const r of g.runs)
       if (r.vs_best?.left_out)
         out.push(

@@ -20,6 +20,11 @@ export interface Cost {
   output_usd: number | null;
   /** Null unless both prices are known. */
   total_usd: number | null;
+  /**
+   * The part of the total that bought no score: the tokens of errored rollouts, and of lines
+   * a resume replaced. Null unless both prices are known.
+   */
+  unscored_usd: number | null;
 }
 
 /** Everything `bas report --json` prints. */
@@ -49,12 +54,15 @@ export function costOf(s: Summary, flags: { in?: number; out?: number }, runPric
   const pout = flags.out ?? priceOf(runPrices?.out);
   const input = pin === null ? null : (s.tokens.prompt / 1e6) * pin;
   const output = pout === null ? null : (s.tokens.completion / 1e6) * pout;
+  // A summary written before 0.4 has no split: nothing is known to have bought nothing.
+  const lost = s.tokens.unscored ?? { prompt: 0, completion: 0 };
   return {
     price_in_per_million: pin,
     price_out_per_million: pout,
     input_usd: input,
     output_usd: output,
     total_usd: input !== null && output !== null ? input + output : null,
+    unscored_usd: pin !== null && pout !== null ? (lost.prompt / 1e6) * pin + (lost.completion / 1e6) * pout : null,
   };
 }
 
@@ -84,6 +92,18 @@ export function describeTask(t: TaskConfig | null): string {
 
 function usd(v: number | null): string {
   return v === null ? '–' : `$${v.toFixed(v < 1 ? 4 : 2)}`;
+}
+
+/**
+ * The cost row "of which bought nothing", when some tokens bought no score: errored rollouts
+ * (and lines a resume replaced) were paid for all the same. Null when there were none.
+ */
+export function unscoredLine(s: Summary, c: Cost, money: (v: number | null) => string = usd): [string, string] | null {
+  const lost = s.tokens.unscored;
+  if (!lost || lost.total + lost.prompt + lost.completion === 0) return null;
+  const errored = s.counts.errored;
+  const who = errored > 0 ? `${fmtInt(errored)} errored rollout${errored === 1 ? '' : 's'}` : 'replaced lines';
+  return [`  of which bought nothing (${who}, ${fmtInt(lost.prompt + lost.completion)} tokens)`, money(c.unscored_usd)];
 }
 
 /** The reward's distribution as a table with a bar per bin. */
@@ -140,6 +160,8 @@ export function renderRunReport(r: RunReport): string {
     usd(c.output_usd),
   ]);
   cost.push(['total', usd(c.total_usd)]);
+  const lost = unscoredLine(r.summary, c);
+  if (lost) cost.push(lost);
   out.push('', cost.toString());
   if (c.total_usd === null) out.push('(give --price-in and --price-out, in USD per million tokens, to price the run)');
   return out.join('\n') + '\n';

@@ -125,6 +125,9 @@ export function renderSummary(s: Summary, opts: { title?: string } = {}): string
   usage.push(['completion tokens', fmtInt(s.tokens.completion)]);
   usage.push(['total tokens', fmtInt(s.tokens.total)]);
   if (s.tokens.reasoning) usage.push(['  of which reasoning', fmtInt(s.tokens.reasoning)]);
+  if (s.tokens.cached) usage.push(['  of which cached prompt', fmtInt(s.tokens.cached)]);
+  // Errored rollouts were paid for too: their tokens are in the sums, and shown apart.
+  if (s.tokens.unscored?.total) usage.push(['  of which bought no score', fmtInt(s.tokens.unscored.total)]);
   usage.push(['latency p50 (s)', fmt(s.latency_ms.p50 === null ? null : s.latency_ms.p50 / 1000, 2)]);
   usage.push(['latency p95 (s)', fmt(s.latency_ms.p95 === null ? null : s.latency_ms.p95 / 1000, 2)]);
   parts.push(usage.toString());

@@ -18,6 +18,8 @@ interface TokenUsage {
   total_tokens?: number | null;
   /** `completion_tokens_details.reasoning_tokens`: part of the completion tokens. */
   reasoning_tokens?: number | null;
+  /** `prompt_tokens_details.cached_tokens`: part of the prompt tokens. */
+  cached_tokens?: number | null;
 }
 
 /** One rollout as written to results.jsonl. Score fields are null on an errored rollout. */

@@ -3,6 +3,9 @@
  * answers with a built-in policy's reply, with faults injected at chosen rates: HTTP 500s,
  * 429s with Retry-After, requests that never get an answer, and malformed 200s. Fault draws
  * come from a seeded generator, so a test sees the same sequence for the same request order.
+ * It can act as a reasoning model that thinks a set number of tokens before it answers, so a
+ * request's token limit can run out before any content; and it counts the tokens it reports
+ * (GET /v1/bas/stats), so a test can hold a client's accounting against the server's own.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -27,6 +30,13 @@ export interface ServeOptions {
   apiKey: string | null;
   /** When set, only these model ids are served. */
   models: string[] | null;
+  /**
+   * Act as a reasoning model that spends this many tokens reasoning before it answers (0 or
+   * absent: no reasoning). A request's `max_completion_tokens` (else `max_tokens`) caps
+   * reasoning and reply together: at or below this it gets empty content, finish_reason
+   * "length", every completion token a reasoning token.
+   */
+  reasoningTokens?: number;
 }
 
 /** Counts of what the server did, for tests and the log. */
@@ -42,6 +52,10 @@ interface ServeStats {
   throttled: number;
   /** Most chat requests open at once (received, not yet answered). */
   maxInFlight: number;
+  /** Sums of the usage the server reported in its answers: what a provider would bill. */
+  promptTokens: number;
+  completionTokens: number;
+  reasoningTokens: number;
 }
 
 export interface RunningServer {
@@ -124,6 +138,29 @@ export function tokenBucket(rps: number, now: () => number = Date.now): { take()
   };
 }
 
+/** A successful answer, as sent. */
+interface ChatBody {
+  id: string;
+  object: 'chat.completion';
+  created: number;
+  model: string;
+  choices: Array<{ index: number; message: Record<string, string>; finish_reason: string }>;
+  usage: {
+    prompt_tokens: number;
+    completion_tokens: number;
+    total_tokens: number;
+    completion_tokens_details?: { reasoning_tokens: number };
+  };
+}
+
+/** The request's cap on completion tokens (`max_completion_tokens`, else `max_tokens`), or null. */
+function tokenLimit(body: { max_tokens?: unknown; max_completion_tokens?: unknown }): number | null {
+  for (const v of [body.max_completion_tokens, body.max_tokens]) {
+    if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return v;
+  }
+  return null;
+}
+
 type Fate = 'hang' | 'error' | 'rate_limit' | 'malformed' | 'ok';
 
 /** Which fault (if any) a draw `u` in [0, 1) lands on: the rates are consecutive slices. */
@@ -148,6 +185,9 @@ export function startServer(o: ServeOptions): Promise<RunningServer> {
     unauthorized: 0,
     throttled: 0,
     maxInFlight: 0,
+    promptTokens: 0,
+    completionTokens: 0,
+    reasoningTokens: 0,
   };
   const bucket = o.rateLimitRps > 0 ? tokenBucket(o.rateLimitRps) : null;
   let inFlight = 0;
@@ -155,20 +195,47 @@ export function startServer(o: ServeOptions): Promise<RunningServer> {
   let created = Math.floor(Date.now() / 1000);
 
   /** The body of a successful answer, computed as soon as the request arrives. */
-  const answer = (model: string, messages: ChatMessage[]): unknown => {
+  const answer = (model: string, messages: ChatMessage[], limit: number | null): ChatBody => {
     const reply = runPolicy(o.policy, messages);
     let promptChars = 0;
     for (const m of messages) promptChars += typeof m.content === 'string' ? m.content.length : 0;
     const prompt_tokens = Math.ceil(promptChars / 4);
-    const completion_tokens = Math.ceil(reply.length / 4);
+    const message: Record<string, string> = { role: 'assistant', content: reply };
+    let finish = 'stop';
+    let completion_tokens = Math.ceil(reply.length / 4);
+    const usage: ChatBody['usage'] = { prompt_tokens, completion_tokens, total_tokens: 0 };
+    const thinks = o.reasoningTokens ?? 0;
+    if (thinks > 0) {
+      // A token is about four characters here, as for the usage counts.
+      const cap = limit ?? Number.POSITIVE_INFINITY;
+      const thought = Math.min(thinks, cap);
+      message.reasoning_content = `Checking the ledger row by row (${thought} tokens of reasoning).`;
+      if (thought + completion_tokens > cap) {
+        finish = 'length';
+        message.content = reply.slice(0, Math.max(0, cap - thought) * 4);
+        completion_tokens = cap;
+      } else {
+        completion_tokens += thought;
+      }
+      usage.completion_tokens_details = { reasoning_tokens: thought };
+    }
+    usage.completion_tokens = completion_tokens;
+    usage.total_tokens = prompt_tokens + completion_tokens;
     return {
       id: `chatcmpl-bas-${stats.requests}`,
       object: 'chat.completion',
       created,
       model,
-      choices: [{ index: 0, message: { role: 'assistant', content: reply }, finish_reason: 'stop' }],
-      usage: { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens },
+      choices: [{ index: 0, message, finish_reason: finish }],
+      usage,
     };
+  };
+
+  /** Counts what an answer reports, as it is sent. */
+  const bill = (body: ChatBody): void => {
+    stats.promptTokens += body.usage.prompt_tokens;
+    stats.completionTokens += body.usage.completion_tokens;
+    stats.reasoningTokens += body.usage.completion_tokens_details?.reasoning_tokens ?? 0;
   };
 
   const chat = (req: IncomingMessage, res: ServerResponse, raw: string, arrived: number): void => {
@@ -177,7 +244,7 @@ export function startServer(o: ServeOptions): Promise<RunningServer> {
       stats.unauthorized++;
       return send(res, 401, apiError('Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key'));
     }
-    let body: { model?: unknown; messages?: unknown };
+    let body: { model?: unknown; messages?: unknown; max_tokens?: unknown; max_completion_tokens?: unknown };
     try {
       body = JSON.parse(raw) as typeof body;
     } catch {
@@ -220,7 +287,7 @@ export function startServer(o: ServeOptions): Promise<RunningServer> {
     // The reply is worked out on arrival and the latency counted from arrival, as a real
     // endpoint's would be: computing it when the timer fires would queue a whole wave of
     // policy work behind one another and add it to every answer's latency.
-    const body200 = fate === 'ok' ? answer(model, body.messages as ChatMessage[]) : null;
+    const body200 = fate === 'ok' ? answer(model, body.messages as ChatMessage[], tokenLimit(body)) : null;
     const respond = (): void => {
       switch (fate) {
         case 'hang':
@@ -257,6 +324,7 @@ export function startServer(o: ServeOptions): Promise<RunningServer> {
         }
         case 'ok':
           stats.ok++;
+          bill(body200!);
           return send(res, 200, body200);
       }
     };
@@ -274,6 +342,7 @@ export function startServer(o: ServeOptions): Promise<RunningServer> {
         data: ids.map((id) => ({ id, object: 'model', created, owned_by: 'bas' })),
       });
     }
+    if (req.method === 'GET' && (path === '/v1/bas/stats' || path === '/bas/stats')) return send(res, 200, stats);
     if (req.method === 'POST' && (path === '/v1/chat/completions' || path === '/chat/completions')) {
       inFlight++;
       if (inFlight > stats.maxInFlight) stats.maxInFlight = inFlight;

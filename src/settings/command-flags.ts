@@ -265,6 +265,13 @@ export const COMMAND_FLAGS = {
       default: 1,
       parse: integer(0, 2 ** 32 - 1),
     } satisfies Flag<number>,
+    reasoningTokens: {
+      flags: '--reasoning-tokens <N>',
+      help: 'act as a reasoning model that reasons N tokens before answering, 0..10000000; a max_tokens at or below N gets empty content cut by the limit',
+      defaultText: '0',
+      default: 0,
+      parse: integer(0, 10_000_000),
+    } satisfies Flag<number>,
     apiKey: text('--api-key <KEY>', 'require this bearer key', { defaultText: 'accept any' }),
     models: {
       flags: '--models <IDS>',

@@ -67,16 +67,24 @@ export interface Summary {
   unknown_codes: number;
   /** The fault breakdown over all codes together (see `PooledFaults`). */
   faults_pooled: PooledFaults;
-  /** Summed over every rollout that reported usage, errored ones included (they were paid for). */
+  /**
+   * Summed over every line that reported usage: errored rollouts included, and lines a later
+   * line for the same rollout replaced (a resume re-running errored rollouts) too, since every
+   * one of them was paid for.
+   */
   tokens: {
     prompt: number;
     completion: number;
     total: number;
     /** Part of the completion tokens spent reasoning, where the endpoint reports it. */
     reasoning: number;
+    /** Part of the prompt tokens served from the provider's cache, where it reports it. */
+    cached: number;
     rollouts_with_usage: number;
     /** Token counts left out because they were negative, fractional or absurd. */
     ignored: number;
+    /** Of the sums above, the tokens that bought no score: errored rollouts' and replaced lines'. */
+    unscored: TokenSums;
   };
   /** Over completed rollouts that recorded a latency. */
   latency_ms: { n: number; mean: number | null; p50: number | null; p95: number | null };
@@ -84,6 +92,16 @@ export interface Summary {
   pass_at_k: PassAtKRow[];
   /** Completed rewards in ten bins of width 0.1; the last bin includes 1.0. */
   reward_histogram: HistogramBin[];
+}
+
+/** Token sums over some lines, and how many of those lines reported usage. */
+interface TokenSums {
+  prompt: number;
+  completion: number;
+  total: number;
+  reasoning: number;
+  cached: number;
+  lines: number;
 }
 
 /** A reply's token count above this is not a count but a fault of the endpoint. */
@@ -110,8 +128,9 @@ const C_METRIC = 6; // 5 columns
 const C_LABEL = C_METRIC + METRIC_NAMES.length; // 4 columns
 const C_CODE = C_LABEL + BAS_LABELS.length; // 3 per code: tp, fp, fn
 const C_UNKNOWN = C_CODE + 3 * FAULT_CODES.length;
-const C_TOK = C_UNKNOWN + 1; // prompt, completion, total, reasoning
-const C_LAT = C_TOK + 4;
+const C_TOK = C_UNKNOWN + 1; // prompt, completion, total, reasoning, cached
+const N_TOK = 5;
+const C_LAT = C_TOK + N_TOK;
 const C_MSG = C_LAT + 1; // id into messages, NaN when not kept
 const C_TRUNC = C_MSG + 1; // 1 when finish_reason was "length"
 const C_SEQ = C_TRUNC + 1;
@@ -139,6 +158,9 @@ export class SummaryBuilder {
   private readonly errorTypes: string[] = [];
   private readonly messages = new ErrorMessages();
   private ignoredTokens = 0;
+  /** Token sums of lines a later line replaced (prompt … cached), and how many reported any. */
+  private readonly replacedTokens = new Float64Array(N_TOK);
+  private replacedWithUsage = 0;
 
   private get(s: number, c: number): number {
     return this.chunks[s >>> CHUNK_BITS]![(s & CHUNK_MASK) * NCOL + c]!;
@@ -156,6 +178,7 @@ export class SummaryBuilder {
       if (slot >>> CHUNK_BITS >= this.chunks.length) this.chunks.push(new Float64Array(NCOL << CHUNK_BITS));
     } else {
       this.replaced++;
+      this.keepReplacedTokens(slot);
     }
     const d = this.chunks[slot >>> CHUNK_BITS]!;
     const o = (slot & CHUNK_MASK) * NCOL;
@@ -166,7 +189,7 @@ export class SummaryBuilder {
     d[o + C_LAT] = num(r.latency_ms);
     const u = r.usage;
     if (u) {
-      const counts = [u.prompt_tokens, u.completion_tokens, u.total_tokens, u.reasoning_tokens];
+      const counts = [u.prompt_tokens, u.completion_tokens, u.total_tokens, u.reasoning_tokens, u.cached_tokens];
       counts.forEach((v, i) => {
         d[o + C_TOK + i] = tokenCount(v);
         if (v != null && Number.isNaN(d[o + C_TOK + i]!)) this.ignoredTokens++;
@@ -198,6 +221,19 @@ export class SummaryBuilder {
       });
       d[o + C_UNKNOWN] = num(detail.unknown_codes);
     }
+  }
+
+  /** Adds the token counts of the line in `slot`, about to be replaced, to the replaced lines' sums. */
+  private keepReplacedTokens(slot: number): void {
+    let any = false;
+    for (let i = 0; i < N_TOK; i++) {
+      const v = this.get(slot, C_TOK + i);
+      if (v === v) {
+        this.replacedTokens[i]! += v;
+        any = true;
+      }
+    }
+    if (any) this.replacedWithUsage++;
   }
 
   /** Per error type, the commonest messages among the winning lines. */
@@ -335,8 +371,21 @@ export class SummaryBuilder {
     METRIC_NAMES.forEach((m, i) => (metrics[m] = completedEstimate(C_METRIC + i, METRIC_SCALES[m])));
 
     const lat = this.column(C_LAT, done).xs.slice().sort();
-    const usage = sum(C_TOK + 2);
-    const promptTokens = sum(C_TOK);
+    // Token sums over the winning lines (all, or the errored ones), plus the replaced lines'.
+    const failed = done.map((v) => 1 - v);
+    const tokenSums = (mask: Uint8Array | null): TokenSums => {
+      const t = [0, 1, 2, 3, 4].map((i) => sum(C_TOK + i, mask));
+      const r = this.replacedTokens;
+      return {
+        prompt: t[0]!.total + r[0]!,
+        completion: t[1]!.total + r[1]!,
+        total: t[2]!.total + r[2]!,
+        reasoning: t[3]!.total + r[3]!,
+        cached: t[4]!.total + r[4]!,
+        lines: Math.max(t[0]!.n, t[1]!.n, t[2]!.n) + this.replacedWithUsage,
+      };
+    };
+    const allTokens = tokenSums(null);
     const truncated = sum(C_TRUNC, done).total;
     return {
       counts: {
@@ -360,12 +409,14 @@ export class SummaryBuilder {
       unknown_codes: unknownCodes,
       faults_pooled: pooledFaults(Object.values(codes), unknownCodes),
       tokens: {
-        prompt: promptTokens.total,
-        completion: sum(C_TOK + 1).total,
-        total: usage.total,
-        reasoning: sum(C_TOK + 3).total,
-        rollouts_with_usage: Math.max(usage.n, promptTokens.n),
+        prompt: allTokens.prompt,
+        completion: allTokens.completion,
+        total: allTokens.total,
+        reasoning: allTokens.reasoning,
+        cached: allTokens.cached,
+        rollouts_with_usage: allTokens.lines - this.replacedWithUsage,
         ignored: this.ignoredTokens,
+        unscored: tokenSums(failed),
       },
       latency_ms: {
         n: lat.length,

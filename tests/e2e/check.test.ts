@@ -10,12 +10,17 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allFiles, basAsync, serve, tempDir, type Served } from '../support/cli.js';
+import { runPolicy } from '../../src/task/policies.js';
+import type { ChatMessage } from '../../src/task/types.js';
 
 let served: Served;
 let fake: Server;
 let fakeURL = '';
 
-/** Answers like a provider that refuses temperature 0 and reports its rate-limit budget. */
+/**
+ * Answers like a provider that refuses temperature 0 and reports its rate-limit budget; what
+ * it accepts, it answers right (the oracle's reply to the prompt it was sent).
+ */
 function startFake(): Promise<void> {
   fake = createServer((req, res) => {
     let body = '';
@@ -26,7 +31,7 @@ function startFake(): Promise<void> {
         'x-ratelimit-remaining-requests': '41',
         'x-ratelimit-reset-requests': '2s\u009b31m',
       };
-      const sent = JSON.parse(body || '{}') as { temperature?: number };
+      const sent = JSON.parse(body || '{}') as { temperature?: number; messages?: ChatMessage[] };
       if (sent.temperature === 0) {
         res.writeHead(400, headers);
         res.end(
@@ -48,7 +53,13 @@ function startFake(): Promise<void> {
           object: 'chat.completion',
           created: 0,
           model: 'r1',
-          choices: [{ index: 0, message: { role: 'assistant', content: 'OK' }, finish_reason: 'stop' }],
+          choices: [
+            {
+              index: 0,
+              message: { role: 'assistant', content: runPolicy('oracle', sent.messages ?? []) },
+              finish_reason: 'stop',
+            },
+          ],
         }),
       );
     });

@@ -86,6 +86,28 @@ describe('batch files', () => {
     expect(r.error?.message).toMatch(message);
   });
 
+  it("keeps an unusable reply's usage: the batch was billed for it", () => {
+    const usage = {
+      prompt_tokens: 900,
+      completion_tokens: 4096,
+      completion_tokens_details: { reasoning_tokens: 4096 },
+    };
+    const r = readBatchResult({
+      custom_id: 'task-0-r0',
+      response: {
+        status_code: 200,
+        body: { choices: [{ message: { content: '' }, finish_reason: 'length' }], usage },
+      },
+    });
+    expect(r.error?.type).toBe('malformed');
+    expect(r.usage).toEqual({
+      prompt_tokens: 900,
+      completion_tokens: 4096,
+      total_tokens: 4996,
+      reasoning_tokens: 4096,
+    });
+  });
+
   it('refuses a line that is not a batch result', () => {
     expect(() => readBatchResult([])).toThrow(/must be an object/);
     expect(() => readBatchResult({ response: {} })).toThrow(/custom_id/);

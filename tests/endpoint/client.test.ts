@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { builtinClient, builtinPolicy, requestFields, type Sampling } from '../../src/endpoint/client.js';
-import { MalformedResponseError, readCompletion, ReasoningOnlyError } from '../../src/endpoint/completion.js';
+import { addUsage, MalformedResponseError, readCompletion, ReasoningOnlyError } from '../../src/endpoint/completion.js';
 import { generateTask } from '../../src/task/generate.js';
 import { scoreReply } from '../../src/task/score.js';
 import { DEFAULT_TASK_CONFIG } from '../../src/task/config.js';
@@ -100,6 +100,81 @@ describe('readCompletion: reasoning', () => {
       );
     },
   );
+});
+
+describe('readCompletion: what an unusable reply cost', () => {
+  const body = (message: Record<string, unknown>, finish: string, usage: unknown) => ({
+    choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finish }],
+    usage,
+  });
+  const spent = {
+    prompt_tokens: 1100,
+    completion_tokens: 4096,
+    total_tokens: 5196,
+    completion_tokens_details: { reasoning_tokens: 4096 },
+    prompt_tokens_details: { cached_tokens: 1024 },
+  };
+  const caught = (b: unknown): MalformedResponseError => {
+    try {
+      readCompletion(b);
+    } catch (err) {
+      return err as MalformedResponseError;
+    }
+    throw new Error('no error thrown');
+  };
+
+  it('an empty reply cut by the limit carries its usage and says all of it went on reasoning', () => {
+    const err = caught(body({ content: '' }, 'length', spent));
+    expect(err).toBeInstanceOf(MalformedResponseError);
+    expect(err.fault).toBe('cut_empty');
+    expect(err.usage).toEqual({
+      prompt_tokens: 1100,
+      completion_tokens: 4096,
+      total_tokens: 5196,
+      reasoning_tokens: 4096,
+      cached_tokens: 1024,
+    });
+    expect(err.message).toMatch(/the model spent all 4,096 completion tokens reasoning; raise --max-tokens/);
+  });
+
+  it.each([
+    [{ content: '', reasoning_content: 'hmm' }, 'length', 'cut_empty'],
+    [{ content: null, reasoning: 'hmm' }, 'stop', 'reasoning_only'],
+    [{ content: '' }, 'stop', 'empty'],
+    [{ content: '', refusal: 'no' }, 'stop', 'refused'],
+  ])('%j with finish %s is a %s fault, its usage kept', (message, finish, fault) => {
+    const err = caught(body(message, finish, { prompt_tokens: 5, completion_tokens: 7 }));
+    expect(err.fault).toBe(fault);
+    // The total is the sum when the server leaves it out.
+    expect(err.usage).toEqual({ prompt_tokens: 5, completion_tokens: 7, total_tokens: 12 });
+  });
+
+  it('the same cause reads the same on every reply, whatever the length of the reasoning', () => {
+    const a = caught(body({ content: '', reasoning_content: 'x'.repeat(10) }, 'length', spent)).message;
+    const b = caught(body({ content: '', reasoning_content: 'y'.repeat(9000) }, 'length', spent)).message;
+    expect(a).toBe(b);
+  });
+
+  it("reads DeepSeek's prompt_cache_hit_tokens as cached tokens", () => {
+    const c = readCompletion({
+      ...ok('hi'),
+      usage: { prompt_tokens: 9, completion_tokens: 1, prompt_cache_hit_tokens: 8 },
+    });
+    expect(c.usage?.cached_tokens).toBe(8);
+  });
+
+  it('addUsage sums counts field by field, keeping a count reported by either', () => {
+    expect(addUsage(null, null)).toBeNull();
+    const a = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15, reasoning_tokens: 4 };
+    expect(addUsage(a, null)).toBe(a);
+    expect(addUsage(a, { prompt_tokens: 10, completion_tokens: null, total_tokens: 10, cached_tokens: 3 })).toEqual({
+      prompt_tokens: 20,
+      completion_tokens: 5,
+      total_tokens: 25,
+      reasoning_tokens: 4,
+      cached_tokens: 3,
+    });
+  });
 });
 
 describe('httpClient: rate-limit headers on a reply', () => {

@@ -1,6 +1,9 @@
 import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clean, listModels, probe, renderProbe } from '../../src/endpoint/endpoint-check.js';
+import { DEFAULT_TASK_CONFIG } from '../../src/task/config.js';
+import { generateTask } from '../../src/task/generate.js';
+import { runPolicy } from '../../src/task/policies.js';
 
 const NO_SAMPLING = { temperature: null, max_tokens: null, reasoning_effort: null, extra: {} };
 
@@ -74,18 +77,76 @@ describe('probe', () => {
     });
   });
 
-  it('an empty reply passes, with a note', async () => {
+  const chat = (message: Record<string, unknown>, finish: string, usage?: unknown) => ({
+    id: 'x',
+    object: 'chat.completion',
+    created: 0,
+    model: 'm',
+    choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: finish }],
+    usage,
+  });
+
+  it('sends the first task and grades its reply as a rollout: a right answer passes with its reward', async () => {
+    const task = generateTask(DEFAULT_TASK_CONFIG, 0);
     status = 200;
-    body = {
-      id: 'x',
-      object: 'chat.completion',
-      created: 0,
-      model: 'm',
-      choices: [{ index: 0, message: { role: 'assistant', content: '' }, finish_reason: 'length' }],
-    };
-    const r = await probe(ep(), 'm', NO_SAMPLING);
+    body = chat({ content: runPolicy('oracle', task.prompt) }, 'stop', { prompt_tokens: 900, completion_tokens: 80 });
+    const r = await probe(ep(), 'm', NO_SAMPLING, { index: 0, prompt: task.prompt, key: task.key });
     expect(r.ok).toBe(true);
-    expect(renderProbe(r, 'h')).toMatch(/note +the reply was empty/);
+    expect(r.graded).toMatchObject({ parsed: true, reward: 1, finishReason: 'stop', completionTokens: 80 });
+    expect(r.advice).toBeNull();
+    const text = renderProbe(r, 'h');
+    expect(text).toMatch(/answer +parsed/);
+    expect(text).toMatch(/reward +1\.000/);
+    expect(text).toMatch(/tokens +80 completion \(reasoning not reported\), 900 prompt/);
+    expect(text).toMatch(/result +ok/);
+  });
+
+  it('a wrong answer that parses passes: a low score is what the run measures', async () => {
+    const task = generateTask(DEFAULT_TASK_CONFIG, 0);
+    status = 200;
+    body = chat({ content: runPolicy('blanket', task.prompt) }, 'stop');
+    const r = await probe(ep(), 'm', NO_SAMPLING, { index: 0, prompt: task.prompt, key: task.key });
+    expect(r.ok).toBe(true);
+    expect(r.graded!.reward).toBeLessThan(1);
+  });
+
+  it.each([
+    [
+      'every token spent reasoning',
+      chat({ content: '' }, 'length', {
+        prompt_tokens: 1100,
+        completion_tokens: 4096,
+        completion_tokens_details: { reasoning_tokens: 4096 },
+      }),
+      { ...NO_SAMPLING, max_tokens: 4096, reasoning_effort: 'high' },
+      /the model spent all 4,096 tokens reasoning and wrote no reply: raise --max-tokens \(now 4,096\) or lower --reasoning-effort \(now high\)/,
+    ],
+    [
+      'reasoning text cut by the limit, no counts',
+      chat({ content: null, reasoning_content: 'thinking' }, 'length'),
+      NO_SAMPLING,
+      /ran out while the model was reasoning, before any reply: set --max-tokens higher/,
+    ],
+    ['an empty reply', chat({ content: '' }, 'stop'), NO_SAMPLING, /empty reply/],
+    ['reasoning and no content', chat({ content: '', reasoning: 'r' }, 'stop'), NO_SAMPLING, /all reasoning/],
+    [
+      'a reply cut before its answer',
+      chat({ content: 'Let me add up the rows: 12.50 + ' }, 'length', { completion_tokens: 300 }),
+      { ...NO_SAMPLING, max_tokens: 300 },
+      /cut by the token limit at 300 tokens, before its answer: raise --max-tokens \(now 300\)/,
+    ],
+    ['a reply with no answer block', chat({ content: 'OK' }, 'stop'), NO_SAMPLING, /no answer the scorer can read/],
+    ['no choices', { choices: [] }, NO_SAMPLING, /not a chat completion/],
+  ])('%s fails the check, with what to change', async (_name, sent, sampling, advice) => {
+    status = 200;
+    body = sent;
+    const r = await probe(ep(), 'm', sampling);
+    expect(r.ok).toBe(false);
+    expect(r.reachable).toBe(true);
+    expect(r.advice).toMatch(advice);
+    const text = renderProbe(r, 'h');
+    expect(text).toMatch(/advice +/);
+    expect(text).toMatch(/result +FAILED/);
   });
 
   it.each([{}, '<html>sign in</html>', { data: 'none' }, { error: null }])(

@@ -7,6 +7,7 @@ import { Runner } from '../../src/engine/runner.js';
 import type { RolloutRecord } from '../../src/runfile/record.js';
 import { DEFAULT_TASK_CONFIG } from '../../src/task/config.js';
 import { runPolicy } from '../../src/task/policies.js';
+import { MalformedResponseError, type Usage } from '../../src/endpoint/completion.js';
 
 const policy = { ...DEFAULT_RETRY_POLICY, baseDelayMs: 1, maxDelayMs: 2, maxRetries: 3 };
 const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -305,6 +306,89 @@ describe('runEpisode', () => {
     });
     expect(res.kind === 'failed' && res.failure.type).toBe('timeout');
     expect(n).toBeLessThan(10);
+  });
+});
+
+describe('usage: every response that was paid for', () => {
+  const base = { policy, episodeTimeoutMs: 10_000, requestTimeoutMs: 5_000, stop: new AbortController().signal };
+  const spent: Usage = { prompt_tokens: 1100, completion_tokens: 4096, total_tokens: 5196, reasoning_tokens: 4096 };
+  const cut = () =>
+    new MalformedResponseError('empty content (finish_reason "length")', { fault: 'cut_empty', usage: spent });
+
+  it("a rollout's usage is the sum of its attempts: a retried unusable reply, then a reply", async () => {
+    let n = 0;
+    const client: ModelClient = {
+      async complete() {
+        if (n++ === 0) throw cut();
+        if (n === 2) throw err(500);
+        return {
+          text: 'ok',
+          finish_reason: 'stop',
+          usage: { prompt_tokens: 1100, completion_tokens: 900, total_tokens: 2000, reasoning_tokens: 800 },
+        };
+      },
+    };
+    // A policy that retries unusable replies, so that one attempt's usage comes from an error.
+    const res = await runEpisode([], {
+      ...base,
+      policy: { ...policy, retryOn: [...policy.retryOn, 'malformed'] },
+      client,
+    });
+    expect(res.kind).toBe('reply');
+    expect(res.kind === 'reply' && res.attempts).toBe(3);
+    expect(res.kind === 'reply' && res.usage).toEqual({
+      prompt_tokens: 2200,
+      completion_tokens: 4996,
+      total_tokens: 7196,
+      reasoning_tokens: 4896,
+    });
+  });
+
+  it('an errored rollout keeps the usage of the reply it could not score', async () => {
+    const client: ModelClient = {
+      async complete() {
+        throw cut();
+      },
+    };
+    const res = await runEpisode([], { ...base, client });
+    expect(res.kind === 'failed' && res.failure.type).toBe('malformed');
+    expect(res.kind === 'failed' && res.usage).toEqual(spent);
+  });
+
+  it('the first rollouts all cut by the token limit stop the run; each record keeps its usage', async () => {
+    let calls = 0;
+    const client: ModelClient = {
+      async complete() {
+        calls++;
+        await tick(1);
+        throw cut();
+      },
+    };
+    const records: RolloutRecord[] = [];
+    const out = await runner(client, 1, records).run(pairs(50));
+    expect(out.fatal?.message).toMatch(/sent no usable reply: malformed response: empty content/);
+    expect(out.fatal?.message).toMatch(/the first 3 rollouts all ended this way/);
+    expect(calls).toBe(3);
+    expect(records).toHaveLength(3);
+    for (const r of records) {
+      expect(r.error?.type).toBe('malformed');
+      expect(r.usage).toEqual(spent);
+    }
+  });
+
+  it('random failures on every first rollout do not stop the run', async () => {
+    let n = 0;
+    const client: ModelClient = {
+      async complete() {
+        // 500s (retried, then given up) and replies with no choices, alternating.
+        if (n++ % 2 === 0) throw err(500);
+        throw new MalformedResponseError('no choices in the response', { fault: 'shape' });
+      },
+    };
+    const records: RolloutRecord[] = [];
+    const out = await runner(client, 2, records).run(pairs(8));
+    expect(out.fatal).toBeNull();
+    expect(records).toHaveLength(8);
   });
 });
 

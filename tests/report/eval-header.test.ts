@@ -3,7 +3,10 @@
  * (on --resume) or a pasted flag: no control sequence in them may reach the terminal.
  */
 import { describe, expect, it } from 'vitest';
-import { renderEvalHeader } from '../../src/report/eval-header.js';
+import { renderEvalCost, renderEvalHeader } from '../../src/report/eval-header.js';
+import { costOf } from '../../src/report/run-report.js';
+import { summarize } from '../../src/summary/summary.js';
+import { done, failed } from './fixtures.js';
 import type { RunInfo } from '../../src/runfile/store.js';
 
 const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
@@ -27,5 +30,32 @@ describe('renderEvalHeader', () => {
     expect(text).toContain('evil');
     expect(text).toContain('-model');
     expect(text).not.toMatch(CONTROL);
+  });
+});
+
+describe('renderEvalCost', () => {
+  const usage = (prompt: number, completion: number) => ({
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+  });
+
+  it("shows the errored rollouts' part of the cost apart", () => {
+    const s = summarize([
+      { ...done(0, 0, { bas: 1, audit: 1 }), usage: usage(1_000_000, 100_000) },
+      { ...failed(1, 0, 'malformed'), usage: usage(1_000_000, 400_000) },
+    ]);
+    const text = renderEvalCost(s, { in: 1, out: 10 });
+    expect(text).toMatch(/total +│ +\$7\.0000/);
+    expect(text).toMatch(/of which bought nothing \(1 errored rollout, 1,400,000 tokens\) +│ +\$5\.0000/);
+    const c = costOf(s, {}, { in: 1, out: 10 });
+    expect(c.unscored_usd).toBeCloseTo(5, 12);
+  });
+
+  it('adds no such row when every token bought a score, and no table without prices', () => {
+    const s = summarize([{ ...done(0, 0, { bas: 1, audit: 1 }), usage: usage(10, 10) }, failed(1, 0, 'timeout')]);
+    expect(renderEvalCost(s, { in: 1, out: 1 })).not.toMatch(/bought nothing/);
+    expect(renderEvalCost(s, { in: null, out: 1 })).toBe('');
+    expect(costOf(s, {}, { in: null, out: 1 }).unscored_usd).toBeNull();
   });
 });

@@ -41,6 +41,57 @@ async function attempt(o: Partial<ServeOptions>, model = 'm', apiKey = 'k') {
   }
 }
 
+describe('bas serve as a reasoning model', () => {
+  const ask = async (reasoningTokens: number, max_tokens: number | null) => {
+    server = await startServer({ ...base, reasoningTokens });
+    const res = await fetch(`${server.url}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'm', messages: prompt, ...(max_tokens === null ? {} : { max_tokens }) }),
+    });
+    return (await res.json()) as {
+      choices: Array<{ message: { content: string; reasoning_content?: string }; finish_reason: string }>;
+      usage: {
+        prompt_tokens: number;
+        completion_tokens: number;
+        completion_tokens_details?: { reasoning_tokens: number };
+      };
+    };
+  };
+
+  it('spends the whole limit reasoning when it is below the reasoning budget: empty content, cut', async () => {
+    const b = await ask(5000, 4096);
+    expect(b.choices[0]!.message.content).toBe('');
+    expect(b.choices[0]!.message.reasoning_content).toMatch(/reasoning/);
+    expect(b.choices[0]!.finish_reason).toBe('length');
+    expect(b.usage.completion_tokens).toBe(4096);
+    expect(b.usage.completion_tokens_details?.reasoning_tokens).toBe(4096);
+  });
+
+  it('answers after reasoning when the limit leaves room, and cuts the answer when it leaves too little', async () => {
+    const whole = await ask(5000, 8000);
+    expect(whole.choices[0]!.message.content).toContain('<answer>');
+    expect(whole.choices[0]!.finish_reason).toBe('stop');
+    expect(whole.usage.completion_tokens_details?.reasoning_tokens).toBe(5000);
+    await server!.close();
+    const cut = await ask(5000, 5010);
+    expect(cut.choices[0]!.message.content).toHaveLength(40);
+    expect(cut.choices[0]!.finish_reason).toBe('length');
+    expect(cut.usage.completion_tokens).toBe(5010);
+  });
+
+  it('counts the tokens it reports, served at /v1/bas/stats', async () => {
+    const b = await ask(300, null);
+    const stats = (await (await fetch(`${server!.url}/bas/stats`)).json()) as Record<string, number>;
+    expect(stats).toMatchObject({
+      ok: 1,
+      promptTokens: b.usage.prompt_tokens,
+      completionTokens: b.usage.completion_tokens,
+      reasoningTokens: 300,
+    });
+  });
+});
+
 describe('bas serve through the real SDK', () => {
   it('answers with the policy, with usage', async () => {
     const r = await attempt({});

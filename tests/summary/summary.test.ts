@@ -54,8 +54,10 @@ describe('summarize', () => {
       completion: 600,
       total: 3600,
       reasoning: 0,
+      cached: 0,
       rollouts_with_usage: 3,
       ignored: 0,
+      unscored: { prompt: 0, completion: 0, total: 0, reasoning: 0, cached: 0, lines: 0 },
     });
     expect(s.latency_ms.p50).toBe(2000);
     expect(s.latency_ms.p95).toBeCloseTo(2000 + 0.9 * 2000, 9);
@@ -102,6 +104,44 @@ describe('last line wins', () => {
     expect(s.counts).toMatchObject({ completed: 0, errored: 1, errors_by_type: { network: 1 } });
     expect(s.reward.mean).toBeNull();
     expect(s.reward_errors_as_zero.mean).toBe(0);
+  });
+});
+
+describe('tokens that bought no score', () => {
+  const usage = (prompt: number, completion: number, reasoning?: number, cached?: number) => ({
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    ...(reasoning === undefined ? {} : { reasoning_tokens: reasoning }),
+    ...(cached === undefined ? {} : { cached_tokens: cached }),
+  });
+
+  it("count in the totals and apart: errored rollouts' usage, and lines a later line replaced", () => {
+    const b = new SummaryBuilder();
+    // Rollout 0 errored (an empty reply cut by the limit, paid for), then a resume scored it.
+    b.add({ ...failed(0, 0, 'malformed'), usage: usage(1000, 4096, 4096, 512) });
+    b.add({ ...done(1, 0, { bas: 1, audit: 1 }), usage: usage(1000, 300) });
+    b.add({ ...failed(2, 0, 'malformed'), usage: usage(1000, 4096, 4096) });
+    b.add({ ...done(0, 0, { bas: 1, audit: 1 }), usage: usage(1000, 5000, 4700) });
+    // An errored rollout that got no response at all reports nothing.
+    b.add(failed(3, 0, 'timeout'));
+    const s = b.result();
+    expect(s.tokens).toMatchObject({
+      prompt: 4000,
+      completion: 4096 + 300 + 4096 + 5000,
+      total: 4000 + 4096 + 300 + 4096 + 5000,
+      reasoning: 4096 + 4096 + 4700,
+      cached: 512,
+      rollouts_with_usage: 3,
+    });
+    expect(s.tokens.unscored).toEqual({
+      prompt: 2000,
+      completion: 8192,
+      total: 10192,
+      reasoning: 8192,
+      cached: 512,
+      lines: 2,
+    });
   });
 });
 

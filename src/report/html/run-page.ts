@@ -132,11 +132,13 @@ export function runPage(r: RunReport, drill: DrillData): string {
       ['prompt tokens', fmtInt(s.tokens.prompt)],
       ['completion tokens', fmtInt(s.tokens.completion)],
       ['total tokens', fmtInt(s.tokens.total)],
+      ['tokens that bought no score', fmtInt(s.tokens.unscored?.total ?? 0)],
       ['latency p50 (s)', fmt(s.latency_ms.p50 === null ? null : s.latency_ms.p50 / 1000, 2)],
       ['latency p95 (s)', fmt(s.latency_ms.p95 === null ? null : s.latency_ms.p95 / 1000, 2)],
       ['cost, input', usd(r.cost.input_usd)],
       ['cost, output', usd(r.cost.output_usd)],
       ['cost, total', usd(r.cost.total_usd)],
+      ['cost that bought no score', usd(r.cost.unscored_usd)],
     ],
   );
   const passK = s.pass_at_k.length
