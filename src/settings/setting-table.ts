@@ -1,7 +1,7 @@
 /**
  * Every setting of `bas eval`, declared once: its flag, its TOML key, its run.json key, its
  * type, range and default, and whether changing it changes what a run measures. The CLI
- * options, the TOML schema, run.json, the --resume checks and the README's flag table are
+ * options, the TOML schema, run.json, the --resume checks and docs/flags.md are
  * all derived from this table (see settings.ts, config.ts, session.ts, scripts/docs-flags.mjs).
  *
  * The table is keyed by the settings' value type, so adding a setting to `SettingValues`
