@@ -12,6 +12,7 @@ const SECTIONS = [
   ['report', 'report.mjs', 'benchReport', 'bas report on a large run'],
   ['hostile', 'hostile.mjs', 'benchHostile', 'Grading hostile ~1 MB replies'],
   ['pace', 'pace.mjs', 'benchPace', 'bas eval against a rate-limited bas serve (rate limits as a pace)'],
+  ['reward', 'reward.mjs', 'benchReward', 'bas reward-server: batches of 256 graded over loopback HTTP'],
 ];
 
 function show(value) {

@@ -23,6 +23,7 @@ const COMMANDS = new Set([
   'check',
   'models',
   'serve',
+  'reward-server',
   'sweep',
 ]);
 
@@ -127,6 +128,13 @@ function buildProgram(decl: Declaration | null): Command {
     'a local OpenAI-compatible endpoint answering with a built-in policy, with injectable faults',
   ).action(async (opts) => (await import('./commands/serve.js')).serve(opts));
   // --- end eval and serve ---
+
+  // --- reward-server (src/commands/reward-server.ts) ---
+  command(
+    'reward-server',
+    "serve rewards to RL trainers: OpenRLHF's POST /get_reward, POST /score and GET /health",
+  ).action(async (opts) => (await import('./commands/reward-server.js')).rewardServer(opts));
+  // --- end reward-server ---
 
   // --- sweep (src/commands/sweep.ts): eval's options, the knob's as lists ---
   command(

@@ -6,7 +6,8 @@ import { ConfigError } from '../errors.js';
 import { openSink, withSink } from '../io/output.js';
 import { generateTask } from '../task/generate.js';
 import { taskToJson } from '../task/serialize.js';
-import type { Task } from '../task/types.js';
+import { datasetRow, splitSeed, type Split } from '../task/dataset.js';
+import type { Task, TaskConfig } from '../task/types.js';
 import type { GenFormat } from '../settings/choices.js';
 import type { EvalFlags } from '../settings/settings.js';
 import { COMMAND_FLAGS } from '../settings/command-flags.js';
@@ -45,9 +46,23 @@ async function batchRenderer(flags: Record<string, unknown>): Promise<(task: Tas
   return (task) => batchRequestLines(task, options);
 }
 
+/**
+ * The configuration with `--split` applied: the test split keeps the seed, the train split
+ * takes the seed derived from it (task/dataset.ts says how), and says so on standard error.
+ */
+function splitConfig(flags: GenFlags): TaskConfig {
+  const config = { num_transactions: flags.numTransactions, fault_rate: flags.faultRate, seed: flags.seed };
+  if (flags.split === null) return config;
+  const seed = splitSeed(config.seed, flags.split as Split);
+  process.stderr.write(
+    `bas gen: ${flags.split} split of seed ${config.seed}: tasks of seed ${seed}${flags.split === 'test' ? ', the tasks bas eval runs with this seed' : `; the test split is seed ${config.seed}`}\n`,
+  );
+  return { ...config, seed };
+}
+
 export async function gen(given: Record<string, unknown>): Promise<void> {
   const flags = readFlags(COMMAND_FLAGS.gen, given);
-  const config = { num_transactions: flags.numTransactions, fault_rate: flags.faultRate, seed: flags.seed };
+  const config = splitConfig(flags);
   const n = flags.num;
   const format = chooseFormat(flags);
   let render: (task: Task) => string;
@@ -59,6 +74,7 @@ export async function gen(given: Record<string, unknown>): Promise<void> {
   checkOutputs([{ flag: '-o/--out', path: flags.out, kind: 'file' }]);
   if (format === 'batch') render = await batchRenderer(given);
   else if (format === 'jsonl') render = (task) => `${JSON.stringify(taskToJson(task))}\n`;
+  else if (format === 'dataset') render = (task) => `${JSON.stringify(datasetRow(task))}\n`;
   else if (format === 'prompt') render = promptText;
   else if (format === 'csv') {
     const view = await import('../report/ledger-view.js');

@@ -5,5 +5,5 @@ export const RANK_MEASURES = ['reward', 'reward_errors_as_zero', 'bas_correct', 
 export type RankMeasure = (typeof RANK_MEASURES)[number];
 
 /** What `bas gen --format` writes. */
-export const GEN_FORMATS = ['jsonl', 'prompt', 'table', 'csv', 'batch'] as const;
+export const GEN_FORMATS = ['jsonl', 'prompt', 'table', 'csv', 'batch', 'dataset'] as const;
 export type GenFormat = (typeof GEN_FORMATS)[number];

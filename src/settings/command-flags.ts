@@ -7,11 +7,12 @@
  * The key of each entry is commander's attribute name for the flag; a test checks it.
  */
 import { POLICY_NAMES } from '../task/policy-names.js';
+import { SPLITS } from '../task/dataset.js';
 import { GEN_FORMATS, RANK_MEASURES } from './choices.js';
 import type { Flag, FlagSet } from './flag.js';
 export { collectOnce, helpLine, takesValue } from './flag.js';
 import { integer, number } from './numbers.js';
-import { parseModel, parseSwitch, parseText } from './setting-parse.js';
+import { parseModel, parseSwitch, parseText, parseVarName } from './setting-parse.js';
 import { SETTINGS, SETTING_KEYS, type SettingKey, type SettingTable } from './setting-table.js';
 import { ConfigError } from '../errors.js';
 
@@ -143,6 +144,13 @@ export const COMMAND_FLAGS = {
       defaultText: 'jsonl when written to a file or a pipe, table on a terminal',
       default: null,
       parse: oneOf(GEN_FORMATS),
+    } satisfies Flag<string | null>,
+    split: {
+      flags: '--split <SPLIT>',
+      help: `${SPLITS.join(' or ')}: disjoint task sets of one seed (test = the tasks bas eval runs)`,
+      defaultText: null,
+      default: null,
+      parse: oneOf(SPLITS),
     } satisfies Flag<string | null>,
     out: text('-o, --out <FILE>', 'write to FILE instead of standard output'),
     model: batchOnly({ ...SETTINGS.model, help: 'model named in each request', defaultText: null }),
@@ -287,6 +295,53 @@ export const COMMAND_FLAGS = {
         return ids;
       },
     } satisfies Flag<string[] | null>,
+  },
+  'reward-server': {
+    port: {
+      flags: '--port <P>',
+      help: 'port, 0..65535; 0 picks a free one',
+      defaultText: '8090',
+      default: 8090,
+      parse: integer(0, 65535),
+    } satisfies Flag<number>,
+    host: { ...text('--host <HOST>', 'interface to listen on'), defaultText: '127.0.0.1', default: '127.0.0.1' },
+    tokenVar: {
+      flags: '--token-var <NAME>',
+      help: 'require "Authorization: Bearer <token>", the token read from environment variable NAME',
+      defaultText: 'no token',
+      default: null,
+      parse: parseVarName,
+    } satisfies Flag<string | null>,
+    // A rollout batch of OpenRLHF is 128 prompts × 8 samples at most in its examples; room to spare.
+    maxBatch: {
+      flags: '--max-batch <N>',
+      help: 'most items in one request, 1..1000000',
+      defaultText: '4096',
+      default: 4096,
+      parse: integer(1, 1_000_000),
+    } satisfies Flag<number>,
+    maxBodyMb: {
+      flags: '--max-body-mb <MB>',
+      help: 'largest request body, in MiB, 0.001..1024',
+      defaultText: '64',
+      default: 64,
+      parse: number(0.001, 1024),
+    } satisfies Flag<number>,
+    // About 1 KB a key: 20,000 keys is some 20 MB.
+    cacheSize: {
+      flags: '--cache-size <N>',
+      help: 'answer keys kept in memory, least recently used out first, 0..10000000',
+      defaultText: '20000',
+      default: 20_000,
+      parse: integer(0, 10_000_000),
+    } satisfies Flag<number>,
+    workers: {
+      flags: '--workers <N>',
+      help: 'grading threads, 0..64; 0 grades on the main thread',
+      defaultText: 'one per core (none on one core)',
+      default: null,
+      parse: integer(0, 64),
+    } satisfies Flag<number | null>,
   },
   sweep: {
     numTransactions: {

@@ -381,8 +381,8 @@ export const SETTINGS: SettingTable = {
   },
   shard: {
     flags: '--shard <I/N>',
-    help: 'run only the I-th of N disjoint slices of the tasks (join the shards with bas merge)',
-    doc: 'Run only the I-th of N disjoint slices of the tasks (see [Run at scale](#run-at-scale-shards-and-batch-files)).',
+    help: 'run only the I-th of N disjoint slices of the tasks (join the shards with bas merge); auto: from a Slurm or Kubernetes job array',
+    doc: 'Run only the I-th of N disjoint slices of the tasks; `auto` reads I and N from a Slurm array job or a Kubernetes indexed job (see [Run at scale](#run-at-scale-shards-and-batch-files)).',
     defaultText: 'all tasks',
     default: null,
     toml: 'shard',

@@ -29,7 +29,9 @@ const rows: Row[] = [
   ['gen', { faultRate: '0x1' }, /^--fault-rate must be a number from 0 to 1/],
   ['gen', { faultRate: '5e-1' }, { faultRate: 0.5 }],
   ['gen', { format: 'csv' }, { format: 'csv' }],
-  ['gen', { format: 'CSV' }, /^--format must be one of jsonl, prompt, table, csv, batch, got "CSV"$/],
+  ['gen', { format: 'CSV' }, /^--format must be one of jsonl, prompt, table, csv, batch, dataset, got "CSV"$/],
+  ['gen', { split: 'train' }, { split: 'train' }],
+  ['gen', { split: 'Train' }, /^--split must be one of train, test, got "Train"$/],
   ['gen', { rollouts: '2.0' }, /^-r\/--rollouts must be an integer from 1 to 1000/],
   ['gen', { temperature: '3' }, /^--temperature must be a number from 0 to 2, got "3"$/],
   // validate: -n defaults to 60
@@ -78,6 +80,20 @@ const rows: Row[] = [
   ['serve', { apiKey: '' }, /^--api-key must not be empty$/],
   ['serve', { host: ' ' }, /^--host must not be empty$/],
   ['serve', { models: ',' }, /^--models must name at least one model id$/],
+  // reward-server
+  [
+    'reward-server',
+    {},
+    { port: 8090, host: '127.0.0.1', tokenVar: null, maxBatch: 4096, maxBodyMb: 64, cacheSize: 20_000, workers: null },
+  ],
+  ['reward-server', { workers: '0', maxBodyMb: '0.5' }, { workers: 0, maxBodyMb: 0.5 }],
+  ['reward-server', { workers: '2.0' }, /^--workers must be an integer from 0 to 64, got "2\.0"$/],
+  [
+    'reward-server',
+    { tokenVar: 'sk-abcdefghijklmnopqrstuvwxyz0123456789' },
+    /^--token-var must be the NAME of an environment variable/,
+  ],
+  ['reward-server', { maxBatch: '0' }, /^--max-batch must be an integer from 1 to 1000000/],
   // sweep: the knobs are lists, each value read by the single flag's parser
   ['sweep', { numTransactions: '12,24, 60' }, { numTransactions: [12, 24, 60], faultRate: null }],
   ['sweep', { numTransactions: '12.0' }, /^--num-transactions must be an integer from 4 to 10000, got "12\.0"$/],

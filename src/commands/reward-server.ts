@@ -1,0 +1,71 @@
+/**
+ * `bas reward-server`: serves rewards to RL trainers (OpenRLHF's --remote_rm_url, or any
+ * client of POST /score) until SIGINT or SIGTERM, then finishes the requests under way and
+ * exits 0. The bearer token is read from an environment variable, never from the command
+ * line (where `ps` shows it), and is never printed.
+ */
+import { availableParallelism } from 'node:os';
+import { ConfigError } from '../errors.js';
+import { COMMAND_FLAGS } from '../settings/command-flags.js';
+import { readFlags } from '../settings/flag.js';
+import { startRewardServer, type RewardServerOptions } from '../serve/reward-server.js';
+
+/** How long shutdown waits for requests under way. */
+const GRACE_MS = 10_000;
+
+/** One grading thread per core; none on a single core, where a thread would only add hand-offs. */
+function defaultWorkers(): number {
+  const cores = availableParallelism();
+  return cores > 1 ? Math.min(cores, 16) : 0;
+}
+
+/** Checks the flags and reads the token; every bad value names its flag. */
+export function rewardServerOptions(given: Record<string, unknown>, env: NodeJS.ProcessEnv): RewardServerOptions {
+  const f = readFlags(COMMAND_FLAGS['reward-server'], given);
+  let token: string | null = null;
+  if (f.tokenVar !== null) {
+    const value = env[f.tokenVar];
+    if (value === undefined || value.trim() === '')
+      throw new ConfigError(`--token-var ${f.tokenVar}: the variable is not set, or is empty`);
+    token = value.trim();
+  }
+  return {
+    port: f.port,
+    host: f.host!,
+    token,
+    maxBatch: f.maxBatch,
+    maxBodyBytes: Math.round(f.maxBodyMb * 1024 * 1024),
+    cacheSize: f.cacheSize,
+    graceMs: GRACE_MS,
+    workers: f.workers ?? defaultWorkers(),
+  };
+}
+
+/** Runs the server until a signal. */
+export async function rewardServer(flags: Record<string, unknown>): Promise<void> {
+  const o = rewardServerOptions(flags, process.env);
+  o.warn = (line) => process.stderr.write(`bas reward-server: warning: ${line}\n`);
+  let server;
+  try {
+    server = await startRewardServer(o);
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    throw new ConfigError(
+      `cannot listen on ${o.host}:${o.port}${code === 'EADDRINUSE' ? ': the port is in use (try --port 0)' : code ? ` (${code})` : ''}`,
+    );
+  }
+  process.stdout.write(
+    `bas reward-server: listening on ${server.url} (POST /get_reward, POST /score, GET /health; at most ${o.maxBatch} items a batch, ${o.workers > 0 ? `${o.workers} grading threads` : 'grading on the main thread'}${o.token ? '; bearer token required' : ''})\n`,
+  );
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGINT', () => resolve('SIGINT'));
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+  });
+  process.stderr.write(`bas reward-server: ${signal}: finishing the requests under way\n`);
+  await server.close();
+  const s = server.stats;
+  const c = server.cache();
+  process.stderr.write(
+    `bas reward-server: ${s.requests} requests, ${s.graded} replies graded, ${s.refused} refused, ${s.failed} failed; ${c.hits} key cache hits, ${c.misses} misses\n`,
+  );
+}

@@ -1,0 +1,130 @@
+/**
+ * Grading threads for the reward server, so a batch is graded on every core while the main
+ * thread reads the next request. Items go to a thread by a hash of their label: the samples
+ * of one prompt meet the same thread, whose key cache then serves all but the first. Results
+ * come back in the order of the batch, equal to grading on the main thread (same function).
+ */
+import { Worker } from 'node:worker_threads';
+import type { Scores } from '../task/types.js';
+import type { CacheStats } from './task-keys.js';
+
+interface Pending {
+  resolve(scores: Scores[]): void;
+  reject(err: Error): void;
+}
+
+interface Slot {
+  worker: Worker;
+  pending: Map<number, Pending>;
+  cache: CacheStats;
+}
+
+interface Reply {
+  id: number;
+  scores?: Scores[];
+  cache?: CacheStats;
+  error?: string;
+}
+
+/** FNV-1a over the label's UTF-16 units: cheap, and the same label always lands on one thread. */
+function hash(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/** A fixed number of grading threads, replaced if one dies. */
+export class GradePool {
+  private readonly slots: Slot[] = [];
+  private next = 0;
+  private closing = false;
+  private readonly share: number;
+
+  /**
+   * @param size threads to start
+   * @param cacheSize keys kept in all (each thread keeps its share)
+   * @param script the compiled grade-worker.js
+   */
+  constructor(
+    size: number,
+    cacheSize: number,
+    private readonly script: URL,
+  ) {
+    this.share = Math.ceil(cacheSize / size);
+    for (let i = 0; i < size; i++) this.slots.push(this.spawn());
+  }
+
+  private spawn(): Slot {
+    const share = this.share;
+    const worker = new Worker(this.script, { workerData: { cacheSize: share } });
+    const slot: Slot = { worker, pending: new Map(), cache: { size: 0, max: share, hits: 0, misses: 0 } };
+    worker.on('message', (r: Reply) => {
+      const p = slot.pending.get(r.id);
+      if (!p) return;
+      slot.pending.delete(r.id);
+      if (r.cache) slot.cache = r.cache;
+      if (r.scores) p.resolve(r.scores);
+      else p.reject(new Error(r.error ?? 'a grading thread gave no scores'));
+    });
+    const fail = (err: Error): void => {
+      for (const p of slot.pending.values()) p.reject(err);
+      slot.pending.clear();
+      const at = this.slots.indexOf(slot);
+      // A thread that died takes its cache with it; a fresh one takes its place.
+      if (!this.closing && at >= 0) this.slots[at] = this.spawn();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`a grading thread exited with code ${code}`)));
+    return slot;
+  }
+
+  private run(slot: Slot, labels: string[], responses: string[]): Promise<Scores[]> {
+    return new Promise((resolve, reject) => {
+      const id = this.next++;
+      slot.pending.set(id, { resolve, reject });
+      slot.worker.postMessage({ id, labels, responses });
+    });
+  }
+
+  /** The scores of each (label, response) pair, in order; every label has been checked already. */
+  async grade(labels: readonly string[], responses: readonly string[]): Promise<Scores[]> {
+    const n = this.slots.length;
+    const parts = Array.from({ length: n }, () => ({
+      at: [] as number[],
+      labels: [] as string[],
+      responses: [] as string[],
+    }));
+    labels.forEach((label, i) => {
+      const part = parts[hash(label) % n]!;
+      part.at.push(i);
+      part.labels.push(label);
+      part.responses.push(responses[i]!);
+    });
+    const out: Scores[] = new Array<Scores>(labels.length);
+    await Promise.all(
+      parts.map(async (part, k) => {
+        if (part.at.length === 0) return;
+        const scores = await this.run(this.slots[k]!, part.labels, part.responses);
+        part.at.forEach((i, j) => (out[i] = scores[j]!));
+      }),
+    );
+    return out;
+  }
+
+  /** The threads' caches added up, as of their last answers. */
+  cache(): CacheStats {
+    const sum = { size: 0, max: 0, hits: 0, misses: 0 };
+    for (const s of this.slots) {
+      sum.size += s.cache.size;
+      sum.max += s.cache.max;
+      sum.hits += s.cache.hits;
+      sum.misses += s.cache.misses;
+    }
+    return sum;
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    await Promise.all(this.slots.map((s) => s.worker.terminate()));
+  }
+}

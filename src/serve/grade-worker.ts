@@ -1,0 +1,26 @@
+/**
+ * A grading thread of `bas reward-server --workers N`: regenerates keys from labels (its own
+ * bounded cache; the pool sends each label to the same thread every time) and grades
+ * responses with `scoreReply`, the grader of `bas score`. The main thread has already checked
+ * every label, so an error here is a bug, reported back rather than thrown.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { scoreReply } from '../task/score.js';
+import { TaskKeys } from './task-keys.js';
+
+/** What the pool sends: one slice of a batch. */
+interface Job {
+  id: number;
+  labels: string[];
+  responses: string[];
+}
+
+const keys = new TaskKeys((workerData as { cacheSize: number }).cacheSize);
+parentPort!.on('message', (job: Job) => {
+  try {
+    const scores = job.labels.map((label, i) => scoreReply(job.responses[i]!, keys.keyFor(label)));
+    parentPort!.postMessage({ id: job.id, scores, cache: keys.stats() });
+  } catch (err) {
+    parentPort!.postMessage({ id: job.id, error: err instanceof Error ? err.message : String(err) });
+  }
+});
