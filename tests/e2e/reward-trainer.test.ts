@@ -83,12 +83,12 @@ describe('a trainer of OpenRLHF against bas reward-server', () => {
       join(dir, 'tasks.jsonl'),
       '--replies',
       join(dir, 'replies.jsonl'),
-      '--out',
-      join(dir, 'scored.jsonl'),
+      '--output',
+      join(dir, 'scored'),
       '--json',
     ]);
     expect(score.code, score.stderr).toBe(0);
-    const scored = lines<Record<string, unknown>>(readFileSync(join(dir, 'scored.jsonl'), 'utf8'));
+    const scored = lines<Record<string, unknown>>(readFileSync(join(dir, 'scored', 'results.jsonl'), 'utf8'));
     const want = scored as Array<{ reward: number; rewards: Record<string, number> }>;
     expect(want.length).toBeGreaterThanOrEqual(2000);
 
