@@ -22,15 +22,21 @@ function serveOptions(given: Record<string, unknown>): ServeOptions {
     hangRate: f.hangRate,
     malformedRate: f.malformedRate,
     rateLimitRps: f.rateLimit,
+    wholeSecondRetryAfter: f.wholeSecondRetryAfter,
+    cutRate: f.cutRate,
+    stallRate: f.stallRate,
+    maxRequestBytes: Math.round(f.maxRequestMb * 1024 * 1024),
     seed: f.seed,
     reasoningTokens: f.reasoningTokens,
     apiKey: f.apiKey,
     models: f.models,
   };
-  const sum = o.errorRate + o.rateLimitRate + o.hangRate + o.malformedRate;
+  if (o.wholeSecondRetryAfter && !o.rateLimitRps)
+    throw new ConfigError('--whole-second-retry-after shapes the 429s of --rate-limit; give --rate-limit RPS too');
+  const sum = o.errorRate + o.rateLimitRate + o.hangRate + o.malformedRate + o.cutRate! + o.stallRate!;
   if (sum > 1 + 1e-9) {
     throw new ConfigError(
-      `--error-rate, --rate-limit-rate, --hang-rate and --malformed-rate add up to ${sum}; together they must be at most 1`,
+      `--error-rate, --rate-limit-rate, --hang-rate, --malformed-rate, --cut-rate and --stall-rate add up to ${sum}; together they must be at most 1`,
     );
   }
   return o;
@@ -53,7 +59,10 @@ export async function serve(flags: Record<string, unknown>): Promise<void> {
     o.rateLimitRate && `429s ${o.rateLimitRate}`,
     o.hangRate && `hangs ${o.hangRate}`,
     o.malformedRate && `malformed ${o.malformedRate}`,
-    o.rateLimitRps && `at most ${o.rateLimitRps} requests/s`,
+    o.cutRate && `cut ${o.cutRate}`,
+    o.stallRate && `stalled ${o.stallRate}`,
+    o.rateLimitRps &&
+      `at most ${o.rateLimitRps} requests/s${o.wholeSecondRetryAfter ? ' (whole-second Retry-After)' : ''}`,
   ].filter(Boolean);
   const thinks = o.reasoningTokens ? `, reasons ${o.reasoningTokens} tokens before answering` : '';
   process.stdout.write(
@@ -66,6 +75,6 @@ export async function serve(flags: Record<string, unknown>): Promise<void> {
   await server.close();
   const s = server.stats;
   process.stderr.write(
-    `bas serve: ${s.requests} requests, ${s.ok} answered, ${s.errors} 500s, ${s.rateLimited} 429s, ${s.hung} hung, ${s.malformed} malformed, ${s.throttled} over the rate limit, ${s.unauthorized} refused; usage reported: ${s.promptTokens} prompt, ${s.completionTokens} completion (${s.reasoningTokens} reasoning) tokens\n`,
+    `bas serve: ${s.requests} requests, ${s.ok} answered, ${s.errors} 500s, ${s.rateLimited} 429s, ${s.hung} hung, ${s.malformed} malformed, ${s.cut} cut, ${s.stalled} stalled, ${s.throttled} over the rate limit, ${s.unauthorized} refused, ${s.rejected} rejected (400/413), ${s.failed} failed (500); usage reported: ${s.promptTokens} prompt, ${s.completionTokens} completion (${s.reasoningTokens} reasoning) tokens\n`,
   );
 }

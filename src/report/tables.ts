@@ -130,6 +130,12 @@ export function renderSummary(s: Summary, opts: { title?: string } = {}): string
   if (s.tokens.unscored?.total) usage.push(['  of which bought no score', fmtInt(s.tokens.unscored.total)]);
   usage.push(['latency p50 (s)', fmt(s.latency_ms.p50 === null ? null : s.latency_ms.p50 / 1000, 2)]);
   usage.push(['latency p95 (s)', fmt(s.latency_ms.p95 === null ? null : s.latency_ms.p95 / 1000, 2)]);
+  // Summaries of older runs have no ttft_ms; streamed runs show time to first token.
+  const ttft = s.ttft_ms;
+  if (ttft?.n && ttft.p50 !== null && ttft.p95 !== null) {
+    usage.push(['first token p50 (s)', fmt(ttft.p50 / 1000, 2)]);
+    usage.push(['first token p95 (s)', fmt(ttft.p95 / 1000, 2)]);
+  }
   parts.push(usage.toString());
   if (s.tokens.ignored)
     parts.push(

@@ -266,6 +266,23 @@ export const COMMAND_FLAGS = {
       default: 0,
       parse: number(0, 1_000_000),
     } satisfies Flag<number>,
+    wholeSecondRetryAfter: {
+      flags: '--whole-second-retry-after',
+      help: 'with --rate-limit: send only Retry-After in whole seconds, no retry-after-ms',
+      defaultText: null,
+      default: false,
+      parse: parseSwitch,
+    } satisfies Flag<boolean>,
+    cutRate: rate('--cut-rate <P>', 'share of replies cut mid-way, the connection closed'),
+    stallRate: rate('--stall-rate <P>', 'share of replies that stop mid-way, the connection left open'),
+    // The same as serve's DEFAULT_MAX_REQUEST_BYTES (a test holds them equal): settings do not import serve.
+    maxRequestMb: {
+      flags: '--max-request-mb <MB>',
+      help: 'largest request body accepted, in MiB, 0.001..1024; larger ones get 413',
+      defaultText: '8',
+      default: 8,
+      parse: number(0.001, 1024),
+    } satisfies Flag<number>,
     seed: {
       flags: '--seed <S>',
       help: 'seed of the fault draws, 0..4294967295',

@@ -80,6 +80,9 @@ const rows: Row[] = [
   ['serve', { apiKey: '' }, /^--api-key must not be empty$/],
   ['serve', { host: ' ' }, /^--host must not be empty$/],
   ['serve', { models: ',' }, /^--models must name at least one model id$/],
+  ['serve', { cutRate: '0.2', stallRate: '0.1', maxRequestMb: '2' }, { cutRate: 0.2, stallRate: 0.1, maxRequestMb: 2 }],
+  ['serve', { maxRequestMb: '0' }, /^--max-request-mb must be a number from 0.001 to 1024, got "0"$/],
+  ['serve', { wholeSecondRetryAfter: true }, { wholeSecondRetryAfter: true }],
   // reward-server
   [
     'reward-server',
@@ -158,6 +161,11 @@ describe('the declaration itself', () => {
       if (f.defaultText !== null && /<[^>]+>/.test(f.flags) && f.defaultText !== 'required')
         expect(line).toContain(`(default: ${f.defaultText.replace(/`/g, '')})`);
     }
+  });
+
+  it("serve's --max-request-mb defaults to the server's own cap", async () => {
+    const { DEFAULT_MAX_REQUEST_BYTES } = await import('../../src/serve/serve.js');
+    expect(COMMAND_FLAGS.serve.maxRequestMb.default * 1024 * 1024).toBe(DEFAULT_MAX_REQUEST_BYTES);
   });
 
   it('the price range is the same for eval and report; the bootstrap group is shared', () => {
