@@ -9,12 +9,13 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { fileSink, withSink } from '../io/output.js';
+import { buildLeaderboard, type RankMeasure } from '../report/leaderboard.js';
+import { renderLeaderboard } from '../report/leaderboard-text.js';
 import {
-  buildLeaderboard,
-  renderLeaderboard,
+  renderLeaderboardCsv,
+  renderLeaderboardLatex,
   renderLeaderboardMarkdown,
-  type RankMeasure,
-} from '../report/leaderboard.js';
+} from '../report/leaderboard-export.js';
 import { readRun, type RunData } from '../report/read.js';
 import { refuseRepeatedRuns } from '../report/run-names.js';
 import { runInputs, stderrWarn } from '../runfile/read.js';
@@ -79,7 +80,11 @@ export async function leaderboard(dirs: string[], given: Record<string, unknown>
   const opts = readFlags(COMMAND_FLAGS.leaderboard, given);
   const { seed, resamples } = opts;
   const by = opts.by as RankMeasure;
-  if (opts.json && opts.markdown) throw new ConfigError('give --json or --markdown, not both');
+  const formats = (['json', 'markdown', 'csv', 'latex'] as const).filter((f) => opts[f]);
+  if (formats.length > 1)
+    throw new ConfigError(
+      `give one of --json, --markdown, --csv and --latex, not ${formats.map((f) => `--${f}`).join(' and ')}`,
+    );
   if (dirs.length === 0) throw new ConfigError('bas leaderboard needs at least one run folder or folder of runs');
   const found = dirs.map(findRuns);
   refuseRepeatedRuns(
@@ -104,17 +109,18 @@ export async function leaderboard(dirs: string[], given: Record<string, unknown>
     }
   }
   if (runs.length === 0) throw new ConfigError('leaderboard: none of the runs found could be read');
-  const lb = buildLeaderboard(runs, { by, seed, resamples });
+  const lb = buildLeaderboard(runs, { by, seed, resamples, includeIncomplete: opts.includeIncomplete === true });
   if (opts.html) {
     const { leaderboardPage } = await import('../report/html/leaderboard-page.js');
     await withSink(fileSink(opts.html, '--html'), async (sink) => sink.write(leaderboardPage(lb)));
   }
-  process.stdout.write(
-    opts.json
-      ? JSON.stringify(lb, null, 2) + '\n'
-      : opts.markdown
-        ? renderLeaderboardMarkdown(lb)
-        : renderLeaderboard(lb),
-  );
-  if (opts.html && !opts.json && !opts.markdown) process.stdout.write(`HTML leaderboard written to ${opts.html}\n`);
+  const render = {
+    json: () => JSON.stringify(lb, null, 2) + '\n',
+    markdown: renderLeaderboardMarkdown,
+    csv: renderLeaderboardCsv,
+    latex: renderLeaderboardLatex,
+  };
+  const format = formats[0];
+  process.stdout.write(format ? render[format](lb) : renderLeaderboard(lb));
+  if (opts.html && !format) process.stdout.write(`HTML leaderboard written to ${opts.html}\n`);
 }

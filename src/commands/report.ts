@@ -1,25 +1,87 @@
 /**
- * `bas report RUN_DIR`: the summary of a saved run with its breakdowns and cost, as tables,
- * JSON, and optionally a self-contained HTML page.
+ * `bas report RUN_DIR`: the summary of a saved run with its provenance, breakdowns and cost,
+ * as tables or JSON, and optionally a self-contained HTML page; `--rollout I:R` shows one
+ * rollout (or embeds it in the page). The results file is read once, whatever is asked: the
+ * page's bounded drill-down is chosen while the summary is built.
  */
+import { ConfigError } from '../errors.js';
 import { readRun } from '../report/read.js';
 import { runInputs } from '../runfile/read.js';
 import { buildRunReport, renderRunReport } from '../report/run-report.js';
 import { COMMAND_FLAGS } from '../settings/command-flags.js';
 import { readFlags } from '../settings/flag.js';
 import { checkOutputs } from '../settings/output-paths.js';
+import { DrillSelection } from '../report/html/selection.js';
+import { drillDataOf } from '../report/html/drilldown.js';
+import { renderRollout } from '../report/rollout-text.js';
 
 export async function report(dir: string, given: Record<string, unknown>): Promise<void> {
-  // Flags first: a bad price fails before any file is read.
+  // Flags first: a bad price or rollout fails before any file is read.
   const opts = readFlags(COMMAND_FLAGS.report, given);
   const prices = { in: opts.priceIn ?? undefined, out: opts.priceOut ?? undefined };
+  const requested = opts.rollout;
   checkOutputs([{ flag: '--html', path: opts.html, kind: 'file', inputs: runInputs(dir) }]);
-  const data = await readRun(dir);
+  const wantDrill = opts.html !== null || requested.length > 0;
+  const selection = wantDrill ? new DrillSelection(requested) : null;
+  const data = await readRun(dir, { onRecord: selection ? (r) => selection.add(r) : undefined });
+  const missing = selection?.missing() ?? [];
+  if (missing.length)
+    throw new ConfigError(
+      `${dir} has no rollout ${missing.map(([i, r]) => `${i}:${r}`).join(', ')} (it holds ${data.summary.counts.tasks} task(s) with up to ${data.summary.counts.max_rollouts} rollout(s) each)`,
+    );
   const r = buildRunReport(data, prices);
+  const drill = selection ? drillDataOf(data, selection.selected()) : null;
   if (opts.html) {
     const { writeRunHtml } = await import('../report/html/write.js');
-    await writeRunHtml(opts.html, data, r);
+    await writeRunHtml(opts.html, data, r, drill!);
+  }
+  if (requested.length && !opts.html) {
+    // The rollouts asked for, and nothing else: the summary is `bas report DIR` alone.
+    const asked = new Set(requested.map(([i, k]) => `${i}:${k}`));
+    const picked = drill!.rollouts.map((x, i) => ({ x, i })).filter(({ x }) => asked.has(`${x[1]}:${x[2]}`));
+    if (opts.json) {
+      process.stdout.write(
+        JSON.stringify({ run: r.run, rollouts: picked.map(({ x }) => rolloutJson(drill!, x)) }, null, 2) + '\n',
+      );
+    } else {
+      process.stdout.write(picked.map(({ i }) => renderRollout(drill!, i, data.model)).join('\n'));
+    }
+    return;
   }
   process.stdout.write(opts.json ? JSON.stringify(r, null, 2) + '\n' : renderRunReport(r));
   if (opts.html && !opts.json) process.stdout.write(`HTML report written to ${opts.html}\n`);
+}
+
+/** One rollout of the page data as named fields, for `--rollout … --json`. */
+function rolloutJson(
+  d: NonNullable<ReturnType<typeof drillDataOf>>,
+  x: ReturnType<typeof drillDataOf>['rollouts'][number],
+) {
+  const task = x[0] >= 0 ? d.tasks[x[0]]! : null;
+  const row = (cells: (typeof d.tasks)[number]['rows'][number]) =>
+    Object.fromEntries(
+      d.layout.row.map((name, i) => [
+        name,
+        d.layout.interned.includes(name) ? d.strings[cells[i] as number] : cells[i],
+      ]),
+    );
+  return {
+    ...Object.fromEntries(d.layout.rollout.map((name, i) => [name, x[i]])),
+    figures:
+      x[9] === null
+        ? null
+        : Object.fromEntries(d.labels.map((l, i) => [l, { given: x[9]![i]![0], right: x[9]![i]![1] }])),
+    task:
+      task === null
+        ? null
+        : {
+            business: task.business,
+            period: task.period,
+            expected_bas: Object.fromEntries(d.labels.map((l, i) => [l, task.bas[i]])),
+            expected_faults: Object.fromEntries(
+              Object.entries(task.faults).map(([id, cs]) => [id, cs.map((c) => d.codes[c])]),
+            ),
+            rows: task.rows.map(row),
+          },
+  };
 }

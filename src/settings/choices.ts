@@ -1,7 +1,7 @@
 /** The closed lists some flags choose from, apart so that the modules using them need not load every declaration. */
 
-/** The measures a leaderboard can rank by (`bas leaderboard --by`). */
-export const RANK_MEASURES = ['reward', 'reward_errors_as_zero', 'bas_correct', 'fault_audit'] as const;
+/** The measures a leaderboard can rank by (`bas leaderboard --by`); the first is the default. */
+export const RANK_MEASURES = ['reward_errors_as_zero', 'reward', 'bas_correct', 'fault_audit'] as const;
 export type RankMeasure = (typeof RANK_MEASURES)[number];
 
 /** What `bas gen --format` writes. */

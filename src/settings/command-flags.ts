@@ -112,6 +112,26 @@ const reportPrices = {
   },
 };
 
+/** At most this many rollouts by name in one `bas report` (each is embedded whole). */
+const MAX_ROLLOUTS_ASKED = 1000;
+
+/** `--rollout` values: "17:0", "17" (rollout 0), or lists "3:0,17:2", from every time the flag is given. */
+function parseRollouts(values: unknown, name: string): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  for (const v of values as string[])
+    for (const part of v.split(',')) {
+      const m = /^\s*(\d{1,9})(?::(\d{1,3}))?\s*$/.exec(part);
+      if (!m)
+        throw new ConfigError(
+          `${name} must be INDEX:ROLLOUT (such as 17:0), or INDEX for rollout 0, got ${JSON.stringify(part.slice(0, 80))}`,
+        );
+      out.push([Number(m[1]), Number(m[2] ?? 0)]);
+    }
+  if (out.length > MAX_ROLLOUTS_ASKED)
+    throw new ConfigError(`${name} names ${out.length} rollouts; at most ${MAX_ROLLOUTS_ASKED}`);
+  return out;
+}
+
 const htmlFlag = (what: string) => text('--html <FILE>', `also write a self-contained HTML ${what} to FILE`);
 
 /** eval's flags that are about the invocation, not settings of the run (no TOML key, no run.json key). */
@@ -191,6 +211,14 @@ export const COMMAND_FLAGS = {
     json: json('print the report as JSON'),
     html: htmlFlag('report'),
     ...reportPrices,
+    rollout: {
+      flags: '--rollout <I:R>',
+      help: 'show rollout R of task I (or I alone: rollout 0; a comma list; repeatable); with --html, embed it in the page',
+      defaultText: null,
+      default: [],
+      repeatable: true,
+      parse: parseRollouts,
+    } satisfies Flag<Array<[number, number]>>,
   },
   compare: {
     json: json('print the comparison as JSON'),
@@ -201,14 +229,35 @@ export const COMMAND_FLAGS = {
     by: {
       flags: '--by <MEASURE>',
       help: `rank by ${RANK_MEASURES.join(', ')}`,
-      defaultText: 'reward',
-      default: 'reward',
+      defaultText: RANK_MEASURES[0],
+      default: RANK_MEASURES[0],
       parse: oneOf(RANK_MEASURES),
     } satisfies Flag<string>,
+    includeIncomplete: {
+      flags: '--include-incomplete',
+      help: 'also rank runs that did not finish within their error budget (marked *)',
+      defaultText: null,
+      default: false,
+      parse: parseSwitch,
+    } satisfies Flag<boolean>,
     json: json('print the leaderboard as JSON'),
     markdown: {
       flags: '--markdown',
       help: 'print Markdown tables, for a README or a paper',
+      defaultText: null,
+      default: false,
+      parse: parseSwitch,
+    } satisfies Flag<boolean>,
+    csv: {
+      flags: '--csv',
+      help: 'print one CSV row per run, every number at full precision',
+      defaultText: null,
+      default: false,
+      parse: parseSwitch,
+    } satisfies Flag<boolean>,
+    latex: {
+      flags: '--latex',
+      help: 'print LaTeX tables (booktabs), for a paper',
       defaultText: null,
       default: false,
       parse: parseSwitch,
