@@ -59,13 +59,35 @@ const rows: Row[] = [
   ['compare', { seed: '4294967295', resamples: '100' }, { seed: 4294967295, resamples: 100 }],
   ['compare', { seed: '4294967296' }, /^--seed must be an integer from 0 to 4294967295/],
   ['compare', { resamples: '99' }, /^--resamples must be an integer from 100 to 1000000, got "99"$/],
-  ['leaderboard', {}, { by: 'reward', seed: 1, resamples: 10_000, markdown: false }],
+  [
+    'leaderboard',
+    {},
+    { by: 'reward_errors_as_zero', seed: 1, resamples: 10_000, markdown: false, csv: false, includeIncomplete: false },
+  ],
   ['leaderboard', { by: 'bas_correct', resamples: '1e4' }, /^--resamples must be an integer/],
   [
     'leaderboard',
     { by: 'accuracy' },
-    /^--by must be one of reward, reward_errors_as_zero, bas_correct, fault_audit, got "accuracy"$/,
+    /^--by must be one of reward_errors_as_zero, reward, bas_correct, fault_audit, got "accuracy"$/,
   ],
+  // report --rollout: repeatable, each value a comma list of I:R or I
+  [
+    'report',
+    { rollout: ['17:0', '3,4:2'] },
+    {
+      rollout: [
+        [17, 0],
+        [3, 0],
+        [4, 2],
+      ],
+    },
+  ],
+  [
+    'report',
+    { rollout: ['17:x'] },
+    /^--rollout must be INDEX:ROLLOUT \(such as 17:0\), or INDEX for rollout 0, got "17:x"$/,
+  ],
+  ['report', {}, { rollout: [] }],
   // serve
   [
     'serve',
