@@ -54,21 +54,21 @@ export function valueAt(doc: Record<string, unknown> | null | undefined, path: s
   return v;
 }
 
-function kindOf(v: unknown): string {
+function kindOf(v: unknown, toml: boolean): string {
   if (typeof v === 'bigint') return 'an integer';
   if (Array.isArray(v)) return 'an array';
   if (v instanceof Date) return 'a date';
   if (typeof v === 'object' && v !== null) return 'a table';
   // TOML integers arrive as bigints: a number here is a TOML float, `3.0` included.
-  if (typeof v === 'number') return 'a float';
+  if (typeof v === 'number') return toml || !Number.isInteger(v) ? 'a float' : 'an integer';
   return `a ${typeof v}`;
 }
 
-function fits(kind: Kind, v: unknown): boolean {
+function fits(kind: Kind, v: unknown, toml: boolean): boolean {
   switch (kind) {
     // TOML integers arrive as bigints (see loadConfigFile), so `3.0` and `2e0`, floats, do not fit.
     case 'integer':
-      return typeof v === 'bigint';
+      return typeof v === 'bigint' || (!toml && typeof v === 'number' && Number.isSafeInteger(v));
     case 'number':
       return typeof v === 'bigint' || (typeof v === 'number' && Number.isFinite(v));
     case 'string':
@@ -80,16 +80,22 @@ function fits(kind: Kind, v: unknown): boolean {
   }
 }
 
-function checkTable(file: string, table: Record<string, unknown>, schema: Map<string, Kind>, prefix: string): void {
+function checkTable(
+  file: string,
+  table: Record<string, unknown>,
+  schema: Map<string, Kind>,
+  prefix: string,
+  toml: boolean,
+): void {
   for (const [key, value] of Object.entries(table)) {
     const name = `${prefix}${key}`;
     const kind = schema.get(key);
     if (kind === undefined) {
       throw new ConfigError(`${file}: unknown key "${name}" (allowed here: ${[...schema.keys()].join(', ')})`);
     }
-    if (!fits(kind, value)) {
+    if (!fits(kind, value, toml)) {
       throw new ConfigError(
-        `${file}: "${name}" must be ${kind === 'integer' ? 'an integer' : `a ${kind}`}, got ${kindOf(value)}${kind === 'integer' && typeof value === 'number' && Number.isInteger(value) ? ` (write ${value}, without a decimal point or exponent)` : ''}`,
+        `${file}: "${name}" must be ${kind === 'integer' ? 'an integer' : `a ${kind}`}, got ${kindOf(value, toml)}${toml && kind === 'integer' && typeof value === 'number' && Number.isInteger(value) ? ` (write ${value}, without a decimal point or exponent)` : ''}`,
       );
     }
     // A bigint becomes a number; one past 2^53 cannot, and is left for the range check to name.
@@ -110,12 +116,16 @@ function plain(v: unknown, name: string): unknown {
   return v;
 }
 
-/** Checks a parsed TOML document against the schema; `file` names it in errors. */
-export function checkConfig(doc: Record<string, unknown>, file: string): FileConfig {
-  checkTable(file, doc, SCHEMA.get('')!, '');
+/**
+ * Checks a configuration against the schema; `file` names it in errors. `toml` says it was
+ * read by loadConfigFile, whose integers are bigints, so a number for an integer key is a
+ * TOML float; a configuration built in code (the library's evalSettings) has plain numbers.
+ */
+export function checkConfig(doc: Record<string, unknown>, file: string, toml = false): FileConfig {
+  checkTable(file, doc, SCHEMA.get('')!, '', toml);
   for (const [section, schema] of SCHEMA) {
     if (section !== '' && doc[section] !== undefined)
-      checkTable(file, doc[section] as Record<string, unknown>, schema, `${section}.`);
+      checkTable(file, doc[section] as Record<string, unknown>, schema, `${section}.`, toml);
   }
   return doc;
 }
@@ -143,7 +153,7 @@ export function loadConfigFile(file: string): FileConfig {
     const first = String(e.message ?? err).split('\n')[0];
     throw new ConfigError(`${file} is not valid TOML${where}: ${first}`);
   }
-  return checkConfig(doc, file);
+  return checkConfig(doc, file, true);
 }
 
 /**
