@@ -22,11 +22,12 @@ import { runInputs, stderrWarn } from '../runfile/read.js';
 import { COMMAND_FLAGS } from '../settings/command-flags.js';
 import { readFlags } from '../settings/flag.js';
 import { checkOutputs } from '../settings/output-paths.js';
+import { RESULTS_FILE } from '../runfile/files.js';
 
 /** A folder holding results.jsonl is a run. */
 function isRun(dir: string): boolean {
   try {
-    return statSync(join(dir, 'results.jsonl')).isFile();
+    return statSync(join(dir, RESULTS_FILE)).isFile();
   } catch {
     return false;
   }
