@@ -17,7 +17,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, ErrorRateError, FatalRunError, InterruptedError } from '../errors.js';
-import { fileSink, refuseOutputOverInput, withSink } from '../io/output.js';
+import { fileSink, withSink } from '../io/output.js';
 import { terminalText } from '../io/terminal-text.js';
 import { runInputs } from '../runfile/read.js';
 import { heldRun } from '../runfile/results.js';
@@ -40,6 +40,8 @@ import { configPathFrom, loadConfigFile } from '../settings/config.js';
 import { loadProviders } from '../settings/providers.js';
 import { unconfirmedPlanEndpoint, type EndpointFlags } from '../settings/resume-trust.js';
 import { runEval, type EvalEvent, type EvalResult } from '../engine/run-eval.js';
+import { COMMAND_FLAGS } from '../settings/command-flags.js';
+import { checkOutputs } from '../settings/output-paths.js';
 import { evalNotice, evalSettingsFromFlags, outcomeError, renderEvalResult, withStopSignal } from './eval.js';
 
 export type SweepFlags = Omit<EvalFlags, 'model'> & {
@@ -98,37 +100,6 @@ async function onlyFailedStarts(dir: string): Promise<boolean> {
     if ((await heldRun(join(dir, entry.name))) !== 'failed-start') return false;
   }
   return true;
-}
-
-function list(value: string, flag: string, parse: (s: string) => number): number[] {
-  const items = value.split(',').map((s) => s.trim());
-  if (items.length > MAX_POINTS || items.some((s) => s === '')) {
-    throw new ConfigError(
-      `${flag} takes a comma-separated list of up to ${MAX_POINTS} values, e.g. 12,24,60, got ${JSON.stringify(value.slice(0, 80))}`,
-    );
-  }
-  const nums = items.map(parse);
-  if (new Set(nums).size !== nums.length)
-    throw new ConfigError(`${flag} lists a value twice: ${JSON.stringify(value.slice(0, 80))}`);
-  return nums;
-}
-
-function rowsValue(s: string): number {
-  const n = /^[0-9]{1,6}$/.test(s) ? Number(s) : Number.NaN;
-  if (!(n >= 4 && n <= 10_000))
-    throw new ConfigError(
-      `--num-transactions: each value must be a whole number from 4 to 10000, got ${JSON.stringify(s.slice(0, 20))}`,
-    );
-  return n;
-}
-
-function rateValue(s: string): number {
-  const n = s.length <= 20 && s !== '' ? Number(s) : Number.NaN;
-  if (!(n >= 0 && n <= 1))
-    throw new ConfigError(
-      `--fault-rate: each value must be a number from 0 to 1, got ${JSON.stringify(s.slice(0, 20))}`,
-    );
-  return n;
 }
 
 /** Most models in one sweep: a figure with more curves than this is not readable. */
@@ -343,8 +314,9 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
       throw new ConfigError(
         'bas sweep needs --num-transactions with the points, e.g. --num-transactions 12,24,60,120,240',
       );
-    const rows = list(numTransactions, '--num-transactions', rowsValue);
-    const rates = faultRate === undefined ? [null] : list(faultRate, '--fault-rate', rateValue);
+    const { numTransactions: rowsFlag, faultRate: ratesFlag } = COMMAND_FLAGS.sweep;
+    const rows = rowsFlag.parse(numTransactions, '--num-transactions');
+    const rates = faultRate === undefined ? [null] : ratesFlag.parse(faultRate, '--fault-rate');
     const models = sweepModels(flags.model, words, textFlag(flags.config));
     const count = rows.length * rates.length * models.length;
     if (count > MAX_POINTS)
@@ -370,11 +342,18 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
       words,
     };
   }
-  if (flags.html)
-    refuseOutputOverInput(flags.html, '--html', [
-      sweepFile(dir),
-      ...plan.points.flatMap((p) => runInputs(join(dir, p.folder))),
-    ]);
+  // Every output is checked before the first point runs: the HTML page may not be written
+  // into the sweep folder, which the sweep fills itself.
+  checkOutputs([
+    { flag: '--output', path: flags.resume ? null : dir, kind: 'folder' },
+    {
+      flag: '--html',
+      path: flags.html,
+      kind: 'file',
+      inputs: [sweepFile(dir), ...plan.points.flatMap((p) => runInputs(join(dir, p.folder)))],
+      owned: [dir],
+    },
+  ]);
 
   // A fresh sweep writes its plan first; if eval then refuses the first point's flags (say,
   // a bad --temperature) before anything ran, the plan is taken back, so the same command,
