@@ -26,11 +26,17 @@ import { RUN_FILE } from '../runfile/files.js';
 import { onOutputClosed } from '../io/output.js';
 import { redact } from '../io/secrets.js';
 import { terminalText } from '../io/terminal-text.js';
+import { checkOutputs } from '../settings/output-paths.js';
 
 /** The settings `bas eval` runs with: flags over a config file, over the saved run with --resume. */
-export async function evalSettingsFromFlags(words: string[], flags: EvalFlags): Promise<EvalSettings> {
-  const configPath = configPathFrom(words, flags.config, 'bas eval');
-  const file: FileConfig | null = configPath ? loadConfigFile(configPath) : null;
+export async function evalSettingsFromFlags(
+  words: string[],
+  flags: EvalFlags,
+  opts: { models?: boolean } = {},
+): Promise<EvalSettings> {
+  const configPath = configPathFrom(words, flags.config, opts.models ? 'bas sweep' : 'bas eval');
+  // A sweep's config may list its `models` (`opts.models`); each of its runs gets its own -m.
+  const file: FileConfig | null = configPath ? loadConfigFile(configPath, { models: opts.models }) : null;
   if (flags.resume && flags.output)
     throw new ConfigError('--resume DIR continues the run in DIR; it does not take --output');
   const saved = flags.resume ? await readSavedRun(flags.resume) : null;
@@ -203,6 +209,8 @@ export function reportEval(
 /** Runs `bas eval` with commander's options and `@FILE` words. */
 export async function evalCommand(words: string[], flags: EvalFlags & { json?: boolean }): Promise<void> {
   const settings = await evalSettingsFromFlags(words, flags);
+  // The run folder is checked before the key is read and before --check sends its request.
+  if (!flags.resume) checkOutputs([{ flag: '--output', path: settings.output ?? 'runs', kind: 'folder' }]);
   const folder = { dir: flags.resume ?? settings.output ?? undefined, resume: Boolean(flags.resume) };
   const result = await runEvalCommand(settings, folder, process.stderr);
   reportEval(result, settings, process.stdout, Boolean(flags.json));
