@@ -114,6 +114,11 @@ function buildProgram(table: SettingTable | null): Command {
     .option('--html <FILE>', 'also write a self-contained HTML report to FILE')
     .option('--price-in <USD>', 'price of prompt tokens, US dollars per million (default: run.json prices)')
     .option('--price-out <USD>', 'price of completion tokens, US dollars per million (default: run.json prices)')
+    .option(
+      '--rollout <I:R>',
+      'show rollout R of task I (or I alone: rollout 0; a comma list; repeatable); with --html, embed it in the page',
+      (v: string, prev: string[] = []) => [...prev, v],
+    )
     .action(async (dir, opts) => (await import('./commands/report.js')).report(dir, opts));
 
   program
@@ -134,9 +139,15 @@ function buildProgram(table: SettingTable | null): Command {
       'rank runs best first, grouped by task configuration, with intervals and paired verdicts against the best',
     )
     .argument('<DIR...>', 'run folders, or folders of run folders (such as runs/ or a bas sweep folder)')
-    .option('--by <MEASURE>', 'rank by reward, reward_errors_as_zero, bas_correct or fault_audit (default reward)')
+    .option(
+      '--by <MEASURE>',
+      'rank by reward_errors_as_zero, reward, bas_correct or fault_audit (default reward_errors_as_zero)',
+    )
+    .option('--include-incomplete', 'also rank runs that did not finish within their error budget (marked *)')
     .option('--json', 'print the leaderboard as JSON')
     .option('--markdown', 'print Markdown tables, for a README or a paper')
+    .option('--csv', 'print one CSV row per run, every number at full precision')
+    .option('--latex', 'print LaTeX tables (booktabs), for a paper')
     .option('--html <FILE>', 'also write a self-contained HTML leaderboard to FILE')
     .option('--seed <S>', 'seed of the paired bootstrap (default 1)')
     .option('--resamples <B>', 'bootstrap resamples, 100..1000000 (default 10000)')
@@ -192,6 +203,13 @@ function buildProgram(table: SettingTable | null): Command {
       '--rate-limit <RPS>',
       'admit at most RPS requests a second (a token bucket); the rest get 429 with Retry-After (default: no limit)',
     )
+    .option(
+      '--whole-second-retry-after',
+      'with --rate-limit: send only Retry-After in whole seconds, no retry-after-ms',
+    )
+    .option('--cut-rate <P>', 'share of replies cut mid-way, the connection closed (default 0)')
+    .option('--stall-rate <P>', 'share of replies that stop mid-way, the connection left open (default 0)')
+    .option('--max-request-mb <MB>', 'largest request body accepted; larger ones get 413 (default 8)')
     .option('--seed <S>', 'seed of the fault draws (default 1)')
     .option('--api-key <KEY>', 'require this bearer key (default: accept any)')
     .option('--models <IDS>', 'comma-separated model ids served; others get 404 model_not_found (default: any)')

@@ -49,6 +49,7 @@ function makeClient(s: EvalSettings, env: NodeJS.ProcessEnv): ModelClient {
     sampling: s.sampling,
     requestTimeoutMs: s.requestTimeoutS * 1000,
     maxResponseBytes: s.maxResponseBytes,
+    stream: s.stream ? { idleTimeoutMs: s.streamIdleTimeoutS * 1000 } : null,
   });
 }
 

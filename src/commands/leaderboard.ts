@@ -9,13 +9,13 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { fileSink, refuseOutputOverInput, withSink } from '../io/output.js';
+import { buildLeaderboard, RANK_MEASURES, type RankMeasure } from '../report/leaderboard.js';
+import { renderLeaderboard } from '../report/leaderboard-text.js';
 import {
-  buildLeaderboard,
-  RANK_MEASURES,
-  renderLeaderboard,
+  renderLeaderboardCsv,
+  renderLeaderboardLatex,
   renderLeaderboardMarkdown,
-  type RankMeasure,
-} from '../report/leaderboard.js';
+} from '../report/leaderboard-export.js';
 import { readRun, type RunData } from '../report/read.js';
 import { refuseRepeatedRuns } from '../report/run-names.js';
 import { runInputs, stderrWarn } from '../runfile/read.js';
@@ -24,6 +24,9 @@ import { parseCount } from '../task/config.js';
 export interface LeaderboardOptions {
   json?: boolean;
   markdown?: boolean;
+  csv?: boolean;
+  latex?: boolean;
+  includeIncomplete?: boolean;
   html?: string;
   by?: string;
   seed?: string;
@@ -84,7 +87,7 @@ function findRuns(path: string): { runs: string[]; named: boolean } {
 }
 
 function parseBy(value: string | undefined): RankMeasure {
-  if (value === undefined) return 'reward';
+  if (value === undefined) return 'reward_errors_as_zero';
   if ((RANK_MEASURES as readonly string[]).includes(value)) return value as RankMeasure;
   throw new ConfigError(`--by must be one of ${RANK_MEASURES.join(', ')}, got ${JSON.stringify(value)}`);
 }
@@ -93,7 +96,11 @@ export async function leaderboard(dirs: string[], opts: LeaderboardOptions): Pro
   const seed = opts.seed === undefined ? 1 : parseCount(opts.seed, '--seed', 0, 2 ** 32 - 1);
   const resamples = opts.resamples === undefined ? 10_000 : parseCount(opts.resamples, '--resamples', 100, 1_000_000);
   const by = parseBy(opts.by);
-  if (opts.json && opts.markdown) throw new ConfigError('give --json or --markdown, not both');
+  const formats = (['json', 'markdown', 'csv', 'latex'] as const).filter((f) => opts[f]);
+  if (formats.length > 1)
+    throw new ConfigError(
+      `give one of --json, --markdown, --csv and --latex, not ${formats.map((f) => `--${f}`).join(' and ')}`,
+    );
   if (dirs.length === 0) throw new ConfigError('bas leaderboard needs at least one run folder or folder of runs');
   const found = dirs.map(findRuns);
   refuseRepeatedRuns(
@@ -114,7 +121,7 @@ export async function leaderboard(dirs: string[], opts: LeaderboardOptions): Pro
     }
   }
   if (runs.length === 0) throw new ConfigError('leaderboard: none of the runs found could be read');
-  const lb = buildLeaderboard(runs, { by, seed, resamples });
+  const lb = buildLeaderboard(runs, { by, seed, resamples, includeIncomplete: opts.includeIncomplete === true });
   if (opts.html) {
     refuseOutputOverInput(
       opts.html,
@@ -124,12 +131,13 @@ export async function leaderboard(dirs: string[], opts: LeaderboardOptions): Pro
     const { leaderboardPage } = await import('../report/html/leaderboard-page.js');
     await withSink(fileSink(opts.html, '--html'), async (sink) => sink.write(leaderboardPage(lb)));
   }
-  process.stdout.write(
-    opts.json
-      ? JSON.stringify(lb, null, 2) + '\n'
-      : opts.markdown
-        ? renderLeaderboardMarkdown(lb)
-        : renderLeaderboard(lb),
-  );
-  if (opts.html && !opts.json && !opts.markdown) process.stdout.write(`HTML leaderboard written to ${opts.html}\n`);
+  const render = {
+    json: () => JSON.stringify(lb, null, 2) + '\n',
+    markdown: renderLeaderboardMarkdown,
+    csv: renderLeaderboardCsv,
+    latex: renderLeaderboardLatex,
+  };
+  const format = formats[0];
+  process.stdout.write(format ? render[format](lb) : renderLeaderboard(lb));
+  if (opts.html && !format) process.stdout.write(`HTML leaderboard written to ${opts.html}\n`);
 }

@@ -5,7 +5,7 @@
 import { ConfigError } from '../errors.js';
 import { parseCount, parseNumberInRange } from '../task/config.js';
 import { isPolicyName, POLICY_NAMES } from '../task/policies.js';
-import { startServer, type ServeOptions } from '../serve/serve.js';
+import { DEFAULT_MAX_REQUEST_BYTES, startServer, type ServeOptions } from '../serve/serve.js';
 
 export interface ServeFlags {
   port?: string;
@@ -18,6 +18,10 @@ export interface ServeFlags {
   hangRate?: string;
   malformedRate?: string;
   rateLimit?: string;
+  wholeSecondRetryAfter?: boolean;
+  cutRate?: string;
+  stallRate?: string;
+  maxRequestMb?: string;
   seed?: string;
   apiKey?: string;
   models?: string;
@@ -42,6 +46,13 @@ export function serveOptions(f: ServeFlags): ServeOptions {
     hangRate: rate(f.hangRate, '--hang-rate'),
     malformedRate: rate(f.malformedRate, '--malformed-rate'),
     rateLimitRps: f.rateLimit === undefined ? 0 : parseNumberInRange(f.rateLimit, '--rate-limit', 0, 1_000_000),
+    wholeSecondRetryAfter: f.wholeSecondRetryAfter === true,
+    cutRate: rate(f.cutRate, '--cut-rate'),
+    stallRate: rate(f.stallRate, '--stall-rate'),
+    maxRequestBytes:
+      f.maxRequestMb === undefined
+        ? DEFAULT_MAX_REQUEST_BYTES
+        : Math.round(parseNumberInRange(f.maxRequestMb, '--max-request-mb', 0.001, 1024) * 1024 * 1024),
     seed: f.seed === undefined ? 1 : parseCount(f.seed, '--seed', 0, 2 ** 32 - 1),
     reasoningTokens:
       f.reasoningTokens === undefined ? 0 : parseCount(f.reasoningTokens, '--reasoning-tokens', 0, 10_000_000),
@@ -56,10 +67,12 @@ export function serveOptions(f: ServeFlags): ServeOptions {
   };
   if (o.apiKey === '') throw new ConfigError('--api-key must not be empty');
   if (o.host.trim() === '') throw new ConfigError('--host must not be empty');
-  const sum = o.errorRate + o.rateLimitRate + o.hangRate + o.malformedRate;
+  if (o.wholeSecondRetryAfter && !o.rateLimitRps)
+    throw new ConfigError('--whole-second-retry-after shapes the 429s of --rate-limit; give --rate-limit RPS too');
+  const sum = o.errorRate + o.rateLimitRate + o.hangRate + o.malformedRate + o.cutRate! + o.stallRate!;
   if (sum > 1 + 1e-9) {
     throw new ConfigError(
-      `--error-rate, --rate-limit-rate, --hang-rate and --malformed-rate add up to ${sum}; together they must be at most 1`,
+      `--error-rate, --rate-limit-rate, --hang-rate, --malformed-rate, --cut-rate and --stall-rate add up to ${sum}; together they must be at most 1`,
     );
   }
   return o;
@@ -82,7 +95,10 @@ export async function serve(flags: ServeFlags): Promise<void> {
     o.rateLimitRate && `429s ${o.rateLimitRate}`,
     o.hangRate && `hangs ${o.hangRate}`,
     o.malformedRate && `malformed ${o.malformedRate}`,
-    o.rateLimitRps && `at most ${o.rateLimitRps} requests/s`,
+    o.cutRate && `cut ${o.cutRate}`,
+    o.stallRate && `stalled ${o.stallRate}`,
+    o.rateLimitRps &&
+      `at most ${o.rateLimitRps} requests/s${o.wholeSecondRetryAfter ? ' (whole-second Retry-After)' : ''}`,
   ].filter(Boolean);
   const thinks = o.reasoningTokens ? `, reasons ${o.reasoningTokens} tokens before answering` : '';
   process.stdout.write(
@@ -95,6 +111,6 @@ export async function serve(flags: ServeFlags): Promise<void> {
   await server.close();
   const s = server.stats;
   process.stderr.write(
-    `bas serve: ${s.requests} requests, ${s.ok} answered, ${s.errors} 500s, ${s.rateLimited} 429s, ${s.hung} hung, ${s.malformed} malformed, ${s.throttled} over the rate limit, ${s.unauthorized} refused; usage reported: ${s.promptTokens} prompt, ${s.completionTokens} completion (${s.reasoningTokens} reasoning) tokens\n`,
+    `bas serve: ${s.requests} requests, ${s.ok} answered, ${s.errors} 500s, ${s.rateLimited} 429s, ${s.hung} hung, ${s.malformed} malformed, ${s.cut} cut, ${s.stalled} stalled, ${s.throttled} over the rate limit, ${s.unauthorized} refused, ${s.rejected} rejected (400/413), ${s.failed} failed (500); usage reported: ${s.promptTokens} prompt, ${s.completionTokens} completion (${s.reasoningTokens} reasoning) tokens\n`,
   );
 }

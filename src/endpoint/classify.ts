@@ -5,6 +5,7 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { MalformedResponseError, type ReplyFault } from './completion.js';
 import { ResponseTooLargeError } from './http-fetch.js';
+import { StreamCutError, StreamIdleError, StreamReportedError } from './event-stream.js';
 import { redact } from '../io/secrets.js';
 import { parseRetryAfter } from './retry-after.js';
 
@@ -21,6 +22,8 @@ export interface Failure {
   retryAfterMs: number | null;
   /** True when no request of the run can succeed (bad key, unknown model): stop the run. */
   fatal: boolean;
+  /** Set when the server asked for a wait that ends past the episode deadline (first-contact.ts counts these). */
+  pastDeadline?: boolean;
   /** For a reply that came back but cannot be scored: what kind of unusable reply it was. */
   fault?: ReplyFault | null;
 }
@@ -54,6 +57,11 @@ export function classifyError(err: unknown, timedOut: boolean): Failure {
     return failure('malformed', `malformed response: ${brief((err as Error).message)}`, { fault });
   }
   if (err instanceof APIUserAbortError) return failure('timeout', 'the request was aborted');
+  // A streamed reply's own failures (event-stream.ts): read after the SDK handed the stream over.
+  if (err instanceof ResponseTooLargeError) return failure('response_too_large', err.message);
+  if (err instanceof StreamIdleError) return failure('timeout', err.message);
+  if (err instanceof StreamCutError) return failure('network', err.message);
+  if (err instanceof StreamReportedError) return failure('provider', brief(err.message));
   if (err instanceof APIConnectionError) {
     const cause = (err as { cause?: unknown }).cause;
     // Its own type, never retried: the same endpoint would send the same flood again.
@@ -73,7 +81,7 @@ export function classifyError(err: unknown, timedOut: boolean): Failure {
 
 function statusFailure(err: APIError): Failure {
   const status = err.status as number;
-  const body = err.error as { message?: unknown; code?: unknown; param?: unknown } | undefined;
+  const body = err.error as { message?: unknown; code?: unknown; param?: unknown; type?: unknown } | undefined;
   // OpenAI's 400s name the refused request field in `param`: the one thing to change.
   const param = typeof body?.param === 'string' && body.param !== '' ? ` (parameter ${brief(body.param, 80)})` : '';
   const said = brief(body?.message ?? err.message) + param;
@@ -84,6 +92,13 @@ function statusFailure(err: APIError): Failure {
   }
   if (status === 404 && (code === 'model_not_found' || /model/i.test(said))) {
     return failure('auth', `the endpoint does not know this model (HTTP 404): ${said}`, { status, fatal: true });
+  }
+  // A spent quota or credit balance is not a rate limit: no wait clears it, so the run stops.
+  if (status === 402 || code === 'insufficient_quota' || body?.type === 'insufficient_quota') {
+    return failure('provider', `the provider refused for lack of quota or credit (HTTP ${status}): ${said}`, {
+      status,
+      fatal: true,
+    });
   }
   if (status === 429) {
     return failure('rate_limit', `rate limited (HTTP 429): ${said}`, {

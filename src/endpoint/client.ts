@@ -10,6 +10,7 @@ import { readCompletion, type Completion } from './completion.js';
 import { registerSecret } from '../io/secrets.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, makeNodeFetch } from './http-fetch.js';
 import { budgetSpent } from './retry-after.js';
+import { completeStreamed, isEventStream } from './event-stream.js';
 
 /** Anything that turns a prompt into reply text; `signal` aborts the attempt. */
 export interface ModelClient {
@@ -73,6 +74,8 @@ export interface HttpClientOptions {
   requestTimeoutMs: number;
   /** Largest response body read, in bytes; past it the attempt fails (default 32 MiB). */
   maxResponseBytes?: number;
+  /** Ask for the reply as a stream of events (`--stream`), with this idle timeout between them. */
+  stream?: { idleTimeoutMs: number } | null;
 }
 
 /** A client for an OpenAI-compatible endpoint. */
@@ -82,16 +85,22 @@ export function httpClient(opts: HttpClientOptions): ModelClient {
   void globalThis.Headers;
   // From here on the key is cut out of whatever the endpoint sends back (io/secrets.ts).
   registerSecret(opts.apiKey);
+  const maxResponseBytes = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  const stream = opts.stream ?? null;
   const sdk = new OpenAI({
     apiKey: opts.apiKey,
     baseURL: opts.baseURL,
     maxRetries: 0,
     timeout: Math.max(1, Math.ceil(opts.requestTimeoutMs)),
-    fetch: makeNodeFetch({ maxResponseBytes: opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES }),
+    fetch: makeNodeFetch({ maxResponseBytes, passThrough: stream ? isEventStream : undefined }),
   });
   const fields = requestFields(opts.model, opts.sampling, opts.baseURL);
   return {
     async complete(messages, signal) {
+      if (stream) {
+        const bounds = { maxBytes: maxResponseBytes, idleMs: stream.idleTimeoutMs };
+        return completeStreamed(sdk, { ...fields, messages }, signal, bounds);
+      }
       const body = {
         ...fields,
         messages: messages as ChatMessage[],

@@ -12,7 +12,7 @@
  * `maxResponseBytes` the connection is destroyed at once and the attempt fails with a
  * ResponseTooLargeError naming the cap, before more than one further chunk is held.
  */
-import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 
 const httpAgent = new HttpAgent({ keepAlive: true, scheduling: 'lifo', noDelay: true });
@@ -39,6 +39,12 @@ function describeBytes(n: number): string {
 export interface NodeFetchOptions {
   /** Largest response body buffered, in bytes (default 32 MiB). */
   maxResponseBytes?: number;
+  /**
+   * Says which responses are not buffered but handed over as they arrive (a stream of
+   * server-sent events): those resolve at their headers, as an `UnreadResponse` whose
+   * `source` the caller reads, and bound, itself (event-stream.ts).
+   */
+  passThrough?: (status: number, headers: IncomingHttpHeaders) => boolean;
 }
 
 /** Status codes whose responses carry no body (a Response refuses one for them). */
@@ -104,6 +110,21 @@ class BufferedResponse {
   }
 }
 
+/** A response whose body was not read: the caller reads `source` (see `passThrough`). */
+export class UnreadResponse {
+  readonly ok: boolean;
+  readonly body = null;
+  constructor(
+    readonly status: number,
+    readonly statusText: string,
+    readonly headers: ResponseHeaders,
+    readonly url: string,
+    readonly source: IncomingMessage,
+  ) {
+    this.ok = status >= 200 && status < 300;
+  }
+}
+
 function abortError(signal: AbortSignal): Error {
   const reason = signal.reason as unknown;
   return reason instanceof Error ? reason : new DOMException('This operation was aborted', 'AbortError');
@@ -114,7 +135,7 @@ export function makeNodeFetch(options: NodeFetchOptions = {}): typeof fetch {
   const max = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   if (!Number.isSafeInteger(max) || max < 1)
     throw new RangeError(`maxResponseBytes must be a positive whole number, got ${max}`);
-  return (input, init) => fetchOnce(input, init, max);
+  return (input, init) => fetchOnce(input, init, max, options.passThrough);
 }
 
 /** makeNodeFetch with the default cap. */
@@ -124,6 +145,7 @@ function fetchOnce(
   input: Parameters<typeof fetch>[0],
   init: Parameters<typeof fetch>[1],
   maxBytes: number,
+  passThrough?: NodeFetchOptions['passThrough'],
 ): Promise<Response> {
   const body = init?.body;
   const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
@@ -155,6 +177,13 @@ function fetchOnce(
         agent: https ? httpsAgent : httpAgent,
       },
       (res) => {
+        if (passThrough?.(res.statusCode ?? 0, res.headers)) {
+          // An abort still destroys the request (and so the response) until the response closes.
+          res.once('close', () => signal?.removeEventListener('abort', onAbort));
+          const headers = new ResponseHeaders(res.rawHeaders);
+          const unread = new UnreadResponse(res.statusCode!, res.statusMessage ?? '', headers, url.href, res);
+          return resolve(unread as unknown as Response);
+        }
         const chunks: Buffer[] = [];
         let received = 0;
         const tooLarge = (): void => {

@@ -4,9 +4,18 @@
  * limit, and replies that come back while the limit is what holds requests back raise it
  * again, one step per `limit` of them (additive increase, multiplicative decrease, as TCP
  * does with its window). Every attempt passes through the gate, retries first, so a rollout
- * waiting out a Retry-After holds no slot. A 429's Retry-After also closes the gate until
- * then: the server said when it takes requests again, and that holds for every request, not
- * only the refused one (else each freed slot would go straight to another refusal).
+ * waiting out a Retry-After holds no slot.
+ *
+ * A 429 also closes the gate for a while, and then lets one request through (a probe) before
+ * the others: else each slot freed by a refusal would go straight to another refusal. How
+ * long it stays closed follows the server's hint, read for what it can mean. A hint in whole
+ * seconds (`Retry-After: 1`) is often a wait of a few milliseconds rounded up, so the gate
+ * stays closed only for all but the last second of it, and the probe finds out the rest: a
+ * hint of 1 s costs the others no wait at all, one of 20 s (a per-minute budget spent) holds
+ * them 19 s. A finer hint (`retry-after-ms`) is taken as it is. The refused rollout itself
+ * waits the whole hint (retry.ts). A probe that is refused closes the gate again, each time
+ * at least twice as long as the last, from PROBE_FLOOR_MS; one that is answered, or is still
+ * out after PROBE_PATIENCE_MS (so it was not refused at once), opens the gate.
  */
 
 /** One change of the limit, for run.json. */
@@ -35,6 +44,8 @@ export type AttemptOutcome = 'ok' | 'limited' | 'spent' | 'other';
 export interface Ticket {
   readonly epoch: number;
   readonly startedAt: number;
+  /** The one request let through a closed gate to learn whether the limit has cleared. */
+  readonly probe?: boolean;
 }
 
 export interface PaceOptions {
@@ -53,6 +64,18 @@ const REPLIES_KEPT = 8192;
 const MAX_PAUSE_MS = 60_000;
 /** Fewest replies in the window for the rate estimate to be trusted. */
 const MIN_SAMPLES = 4;
+/** The first wait after a refused probe; each further refused probe doubles it. */
+const PROBE_FLOOR_MS = 250;
+/** A probe still out after this long was not refused at once: the gate opens without its answer. */
+const PROBE_PATIENCE_MS = 1000;
+
+/**
+ * How long a hint of `ms` keeps the gate closed: a whole number of seconds may be a short
+ * wait rounded up, so its last second is left to a probe; a finer hint is taken as it is.
+ */
+function gateClosure(ms: number): number {
+  return ms >= 1000 && ms % 1000 === 0 ? ms - 1000 : ms;
+}
 
 interface Waiter {
   resolve: (t: Ticket | null) => void;
@@ -78,6 +101,12 @@ export class Pace {
   /** No request is admitted before this time (a 429's Retry-After). */
   private pausedUntil = 0;
   private pauseTimer: NodeJS.Timeout | null = null;
+  /** After a 429, one request at a time is let through until one is not refused. */
+  private probing = false;
+  private probeOut = false;
+  /** The wait after the last refused probe (0: none refused yet). */
+  private probeWait = 0;
+  private probeTimer: NodeJS.Timeout | null = null;
   private readonly now: () => number;
   private readonly started: number;
   /** Told about every change of the limit. */
@@ -127,7 +156,8 @@ export class Pace {
   tryAcquire(): Ticket | null {
     return this.inFlight < this.current &&
       this.retries.length + this.fresh.length === 0 &&
-      this.now() >= this.pausedUntil
+      this.now() >= this.pausedUntil &&
+      !this.probeOut
       ? this.take()
       : null;
   }
@@ -148,13 +178,21 @@ export class Pace {
       this.latencyMs = this.latencyMs === null ? took : 0.8 * this.latencyMs + 0.2 * took;
     }
     if (this.o.adaptive) {
-      if (outcome === 'limited' && ticket.epoch === this.epoch) this.decrease(now, this.estimate(now));
-      else if (outcome === 'spent' && ticket.epoch === this.epoch) this.decrease(now, this.current - 1);
+      const current = ticket.epoch === this.epoch;
+      if (outcome === 'limited' && current) this.decrease(now, this.estimate(now));
+      else if (outcome === 'spent' && current) this.decrease(now, this.current - 1);
       else if (outcome === 'ok' && binding && now - this.lastDecrease >= this.holdMs()) this.increase(now);
-      if (outcome === 'limited' && retryAfterMs !== null && retryAfterMs > 0)
-        this.pause(now + Math.min(retryAfterMs, MAX_PAUSE_MS));
+      if (ticket.probe) this.probeAnswered(now, outcome, retryAfterMs);
+      // A refusal of a request sent before the gate last closed says nothing new.
+      else if (outcome === 'limited' && current && !this.probing) this.close(now, gateClosure(retryAfterMs ?? 0));
     }
     this.admit();
+  }
+
+  /** Closes the gate for `ms` (at most MAX_PAUSE_MS), then lets one probe through. */
+  private close(now: number, ms: number): void {
+    this.probing = true;
+    this.pause(now + Math.min(Math.max(0, ms), MAX_PAUSE_MS));
   }
 
   /** Admits nobody before `until`, then wakes the waiters. */
@@ -172,6 +210,20 @@ export class Pace {
     this.pauseTimer.unref();
   }
 
+  /** The probe came back: refused, the gate closes again for longer; else it opens. */
+  private probeAnswered(now: number, outcome: AttemptOutcome, retryAfterMs: number | null): void {
+    this.probeOut = false;
+    if (this.probeTimer) clearTimeout(this.probeTimer);
+    this.probeTimer = null;
+    if (!this.probing) return;
+    if (outcome === 'limited') {
+      this.probeWait = Math.max(PROBE_FLOOR_MS, 2 * this.probeWait);
+      this.close(now, Math.max(gateClosure(retryAfterMs ?? 0), this.probeWait));
+      return;
+    }
+    this.probing = false;
+    this.probeWait = 0;
+  }
   /** What run.json keeps. */
   record(): PaceRecord {
     return {
@@ -186,12 +238,24 @@ export class Pace {
 
   private take(): Ticket {
     this.inFlight++;
-    return { epoch: this.epoch, startedAt: this.now() };
+    if (!this.probing) return { epoch: this.epoch, startedAt: this.now() };
+    // The gate is closed but for this one request.
+    this.probeOut = true;
+    this.probeTimer = setTimeout(() => {
+      // Not refused at once: the limit has cleared, as far as the gate can tell.
+      this.probeTimer = null;
+      this.probing = false;
+      this.probeWait = 0;
+      this.probeOut = false;
+      this.admit();
+    }, PROBE_PATIENCE_MS);
+    this.probeTimer.unref();
+    return { epoch: this.epoch, startedAt: this.now(), probe: true };
   }
 
   private admit(): void {
     if (this.now() < this.pausedUntil) return;
-    while (this.inFlight < this.current) {
+    while (this.inFlight < this.current && !this.probeOut) {
       const w = this.retries.shift() ?? this.fresh.shift();
       if (!w) return;
       w.cleanup();

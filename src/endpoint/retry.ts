@@ -22,6 +22,12 @@ export interface RetryPolicy {
   waitOn: readonly ErrorType[];
   /** A `provider` error is retried only when its HTTP status is in this range (server faults). */
   providerStatuses: { from: number; to: number };
+  /**
+   * The shortest wait after a server's hint, and where a waiting turn's backoff starts. A
+   * hint below it (`retry-after-ms: 1`, `Retry-After: 0.0001`, `1e-300`) is raised to it:
+   * taken at its word, a server that always says "1 ms" would get a tight loop of requests.
+   */
+  waitFloorMs: number;
 }
 
 /** 429, 5xx, connection failures and request timeouts are transient; the rest are not. */
@@ -32,6 +38,7 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
   retryOn: ['rate_limit', 'provider', 'network', 'timeout'] as const,
   waitOn: ['rate_limit'] as const,
   providerStatuses: { from: 500, to: 599 },
+  waitFloorMs: 250,
 });
 
 /**
@@ -53,10 +60,39 @@ export interface AttemptFailure {
 }
 
 /**
- * The wait before retry number `retry` (0-based), or null to give up: the type is not
- * retryable, retries are spent, or the wait would end at or past the deadline (sleeping
- * until the deadline only to time out would waste the slot). A server's Retry-After wins
- * over the jittered backoff, since it knows when it will take us back, unless it asks for none.
+ * The wait before retry number `retry` (0-based), or null when the policy gives up on this
+ * failure (the type is not retryable, or retries are spent). No deadline is applied here.
+ *
+ * A waiting turn (a 429) backs off from the server's hint: the hint is where waiting starts,
+ * not a schedule. Each wait of one rollout is at least twice its last one (`lastWaitMs`),
+ * starting from `waitFloorMs`, and grows no further than `maxDelayMs` unless the server
+ * itself asks for longer. A failure (5xx, network, timeout) keeps the jittered backoff, or
+ * the server's hint raised to the floor when it gave one.
+ */
+export function plannedDelay(
+  policy: RetryPolicy,
+  retry: number,
+  failure: AttemptFailure,
+  random: () => number = Math.random,
+  lastWaitMs = 0,
+): number | null {
+  if (!retryable(policy, failure)) return null;
+  const asked = failure.retryAfterMs;
+  const hint = asked != null && asked > 0 ? asked : null;
+  if (policy.waitOn.includes(failure.type)) {
+    // A waiting turn is bounded by the deadline alone, not by maxRetries.
+    const grown = Math.max(policy.waitFloorMs, 2 * lastWaitMs);
+    return Math.max(hint ?? 0, Math.min(grown, Math.max(policy.maxDelayMs, policy.waitFloorMs)));
+  }
+  if (retry >= policy.maxRetries) return null;
+  // A wait of 0 (Retry-After: 0, a date already past) gives no guidance: the backoff applies.
+  return hint !== null ? Math.max(hint, policy.waitFloorMs) : backoffDelay(policy, retry, random);
+}
+
+/**
+ * The wait before retry number `retry` (0-based), or null to give up: the policy gives up
+ * (see `plannedDelay`), or the wait would end at or past the deadline (sleeping until the
+ * deadline only to time out would waste the slot).
  */
 export function nextDelay(
   policy: RetryPolicy,
@@ -65,15 +101,10 @@ export function nextDelay(
   now: number,
   deadline: number,
   random: () => number = Math.random,
+  lastWaitMs = 0,
 ): number | null {
-  if (!retryable(policy, failure)) return null;
-  // A waiting turn (a 429) is bounded by the deadline alone; `retry` then counts waits, for the backoff.
-  if (!policy.waitOn.includes(failure.type) && retry >= policy.maxRetries) return null;
-  // A wait of 0 (Retry-After: 0, a date already past) gives no guidance: taken at its word it
-  // would turn endless waiting turns into a tight loop of requests, so the backoff applies.
-  const asked = failure.retryAfterMs;
-  const wait = asked != null && asked > 0 ? asked : backoffDelay(policy, retry, random);
-  if (now + wait >= deadline) return null;
+  const wait = plannedDelay(policy, retry, failure, random, lastWaitMs);
+  if (wait === null || now + wait >= deadline) return null;
   return wait;
 }
 

@@ -1,11 +1,13 @@
 /**
  * Fail fast on first contact with an endpoint. Until one request of the run has succeeded,
- * three patterns mean that no request will: the first attempts all fail to connect (refused,
+ * four patterns mean that no request will: the first attempts all fail to connect (refused,
  * unknown host, TLS failure); the first rollouts all end with the same refusal of the
  * request itself (a 400, 404 or 422 with one message, such as a parameter the model does
  * not take); or the first rollouts all get the same kind of unusable reply, one that the
  * settings cause rather than chance (content left empty because the token limit ran out,
- * reasoning with no content, a body over --max-response-mb). Any of them stops the run with
+ * reasoning with no content, a body over --max-response-mb); or the first rollouts all end
+ * because the server asked for a wait longer than the episode has left (a budget that will
+ * not come back in time). Any of them stops the run with
  * one message instead of spending every rollout on it. Random failures (a 5xx, a timeout,
  * a garbled body) never do, and once anything has succeeded this never stops a run:
  * failures after that are data.
@@ -109,7 +111,13 @@ export class FirstContact {
       return null;
     }
     const cause = systematic(f);
-    const key = isRefusal(f) ? `refusal ${f.status} ${f.message}` : cause ? `reply ${cause.key}` : null;
+    const key = isRefusal(f)
+      ? `refusal ${f.status} ${f.message}`
+      : f.pastDeadline
+        ? 'wait past the deadline'
+        : cause
+          ? `reply ${cause.key}`
+          : null;
     // A random failure breaks the run of identical ones for good: the first rollouts were not all alike.
     if (key === null || (this.first !== null && this.first !== key)) {
       this.first = '';
@@ -117,6 +125,13 @@ export class FirstContact {
     }
     this.first = key;
     if (++this.same < REFUSED_ROLLOUTS) return null;
+    if (f.pastDeadline) {
+      return {
+        ...f,
+        fatal: true,
+        message: `${this.endpoint} asks for longer waits than an episode allows: ${f.message} (the first ${REFUSED_ROLLOUTS} rollouts all ended so; raise --timeout or come back later)`,
+      };
+    }
     if (cause) {
       return {
         ...f,

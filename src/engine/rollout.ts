@@ -10,7 +10,7 @@ import { classifyError, type Failure } from '../endpoint/classify.js';
 import type { ModelClient } from '../endpoint/client.js';
 import { addUsage, MalformedResponseError, type Completion, type Usage } from '../endpoint/completion.js';
 import type { AttemptOutcome, Pace, Ticket } from '../endpoint/pace.js';
-import { nextDelay, sleep, type RetryPolicy } from '../endpoint/retry.js';
+import { plannedDelay, sleep, type RetryPolicy } from '../endpoint/retry.js';
 
 export interface EpisodeOptions {
   client: ModelClient;
@@ -51,6 +51,8 @@ export async function runEpisode(messages: readonly ChatMessage[], o: EpisodeOpt
   // Failures count against --max-retries; waiting turns (429s) only against the deadline.
   let failures = 0;
   let waits = 0;
+  /** The last wait of a waiting turn: the next one is at least twice as long (retry.ts). */
+  let lastWait = 0;
   let usage: Usage | null = null;
   const failed = (failure: Failure, attempts: number): EpisodeResult => ({
     kind: 'failed',
@@ -116,16 +118,26 @@ export async function runEpisode(messages: readonly ChatMessage[], o: EpisodeOpt
       clearTimeout(timer);
       o.stop.removeEventListener('abort', onStop);
       // failure is unassigned only when the attempt returned a reply.
-      if (ticket) o.pace!.release(ticket, outcome, outcome === 'limited' ? failure!.retryAfterMs : null);
+      // A wait past the deadline fails this rollout at once; it does not close the gate for
+      // the others either (they learn it from their own requests, or first contact stops the run).
+      const hint = outcome === 'limited' ? failure!.retryAfterMs : null;
+      if (ticket) o.pace!.release(ticket, outcome, hint !== null && hint < deadline - Date.now() ? hint : null);
     }
     o.onAttempt?.(failure);
     if (failure.fatal) return failed(failure, attempt);
     const waiting = o.policy.waitOn.includes(failure.type);
-    const delay = nextDelay(o.policy, waiting ? waits++ : failures++, failure, Date.now(), deadline, o.random);
-    if (delay === null) {
+    const delay = plannedDelay(o.policy, waiting ? waits++ : failures++, failure, o.random, lastWait);
+    const left = deadline - Date.now();
+    if (delay === null || delay >= left) {
+      // A server that asks for a wait past the deadline is not waited for: the rollout fails now.
+      if (delay !== null && failure.retryAfterMs != null && failure.retryAfterMs >= left) {
+        failure.message += `; the server asked to wait ${seconds(failure.retryAfterMs)}, more than the ${seconds(Math.max(0, left))} left of the episode`;
+        failure.pastDeadline = true;
+      }
       if (attempt > 1) failure.message += ` (after ${attempt} attempts)`;
       return failed(failure, attempt);
     }
+    if (waiting) lastWait = delay;
     o.onRetry?.(attempt, delay, failure);
     await sleep(delay, o.stop);
     if (o.stop.aborted) return { kind: 'aborted' };
@@ -144,4 +156,9 @@ async function slot(pace: Pace, stop: AbortSignal, retry: boolean, deadline: num
     clearTimeout(timer);
     stop.removeEventListener('abort', onStop);
   }
+}
+
+/** A wait as people read it: `999999 s`, `1.5 s`. */
+function seconds(ms: number): string {
+  return `${Number((ms / 1000).toPrecision(3)).toLocaleString('en-US', { maximumFractionDigits: 3 })} s`;
 }

@@ -269,6 +269,8 @@ export class Runner {
         detail: s.detail,
         error: null,
         latency_ms: result.latencyMs,
+        // Only streamed replies know it; other records stay as they were.
+        ...(c.ttft_ms != null ? { ttft_ms: c.ttft_ms } : {}),
         usage: result.usage,
         finish_reason: c.finish_reason,
         attempts: result.attempts,

@@ -15,9 +15,10 @@ import type { RunData } from './read.js';
 import { describeTask } from './run-report.js';
 import { pairedBootstrap, type Estimate, type PairedBootstrap } from '../summary/stats.js';
 import type { Summary } from '../summary/summary.js';
-import { fitTable } from './fit-table.js';
+import { fitTable, wrapCell } from './fit-table.js';
 import { runNames } from './run-names.js';
 import { fmt, fmtCi, fmtInt } from './tables.js';
+import { dateText, durationText, samplingDifference, samplingShort, type Provenance } from './provenance.js';
 
 export const COMPARE_MEASURES = [
   'bas_correct',
@@ -46,6 +47,8 @@ interface ComparedRun {
   errors: number;
   errors_by_type: Record<string, number>;
   measures: Record<CompareMeasure, Estimate>;
+  /** Model, endpoint, sampling as sent, versions, dates, wall time (see provenance.ts). */
+  provenance: Provenance;
 }
 
 type Verdict = string; // "<label> better" or "no difference shown at 95%"
@@ -63,7 +66,13 @@ export interface Pairing {
   diff: PairedBootstrap | null;
   /** The same with errored rollouts counted as reward 0. */
   diff_errors_as_zero: PairedBootstrap | null;
+  /**
+   * "<label> better", "no difference shown at 95%", or null; followed by "; sampling differs
+   * (…)" when the two runs were not sent the same sampling settings.
+   */
   verdict: Verdict | null;
+  /** What differs in the sampling settings as sent ("temperature 0 vs 0.7"), or null when nothing does. */
+  sampling_differs: string | null;
 }
 
 export interface Comparison {
@@ -100,6 +109,11 @@ function verdictOf(ci: [number, number] | null, run: string, baseline: string): 
   return 'no difference shown at 95%';
 }
 
+/** A verdict that says so when the runs were sampled differently: such a pair is never like for like in silence. */
+function withSampling(v: Verdict | null, sampling: string | null): Verdict | null {
+  return v === null || sampling === null ? v : `${v}; sampling differs (${sampling})`;
+}
+
 /**
  * The paired difference (other − base) in reward over the tasks both ran, with its seeded
  * bootstrap interval and verdict; not comparable when the task generator or configuration
@@ -113,7 +127,15 @@ export function pairRuns(
   seed: number,
   resamples: number,
 ): Pairing {
-  const empty = { shared_tasks: 0, left_out: 0, diff: null, diff_errors_as_zero: null, verdict: null };
+  const sampling = samplingDifference(base.provenance.sampling, other.provenance.sampling);
+  const empty = {
+    shared_tasks: 0,
+    left_out: 0,
+    diff: null,
+    diff_errors_as_zero: null,
+    verdict: null,
+    sampling_differs: sampling,
+  };
   const clash = versionClash(other.run, base.run);
   const apart = clash
     ? clash.what === 'prompt'
@@ -160,7 +182,8 @@ export function pairRuns(
     left_out: shared - diffs.length,
     diff,
     diff_errors_as_zero: pairedBootstrap(diffsZero, seed, resamples),
-    verdict: verdictOf(diff?.ci95 ?? null, label, baseLabel),
+    verdict: withSampling(verdictOf(diff?.ci95 ?? null, label, baseLabel), sampling),
+    sampling_differs: sampling,
   };
 }
 
@@ -181,6 +204,7 @@ export function buildComparison(runs: RunData[], seed: number, resamples: number
     errors: d.summary.counts.errored,
     errors_by_type: d.summary.counts.errors_by_type,
     measures: measuresOf(d.summary),
+    provenance: d.provenance,
   }));
   const pairings = runs.slice(1).map((d, i) => pairRuns(runs[0]!, 'A', d, runLabel(i + 1), seed, resamples));
   return { baseline: 'A', seed, resamples, runs: compared, pairings };
@@ -222,6 +246,24 @@ export function renderComparison(c: Comparison): string {
     ),
   );
 
+  out.push(
+    fitTable(
+      ['run', 'endpoint', 'sampling', 'versions', 'dates\nwall time'],
+      c.runs.map((r) => {
+        const p = r.provenance;
+        const gen =
+          p.generator === null ? 'tasks from a file' : `gen ${p.generator} · prompt ${p.prompt_version ?? '?'}`;
+        return [
+          r.label,
+          p.endpoint ?? 'unknown',
+          samplingShort(p.sampling),
+          `bas ${p.bas_version ?? 'unknown'}\n${gen}`,
+          `${dateText(p.started_at)}\n${durationText(p.wall_time_s)}`,
+        ];
+      }),
+      { align: ['left', 'left', 'left', 'left', 'left'], separators: true, wrap: [1, 2, 3] },
+    ),
+  );
   const sep = { separators: true };
   const rewards = c.runs.map((r) => [
     r.label,
@@ -259,13 +301,21 @@ export function renderComparison(c: Comparison): string {
       }),
     );
   }
-  for (const x of c.pairings) if (x.note) out.push(`note: ${x.note}`);
+  // Notes are wrapped to 80 columns like the tables, continuation lines indented.
+  const note = (text: string) =>
+    wrapCell(terminalText(text), 78)
+      .split('\n')
+      .map((l, i) => (i === 0 ? l : `  ${l}`))
+      .join('\n');
+  for (const x of c.pairings) if (x.note) out.push(note(`note: ${x.note}`));
   for (const x of c.pairings)
     if (x.left_out)
       out.push(
-        `note: ${x.left_out} shared task(s) left out of ${x.run} − ${x.baseline}: one run has no completed rollout on them`,
+        note(
+          `note: ${x.left_out} shared task(s) left out of ${x.run} − ${x.baseline}: one run has no completed rollout on them`,
+        ),
       );
-  for (const r of c.runs) for (const n of r.notes) out.push(`note (${r.label}): ${n}`);
+  for (const r of c.runs) for (const n of r.notes) out.push(note(`note (${r.label}): ${n}`));
   // Notes quote run folders (models, statuses): made safe like the tables' cells.
   return terminalText(out.join('\n')) + '\n';
 }

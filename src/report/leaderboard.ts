@@ -1,49 +1,65 @@
 /**
  * `bas leaderboard` in data: runs ranked best first within groups of runs on the same tasks,
- * each with its 95% intervals, counts, tokens and cost, and its paired verdict against the
- * group's best on the tasks they share (the bootstrap of `compare`).
+ * each with its 95% intervals, counts, provenance, tokens and cost, and its paired verdict
+ * against the group's best on the tasks they share (the bootstrap of `compare`).
  *
  * Runs are ranked together only when the same index means the same ledger: the same task
  * configuration (rows, fault rate, seed), the same task generator and the same prompt.
  * Anything else would compare results on different tasks, or on tasks asked differently, so
  * it forms a group of its own.
+ *
+ * Only runs that finished (status "complete") within their error budget are ranked: an
+ * interrupted run, or one that errored on most rollouts, is listed below the ranking with the
+ * reason (`includeIncomplete` ranks them too, marked). The default measure counts an errored
+ * rollout as reward 0, so no run climbs by erroring (docs/leaderboard.md).
  */
 import type { TaskConfig } from '../task/types.js';
 import { runGenerator, runPromptVersion } from '../runfile/versions.js';
 import { pairRuns, type Pairing } from './compare.js';
-import { fitTable } from './fit-table.js';
 import type { RunData } from './read.js';
 import { costOf, describeTask, type Cost } from './run-report.js';
 import { runNames } from './run-names.js';
 import type { Estimate } from '../summary/stats.js';
 import type { PooledFaults } from '../summary/aggregate.js';
-import { fmt, fmtCi, fmtInt } from './tables.js';
+import type { Provenance } from './provenance.js';
 
-/** The measures a leaderboard can rank by. */
-export const RANK_MEASURES = ['reward', 'reward_errors_as_zero', 'bas_correct', 'fault_audit'] as const;
+/** The measures a leaderboard can rank by; the first is the default. */
+export const RANK_MEASURES = ['reward_errors_as_zero', 'reward', 'bas_correct', 'fault_audit'] as const;
 export type RankMeasure = (typeof RANK_MEASURES)[number];
 
+/** The error budget of a run whose run.json names none (eval's own default). */
+const DEFAULT_MAX_ERROR_RATE = 0.1;
+
 export interface LeaderboardRun {
-  /** 1 for the best of its group. */
-  rank: number;
+  /** 1 for the best of its group; null for a run listed below the ranking. */
+  rank: number | null;
+  /** Why the run is not rankable (not complete, over its error budget …), or null. */
+  unrankable: string | null;
   name: string;
   dir: string;
   model: string;
   status: string | null;
   notes: string[];
+  provenance: Provenance;
   tasks: number;
   rollouts: number;
+  /** Rollouts run.json planned, when it says. */
+  expected: number | null;
   completed: number;
   errored: number;
   errors_by_type: Record<string, number>;
+  /** The share of errored rollouts above which the run counts as failed (run.json, else 0.1). */
+  max_error_rate: number;
   measures: {
-    reward: Estimate;
     reward_errors_as_zero: Estimate;
+    reward: Estimate;
     bas_correct: Estimate;
     fault_audit: Estimate;
+    bas_label_accuracy: Estimate;
     fault_precision: Estimate;
     fault_recall: Estimate;
     num_flagged: Estimate;
+    parsed: Estimate;
   };
   /** Precision and recall over all claimed and true pairs (see `PooledFaults`). */
   faults_pooled: PooledFaults;
@@ -51,7 +67,7 @@ export interface LeaderboardRun {
   tokens: { prompt: number; completion: number; total: number; unscored: number };
   /** At the prices recorded in the run's run.json; null parts where none were given. */
   cost: Cost;
-  /** Paired difference (this run − the best) in reward on shared tasks; null for the best. */
+  /** Paired difference (this run − the best) on shared tasks; null for the best and unranked runs. */
   vs_best: Pairing | null;
 }
 
@@ -63,11 +79,16 @@ interface LeaderboardGroup {
   prompt_version: number | null;
   /** A one-line description of the group's tasks. */
   title: string;
+  /** Ranked runs, best first. */
   runs: LeaderboardRun[];
+  /** Runs listed below the ranking, with why (empty with `includeIncomplete`). */
+  unranked: LeaderboardRun[];
 }
 
 export interface Leaderboard {
   by: RankMeasure;
+  /** Whether runs that did not finish within their error budget were ranked (marked). */
+  include_incomplete: boolean;
   seed: number;
   resamples: number;
   groups: LeaderboardGroup[];
@@ -95,6 +116,25 @@ function measureOf(d: RunData, by: RankMeasure): Estimate {
   return by === 'bas_correct' || by === 'fault_audit' ? s.rewards[by] : s[by];
 }
 
+function maxErrorRate(d: RunData): number {
+  const v = d.run?.max_error_rate;
+  return typeof v === 'number' && v >= 0 && v <= 1 ? v : DEFAULT_MAX_ERROR_RATE;
+}
+
+/** Why a run may not be ranked, or null when it may: it finished, whole, within its error budget. */
+function unrankableReason(d: RunData): string | null {
+  const c = d.summary.counts;
+  const status = typeof d.run?.status === 'string' ? d.run.status : null;
+  if (d.run === null) return 'no run.json: whether the run finished is unknown';
+  if (status !== 'complete') return `status ${status ?? 'unknown'}: the run did not finish`;
+  if (d.expected !== null && c.rollouts < d.expected) return `${c.rollouts} of ${d.expected} planned rollouts recorded`;
+  if (c.completed === 0) return 'no rollout completed';
+  const budget = maxErrorRate(d);
+  if (c.errored / c.rollouts > budget)
+    return `${((100 * c.errored) / c.rollouts).toFixed(1)}% of rollouts errored, over its budget of ${100 * budget}%`;
+  return null;
+}
+
 /** Best first by the mean of `by`; runs without a mean last; ties by name, then folder. */
 function rankOrder(runs: Array<{ d: RunData; name: string }>, by: RankMeasure): Array<{ d: RunData; name: string }> {
   return [...runs].sort((a, b) => {
@@ -104,12 +144,54 @@ function rankOrder(runs: Array<{ d: RunData; name: string }>, by: RankMeasure): 
   });
 }
 
+function entry(d: RunData, name: string, rank: number | null, vsBest: Pairing | null): LeaderboardRun {
+  const s = d.summary;
+  return {
+    rank,
+    unrankable: unrankableReason(d),
+    name,
+    dir: d.dir,
+    model: d.model,
+    status: typeof d.run?.status === 'string' ? d.run.status : null,
+    notes: d.notes,
+    provenance: d.provenance,
+    tasks: s.counts.tasks,
+    rollouts: s.counts.rollouts,
+    expected: d.expected,
+    completed: s.counts.completed,
+    errored: s.counts.errored,
+    errors_by_type: s.counts.errors_by_type,
+    max_error_rate: maxErrorRate(d),
+    measures: {
+      reward_errors_as_zero: s.reward_errors_as_zero,
+      reward: s.reward,
+      bas_correct: s.rewards.bas_correct,
+      fault_audit: s.rewards.fault_audit,
+      bas_label_accuracy: s.metrics.bas_label_accuracy,
+      fault_precision: s.metrics.fault_precision,
+      fault_recall: s.metrics.fault_recall,
+      num_flagged: s.metrics.num_flagged,
+      parsed: s.metrics.parsed,
+    },
+    faults_pooled: s.faults_pooled,
+    tokens: {
+      prompt: s.tokens.prompt,
+      completion: s.tokens.completion,
+      total: s.tokens.total,
+      unscored: s.tokens.unscored?.total ?? 0,
+    },
+    cost: costOf(s, {}, d.run?.prices),
+    vs_best: vsBest,
+  };
+}
+
 /** Ranks `runs` within groups of comparable runs; groups in the order their first run was given. */
 export function buildLeaderboard(
   runs: RunData[],
-  opts: { by?: RankMeasure; seed: number; resamples: number },
+  opts: { by?: RankMeasure; includeIncomplete?: boolean; seed: number; resamples: number },
 ): Leaderboard {
-  const by = opts.by ?? 'reward';
+  const by = opts.by ?? 'reward_errors_as_zero';
+  const include = opts.includeIncomplete ?? false;
   const names = runNames(runs);
   const groups = new Map<string, Array<{ d: RunData; name: string }>>();
   runs.forEach((d, i) => {
@@ -118,236 +200,65 @@ export function buildLeaderboard(
   });
   return {
     by,
+    include_incomplete: include,
     seed: opts.seed,
     resamples: opts.resamples,
-    groups: [...groups.values()].map((members) => {
-      const ranked = rankOrder(members, by);
-      const best = ranked[0]!;
+    groups: [...groups.values()].map((members): LeaderboardGroup => {
+      const rankable = members.filter(({ d }) => include || unrankableReason(d) === null);
+      const ranked = rankOrder(rankable, by);
+      const left = rankOrder(
+        members.filter((m) => !rankable.includes(m)),
+        by,
+      );
+      const first = (ranked[0] ?? left[0])!;
+      const best = ranked[0];
       return {
-        task: best.d.task,
-        generator: runGenerator(best.d.run),
-        prompt_version: runPromptVersion(best.d.run),
-        title: groupTitle(best.d),
-        runs: ranked.map(({ d, name }, i): LeaderboardRun => {
-          const s = d.summary;
-          return {
-            rank: i + 1,
-            name,
-            dir: d.dir,
-            model: d.model,
-            status: typeof d.run?.status === 'string' ? d.run.status : null,
-            notes: d.notes,
-            tasks: s.counts.tasks,
-            rollouts: s.counts.rollouts,
-            completed: s.counts.completed,
-            errored: s.counts.errored,
-            errors_by_type: s.counts.errors_by_type,
-            measures: {
-              reward: s.reward,
-              reward_errors_as_zero: s.reward_errors_as_zero,
-              bas_correct: s.rewards.bas_correct,
-              fault_audit: s.rewards.fault_audit,
-              fault_precision: s.metrics.fault_precision,
-              fault_recall: s.metrics.fault_recall,
-              num_flagged: s.metrics.num_flagged,
-            },
-            faults_pooled: s.faults_pooled,
-            tokens: {
-              prompt: s.tokens.prompt,
-              completion: s.tokens.completion,
-              total: s.tokens.total,
-              unscored: s.tokens.unscored?.total ?? 0,
-            },
-            cost: costOf(s, {}, d.run?.prices),
-            vs_best: i === 0 ? null : pairRuns(best.d, '#1', d, `#${i + 1}`, opts.seed, opts.resamples),
-          };
-        }),
+        task: first.d.task,
+        generator: runGenerator(first.d.run),
+        prompt_version: runPromptVersion(first.d.run),
+        title: groupTitle(first.d),
+        runs: ranked.map(({ d, name }, i) =>
+          entry(d, name, i + 1, i === 0 ? null : pairRuns(best!.d, '#1', d, `#${i + 1}`, opts.seed, opts.resamples)),
+        ),
+        unranked: left.map(({ d, name }) => entry(d, name, null, null)),
       };
     }),
   };
-}
-
-/** "$1.23", "$0.0042", or an en dash when the run recorded no prices. */
-function usd(v: number | null): string {
-  return v === null ? '–' : `$${v.toFixed(v < 1 ? 4 : 2)}`;
 }
 
 function signed(v: number | null | undefined, digits = 3): string {
   return v === null || v === undefined ? '–' : `${v >= 0 ? '+' : '−'}${Math.abs(v).toFixed(digits)}`;
 }
 
-/** The paired difference against the best: "−0.052 [−0.101, −0.004]", or why there is none. */
-export function vsBestText(r: LeaderboardRun): { diff: string; verdict: string } {
+/**
+ * The paired difference against the best in the ranking measure's terms ("−0.052 [−0.101,
+ * −0.004]"; errors count 0 when the measure counts them so), its verdict, and what differs
+ * in sampling, if anything.
+ */
+export function vsBestText(r: LeaderboardRun, by: RankMeasure): { diff: string; verdict: string } {
   const p = r.vs_best;
+  if (r.rank === null) return { diff: '', verdict: 'not ranked' };
   if (!p) return { diff: '', verdict: 'best' };
-  if (!p.comparable || !p.diff || p.diff.mean === null) return { diff: '–', verdict: p.note ? 'no shared tasks' : '–' };
-  const ci = p.diff.ci95!;
-  const verdict =
-    p.verdict === `${p.baseline} better`
-      ? 'best better'
-      : p.verdict === `${p.run} better`
-        ? 'this better'
-        : 'no difference shown';
-  return { diff: `${signed(p.diff.mean)} [${signed(ci[0])}, ${signed(ci[1])}]`, verdict };
+  const d = by === 'reward_errors_as_zero' ? p.diff_errors_as_zero : p.diff;
+  if (!p.comparable || !d || d.mean === null || !d.ci95)
+    return { diff: '–', verdict: p.note ? 'no shared tasks' : '–' };
+  const ci = d.ci95;
+  const verdict = ci[0] > 0 ? 'this better' : ci[1] < 0 ? 'best better' : 'no difference shown';
+  return {
+    diff: `${signed(d.mean)} [${signed(ci[0])}, ${signed(ci[1])}]`,
+    verdict: p.sampling_differs ? `${verdict}; sampling differs (${p.sampling_differs})` : verdict,
+  };
 }
 
-function cell(e: Estimate): string {
-  return e.mean === null ? '–' : `${fmt(e.mean)}\n${fmtCi(e.ci95, 2)}`;
+/** "#3", or "#3*" for a run ranked only because of `--include-incomplete`. */
+export function rankText(r: LeaderboardRun): string {
+  if (r.rank === null) return '–';
+  return `${r.rank}${r.unrankable ? '*' : ''}`;
 }
 
-/** The text `bas leaderboard` prints: per group, three tables that each fit 80 columns. */
-export function renderLeaderboard(lb: Leaderboard): string {
-  const out: string[] = [];
-  const sep = { separators: true };
-  for (const g of lb.groups) {
-    out.push(
-      `${g.title}: ${g.runs.length} run${g.runs.length === 1 ? '' : 's'}, best first by ${lb.by} (95% intervals)`,
-    );
-    out.push(
-      fitTable(
-        ['#', 'run\nfolder', 'reward', 'bas_correct', 'fault_audit'],
-        g.runs.map((r) => [
-          String(r.rank),
-          `${r.name}\n${r.dir}`,
-          cell(r.measures.reward),
-          cell(r.measures.bas_correct),
-          cell(r.measures.fault_audit),
-        ]),
-        { ...sep, align: ['right', 'left', 'right', 'right', 'right'], wrap: [1] },
-      ),
-    );
-    out.push(
-      fitTable(
-        ['#', 'pooled\nprecision', 'pooled\nrecall', 'claims\nper reply', 'completed', 'errored', 'tokens', 'cost'],
-        g.runs.map((r) => [
-          String(r.rank),
-          fmt(r.faults_pooled.precision),
-          fmt(r.faults_pooled.recall),
-          fmt(r.measures.num_flagged.mean, 2),
-          fmtInt(r.completed),
-          fmtInt(r.errored),
-          fmtInt(r.tokens.total),
-          usd(r.cost.total_usd),
-        ]),
-        { align: ['right', 'right', 'right', 'right', 'right', 'right', 'right', 'right'] },
-      ),
-    );
-    if (g.runs.length > 1) {
-      out.push(
-        `paired against #1 on shared tasks (reward, bootstrap, ${fmtInt(lb.resamples)} resamples, seed ${lb.seed})`,
-        fitTable(
-          ['#', 'shared\ntasks', 'reward diff (this − #1)\n95% interval', 'verdict'],
-          g.runs.slice(1).map((r) => {
-            const v = vsBestText(r);
-            return [String(r.rank), fmtInt(r.vs_best?.shared_tasks ?? 0), v.diff, v.verdict];
-          }),
-          { align: ['right', 'right', 'right', 'left'], wrap: [3] },
-        ),
-      );
-    }
-    for (const r of g.runs) for (const n of r.notes) out.push(`note (#${r.rank} ${r.name}): ${n}`);
-    for (const r of g.runs)
-      if (r.tokens.unscored > 0)
-        out.push(
-          `note: #${r.rank}'s ${fmtInt(r.tokens.total)} tokens include ${fmtInt(r.tokens.unscored)} that bought no score (errored rollouts)${r.cost.unscored_usd !== null ? `, ${usd(r.cost.unscored_usd)} of its ${usd(r.cost.total_usd)}` : ''}`,
-        );
-    for (const r of g.runs)
-      if (r.vs_best?.left_out)
-        out.push(
-          `note: ${r.vs_best.left_out} shared task(s) left out of #${r.rank} − #1: one run has no completed rollout on them`,
-        );
-    out.push('');
-  }
-  if (lb.groups.length > 1)
-    out.push(
-      `${lb.groups.length} groups: runs on different tasks or task generators are ranked apart, never together.`,
-    );
-  out.push('pooled precision and recall are over all claimed and true (row, code) pairs.');
-  return out.join('\n') + '\n';
-}
-
-/** Text safe in a Markdown table cell: no control characters, no line break, `|` escaped. */
-export function markdownCell(text: string): string {
-  let s = '';
-  for (const ch of text) {
-    const c = ch.codePointAt(0)!;
-    if (c < 0x20 || (c >= 0x7f && c < 0xa0)) s += ' ';
-    else if (
-      ch === '|' ||
-      ch === '\\' ||
-      ch === '`' ||
-      ch === '*' ||
-      ch === '_' ||
-      ch === '<' ||
-      ch === '[' ||
-      ch === ']'
-    )
-      s += `\\${ch}`;
-    else s += ch;
-  }
-  return s;
-}
-
-/** One run's cells under `LEADERBOARD_COLUMNS`; `est` writes a mean with its interval. */
-export function leaderboardCells(r: LeaderboardRun, est: (e: Estimate, digits?: number) => string): string[] {
-  return [
-    String(r.rank),
-    r.name,
-    r.dir,
-    est(r.measures.reward),
-    est(r.measures.bas_correct),
-    est(r.measures.fault_audit),
-    fmt(r.faults_pooled.precision),
-    fmt(r.faults_pooled.recall),
-    est(r.measures.num_flagged, 2),
-    fmtInt(r.completed),
-    fmtInt(r.errored),
-    fmtInt(r.tokens.total),
-    usd(r.cost.total_usd),
-  ];
-}
-
-/** The columns of one run's row in the Markdown and HTML leaderboards, before the verdict. */
-export const LEADERBOARD_COLUMNS = [
-  '#',
-  'run',
-  'folder',
-  'reward',
-  'bas_correct',
-  'fault_audit',
-  'pooled precision',
-  'pooled recall',
-  'claims per reply',
-  'completed',
-  'errored',
-  'tokens',
-  'cost',
-] as const;
-
-/** The leaderboard as Markdown tables, one per group, for a README or a paper. */
-export function renderLeaderboardMarkdown(lb: Leaderboard): string {
-  const out: string[] = [];
-  const est = (e: Estimate, digits = 3) => (e.mean === null ? '–' : `${fmt(e.mean, digits)} ${fmtCi(e.ci95, digits)}`);
-  for (const g of lb.groups) {
-    out.push(`### ${markdownCell(g.title)}`, '');
-    out.push(
-      `Best first by ${markdownCell(lb.by)}; means with 95% intervals; the last column is the paired reward difference against #1 on shared tasks.`,
-      '',
-    );
-    const head = [...LEADERBOARD_COLUMNS, 'vs #1'];
-    out.push(
-      `| ${head.join(' | ')} |`,
-      `|${head.map((_, i) => (i === 1 || i === 2 || i === 13 ? ' --- ' : ' ---: ')).join('|')}|`,
-    );
-    for (const r of g.runs) {
-      const v = vsBestText(r);
-      const cells = [...leaderboardCells(r, est), v.diff ? `${v.diff} ${v.verdict}` : v.verdict];
-      out.push(`| ${cells.map(markdownCell).join(' | ')} |`);
-    }
-    out.push('');
-  }
-  out.push(
-    `Intervals: see docs/statistics.md. Paired differences: bootstrap over shared tasks, ${lb.resamples} resamples, seed ${lb.seed}.`,
-  );
-  return out.join('\n') + '\n';
+/** The measure's name as a heading says it. */
+export function measureText(by: RankMeasure): string {
+  return by === 'reward_errors_as_zero'
+    ? 'reward with errors counted as 0'
+    : `${by} over completed rollouts (errored ones left out)`;
 }

@@ -17,6 +17,8 @@ import { folderLockState } from '../runfile/lock.js';
 import { runGenerator } from '../runfile/versions.js';
 import { GENERATOR_VERSION } from '../task/generate.js';
 import { SummaryBuilder, type Summary } from '../summary/summary.js';
+import type { RolloutRecord } from '../runfile/record.js';
+import { provenanceOf, type Provenance } from './provenance.js';
 
 /** A run folder, summarised. */
 export interface RunData {
@@ -33,10 +35,24 @@ export interface RunData {
   expected: number | null;
   /** Plain sentences about the state of the run: in progress, cut off, mixed configs. */
   notes: string[];
+  /** What a reader needs to cite the run's numbers (see provenance.ts). */
+  provenance: Provenance;
+}
+
+export interface ReadOptions {
+  warn?: Warn;
+  /**
+   * Sees every record as it is read, with its line number, so a caller needing more than the
+   * summary (the HTML drill-down, one rollout) reads the file once, not twice.
+   */
+  onRecord?: (r: RolloutRecord, line: number) => void;
 }
 
 /** Reads and summarises a run folder (or a bare results file). */
-export async function readRun(path: string, warn: Warn = stderrWarn): Promise<RunData> {
+export async function readRun(path: string, options: Warn | ReadOptions = {}): Promise<RunData> {
+  const opts = typeof options === 'function' ? { warn: options } : options;
+  const warn = opts.warn ?? stderrWarn;
+  const onRecord = opts.onRecord;
   const { dir, resultsPath, runPath } = locateRun(path);
   let run = runPath ? await readRunInfo(runPath) : null;
   const builder = new SummaryBuilder();
@@ -53,6 +69,7 @@ export async function readRun(path: string, warn: Warn = stderrWarn): Promise<Ru
         firstConfig ??= r.config;
       }
       if (typeof r.model === 'string') firstModel ??= r.model;
+      onRecord?.(r, line);
     },
     warn,
   );
@@ -93,15 +110,18 @@ export async function readRun(path: string, warn: Warn = stderrWarn): Promise<Ru
   if (!run && runPath)
     notes.push(`No run.json beside ${resultsPath}: the model and task configuration come from the records.`);
   if (configs.size > 1) notes.push('The records hold more than one task configuration: their figures are pooled.');
+  const model = run?.model ?? firstModel ?? '(unknown model)';
+  const task = run?.task ?? firstConfig;
   return {
     dir,
     resultsPath,
     run,
-    model: run?.model ?? firstModel ?? '(unknown model)',
-    task: run?.task ?? firstConfig,
+    model,
+    task,
     builder,
     summary,
     expected,
     notes,
+    provenance: provenanceOf(run, model, task),
   };
 }

@@ -7,6 +7,8 @@ import type { TaskConfig } from '../task/types.js';
 import type { RunData } from './read.js';
 import type { Summary } from '../summary/summary.js';
 import { fmt, fmtInt, plainTable, renderSummary } from './tables.js';
+import { provenanceLines, type Provenance } from './provenance.js';
+import { wrapCell } from './fit-table.js';
 
 /** Prices in US dollars per million tokens. */
 export interface Prices {
@@ -39,6 +41,8 @@ export interface RunReport {
     ended_at: string | null;
     /** Rollouts the run set out to do, if run.json says. */
     expected_rollouts: number | null;
+    /** Model, endpoint, sampling as sent, size, versions, dates, wall time (see provenance.ts). */
+    provenance: Provenance;
   };
   notes: string[];
   summary: Summary;
@@ -91,6 +95,7 @@ export function buildRunReport(data: RunData, prices: { in?: number; out?: numbe
       started_at: typeof run?.started_at === 'string' ? run.started_at : null,
       ended_at: typeof run?.ended_at === 'string' ? run.ended_at : null,
       expected_rollouts: data.expected,
+      provenance: { ...data.provenance, status: typeof run?.status === 'string' ? run.status : null },
     },
     notes: data.notes,
     summary: data.summary,
@@ -145,15 +150,27 @@ function statusCount(r: RunReport): string {
   return `${fmtInt(c.rollouts)} of ${expected} rollouts recorded`;
 }
 
+/** Width of the text report's header lines. */
+const HEADER_WIDTH = 80;
+
+/** `label:` and a value, the value wrapped under itself so every line fits 80 columns. */
+export function labelledLines(pairs: Array<[string, string]>): string[] {
+  const pad = Math.max(...pairs.map(([k]) => k.length)) + 2;
+  return pairs.map(([k, v]) =>
+    wrapCell(terminalText(v), HEADER_WIDTH - pad)
+      .split('\n')
+      .map((line, i) => (i === 0 ? `${`${k}:`.padEnd(pad)}${line}` : `${' '.repeat(pad)}${line}`))
+      .join('\n'),
+  );
+}
+
 /** The text `bas report` prints. */
 export function renderRunReport(r: RunReport): string {
-  const lines = [
-    `run:    ${r.run.dir}`,
-    `model:  ${r.run.model}`,
-    `tasks:  ${describeTask(r.run.task)}`,
-    `status: ${r.run.status ?? 'unknown'}${r.run.expected_rollouts !== null ? ` (${statusCount(r)})` : ''}`,
-  ];
-  for (const n of r.notes) lines.push(`note:   ${n}`);
+  const pairs: Array<[string, string]> = [['run', r.run.dir]];
+  for (const [k, v] of provenanceLines(r.run.provenance))
+    pairs.push([k, k === 'status' && r.run.expected_rollouts !== null ? `${v} (${statusCount(r)})` : v]);
+  for (const n of r.notes) pairs.push(['note', n]);
+  const lines = labelledLines(pairs);
   // The header quotes run.json (model, folder, status): nothing in it may drive the terminal.
   const out = [
     terminalText(lines.join('\n')),

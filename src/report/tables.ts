@@ -44,6 +44,14 @@ export function fmtCi(ci: [number, number] | null, digits = 3): string {
   return ci ? `[${fmt(ci[0], digits)}, ${fmt(ci[1], digits)}]` : '–';
 }
 
+/**
+ * A mean and its 95% interval in one number format (the same decimals for both, so a mean of
+ * 1.000 never sits beside "[1.00, 1.00]"), separated by `sep`; an en dash without a mean.
+ */
+export function fmtEstimate(e: Estimate, digits = 3, sep = ' '): string {
+  return e.mean === null ? '–' : `${fmt(e.mean, digits)}${sep}${fmtCi(e.ci95, digits)}`;
+}
+
 /** A whole number with thousands separators. */
 export function fmtInt(v: number): string {
   return Math.round(v).toLocaleString('en-US');
@@ -57,7 +65,7 @@ const METHOD_SHORT: Record<NonNullable<Estimate['method']>, string> = {
   t: 't',
 };
 const METHOD_LEGEND =
-  'interval: wilson for 0/1 scores, wilson* for other scores in [0, 1], poisson* for\ncounts (* on the effective sample size; see docs/statistics.md), t unbounded';
+  'interval: wilson for 0/1 scores, wilson* for other scores in [0, 1], poisson*\nfor counts (* on the effective sample size; see docs/statistics.md), t unbounded';
 
 function estimateRow(name: string, e: Estimate, digits = 3): string[] {
   return [
@@ -111,7 +119,7 @@ export function renderSummary(s: Summary, opts: { title?: string } = {}): string
   if (s.unknown_codes) codes.push(['(unknown codes claimed)', '', '', '', fmtInt(s.unknown_codes), '']);
   parts.push(
     codes.toString(),
-    'precision and recall here are pooled over all claimed and true (row, code) pairs;\nfault_precision above is the mean per reply, 0 for a reply that claims nothing',
+    'precision and recall here are pooled over all claimed and true (row, code)\npairs; fault_precision above is the mean per reply,\n0 for a reply that claims nothing',
   );
 
   if (s.pass_at_k.length) {
@@ -130,6 +138,12 @@ export function renderSummary(s: Summary, opts: { title?: string } = {}): string
   if (s.tokens.unscored?.total) usage.push(['  of which bought no score', fmtInt(s.tokens.unscored.total)]);
   usage.push(['latency p50 (s)', fmt(s.latency_ms.p50 === null ? null : s.latency_ms.p50 / 1000, 2)]);
   usage.push(['latency p95 (s)', fmt(s.latency_ms.p95 === null ? null : s.latency_ms.p95 / 1000, 2)]);
+  // Summaries of older runs have no ttft_ms; streamed runs show time to first token.
+  const ttft = s.ttft_ms;
+  if (ttft?.n && ttft.p50 !== null && ttft.p95 !== null) {
+    usage.push(['first token p50 (s)', fmt(ttft.p50 / 1000, 2)]);
+    usage.push(['first token p95 (s)', fmt(ttft.p95 / 1000, 2)]);
+  }
   parts.push(usage.toString());
   if (s.tokens.ignored)
     parts.push(

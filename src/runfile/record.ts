@@ -36,6 +36,8 @@ export interface RolloutRecord {
   detail?: Scores['detail'] | null;
   error: RolloutError | null;
   latency_ms?: number | null;
+  /** Streamed replies (`--stream`): ms from the start of the answering attempt to its first token. */
+  ttft_ms?: number | null;
   usage?: TokenUsage | null;
   finish_reason?: string | null;
   attempts?: number | null;

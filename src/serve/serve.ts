@@ -1,16 +1,25 @@
 /**
  * A local OpenAI-compatible endpoint (POST /v1/chat/completions, GET /v1/models) that
  * answers with a built-in policy's reply, with faults injected at chosen rates: HTTP 500s,
- * 429s with Retry-After, requests that never get an answer, and malformed 200s. Fault draws
- * come from a seeded generator, so a test sees the same sequence for the same request order.
+ * 429s with Retry-After, requests that never get an answer, malformed 200s, and replies
+ * that stop mid-way (cut, or stalled with the connection left open). Fault draws come from
+ * a seeded generator, so a test sees the same sequence for the same request order. A request
+ * with `"stream": true` is answered with server-sent events, as OpenAI streams them.
  * It can act as a reasoning model that thinks a set number of tokens before it answers, so a
  * request's token limit can run out before any content; and it counts the tokens it reports
  * (GET /v1/bas/stats), so a test can hold a client's accounting against the server's own.
+ *
+ * Every request is checked before any work (a bad shape gets a 400 naming what is wrong),
+ * bodies are capped (413), and a failure while answering one request is answered with a 500
+ * to that request alone: nothing a client sends can stop the server.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { runPolicy, type PolicyName } from '../task/policies.js';
 import type { ChatMessage } from '../task/types.js';
+import { checkChatRequest } from './chat-request.js';
+import { tokenBucket } from './token-bucket.js';
+import { apiError, completionBody, MALFORMED, seeded, send, streamEvents, type Answer } from './answers.js';
 
 export interface ServeOptions {
   port: number;
@@ -30,6 +39,14 @@ export interface ServeOptions {
   apiKey: string | null;
   /** When set, only these model ids are served. */
   models: string[] | null;
+  /** Share of replies cut mid-way (the connection closed); default 0. */
+  cutRate?: number;
+  /** Share of replies that stop mid-way with the connection left open; default 0. */
+  stallRate?: number;
+  /** With `rateLimitRps`: send only a whole-second `Retry-After`, no `retry-after-ms` (as many providers do). */
+  wholeSecondRetryAfter?: boolean;
+  /** Largest request body accepted, in bytes; past it the answer is 413 (default 8 MiB). */
+  maxRequestBytes?: number;
   /**
    * Act as a reasoning model that spends this many tokens reasoning before it answers (0 or
    * absent: no reasoning). A request's `max_completion_tokens` (else `max_tokens`) caps
@@ -38,6 +55,9 @@ export interface ServeOptions {
    */
   reasoningTokens?: number;
 }
+
+/** The default cap on a request body: far above any prompt bas sends, far below harm. */
+export const DEFAULT_MAX_REQUEST_BYTES = 8 * 1024 * 1024;
 
 /** Counts of what the server did, for tests and the log. */
 interface ServeStats {
@@ -52,6 +72,13 @@ interface ServeStats {
   throttled: number;
   /** Most chat requests open at once (received, not yet answered). */
   maxInFlight: number;
+  /** Replies cut mid-way, and replies stalled mid-way. */
+  cut: number;
+  stalled: number;
+  /** Requests refused for their shape (400) or size (413). */
+  rejected: number;
+  /** Requests whose answer failed inside the server (answered 500, the server kept running). */
+  failed: number;
   /** Sums of the usage the server reported in its answers: what a provider would bill. */
   promptTokens: number;
   completionTokens: number;
@@ -66,102 +93,7 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** mulberry32: small, fast and good enough for fault draws. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = typeof body === 'string' ? body : JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
-  res.end(text);
-}
-
-function apiError(message: string, type: string, code: string | null): unknown {
-  return { error: { message, type, code, param: null } };
-}
-
-/** The malformed answers a sloppy endpoint has been seen to give. */
-const MALFORMED: Array<(model: string) => { body: string; type: string }> = [
-  () => ({ body: '{"id": "chatcmpl-x", "choices": [', type: 'application/json' }),
-  (model) => ({
-    body: JSON.stringify({ id: 'chatcmpl-x', object: 'chat.completion', model, choices: [] }),
-    type: 'application/json',
-  }),
-  (model) => ({
-    body: JSON.stringify({
-      id: 'chatcmpl-x',
-      object: 'chat.completion',
-      model,
-      choices: [{ index: 0, message: { role: 'assistant', content: '' }, finish_reason: 'length' }],
-    }),
-    type: 'application/json',
-  }),
-  () => ({ body: '<html><body>502 Bad Gateway</body></html>', type: 'text/html' }),
-];
-
-/**
- * A token bucket: `rps` tokens a second, holding at most one second's worth (so a burst of
- * `rps` requests passes at once, as a per-second budget would). `take` spends a token, or
- * says how long until one is there.
- */
-export function tokenBucket(rps: number, now: () => number = Date.now): { take(): number; untilFullMs(): number } {
-  const capacity = Math.max(1, rps);
-  let tokens = capacity;
-  let last = now();
-  const refill = (): void => {
-    const t = now();
-    tokens = Math.min(capacity, tokens + ((t - last) / 1000) * rps);
-    last = t;
-  };
-  return {
-    /** 0 when a token was spent; else the ms until the next one. */
-    take() {
-      refill();
-      if (tokens >= 1) {
-        tokens -= 1;
-        return 0;
-      }
-      return Math.max(1, Math.ceil(((1 - tokens) / rps) * 1000));
-    },
-    untilFullMs() {
-      refill();
-      return Math.ceil(((capacity - tokens) / rps) * 1000);
-    },
-  };
-}
-
-/** A successful answer, as sent. */
-interface ChatBody {
-  id: string;
-  object: 'chat.completion';
-  created: number;
-  model: string;
-  choices: Array<{ index: number; message: Record<string, string>; finish_reason: string }>;
-  usage: {
-    prompt_tokens: number;
-    completion_tokens: number;
-    total_tokens: number;
-    completion_tokens_details?: { reasoning_tokens: number };
-  };
-}
-
-/** The request's cap on completion tokens (`max_completion_tokens`, else `max_tokens`), or null. */
-function tokenLimit(body: { max_tokens?: unknown; max_completion_tokens?: unknown }): number | null {
-  for (const v of [body.max_completion_tokens, body.max_tokens]) {
-    if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return v;
-  }
-  return null;
-}
-
-type Fate = 'hang' | 'error' | 'rate_limit' | 'malformed' | 'ok';
+type Fate = 'hang' | 'error' | 'rate_limit' | 'malformed' | 'cut' | 'stall' | 'ok';
 
 /** Which fault (if any) a draw `u` in [0, 1) lands on: the rates are consecutive slices. */
 function drawFate(u: number, o: ServeOptions): Fate {
@@ -169,6 +101,8 @@ function drawFate(u: number, o: ServeOptions): Fate {
   if ((u -= o.errorRate) < 0) return 'error';
   if ((u -= o.rateLimitRate) < 0) return 'rate_limit';
   if ((u -= o.malformedRate) < 0) return 'malformed';
+  if ((u -= o.cutRate ?? 0) < 0) return 'cut';
+  if ((u -= o.stallRate ?? 0) < 0) return 'stall';
   return 'ok';
 }
 
@@ -185,57 +119,71 @@ export function startServer(o: ServeOptions): Promise<RunningServer> {
     unauthorized: 0,
     throttled: 0,
     maxInFlight: 0,
+    cut: 0,
+    stalled: 0,
+    rejected: 0,
+    failed: 0,
     promptTokens: 0,
     completionTokens: 0,
     reasoningTokens: 0,
   };
+  const maxRequestBytes = o.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
   const bucket = o.rateLimitRps > 0 ? tokenBucket(o.rateLimitRps) : null;
   let inFlight = 0;
   const hanging = new Set<ServerResponse>();
   let created = Math.floor(Date.now() / 1000);
 
-  /** The body of a successful answer, computed as soon as the request arrives. */
-  const answer = (model: string, messages: ChatMessage[], limit: number | null): ChatBody => {
+  /** The reply and its usage, computed as soon as the request arrives. */
+  const answer = (messages: ChatMessage[], limit: number | null): Answer => {
     const reply = runPolicy(o.policy, messages);
     let promptChars = 0;
-    for (const m of messages) promptChars += typeof m.content === 'string' ? m.content.length : 0;
+    for (const m of messages) promptChars += m.content.length;
     const prompt_tokens = Math.ceil(promptChars / 4);
-    const message: Record<string, string> = { role: 'assistant', content: reply };
-    let finish = 'stop';
-    let completion_tokens = Math.ceil(reply.length / 4);
-    const usage: ChatBody['usage'] = { prompt_tokens, completion_tokens, total_tokens: 0 };
+    const a: Answer = {
+      reply,
+      reasoning: null,
+      finish: 'stop',
+      usage: { prompt_tokens, completion_tokens: Math.ceil(reply.length / 4), total_tokens: 0 },
+    };
     const thinks = o.reasoningTokens ?? 0;
     if (thinks > 0) {
       // A token is about four characters here, as for the usage counts.
       const cap = limit ?? Number.POSITIVE_INFINITY;
       const thought = Math.min(thinks, cap);
-      message.reasoning_content = `Checking the ledger row by row (${thought} tokens of reasoning).`;
-      if (thought + completion_tokens > cap) {
-        finish = 'length';
-        message.content = reply.slice(0, Math.max(0, cap - thought) * 4);
-        completion_tokens = cap;
+      a.reasoning = `Checking the ledger row by row (${thought} tokens of reasoning).`;
+      if (thought + a.usage.completion_tokens > cap) {
+        a.finish = 'length';
+        a.reply = reply.slice(0, Math.max(0, cap - thought) * 4);
+        a.usage.completion_tokens = cap;
       } else {
-        completion_tokens += thought;
+        a.usage.completion_tokens += thought;
       }
-      usage.completion_tokens_details = { reasoning_tokens: thought };
+      a.usage.completion_tokens_details = { reasoning_tokens: thought };
     }
-    usage.completion_tokens = completion_tokens;
-    usage.total_tokens = prompt_tokens + completion_tokens;
-    return {
-      id: `chatcmpl-bas-${stats.requests}`,
-      object: 'chat.completion',
-      created,
-      model,
-      choices: [{ index: 0, message, finish_reason: finish }],
-      usage,
-    };
+    a.usage.total_tokens = prompt_tokens + a.usage.completion_tokens;
+    return a;
   };
 
-  /** Counts what an answer reports, as it is sent. */
-  const bill = (body: ChatBody): void => {
-    stats.promptTokens += body.usage.prompt_tokens;
-    stats.completionTokens += body.usage.completion_tokens;
-    stats.reasoningTokens += body.usage.completion_tokens_details?.reasoning_tokens ?? 0;
+  /** Counts what an answer reports, as it is sent whole. */
+  const bill = (a: Answer): void => {
+    stats.promptTokens += a.usage.prompt_tokens;
+    stats.completionTokens += a.usage.completion_tokens;
+    stats.reasoningTokens += a.usage.completion_tokens_details?.reasoning_tokens ?? 0;
+  };
+
+  /** Sends the first half of a reply, then closes the connection (`cut`) or leaves it open (`stall`). */
+  const stopMidway = (res: ServerResponse, fate: 'cut' | 'stall', head: () => void, pieces: string[]): void => {
+    if (res.destroyed) return;
+    head();
+    for (const p of pieces.slice(0, Math.max(1, Math.floor(pieces.length / 2)))) res.write(p);
+    if (fate === 'cut') {
+      stats.cut++;
+      res.destroy();
+    } else {
+      stats.stalled++;
+      hanging.add(res);
+      res.on('close', () => hanging.delete(res));
+    }
   };
 
   const chat = (req: IncomingMessage, res: ServerResponse, raw: string, arrived: number): void => {
@@ -244,16 +192,19 @@ export function startServer(o: ServeOptions): Promise<RunningServer> {
       stats.unauthorized++;
       return send(res, 401, apiError('Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key'));
     }
-    let body: { model?: unknown; messages?: unknown; max_tokens?: unknown; max_completion_tokens?: unknown };
+    let parsed: unknown;
     try {
-      body = JSON.parse(raw) as typeof body;
+      parsed = JSON.parse(raw);
     } catch {
+      stats.rejected++;
       return send(res, 400, apiError('The request body is not valid JSON.', 'invalid_request_error', null));
     }
-    if (typeof body?.model !== 'string' || !Array.isArray(body.messages)) {
-      return send(res, 400, apiError('The request needs "model" and "messages".', 'invalid_request_error', null));
+    const body = checkChatRequest(parsed);
+    if (typeof body === 'string') {
+      stats.rejected++;
+      return send(res, 400, apiError(`Invalid request: ${body}.`, 'invalid_request_error', null));
     }
-    const model = body.model;
+    const { model } = body;
     if (o.models && !o.models.includes(model)) {
       return send(
         res,
@@ -275,7 +226,7 @@ export function startServer(o: ServeOptions): Promise<RunningServer> {
         ),
         {
           'retry-after': String(Math.ceil(refill / 1000)),
-          'retry-after-ms': String(refill),
+          ...(o.wholeSecondRetryAfter ? {} : { 'retry-after-ms': String(refill) }),
           'x-ratelimit-limit-requests': String(o.rateLimitRps),
           'x-ratelimit-remaining-requests': '0',
           'x-ratelimit-reset-requests': `${bucket!.untilFullMs()}ms`,
@@ -287,7 +238,7 @@ export function startServer(o: ServeOptions): Promise<RunningServer> {
     // The reply is worked out on arrival and the latency counted from arrival, as a real
     // endpoint's would be: computing it when the timer fires would queue a whole wave of
     // policy work behind one another and add it to every answer's latency.
-    const body200 = fate === 'ok' ? answer(model, body.messages as ChatMessage[], tokenLimit(body)) : null;
+    const a = fate === 'ok' || fate === 'cut' || fate === 'stall' ? answer(body.messages, body.limit) : null;
     const respond = (): void => {
       switch (fate) {
         case 'hang':
@@ -317,23 +268,74 @@ export function startServer(o: ServeOptions): Promise<RunningServer> {
             },
           );
         case 'malformed': {
+          if (res.destroyed) return;
           stats.malformed++;
           const m = MALFORMED[Math.floor(rand() * MALFORMED.length)]!(model);
           res.writeHead(200, { 'content-type': m.type, 'content-length': Buffer.byteLength(m.body) });
           return void res.end(m.body);
         }
-        case 'ok':
+        case 'cut':
+        case 'stall':
+        case 'ok': {
+          if (body.stream) {
+            const events = streamEvents(`chatcmpl-bas-${stats.requests}`, created, model, a!, body.includeUsage);
+            const head = (): void =>
+              void res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+            if (fate !== 'ok') return stopMidway(res, fate, head, events);
+            if (res.destroyed) return;
+            stats.ok++;
+            bill(a!);
+            head();
+            return void res.end(events.join(''));
+          }
+          const text = JSON.stringify(completionBody(`chatcmpl-bas-${stats.requests}`, created, model, a!));
+          if (fate !== 'ok') {
+            const half = text.slice(0, Math.floor(text.length / 2));
+            const head = (): void =>
+              void res.writeHead(200, {
+                'content-type': 'application/json',
+                'content-length': Buffer.byteLength(text),
+              });
+            return stopMidway(res, fate, head, [half]);
+          }
           stats.ok++;
-          bill(body200!);
-          return send(res, 200, body200);
+          bill(a!);
+          return send(res, 200, text);
+        }
+      }
+    };
+    const guarded = (): void => {
+      try {
+        respond();
+      } catch (err) {
+        fail(res, err);
       }
     };
     const wait = o.latencyMs - (Date.now() - arrived);
-    if (wait > 0) setTimeout(respond, wait);
-    else respond();
+    if (wait > 0) setTimeout(guarded, wait);
+    else guarded();
+  };
+
+  /** A failure inside the server while answering one request: a 500 to it alone. */
+  const fail = (res: ServerResponse, err: unknown): void => {
+    stats.failed++;
+    const why = err instanceof Error ? err.message : String(err);
+    if (!res.headersSent) send(res, 500, apiError(`bas serve failed on this request: ${why}`, 'server_error', null));
+    else res.destroy();
   };
 
   const server: Server = createServer((req, res) => {
+    // A client that goes away mid-request must not take the server with it.
+    req.on('error', () => {});
+    res.on('error', () => {});
+    try {
+      route(req, res);
+    } catch (err) {
+      fail(res, err);
+    }
+  });
+
+  const route = (req: IncomingMessage, res: ServerResponse): void => {
     const path = (req.url ?? '').split('?')[0];
     if (req.method === 'GET' && (path === '/v1/models' || path === '/models')) {
       const ids = o.models ?? [`bas-${o.policy}`];
@@ -344,17 +346,52 @@ export function startServer(o: ServeOptions): Promise<RunningServer> {
     }
     if (req.method === 'GET' && (path === '/v1/bas/stats' || path === '/bas/stats')) return send(res, 200, stats);
     if (req.method === 'POST' && (path === '/v1/chat/completions' || path === '/chat/completions')) {
+      const tooLarge = (): void => {
+        stats.rejected++;
+        send(
+          res,
+          413,
+          apiError(
+            `The request body is larger than the ${maxRequestBytes} bytes this server accepts.`,
+            'invalid_request_error',
+            'request_too_large',
+          ),
+          { connection: 'close' },
+        );
+        // Nothing more of this body is read: the connection goes once the answer is out.
+        res.on('finish', () => req.destroy());
+      };
+      // A declared length past the cap is refused before any of the body is read.
+      if (Number(req.headers['content-length']) > maxRequestBytes) return tooLarge();
       inFlight++;
       if (inFlight > stats.maxInFlight) stats.maxInFlight = inFlight;
       res.on('close', () => inFlight--);
       const arrived = Date.now();
       const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => chat(req, res, Buffer.concat(chunks).toString('utf8'), arrived));
+      let received = 0;
+      let over = false;
+      req.on('data', (c: Buffer) => {
+        if (over) return;
+        received += c.length;
+        if (received > maxRequestBytes) {
+          over = true;
+          chunks.length = 0;
+          return tooLarge();
+        }
+        chunks.push(c);
+      });
+      req.on('end', () => {
+        if (over) return;
+        try {
+          chat(req, res, Buffer.concat(chunks).toString('utf8'), arrived);
+        } catch (err) {
+          fail(res, err);
+        }
+      });
       return;
     }
     send(res, 404, apiError(`No route for ${req.method} ${path}.`, 'invalid_request_error', 'not_found'));
-  });
+  };
   server.keepAliveTimeout = 60_000;
 
   return new Promise((resolve, reject) => {

@@ -9,7 +9,7 @@ import { MAX_TASKS, parseCount, parseNumberInRange } from '../task/config.js';
 
 export const REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
 /** Request fields that --sampling may not set: the runner owns them. */
-export const RESERVED_FIELDS = ['model', 'messages', 'stream', 'n', 'tools', 'tool_choice'];
+export const RESERVED_FIELDS = ['model', 'messages', 'stream', 'stream_options', 'n', 'tools', 'tool_choice'];
 /** Largest -n: the one cap that gen and validate share (src/task/config.ts). */
 export const MAX_N = MAX_TASKS;
 export const SECONDS = (name: string, v: unknown): number => parseNumberInRange(v, name, 0.001, 86_400);

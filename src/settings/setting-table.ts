@@ -51,6 +51,8 @@ export interface SettingValues {
   apiKeyVar: string | null;
   timeout: number;
   requestTimeout: number;
+  stream: boolean;
+  streamIdleTimeout: number;
   maxRetries: number;
   maxErrorRate: number;
   maxResponseMb: number;
@@ -301,6 +303,30 @@ export const SETTINGS: SettingTable = {
     toml: 'request_timeout',
     kind: 'number',
     runJson: 'request_timeout_s',
+    measured: false,
+    parse: (v, name) => SECONDS(name, v),
+  },
+  stream: {
+    flags: '--stream',
+    help: 'ask for the reply as a stream of events (stream: true), for long generations',
+    doc: 'Ask for each reply as server-sent events (`stream: true`, with `stream_options.include_usage`) and assemble it; records the time to first token (`ttft_ms`). Same bounds as a whole reply, plus `--stream-idle-timeout` (see [docs/providers-and-pacing.md](docs/providers-and-pacing.md#streaming)).',
+    defaultText: 'off',
+    default: false,
+    toml: 'stream',
+    kind: 'boolean',
+    runJson: 'stream',
+    measured: false,
+    parse: parseSwitch,
+  },
+  streamIdleTimeout: {
+    flags: '--stream-idle-timeout <SECONDS>',
+    help: 'with --stream: longest silence between two events once the reply has begun',
+    doc: 'With `--stream`: seconds of silence allowed between two pieces of a reply once its first token has come; longer fails the attempt as `timeout` (retried). The wait for the first token is bounded by `--request-timeout` only.',
+    defaultText: '60',
+    default: 60,
+    toml: 'stream_idle_timeout',
+    kind: 'number',
+    runJson: 'stream_idle_timeout_s',
     measured: false,
     parse: (v, name) => SECONDS(name, v),
   },

@@ -43,6 +43,9 @@ export interface EvalSettings {
   keyRequired: boolean;
   timeoutS: number;
   requestTimeoutS: number;
+  /** Ask for replies as streams of events (`--stream`), and the idle timeout between events. */
+  stream: boolean;
+  streamIdleTimeoutS: number;
   maxRetries: number;
   /** Share of errored rollouts above which a finished run exits non-zero. */
   maxErrorRate: number;
@@ -225,6 +228,8 @@ export function resolveSettings(
     ...ep,
     timeoutS: v.timeout,
     requestTimeoutS: v.requestTimeout,
+    stream: v.stream,
+    streamIdleTimeoutS: v.streamIdleTimeout,
     maxRetries: v.maxRetries,
     maxErrorRate: v.maxErrorRate,
     maxResponseBytes: Math.round(v.maxResponseMb * 1024 * 1024),
@@ -286,6 +291,8 @@ export function settingValuesOf(s: EvalSettings): SettingValues {
     apiKeyVar: s.apiKeyVar,
     timeout: s.timeoutS,
     requestTimeout: s.requestTimeoutS,
+    stream: s.stream,
+    streamIdleTimeout: s.streamIdleTimeoutS,
     maxRetries: s.maxRetries,
     maxErrorRate: s.maxErrorRate,
     maxResponseMb: s.maxResponseBytes / (1024 * 1024),

@@ -88,6 +88,8 @@ export interface Summary {
   };
   /** Over completed rollouts that recorded a latency. */
   latency_ms: { n: number; mean: number | null; p50: number | null; p95: number | null };
+  /** Time to first token, over completed rollouts that recorded one (streamed replies, `--stream`). */
+  ttft_ms: { n: number; mean: number | null; p50: number | null; p95: number | null };
   /** Empty unless some task has more than one rollout. */
   pass_at_k: PassAtKRow[];
   /** Completed rewards in ten bins of width 0.1; the last bin includes 1.0. */
@@ -131,7 +133,8 @@ const C_UNKNOWN = C_CODE + 3 * FAULT_CODES.length;
 const C_TOK = C_UNKNOWN + 1; // prompt, completion, total, reasoning, cached
 const N_TOK = 5;
 const C_LAT = C_TOK + N_TOK;
-const C_MSG = C_LAT + 1; // id into messages, NaN when not kept
+const C_TTFT = C_LAT + 1;
+const C_MSG = C_TTFT + 1; // id into messages, NaN when not kept
 const C_TRUNC = C_MSG + 1; // 1 when finish_reason was "length"
 const C_SEQ = C_TRUNC + 1;
 const NCOL = C_SEQ + 1;
@@ -187,6 +190,7 @@ export class SummaryBuilder {
     d[o + C_ROLLOUT] = rollout;
     d[o + C_SEQ] = seq;
     d[o + C_LAT] = num(r.latency_ms);
+    d[o + C_TTFT] = num(r.ttft_ms);
     const u = r.usage;
     if (u) {
       const counts = [u.prompt_tokens, u.completion_tokens, u.total_tokens, u.reasoning_tokens, u.cached_tokens];
@@ -371,6 +375,7 @@ export class SummaryBuilder {
     METRIC_NAMES.forEach((m, i) => (metrics[m] = completedEstimate(C_METRIC + i, METRIC_SCALES[m])));
 
     const lat = this.column(C_LAT, done).xs.slice().sort();
+    const ttft = this.column(C_TTFT, done).xs.slice().sort();
     // Token sums over the winning lines (all, or the errored ones), plus the replaced lines'.
     const failed = done.map((v) => 1 - v);
     const tokenSums = (mask: Uint8Array | null): TokenSums => {
@@ -423,6 +428,12 @@ export class SummaryBuilder {
         mean: lat.length ? lat.reduce((a, b) => a + b, 0) / lat.length : null,
         p50: percentileSorted(lat, 0.5),
         p95: percentileSorted(lat, 0.95),
+      },
+      ttft_ms: {
+        n: ttft.length,
+        mean: ttft.length ? ttft.reduce((a, b) => a + b, 0) / ttft.length : null,
+        p50: percentileSorted(ttft, 0.5),
+        p95: percentileSorted(ttft, 0.95),
       },
       pass_at_k: maxRollouts > 1 ? passAtKRows(tasks, maxRollouts) : [],
       reward_histogram: histogram(this.column(C_REWARD, done).xs),

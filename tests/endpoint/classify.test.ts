@@ -18,6 +18,17 @@ describe('classifyError', () => {
     ],
     ['404 other', status(404, { message: 'no route' }), 'provider', false],
     ['429', status(429, { message: 'slow down' }), 'rate_limit', false],
+    [
+      '429 insufficient_quota',
+      status(429, {
+        message: 'You exceeded your current quota',
+        type: 'insufficient_quota',
+        code: 'insufficient_quota',
+      }),
+      'provider',
+      true,
+    ],
+    ['402', status(402, { message: 'Insufficient credits' }), 'provider', true],
     ['500', status(500, { message: 'oops' }), 'provider', false],
     ['503', status(503, undefined), 'provider', false],
     ['400', status(400, { message: 'bad field' }), 'provider', false],

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Pace, type Ticket } from '../../src/endpoint/pace.js';
 
 /** A pace on a clock the test moves by hand. */
@@ -69,6 +69,7 @@ describe('Pace', () => {
     pace.release((await pace.acquire(never))!, 'limited');
     expect(pace.limit).toBe(2);
     clock.t = 10_000; // past the hold after a decrease
+    pace.release((await pace.acquire(never))!, 'other'); // the probe after the 429
     for (let round = 0; round < 20; round++) {
       const held: Ticket[] = [];
       for (let i = 0; i < pace.limit; i++) held.push((await pace.acquire(never))!);
@@ -88,7 +89,7 @@ describe('Pace', () => {
   it('never falls below one, and --no-adapt keeps the ceiling', async () => {
     const { pace, clock } = paced(3);
     for (let i = 0; i < 5; i++) {
-      clock.t += 10;
+      clock.t += 100_000; // past every closure of the gate
       pace.release((await pace.acquire(never))!, 'limited');
     }
     expect(pace.limit).toBe(1);
@@ -101,11 +102,11 @@ describe('Pace', () => {
   it('records changes with their time, bounded in number', async () => {
     const { pace, clock } = paced(4096);
     for (let i = 0; i < 12; i++) {
-      clock.t += 500;
+      clock.t += 61_000; // past every closure of the gate
       pace.release((await pace.acquire(never))!, 'limited');
     }
     const r = pace.record();
-    expect(r.changes[0]).toEqual({ at_s: 0.5, limit: 2048 });
+    expect(r.changes[0]).toEqual({ at_s: 61, limit: 2048 });
     expect(r.final).toBe(1);
     expect(r.lowest).toBe(1);
     const many = paced(4096);
@@ -142,5 +143,61 @@ describe('Pace', () => {
     clock.t += 30;
     await waiting;
     expect(admitted).toBe(true);
+  });
+
+  it('a whole-second Retry-After does not hold the others for that second: one probe goes at once, and its answer opens the gate', async () => {
+    const { pace } = paced(8);
+    const a = (await pace.acquire(never))!;
+    const b = (await pace.acquire(never))!;
+    pace.release(a, 'limited', 1000);
+    const probe = pace.tryAcquire();
+    expect(probe?.probe).toBe(true);
+    expect(pace.tryAcquire()).toBeNull(); // one probe at a time
+    pace.release(b, 'limited', 1000); // an older refusal says nothing new
+    expect(pace.tryAcquire()).toBeNull();
+    pace.release(probe!, 'ok');
+    expect(pace.tryAcquire()?.probe).toBeUndefined();
+    expect(pace.tryAcquire()).not.toBeNull();
+  });
+
+  it('a 429 asking for 20 s holds every request 19 s, then probes the last second', async () => {
+    const { pace, clock } = paced(8);
+    pace.release((await pace.acquire(never))!, 'limited', 20_000);
+    clock.t = 18_999;
+    expect(pace.tryAcquire()).toBeNull();
+    clock.t = 19_000;
+    expect(pace.tryAcquire()?.probe).toBe(true);
+  });
+
+  it('a refused probe closes the gate again, each time at least twice as long', async () => {
+    const { pace, clock } = paced(8);
+    pace.release((await pace.acquire(never))!, 'limited', 1000);
+    const closures: number[] = [];
+    let probe = pace.tryAcquire()!;
+    for (let i = 0; i < 4; i++) {
+      expect(probe.probe).toBe(true);
+      pace.release(probe, 'limited', 1000);
+      const from = clock.t;
+      let next: Ticket | null;
+      while ((next = pace.tryAcquire()) === null) clock.t += 1;
+      closures.push(clock.t - from);
+      probe = next;
+    }
+    for (let i = 1; i < closures.length; i++) expect(closures[i]).toBeGreaterThanOrEqual(2 * closures[i - 1]!);
+    expect(closures[0]).toBeGreaterThanOrEqual(250);
+  });
+
+  it('a probe still out after a second (not refused at once) opens the gate without its answer', async () => {
+    vi.useFakeTimers();
+    try {
+      const { pace } = paced(8);
+      pace.release((await pace.acquire(never))!, 'limited', 1000);
+      expect(pace.tryAcquire()?.probe).toBe(true);
+      expect(pace.tryAcquire()).toBeNull();
+      await vi.advanceTimersByTimeAsync(1000);
+      expect(pace.tryAcquire()).not.toBeNull();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -3,13 +3,20 @@ import {
   backoffDelay,
   DEFAULT_RETRY_POLICY,
   nextDelay,
+  plannedDelay,
   retryable,
   type RetryPolicy,
 } from '../../src/endpoint/retry.js';
 import { budgetSpent, parseDuration, parseRetryAfter } from '../../src/endpoint/retry-after.js';
 
 const headers = (h: Record<string, string>) => new Headers(h);
-const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, maxRetries: 3, baseDelayMs: 100, maxDelayMs: 1000 };
+const policy: RetryPolicy = {
+  ...DEFAULT_RETRY_POLICY,
+  maxRetries: 3,
+  baseDelayMs: 100,
+  maxDelayMs: 1000,
+  waitFloorMs: 40,
+};
 
 describe('parseRetryAfter', () => {
   const now = Date.parse('2026-09-12T10:00:00Z');
@@ -46,7 +53,7 @@ describe('backoffDelay (full jitter)', () => {
 describe('nextDelay', () => {
   const half = () => 0.5;
   it('retries transient failures', () => {
-    expect(nextDelay(policy, 0, { type: 'rate_limit' }, 0, 10_000, half)).toBe(50);
+    expect(nextDelay(policy, 0, { type: 'rate_limit' }, 0, 10_000, half)).toBe(40);
     expect(nextDelay(policy, 1, { type: 'network' }, 0, 10_000, half)).toBe(100);
     expect(nextDelay(policy, 0, { type: 'timeout' }, 0, 10_000, half)).toBe(50);
     expect(nextDelay(policy, 0, { type: 'provider', status: 503 }, 0, 10_000, half)).toBe(50);
@@ -60,12 +67,49 @@ describe('nextDelay', () => {
   });
   it('honours Retry-After over the backoff', () => {
     expect(nextDelay(policy, 0, { type: 'rate_limit', retryAfterMs: 3000 }, 0, 10_000, half)).toBe(3000);
+    expect(nextDelay(policy, 0, { type: 'provider', status: 503, retryAfterMs: 3000 }, 0, 10_000, half)).toBe(3000);
   });
   it('backs off when the server asks for no wait at all, so endless 429s cannot become a request storm', () => {
     // Retry-After: 0, retry-after-ms: 0 and an HTTP date in the past all come out as 0 ms.
-    expect(nextDelay(policy, 0, { type: 'rate_limit', retryAfterMs: 0 }, 0, 1e9, half)).toBe(50);
-    expect(nextDelay(policy, 3, { type: 'rate_limit', retryAfterMs: 0 }, 0, 1e9, half)).toBe(400);
+    expect(nextDelay(policy, 0, { type: 'rate_limit', retryAfterMs: 0 }, 0, 1e9, half)).toBe(40);
+    expect(nextDelay(policy, 3, { type: 'rate_limit', retryAfterMs: 0 }, 0, 1e9, half, 160)).toBe(320);
     expect(nextDelay(policy, 1, { type: 'provider', status: 503, retryAfterMs: 0 }, 0, 1e9, half)).toBe(100);
+  });
+  it.each([
+    ['retry-after-ms: 1', { 'retry-after-ms': '1' }],
+    ['retry-after-ms: 0.001', { 'retry-after-ms': '0.001' }],
+    ['retry-after-ms: 1e-300', { 'retry-after-ms': '1e-300' }],
+    ['Retry-After: 0.0001', { 'retry-after': '0.0001' }],
+  ])('a tiny hint (%s) is where waiting starts: each wait of a rollout at least doubles the last', (_n, headers) => {
+    const asked = parseRetryAfter(new Headers(headers));
+    expect(asked).toBeGreaterThan(0);
+    const waits: number[] = [];
+    let last = 0;
+    for (let k = 0; k < 6; k++) {
+      last = plannedDelay(policy, k, { type: 'rate_limit', retryAfterMs: asked }, half, last)!;
+      waits.push(last);
+    }
+    expect(waits).toEqual([40, 80, 160, 320, 640, 1000]);
+    // A 5xx's tiny hint is raised to the floor as well.
+    expect(plannedDelay(policy, 0, { type: 'provider', status: 503, retryAfterMs: asked }, half)).toBe(40);
+  });
+  it('a server that always says "1 ms" gets a handful of requests in five seconds, not thousands', () => {
+    const p = DEFAULT_RETRY_POLICY;
+    let t = 0;
+    let requests = 1;
+    let last = 0;
+    for (;;) {
+      const d = nextDelay(p, requests - 1, { type: 'rate_limit', retryAfterMs: 1 }, t, 5000, Math.random, last);
+      if (d === null) break;
+      t += d;
+      last = d;
+      requests++;
+    }
+    expect(requests).toBeLessThanOrEqual(5);
+  });
+  it('a long hint is honoured whole, past the growth cap', () => {
+    expect(plannedDelay(policy, 0, { type: 'rate_limit', retryAfterMs: 20_000 }, half, 0)).toBe(20_000);
+    expect(plannedDelay(policy, 1, { type: 'rate_limit', retryAfterMs: 1 }, half, 20_000)).toBe(1000);
   });
   it('never sleeps past the episode deadline', () => {
     expect(nextDelay(policy, 0, { type: 'rate_limit', retryAfterMs: 3000 }, 8000, 10_000, half)).toBeNull();
@@ -114,7 +158,7 @@ describe('rate-limit headers', () => {
 
   it('a 429 is a waiting turn: retried past maxRetries, until the deadline', () => {
     const p = { ...DEFAULT_RETRY_POLICY, maxRetries: 1 };
-    expect(nextDelay(p, 50, { type: 'rate_limit', status: 429, retryAfterMs: 10 }, 0, 1000)).toBe(10);
+    expect(nextDelay(p, 50, { type: 'rate_limit', status: 429, retryAfterMs: 10 }, 0, 1000)).toBe(250);
     expect(nextDelay(p, 50, { type: 'rate_limit', status: 429, retryAfterMs: 2000 }, 0, 1000)).toBeNull();
     expect(nextDelay(p, 1, { type: 'network' }, 0, 1000)).toBeNull();
   });

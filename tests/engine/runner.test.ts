@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { APIError } from 'openai';
 import type { ModelClient } from '../../src/endpoint/client.js';
 import { runEpisode } from '../../src/engine/rollout.js';
@@ -9,7 +9,7 @@ import { DEFAULT_TASK_CONFIG } from '../../src/task/config.js';
 import { runPolicy } from '../../src/task/policies.js';
 import { MalformedResponseError, type Usage } from '../../src/endpoint/completion.js';
 
-const policy = { ...DEFAULT_RETRY_POLICY, baseDelayMs: 1, maxDelayMs: 2, maxRetries: 3 };
+const policy = { ...DEFAULT_RETRY_POLICY, baseDelayMs: 1, maxDelayMs: 2, maxRetries: 3, waitFloorMs: 1 };
 const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const err = (status: number, headers: Record<string, string> = {}) =>
   APIError.generate(status, { message: 'x' }, undefined, new Headers(headers));
@@ -469,6 +469,57 @@ describe('Runner: first contact and pace', () => {
     expect(records.length).toBeLessThan(40);
   });
 
+  it('a quota refusal (429 insufficient_quota, or 402) is not a rate limit: the run stops at once with the message', async () => {
+    for (const e of [
+      APIError.generate(
+        429,
+        {
+          error: {
+            message: 'You exceeded your current quota.',
+            type: 'insufficient_quota',
+            code: 'insufficient_quota',
+          },
+        },
+        undefined,
+        new Headers({ 'retry-after': '1' }),
+      ),
+      APIError.generate(402, { error: { message: 'Insufficient credits.' } }, undefined, new Headers()),
+    ]) {
+      let calls = 0;
+      const client: ModelClient = {
+        async complete() {
+          calls++;
+          throw e;
+        },
+      };
+      const records: RolloutRecord[] = [];
+      const out = await runner(client, 2, records).run(pairs(50));
+      expect(out.fatal?.message).toMatch(
+        /lack of quota or credit \(HTTP 40?2?9?\): (You exceeded|Insufficient credits)/,
+      );
+      expect(calls).toBeLessThanOrEqual(2);
+      expect(records).toHaveLength(0);
+    }
+  });
+
+  it('a wait past the episode deadline fails the rollout at once, and on the first rollouts stops the run', async () => {
+    let calls = 0;
+    const client: ModelClient = {
+      async complete() {
+        calls++;
+        throw err(429, { 'retry-after': '999999' });
+      },
+    };
+    const records: RolloutRecord[] = [];
+    const out = await runner(client, 2, records).run(pairs(50));
+    expect(records.length).toBeGreaterThanOrEqual(3);
+    expect(records[0]!.error?.type).toBe('rate_limit');
+    expect(records[0]!.error?.message).toContain('the server asked to wait 1,000,000 s, more than the');
+    expect(records[0]!.attempts).toBe(1);
+    expect(out.fatal?.message).toContain('asks for longer waits than an episode allows');
+    expect(calls).toBeLessThanOrEqual(4);
+  });
+
   it('429s are waiting turns: a rollout refused more often than --max-retries still completes', async () => {
     let n = 0;
     const client: ModelClient = {
@@ -509,4 +560,35 @@ describe('Runner: first contact and pace', () => {
     expect(limits[0]).toBe(8);
     expect(refused).toBeLessThan(60);
   });
+});
+
+describe('runEpisode: tiny waits (fake timers)', () => {
+  it.each(['1', '0.001', '1e-300'])(
+    'a server that always answers 429 retry-after-ms: %s gets a handful of requests in 5 s',
+    async (ms) => {
+      vi.useFakeTimers();
+      try {
+        let calls = 0;
+        const client: ModelClient = {
+          async complete() {
+            calls++;
+            throw err(429, { 'retry-after-ms': ms });
+          },
+        };
+        const done = runEpisode([], {
+          client,
+          policy: DEFAULT_RETRY_POLICY,
+          episodeTimeoutMs: 5000,
+          requestTimeoutMs: 5000,
+          stop: new AbortController().signal,
+        });
+        await vi.runAllTimersAsync();
+        const res = await done;
+        expect(res.kind === 'failed' && res.failure.type).toBe('rate_limit');
+        expect(calls).toBeLessThanOrEqual(5);
+      } finally {
+        vi.useRealTimers();
+      }
+    },
+  );
 });

@@ -3,7 +3,7 @@
  * console errors, no network, a task opens with its rows marked, and hostile reply text
  * stays text. Skipped, with a notice, where /usr/bin/chromium is absent.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +12,7 @@ import { readRun } from '../../src/report/read.js';
 import { buildRunReport } from '../../src/report/run-report.js';
 import { buildComparison } from '../../src/report/compare.js';
 import { writeCompareHtml, writeRunHtml } from '../../src/report/html/write.js';
+import { buildDrillData } from '../../src/report/html/drilldown.js';
 import { leaderboardPage } from '../../src/report/html/leaderboard-page.js';
 import { buildLeaderboard } from '../../src/report/leaderboard.js';
 import { sweepPage } from '../../src/report/html/sweep-page.js';
@@ -59,7 +60,13 @@ beforeAll(async () => {
   const runs = [];
   for (const d of wide) runs.push(await readRun(d, () => {}));
   await writeCompareHtml(join(dir, 'wide.html'), buildComparison(runs, 1, 1000));
-  writeFileSync(join(dir, 'leaderboard.html'), leaderboardPage(buildLeaderboard(runs, { seed: 1, resamples: 500 })));
+  // The leaderboard also holds a run of a short name that must not break mid-word, and one not ranked.
+  const blanket = join(dir, 'some', 'deeply', 'nested', 'results', 'folder', 'blanket');
+  writeRun(blanket, { n: 12, model: 'builtin:blanket', choose: () => 'blanket' });
+  const cut = join(dir, 'some', 'deeply', 'nested', 'results', 'folder', 'cut-off-run-of-the-evening');
+  writeRun(cut, { n: 12, model: long, choose: () => 'oracle', status: 'interrupted' });
+  const board = [...runs, await readRun(blanket, () => {}), await readRun(cut, () => {})];
+  writeFileSync(join(dir, 'leaderboard.html'), leaderboardPage(buildLeaderboard(board, { seed: 1, resamples: 500 })));
   const points = runs.map((data, i) => ({ num_transactions: [12, 24, 60, 240][i]!, fault_rate: null, data }));
   writeFileSync(
     join(dir, 'sweep.html'),
@@ -144,7 +151,7 @@ describe.skipIf(!hasChromium)('in headless chromium', () => {
     await page.close();
   });
 
-  it('a 10,000-rollout page stays small in the DOM: one page of rows, filters and paging', async () => {
+  it('a 10,000-rollout page embeds a bounded selection and says how to see the rest', async () => {
     const big = join(dir, 'big');
     writeRun(big, {
       n: 10_000,
@@ -152,17 +159,26 @@ describe.skipIf(!hasChromium)('in headless chromium', () => {
       choose: (i) => (i % 9 === 4 ? { error: 'provider' } : i % 3 ? 'oracle' : 'raw-sums'),
     });
     const d = await readRun(big, () => {});
-    await writeRunHtml(join(dir, 'big.html'), d, buildRunReport(d));
+    const drill = await buildDrillData(d, [[9999, 0]]);
+    // Worst 20, best 10, per code up to 5 + 5, 5 errored, plus the one asked for: at most 86.
+    expect(drill.rollouts.length).toBeLessThanOrEqual(86);
+    expect(drill.rollouts.length).toBeGreaterThan(30);
+    expect(drill.total_rollouts).toBe(10_000);
+    await writeRunHtml(join(dir, 'big.html'), d, buildRunReport(d), drill);
+    expect(statSync(join(dir, 'big.html')).size).toBeLessThan(1_000_000);
     const { page, errors } = await open(join(dir, 'big.html'));
-    expect(await page.locator('#task-list tbody tr').count()).toBe(50);
-    expect(await page.locator('#page-info').textContent()).toContain('of 200');
-    await page.click('#next');
-    expect(await page.locator('#task-list tbody tr').first().getAttribute('data-index')).toBe('50');
+    expect(await page.locator('#task-list tbody tr').count()).toBe(drill.rollouts.length);
+    expect(await page.locator('#tasks').textContent()).toMatch(/embeds \d+ of the run's 10,000 rollouts/);
+    expect(await page.locator('#tasks').textContent()).toContain('--rollout INDEX:ROLLOUT');
     await page.fill('#query', '9999');
     expect(await page.locator('#task-list tbody tr').count()).toBe(1);
+    expect(await page.locator('#task-list tbody tr').first().textContent()).toContain('asked for');
     await page.locator('#task-list tbody tr').first().click();
     expect(await page.locator('#drill-panel tr[data-mark]').count()).toBe(12);
     expect(await page.locator('.ledger').count()).toBe(1); // only the opened task is built
+    await page.selectOption('#filter', 'error');
+    await page.fill('#query', '');
+    expect(await page.locator('#task-list tbody tr').count()).toBe(5);
     expect(errors).toEqual([]);
     await page.close();
   });
@@ -225,7 +241,44 @@ describe.skipIf(!hasChromium)('in headless chromium', () => {
 
   it('leaderboard page at 1280 px: no sideways scroll, no chart label cut', async () => {
     const page = await fitsAt1280('leaderboard.html');
-    expect(await page.locator('svg text.label').count()).toBe(4);
+    expect(await page.locator('svg text.label').count()).toBe(5);
+    // Every table stays inside its card, and no word of a wrapped cell is broken across lines.
+    const report = await page.evaluate(() => {
+      type El = {
+        getBoundingClientRect(): { right: number };
+        closest(s: string): El | null;
+        querySelectorAll(s: string): ArrayLike<El>;
+        childNodes: ArrayLike<{ nodeType: number; textContent: string | null }>;
+      };
+      type Doc = {
+        querySelectorAll(s: string): ArrayLike<El>;
+        createRange(): {
+          setStart(n: unknown, o: number): void;
+          setEnd(n: unknown, o: number): void;
+          getClientRects(): { length: number };
+        };
+      };
+      const doc = (globalThis as unknown as { document: Doc }).document;
+      const overflow = Array.from(doc.querySelectorAll('section table')).filter(
+        (t) => t.getBoundingClientRect().right > t.closest('section')!.getBoundingClientRect().right + 0.5,
+      ).length;
+      const broken: string[] = [];
+      for (const td of Array.from(doc.querySelectorAll('td.wrap'))) {
+        for (const node of Array.from(td.childNodes)) {
+          if (node.nodeType !== 3) continue;
+          const text = node.textContent ?? '';
+          for (const m of text.matchAll(/[A-Za-z0-9]+/g)) {
+            const range = doc.createRange();
+            range.setStart(node, m.index!);
+            range.setEnd(node, m.index! + m[0].length);
+            if (range.getClientRects().length > 1) broken.push(m[0]);
+          }
+        }
+      }
+      return { overflow, broken };
+    });
+    expect(report).toEqual({ overflow: 0, broken: [] });
+    expect(await page.locator('text=Not ranked').count()).toBeGreaterThan(0);
     await page.screenshot({ path: join(shots, 'leaderboard.png'), fullPage: true });
     await page.close();
   });

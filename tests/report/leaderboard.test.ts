@@ -8,12 +8,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { textWidth } from '../../src/report/fit-table.js';
+import { buildLeaderboard } from '../../src/report/leaderboard.js';
+import { renderLeaderboard } from '../../src/report/leaderboard-text.js';
 import {
-  buildLeaderboard,
+  latexText,
   markdownCell,
-  renderLeaderboard,
+  renderLeaderboardCsv,
+  renderLeaderboardLatex,
   renderLeaderboardMarkdown,
-} from '../../src/report/leaderboard.js';
+} from '../../src/report/leaderboard-export.js';
 import { readRun, type RunData } from '../../src/report/read.js';
 import { bas } from '../support/cli.js';
 import { SMALL_CONFIG, writeRun } from './make-run.js';
@@ -149,16 +152,25 @@ describe('buildLeaderboard', () => {
     expect(tables.length).toBeGreaterThan(20);
     for (const l of tables) expect(textWidth(l), l).toBeLessThanOrEqual(80);
     expect(text).toContain('best better');
-    expect(text).toContain('ranked apart, never together');
+    expect(text.replace(/\n\s*/g, ' ')).toContain('ranked apart, never together');
+    for (const l of text.split('\n')) expect(textWidth(l), l).toBeLessThanOrEqual(80);
   });
 
   it('markdown: one row per run, and no name can break the table', () => {
     const md = renderLeaderboardMarkdown(buildLeaderboard(runs, { seed: 1, resamples: 500 }));
+    // Per group, the results table and the provenance table: one row per run in each.
     const rows = md.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| #') && !l.startsWith('| -'));
-    expect(rows).toHaveLength(5);
+    expect(rows).toHaveLength(10);
     const cols = (l: string) => l.replace(/\\\|/g, '').split('|').length;
-    for (const l of rows) expect(cols(l)).toBe(cols(md.split('\n').find((x) => x.startsWith('| #'))!));
-    expect(markdownCell('a|b\nc\u001b[31m_d')).toBe('a\\|b c \\[31m\\_d');
+    let head = 0;
+    for (const l of md.split('\n')) {
+      if (l.startsWith('| #')) head = cols(l);
+      else if (l.startsWith('| ')) expect(cols(l)).toBe(head);
+    }
+    expect(markdownCell('a|b\nc\u001b[31m_d<x')).toBe('a\\|b c [31m_d&lt;x');
+    // Plain text reads cleanly: no backslash escapes around intervals or names.
+    expect(md).not.toMatch(/\\[[\]_*]/);
+    expect(md).toContain('1.000 [1.000, 1.000]'.slice(0, 5));
   });
 });
 
@@ -177,7 +189,7 @@ describe('bas leaderboard (CLI)', () => {
     const html = join(root, 'lb.html');
     const text = bas(['leaderboard', join(root, 'runs'), '--html', html, '--resamples', '200']);
     expect(text.code).toBe(0);
-    expect(text.stdout).toContain('best first by reward');
+    expect(text.stdout).toContain('best first by reward with errors counted as 0');
     expect(readFileSync(html, 'utf8')).toContain('class="whisker"');
     const md = bas(['leaderboard', join(root, 'runs'), '--markdown', '--resamples', '200']);
     expect(md.stdout).toMatch(/^### /);
@@ -199,9 +211,10 @@ describe('bas leaderboard (CLI)', () => {
     [['leaderboard', 'ROOT/runs/oracle', 'ROOT/link'], /are the same run/],
     [
       ['leaderboard', 'ROOT/runs', '--by', 'speed'],
-      /--by must be one of reward, reward_errors_as_zero, bas_correct, fault_audit/,
+      /--by must be one of reward_errors_as_zero, reward, bas_correct, fault_audit/,
     ],
-    [['leaderboard', 'ROOT/runs', '--json', '--markdown'], /--json or --markdown, not both/],
+    [['leaderboard', 'ROOT/runs', '--json', '--markdown'], /give one of --json, --markdown, --csv and --latex/],
+    [['leaderboard', 'ROOT/runs', '--csv', '--latex'], /not --csv and --latex/],
     [['leaderboard', 'ROOT/runs/empty'], /holds no rollouts yet/],
   ])('bad input %j: one line, exit 2', (args, message) => {
     const r = bas(args.map((a) => a.replace('ROOT', root)));

@@ -3,7 +3,8 @@ import { classifyError } from '../../src/endpoint/classify.js';
 import { httpClient } from '../../src/endpoint/client.js';
 import { DEFAULT_RETRY_POLICY } from '../../src/endpoint/retry.js';
 import { Runner } from '../../src/engine/runner.js';
-import { startServer, tokenBucket, type RunningServer, type ServeOptions } from '../../src/serve/serve.js';
+import { startServer, type RunningServer, type ServeOptions } from '../../src/serve/serve.js';
+import { tokenBucket } from '../../src/serve/token-bucket.js';
 import type { RolloutRecord } from '../../src/runfile/record.js';
 import { DEFAULT_TASK_CONFIG } from '../../src/task/config.js';
 import { generateTask } from '../../src/task/generate.js';
@@ -198,6 +199,25 @@ describe('serve --rate-limit', () => {
     clock.t = 250;
     expect(b.take()).toBe(0);
     expect(b.take()).toBe(250);
+  });
+
+  it('--whole-second-retry-after sends Retry-After in whole seconds and no retry-after-ms', async () => {
+    for (const whole of [false, true]) {
+      server = await startServer({ ...base, rateLimitRps: 1, wholeSecondRetryAfter: whole });
+      const send = () =>
+        fetch(`${server!.url}/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'm', messages: prompt }),
+        });
+      expect((await send()).status).toBe(200);
+      const refused = await send();
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).toBe('1');
+      expect(refused.headers.has('retry-after-ms')).toBe(!whole);
+      await server.close();
+      server = null;
+    }
   });
 
   it('answers 429 with Retry-After and rate-limit headers when the bucket is empty, and the runner paces itself to it', async () => {

@@ -4,13 +4,20 @@
  * drill-down only when it is opened, so a 10,000-rollout run never becomes one huge DOM.
  * Every string from the run (replies, ids, codes) goes in through textContent, never HTML.
  *
- * Rollout tuple: [task, index, rollout, reward, bas_correct, fault_audit, error type,
- * error message, reply, given figures, given faults, unparseable reason] (see drilldown.ts).
+ * The rollout and ledger-row tuples are read by field name through `data.layout`, declared
+ * once in drilldown.ts: no position is written here.
  */
 export const RUN_PAGE_SCRIPT = String.raw`
 (function () {
   'use strict';
   var data = JSON.parse(document.getElementById('bas-data').textContent);
+  // Field positions come from the layout declared once in drilldown.ts, carried in the data.
+  var F = {}, ROW = {}, INTERNED = {};
+  data.layout.rollout.forEach(function (n, i) { F[n] = i; });
+  data.layout.row.forEach(function (n, i) { ROW[n] = i; });
+  data.layout.interned.forEach(function (n) { INTERNED[ROW[n]] = true; });
+  var TEXT_COLS = { date: 1, type: 1, counterparty: 1, description: 1, category: 1, invoice: 1, abn: 1 };
+  var DESC_COLS = { counterparty: 1, description: 1 };
   var PAGE = 50;
   var state = { filter: 'all', sort: 'index', query: '', page: 0, selected: null };
   var list = document.querySelector('#task-list tbody');
@@ -24,25 +31,25 @@ export const RUN_PAGE_SCRIPT = String.raw`
   }
   function fmt(v) { return v === null || v === undefined ? '–' : Number(v).toFixed(3); }
   function kind(r) {
-    if (r[6] !== null) return 'error';
-    if (r[11] !== null) return 'unparseable';
-    return r[4] === 1 ? 'bas-right' : 'bas-wrong';
+    if (r[F.error_type] !== null) return 'error';
+    if (r[F.unparseable] !== null) return 'unparseable';
+    return r[F.bas_correct] === 1 ? 'bas-right' : 'bas-wrong';
   }
   function kindText(r) {
-    if (r[6] !== null) return 'error: ' + r[6];
-    if (r[11] !== null) return 'unparseable';
-    return r[4] === 1 ? 'BAS right' : 'BAS wrong';
+    if (r[F.error_type] !== null) return 'error: ' + r[F.error_type];
+    if (r[F.unparseable] !== null) return 'unparseable';
+    return r[F.bas_correct] === 1 ? 'BAS right' : 'BAS wrong';
   }
   function keep(r) {
-    if (state.filter === 'imperfect') { if (r[3] === 1) return false; }
+    if (state.filter === 'imperfect') { if (r[F.reward] === 1) return false; }
     else if (state.filter !== 'all' && kind(r) !== state.filter) return false;
-    if (state.query !== '' && String(r[1]) !== state.query) return false;
+    if (state.query !== '' && String(r[F.index]) !== state.query) return false;
     return true;
   }
-  function rewardOf(r) { return r[3] === null ? -1 : r[3]; }
+  function rewardOf(r) { return r[F.reward] === null ? -1 : r[F.reward]; }
   function sorted(rows) {
-    if (state.sort === 'low') return rows.sort(function (a, b) { return rewardOf(a) - rewardOf(b) || a[1] - b[1] || a[2] - b[2]; });
-    if (state.sort === 'high') return rows.sort(function (a, b) { return rewardOf(b) - rewardOf(a) || a[1] - b[1] || a[2] - b[2]; });
+    if (state.sort === 'low') return rows.sort(function (a, b) { return rewardOf(a) - rewardOf(b) || a[F.index] - b[F.index] || a[F.rollout] - b[F.rollout]; });
+    if (state.sort === 'high') return rows.sort(function (a, b) { return rewardOf(b) - rewardOf(a) || a[F.index] - b[F.index] || a[F.rollout] - b[F.rollout]; });
     return rows;
   }
 
@@ -54,17 +61,18 @@ export const RUN_PAGE_SCRIPT = String.raw`
     list.textContent = '';
     slice.forEach(function (r) {
       var tr = el('tr');
-      tr.dataset.index = String(r[1]);
-      tr.dataset.rollout = String(r[2]);
+      tr.dataset.index = String(r[F.index]);
+      tr.dataset.rollout = String(r[F.rollout]);
       if (state.selected === r) tr.className = 'selected';
-      tr.appendChild(el('td', null, r[1]));
-      tr.appendChild(el('td', null, r[2]));
-      tr.appendChild(el('td', null, fmt(r[3])));
-      tr.appendChild(el('td', null, fmt(r[4])));
-      tr.appendChild(el('td', null, fmt(r[5])));
+      tr.appendChild(el('td', null, r[F.index]));
+      tr.appendChild(el('td', null, r[F.rollout]));
+      tr.appendChild(el('td', null, fmt(r[F.reward])));
+      tr.appendChild(el('td', null, fmt(r[F.bas_correct])));
+      tr.appendChild(el('td', null, fmt(r[F.fault_audit])));
       var st = el('td', 'text');
       st.appendChild(el('span', 'badge ' + kind(r), kindText(r)));
       tr.appendChild(st);
+      tr.appendChild(el('td', 'text small', r[F.why].join(', ')));
       tr.addEventListener('click', function () { openDrill(r); });
       list.appendChild(tr);
     });
@@ -93,7 +101,7 @@ export const RUN_PAGE_SCRIPT = String.raw`
       var tr = el('tr');
       tr.appendChild(el('td', null, label));
       tr.appendChild(el('td', null, task ? task.bas[i] : '–'));
-      var given = r[9] ? r[9][i] : null;
+      var given = r[F.figures] ? r[F.figures][i] : null;
       tr.appendChild(el('td', null, given ? given[0] : '–'));
       tr.appendChild(el('td', given ? (given[1] ? 'right text' : 'wrongfig text') : 'text', given ? (given[1] ? '✓ right' : '✗ wrong') : ''));
       body.appendChild(tr);
@@ -103,18 +111,18 @@ export const RUN_PAGE_SCRIPT = String.raw`
   }
 
   function ledgerTable(r, task) {
-    var given = r[10];
-    var judged = given !== null || r[11] !== null; // an unparseable reply claimed nothing
+    var given = r[F.faults];
+    var judged = given !== null || r[F.unparseable] !== null; // an unparseable reply claimed nothing
     var t = el('table', 'ledger');
     var head = el('tr');
-    ['id', 'date', 'type', 'counterparty', 'description', 'category', 'amount', 'gst', 'invoice', 'abn', 'audit'].forEach(function (h, i) {
-      head.appendChild(el('th', i >= 1 && i <= 5 || i >= 8 ? 'text' : null, h));
+    data.layout.row.concat(['audit']).forEach(function (h) {
+      head.appendChild(el('th', TEXT_COLS[h] || h === 'audit' ? 'text' : null, h));
     });
     t.appendChild(el('thead')).appendChild(head);
     var body = el('tbody');
     var seen = {};
     task.rows.forEach(function (row) {
-      var id = row[0];
+      var id = row[ROW.id];
       seen[id] = true;
       var expected = (Object.prototype.hasOwnProperty.call(task.faults, id) ? task.faults[id] : []).map(codeName);
       var claimed = given && Object.prototype.hasOwnProperty.call(given, id) ? given[id] : [];
@@ -133,9 +141,9 @@ export const RUN_PAGE_SCRIPT = String.raw`
       tr.className = 'row-' + mark;
       tr.dataset.mark = mark;
       row.forEach(function (v, i) {
-        // Columns 2-5 and 9 are numbers into the string table (see drilldown.ts).
-        var text = i === 2 || i === 3 || i === 4 || i === 5 || i === 9 ? data.strings[v] : v;
-        tr.appendChild(el('td', i === 3 || i === 4 ? 'text desc' : i >= 1 && i <= 5 || i >= 8 ? 'text' : null, text));
+        var name = data.layout.row[i];
+        var text = INTERNED[i] ? data.strings[v] : v; // interned fields are numbers into the string table
+        tr.appendChild(el('td', DESC_COLS[name] ? 'text desc' : TEXT_COLS[name] ? 'text' : null, text));
       });
       tr.appendChild(cell);
       body.appendChild(tr);
@@ -148,21 +156,21 @@ export const RUN_PAGE_SCRIPT = String.raw`
   function openDrill(r) {
     state.selected = r;
     Array.prototype.forEach.call(list.children, function (tr) {
-      tr.classList.toggle('selected', tr.dataset.index === String(r[1]) && tr.dataset.rollout === String(r[2]));
+      tr.classList.toggle('selected', tr.dataset.index === String(r[F.index]) && tr.dataset.rollout === String(r[F.rollout]));
     });
-    var task = r[0] >= 0 ? data.tasks[r[0]] : null;
+    var task = r[F.task] >= 0 ? data.tasks[r[F.task]] : null;
     drill.textContent = '';
     var sec = el('section');
     sec.id = 'drill-panel';
-    sec.appendChild(el('h2', null, 'Task ' + r[1] + ', rollout ' + r[2]));
+    sec.appendChild(el('h2', null, 'Task ' + r[F.index] + ', rollout ' + r[F.rollout]));
     var meta = el('div', 'meta');
-    meta.appendChild(el('span', null, 'reward ' + fmt(r[3])));
-    meta.appendChild(el('span', null, 'bas_correct ' + fmt(r[4])));
-    meta.appendChild(el('span', null, 'fault_audit ' + fmt(r[5])));
+    meta.appendChild(el('span', null, 'reward ' + fmt(r[F.reward])));
+    meta.appendChild(el('span', null, 'bas_correct ' + fmt(r[F.bas_correct])));
+    meta.appendChild(el('span', null, 'fault_audit ' + fmt(r[F.fault_audit])));
     meta.appendChild(el('span', null, kindText(r)));
     sec.appendChild(meta);
-    if (r[6] !== null) sec.appendChild(el('p', 'note', 'This rollout ended with an error (' + r[6] + '): ' + r[7]));
-    if (r[11] !== null) sec.appendChild(el('p', 'note', 'The reply could not be parsed: ' + r[11]));
+    if (r[F.error_type] !== null) sec.appendChild(el('p', 'note', 'This rollout ended with an error (' + r[F.error_type] + '): ' + r[F.error_message]));
+    if (r[F.unparseable] !== null) sec.appendChild(el('p', 'note', 'The reply could not be parsed: ' + r[F.unparseable]));
     if (task) {
       sec.appendChild(el('p', 'small', task.business + ' · BAS quarter ' + task.period[0] + ' to ' + task.period[1]));
       sec.appendChild(el('h3', null, 'BAS figures'));
@@ -183,8 +191,8 @@ export const RUN_PAGE_SCRIPT = String.raw`
       sec.appendChild(el('p', 'note', 'The task configuration is unknown, so the ledger cannot be rebuilt.'));
     }
     sec.appendChild(el('h3', null, 'Reply'));
-    var reply = r[8] === null ? '(no reply)' : r[8];
-    if (r[8] !== null && r[8].length >= data.maxReplyChars) reply += '\n… (cut at ' + data.maxReplyChars + ' characters; results.jsonl has it all)';
+    var reply = r[F.reply] === null ? '(no reply)' : r[F.reply];
+    if (r[F.reply] !== null && r[F.reply].length >= data.maxReplyChars) reply += '\n… (cut at ' + data.maxReplyChars + ' characters; results.jsonl has it all)';
     sec.appendChild(el('pre', 'reply', reply));
     drill.appendChild(sec);
     sec.scrollIntoView({ block: 'start' });

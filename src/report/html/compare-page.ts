@@ -4,7 +4,8 @@
  */
 import { COMPARE_MEASURES, type Comparison } from '../compare.js';
 import { describeTask } from '../run-report.js';
-import { fmt, fmtCi, fmtInt } from '../tables.js';
+import { fmtEstimate, fmtInt } from '../tables.js';
+import { dateText, durationText, samplingText } from '../provenance.js';
 import { escapeHtml } from './escape.js';
 import { htmlTable, page } from './page.js';
 import { barChart } from './svg.js';
@@ -31,14 +32,29 @@ export function comparePage(c: Comparison): string {
     ]),
     { textCols: [1, 6, 7], wrapCols: [1, 6, 7] },
   );
+  const provenance = htmlTable(
+    ['run', 'endpoint', 'sampling as sent', 'tasks × rollouts', 'versions', 'started', 'wall time', 'status'],
+    c.runs.map((r) => {
+      const p = r.provenance;
+      return [
+        r.label,
+        p.endpoint === 'built-in' ? 'built-in' : `${p.endpoint ?? 'unknown'} (provider ${p.provider ?? 'unknown'})`,
+        samplingText(p.sampling),
+        `${p.n ?? 'unknown'} × ${p.rollouts ?? 'unknown'}`,
+        `bas ${p.bas_version ?? 'unknown'}, ${p.generator === null ? 'tasks from a file' : `generator ${p.generator}, prompt ${p.prompt_version ?? 'unknown'}`}`,
+        dateText(p.started_at),
+        durationText(p.wall_time_s),
+        p.status ?? 'unknown',
+      ];
+    }),
+    { textCols: [1, 2, 4, 7], wrapCols: [1, 2, 4] },
+  );
   // Mean over interval in each cell, so nine columns fit the page without a scroll bar.
   const measures = htmlTable(
     ['run', ...COMPARE_MEASURES.map((m) => m.replace(/_/g, '_\u200b'))],
     c.runs.map((r) => [
       r.label,
-      ...COMPARE_MEASURES.map(
-        (m) => `${fmt(r.measures[m].mean, m === 'num_flagged' ? 2 : 3)}\n${fmtCi(r.measures[m].ci95, 2)}`,
-      ),
+      ...COMPARE_MEASURES.map((m) => fmtEstimate(r.measures[m], m === 'num_flagged' ? 2 : 3, '\n')),
     ]),
     { lineBreaks: true },
   );
@@ -49,10 +65,7 @@ export function comparePage(c: Comparison): string {
           label: `${r.label} · ${r.name}`,
           value: r.measures[m].mean,
           ci: r.measures[m].ci95,
-          note:
-            r.measures[m].mean === null
-              ? 'no data'
-              : `${r.measures[m].mean!.toFixed(3)} ${fmtCi(r.measures[m].ci95, 2)}`,
+          note: r.measures[m].mean === null ? 'no data' : fmtEstimate(r.measures[m]),
         })),
         { title: `${m} (95% intervals)` },
       ),
@@ -84,7 +97,7 @@ export function comparePage(c: Comparison): string {
     .map((n) => `<p class="note">${escapeHtml(n)}</p>`)
     .join('');
   const body = `
-<section><h2>Runs</h2>${runs}</section>
+<section><h2>Runs</h2>${runs}<h3>Provenance</h3>${provenance}</section>
 <section><h2>Means with 95% intervals</h2>${measures}<div class="grid" style="margin-top:14px">${charts}</div></section>
 <section><h2>Paired differences against ${escapeHtml(c.baseline)}</h2>${pairs || '<p>No pairs.</p>'}
 <p class="small">Per shared task, each run's rollouts are averaged first; the difference (run − baseline) is resampled by task ${fmtInt(c.resamples)} times (seed ${c.seed}). A verdict names a winner only when the 95% interval excludes zero.</p>${notes}</section>`;

@@ -14,15 +14,30 @@ import { GENERATOR_VERSION } from '../../task/generate.js';
 import { runGenerator } from '../../runfile/versions.js';
 import type { RunData } from '../read.js';
 import type { RolloutRecord } from '../../runfile/record.js';
+import { DrillSelection, SELECTION_LIMITS, type Selected } from './selection.js';
 
 /** Replies longer than this are cut in the page (the results file keeps them whole). */
 const MAX_REPLY_CHARS = 20_000;
 
 /**
- * One ledger row: id, date, type, counterparty, description, category, amount, gst, invoice,
- * abn. Type, counterparty, description, category and abn repeat across rows and tasks, so
- * they are numbers into `DrillData.strings` (a 10,000-task page shrinks by about half).
+ * The layout of one ledger row, declared once: the page script finds each field by name
+ * through `DrillData.layout`, never by a number of its own. Fields marked in `ROW_INTERNED`
+ * repeat across rows and tasks, so they are numbers into `DrillData.strings` (a 10,000-task
+ * page shrank by about half).
  */
+const ROW_FIELDS = [
+  'id',
+  'date',
+  'type',
+  'counterparty',
+  'description',
+  'category',
+  'amount',
+  'gst',
+  'invoice',
+  'abn',
+] as const;
+const ROW_INTERNED = ['type', 'counterparty', 'description', 'category', 'abn'] as const;
 type RowData = [string, string, number, number, number, number, string, string, string, number];
 
 interface TaskData {
@@ -37,10 +52,25 @@ interface TaskData {
 }
 
 /**
- * One rollout: [task position (or -1 when the task cannot be regenerated), index, rollout,
- * reward, bas_correct, fault_audit, error type, error message, reply, given figures,
- * given faults, unparseable reason]. Given figures are [shown text, right?] per label.
+ * The layout of one rollout, declared once like the row's. `task` is the task's position in
+ * `DrillData.tasks` (-1 when it cannot be regenerated); `figures` is [shown text, right?] per
+ * label; `why` says why the page embeds this rollout (see selection.ts).
  */
+const ROLLOUT_FIELDS = [
+  'task',
+  'index',
+  'rollout',
+  'reward',
+  'bas_correct',
+  'fault_audit',
+  'error_type',
+  'error_message',
+  'reply',
+  'figures',
+  'faults',
+  'unparseable',
+  'why',
+] as const;
 type RolloutData = [
   number,
   number,
@@ -54,9 +84,18 @@ type RolloutData = [
   Array<[string, boolean]> | null,
   Record<string, string[]> | null,
   string | null,
+  string[],
 ];
 
 export interface DrillData {
+  /** Field names of a rollout and of a ledger row, in tuple order, and the row fields that are interned. */
+  layout: { rollout: readonly string[]; row: readonly string[]; interned: readonly string[] };
+  /** Rollouts in the run, and how many the page embeds. */
+  total_rollouts: number;
+  /** The run folder, for the page's `bas report DIR --rollout I:R` hint. */
+  dir: string;
+  /** How many of each kind the selection keeps (selection.ts). */
+  limits: Record<string, number>;
   /** Repeated row text, referenced by number from rows. */
   strings: string[];
   labels: readonly string[];
@@ -126,7 +165,7 @@ function shown(raw: unknown): string {
   return typeof raw === 'string' ? raw : (JSON.stringify(raw) ?? String(raw));
 }
 
-function rolloutData(r: RolloutRecord, pos: number, task: TaskData | null): RolloutData {
+function rolloutData(r: RolloutRecord, pos: number, task: TaskData | null, why: string[]): RolloutData {
   const reply = typeof r.reply === 'string' ? r.reply : null;
   let figures: RolloutData[9] = null;
   let given: RolloutData[10] = null;
@@ -160,6 +199,7 @@ function rolloutData(r: RolloutRecord, pos: number, task: TaskData | null): Roll
     figures,
     given,
     reason,
+    why,
   ];
 }
 
@@ -169,45 +209,36 @@ function ledgersRegenerable(data: Pick<RunData, 'run'>): boolean {
   return runGenerator(data.run) === GENERATOR_VERSION;
 }
 
-/**
- * Reads the run's results a second time, keeping only the winning line of each
- * (index, rollout), and builds the page's data.
- */
-export async function buildDrillData(data: RunData): Promise<DrillData> {
+/** The page's data for the rollouts a selection chose: their tasks regenerated, their replies re-parsed. */
+export function drillDataOf(data: RunData, chosen: Selected[]): DrillData {
   // Ledgers are regenerated only by the generator that made them: another one would show a
   // different ledger beside the replies. readRun adds the note saying so.
   const regenerate = ledgersRegenerable(data);
-  const winners = data.builder.winningSeqs();
   const tasks: TaskData[] = [];
   const taskPos = new Map<string, number>();
-  const rollouts: RolloutData[] = [];
   const strings = new StringTable();
-  let w = 0;
-  await forEachRecord(
-    data.resultsPath,
-    (r, line) => {
-      while (w < winners.length && winners[w]! < line) w++;
-      if (winners[w] !== line) return;
-      const config = !regenerate ? null : isConfig(r.config) ? r.config : data.task;
-      let pos = -1;
-      if (config) {
-        const key = `${configKey(config)}#${r.index}`;
-        pos = taskPos.get(key) ?? -1;
-        if (pos < 0 && !taskPos.has(key)) {
-          try {
-            pos = tasks.push(taskData(config, r.index, strings)) - 1;
-          } catch {
-            pos = -1; // a configuration the generator refuses: show the reply without a ledger
-          }
-          taskPos.set(key, pos);
+  const rollouts = chosen.map(({ record: r, reasons }) => {
+    const config = !regenerate ? null : isConfig(r.config) ? r.config : data.task;
+    let pos = -1;
+    if (config) {
+      const key = `${configKey(config)}#${r.index}`;
+      pos = taskPos.get(key) ?? -1;
+      if (pos < 0 && !taskPos.has(key)) {
+        try {
+          pos = tasks.push(taskData(config, r.index, strings)) - 1;
+        } catch {
+          pos = -1; // a configuration the generator refuses: show the reply without a ledger
         }
+        taskPos.set(key, pos);
       }
-      rollouts.push(rolloutData(r, pos, pos >= 0 ? tasks[pos]! : null));
-    },
-    () => {}, // the first pass already warned about a torn last line
-  );
-  rollouts.sort((a, b) => a[1] - b[1] || a[2] - b[2]);
+    }
+    return rolloutData(r, pos, pos >= 0 ? tasks[pos]! : null, reasons);
+  });
   return {
+    layout: { rollout: ROLLOUT_FIELDS, row: ROW_FIELDS, interned: ROW_INTERNED },
+    total_rollouts: data.summary.counts.rollouts,
+    dir: data.dir,
+    limits: { ...SELECTION_LIMITS },
     strings: strings.list,
     labels: BAS_LABELS,
     codes: FAULT_CODES,
@@ -215,4 +246,18 @@ export async function buildDrillData(data: RunData): Promise<DrillData> {
     tasks,
     rollouts,
   };
+}
+
+/**
+ * Reads the run's results again and builds the page's data for the default selection. `bas
+ * report` chooses while it reads the file the first time (readRun's onRecord) instead.
+ */
+export async function buildDrillData(data: RunData, requested: Array<[number, number]> = []): Promise<DrillData> {
+  const selection = new DrillSelection(requested);
+  await forEachRecord(
+    data.resultsPath,
+    (r) => selection.add(r),
+    () => {}, // the first pass already warned about a torn last line
+  );
+  return drillDataOf(data, selection.selected());
 }

@@ -1,53 +1,93 @@
 /**
- * The HTML page of `bas leaderboard`: per group of comparable runs, the ranking table and a
- * bar chart of the ranking measure with 95% whiskers. Every name and folder is escaped, and
- * long ones wrap, so the page fits a 1280-pixel window.
+ * The HTML page of `bas leaderboard`: per group of comparable runs, the results table (the
+ * columns of leaderboard-table.ts, in two tables so the page fits a 1280-pixel window), the
+ * runs not ranked with why, how each run was made, and a bar chart of the ranking measure
+ * with 95% whiskers. Every name and folder is escaped; long ones wrap at their separators,
+ * never mid-word.
  */
-import { LEADERBOARD_COLUMNS, leaderboardCells, vsBestText, type Leaderboard } from '../leaderboard.js';
-import type { Estimate } from '../../summary/stats.js';
-import { fmt, fmtCi, fmtInt } from '../tables.js';
+import { measureText, rankText, vsBestText, type Leaderboard } from '../leaderboard.js';
+import { groupRows, PROVENANCE_COLUMNS, RESULT_COLUMNS, stackedCell } from '../leaderboard-table.js';
+import { fmt, fmtEstimate, fmtInt } from '../tables.js';
 import { escapeHtml } from './escape.js';
 import { htmlTable, page } from './page.js';
 import { barChart } from './svg.js';
 
-function est(e: Estimate, digits = 3): string {
-  return e.mean === null ? '–' : `${fmt(e.mean, digits)}\n${fmtCi(e.ci95, 2)}`;
+function usd(v: number | null): string {
+  return v === null ? '–' : `$${v.toFixed(v < 1 ? 4 : 2)}`;
 }
+
+const FIRST = ['#', 'run', 'date', 'n × r', 'completed / errored', 'reward (errors as 0)', 'reward', 'bas_correct'];
+const SECOND = ['#', 'fault_audit', 'bas_label_accuracy', 'fault_precision', 'fault_recall', 'num_flagged', 'parsed'];
 
 /** The whole page for `bas leaderboard --html`. */
 export function leaderboardPage(lb: Leaderboard): string {
   const title = 'bas leaderboard';
+  const cols = (heads: string[]) => heads.map((h) => RESULT_COLUMNS.find((c) => c.head === h)!);
+  // Headings may break at their underscores, so a narrow number keeps a narrow column.
+  const head = (h: string) => h.replace(/_/g, '_\u200b');
   const sections = lb.groups.map((g) => {
-    const table = htmlTable(
-      [...LEADERBOARD_COLUMNS, 'vs #1 (reward)'],
-      g.runs.map((r) => {
-        const v = vsBestText(r);
-        return [...leaderboardCells(r, est), v.diff ? `${v.diff}\n${v.verdict}` : v.verdict];
+    const rows = groupRows(g);
+    const first = cols(FIRST);
+    const results = htmlTable(
+      [...first.map((c) => head(c.head)), 'vs #1'],
+      rows.map((r) => {
+        const v = vsBestText(r, lb.by);
+        return [...first.map((c) => stackedCell(c.value(r, lb))), v.diff ? `${v.diff}\n${v.verdict}` : v.verdict];
       }),
-      { textCols: [1, 2, 13], wrapCols: [1, 2], lineBreaks: true },
+      { textCols: [1, 2, 8], wrapCols: [1, 8], lineBreaks: true },
+    );
+    const second = cols(SECOND);
+    const metrics = htmlTable(
+      [...second.map((c) => head(c.head)), 'pooled precision', 'pooled recall', 'tokens', 'cost'],
+      rows.map((r) => [
+        ...second.map((c) => stackedCell(c.value(r, lb))),
+        fmt(r.faults_pooled.precision),
+        fmt(r.faults_pooled.recall),
+        fmtInt(r.tokens.total),
+        usd(r.cost.total_usd),
+      ]),
+      { lineBreaks: true },
+    );
+    const provenance = htmlTable(
+      PROVENANCE_COLUMNS.map((c) => c.head),
+      rows.map((r) => PROVENANCE_COLUMNS.map((c) => stackedCell(c.value(r, lb)))),
+      { textCols: [1, 2, 3, 4, 5, 7], wrapCols: [1, 2, 3, 4, 5] },
     );
     const chart = barChart(
       g.runs.map((r) => {
         const e = r.measures[lb.by];
         return {
-          label: `#${r.rank} · ${r.name}`,
+          label: `#${rankText(r)} · ${r.name}`,
           value: e.mean,
           ci: e.ci95,
-          note: e.mean === null ? 'no data' : `${e.mean.toFixed(3)} ${fmtCi(e.ci95, 2)}`,
+          note: e.mean === null ? 'no data' : fmtEstimate(e),
         };
       }),
       { title: `${lb.by} (95% intervals)` },
     );
-    const notes = g.runs
-      .flatMap((r) => r.notes.map((n) => `<p class="note">${escapeHtml(`#${r.rank} ${r.name}: ${n}`)}</p>`))
+    const unranked = g.unranked.length
+      ? `<h3>Not ranked</h3>${htmlTable(
+          ['run', 'folder', 'status', 'why'],
+          g.unranked.map((r) => [r.name, r.dir, r.status ?? 'unknown', r.unrankable ?? '']),
+          { textCols: [0, 1, 2, 3], wrapCols: [0, 1, 3] },
+        )}<p class="small">Runs that did not finish, or errored past their budget; <code>--include-incomplete</code> ranks them, marked *.</p>`
+      : '';
+    const notes = [
+      ...g.runs
+        .filter((r) => r.unrankable)
+        .map((r) => `#${rankText(r)} ranked only by --include-incomplete: ${r.unrankable}`),
+      ...rows.flatMap((r) => r.notes.map((n) => `${rankText(r)} ${r.name}: ${n}`)),
+    ]
+      .map((n) => `<p class="note">${escapeHtml(n)}</p>`)
       .join('');
-    return `<section><h2>${escapeHtml(g.title)}</h2>${table}<div style="margin-top:14px">${chart}</div>${notes}</section>`;
+    return `<section class="board"><h2>${escapeHtml(g.title)}</h2>${results}<div style="margin-top:12px">${metrics}</div>${unranked}<h3>How each run was made</h3>${provenance}<div style="margin-top:14px">${g.runs.length ? chart : ''}</div>${notes}</section>`;
   });
   const apart =
     lb.groups.length > 1
-      ? `<p class="small">Runs on different tasks or task generators are ranked apart, never together.</p>`
+      ? `<p class="small">Runs on different tasks, task generators or prompts are ranked apart, never together.</p>`
       : '';
-  const body = `${sections.join('')}<section><p class="small">Best first by ${escapeHtml(lb.by)}. Intervals are 95% (methods in docs/statistics.md). "vs #1" is the paired difference in reward against the group's best on the tasks both ran, resampled by task ${fmtInt(lb.resamples)} times (seed ${lb.seed}); a verdict names a winner only when its interval excludes zero. Pooled precision and recall are over all claimed and true (row, code) pairs.</p>${apart}</section>`;
-  const header = `<h1>${escapeHtml(title)}</h1><div class="meta"><span>groups <b>${lb.groups.length}</b></span><span>runs <b>${lb.groups.reduce((a, g) => a + g.runs.length, 0)}</b></span><span>ranked by <b>${escapeHtml(lb.by)}</b></span></div>`;
+  const body = `${sections.join('')}<section><p class="small">Ranked by ${escapeHtml(measureText(lb.by))}, best first; only runs that finished within their error budget are ranked. Each cell is a mean over its 95% interval, in the same decimals (methods in docs/statistics.md). "vs #1" is the paired difference against the group's best on the tasks both ran, resampled by task ${fmtInt(lb.resamples)} times (seed ${lb.seed}); a verdict names a winner only when its interval excludes zero. Pooled precision and recall are over all claimed and true (row, code) pairs.</p>${apart}</section>`;
+  const runs = lb.groups.reduce((a, g) => a + g.runs.length + g.unranked.length, 0);
+  const header = `<h1>${escapeHtml(title)}</h1><div class="meta"><span>groups <b>${lb.groups.length}</b></span><span>runs <b>${runs}</b></span><span>ranked by <b>${escapeHtml(lb.by)}</b></span></div>`;
   return page({ title, header, body });
 }

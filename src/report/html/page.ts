@@ -24,8 +24,9 @@ th, td { white-space: nowrap; padding: 5px 10px; border-bottom: 1px solid var(--
 th { background: #f0f3f6; font-weight: 600; color: #334; }
 th:first-child, td:first-child { text-align: left; }
 td.text, th.text { text-align: left; }
-td.wrap { white-space: normal; overflow-wrap: anywhere; min-width: 8em; max-width: 28em; }
-td.lines { white-space: pre-line; }
+td.wrap { white-space: normal; overflow-wrap: break-word; min-width: 6em; max-width: 28em; }
+td.lines { white-space: pre; }
+td.lines.wrap { white-space: pre-line; }
 th { white-space: normal; }
 .small { font-size: 12px; color: var(--muted); }
 .controls { display: flex; flex-wrap: wrap; gap: 10px; align-items: center; margin-bottom: 10px; }
@@ -57,6 +58,9 @@ button:disabled { opacity: .45; cursor: default; }
 pre.reply { background: #0f1720; color: #e6edf3; padding: 12px; border-radius: 6px; max-height: 420px; overflow: auto; white-space: pre-wrap; word-break: break-word; font-size: 12.5px; }
 .legend span { margin-right: 14px; }
 svg { max-width: 100%; height: auto; }
+table.prov th, table.prov td { text-align: left; white-space: normal; border: 0; padding: 1px 12px 1px 0; background: none; font-weight: normal; }
+table.prov th { color: var(--muted); }
+table.prov td { color: var(--ink); font-weight: 600; }
 `;
 
 /**
@@ -78,10 +82,27 @@ export function htmlTable(
     return c.length ? ` class="${c.join(' ')}"` : '';
   };
   const th = head.map((h, i) => `<th${classes(i, false)}>${escapeHtml(h)}</th>`).join('');
+  const cell = (c: string, i: number) => (opts.wrapCols?.includes(i) ? breakable(c) : escapeHtml(c));
   const body = rows
-    .map((r) => `<tr>${r.map((c, i) => `<td${classes(i, true)}>${escapeHtml(c)}</td>`).join('')}</tr>`)
+    .map((r) => `<tr>${r.map((c, i) => `<td${classes(i, true)}>${cell(c, i)}</td>`).join('')}</tr>`)
     .join('');
   return `<table${opts.id ? ` id="${opts.id}"` : ''}><thead><tr>${th}</tr></thead><tbody>${body}</tbody></table>`;
+}
+
+/**
+ * Escaped text with a line-break opportunity after each separator of a name or path (`/`,
+ * `:`, `-`, `_`, `.`, `·`, `,`): a wrapped cell breaks `builtin:blanket` after the colon,
+ * never mid-word.
+ */
+function breakable(text: string): string {
+  // Not inside a number: "0.538" and "−0.052" stay whole.
+  return escapeHtml(text).replace(/([/:_·,]|&amp;|[.-](?!\d))(?=\S)/g, '$1<wbr>');
+}
+
+/** Labelled provenance lines (model, sampling, versions …) as a compact two-column table. */
+export function provenanceTable(lines: Array<[string, string]>): string {
+  const rows = lines.map(([k, v]) => `<tr><th>${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`).join('');
+  return `<table class="prov">${rows}</table>`;
 }
 
 /** A whole page: `body` is trusted HTML built from escaped parts; `script` runs inline. */

@@ -4,13 +4,14 @@
  * its drill-down (built in the browser from the embedded data).
  */
 import { BAS_LABELS, FAULT_CODES } from '../../task/types.js';
-import { describeTask, type RunReport } from '../run-report.js';
+import type { RunReport } from '../run-report.js';
+import { provenanceLines } from '../provenance.js';
 import type { Estimate } from '../../summary/stats.js';
-import { fmt, fmtCi, fmtInt } from '../tables.js';
+import { fmt, fmtCi, fmtEstimate, fmtInt } from '../tables.js';
 import { RUN_PAGE_SCRIPT } from './client.js';
 import type { DrillData } from './drilldown.js';
 import { escapeHtml, jsonForScript } from './escape.js';
-import { htmlTable, page } from './page.js';
+import { htmlTable, page, provenanceTable } from './page.js';
 import { barChart, histogramChart } from './svg.js';
 
 function estimateCells(name: string, e: Estimate, digits = 3): string[] {
@@ -18,32 +19,34 @@ function estimateCells(name: string, e: Estimate, digits = 3): string[] {
 }
 
 function note(e: Estimate): string {
-  return e.mean === null ? 'no data' : `${e.mean.toFixed(3)}  ${fmtCi(e.ci95, 2)}`;
+  return e.mean === null ? 'no data' : fmtEstimate(e, 3, '  ');
 }
 
 function usd(v: number | null): string {
   return v === null ? '–' : `$${v.toFixed(v < 1 ? 4 : 2)}`;
 }
 
-/** The header block shared with the text report: what was run and in what state. */
+/** The header block shared with the text report: what was run, how, and in what state. */
 function header(r: RunReport, title: string): string {
   const s = r.summary;
-  const meta = [
-    ['folder', r.run.dir],
-    ['tasks', describeTask(r.run.task)],
-    ['status', r.run.status ?? 'unknown'],
-    [
-      'rollouts',
-      r.run.expected_rollouts !== null
-        ? `${fmtInt(s.counts.rollouts)} of ${fmtInt(r.run.expected_rollouts)}`
-        : fmtInt(s.counts.rollouts),
-    ],
-    ['started', r.run.started_at ?? '–'],
-  ]
-    .map(([k, v]) => `<span>${escapeHtml(k!)} <b>${escapeHtml(v!)}</b></span>`)
-    .join('');
+  const rollouts =
+    r.run.expected_rollouts !== null
+      ? `${fmtInt(s.counts.rollouts)} of ${fmtInt(r.run.expected_rollouts)} recorded`
+      : `${fmtInt(s.counts.rollouts)} recorded`;
   const notes = r.notes.map((n) => `<p class="note">${escapeHtml(n)}</p>`).join('');
-  return `<h1>${escapeHtml(title)}</h1><div class="meta">${meta}</div>${notes}`;
+  return `<h1>${escapeHtml(title)}</h1>${provenanceTable([['folder', r.run.dir], ...provenanceLines(r.run.provenance), ['rollouts', rollouts]])}${notes}`;
+}
+
+/** What the page holds of the run's rollouts, and how to see any other. */
+function embeddedNote(drill: DrillData): string {
+  const l = drill.limits;
+  const n = drill.rollouts.length;
+  const all = n >= drill.total_rollouts;
+  const what = all
+    ? `All ${fmtInt(drill.total_rollouts)} rollouts are embedded.`
+    : `This page embeds ${fmtInt(n)} of the run's ${fmtInt(drill.total_rollouts)} rollouts, so it stays small at any size: the ${l.worst} worst and ${l.best} best by reward, up to ${l.perCodeMissed} that missed and ${l.perCodeWronglyFlagged} that wrongly flagged each fault code, up to ${l.perErrorType} per error type, up to ${l.unparseable} unparseable replies, and any asked for with --rollout.`;
+  const how = `Any rollout: <code>bas report ${escapeHtml(drill.dir)} --rollout INDEX:ROLLOUT</code> prints it; add <code>--html FILE</code> to embed it in this page.`;
+  return `<p class="small">${escapeHtml(what)} ${all ? '' : how}</p>`;
 }
 
 /** The whole page for `bas report --html`. */
@@ -159,8 +162,9 @@ export function runPage(r: RunReport, drill: DrillData): string {
   <button id="prev" type="button">◀ prev</button><button id="next" type="button">next ▶</button>
   <span id="page-info" class="small"></span>
 </div>
-<table id="task-list"><thead><tr><th>task</th><th>rollout</th><th>reward</th><th>bas_correct</th><th>fault_audit</th><th class="text">outcome</th></tr></thead><tbody></tbody></table>
+<table id="task-list"><thead><tr><th>task</th><th>rollout</th><th>reward</th><th>bas_correct</th><th>fault_audit</th><th class="text">outcome</th><th class="text">embedded as</th></tr></thead><tbody></tbody></table>
 <p class="small">Click a rollout to see its ledger, with each row marked: fault found, missed, or wrongly flagged.</p>
+${embeddedNote(drill)}
 </section>
 <div id="drill"></div>`;
   const body = `

@@ -4,13 +4,18 @@ import type { Comparison } from '../compare.js';
 import type { RunData } from '../read.js';
 import type { RunReport } from '../run-report.js';
 import { comparePage } from './compare-page.js';
-import { buildDrillData } from './drilldown.js';
+import { buildDrillData, type DrillData } from './drilldown.js';
 import { runPage } from './run-page.js';
 
-/** Writes the page of one run (reads its results a second time for the task drill-down). */
-export async function writeRunHtml(file: string, data: RunData, report: RunReport): Promise<void> {
+/**
+ * Writes the page of one run with the drill-down `drill` (chosen while the run was read);
+ * without one, the results are read a second time for the default selection.
+ */
+export async function writeRunHtml(file: string, data: RunData, report: RunReport, drill?: DrillData): Promise<void> {
   // The sink is opened first, so a bad path is refused before the page is built.
-  await withSink(fileSink(file, '--html'), async (sink) => sink.write(runPage(report, await buildDrillData(data))));
+  await withSink(fileSink(file, '--html'), async (sink) =>
+    sink.write(runPage(report, drill ?? (await buildDrillData(data)))),
+  );
 }
 
 /** Writes the page of a comparison. */

@@ -1,0 +1,315 @@
+/**
+ * Reading a streamed chat completion (`stream: true`): server-sent events, one
+ * `chat.completion.chunk` per `data:` line, `data: [DONE]` last; with
+ * `stream_options.include_usage` the chunk before `[DONE]` has no choices and carries the
+ * usage of the whole request. The reply is assembled here and then checked exactly as a
+ * whole completion is (completion.ts), so a streamed reply is graded like any other.
+ *
+ * The same bounds hold as for a buffered reply, and one more:
+ * - the bytes of the stream are capped (`--max-response-mb`): past the cap the connection is
+ *   closed and the attempt fails as `response_too_large`;
+ * - the episode and request timeouts abort the attempt through its signal, stream or not;
+ * - once the first token has come, a gap longer than the idle timeout between two pieces of
+ *   data (events or keep-alive comments) fails the attempt as a `timeout`: a stalled stream
+ *   is noticed in seconds, not at the end of the request timeout. The wait for the first
+ *   token is not an idle gap: a reasoning model may think for minutes before it, sending
+ *   nothing, and that wait is the request timeout's to bound;
+ * - a stream that stops before it finished (no `[DONE]`, and no finish reason before a clean
+ *   end) fails as `network` (retried): a cut reply is never graded as if it were whole.
+ * Parsing is linear in the bytes received: lines are found by scanning each chunk once.
+ */
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { StringDecoder } from 'node:string_decoder';
+import type OpenAI from 'openai';
+import { MalformedResponseError, readCompletion, type Completion } from './completion.js';
+import { ResponseTooLargeError, UnreadResponse } from './http-fetch.js';
+import { budgetSpent } from './retry-after.js';
+
+/** The stream ended, or its connection closed, before the reply was complete. */
+export class StreamCutError extends Error {
+  override name = 'StreamCutError';
+}
+
+/** Nothing arrived for the idle timeout in the middle of a stream. */
+export class StreamIdleError extends Error {
+  override name = 'StreamIdleError';
+}
+
+/** The stream carried an error object instead of a chunk. */
+export class StreamReportedError extends Error {
+  override name = 'StreamReportedError';
+}
+
+interface EventStreamOptions {
+  /** Largest number of bytes read from the stream. */
+  maxBytes: number;
+  /** Longest gap between two pieces of data once the first token has come, in ms. */
+  idleMs: number;
+  /** Aborts the read (the attempt's request timeout, the episode deadline, a stop). */
+  signal: AbortSignal;
+  /** When the attempt started (performance.now()), for the time to first token. */
+  startedAt: number;
+}
+
+/** What a stream assembled into: a completion, and when its first token came. */
+interface StreamedReply {
+  completion: Completion;
+  /** Ms from the start of the attempt to the first content or reasoning token. */
+  ttftMs: number | null;
+}
+
+/** The assembled reply of choice 0, piece by piece. */
+class Assembly {
+  readonly content: string[] = [];
+  readonly reasoning: string[] = [];
+  readonly refusal: string[] = [];
+  finish: string | null = null;
+  usage: unknown = null;
+  chunks = 0;
+  firstToken: number | null = null;
+
+  /** Takes one parsed `chat.completion.chunk`. */
+  take(chunk: unknown, now: number): void {
+    if (typeof chunk !== 'object' || chunk === null || Array.isArray(chunk))
+      throw new MalformedResponseError('an event of the stream is not a JSON object');
+    const c = chunk as { choices?: unknown; usage?: unknown; error?: unknown };
+    if (c.error !== undefined && c.error !== null) {
+      const e = c.error as { message?: unknown };
+      const said = typeof e === 'object' && typeof e.message === 'string' ? e.message : JSON.stringify(c.error);
+      throw new StreamReportedError(`the stream reported an error: ${said}`);
+    }
+    this.chunks++;
+    if (c.usage && typeof c.usage === 'object') this.usage = c.usage;
+    if (!Array.isArray(c.choices)) return;
+    for (const choice of c.choices as unknown[]) {
+      if (typeof choice !== 'object' || choice === null) continue;
+      const ch = choice as { index?: unknown; delta?: Record<string, unknown> | null; finish_reason?: unknown };
+      // One reply is asked for (n = 1); a server that sends others anyway is heard for the first only.
+      if (ch.index !== undefined && ch.index !== 0) continue;
+      if (typeof ch.finish_reason === 'string') this.finish = ch.finish_reason;
+      const d = ch.delta;
+      if (!d || typeof d !== 'object') continue;
+      let token = false;
+      if (typeof d.content === 'string' && d.content !== '') {
+        this.content.push(d.content);
+        token = true;
+      }
+      // Servers name the reasoning either way; whichever comes is kept, and is never graded.
+      for (const key of ['reasoning_content', 'reasoning']) {
+        const r = d[key];
+        if (typeof r === 'string' && r !== '') {
+          this.reasoning.push(r);
+          token = true;
+        }
+      }
+      if (typeof d.refusal === 'string' && d.refusal !== '') this.refusal.push(d.refusal);
+      if (token && this.firstToken === null) this.firstToken = now;
+    }
+  }
+
+  /** The reply as a whole completion body, for the one checker of replies. */
+  body(): unknown {
+    if (this.chunks === 0) throw new MalformedResponseError('the stream ended without a single chunk');
+    return {
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: this.content.join(''),
+            ...(this.refusal.length ? { refusal: this.refusal.join('') } : {}),
+            ...(this.reasoning.length ? { reasoning_content: this.reasoning.join('') } : {}),
+          },
+          finish_reason: this.finish,
+        },
+      ],
+      usage: this.usage,
+    };
+  }
+}
+
+/** Splits text into SSE lines in one pass per chunk; a line split across chunks is joined once. */
+class LineSplitter {
+  private pending: string[] = [];
+
+  /** Calls `line` for every complete line in `text` (without its CR LF or LF). */
+  push(text: string, line: (l: string) => boolean): boolean {
+    let start = 0;
+    for (;;) {
+      const nl = text.indexOf('\n', start);
+      if (nl < 0) break;
+      let l = text.slice(start, nl);
+      if (this.pending.length) {
+        this.pending.push(l);
+        l = this.pending.join('');
+        this.pending = [];
+      }
+      if (l.endsWith('\r')) l = l.slice(0, -1);
+      start = nl + 1;
+      if (!line(l)) return false;
+    }
+    if (start < text.length) this.pending.push(text.slice(start));
+    return true;
+  }
+}
+
+/** Reads a stream of chat completion chunks to its end and assembles the reply. */
+function readEventStream(res: IncomingMessage, o: EventStreamOptions): Promise<StreamedReply> {
+  return new Promise<StreamedReply>((resolve, reject) => {
+    const reply = new Assembly();
+    const lines = new LineSplitter();
+    const decoder = new StringDecoder('utf8');
+    let data: string[] = [];
+    let received = 0;
+    let done = false;
+    let settled = false;
+    let idle: NodeJS.Timeout | null = null;
+
+    const finish = (err: Error | null): void => {
+      if (settled) return;
+      settled = true;
+      if (idle) clearTimeout(idle);
+      o.signal.removeEventListener('abort', onAbort);
+      if (err) {
+        res.destroy();
+        return reject(err);
+      }
+      try {
+        const completion = readCompletion(reply.body());
+        resolve({ completion, ttftMs: reply.firstToken === null ? null : reply.firstToken - o.startedAt });
+      } catch (e) {
+        reject(e as Error);
+      }
+      // The connection goes back to the pool once the response ends; one that does not end
+      // right after [DONE] is closed rather than left holding a socket.
+      if (!res.complete) setImmediate(() => res.complete || res.destroy());
+    };
+    const onAbort = (): void => {
+      const reason = o.signal.reason as unknown;
+      finish(reason instanceof Error ? reason : new DOMException('This operation was aborted', 'AbortError'));
+    };
+    const arm = (): void => {
+      if (idle) clearTimeout(idle);
+      if (reply.firstToken === null || settled) return;
+      idle = setTimeout(() => {
+        finish(
+          new StreamIdleError(
+            `the stream went silent for ${o.idleMs / 1000} s after ${reply.chunks} chunks (--stream-idle-timeout)`,
+          ),
+        );
+      }, o.idleMs);
+    };
+    const dispatch = (): boolean => {
+      if (data.length === 0) return true;
+      const text = data.length === 1 ? data[0]! : data.join('\n');
+      data = [];
+      if (text.trim() === '[DONE]') {
+        done = true;
+        finish(null);
+        return false;
+      }
+      let chunk: unknown;
+      try {
+        chunk = JSON.parse(text);
+      } catch {
+        // The text itself is not quoted: it is the provider's, unbounded and unredacted.
+        throw new MalformedResponseError(`an event of the stream is not JSON (${text.length} characters)`);
+      }
+      reply.take(chunk, performance.now());
+      return true;
+    };
+    const onLine = (line: string): boolean => {
+      if (line === '') return dispatch();
+      if (line.startsWith('data:')) data.push(line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5));
+      // Comments (": keep-alive") and other fields (event, id, retry) carry no reply.
+      return true;
+    };
+
+    if (o.signal.aborted) return onAbort();
+    o.signal.addEventListener('abort', onAbort, { once: true });
+    res.on('data', (c: Buffer) => {
+      if (settled) {
+        // After [DONE] nothing more is read; a server that keeps sending loses the connection.
+        received += c.length;
+        if (received > o.maxBytes) res.destroy();
+        return;
+      }
+      received += c.length;
+      if (received > o.maxBytes) return finish(new ResponseTooLargeError(o.maxBytes));
+      try {
+        lines.push(decoder.write(c), onLine);
+      } catch (err) {
+        return finish(err as Error);
+      }
+      arm();
+    });
+    res.on('end', () => {
+      if (settled) return;
+      try {
+        if (lines.push(decoder.end() + '\n\n', onLine) && !done) {
+          // No [DONE]: whole only if the reply said how it finished.
+          if (reply.finish === null)
+            return finish(
+              new StreamCutError(`the stream ended before the reply finished (${reply.chunks} chunks, no [DONE])`),
+            );
+          finish(null);
+        }
+      } catch (err) {
+        finish(err as Error);
+      }
+    });
+    res.on('error', () => undefined);
+    res.on('close', () => {
+      if (!settled)
+        finish(
+          new StreamCutError(`the connection closed in the middle of the stream (${reply.chunks} chunks, no [DONE])`),
+        );
+    });
+  });
+}
+
+/** True for a response to read as a stream: a 2xx of server-sent events. */
+export function isEventStream(status: number, headers: IncomingHttpHeaders): boolean {
+  return status >= 200 && status < 300 && /^\s*text\/event-stream/i.test(headers['content-type'] ?? '');
+}
+
+/** How a streamed request is bounded (`--max-response-mb`, `--stream-idle-timeout`). */
+export interface StreamBounds {
+  maxBytes: number;
+  idleMs: number;
+}
+
+/**
+ * One streamed attempt through the SDK: it sends the request and turns a refusal (4xx, 5xx)
+ * into its usual error; a stream of events is read here. A server that answers with a whole
+ * completion instead (some ignore `stream`) is read as one.
+ */
+export async function completeStreamed(
+  sdk: OpenAI,
+  body: Record<string, unknown>,
+  signal: AbortSignal,
+  bounds: StreamBounds,
+): Promise<Completion> {
+  const startedAt = performance.now();
+  const params = {
+    ...body,
+    stream: true,
+    stream_options: { include_usage: true },
+  } as unknown as OpenAI.ChatCompletionCreateParamsStreaming;
+  const response = (await sdk.chat.completions.create(params, { signal }).asResponse()) as unknown;
+  if (response instanceof UnreadResponse) {
+    const { completion, ttftMs } = await readEventStream(response.source, {
+      maxBytes: bounds.maxBytes,
+      idleMs: bounds.idleMs,
+      signal,
+      startedAt,
+    });
+    if (budgetSpent(response.headers)) completion.budget_spent = true;
+    completion.ttft_ms = ttftMs === null ? null : Math.round(ttftMs);
+    return completion;
+  }
+  const whole = response as Response;
+  const completion = readCompletion(await whole.json());
+  if (budgetSpent(whole.headers)) completion.budget_spent = true;
+  return completion;
+}

@@ -1,0 +1,230 @@
+/**
+ * The leaderboard in formats to paste: Markdown (reads cleanly as plain text too), CSV (one
+ * row per run, every number at full precision, for a spreadsheet or a plotting script) and
+ * LaTeX (booktabs). Columns come from leaderboard-table.ts, so every format shows the same
+ * table. Intervals are written `0.538 [0.490, 0.580]`, the mean and both bounds with the same
+ * decimals: the intervals are not symmetric (Wilson), so `±` would misstate them.
+ */
+import type { Estimate } from '../summary/stats.js';
+import { measureText, vsBestText, type Leaderboard, type LeaderboardRun } from './leaderboard.js';
+import { groupRows, inlineCell, PROVENANCE_COLUMNS, RESULT_COLUMNS, type Column } from './leaderboard-table.js';
+
+/** Text safe in a Markdown table cell: no control characters or line breaks, `|` escaped, no raw HTML. */
+export function markdownCell(text: string): string {
+  let s = '';
+  for (const ch of text) {
+    const c = ch.codePointAt(0)!;
+    if (c < 0x20 || (c >= 0x7f && c < 0xa0)) s += ' ';
+    else if (ch === '|') s += '\\|';
+    else if (ch === '<') s += '&lt;';
+    else s += ch;
+  }
+  return s;
+}
+
+function markdownTable(lb: Leaderboard, runs: LeaderboardRun[], cols: Column[]): string[] {
+  return [
+    `| ${cols.map((c) => c.head).join(' | ')} |`,
+    `|${cols.map((c) => (c.align === 'left' ? ' --- ' : ' ---: ')).join('|')}|`,
+    ...runs.map((r) => `| ${cols.map((c) => markdownCell(inlineCell(c.value(r, lb)))).join(' | ')} |`),
+  ];
+}
+
+/** The leaderboard as Markdown: per group the results table, the runs not ranked, and the provenance table. */
+export function renderLeaderboardMarkdown(lb: Leaderboard): string {
+  const out: string[] = [];
+  for (const g of lb.groups) {
+    out.push(`### ${markdownCell(g.title)}`, '');
+    out.push(
+      `Ranked by ${measureText(lb.by)}, best first; means with 95% intervals; "vs #1" is the paired difference against #1 on shared tasks.`,
+      '',
+    );
+    out.push(...markdownTable(lb, groupRows(g), RESULT_COLUMNS), '');
+    if (g.unranked.length) {
+      out.push('Not ranked (`--include-incomplete` ranks them):', '');
+      for (const r of g.unranked) out.push(`- ${markdownCell(r.name)}: ${markdownCell(r.unrankable ?? '')}`);
+      out.push('');
+    }
+    for (const r of g.runs.filter((x) => x.unrankable))
+      out.push(`\\* #${r.rank} is ranked only by \`--include-incomplete\`: ${markdownCell(r.unrankable!)}`, '');
+    out.push('How each run was made:', '', ...markdownTable(lb, groupRows(g), PROVENANCE_COLUMNS), '');
+  }
+  out.push(
+    `Intervals: 95%, see docs/statistics.md. Paired differences: bootstrap over shared tasks, ${lb.resamples} resamples, seed ${lb.seed}.`,
+  );
+  return out.join('\n') + '\n';
+}
+
+/** A CSV field: quoted when it holds a comma, quote or line break; text that a spreadsheet would run as a formula gets a leading `'`. */
+function csvField(v: string | number | null): string {
+  if (v === null) return '';
+  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : '';
+  const s = /^[=+@\t\r]/.test(v) ? `'${v}` : v;
+  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+const CSV_MEASURES = [
+  'reward_errors_as_zero',
+  'reward',
+  'bas_correct',
+  'fault_audit',
+  'bas_label_accuracy',
+  'fault_precision',
+  'fault_recall',
+  'num_flagged',
+  'parsed',
+] as const;
+
+/** The leaderboard as CSV: a header, then one row per run of every group (ranked first, then the rest). */
+export function renderLeaderboardCsv(lb: Leaderboard): string {
+  const head = [
+    'group',
+    'rank',
+    'ranked',
+    'why_not_ranked',
+    'run',
+    'folder',
+    'model',
+    'provider',
+    'endpoint',
+    'temperature',
+    'max_tokens',
+    'reasoning_effort',
+    'extra_body',
+    'n',
+    'rollouts_per_task',
+    'num_transactions',
+    'fault_rate',
+    'seed',
+    'generator',
+    'prompt_version',
+    'bas_version',
+    'made_by',
+    'started_at',
+    'ended_at',
+    'wall_time_s',
+    'status',
+    'rollouts',
+    'completed',
+    'errored',
+    ...CSV_MEASURES.flatMap((m) => [m, `${m}_ci_low`, `${m}_ci_high`]),
+    'pooled_precision',
+    'pooled_recall',
+    'tokens_total',
+    'cost_usd',
+    'vs_best_diff',
+    'vs_best_ci_low',
+    'vs_best_ci_high',
+    'vs_best_verdict',
+  ];
+  const lines = [head.join(',')];
+  const estCells = (e: Estimate) => [e.mean, e.ci95?.[0] ?? null, e.ci95?.[1] ?? null];
+  lb.groups.forEach((g, gi) => {
+    for (const r of groupRows(g)) {
+      const p = r.provenance;
+      const s = p.sampling;
+      const pair = r.vs_best;
+      const d = pair ? (lb.by === 'reward_errors_as_zero' ? pair.diff_errors_as_zero : pair.diff) : null;
+      const row: Array<string | number | null> = [
+        gi + 1,
+        r.rank,
+        r.rank === null ? 'no' : r.unrankable ? 'marked' : 'yes',
+        r.unrankable,
+        r.name,
+        r.dir,
+        r.model,
+        p.provider,
+        p.endpoint,
+        s?.temperature ?? null,
+        s?.max_tokens ?? null,
+        s?.reasoning_effort ?? null,
+        s && Object.keys(s.extra).length ? JSON.stringify(s.extra) : null,
+        p.n,
+        p.rollouts,
+        g.task?.num_transactions ?? null,
+        g.task?.fault_rate ?? null,
+        g.task?.seed ?? null,
+        g.generator,
+        g.prompt_version,
+        p.bas_version,
+        p.made_by,
+        p.started_at,
+        p.ended_at,
+        p.wall_time_s,
+        r.status,
+        r.rollouts,
+        r.completed,
+        r.errored,
+        ...CSV_MEASURES.flatMap((m) => estCells(r.measures[m])),
+        r.faults_pooled.precision,
+        r.faults_pooled.recall,
+        r.tokens.total,
+        r.cost.total_usd,
+        d?.mean ?? null,
+        d?.ci95?.[0] ?? null,
+        d?.ci95?.[1] ?? null,
+        r.rank === null || r.rank === 1 ? null : vsBestText(r, lb.by).verdict,
+      ];
+      lines.push(row.map(csvField).join(','));
+    }
+  });
+  return lines.join('\n') + '\n';
+}
+
+/** Text for LaTeX: its special characters escaped, the few non-ASCII signs bas writes as math. */
+export function latexText(text: string): string {
+  const map: Record<string, string> = {
+    '\\': '\\textbackslash{}',
+    '{': '\\{',
+    '}': '\\}',
+    $: '\\$',
+    '&': '\\&',
+    '#': '\\#',
+    '%': '\\%',
+    _: '\\_',
+    '^': '\\^{}',
+    '~': '\\textasciitilde{}',
+    '×': '$\\times$',
+    '–': '--',
+    '−': '$-$',
+    '·': '$\\cdot$',
+  };
+  let s = '';
+  for (const ch of text) {
+    const c = ch.codePointAt(0)!;
+    s += c < 0x20 || (c >= 0x7f && c < 0xa0) ? ' ' : (map[ch] ?? ch);
+  }
+  return s;
+}
+
+/** The leaderboard as LaTeX: per group, a booktabs table of the results columns (needs booktabs and graphicx). */
+export function renderLeaderboardLatex(lb: Leaderboard): string {
+  const cols = RESULT_COLUMNS;
+  const out = ['% bas leaderboard: needs \\usepackage{booktabs} and \\usepackage{graphicx}'];
+  for (const g of lb.groups) {
+    const rows = groupRows(g);
+    out.push(
+      '\\begin{table}[t]',
+      '\\centering',
+      '\\resizebox{\\textwidth}{!}{%',
+      `\\begin{tabular}{${cols.map((c) => (c.align === 'left' ? 'l' : 'r')).join('')}}`,
+      '\\toprule',
+      `${cols.map((c) => latexText(c.head)).join(' & ')} \\\\`,
+      '\\midrule',
+    );
+    rows.forEach((r, i) => {
+      if (i === g.runs.length && i > 0) out.push('\\midrule');
+      out.push(`${cols.map((c) => latexText(inlineCell(c.value(r, lb)))).join(' & ')} \\\\`);
+    });
+    const unranked = g.unranked.length ? ` Below the rule: runs not ranked (${g.unranked.length}).` : '';
+    const marked = g.runs.some((r) => r.unrankable) ? ' * ranked only by --include-incomplete.' : '';
+    out.push(
+      '\\bottomrule',
+      '\\end{tabular}}',
+      `\\caption{${latexText(`${g.title}. Ranked by ${measureText(lb.by)}; means with 95% intervals.${unranked}${marked}`)}}`,
+      '\\end{table}',
+      '',
+    );
+  }
+  return out.join('\n');
+}

@@ -1,0 +1,98 @@
+/**
+ * The leaderboard's columns, declared once for every format (text, Markdown, HTML, CSV,
+ * LaTeX). The results table mirrors the original environment's: run, date, n,
+ * completed/errored, `bas_correct`, `fault_audit`, reward, then the metrics; the provenance
+ * table says how each run was made. A cell is text, or an estimate each format writes its own
+ * way (stacked in a terminal and on the page, inline in Markdown and LaTeX), always with the
+ * mean and its interval in the same number of decimals.
+ */
+import type { Estimate } from '../summary/stats.js';
+import type { Leaderboard, LeaderboardRun } from './leaderboard.js';
+import { rankText, vsBestText } from './leaderboard.js';
+import { dateText, durationText, samplingText } from './provenance.js';
+import { fmtEstimate, fmtInt } from './tables.js';
+
+export type Cell = string | { est: Estimate; digits: number };
+
+export interface Column {
+  head: string;
+  align: 'left' | 'right';
+  value: (r: LeaderboardRun, lb: Leaderboard) => Cell;
+}
+
+const est =
+  (pick: (r: LeaderboardRun) => Estimate, digits = 3) =>
+  (r: LeaderboardRun) => ({
+    est: pick(r),
+    digits,
+  });
+
+/** "20 × 1": tasks × rollouts per task, as planned where run.json says, else as recorded. */
+function sizeText(r: LeaderboardRun): string {
+  const n = r.provenance.n ?? r.tasks;
+  const k = r.provenance.rollouts ?? (r.tasks ? Math.round(r.rollouts / r.tasks) : 0);
+  return `${fmtInt(n)} × ${k}`;
+}
+
+export const RESULT_COLUMNS: Column[] = [
+  { head: '#', align: 'right', value: rankText },
+  { head: 'run', align: 'left', value: (r) => r.name },
+  { head: 'date', align: 'left', value: (r) => dateText(r.provenance.started_at) },
+  { head: 'n × r', align: 'right', value: sizeText },
+  { head: 'completed / errored', align: 'right', value: (r) => `${fmtInt(r.completed)} / ${fmtInt(r.errored)}` },
+  { head: 'bas_correct', align: 'right', value: est((r) => r.measures.bas_correct) },
+  { head: 'fault_audit', align: 'right', value: est((r) => r.measures.fault_audit) },
+  { head: 'reward', align: 'right', value: est((r) => r.measures.reward) },
+  { head: 'reward (errors as 0)', align: 'right', value: est((r) => r.measures.reward_errors_as_zero) },
+  { head: 'bas_label_accuracy', align: 'right', value: est((r) => r.measures.bas_label_accuracy) },
+  { head: 'fault_precision', align: 'right', value: est((r) => r.measures.fault_precision) },
+  { head: 'fault_recall', align: 'right', value: est((r) => r.measures.fault_recall) },
+  { head: 'num_flagged', align: 'right', value: est((r) => r.measures.num_flagged, 2) },
+  { head: 'parsed', align: 'right', value: est((r) => r.measures.parsed) },
+  {
+    head: 'vs #1',
+    align: 'left',
+    value: (r, lb) => {
+      const v = vsBestText(r, lb.by);
+      return v.diff ? `${v.diff} ${v.verdict}` : v.verdict;
+    },
+  },
+];
+
+export const PROVENANCE_COLUMNS: Column[] = [
+  { head: '#', align: 'right', value: rankText },
+  { head: 'run', align: 'left', value: (r) => r.name },
+  { head: 'folder', align: 'left', value: (r) => r.dir },
+  {
+    head: 'endpoint',
+    align: 'left',
+    value: ({ provenance: p }) =>
+      p.endpoint === 'built-in' ? 'built-in' : `${p.endpoint ?? 'unknown'} (provider ${p.provider ?? 'unknown'})`,
+  },
+  { head: 'sampling', align: 'left', value: (r) => samplingText(r.provenance.sampling) },
+  { head: 'versions', align: 'left', value: (r) => versionsShort(r) },
+  { head: 'wall time', align: 'right', value: (r) => durationText(r.provenance.wall_time_s) },
+  { head: 'status', align: 'left', value: (r) => r.status ?? 'unknown' },
+];
+
+/** "bas 0.3.0, gen 3, prompt 2" or "bas unknown, tasks from a file". */
+export function versionsShort(r: LeaderboardRun): string {
+  const p = r.provenance;
+  const gen = p.generator === null ? 'tasks from a file' : `gen ${p.generator}, prompt ${p.prompt_version ?? '?'}`;
+  return `bas ${p.bas_version ?? 'unknown'}, ${gen}`;
+}
+
+/** A cell as one line of text: an estimate as "0.538 [0.490, 0.580]". */
+export function inlineCell(c: Cell): string {
+  return typeof c === 'string' ? c : fmtEstimate(c.est, c.digits);
+}
+
+/** A cell as lines: an estimate as the mean over its interval. */
+export function stackedCell(c: Cell): string {
+  return typeof c === 'string' ? c : fmtEstimate(c.est, c.digits, '\n');
+}
+
+/** Every run of a group in display order: the ranking, then the runs listed below it. */
+export function groupRows(g: { runs: LeaderboardRun[]; unranked: LeaderboardRun[] }): LeaderboardRun[] {
+  return [...g.runs, ...g.unranked];
+}

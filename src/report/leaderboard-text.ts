@@ -1,0 +1,146 @@
+/**
+ * The leaderboard as text for a terminal: per group, tables that each fit 80 columns at any
+ * number of runs (names, folders and verdicts wrap; numbers never do), the runs left out of
+ * the ranking with why, and notes wrapped to 80 columns too.
+ */
+import { terminalText } from '../io/terminal-text.js';
+import { fitTable, wrapCell } from './fit-table.js';
+import { measureText, rankText, vsBestText, type Leaderboard, type LeaderboardRun } from './leaderboard.js';
+import { groupRows, RESULT_COLUMNS, stackedCell, versionsShort, type Column } from './leaderboard-table.js';
+import { dateText, durationText, samplingShort } from './provenance.js';
+import { fmt, fmtInt } from './tables.js';
+
+const WIDTH = 80;
+
+/** Text wrapped to 80 columns, continuation lines indented by `indent`. */
+function wrapped(text: string, indent = 2): string {
+  const lines = wrapCell(terminalText(text), WIDTH - indent).split('\n');
+  return lines.map((l, i) => (i === 0 ? l : `${' '.repeat(indent)}${l}`)).join('\n');
+}
+
+/** "$1.23", "$0.0042", or an en dash when the run recorded no prices. */
+function usd(v: number | null): string {
+  return v === null ? '–' : `$${v.toFixed(v < 1 ? 4 : 2)}`;
+}
+
+function pick(heads: string[]): Column[] {
+  return heads.map((h) => RESULT_COLUMNS.find((c) => c.head === h)!);
+}
+
+/** A table of `cols` over `runs`, its heads broken at spaces so narrow numbers keep narrow columns. */
+function columnsTable(lb: Leaderboard, runs: LeaderboardRun[], cols: Column[], wrap: number[] = []): string {
+  return fitTable(
+    cols.map((c) => c.head.replace(/ \(/, '\n(').replace(' / ', ' /\n')),
+    runs.map((r) => cols.map((c) => stackedCell(c.value(r, lb)))),
+    { align: cols.map((c) => c.align), separators: true, wrap },
+  );
+}
+
+function groupText(lb: Leaderboard, g: Leaderboard['groups'][number]): string[] {
+  const out: string[] = [];
+  const all = groupRows(g);
+  const counted = g.unranked.length ? `, ${g.unranked.length} not ranked` : '';
+  out.push(
+    wrapped(
+      `${g.title}: ${g.runs.length} run${g.runs.length === 1 ? '' : 's'} ranked${counted}, best first by ${measureText(lb.by)}; means over 95% intervals`,
+    ),
+  );
+  const first = pick(['#', 'run', 'date', 'n × r', 'completed / errored']);
+  out.push(
+    fitTable(
+      ['#', 'run\nfolder', 'date', 'n × r', 'completed /\nerrored'],
+      all.map((r) => [rankText(r), `${r.name}\n${r.dir}`, ...first.slice(2).map((c) => stackedCell(c.value(r, lb)))]),
+      { align: first.map((c) => c.align), separators: true, wrap: [1] },
+    ),
+  );
+  out.push(columnsTable(lb, all, pick(['#', 'reward (errors as 0)', 'reward', 'bas_correct', 'fault_audit'])));
+  out.push(columnsTable(lb, all, pick(['#', 'bas_label_accuracy', 'fault_precision', 'fault_recall', 'num_flagged'])));
+  out.push(
+    fitTable(
+      ['#', 'parsed', 'pooled\nprecision', 'pooled\nrecall', 'tokens', 'cost'],
+      all.map((r) => [
+        rankText(r),
+        stackedCell({ est: r.measures.parsed, digits: 3 }),
+        fmt(r.faults_pooled.precision),
+        fmt(r.faults_pooled.recall),
+        fmtInt(r.tokens.total),
+        usd(r.cost.total_usd),
+      ]),
+      { align: ['right', 'right', 'right', 'right', 'right', 'right'], separators: true },
+    ),
+  );
+  out.push(
+    fitTable(
+      ['#', 'endpoint', 'sampling', 'versions', 'started\nwall time'],
+      all.map((r) => {
+        const p = r.provenance;
+        return [
+          rankText(r),
+          p.endpoint ?? 'unknown',
+          samplingShort(p.sampling),
+          versionsShort(r).replace(', ', '\n'),
+          `${dateText(p.started_at)}\n${durationText(p.wall_time_s)}`,
+        ];
+      }),
+      { align: ['right', 'left', 'left', 'left', 'left'], separators: true, wrap: [1, 2, 3] },
+    ),
+  );
+  if (g.runs.length > 1) {
+    out.push(
+      wrapped(
+        `paired against #1 on shared tasks (${measureText(lb.by === 'reward_errors_as_zero' ? lb.by : 'reward')}, bootstrap, ${fmtInt(lb.resamples)} resamples, seed ${lb.seed})`,
+      ),
+      fitTable(
+        ['#', 'shared\ntasks', 'diff (this − #1)\n95% interval', 'verdict'],
+        g.runs.slice(1).map((r) => {
+          const v = vsBestText(r, lb.by);
+          return [rankText(r), fmtInt(r.vs_best?.shared_tasks ?? 0), v.diff, v.verdict];
+        }),
+        { align: ['right', 'right', 'right', 'left'], separators: true, wrap: [3] },
+      ),
+    );
+  }
+  if (g.unranked.length) {
+    out.push(
+      'not ranked: unfinished or over its error budget (--include-incomplete ranks it)',
+      fitTable(
+        ['run', 'status', 'why'],
+        g.unranked.map((r) => [`${r.name}\n${r.dir}`, r.status ?? 'unknown', r.unrankable ?? '']),
+        { align: ['left', 'left', 'left'], separators: true, wrap: [0, 2] },
+      ),
+    );
+  }
+  const marked = g.runs.filter((r) => r.unrankable);
+  for (const r of marked) out.push(wrapped(`* #${r.rank} is ranked only by --include-incomplete: ${r.unrankable}`));
+  for (const r of all) for (const n of r.notes) out.push(wrapped(`note (${rankText(r)} ${r.name}): ${n}`));
+  for (const r of all)
+    if (r.tokens.unscored > 0)
+      out.push(
+        wrapped(
+          `note: ${rankText(r)} ${r.name}'s ${fmtInt(r.tokens.total)} tokens include ${fmtInt(r.tokens.unscored)} that bought no score (errored rollouts)${r.cost.unscored_usd !== null ? `, ${usd(r.cost.unscored_usd)} of its ${usd(r.cost.total_usd)}` : ''}`,
+        ),
+      );
+  for (const r of g.runs)
+    if (r.vs_best?.left_out)
+      out.push(
+        wrapped(
+          `note: ${r.vs_best.left_out} shared task(s) left out of #${r.rank} − #1 over completed rollouts: one run has no completed rollout on them`,
+        ),
+      );
+  return out;
+}
+
+/** The text `bas leaderboard` prints. */
+export function renderLeaderboard(lb: Leaderboard): string {
+  const out: string[] = [];
+  for (const g of lb.groups) out.push(...groupText(lb, g), '');
+  if (lb.groups.length > 1)
+    out.push(
+      wrapped(
+        `${lb.groups.length} groups: runs on different tasks, task generators or prompts are ranked apart, never together.`,
+      ),
+    );
+  out.push('pooled precision and recall are over all claimed and true (row, code) pairs.');
+  // Names, folders and notes come from run folders: terminal-safe like the tables' cells.
+  return terminalText(out.join('\n')) + '\n';
+}
