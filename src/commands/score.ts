@@ -1,26 +1,27 @@
 /**
  * `bas score`: grades replies produced elsewhere against their tasks, prints the same tables
- * as `bas eval`, and with `--out` writes one scored line per reply in the replies' order.
+ * as `bas eval`, and with `--output DIR` writes a run folder (one scored line per reply).
  * Every reply is checked before anything is written, so bad input leaves no partial file.
  */
 import { ConfigError } from '../errors.js';
 import { readJsonLines } from '../io/jsonl.js';
-import { openSink, refuseOutputOverInput, withSink } from '../io/output.js';
 import { SummaryBuilder } from '../summary/summary.js';
-import { pairKey, type PairKey, type RolloutRecord } from '../runfile/record.js';
+import {
+  erroredRecord,
+  missingReplyRecord,
+  MISSING_REPLY,
+  pairKey,
+  scoredRecord,
+  type PairKey,
+  type RolloutRecord,
+} from '../runfile/record.js';
 import { scoreReply } from '../task/score.js';
 import { taskFromJson } from '../task/serialize.js';
 import { isBatchLine, readBatchResult } from '../endpoint/batch-file.js';
 import type { AnswerKey, TaskConfig } from '../task/types.js';
-
-export interface ScoreFlags {
-  tasks: string;
-  replies: string;
-  out?: string;
-  output?: string;
-  model?: string;
-  json?: boolean;
-}
+import { COMMAND_FLAGS } from '../settings/command-flags.js';
+import { readFlags, type FlagValues } from '../settings/flag.js';
+import { checkOutputs } from '../settings/output-paths.js';
 
 interface KeyedTask {
   key: AnswerKey;
@@ -91,31 +92,12 @@ function readReplyLine(value: unknown, tasks: Map<number, KeyedTask>, seen: Map<
 }
 
 function toRecord(r: Reply, task: KeyedTask, model: string | null): RolloutRecord {
-  const base = {
-    index: r.index,
-    rollout: r.rollout,
-    config: task.config,
-    model: model ?? r.model ?? undefined,
-    reply: r.reply,
-  };
+  const base = { index: r.index, rollout: r.rollout, config: task.config, model: model ?? r.model ?? undefined };
   const extra = { usage: r.usage, finish_reason: r.finish_reason };
-  if (r.error || r.reply === null) {
-    return {
-      ...base,
-      reward: null,
-      rewards: null,
-      metrics: null,
-      detail: null,
-      error: r.error ?? { type: 'malformed', message: 'no reply' },
-      ...extra,
-    };
-  }
-  const s = scoreReply(r.reply, task.key);
-  return { ...base, reward: s.reward, rewards: s.rewards, metrics: s.metrics, detail: s.detail, error: null, ...extra };
+  if (r.error || r.reply === null)
+    return erroredRecord(base, r.error ?? { type: 'malformed', message: 'no reply' }, { reply: r.reply, ...extra });
+  return scoredRecord(base, r.reply, scoreReply(r.reply, task.key), extra);
 }
-
-/** The error type of a planned rollout that has no line in the replies file. */
-export const MISSING_REPLY = 'missing_reply';
 
 /** As many rollouts per task as eval's -r allows. */
 const MAX_ROLLOUTS = 1000;
@@ -138,31 +120,24 @@ function missingReplies(
   for (const index of indices) {
     for (let rollout = 0; rollout < rollouts; rollout++) {
       if (pairs.has(pairKey(index, rollout))) continue;
-      const error = { type: MISSING_REPLY, message: `no reply for task ${index} rollout ${rollout} in ${file}` };
-      out.push({
-        index,
-        rollout,
-        config: tasks.get(index)!.config,
-        model: model ?? undefined,
-        reply: null,
-        reward: null,
-        rewards: null,
-        metrics: null,
-        detail: null,
-        error,
-      });
+      out.push(
+        missingReplyRecord({ index, rollout, config: tasks.get(index)!.config, model: model ?? undefined }, file),
+      );
     }
   }
   return out;
 }
 
-export async function score(flags: ScoreFlags): Promise<void> {
-  if (flags.out !== undefined && flags.output !== undefined) throw new ConfigError('give --out or --output, not both');
-  if (flags.out !== undefined) refuseOutputOverInput(flags.out, '--out', [flags.tasks, flags.replies]);
-  if (flags.output !== undefined) (await import('../runfile/build.js')).requireEmptyOutput(flags.output, '--output');
+export async function score(given: Record<string, unknown>): Promise<void> {
+  const flags = readFlags(COMMAND_FLAGS.score, given) as FlagValues<typeof COMMAND_FLAGS.score> & {
+    tasks: string;
+    replies: string;
+  };
+  checkOutputs([{ flag: '--output', path: flags.output, kind: 'folder' }]);
+  if (flags.output !== null) (await import('../runfile/build.js')).requireEmptyOutput(flags.output, '--output');
   const tasks = await readTasks(flags.tasks);
   // Refuse a tasks file that --output cannot stand for before any reply is read.
-  const scoredRun = flags.output !== undefined ? await import('../runfile/scored-run.js') : null;
+  const scoredRun = flags.output !== null ? await import('../runfile/scored-run.js') : null;
   scoredRun?.singleTaskConfig(tasks);
   const records: RolloutRecord[] = [];
   const seen = new Map<number, number>();
@@ -186,15 +161,7 @@ export async function score(flags: ScoreFlags): Promise<void> {
   for (const r of records) builder.add(r);
   const summary = builder.result();
 
-  if (flags.out !== undefined) {
-    await withSink(openSink(flags.out, '--out'), async (sink) => {
-      for (const r of records) {
-        const { reply: _reply, ...scored } = r;
-        await sink.write(`${JSON.stringify(scored)}\n`);
-      }
-    });
-  }
-  if (flags.output !== undefined && scoredRun) {
+  if (flags.output !== null && scoredRun) {
     const status = missing.length > 0 ? 'incomplete' : 'complete';
     await scoredRun.writeScoredRun(
       flags.output,

@@ -1,7 +1,7 @@
 /**
  * `bas sweep`: the difficulty curve in one command. Runs one `bas eval` per point of
- * --num-transactions (× --fault-rate when given) into sub-folders of one sweep folder, by
- * calling the eval command's own handler, then prints (and draws) reward, `bas_correct` and
+ * --num-transactions (× --fault-rate when given) into sub-folders of one sweep folder, each
+ * through the engine's runEval as `bas eval` runs it, then prints (and draws) reward, `bas_correct` and
  * `fault_audit` against the rows with 95% intervals.
  *
  * The sweep folder holds sweep.json (the points and the eval flags, never a key: flags name
@@ -10,20 +10,31 @@
  * every point: unfinished and errored rollouts are run again (eval's own resume), points not
  * yet started are started.
  */
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { FileTooLargeError, readSmallFile } from '../io/jsonl.js';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError } from '../errors.js';
+import { ConfigError, ErrorRateError, FatalRunError, InterruptedError } from '../errors.js';
 import { fileSink, refuseOutputOverInput, withSink } from '../io/output.js';
 import { runInputs } from '../runfile/read.js';
 import { heldRun } from '../runfile/results.js';
+import { RUN_FILE } from '../runfile/files.js';
+import {
+  MAX_POINTS,
+  readSweepPlan,
+  removeSweepPlan,
+  sweepFile,
+  writeSweepPlan,
+  type SweepPlan,
+} from '../runfile/sweep-file.js';
 import { urlWithoutCredentials } from '../io/secrets.js';
 import { readRun } from '../report/read.js';
 import { buildSweep, renderSweep } from '../report/sweep.js';
 import type { EvalFlags } from '../settings/settings.js';
-import { evalCommand } from './eval.js';
-
-const SWEEP_FILE = 'sweep.json';
+import { configPathFrom, loadConfigFile } from '../settings/config.js';
+import { loadProviders } from '../settings/providers.js';
+import { unconfirmedPlanEndpoint, type EndpointFlags } from '../settings/resume-trust.js';
+import { evalSettingsFromFlags, reportEval, runEvalCommand } from './eval.js';
+import { COMMAND_FLAGS } from '../settings/command-flags.js';
+import { checkOutputs } from '../settings/output-paths.js';
 
 /**
  * Whether a folder holds only point folders whose run failed before scoring anything (a
@@ -37,7 +48,6 @@ async function onlyFailedStarts(dir: string): Promise<boolean> {
   }
   return true;
 }
-const MAX_POINTS = 100;
 
 export type SweepFlags = EvalFlags & {
   html?: string;
@@ -48,50 +58,25 @@ function textFlag(v: string | boolean | undefined): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
-interface SweepPlan {
-  kind: 'bas-sweep';
-  created_at: string;
-  model: string | null;
-  points: Array<{ num_transactions: number; fault_rate: number | null; folder: string }>;
-  /** The eval flags every point runs with (the knob's own flags left out). */
-  flags: EvalFlags;
-  /** `@FILE` words of a TOML configuration, as given. */
-  words: string[];
+/** The flags that say where the key goes; a resumed sweep may be given them again to confirm its plan's. */
+const ENDPOINT_FLAGS = new Set(['baseUrl', 'apiKeyVar', 'provider', 'providers']);
+
+/**
+ * A resumed sweep takes its plan from a file, as a resumed run takes run.json: the endpoint it
+ * names must be confirmed or named by the user's registry (src/settings/resume-trust.ts), before
+ * any point runs.
+ */
+function refuseUnconfirmedPlan(plan: SweepPlan, confirm: EndpointFlags, planFile: string): void {
+  const flags = plan.flags as EndpointFlags & { config?: string };
+  const configPath = configPathFrom(plan.words, flags.config, 'bas sweep');
+  const config = configPath ? loadConfigFile(configPath) : null;
+  const registry = loadProviders(confirm.providers ?? null, process.env);
+  const why = unconfirmedPlanEndpoint(flags, config, confirm, registry, process.env, planFile);
+  if (why !== null) throw new ConfigError(why);
 }
 
 /** Flags a sweep does not pass to eval: its own, or ones it sets per point. */
 const OWN = new Set(['numTransactions', 'faultRate', 'output', 'resume', 'json', 'html', 'progress', 'shard']);
-
-function list(value: string, flag: string, parse: (s: string) => number): number[] {
-  const items = value.split(',').map((s) => s.trim());
-  if (items.length > MAX_POINTS || items.some((s) => s === '')) {
-    throw new ConfigError(
-      `${flag} takes a comma-separated list of up to ${MAX_POINTS} values, e.g. 12,24,60, got ${JSON.stringify(value.slice(0, 80))}`,
-    );
-  }
-  const nums = items.map(parse);
-  if (new Set(nums).size !== nums.length)
-    throw new ConfigError(`${flag} lists a value twice: ${JSON.stringify(value.slice(0, 80))}`);
-  return nums;
-}
-
-function rowsValue(s: string): number {
-  const n = /^[0-9]{1,6}$/.test(s) ? Number(s) : Number.NaN;
-  if (!(n >= 4 && n <= 10_000))
-    throw new ConfigError(
-      `--num-transactions: each value must be a whole number from 4 to 10000, got ${JSON.stringify(s.slice(0, 20))}`,
-    );
-  return n;
-}
-
-function rateValue(s: string): number {
-  const n = s.length <= 20 && s !== '' ? Number(s) : Number.NaN;
-  if (!(n >= 0 && n <= 1))
-    throw new ConfigError(
-      `--fault-rate: each value must be a number from 0 to 1, got ${JSON.stringify(s.slice(0, 20))}`,
-    );
-  return n;
-}
 
 function folderName(rows: number, rate: number | null): string {
   return rate === null ? `rows-${rows}` : `rows-${rows}-fault-${rate}`;
@@ -103,78 +88,41 @@ function defaultSweepDir(model: string | undefined): string {
   return join('runs', `${stamp}-sweep-${safe}`);
 }
 
-async function writePlan(dir: string, plan: SweepPlan): Promise<void> {
-  try {
-    mkdirSync(dir, { recursive: true });
-  } catch (err) {
-    throw new ConfigError(
-      `--output: cannot create the sweep folder ${dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
-    );
-  }
-  await withSink(fileSink(join(dir, SWEEP_FILE), '--output'), async (sink) =>
-    sink.write(JSON.stringify(plan, null, 2) + '\n'),
-  );
-}
-
-/** A plan lists at most a few hundred points; far past that it is not one bas wrote. */
-const MAX_PLAN_BYTES = 10_000_000;
-
-function readPlan(dir: string): SweepPlan {
-  const file = join(dir, SWEEP_FILE);
-  if (!existsSync(file)) throw new ConfigError(`--resume: ${dir} is not a sweep folder (no ${SWEEP_FILE})`);
-  let plan: SweepPlan;
-  try {
-    plan = JSON.parse(readSmallFile(file, MAX_PLAN_BYTES)) as SweepPlan;
-  } catch (err) {
-    if (err instanceof FileTooLargeError)
-      throw new ConfigError(`--resume: ${file} is larger than ${MAX_PLAN_BYTES} bytes: not a bas sweep plan`);
-    throw new ConfigError(`--resume: ${file} is not valid JSON (${(err as Error).message.slice(0, 120)})`);
-  }
-  const ok =
-    plan?.kind === 'bas-sweep' &&
-    Array.isArray(plan.points) &&
-    plan.points.length <= MAX_POINTS &&
-    plan.points.every(
-      (p) =>
-        typeof p?.num_transactions === 'number' && typeof p.folder === 'string' && /^rows-[0-9a-z.-]+$/.test(p.folder),
-    ) &&
-    typeof plan.flags === 'object' &&
-    plan.flags !== null &&
-    Array.isArray(plan.words);
-  if (!ok) throw new ConfigError(`--resume: ${file} is not a bas sweep plan (damaged or written by something else)`);
-  return plan;
-}
-
 /**
- * Runs one point through eval's handler. Eval prints its summary to standard output; in a
- * sweep that goes to standard error, as progress, so standard output carries only the
- * sweep's own result (which --json needs).
+ * The same error with another message: a point's failure keeps its kind (and so its exit
+ * code) when the sweep says which point it was and how to go on. An error of no known kind
+ * (a bug) is left as it is.
  */
-async function runPoint(run: () => Promise<void>): Promise<void> {
-  const write = process.stdout.write;
-  process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
-  try {
-    await run();
-  } finally {
-    process.stdout.write = write;
-  }
+function reworded(err: unknown, message: (text: string) => string): unknown {
+  if (!(err instanceof Error)) return err;
+  const text = message(err.message);
+  if (err instanceof ConfigError) return new ConfigError(text, { cause: err });
+  if (err instanceof FatalRunError) return new FatalRunError(text, { cause: err });
+  if (err instanceof ErrorRateError) return new ErrorRateError(text, { cause: err });
+  if (err instanceof InterruptedError) return new InterruptedError(text, err.exitCode);
+  return err;
 }
 
 export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
   let dir: string;
   let plan: SweepPlan;
+  /** Endpoint flags given again on a resume: they go to every point. */
+  const confirm: Record<string, string> = {};
   if (flags.resume) {
     // `adapt: true` is commander's default for `--no-adapt`, not something the user said.
     const extra = Object.entries(flags).filter(
-      ([k, v]) => v !== undefined && !OWN.has(k) && !(k === 'adapt' && v === true),
+      ([k, v]) => v !== undefined && !OWN.has(k) && !ENDPOINT_FLAGS.has(k) && !(k === 'adapt' && v === true),
     );
     if (extra.length || words.length || flags.numTransactions || flags.faultRate || flags.output) {
       throw new ConfigError(
-        '--resume continues a sweep with its saved points and settings; it takes only --json, --html and --no-progress',
+        '--resume continues a sweep with its saved points and settings; it takes only --json, --html, --no-progress and, to confirm its endpoint, --base-url, --api-key-var, --provider and --providers',
       );
     }
     dir = flags.resume;
-    plan = readPlan(dir);
+    plan = readSweepPlan(dir);
+    for (const k of ENDPOINT_FLAGS)
+      if (typeof flags[k as keyof SweepFlags] === 'string') confirm[k] = flags[k as keyof SweepFlags] as string;
+    refuseUnconfirmedPlan(plan, confirm, sweepFile(dir));
   } else {
     const numTransactions = textFlag(flags.numTransactions);
     const faultRate = textFlag(flags.faultRate);
@@ -190,8 +138,9 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
       throw new ConfigError(
         'bas sweep needs --num-transactions with the points, e.g. --num-transactions 12,24,60,120,240',
       );
-    const rows = list(numTransactions, '--num-transactions', rowsValue);
-    const rates = faultRate === undefined ? [null] : list(faultRate, '--fault-rate', rateValue);
+    const { numTransactions: rowsFlag, faultRate: ratesFlag } = COMMAND_FLAGS.sweep;
+    const rows = rowsFlag.parse(numTransactions, '--num-transactions');
+    const rates = faultRate === undefined ? [null] : ratesFlag.parse(faultRate, '--fault-rate');
     if (rows.length * rates.length > MAX_POINTS)
       throw new ConfigError(`a sweep has at most ${MAX_POINTS} points; these lists make ${rows.length * rates.length}`);
     dir = output ?? defaultSweepDir(textFlag(flags.model));
@@ -217,45 +166,62 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
   // a bad --temperature) before anything ran, the plan is taken back, so the same command,
   // corrected, can use the same folder.
   const fresh = !flags.resume;
-  if (fresh) await writePlan(dir, plan);
+  // Every output is checked before the first point runs: the HTML page may not be written
+  // into the sweep folder, which the sweep fills itself.
+  checkOutputs([
+    { flag: '--output', path: fresh ? dir : null, kind: 'folder' },
+    {
+      flag: '--html',
+      path: flags.html,
+      kind: 'file',
+      inputs: [sweepFile(dir), ...plan.points.flatMap((p) => runInputs(join(dir, p.folder)))],
+      owned: [dir],
+    },
+  ]);
+  if (fresh) await writeSweepPlan(dir, plan);
 
   for (const [i, p] of plan.points.entries()) {
     const sub = join(dir, p.folder);
     // A fresh sweep starts every point anew (eval starts a failed start's folder again).
-    const started = !fresh && existsSync(join(sub, 'run.json'));
+    const started = !fresh && existsSync(join(sub, RUN_FILE));
     process.stderr.write(
       `bas: sweep point ${i + 1} of ${plan.points.length}: ${p.num_transactions} rows${p.fault_rate === null ? '' : `, fault rate ${p.fault_rate}`}${started ? ' (resumed)' : ''}\n`,
     );
     try {
-      await runPoint(() =>
+      const settings = await evalSettingsFromFlags(
+        started ? [] : plan.words,
         started
-          ? evalCommand([], { resume: sub, progress: flags.progress })
-          : evalCommand(plan.words, {
+          ? { resume: sub, progress: flags.progress, ...confirm }
+          : {
               ...plan.flags,
+              ...confirm,
               numTransactions: String(p.num_transactions),
               ...(p.fault_rate === null ? {} : { faultRate: String(p.fault_rate) }),
               output: sub,
               progress: flags.progress,
-            }),
+            },
       );
+      const result = await runEvalCommand(settings, { dir: sub, resume: started }, process.stderr);
+      // A point's tables go to standard error, as progress: standard output carries only the
+      // sweep's own result (which --json needs).
+      reportEval(result, settings, process.stderr, false);
     } catch (err) {
-      const e = err as { message?: unknown; exitCode?: unknown };
-      if (fresh && i === 0 && (!existsSync(join(sub, 'run.json')) || (await heldRun(sub)) === 'failed-start')) {
+      if (fresh && i === 0 && (!existsSync(join(sub, RUN_FILE)) || (await heldRun(sub)) === 'failed-start')) {
         // Nothing was scored: the plan is taken back, and the point's folder is one eval can
         // start again, so the same sweep command, corrected, can use this folder.
-        rmSync(join(dir, SWEEP_FILE), { force: true });
-        const taken = new Error(
-          `${String(e?.message ?? err)}. Nothing of the sweep was scored: run the same bas sweep command with the cause fixed, in the same --output ${dir}`,
-        ) as Error & { exitCode?: unknown };
-        taken.exitCode = e?.exitCode;
-        throw taken;
+        removeSweepPlan(dir);
+        throw reworded(
+          err,
+          (m) =>
+            `${m}. Nothing of the sweep was scored: run the same bas sweep command with the cause fixed, in the same --output ${dir}`,
+        );
       }
       // Eval's message names the point's folder; the sweep is continued as a whole.
-      const wrapped = new Error(
-        `sweep stopped at ${p.num_transactions} rows: ${String(e?.message ?? err)}; continue the whole sweep with bas sweep --resume ${dir}`,
-      ) as Error & { exitCode?: unknown };
-      wrapped.exitCode = e?.exitCode;
-      throw wrapped;
+      throw reworded(
+        err,
+        (m) =>
+          `sweep stopped at ${p.num_transactions} rows: ${m}; continue the whole sweep with bas sweep --resume ${dir}`,
+      );
     }
   }
 
@@ -269,7 +235,7 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
   const result = buildSweep(dir, plan.model ?? points[0]?.data.model ?? '(unknown model)', points);
   if (flags.html) {
     refuseOutputOverInput(flags.html, '--html', [
-      join(dir, SWEEP_FILE),
+      sweepFile(dir),
       ...plan.points.flatMap((p) => runInputs(join(dir, p.folder))),
     ]);
     const { sweepPage } = await import('../report/html/sweep-page.js');

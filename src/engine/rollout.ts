@@ -7,6 +7,7 @@
  */
 import type { ChatMessage } from '../task/types.js';
 import { classifyError, type Failure } from '../endpoint/classify.js';
+import { waitedOnBudget } from '../endpoint/reply-budget.js';
 import type { ModelClient } from '../endpoint/client.js';
 import { addUsage, MalformedResponseError, type Completion, type Usage } from '../endpoint/completion.js';
 import type { AttemptOutcome, Pace, Ticket } from '../endpoint/pace.js';
@@ -36,7 +37,15 @@ export interface EpisodeOptions {
  */
 export type EpisodeResult =
   | { kind: 'reply'; completion: Completion; attempts: number; latencyMs: number; usage: Usage | null }
-  | { kind: 'failed'; failure: Failure; attempts: number; latencyMs: number; usage: Usage | null }
+  | {
+      kind: 'failed';
+      failure: Failure;
+      attempts: number;
+      latencyMs: number;
+      usage: Usage | null;
+      /** The last attempt's `finish_reason`, when it got a reply that could not be scored. */
+      finishReason: string | null;
+    }
   | { kind: 'aborted' };
 
 /** The usage a failed attempt's response reported: an unusable reply is still a billed one. */
@@ -48,18 +57,24 @@ function usageOf(err: unknown): Usage | null {
 export async function runEpisode(messages: readonly ChatMessage[], o: EpisodeOptions): Promise<EpisodeResult> {
   const start = Date.now();
   const deadline = start + o.episodeTimeoutMs;
+  // The latency is read on the clock the time to first token is read on (performance.now(),
+  // rounded the same way), so a streamed reply's first token never comes after its end.
+  const began = performance.now();
+  const latency = (): number => Math.round(performance.now() - began);
   // Failures count against --max-retries; waiting turns (429s) only against the deadline.
   let failures = 0;
   let waits = 0;
   /** The last wait of a waiting turn: the next one is at least twice as long (retry.ts). */
   let lastWait = 0;
   let usage: Usage | null = null;
+  let finishReason: string | null = null;
   const failed = (failure: Failure, attempts: number): EpisodeResult => ({
     kind: 'failed',
     failure,
     attempts,
-    latencyMs: Date.now() - start,
+    latencyMs: latency(),
     usage,
+    finishReason,
   });
   for (let attempt = 1; ; attempt++) {
     // A free slot is taken at once; only a run held back by its limit waits for one.
@@ -101,9 +116,10 @@ export async function runEpisode(messages: readonly ChatMessage[], o: EpisodeOpt
       outcome = completion.budget_spent ? 'spent' : 'ok';
       usage = addUsage(usage, completion.usage);
       o.onAttempt?.(null);
-      return { kind: 'reply', completion, attempts: attempt, latencyMs: Date.now() - start, usage };
+      return { kind: 'reply', completion, attempts: attempt, latencyMs: latency(), usage };
     } catch (err) {
       usage = addUsage(usage, usageOf(err));
+      finishReason = err instanceof MalformedResponseError ? err.finishReason : null;
       if (o.stop.aborted) return { kind: 'aborted' };
       failure = classifyError(err, timedOut);
       if (failure.type === 'rate_limit') outcome = 'limited';
@@ -112,7 +128,11 @@ export async function runEpisode(messages: readonly ChatMessage[], o: EpisodeOpt
           remaining < o.requestTimeoutMs
             ? `episode deadline of ${o.episodeTimeoutMs / 1000} s`
             : `request timeout of ${o.requestTimeoutMs / 1000} s`;
-        failure.message = `no reply within the ${cut}`;
+        // A reply held back by the memory budget is not a slow endpoint: say which it was.
+        const held = waitedOnBudget(controller.signal)
+          ? '; the reply was waiting for memory, since the replies in flight filled their budget (BAS_REPLY_BUDGET_MB)'
+          : '';
+        failure.message = `no reply within the ${cut}${held}`;
       }
     } finally {
       clearTimeout(timer);

@@ -2,12 +2,13 @@
  * `bas report` in data: one run's summary with its breakdowns and cost, and its text form.
  */
 import { terminalText } from '../io/terminal-text.js';
-import { ConfigError } from '../errors.js';
 import type { TaskConfig } from '../task/types.js';
 import type { RunData } from './read.js';
 import type { Summary } from '../summary/summary.js';
+import { timeOfRun, type RunTime } from '../runfile/sessions.js';
 import { fmt, fmtInt, plainTable, renderSummary } from './tables.js';
-import { provenanceLines, type Provenance } from './provenance.js';
+import { runEndpoints, type RunEndpoint } from '../runfile/endpoints.js';
+import { durationText, provenanceLines, type Provenance } from './provenance.js';
 import { wrapCell } from './fit-table.js';
 
 /** Prices in US dollars per million tokens. */
@@ -39,26 +40,22 @@ export interface RunReport {
     status: string | null;
     started_at: string | null;
     ended_at: string | null;
+    /** Seconds over every session of the run whose length is known (null when none is). */
+    elapsed_s: number | null;
+    /** Processes that worked on the run: the first eval and each resume. */
+    sessions: number;
+    /** Sessions whose end was never written (killed, or resumed under bas 0.3). */
+    sessions_of_unknown_length: number;
     /** Rollouts the run set out to do, if run.json says. */
     expected_rollouts: number | null;
+    /** Every endpoint the run used, with the scored rollouts each answered; null for a run that used none. */
+    endpoints: RunEndpoint[] | null;
     /** Model, endpoint, sampling as sent, size, versions, dates, wall time (see provenance.ts). */
     provenance: Provenance;
   };
   notes: string[];
   summary: Summary;
   cost: Cost;
-}
-
-/** A price flag: a non-negative number of dollars per million tokens. */
-export function parsePrice(value: unknown, flag: string): number | undefined {
-  if (value === undefined) return undefined;
-  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : Number.NaN;
-  if (!Number.isFinite(n) || n < 0) {
-    throw new ConfigError(
-      `${flag} must be a non-negative number of US dollars per million tokens, got ${JSON.stringify(value)}`,
-    );
-  }
-  return n;
 }
 
 function priceOf(v: unknown): number | null {
@@ -86,6 +83,7 @@ export function costOf(s: Summary, flags: { in?: number; out?: number }, runPric
 /** Builds the report of one run. */
 export function buildRunReport(data: RunData, prices: { in?: number; out?: number } = {}): RunReport {
   const run = data.run;
+  const time = timeOfRun(run);
   return {
     run: {
       dir: data.dir,
@@ -94,13 +92,29 @@ export function buildRunReport(data: RunData, prices: { in?: number; out?: numbe
       status: typeof run?.status === 'string' ? run.status : null,
       started_at: typeof run?.started_at === 'string' ? run.started_at : null,
       ended_at: typeof run?.ended_at === 'string' ? run.ended_at : null,
+      elapsed_s: time.elapsed_s,
+      sessions: time.sessions,
+      sessions_of_unknown_length: time.unknown,
       expected_rollouts: data.expected,
+      endpoints: run ? runEndpoints(run as Record<string, unknown>, data.summary.counts.completed) : null,
       provenance: { ...data.provenance, status: typeof run?.status === 'string' ? run.status : null },
     },
     notes: data.notes,
     summary: data.summary,
     cost: costOf(data.summary, prices, run?.prices),
   };
+}
+
+/**
+ * The time a run took, over all its sessions: `10.2 s` for one, `10.2 s over 2 sessions`,
+ * and `at least 4.1 s over 3 sessions, 1 of unknown length` where an end was never written;
+ * null when no session's length is known.
+ */
+export function runTimeText(t: RunTime): string | null {
+  if (t.elapsed_s === null) return null;
+  if (t.sessions <= 1) return durationText(t.elapsed_s);
+  const over = `${durationText(t.elapsed_s)} over ${t.sessions} sessions`;
+  return t.unknown > 0 ? `at least ${over}, ${t.unknown} of unknown length` : over;
 }
 
 /** A one-line description of a task configuration. */
@@ -167,8 +181,24 @@ export function labelledLines(pairs: Array<[string, string]>): string[] {
 /** The text `bas report` prints. */
 export function renderRunReport(r: RunReport): string {
   const pairs: Array<[string, string]> = [['run', r.run.dir]];
-  for (const [k, v] of provenanceLines(r.run.provenance))
-    pairs.push([k, k === 'status' && r.run.expected_rollouts !== null ? `${v} (${statusCount(r)})` : v]);
+  // The time over sessions says more than a bare total where the run was resumed, or where a
+  // session's length is unknown (a bas 0.3 resume, a kill): "10.2 s over 2 sessions".
+  const time =
+    r.run.sessions > 1
+      ? runTimeText({ elapsed_s: r.run.elapsed_s, sessions: r.run.sessions, unknown: r.run.sessions_of_unknown_length })
+      : null;
+  for (const [k, v] of provenanceLines(r.run.provenance)) {
+    if (k === 'wall time' && time !== null) pairs.push([k, time]);
+    else pairs.push([k, k === 'status' && r.run.expected_rollouts !== null ? `${v} (${statusCount(r)})` : v]);
+  }
+  // One endpoint is the usual case, named by the provenance; a run resumed elsewhere names each.
+  const endpoints = r.run.endpoints ?? [];
+  if (endpoints.length > 1)
+    for (const e of endpoints)
+      pairs.push([
+        'endpoint',
+        `${e.base_url ?? 'none'}${e.provider ? ` (provider ${e.provider})` : ''} answered ${fmtInt(e.rollouts)}`,
+      ]);
   for (const n of r.notes) pairs.push(['note', n]);
   const lines = labelledLines(pairs);
   // The header quotes run.json (model, folder, status): nothing in it may drive the terminal.

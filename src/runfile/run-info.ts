@@ -10,14 +10,15 @@ import { FileTooLargeError, readSmallFile } from '../io/jsonl.js';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../io/atomic-file.js';
 import { ConfigError, fileError, systemErrorCode } from '../errors.js';
-import { MAX_TASKS, parseCount, parseNumberInRange, resolveTaskConfig } from '../task/config.js';
+import { MAX_TASKS, checkInteger, checkNumber, resolveTaskConfig } from '../task/config.js';
 import { GENERATOR_VERSION } from '../task/generate.js';
 import type { TaskConfig } from '../task/types.js';
 import { readShard } from './shard.js';
-import { BAS_VERSION, runGenerator, runPromptVersion } from './versions.js';
+import { BAS_VERSION, OPENAI_VERSION, runGenerator, runPromptVersion } from './versions.js';
 import { PROMPT_VERSION } from '../task/prompt.js';
+import type { PaceRecord, RunSession } from './sessions.js';
 
-export const RUN_FILE = 'run.json';
+import { RUN_FILE } from './files.js';
 
 /**
  * `incomplete`: the run's inputs ended before every planned rollout was recorded (`bas score`
@@ -66,6 +67,14 @@ export interface RunInfo {
   status: RunStatus;
   started_at: string;
   ended_at: string | null;
+  /** Start of each resume (kept as bas 0.3 wrote it; `sessions` says more). */
+  resumed_at?: string[];
+  /** Every process that worked on the run, with its start, end and rollouts (sessions.ts). */
+  sessions?: RunSession[];
+  /** Seconds over the sessions whose length is known. */
+  elapsed_s?: number | null;
+  /** How the requests in flight were paced (the last session's). */
+  pace?: PaceRecord;
   summary: unknown;
   [extra: string]: unknown;
 }
@@ -101,8 +110,8 @@ export function checkRunFile(value: unknown, file: string): RunFile {
   if (v.model !== undefined && (typeof v.model !== 'string' || v.model === '' || v.model.length > 1000)) {
     throw new ConfigError(`${key('model')} must be a model name (a non-empty string)`);
   }
-  if (v.n !== undefined) v.n = parseCount(v.n, key('n'), 1, MAX_TASKS);
-  if (v.rollouts !== undefined) v.rollouts = parseCount(v.rollouts, key('rollouts'), 1, 1000);
+  if (v.n !== undefined) v.n = checkInteger(v.n, key('n'), 1, MAX_TASKS);
+  if (v.rollouts !== undefined) v.rollouts = checkInteger(v.rollouts, key('rollouts'), 1, 1000);
   if (v.task !== undefined) {
     if (!isObject(v.task))
       throw new ConfigError(`${key('task')} must be an object {num_transactions, fault_rate, seed}`);
@@ -132,7 +141,7 @@ export function checkRunFile(value: unknown, file: string): RunFile {
     if (!isObject(v.prices)) throw new ConfigError(`${key('prices')} must be {"in": USD or null, "out": USD or null}`);
     const p = v.prices as Record<string, unknown>;
     const price = (k: 'in' | 'out'): number | null =>
-      p[k] == null ? null : parseNumberInRange(p[k], key(`prices.${k}`), 0, 1e6);
+      p[k] == null ? null : checkNumber(p[k], key(`prices.${k}`), 0, 1e6);
     v.prices = { in: price('in'), out: price('out') };
   }
   if (
@@ -226,6 +235,25 @@ export async function readInputRun(dir: string): Promise<RunInfo> {
   if (v.model === undefined || v.n === undefined)
     throw new ConfigError(`${join(dir, RUN_FILE)} is not a bas run file (it has no "model" or "n")`);
   return v as RunInfo;
+}
+
+/** What the caller of `makeRunInfo` says; the versions of the code that made the run are filled in. */
+type RunFields = Omit<RunInfo, 'bas_version' | 'node_version' | 'openai_version'>;
+
+/**
+ * The one constructor of a run's run.json: every writer (eval, score, merge) builds it here, so
+ * each records the versions of the code that made it, in the same order of keys.
+ */
+export function makeRunInfo(fields: RunFields): RunInfo {
+  // The versions lead, as they always have; a key keeps its place when the spread sets it.
+  return {
+    bas_version: BAS_VERSION,
+    generator: null,
+    prompt_version: null,
+    node_version: process.version,
+    openai_version: OPENAI_VERSION,
+    ...fields,
+  } as RunInfo;
 }
 
 /** Writes run.json atomically, every byte checked; on failure the previous run.json stays as it was. */

@@ -6,6 +6,8 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -83,12 +85,12 @@ describe('a trainer of OpenRLHF against bas reward-server', () => {
       join(dir, 'tasks.jsonl'),
       '--replies',
       join(dir, 'replies.jsonl'),
-      '--out',
-      join(dir, 'scored.jsonl'),
+      '--output',
+      join(dir, 'scored'),
       '--json',
     ]);
     expect(score.code, score.stderr).toBe(0);
-    const scored = lines<Record<string, unknown>>(readFileSync(join(dir, 'scored.jsonl'), 'utf8'));
+    const scored = lines<Record<string, unknown>>(readFileSync(join(dir, 'scored', 'results.jsonl'), 'utf8'));
     const want = scored as Array<{ reward: number; rewards: Record<string, number> }>;
     expect(want.length).toBeGreaterThanOrEqual(2000);
 
@@ -161,11 +163,27 @@ describe('bas reward-server refuses bad flags in one line', () => {
     [['--max-batch', '0'], 'bas: --max-batch must be an integer from 1 to 1000000, got "0"\n'],
     [['--max-body-mb', '0'], 'bas: --max-body-mb must be a number from 0.001 to 1024, got "0"\n'],
     [['--token-var', 'NOPE_UNSET_VAR'], 'bas: --token-var NOPE_UNSET_VAR: the variable is not set, or is empty\n'],
-    [['--token-var', 'a-b'], 'bas: --token-var must name an environment variable, got "a-b"\n'],
+    [
+      ['--token-var', 'a-b'],
+      'bas: --token-var must be the NAME of an environment variable (letters, digits, _), not its value\n',
+    ],
   ])('%j', async (args, message) => {
     const r = await basAsync(['reward-server', ...args]);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(message);
     expect(r.stdout).toBe('');
+  });
+
+  it('a port in use', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      const r = await basAsync(['reward-server', '--port', String(port)]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(`bas: cannot listen on 127.0.0.1:${port}: the port is in use (try --port 0)\n`);
+    } finally {
+      taken.close();
+    }
   });
 });

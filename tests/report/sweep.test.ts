@@ -177,19 +177,22 @@ describe('bas sweep', () => {
     [['sweep', '-m', 'builtin:oracle'], /needs --num-transactions/],
     [
       ['sweep', '--num-transactions', '12,3', '-m', 'builtin:oracle'],
-      /each value must be a whole number from 4 to 10000, got "3"/,
+      /--num-transactions must be an integer from 4 to 10000, got "3"/,
     ],
     [['sweep', '--num-transactions', '12,,24', '-m', 'builtin:oracle'], /comma-separated list/],
     [['sweep', '--num-transactions', '12,12', '-m', 'builtin:oracle'], /lists a value twice/],
     [
       ['sweep', '--num-transactions', '12', '--fault-rate', '2', '-m', 'builtin:oracle'],
-      /--fault-rate: each value must be a number from 0 to 1/,
+      /--fault-rate must be a number from 0 to 1, got "2"/,
     ],
     [
       ['sweep', '--num-transactions', '12', '-m', 'builtin:oracle', '--output', 'SWEEP'],
       /exists and is not empty: continue it with bas sweep --resume/,
     ],
-    [['sweep', '--resume', 'SWEEP', '-m', 'other'], /takes only --json, --html and --no-progress/],
+    [
+      ['sweep', '--resume', 'SWEEP', '-m', 'other'],
+      /takes only --json, --html, --no-progress and, to confirm its endpoint, --base-url/,
+    ],
     [['sweep', '--resume', 'ROOT'], /is not a sweep folder/],
   ])('bad input %j: one line, exit 2', (args, message) => {
     const r = bas(args.map((a) => a.replace('SWEEP', sweepDir).replace('ROOT', root)));

@@ -11,7 +11,8 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { countPending, openSession, pendingPairs } from '../../src/engine/session.js';
+import { countPending, pendingPairs, readRecorded } from '../../src/engine/session.js';
+import { RunFolder } from '../../src/runfile/run-folder.js';
 import { buildRunFolder } from '../../src/runfile/build.js';
 import { repairTail, ResultStore, writeRunInfo, type RunInfo } from '../../src/runfile/store.js';
 import type { RolloutRecord } from '../../src/runfile/record.js';
@@ -165,16 +166,29 @@ describe('torn lines and resume', () => {
     [ok(0), bad(1), ok(2), bad(2), bad(3), ok(3)].forEach((r) => s.append(r));
     s.release();
     appendFileSync(join(dir, 'results.jsonl'), '{"index": 4, "roll');
-    const session = await openSession(dir, true);
-    session.store.release();
+    const folder = RunFolder.resume(dir, {} as RunInfo);
+    const session = await readRecorded(dir, () => {});
+    folder.release();
     expect([...pendingPairs(5, 1, session.finished)]).toEqual([
       [1, 0],
       [2, 0],
       [4, 0],
     ]);
     expect(countPending(5, 1, session.finished)).toBe(3);
-    const summary = session.builder.result();
+    const summary = await session.summary();
     expect(summary.counts.rollouts).toBe(4);
     expect(summary.counts.completed).toBe(2);
+    expect(summary.counts).toMatchObject({ lines: 6, replaced: 2 });
+  });
+
+  it('a resumed session summarises each rollout once: re-run pairs by their new line, the others by their old one', async () => {
+    const dir = tmp();
+    const s = ResultStore.create(dir);
+    [bad(0), bad(1), ok(2)].forEach((r) => s.append(r));
+    s.release();
+    const session = await readRecorded(dir, () => {}, { n: 3, rollouts: 1, shard: null, indices: null });
+    session.add(ok(0)); // task 1 is not reached: the run stopped
+    const summary = await session.summary();
+    expect(summary.counts).toMatchObject({ rollouts: 3, completed: 2, errored: 1, lines: 4, replaced: 1 });
   });
 });

@@ -82,12 +82,12 @@ describe('grading equals bas score', () => {
       join(dir, 'tasks.jsonl'),
       '--replies',
       join(dir, 'replies.jsonl'),
-      '--out',
-      join(dir, 'scored.jsonl'),
+      '--output',
+      join(dir, 'scored'),
       '--json',
     ]);
     expect(r.code, r.stderr).toBe(0);
-    scored = readFileSync(join(dir, 'scored.jsonl'), 'utf8')
+    scored = readFileSync(join(dir, 'scored', 'results.jsonl'), 'utf8')
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as Record<string, unknown>);
@@ -302,6 +302,13 @@ describe('a service in a training loop', () => {
       openrlhf(tasks.map((_, i): [number, string] => [i, repliesFor(tasks[i]!)[i % 4]!])),
     );
     expect(answers.map((a) => (a.body.rewards as number[])[0])).toEqual(want.body.rewards);
+  });
+
+  it('grading threads that cannot start fail the start, once, with advice', async () => {
+    // Run from the TypeScript sources there is no compiled grade-worker.js beside this module.
+    await expect(startRewardServer({ ...base, workers: 2 })).rejects.toThrow(
+      /^the grading threads did not start: .* \(try --workers 0\)$/,
+    );
   });
 
   it('with a token, needs it on every POST, and /health stays open', async () => {
