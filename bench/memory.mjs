@@ -11,10 +11,20 @@ import { measureBas } from './measure.mjs';
 async function peak(n) {
   const dir = join(mkdtempSync(join(tmpdir(), 'bas-bench-mem-')), 'run');
   try {
-    const m = await measureBas(['eval', '--model', 'builtin:oracle', '-n', String(n), '--output', dir, '--no-progress']);
+    const m = await measureBas([
+      'eval',
+      '--model',
+      'builtin:oracle',
+      '-n',
+      String(n),
+      '--output',
+      dir,
+      '--no-progress',
+    ]);
     if (m.code !== 0) throw new Error(`bas eval -n ${n} exited with ${m.code}`);
     const run = JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8'));
-    if (run.summary.counts.completed !== n) throw new Error(`bas eval -n ${n} completed ${run.summary.counts.completed}`);
+    if (run.summary.counts.completed !== n)
+      throw new Error(`bas eval -n ${n} completed ${run.summary.counts.completed}`);
     return m.rssMb;
   } finally {
     rmSync(dir, { recursive: true, force: true });
