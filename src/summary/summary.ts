@@ -26,7 +26,6 @@ import { Moments } from './moments.js';
 import { percentileSorted, type Estimate, type Scale } from './stats.js';
 import { TaskTable } from './task-table.js';
 
-
 /** What the summary reads of one rollout's record (a results.jsonl line has these fields and more). */
 export interface SummaryRecord {
   index: number;
