@@ -13,6 +13,7 @@ import { ConfigError, ErrorRateError, FatalRunError, InterruptedError } from '..
 import { renderSummary } from '../report/tables.js';
 import { renderEvalHeader, renderEvalCost } from '../report/eval-header.js';
 import { costOf } from '../report/run-report.js';
+import type { Summary } from '../summary/summary.js';
 import { isPolicyName } from '../task/policies.js';
 import { builtinClient, builtinPolicy, httpClient, type ModelClient } from '../endpoint/client.js';
 import { configPathFrom, loadConfigFile, type FileConfig } from '../settings/config.js';
@@ -51,6 +52,16 @@ function makeClient(s: EvalSettings, env: NodeJS.ProcessEnv): ModelClient {
     maxResponseBytes: s.maxResponseBytes,
     stream: s.stream ? { idleTimeoutMs: s.streamIdleTimeoutS * 1000 } : null,
   });
+}
+
+/** "; it used 15,552 tokens ($0.1016), 15,552 of them on errored rollouts", or nothing when none were reported. */
+function spentSoFar(summary: Summary, s: EvalSettings): string {
+  const t = summary.tokens;
+  if (t.total === 0) return '';
+  const c = costOf(summary, {}, s.prices);
+  const usd = c.total_usd === null ? '' : ` ($${c.total_usd.toFixed(4)})`;
+  const lost = t.unscored.total > 0 ? `, ${t.unscored.total.toLocaleString('en-US')} of them on errored rollouts` : '';
+  return `; it used ${t.total.toLocaleString('en-US')} tokens${usd}${lost}`;
 }
 
 /** Runs `bas eval` with commander's options and `@FILE` words. */
@@ -190,7 +201,7 @@ export async function evalCommand(words: string[], flags: EvalFlags & { json?: b
       summary.counts.completed === 0
         ? `no rollout was scored, so ${dir} can be started again: fix the cause and run bas eval --output ${dir} with the corrected settings`
         : `finished rollouts are kept in ${dir}; fix the cause and continue with --resume ${dir}`;
-    throw new FatalRunError(`${outcome.fatal.message}; run stopped (${how})`);
+    throw new FatalRunError(`${outcome.fatal.message}; run stopped (${how})${spentSoFar(summary, settings)}`);
   }
   if (signal) {
     const code = signal === 'SIGINT' ? 130 : signal === 'SIGPIPE' ? 141 : 143;

@@ -48,10 +48,16 @@ export class MalformedResponseError extends Error {
   readonly fault: ReplyFault | null;
   /** The tokens the reply reports: it was paid for even though it cannot be scored. */
   readonly usage: Usage | null;
-  constructor(message: string, extra: { fault?: ReplyFault | null; usage?: Usage | null } = {}) {
+  /** The reply's `finish_reason`, when it had one ("length": cut by the token limit). */
+  readonly finishReason: string | null;
+  constructor(
+    message: string,
+    extra: { fault?: ReplyFault | null; usage?: Usage | null; finishReason?: string | null } = {},
+  ) {
     super(message);
     this.fault = extra.fault ?? null;
     this.usage = extra.usage ?? null;
+    this.finishReason = extra.finishReason ?? null;
   }
 }
 
@@ -206,14 +212,17 @@ export function inspectReply(response: unknown): ReplyView {
       fault: 'cut_empty',
       problem: `empty content (finish_reason "length": ${spentOn(view.usage, false)}; ${advice})`,
     };
-  return { ...view, fault: 'empty', problem: 'empty content' };
+  // Some providers hide the reasoning text but count its tokens.
+  const hidden = view.usage?.reasoning_tokens ?? 0;
+  const after = hidden > 0 ? ` after ${grouped(hidden)} reasoning tokens` : '';
+  return { ...view, fault: 'empty', problem: `empty content${after}` };
 }
 
 /** The reply to score, or a typed error (carrying the reply's usage) when there is none. */
 export function readCompletion(response: unknown): Completion {
   const v = inspectReply(response);
   if (v.text === null) {
-    const extra = { fault: v.fault, usage: v.usage };
+    const extra = { fault: v.fault, usage: v.usage, finishReason: v.finish_reason };
     const message = v.problem ?? 'empty content';
     throw v.fault === 'reasoning_only' || (v.fault === 'cut_empty' && v.reasoning_chars > 0)
       ? new ReasoningOnlyError(message, extra)

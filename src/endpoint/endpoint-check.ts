@@ -186,7 +186,9 @@ function adviceFor(view: ReplyView, g: GradedReply, sampling: Sampling): string 
       case 'reasoning_only':
         return "the reply is all reasoning and no content: check the server's reasoning parser or chat template";
       case 'empty':
-        return 'the model sent an empty reply: check the model and its chat template';
+        return g.reasoningTokens
+          ? `the model reasoned for ${grouped(g.reasoningTokens)} tokens but wrote no reply: check the model and its chat template`
+          : 'the model sent an empty reply: check the model and its chat template';
       case 'refused':
         return `the model refused the task (${view.problem ?? 'no reason given'})`;
       default:

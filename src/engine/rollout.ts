@@ -36,7 +36,15 @@ export interface EpisodeOptions {
  */
 export type EpisodeResult =
   | { kind: 'reply'; completion: Completion; attempts: number; latencyMs: number; usage: Usage | null }
-  | { kind: 'failed'; failure: Failure; attempts: number; latencyMs: number; usage: Usage | null }
+  | {
+      kind: 'failed';
+      failure: Failure;
+      attempts: number;
+      latencyMs: number;
+      usage: Usage | null;
+      /** The last attempt's `finish_reason`, when it got a reply that could not be scored. */
+      finishReason: string | null;
+    }
   | { kind: 'aborted' };
 
 /** The usage a failed attempt's response reported: an unusable reply is still a billed one. */
@@ -54,12 +62,14 @@ export async function runEpisode(messages: readonly ChatMessage[], o: EpisodeOpt
   /** The last wait of a waiting turn: the next one is at least twice as long (retry.ts). */
   let lastWait = 0;
   let usage: Usage | null = null;
+  let finishReason: string | null = null;
   const failed = (failure: Failure, attempts: number): EpisodeResult => ({
     kind: 'failed',
     failure,
     attempts,
     latencyMs: Date.now() - start,
     usage,
+    finishReason,
   });
   for (let attempt = 1; ; attempt++) {
     // A free slot is taken at once; only a run held back by its limit waits for one.
@@ -104,6 +114,7 @@ export async function runEpisode(messages: readonly ChatMessage[], o: EpisodeOpt
       return { kind: 'reply', completion, attempts: attempt, latencyMs: Date.now() - start, usage };
     } catch (err) {
       usage = addUsage(usage, usageOf(err));
+      finishReason = err instanceof MalformedResponseError ? err.finishReason : null;
       if (o.stop.aborted) return { kind: 'aborted' };
       failure = classifyError(err, timedOut);
       if (failure.type === 'rate_limit') outcome = 'limited';

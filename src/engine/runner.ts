@@ -288,7 +288,7 @@ export class Runner {
         latency_ms: result.latencyMs,
         // Paid for all the same: an unusable reply (or a retried one) reported its tokens.
         usage: result.usage,
-        finish_reason: null,
+        finish_reason: result.finishReason,
         attempts: result.attempts,
       };
     }

@@ -114,6 +114,8 @@ describe('bas eval against a reasoning model out of tokens', () => {
     expect(r.stderr).toMatch(/raise --max-tokens/);
     expect(r.stderr).toMatch(/the first 3 rollouts all ended this way/);
     expect(r.stderr).toMatch(/can be started again/);
+    // What the stopped run cost is said at once: 3 × (prompt + 4,096) tokens, all wasted.
+    expect(r.stderr).toMatch(/; it used ([\d,]+) tokens \(\$0\.\d{4}\), \1 of them on errored rollouts$/m);
     expect(after.requests - before.requests).toBe(3);
 
     // Each errored line keeps what it cost, and the sums match the server's own count.
@@ -122,6 +124,7 @@ describe('bas eval against a reasoning model out of tokens', () => {
     for (const l of lines) {
       expect(l.error.type).toBe('malformed');
       expect(l.usage).toMatchObject({ completion_tokens: 4096, reasoning_tokens: 4096 });
+      expect(l.finish_reason).toBe('length');
     }
     const sum = (k: string) => lines.reduce((a, l) => a + l.usage[k], 0);
     expect(sum('prompt_tokens')).toBe(after.promptTokens - before.promptTokens);

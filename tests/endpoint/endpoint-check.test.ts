@@ -128,6 +128,12 @@ describe('probe', () => {
       /ran out while the model was reasoning, before any reply: set --max-tokens higher/,
     ],
     ['an empty reply', chat({ content: '' }, 'stop'), NO_SAMPLING, /empty reply/],
+    [
+      'an empty reply after hidden reasoning',
+      chat({ content: '' }, 'stop', { completion_tokens: 700, completion_tokens_details: { reasoning_tokens: 700 } }),
+      NO_SAMPLING,
+      /reasoned for 700 tokens but wrote no reply/,
+    ],
     ['reasoning and no content', chat({ content: '', reasoning: 'r' }, 'stop'), NO_SAMPLING, /all reasoning/],
     [
       'a reply cut before its answer',

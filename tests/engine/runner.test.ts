@@ -313,7 +313,11 @@ describe('usage: every response that was paid for', () => {
   const base = { policy, episodeTimeoutMs: 10_000, requestTimeoutMs: 5_000, stop: new AbortController().signal };
   const spent: Usage = { prompt_tokens: 1100, completion_tokens: 4096, total_tokens: 5196, reasoning_tokens: 4096 };
   const cut = () =>
-    new MalformedResponseError('empty content (finish_reason "length")', { fault: 'cut_empty', usage: spent });
+    new MalformedResponseError('empty content (finish_reason "length")', {
+      fault: 'cut_empty',
+      usage: spent,
+      finishReason: 'length',
+    });
 
   it("a rollout's usage is the sum of its attempts: a retried unusable reply, then a reply", async () => {
     let n = 0;
@@ -373,6 +377,46 @@ describe('usage: every response that was paid for', () => {
     for (const r of records) {
       expect(r.error?.type).toBe('malformed');
       expect(r.usage).toEqual(spent);
+      expect(r.finish_reason).toBe('length');
+    }
+  });
+
+  it('replies over --max-response-mb on every first rollout stop the run, naming the cap', async () => {
+    const { createServer } = await import('node:http');
+    const { httpClient } = await import('../../src/endpoint/client.js');
+    let requests = 0;
+    const server = createServer((req, res) => {
+      requests++;
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ choices: [{ message: { content: 'x'.repeat(8192) }, finish_reason: 'stop' }] }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/v1`;
+      const client = httpClient({
+        model: 'm',
+        baseURL: url,
+        apiKey: 'k',
+        sampling: { temperature: null, max_tokens: null, reasoning_effort: null, extra: {} },
+        requestTimeoutMs: 5000,
+        maxResponseBytes: 1024,
+      });
+      const records: RolloutRecord[] = [];
+      const out = await runner(client, 1, records).run(pairs(20));
+      expect(out.fatal?.message).toMatch(/sent no usable reply: the response body passed the 1 KiB cap/);
+      expect(out.fatal?.message).toMatch(/raise --max-response-mb/);
+      expect(records.map((r) => r.error?.type)).toEqual([
+        'response_too_large',
+        'response_too_large',
+        'response_too_large',
+      ]);
+      expect(requests).toBe(3);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
     }
   });
 
