@@ -5,6 +5,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { bas, tempDir } from '../support/cli.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const README_LIMIT = 500;
@@ -111,6 +112,18 @@ describe('the README and the docs', () => {
 
   it.each(checkedFiles())('every relative link in %s points at a file and heading that exist', (file) => {
     expect(brokenLinks(file)).toEqual([]);
+  });
+
+  it('the quick start sets up with npm ci, tests with npm test, and its eval command runs as written', () => {
+    const quick = /## Quick start\n([\s\S]*?)\n## /.exec(readFileSync(join(ROOT, 'README.md'), 'utf8'))?.[1] ?? '';
+    const first = /^npm ci && node bin\/bas\.js (eval [^#\n]*?)\s*(#.*)?$/m.exec(quick);
+    expect(first, 'the quick start line `npm ci && node bin/bas.js eval …`').not.toBeNull();
+    expect(quick).toMatch(/^npm test\b/m);
+    const args = first![1]!.split(/\s+/);
+    expect(args.join(' ')).toMatch(/--model builtin:oracle|-m builtin:oracle/);
+    const r = bas(args, { cwd: tempDir() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/reward/);
   });
 
   it('the checker itself finds a missing file, a missing heading and reads GitHub anchors', () => {
