@@ -73,6 +73,8 @@ export async function rewardServer(flags: RewardServerFlags): Promise<void> {
   try {
     server = await startRewardServer(o);
   } catch (err) {
+    // Only the listening socket's failures are about the flags; anything else says itself.
+    if ((err as { syscall?: string }).syscall !== 'listen') throw err;
     const code = (err as { code?: string }).code;
     throw new ConfigError(
       `cannot listen on ${o.host}:${o.port}${code === 'EADDRINUSE' ? ': the port is in use (try --port 0)' : code ? ` (${code})` : ''}`,

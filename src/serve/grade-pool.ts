@@ -15,11 +15,16 @@ interface Pending {
 
 interface Slot {
   worker: Worker;
+  /** Whether the thread started; one that never did is not replaced (it would fail again). */
+  online: Promise<void>;
+  started: boolean;
+  dead: Error | null;
   pending: Map<number, Pending>;
   cache: CacheStats;
 }
 
 interface Reply {
+  ready?: true;
   id: number;
   scores?: Scores[];
   cache?: CacheStats;
@@ -57,8 +62,27 @@ export class GradePool {
   private spawn(): Slot {
     const share = this.share;
     const worker = new Worker(this.script, { workerData: { cacheSize: share } });
-    const slot: Slot = { worker, pending: new Map(), cache: { size: 0, max: share, hits: 0, misses: 0 } };
+    let started = (): void => undefined;
+    let never = (_err: Error): void => undefined;
+    const online = new Promise<void>((resolve, reject) => {
+      started = resolve;
+      never = reject;
+    });
+    online.catch(() => undefined);
+    const slot: Slot = {
+      worker,
+      online,
+      started: false,
+      dead: null,
+      pending: new Map(),
+      cache: { size: 0, max: share, hits: 0, misses: 0 },
+    };
     worker.on('message', (r: Reply) => {
+      // The thread says it is ready once its module has loaded ('online' comes before that).
+      if (r.ready) {
+        slot.started = true;
+        return started();
+      }
       const p = slot.pending.get(r.id);
       if (!p) return;
       slot.pending.delete(r.id);
@@ -67,19 +91,28 @@ export class GradePool {
       else p.reject(new Error(r.error ?? 'a grading thread gave no scores'));
     });
     const fail = (err: Error): void => {
+      slot.dead ??= err;
+      never(err);
       for (const p of slot.pending.values()) p.reject(err);
       slot.pending.clear();
       const at = this.slots.indexOf(slot);
-      // A thread that died takes its cache with it; a fresh one takes its place.
-      if (!this.closing && at >= 0) this.slots[at] = this.spawn();
+      // A thread that died takes its cache with it; a fresh one takes its place, unless it
+      // never started, where a fresh one would fail the same way, and so on for ever.
+      if (!this.closing && at >= 0 && slot.started) this.slots[at] = this.spawn();
     };
     worker.on('error', fail);
     worker.on('exit', (code) => fail(new Error(`a grading thread exited with code ${code}`)));
     return slot;
   }
 
+  /** Resolves once every thread has started; rejects with the first one's failure to. */
+  async ready(): Promise<void> {
+    await Promise.all(this.slots.map((s) => s.online));
+  }
+
   private run(slot: Slot, labels: string[], responses: string[]): Promise<Scores[]> {
     return new Promise((resolve, reject) => {
+      if (slot.dead) return reject(slot.dead);
       const id = this.next++;
       slot.pending.set(id, { resolve, reject });
       slot.worker.postMessage({ id, labels, responses });

@@ -24,3 +24,4 @@ parentPort!.on('message', (job: Job) => {
     parentPort!.postMessage({ id: job.id, error: err instanceof Error ? err.message : String(err) });
   }
 });
+parentPort!.postMessage({ ready: true });

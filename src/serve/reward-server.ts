@@ -121,7 +121,7 @@ function readBody(req: IncomingMessage, res: ServerResponse, max: number): Promi
 }
 
 /** Starts the server; resolves once it listens. */
-export function startRewardServer(o: RewardServerOptions): Promise<RunningRewardServer> {
+export async function startRewardServer(o: RewardServerOptions): Promise<RunningRewardServer> {
   const keys = new TaskKeys(o.cacheSize);
   const pool =
     o.workers > 0 ? new GradePool(o.workers, o.cacheSize, new URL('./grade-worker.js', import.meta.url)) : null;
@@ -216,10 +216,22 @@ export function startRewardServer(o: RewardServerOptions): Promise<RunningReward
   });
   server.keepAliveTimeout = 60_000;
 
+  if (pool) {
+    try {
+      await pool.ready();
+    } catch (err) {
+      await pool.close();
+      throw new Error(`the grading threads did not start: ${(err as Error).message} (try --workers 0)`, {
+        cause: err,
+      });
+    }
+  }
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
+    // A port that cannot be had: the threads already started must not keep the process alive.
+    const failed = (err: Error): void => void (pool?.close() ?? Promise.resolve()).then(() => reject(err));
+    server.once('error', failed);
     server.listen(o.port, o.host, () => {
-      server.off('error', reject);
+      server.off('error', failed);
       const port = (server.address() as AddressInfo).port;
       const host = o.host.includes(':') ? `[${o.host}]` : o.host;
       let closing: Promise<void> | null = null;

@@ -6,6 +6,8 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -167,5 +169,18 @@ describe('bas reward-server refuses bad flags in one line', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(message);
     expect(r.stdout).toBe('');
+  });
+
+  it('a port in use', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      const r = await basAsync(['reward-server', '--port', String(port)]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(`bas: cannot listen on 127.0.0.1:${port}: the port is in use (try --port 0)\n`);
+    } finally {
+      taken.close();
+    }
   });
 });

@@ -37,6 +37,7 @@ describe('GradePool', () => {
 
   it('replaces a thread that dies, and fails the requests it held', async () => {
     pool = new GradePool(1, 10, WORKER);
+    await pool.ready();
     const slots = (pool as unknown as { slots: Array<{ worker: { terminate(): Promise<number> } }> }).slots;
     // Far more work than the time between sending it and stopping the thread, however busy the machine.
     const many = Array.from({ length: 40 }, () => labels).flat();

@@ -304,6 +304,13 @@ describe('a service in a training loop', () => {
     expect(answers.map((a) => (a.body.rewards as number[])[0])).toEqual(want.body.rewards);
   });
 
+  it('grading threads that cannot start fail the start, once, with advice', async () => {
+    // Run from the TypeScript sources there is no compiled grade-worker.js beside this module.
+    await expect(startRewardServer({ ...base, workers: 2 })).rejects.toThrow(
+      /^the grading threads did not start: .* \(try --workers 0\)$/,
+    );
+  });
+
   it('with a token, needs it on every POST, and /health stays open', async () => {
     const s = await start({ token: 's3cret-token' });
     expect((await post(s, '/get_reward', openrlhf([[0, oracle(0)]]))).status).toBe(401);
