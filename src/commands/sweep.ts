@@ -1,7 +1,7 @@
 /**
  * `bas sweep`: the difficulty curve in one command. Runs one `bas eval` per point of
- * --num-transactions (× --fault-rate when given) into sub-folders of one sweep folder, by
- * calling the eval command's own handler, then prints (and draws) reward, `bas_correct` and
+ * --num-transactions (× --fault-rate when given) into sub-folders of one sweep folder, each
+ * through the engine's runEval as `bas eval` runs it, then prints (and draws) reward, `bas_correct` and
  * `fault_audit` against the rows with 95% intervals.
  *
  * The sweep folder holds sweep.json (the points and the eval flags, never a key: flags name
@@ -13,7 +13,7 @@
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { FileTooLargeError, readSmallFile } from '../io/jsonl.js';
 import { join } from 'node:path';
-import { ConfigError } from '../errors.js';
+import { ConfigError, ErrorRateError, FatalRunError, InterruptedError } from '../errors.js';
 import { fileSink, refuseOutputOverInput, withSink } from '../io/output.js';
 import { runInputs } from '../runfile/read.js';
 import { heldRun } from '../runfile/results.js';
@@ -21,7 +21,7 @@ import { urlWithoutCredentials } from '../io/secrets.js';
 import { readRun } from '../report/read.js';
 import { buildSweep, renderSweep } from '../report/sweep.js';
 import type { EvalFlags } from '../settings/settings.js';
-import { evalCommand } from './eval.js';
+import { evalSettingsFromFlags, reportEval, runEvalCommand } from './eval.js';
 
 const SWEEP_FILE = 'sweep.json';
 
@@ -146,18 +146,18 @@ function readPlan(dir: string): SweepPlan {
 }
 
 /**
- * Runs one point through eval's handler. Eval prints its summary to standard output; in a
- * sweep that goes to standard error, as progress, so standard output carries only the
- * sweep's own result (which --json needs).
+ * The same error with another message: a point's failure keeps its kind (and so its exit
+ * code) when the sweep says which point it was and how to go on. An error of no known kind
+ * (a bug) is left as it is.
  */
-async function runPoint(run: () => Promise<void>): Promise<void> {
-  const write = process.stdout.write;
-  process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
-  try {
-    await run();
-  } finally {
-    process.stdout.write = write;
-  }
+function reworded(err: unknown, message: (text: string) => string): unknown {
+  if (!(err instanceof Error)) return err;
+  const text = message(err.message);
+  if (err instanceof ConfigError) return new ConfigError(text, { cause: err });
+  if (err instanceof FatalRunError) return new FatalRunError(text, { cause: err });
+  if (err instanceof ErrorRateError) return new ErrorRateError(text, { cause: err });
+  if (err instanceof InterruptedError) return new InterruptedError(text, err.exitCode);
+  return err;
 }
 
 export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
@@ -227,35 +227,39 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
       `bas: sweep point ${i + 1} of ${plan.points.length}: ${p.num_transactions} rows${p.fault_rate === null ? '' : `, fault rate ${p.fault_rate}`}${started ? ' (resumed)' : ''}\n`,
     );
     try {
-      await runPoint(() =>
+      const settings = await evalSettingsFromFlags(
+        started ? [] : plan.words,
         started
-          ? evalCommand([], { resume: sub, progress: flags.progress })
-          : evalCommand(plan.words, {
+          ? { resume: sub, progress: flags.progress }
+          : {
               ...plan.flags,
               numTransactions: String(p.num_transactions),
               ...(p.fault_rate === null ? {} : { faultRate: String(p.fault_rate) }),
               output: sub,
               progress: flags.progress,
-            }),
+            },
       );
+      const result = await runEvalCommand(settings, { dir: sub, resume: started }, process.stderr);
+      // A point's tables go to standard error, as progress: standard output carries only the
+      // sweep's own result (which --json needs).
+      reportEval(result, settings, process.stderr, false);
     } catch (err) {
-      const e = err as { message?: unknown; exitCode?: unknown };
       if (fresh && i === 0 && (!existsSync(join(sub, 'run.json')) || (await heldRun(sub)) === 'failed-start')) {
         // Nothing was scored: the plan is taken back, and the point's folder is one eval can
         // start again, so the same sweep command, corrected, can use this folder.
         rmSync(join(dir, SWEEP_FILE), { force: true });
-        const taken = new Error(
-          `${String(e?.message ?? err)}. Nothing of the sweep was scored: run the same bas sweep command with the cause fixed, in the same --output ${dir}`,
-        ) as Error & { exitCode?: unknown };
-        taken.exitCode = e?.exitCode;
-        throw taken;
+        throw reworded(
+          err,
+          (m) =>
+            `${m}. Nothing of the sweep was scored: run the same bas sweep command with the cause fixed, in the same --output ${dir}`,
+        );
       }
       // Eval's message names the point's folder; the sweep is continued as a whole.
-      const wrapped = new Error(
-        `sweep stopped at ${p.num_transactions} rows: ${String(e?.message ?? err)}; continue the whole sweep with bas sweep --resume ${dir}`,
-      ) as Error & { exitCode?: unknown };
-      wrapped.exitCode = e?.exitCode;
-      throw wrapped;
+      throw reworded(
+        err,
+        (m) =>
+          `sweep stopped at ${p.num_transactions} rows: ${m}; continue the whole sweep with bas sweep --resume ${dir}`,
+      );
     }
   }
 

@@ -18,24 +18,8 @@
  * out after PROBE_PATIENCE_MS (so it was not refused at once), opens the gate.
  */
 
-/** One change of the limit, for run.json. */
-export interface PaceChange {
-  /** Seconds since the run started. */
-  at_s: number;
-  limit: number;
-}
-
-/** What run.json records about the pace. */
-export interface PaceRecord {
-  adaptive: boolean;
-  max: number;
-  /** The limit when the run ended. */
-  final: number;
-  lowest: number;
-  /** The first and the latest changes; `dropped` counts those left out between them. */
-  changes: PaceChange[];
-  dropped: number;
-}
+// What run.json keeps of the pace is the run folder's format, so its type lives there.
+import type { PaceChange, PaceRecord } from '../runfile/sessions.js';
 
 /** How an attempt that held a slot ended, as far as the pace is concerned. */
 export type AttemptOutcome = 'ok' | 'limited' | 'spent' | 'other';

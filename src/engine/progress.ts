@@ -1,17 +1,13 @@
 /**
- * The progress display: listens to the runner's events and writes to stderr. On a terminal
+ * The progress display: follows runEval's events and writes to the stream it is given (the
+ * CLI gives stderr; the engine itself writes nowhere). On a terminal
  * one line is redrawn in place (at most ten times a second); in a pipe or a log, a plain line
  * every tenth of the run (and at most every five seconds), so CI logs stay short.
  */
 import { terminalText } from '../io/terminal-text.js';
-import type { Runner } from './runner.js';
+import type { EvalEvent } from './events.js';
 
 export interface ProgressOptions {
-  total: number;
-  /** The ceiling on requests in flight (-c), and the limit at the start. */
-  concurrency: number;
-  /** Rollouts already finished before this process started (a resumed run). */
-  already: number;
   stream: NodeJS.WriteStream;
   now?: () => number;
 }
@@ -69,11 +65,16 @@ export function progressLine(p: ProgressState, width: number): string {
   }
 }
 
-/** Attaches a display to `runner`; returns a function that finishes it (clears the live line). */
-export function attachProgress(runner: Runner, o: ProgressOptions): () => void {
+/** A display of the run on `o.stream`: feed it every event; `finish()` clears the live line. */
+export function progressDisplay(o: ProgressOptions): { onEvent: (e: EvalEvent) => void; finish: () => void } {
   const now = o.now ?? Date.now;
   const tty = Boolean(o.stream.isTTY);
-  const started = now();
+  // Set by the 'started' event: the run's size, what earlier sessions did, the ceiling (-c).
+  let total = 0;
+  let already = 0;
+  let max = 1;
+  let limit = 1;
+  let started = now();
   let done = 0;
   let errors = 0;
   let retries = 0;
@@ -82,63 +83,74 @@ export function attachProgress(runner: Runner, o: ProgressOptions): () => void {
   let lastDraw = 0;
   let nextMilestone = 0.1;
   let drawn = false;
-  let limit = o.concurrency;
 
   const state = (): ProgressState => {
     const elapsedS = (now() - started) / 1000;
     return {
-      finished: o.already + done,
-      total: o.total,
+      finished: already + done,
+      total,
       errors,
       retries,
       meanReward: scored ? rewardSum / scored : null,
       elapsedS,
       rate: done / Math.max(1e-3, elapsedS),
       limit,
-      max: o.concurrency,
+      max,
     };
   };
 
   const update = (): void => {
+    if (total === 0) return;
     const t = now();
-    const finished = o.already + done;
+    const finished = already + done;
     if (tty) {
-      if (t - lastDraw < 100 && finished < o.total) return;
+      if (t - lastDraw < 100 && finished < total) return;
       lastDraw = t;
       const width = o.stream.columns ? o.stream.columns - 1 : 200;
       o.stream.write(`\r${terminalText(progressLine(state(), width))}\x1b[K`);
       drawn = true;
       return;
     }
-    const share = finished / o.total;
-    if (share >= nextMilestone && (t - lastDraw >= 5000 || finished === o.total)) {
+    const share = finished / total;
+    if (share >= nextMilestone && (t - lastDraw >= 5000 || finished === total)) {
       lastDraw = t;
       while (nextMilestone <= share) nextMilestone += 0.1;
       o.stream.write(`bas: ${terminalText(progressLine(state(), 200))}\n`);
     }
   };
 
-  runner.on('pace', (e) => {
-    limit = e.limit;
+  const onEvent = (e: EvalEvent): void => {
+    switch (e.type) {
+      case 'started':
+        total = e.total;
+        already = e.already;
+        max = limit = e.concurrency;
+        started = now();
+        return;
+      case 'pace':
+        limit = e.limit;
+        break;
+      case 'retry':
+        retries++;
+        break;
+      case 'rollout':
+        done++;
+        if (e.record.error) errors++;
+        else {
+          scored++;
+          rewardSum += e.record.reward ?? 0;
+        }
+        break;
+      default:
+        return;
+    }
     update();
-  });
-  runner.on('retry', () => {
-    retries++;
-    update();
-  });
-  runner.on('done', ({ record }) => {
-    done++;
-    scored++;
-    rewardSum += record.reward ?? 0;
-    update();
-  });
-  runner.on('error', () => {
-    done++;
-    errors++;
-    update();
-  });
+  };
 
-  return () => {
-    if (tty && drawn) o.stream.write('\r\x1b[K');
+  return {
+    onEvent,
+    finish: () => {
+      if (tty && drawn) o.stream.write('\r\x1b[K');
+    },
   };
 }

@@ -56,6 +56,10 @@ function usageOf(err: unknown): Usage | null {
 export async function runEpisode(messages: readonly ChatMessage[], o: EpisodeOptions): Promise<EpisodeResult> {
   const start = Date.now();
   const deadline = start + o.episodeTimeoutMs;
+  // The latency is read on the clock the time to first token is read on (performance.now(),
+  // rounded the same way), so a streamed reply's first token never comes after its end.
+  const began = performance.now();
+  const latency = (): number => Math.round(performance.now() - began);
   // Failures count against --max-retries; waiting turns (429s) only against the deadline.
   let failures = 0;
   let waits = 0;
@@ -67,7 +71,7 @@ export async function runEpisode(messages: readonly ChatMessage[], o: EpisodeOpt
     kind: 'failed',
     failure,
     attempts,
-    latencyMs: Date.now() - start,
+    latencyMs: latency(),
     usage,
     finishReason,
   });
@@ -111,7 +115,7 @@ export async function runEpisode(messages: readonly ChatMessage[], o: EpisodeOpt
       outcome = completion.budget_spent ? 'spent' : 'ok';
       usage = addUsage(usage, completion.usage);
       o.onAttempt?.(null);
-      return { kind: 'reply', completion, attempts: attempt, latencyMs: Date.now() - start, usage };
+      return { kind: 'reply', completion, attempts: attempt, latencyMs: latency(), usage };
     } catch (err) {
       usage = addUsage(usage, usageOf(err));
       finishReason = err instanceof MalformedResponseError ? err.finishReason : null;

@@ -12,7 +12,8 @@ import type { RolloutRecord } from '../runfile/record.js';
 import type { Failure } from '../endpoint/classify.js';
 import type { ModelClient } from '../endpoint/client.js';
 import { FirstContact } from './first-contact.js';
-import { Pace, type PaceRecord } from '../endpoint/pace.js';
+import { Pace } from '../endpoint/pace.js';
+import type { PaceRecord } from '../runfile/sessions.js';
 import { runEpisode, type EpisodeResult } from './rollout.js';
 import type { RetryPolicy } from '../endpoint/retry.js';
 

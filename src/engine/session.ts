@@ -1,16 +1,15 @@
 /**
- * Opening a run folder: a fresh one, or a saved one to resume. For a resume this reads what
- * is already there (feeding the summary) and works out which (index, rollout) pairs still
+ * What a run sets out to do and what its folder already holds: run.json for the settings, the
+ * records read back on a resume (feeding the summary), and which (index, rollout) pairs still
  * need running: those with no line, or whose last line is an error.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { SummaryBuilder } from '../summary/summary.js';
-import { forEachRecord } from '../runfile/read.js';
+import { forEachRecord, type Warn } from '../runfile/read.js';
 import { pairKey, splitPairKey, type PairKey } from '../runfile/record.js';
-import { ResultStore, RESULTS_FILE } from '../runfile/results.js';
-import { readSavedRun, type RunInfo } from '../runfile/run-info.js';
-export { readSavedRun };
+import { RESULTS_FILE } from '../runfile/results.js';
+import type { RunInfo } from '../runfile/run-info.js';
 import { settingsForRunJson, settingValuesOf, type EvalSettings, type SavedSettings } from '../settings/settings.js';
 import { builtinPolicy } from '../endpoint/client.js';
 import { inShard, shardSize, type Shard } from '../runfile/shard.js';
@@ -73,39 +72,51 @@ export function runInfoFor(s: EvalSettings, startedAt: Date): RunInfo {
   };
 }
 
-/** An open run folder with what it already holds. */
-export interface Session {
-  dir: string;
-  store: ResultStore;
+/** What a run folder already holds, read when a run is resumed. */
+export interface Recorded {
+  /** The summary so far, to which this session's records are added. */
   builder: SummaryBuilder;
   /** Pairs whose last line is a scored rollout: not run again. */
   finished: Set<PairKey>;
-  /** The folder held an earlier run that recorded no scored rollout, and is being started again. */
-  restarted: boolean;
+  /** Pairs whose last line is an error: run again, but recorded already. */
+  errored: Set<PairKey>;
 }
 
-/** Opens a run folder: new (refusing one that holds a run) or, with `resume`, an existing one. */
-export async function openSession(dir: string, resume: boolean): Promise<Session> {
-  const builder = new SummaryBuilder();
-  const finished = new Set<PairKey>();
-  if (!resume) {
-    const { store, restarted } = await ResultStore.start(dir);
-    return { dir, store, builder, finished, restarted };
-  }
-  const store = ResultStore.reopen(dir);
-  try {
-    await forEachRecord(join(dir, RESULTS_FILE), (r) => {
-      builder.add(r);
-      const key = pairKey(r.index, r.rollout ?? 0);
+/** Nothing recorded yet: a new run. */
+export function nothingRecorded(): Recorded {
+  return { builder: new SummaryBuilder(), finished: new Set(), errored: new Set() };
+}
+
+/** Reads what a run folder holds (the caller holds its lock, and a torn last line was cut). */
+export async function readRecorded(dir: string, warn: Warn): Promise<Recorded> {
+  const r = nothingRecorded();
+  await forEachRecord(
+    join(dir, RESULTS_FILE),
+    (record) => {
+      r.builder.add(record);
+      const key = pairKey(record.index, record.rollout ?? 0);
       // Last line wins: a later error line un-finishes the pair, a later scored line finishes it.
-      if (r.error) finished.delete(key);
-      else finished.add(key);
-    });
-  } catch (err) {
-    store.release();
-    throw err;
+      if (record.error) {
+        r.finished.delete(key);
+        r.errored.add(key);
+      } else {
+        r.errored.delete(key);
+        r.finished.add(key);
+      }
+    },
+    warn,
+  );
+  return r;
+}
+
+/** How many of `keys` are pairs of the run (or of its shard). */
+export function countInPlan(keys: Set<PairKey>, n: number, rollouts: number, shard: Shard | null): number {
+  let c = 0;
+  for (const key of keys) {
+    const [index, rollout] = splitPairKey(key);
+    if (index < n && rollout < rollouts && inShard(index, shard)) c++;
   }
-  return { dir, store, builder, finished, restarted: false };
+  return c;
 }
 
 /** Every (index, rollout) pair of the run (or of its shard) not yet finished, index by index. */
@@ -126,12 +137,7 @@ export function* pendingPairs(
 
 /** Counts the pairs `pendingPairs` will yield. */
 export function countPending(n: number, rollouts: number, finished: Set<PairKey>, shard: Shard | null = null): number {
-  let c = 0;
-  for (const key of finished) {
-    const [index, rollout] = splitPairKey(key);
-    if (index < n && rollout < rollouts && inShard(index, shard)) c++;
-  }
-  return shardSize(n, shard) * rollouts - c;
+  return shardSize(n, shard) * rollouts - countInPlan(finished, n, rollouts, shard);
 }
 
 /**

@@ -1,13 +1,15 @@
 /**
  * What `bas eval` prints above and below the summary tables: the run header (model, endpoint,
- * task configuration, folder), how long it took and how fast it went, how the requests in
- * flight were paced, and the cost when prices are known. `bas report` shows the same facts
+ * task configuration, folder), how long it took (this session, and all of them on a resume)
+ * and how fast it went, how the requests in flight were paced (run.json's `pace`), and the
+ * cost when prices are known. `bas report` shows the same facts
  * from the saved run.
  */
 import { terminalText } from '../io/terminal-text.js';
-import type { PaceRecord } from '../endpoint/pace.js';
 import type { RunInfo } from '../runfile/store.js';
-import { costOf, describeTask, unscoredLine } from './run-report.js';
+import { runTime, sessionsOf } from '../runfile/sessions.js';
+import { costOf, describeTask, runTimeText, unscoredLine } from './run-report.js';
+import { durationText } from './provenance.js';
 import type { Summary } from '../summary/summary.js';
 import { plainTable } from './tables.js';
 
@@ -28,30 +30,32 @@ export interface EvalHeader {
   elapsedS: number;
   /** Rollouts this process set out to run (fewer than the run's on a resume). */
   ranHere: number;
-  pace: PaceRecord;
 }
 
-function seconds(s: number): string {
-  if (s < 60) return `${s.toFixed(1)} s`;
-  const m = Math.floor(s / 60);
-  return m < 60 ? `${m} min ${Math.round(s - 60 * m)} s` : `${Math.floor(m / 60)} h ${m % 60} min`;
-}
-
-/** The header lines, ending with a blank line. */
+/**
+ * The header lines, ending with a blank line. The time line is this session's; a resumed
+ * run adds the time over all its sessions, since that is what the run cost.
+ */
 export function renderEvalHeader(h: EvalHeader): string {
-  const { info, pace } = h;
+  const { info } = h;
+  const pace = info.pace;
   const rate = h.elapsedS > 0 ? h.ranHere / h.elapsedS : 0;
-  const paced = !pace.adaptive
-    ? `${pace.max} in flight (fixed: --no-adapt)`
-    : pace.lowest < pace.max
-      ? `up to ${pace.max} in flight, lowered to ${pace.lowest} by rate limits (${pace.final} at the end)`
-      : `up to ${pace.max} in flight`;
+  const sessions = sessionsOf(info);
+  const inAll = sessions.length > 1 ? runTimeText(runTime(sessions)) : null;
+  const paced = !pace
+    ? ''
+    : !pace.adaptive
+      ? `${pace.max} in flight (fixed: --no-adapt)`
+      : pace.lowest < pace.max
+        ? `up to ${pace.max} in flight, lowered to ${pace.lowest} by rate limits (${pace.final} at the end)`
+        : `up to ${pace.max} in flight`;
   return [
     // The model and folder may come from a hand-edited run.json (--resume): shown terminal-safe.
     `model:    ${terminalText(info.model)} · ${endpointLabel(info.base_url)}`,
     `tasks:    ${describeTask(info.task)} · ${info.n} tasks × ${info.rollouts} rollout${info.rollouts === 1 ? '' : 's'}`,
     `run:      ${terminalText(h.dir)}`,
-    `time:     ${seconds(h.elapsedS)} for ${h.ranHere} rollouts (${rate.toFixed(rate >= 10 ? 1 : 2)} rollouts/s) · ${paced}`,
+    `time:     ${durationText(h.elapsedS)} for ${h.ranHere} rollouts (${rate.toFixed(rate >= 10 ? 1 : 2)} rollouts/s)${paced ? ` · ${paced}` : ''}`,
+    ...(inAll ? [`in all:   ${inAll}`] : []),
     '',
   ].join('\n');
 }

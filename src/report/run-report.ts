@@ -6,8 +6,9 @@ import { ConfigError } from '../errors.js';
 import type { TaskConfig } from '../task/types.js';
 import type { RunData } from './read.js';
 import type { Summary } from '../summary/summary.js';
+import { timeOfRun, type RunTime } from '../runfile/sessions.js';
 import { fmt, fmtInt, plainTable, renderSummary } from './tables.js';
-import { provenanceLines, type Provenance } from './provenance.js';
+import { durationText, provenanceLines, type Provenance } from './provenance.js';
 import { wrapCell } from './fit-table.js';
 
 /** Prices in US dollars per million tokens. */
@@ -39,6 +40,12 @@ export interface RunReport {
     status: string | null;
     started_at: string | null;
     ended_at: string | null;
+    /** Seconds over every session of the run whose length is known (null when none is). */
+    elapsed_s: number | null;
+    /** Processes that worked on the run: the first eval and each resume. */
+    sessions: number;
+    /** Sessions whose end was never written (killed, or resumed under bas 0.3). */
+    sessions_of_unknown_length: number;
     /** Rollouts the run set out to do, if run.json says. */
     expected_rollouts: number | null;
     /** Model, endpoint, sampling as sent, size, versions, dates, wall time (see provenance.ts). */
@@ -86,6 +93,7 @@ export function costOf(s: Summary, flags: { in?: number; out?: number }, runPric
 /** Builds the report of one run. */
 export function buildRunReport(data: RunData, prices: { in?: number; out?: number } = {}): RunReport {
   const run = data.run;
+  const time = timeOfRun(run);
   return {
     run: {
       dir: data.dir,
@@ -94,6 +102,9 @@ export function buildRunReport(data: RunData, prices: { in?: number; out?: numbe
       status: typeof run?.status === 'string' ? run.status : null,
       started_at: typeof run?.started_at === 'string' ? run.started_at : null,
       ended_at: typeof run?.ended_at === 'string' ? run.ended_at : null,
+      elapsed_s: time.elapsed_s,
+      sessions: time.sessions,
+      sessions_of_unknown_length: time.unknown,
       expected_rollouts: data.expected,
       provenance: { ...data.provenance, status: typeof run?.status === 'string' ? run.status : null },
     },
@@ -101,6 +112,18 @@ export function buildRunReport(data: RunData, prices: { in?: number; out?: numbe
     summary: data.summary,
     cost: costOf(data.summary, prices, run?.prices),
   };
+}
+
+/**
+ * The time a run took, over all its sessions: `10.2 s` for one, `10.2 s over 2 sessions`,
+ * and `at least 4.1 s over 3 sessions, 1 of unknown length` where an end was never written;
+ * null when no session's length is known.
+ */
+export function runTimeText(t: RunTime): string | null {
+  if (t.elapsed_s === null) return null;
+  if (t.sessions <= 1) return durationText(t.elapsed_s);
+  const over = `${durationText(t.elapsed_s)} over ${t.sessions} sessions`;
+  return t.unknown > 0 ? `at least ${over}, ${t.unknown} of unknown length` : over;
 }
 
 /** A one-line description of a task configuration. */
@@ -167,8 +190,16 @@ export function labelledLines(pairs: Array<[string, string]>): string[] {
 /** The text `bas report` prints. */
 export function renderRunReport(r: RunReport): string {
   const pairs: Array<[string, string]> = [['run', r.run.dir]];
-  for (const [k, v] of provenanceLines(r.run.provenance))
-    pairs.push([k, k === 'status' && r.run.expected_rollouts !== null ? `${v} (${statusCount(r)})` : v]);
+  // The time over sessions says more than a bare total where the run was resumed, or where a
+  // session's length is unknown (a bas 0.3 resume, a kill): "10.2 s over 2 sessions".
+  const time =
+    r.run.sessions > 1
+      ? runTimeText({ elapsed_s: r.run.elapsed_s, sessions: r.run.sessions, unknown: r.run.sessions_of_unknown_length })
+      : null;
+  for (const [k, v] of provenanceLines(r.run.provenance)) {
+    if (k === 'wall time' && time !== null) pairs.push([k, time]);
+    else pairs.push([k, k === 'status' && r.run.expected_rollouts !== null ? `${v} (${statusCount(r)})` : v]);
+  }
   for (const n of r.notes) pairs.push(['note', n]);
   const lines = labelledLines(pairs);
   // The header quotes run.json (model, folder, status): nothing in it may drive the terminal.

@@ -104,8 +104,9 @@ export async function mergeRuns(dirs: string[], out: string): Promise<MergeOutco
       const v = first.info.prices?.[k] ?? null;
       return inputs.every((i) => (i.info.prices?.[k] ?? null) === v) ? v : null;
     };
-    // How one process paced its requests, and when it was resumed, say nothing of the merged run.
-    const { pace: _pace, resumed_at: _resumed, ...base } = first.info;
+    // How one process paced its requests, when it was resumed and how long its sessions took
+    // say nothing of the merged run (shards may have run side by side).
+    const { pace: _pace, resumed_at: _resumed, sessions: _sessions, elapsed_s: _elapsed, ...base } = first.info;
     merged = {
       ...base,
       prices: { in: agreed('in'), out: agreed('out') },

@@ -16,6 +16,7 @@ import type { TaskConfig } from '../task/types.js';
 import { readShard } from './shard.js';
 import { BAS_VERSION, runGenerator, runPromptVersion } from './versions.js';
 import { PROMPT_VERSION } from '../task/prompt.js';
+import type { PaceRecord, RunSession } from './sessions.js';
 
 export const RUN_FILE = 'run.json';
 
@@ -66,6 +67,14 @@ export interface RunInfo {
   status: RunStatus;
   started_at: string;
   ended_at: string | null;
+  /** Start of each resume (kept as bas 0.3 wrote it; `sessions` says more). */
+  resumed_at?: string[];
+  /** Every process that worked on the run, with its start, end and rollouts (sessions.ts). */
+  sessions?: RunSession[];
+  /** Seconds over the sessions whose length is known. */
+  elapsed_s?: number | null;
+  /** How the requests in flight were paced (the last session's). */
+  pace?: PaceRecord;
   summary: unknown;
   [extra: string]: unknown;
 }

@@ -257,6 +257,15 @@ function refuseChanges(now: SettingValues, given: Set<SettingKey>, saved: SavedS
   }
 }
 
+/**
+ * Refuses settings that would measure something other than the saved run (any setting
+ * declared `measured` with another value): `runEval` checks it on a resume, whoever made
+ * the settings.
+ */
+export function refuseMeasuredChanges(s: EvalSettings, saved: SavedSettings): void {
+  refuseChanges(settingValuesOf(s), new Set(SETTING_KEYS), saved);
+}
+
 /** The run.json entries of these settings, at their declared keys. */
 export function settingsForRunJson(values: SettingValues): Record<string, unknown> {
   const out: Record<string, unknown> = {};

@@ -228,6 +228,10 @@ describe('shards', () => {
     expect(s1.pace).toBeTruthy();
     expect(run.pace).toBeUndefined();
     expect(run.merged_from[0].pace).toEqual(s1.pace);
+    // Nor do its sessions: shards may run side by side, so their times do not add up.
+    expect(s1.sessions).toHaveLength(1);
+    expect(run.sessions).toBeUndefined();
+    expect(run.elapsed_s).toBeUndefined();
   });
 
   it('merge refuses overlapping shards and mismatched configurations, and leaves nothing behind', async () => {

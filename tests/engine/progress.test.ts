@@ -1,7 +1,7 @@
-import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { attachProgress, progressLine, type ProgressState } from '../../src/engine/progress.js';
-import type { Runner } from '../../src/engine/runner.js';
+import { progressDisplay, progressLine, type ProgressState } from '../../src/engine/progress.js';
+import type { RolloutRecord } from '../../src/runfile/record.js';
+import type { RunInfo } from '../../src/runfile/run-info.js';
 
 const state: ProgressState = {
   finished: 120,
@@ -44,18 +44,37 @@ describe('progressLine', () => {
   });
 });
 
-describe('attachProgress', () => {
-  it("follows the runner's events: errors, and the limit as it moves", () => {
-    const runner = new EventEmitter() as unknown as Runner;
+describe('progressDisplay', () => {
+  it("follows runEval's events: errors, and the limit as it moves", () => {
     const out: string[] = [];
     const stream = { isTTY: false, write: (s: string) => out.push(s) } as unknown as NodeJS.WriteStream;
     let t = 0;
-    attachProgress(runner, { total: 2, already: 0, stream, concurrency: 16, now: () => (t += 6000) });
-    (runner as unknown as EventEmitter).emit('pace', { limit: 4 });
-    (runner as unknown as EventEmitter).emit('error', { record: {} });
-    (runner as unknown as EventEmitter).emit('done', { record: { reward: 1 } });
+    const display = progressDisplay({ stream, now: () => (t += 6000) });
+    const info = {} as RunInfo;
+    display.onEvent({ type: 'started', dir: 'd', info, total: 2, pending: 2, already: 0, concurrency: 16 });
+    display.onEvent({ type: 'pace', limit: 4 });
+    display.onEvent({ type: 'rollout', record: { error: { type: 'x', message: 'x' } } as RolloutRecord });
+    display.onEvent({ type: 'rollout', record: { reward: 1, error: null } as RolloutRecord });
     expect(out.at(-1)).toMatch(
       /^bas: 2\/2 done · 1 error · 0 retries · mean reward 1\.000 · .* · limit 4 of 16 · .* elapsed · ETA 0s\n$/,
     );
+  });
+
+  it('counts the rollouts of earlier sessions of a resumed run', () => {
+    const out: string[] = [];
+    const stream = { isTTY: false, write: (s: string) => out.push(s) } as unknown as NodeJS.WriteStream;
+    let t = 0;
+    const display = progressDisplay({ stream, now: () => (t += 6000) });
+    display.onEvent({
+      type: 'started',
+      dir: 'd',
+      info: {} as RunInfo,
+      total: 10,
+      pending: 1,
+      already: 9,
+      concurrency: 4,
+    });
+    display.onEvent({ type: 'rollout', record: { reward: 0.5, error: null } as RolloutRecord });
+    expect(out.at(-1)).toMatch(/^bas: 10\/10 done · 0 errors/);
   });
 });

@@ -19,13 +19,13 @@ describe('renderEvalHeader', () => {
       task: { num_transactions: 24, fault_rate: 0.25, seed: 1 },
       n: 2,
       rollouts: 1,
+      pace: { adaptive: true, max: 8, lowest: 8, final: 8, changes: [], dropped: 0 },
     } as unknown as RunInfo;
     const text = renderEvalHeader({
       dir: 'runs/x\x1b[31m',
       info,
       elapsedS: 1,
       ranHere: 2,
-      pace: { adaptive: true, max: 8, lowest: 8, final: 8, changes: [], dropped: 0 },
     });
     expect(text).toContain('evil');
     expect(text).toContain('-model');

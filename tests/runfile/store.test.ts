@@ -11,7 +11,8 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { countPending, openSession, pendingPairs } from '../../src/engine/session.js';
+import { countPending, pendingPairs, readRecorded } from '../../src/engine/session.js';
+import { RunFolder } from '../../src/runfile/run-folder.js';
 import { buildRunFolder } from '../../src/runfile/build.js';
 import { repairTail, ResultStore, writeRunInfo, type RunInfo } from '../../src/runfile/store.js';
 import type { RolloutRecord } from '../../src/runfile/record.js';
@@ -165,8 +166,9 @@ describe('torn lines and resume', () => {
     [ok(0), bad(1), ok(2), bad(2), bad(3), ok(3)].forEach((r) => s.append(r));
     s.release();
     appendFileSync(join(dir, 'results.jsonl'), '{"index": 4, "roll');
-    const session = await openSession(dir, true);
-    session.store.release();
+    const folder = RunFolder.resume(dir, {} as RunInfo);
+    const session = await readRecorded(dir, () => {});
+    folder.release();
     expect([...pendingPairs(5, 1, session.finished)]).toEqual([
       [1, 0],
       [2, 0],

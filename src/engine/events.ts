@@ -1,0 +1,76 @@
+/**
+ * What `runEval` tells its caller while it works, and what it hands back. The engine prints
+ * nothing: a front end (the CLI, a sweep, a user's program) turns these into lines, a
+ * progress bar or nothing at all, and chooses an exit code from the outcome.
+ */
+import type { Failure } from '../endpoint/classify.js';
+import type { RolloutRecord } from '../runfile/record.js';
+import type { RunInfo } from '../runfile/run-info.js';
+import type { Summary } from '../summary/summary.js';
+
+/** One event of a run, in the order they happen. */
+export type EvalEvent =
+  /** A resume found every rollout recorded and scored: nothing runs. `marked` is the status it had, when it was not `complete` (it is now). */
+  | { type: 'nothing-to-do'; dir: string; total: number; marked: string | null }
+  /** A resume is about to run the rollouts still pending (never recorded, or errored). */
+  | { type: 'resuming'; dir: string; pending: number; total: number }
+  /** The folder held a run that scored nothing (a failed start); it is started again. */
+  | { type: 'restarted'; dir: string }
+  /** run.json says `running`: rollouts start now. `already` were recorded by earlier sessions. */
+  | {
+      type: 'started';
+      dir: string;
+      info: RunInfo;
+      total: number;
+      pending: number;
+      already: number;
+      concurrency: number;
+    }
+  | { type: 'rollout-started'; index: number; rollout: number }
+  /** An attempt failed and will be retried after `delayMs`. */
+  | { type: 'retry'; index: number; rollout: number; attempt: number; delayMs: number; failure: Failure }
+  /** A rollout ended and its record is on its way to results.jsonl (`record.error` null when it was scored). */
+  | { type: 'rollout'; record: RolloutRecord }
+  /** The number of requests allowed in flight changed (rate limits). */
+  | { type: 'pace'; limit: number }
+  /** Something worth telling that changes nothing (a torn last line skipped, say). */
+  | { type: 'warning'; message: string };
+
+/** How a run ended, for the caller to act on (`bas eval` maps it to its exit code). */
+export type EvalOutcome =
+  /** Every pending rollout ran, with errored ones within the error budget. */
+  | { kind: 'ok' }
+  /** A resume found nothing left to run. */
+  | { kind: 'nothing-to-do' }
+  /**
+   * The endpoint stopped the run: a refused key, an unknown model, the same refusal on every
+   * first rollout. `restartable`: nothing was scored, so the folder may be started again
+   * with corrected settings (a new run in the same folder) rather than resumed.
+   */
+  | { kind: 'endpoint-stopped'; failure: Failure; restartable: boolean }
+  /** Every rollout ran, and none was scored (at least one errored). */
+  | { kind: 'nothing-completed' }
+  /** More rollouts errored than `maxErrorRate` allows. */
+  | { kind: 'over-error-budget'; errored: number; rollouts: number; maxErrorRate: number }
+  /**
+   * The caller's signal stopped the run; `reason` is the signal's reason. `complete` is true
+   * when every rollout was recorded all the same (the stop came after the last one): run.json
+   * then says `complete`.
+   */
+  | { kind: 'interrupted'; reason: unknown; complete: boolean };
+
+/** What `runEval` returns. */
+export interface EvalResult {
+  dir: string;
+  /** run.json as it was written last. */
+  info: RunInfo;
+  /** The summary of every rollout of the run (earlier sessions' included). */
+  summary: Summary;
+  outcome: EvalOutcome;
+  /** Rollouts the run (or its shard) sets out to do: tasks × rollouts. */
+  total: number;
+  /** Rollouts this call set out to run (fewer than the run's on a resume; 0 with nothing to do). */
+  ranHere: number;
+  /** Seconds this call spent running rollouts. */
+  elapsedS: number;
+}

@@ -1,0 +1,183 @@
+/**
+ * One eval as a library call: `runEval(settings, { dir, resume, signal, onEvent })` runs (or
+ * resumes) a run in a run folder and returns its run.json, its summary and a typed outcome.
+ * It writes nothing to stdout or stderr, never exits the process and installs no process-wide
+ * handler: progress and notices are events, a stop is the caller's AbortSignal, and the exit
+ * code is the caller's choice. Nothing is kept between calls, so one process may run several
+ * evals, one after the other or side by side in different folders.
+ */
+import { ConfigError } from '../errors.js';
+import { isPolicyName } from '../task/policies.js';
+import { builtinClient, builtinPolicy, httpClient, type ModelClient } from '../endpoint/client.js';
+import { DEFAULT_RETRY_POLICY } from '../endpoint/retry.js';
+import { pairKey } from '../runfile/record.js';
+import { RunFolder, type EndStatus } from '../runfile/run-folder.js';
+import { readSavedRun, type RunInfo } from '../runfile/run-info.js';
+import { shardSize } from '../runfile/shard.js';
+import { apiKeyFor, refuseMeasuredChanges, type EvalSettings } from '../settings/settings.js';
+import type { Summary } from '../summary/summary.js';
+import type { EvalEvent, EvalOutcome, EvalResult } from './events.js';
+import { gcWhenAbove } from './memory.js';
+import { Runner } from './runner.js';
+import {
+  countInPlan,
+  defaultOutputDir,
+  nothingRecorded,
+  pendingPairs,
+  readRecorded,
+  readSummary,
+  rolloutsLeft,
+  runInfoFor,
+} from './session.js';
+
+export type { EvalEvent, EvalResult } from './events.js';
+
+/** How to run: where, whether to continue a run, how to stop it and who hears its events. */
+export interface RunEvalOptions {
+  /** The run folder. Required with `resume`; else `settings.output`, else `runs/<UTC time>-<model>`. */
+  dir?: string;
+  /** Continue the run in `dir`: rollouts never recorded, or whose last record is an error, run again. */
+  resume?: boolean;
+  /** Aborting it stops the run: no new rollout starts, those in flight are dropped (a resume redoes them). */
+  signal?: AbortSignal;
+  /** Called with every event, synchronously; it must not throw. */
+  onEvent?: (event: EvalEvent) => void;
+  /** Where the API key variable is read (default `process.env`). */
+  env?: NodeJS.ProcessEnv;
+  /**
+   * Called once there is work to do, before the folder is taken (`bas eval --check` checks the
+   * endpoint here); a throw ends the call with that error and leaves the folder untouched.
+   */
+  preflight?: () => Promise<void>;
+}
+
+function makeClient(s: EvalSettings, env: NodeJS.ProcessEnv): ModelClient {
+  const policy = builtinPolicy(s.model);
+  if (policy !== null && isPolicyName(policy)) return builtinClient(policy);
+  return httpClient({
+    model: s.model,
+    baseURL: s.baseURL,
+    apiKey: apiKeyFor(s, env),
+    sampling: s.sampling,
+    requestTimeoutMs: s.requestTimeoutS * 1000,
+    maxResponseBytes: s.maxResponseBytes,
+    stream: s.stream ? { idleTimeoutMs: s.streamIdleTimeoutS * 1000 } : null,
+  });
+}
+
+/** The outcome of a run that was not stopped, from its summary. */
+function budgetOutcome(summary: Summary, maxErrorRate: number): EvalOutcome {
+  const { completed, errored, rollouts } = summary.counts;
+  if (completed === 0 && errored > 0) return { kind: 'nothing-completed' };
+  if (rollouts > 0 && errored / rollouts > maxErrorRate)
+    return { kind: 'over-error-budget', errored, rollouts, maxErrorRate };
+  return { kind: 'ok' };
+}
+
+/**
+ * Runs one eval, or with `resume` continues the run in `dir`, and resolves once run.json is
+ * final and the folder is released. Bad settings or folders reject with a ConfigError, a
+ * failing disk with a FatalRunError; how the run itself went is the result's `outcome`.
+ */
+export async function runEval(settings: EvalSettings, options: RunEvalOptions = {}): Promise<EvalResult> {
+  const emit = options.onEvent ?? (() => {});
+  const env = options.env ?? process.env;
+  const { n, rollouts, shard } = settings;
+  const total = shardSize(n, shard) * rollouts;
+  let saved: RunInfo | null = null;
+  let dir: string;
+  if (options.resume) {
+    if (!options.dir) throw new ConfigError('resume needs the folder of the run to continue');
+    dir = options.dir;
+    saved = await readSavedRun(dir);
+    refuseMeasuredChanges(settings, saved);
+    // Decided before asking for a key or taking the folder: a finished run is left as it is.
+    const left = await rolloutsLeft(dir, n, rollouts, shard);
+    if (left.pending === 0) {
+      const summary = await readSummary(dir);
+      // Every rollout is in, but the run ended before its last run.json (a kill -9 after the
+      // final record): it is finished now, so reports stop calling it interrupted.
+      const marked = saved.status === 'complete' ? null : saved.status;
+      const info = marked === null ? saved : RunFolder.markComplete(dir, saved, summary);
+      emit({ type: 'nothing-to-do', dir, total: left.total, marked });
+      return { dir, info, summary, outcome: { kind: 'nothing-to-do' }, total, ranHere: 0, elapsedS: 0 };
+    }
+    emit({ type: 'resuming', dir, pending: left.pending, total: left.total });
+  } else {
+    dir = options.dir ?? settings.output ?? defaultOutputDir(settings.model, shard);
+  }
+  const client = makeClient(settings, env);
+  await options.preflight?.();
+  // Stopped before anything started: the folder is not touched, and the call rejects with
+  // the signal's reason, as fetch() does.
+  options.signal?.throwIfAborted();
+
+  const folder = saved ? RunFolder.resume(dir, saved) : await RunFolder.start(dir);
+  try {
+    if (folder.restarted) emit({ type: 'restarted', dir });
+    const warn = (message: string): void => emit({ type: 'warning', message });
+    const recorded = saved ? await readRecorded(dir, warn) : nothingRecorded();
+    const { builder, finished, errored } = recorded;
+    const already = countInPlan(finished, n, rollouts, shard);
+    const pending = total - already;
+    // Pairs with a line already (scored, or errored and pending again), and those this
+    // session adds: when they make up the whole plan, the run is complete, stopped or not.
+    let lines = already + countInPlan(errored, n, rollouts, shard);
+    const started = Date.now();
+    const info = folder.begin(runInfoFor(settings, new Date(started)));
+    emit({ type: 'started', dir, info, total, pending, already, concurrency: settings.concurrency });
+
+    const collect = gcWhenAbove(16, 1000);
+    const runner = new Runner({
+      taskConfig: settings.task,
+      model: settings.model,
+      client,
+      policy: { ...DEFAULT_RETRY_POLICY, maxRetries: settings.maxRetries },
+      concurrency: settings.concurrency,
+      episodeTimeoutMs: settings.timeoutS * 1000,
+      requestTimeoutMs: settings.requestTimeoutS * 1000,
+      adaptive: settings.adapt,
+      endpoint: info.base_url ?? 'the endpoint',
+      sink: (record) => {
+        folder.append(record);
+        builder.add(record);
+        if (!errored.has(pairKey(record.index, record.rollout ?? 0))) lines++;
+        collect();
+      },
+    });
+    // Without a listener, no event object is made per rollout.
+    if (options.onEvent)
+      runner
+        .on('start', (e) => emit({ type: 'rollout-started', ...e }))
+        .on('retry', (e) => emit({ type: 'retry', ...e }))
+        .on('done', (e) => emit({ type: 'rollout', record: e.record }))
+        .on('error', (e) => emit({ type: 'rollout', record: e.record }))
+        .on('pace', (e) => emit({ type: 'pace', limit: e.limit }));
+
+    const signal = options.signal;
+    const stop = (): void => runner.stop();
+    if (signal?.aborted) runner.stop();
+    signal?.addEventListener('abort', stop, { once: true });
+    let run;
+    try {
+      run = await runner.run(pendingPairs(n, rollouts, finished, shard));
+    } finally {
+      signal?.removeEventListener('abort', stop);
+    }
+    const summary = builder.result();
+    const complete = lines >= total;
+    const status: EndStatus = run.fatal ? 'failed' : complete ? 'complete' : 'interrupted';
+    const final = folder.end(status, summary, run.pace);
+    const elapsedS = (Date.parse(final.ended_at!) - started) / 1000;
+    let outcome: EvalOutcome;
+    if (run.fatal)
+      outcome = { kind: 'endpoint-stopped', failure: run.fatal, restartable: summary.counts.completed === 0 };
+    else if (signal?.aborted) outcome = { kind: 'interrupted', reason: signal.reason, complete };
+    else outcome = budgetOutcome(summary, settings.maxErrorRate);
+    return { dir, info: final, summary, outcome, total, ranHere: pending, elapsedS };
+  } finally {
+    // The folder stays ours until its final run.json is written: a resume started earlier
+    // would be overwritten by it.
+    folder.release();
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * How long a run took, across every process that worked on it. A run is made of sessions:
+ * the first `bas eval` and each `--resume`. run.json lists them (`sessions`, each with its
+ * start, its end and the rollouts it recorded) and keeps their total (`elapsed_s`), so the
+ * time a run took counts every part of it, not only the last resume.
+ *
+ * Runs written before sessions were recorded (bas 0.3) have `started_at`, `resumed_at` and
+ * `ended_at`: their sessions are rebuilt from those, and a session whose end was never
+ * written (a resumed one, whose end 0.3 did not keep, or one killed with `kill -9`) counts as
+ * of unknown length rather than a guess.
+ */
+
+/** One change of the limit on requests in flight, for run.json. */
+export interface PaceChange {
+  /** Seconds since the run started. */
+  at_s: number;
+  limit: number;
+}
+
+/** What run.json records about the pace of the requests (`pace`). */
+export interface PaceRecord {
+  adaptive: boolean;
+  max: number;
+  /** The limit when the run ended. */
+  final: number;
+  lowest: number;
+  /** The first and the latest changes; `dropped` counts those left out between them. */
+  changes: PaceChange[];
+  dropped: number;
+}
+
+/** One process's part of a run, as run.json's `sessions` lists it. */
+export interface RunSession {
+  started_at: string;
+  /** Null while it runs, or when it ended without writing its end (killed). */
+  ended_at: string | null;
+  /** Rollouts it recorded; null where unknown (sessions rebuilt from a bas 0.3 run.json). */
+  rollouts: number | null;
+}
+
+/** The time a run took, for a header or a report. */
+export interface RunTime {
+  /** Seconds over the sessions whose length is known; null when none is. */
+  elapsed_s: number | null;
+  sessions: number;
+  /** Sessions whose end was never written, left out of `elapsed_s`. */
+  unknown: number;
+}
+
+/** A bound on what is believed from a hand-edited file: far more sessions than anyone resumes. */
+const MAX_SESSIONS = 100_000;
+
+function isTime(v: unknown): v is string {
+  return typeof v === 'string' && v.length <= 40 && Number.isFinite(Date.parse(v));
+}
+
+function readSession(v: unknown): RunSession | null {
+  if (typeof v !== 'object' || v === null) return null;
+  const s = v as Record<string, unknown>;
+  if (!isTime(s.started_at)) return null;
+  const rollouts = s.rollouts;
+  return {
+    started_at: s.started_at,
+    ended_at: isTime(s.ended_at) ? s.ended_at : null,
+    rollouts: typeof rollouts === 'number' && Number.isSafeInteger(rollouts) && rollouts >= 0 ? rollouts : null,
+  };
+}
+
+/**
+ * The sessions of a run, from its run.json (any version; every field may be missing or
+ * damaged, since the file may be old or edited): its `sessions` when they read, else those
+ * rebuilt from `started_at`, `resumed_at` and `ended_at`. Empty when nothing says, and for a
+ * merged or scored run without sessions of its own.
+ */
+export function sessionsOf(info: Record<string, unknown> | null): RunSession[] {
+  if (info === null) return [];
+  if (Array.isArray(info.sessions) && info.sessions.length <= MAX_SESSIONS) {
+    const read = info.sessions.map(readSession);
+    if (read.every((s) => s !== null)) return read as RunSession[];
+  }
+  // A merged or scored run's dates say when its folder was built, not when anything ran.
+  if (!isTime(info.started_at) || info.merged_from !== undefined || info.source !== undefined) return [];
+  const resumed = Array.isArray(info.resumed_at) ? info.resumed_at.slice(0, MAX_SESSIONS).filter(isTime) : [];
+  const starts = [info.started_at, ...resumed];
+  // Only the last session's end was kept; the earlier ones ended at some unrecorded time.
+  return starts.map((started_at, k) => ({
+    started_at,
+    ended_at: k === starts.length - 1 && isTime(info.ended_at) ? info.ended_at : null,
+    rollouts: null,
+  }));
+}
+
+function lengthS(s: RunSession): number | null {
+  if (s.ended_at === null) return null;
+  const d = (Date.parse(s.ended_at) - Date.parse(s.started_at)) / 1000;
+  return d >= 0 ? d : null;
+}
+
+/** The time over `sessions`: the known lengths added up, and how many are unknown. */
+export function runTime(sessions: readonly RunSession[]): RunTime {
+  let total = 0;
+  let known = 0;
+  for (const s of sessions) {
+    const d = lengthS(s);
+    if (d === null) continue;
+    total += d;
+    known++;
+  }
+  return {
+    elapsed_s: known > 0 ? Math.round(total * 1000) / 1000 : null,
+    sessions: sessions.length,
+    unknown: sessions.length - known,
+  };
+}
+
+/**
+ * The time a run took, from its run.json. A scored or merged run was not timed (its start
+ * and end say when the folder was built), so it has no sessions.
+ */
+export function timeOfRun(info: Record<string, unknown> | null): RunTime {
+  if (info === null || info.source !== undefined || info.merged_from !== undefined)
+    return { elapsed_s: null, sessions: 0, unknown: 0 };
+  return runTime(sessionsOf(info));
+}

@@ -1,0 +1,122 @@
+/**
+ * The public API as a user gets it: `npm pack`, the tarball installed into an empty folder
+ * (from npm's cache, no network), imported from a type-checked TypeScript file and from plain
+ * ESM JavaScript, running the worked example of docs/api.md against the built-in oracle. The
+ * example is read from the document, so the two cannot drift apart. Skipped, with a notice,
+ * where npm is not installed.
+ */
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, tempDir } from '../support/cli.js';
+
+const hasNpm = spawnSync('npm', ['--version'], { encoding: 'utf8' }).status === 0;
+if (!hasNpm) console.warn('tests/api/package.test.ts: skipped, npm is not installed');
+
+function run(cmd: string, args: string[], cwd: string): SpawnSyncReturns<string> {
+  return spawnSync(cmd, args, { cwd, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' } });
+}
+
+function ok(r: SpawnSyncReturns<string>, what: string): string {
+  if (r.status !== 0) throw new Error(`${what} failed (${r.status}): ${r.stderr}${r.stdout}`);
+  return r.stdout;
+}
+
+/** The worked example: the first TypeScript block of docs/api.md, and the output it documents. */
+function example(): { code: string; output: string[] } {
+  const doc = readFileSync(join(ROOT, 'docs', 'api.md'), 'utf8');
+  const code = /```ts\n([\s\S]*?)```/.exec(doc)![1]!;
+  const output = /It prints:\n\n```\n([\s\S]*?)```/.exec(doc)![1]!.trim().split('\n');
+  return { code, output };
+}
+
+/** The example's output matches the documented one, but for the time it took. */
+function expectDocumentedOutput(stdout: string, documented: string[]): void {
+  const lines = stdout.trim().split('\n');
+  const timeless = (l: string): string => l.replace(/in [\d.]+ s$/, 'in N s');
+  expect(lines.map(timeless)).toEqual(documented.map(timeless));
+}
+
+describe.skipIf(!hasNpm)('the packed package', () => {
+  let app: string;
+  let files: string[];
+  beforeAll(() => {
+    const work = tempDir('bas-pack-');
+    // dist/ is built by the test setup; --ignore-scripts keeps pack from building it again.
+    const packed = JSON.parse(
+      ok(run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], ROOT), 'npm pack'),
+    ) as Array<{ filename: string; files: Array<{ path: string }> }>;
+    files = packed[0]!.files.map((f) => f.path);
+    app = join(work, 'app');
+    mkdirSync(app);
+    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
+    const tarball = join(work, packed[0]!.filename);
+    const quiet = ['--no-audit', '--no-fund', '--loglevel=error'];
+    // Dependencies come from npm's cache (this machine installed them for the project).
+    let install = run('npm', ['install', '--offline', ...quiet, tarball], app);
+    if (install.status !== 0) install = run('npm', ['install', '--prefer-offline', ...quiet, tarball], app);
+    ok(install, 'npm install of the tarball');
+  }, 300_000);
+
+  it('holds the CLI, the module with its declarations and the provider registry, and no sources or tests', () => {
+    for (const f of ['bin/bas.js', 'dist/index.js', 'dist/index.d.ts', 'dist/cli.js', 'package.json'])
+      expect(files).toContain(f);
+    expect(files.some((f) => f.startsWith('configs/'))).toBe(true);
+    expect(files.filter((f) => /^(src|tests|bench)\//.test(f))).toEqual([]);
+  });
+
+  it('runs the worked example of docs/api.md from TypeScript, type-checked with declarations that mean something', () => {
+    const { code, output } = example();
+    writeFileSync(join(app, 'example.ts'), code);
+    // Declarations that collapsed to `any` would let these through: each must be an error.
+    writeFileSync(
+      join(app, 'types.ts'),
+      [
+        "import { generateTask, runEval, scoreReply, type EvalOutcome } from 'bas-eval';",
+        '// @ts-expect-error: num_transactions is a number',
+        "generateTask({ num_transactions: 'many' }, 0);",
+        '// @ts-expect-error: a key, not a string',
+        "scoreReply('reply', 'key');",
+        '// @ts-expect-error: runEval takes settings, not a model name',
+        "void runEval('builtin:oracle');",
+        "export const kinds: Array<EvalOutcome['kind']> = ['ok', 'interrupted'];",
+        '',
+      ].join('\n'),
+    );
+    writeFileSync(
+      join(app, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          noUncheckedIndexedAccess: true,
+          skipLibCheck: true,
+          outDir: 'out',
+          // The project's own Node types: the empty folder has none installed.
+          typeRoots: [join(ROOT, 'node_modules', '@types')],
+          types: ['node'],
+        },
+        files: ['example.ts', 'types.ts'],
+      }),
+    );
+    const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+    ok(run(process.execPath, [tsc, '-p', 'tsconfig.json'], app), 'tsc');
+    const r = ok(run(process.execPath, [join('out', 'example.js')], app), 'the compiled example');
+    expectDocumentedOutput(r, output);
+  });
+
+  it('runs the same example as plain ESM JavaScript, and keeps the internals out of reach', () => {
+    const { code, output } = example();
+    writeFileSync(join(app, 'example.mjs'), code);
+    expectDocumentedOutput(ok(run(process.execPath, ['example.mjs'], app), 'the .mjs example'), output);
+    const internal = run(process.execPath, ['--input-type=module', '-e', "await import('bas-eval/dist/cli.js')"], app);
+    expect(internal.status).not.toBe(0);
+    expect(internal.stderr).toContain('ERR_PACKAGE_PATH_NOT_EXPORTED');
+    const cli = run(process.execPath, [join('node_modules', 'bas-eval', 'bin', 'bas.js'), '--version'], app);
+    expect(ok(cli, 'bas --version').trim()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+});

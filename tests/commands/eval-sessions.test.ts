@@ -1,0 +1,67 @@
+/**
+ * What `bas eval` and `bas report` say about a run's time and status across its sessions:
+ * a resumed run's time counts every session, and a run whose every rollout is recorded is
+ * complete even when the reader of its output went away at its very end.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { bas, BIN, tempDir } from '../support/cli.js';
+
+const runJson = (dir: string): Record<string, any> => JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8'));
+
+describe('the time of a run', () => {
+  it('counts every session: eval after a resume and report say "over 2 sessions"', () => {
+    const dir = join(tempDir(), 'run');
+    expect(bas(['eval', '-m', 'builtin:oracle', '-n', '2', '--output', dir, '--no-progress']).code).toBe(0);
+    const first = runJson(dir);
+    expect(first.sessions).toHaveLength(1);
+    expect(first.sessions[0]).toMatchObject({ started_at: first.started_at, ended_at: first.ended_at, rollouts: 2 });
+    expect(first.elapsed_s).toBeGreaterThanOrEqual(0);
+    // The first session ran 10 s by its record; two more tasks are left to a resume.
+    const ten = new Date(Date.parse(first.started_at) + 10_000).toISOString();
+    first.sessions[0].ended_at = ten;
+    writeFileSync(join(dir, 'run.json'), JSON.stringify({ ...first, n: 4, status: 'interrupted', ended_at: ten }));
+
+    const r = bas(['eval', '--resume', dir, '--no-progress']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^time: {5}\d+\.\d s for 2 rollouts \(/m);
+    expect(r.stdout).toMatch(/^in all: {3}1\d\.\d s over 2 sessions$/m);
+    const after = runJson(dir);
+    expect(after.sessions).toHaveLength(2);
+    expect(after.elapsed_s).toBeGreaterThanOrEqual(10);
+
+    const report = bas(['report', dir]);
+    expect(report.stdout).toMatch(/^wall time: +1\d\.\d s over 2 sessions$/m);
+    const json = JSON.parse(bas(['report', dir, '--json']).stdout);
+    expect(json.run).toMatchObject({ elapsed_s: after.elapsed_s, sessions: 2, sessions_of_unknown_length: 0 });
+  });
+
+  it('of a single session shows no "in all" line', () => {
+    const dir = join(tempDir(), 'run');
+    const r = bas(['eval', '-m', 'builtin:oracle', '-n', '2', '--output', dir, '--no-progress']);
+    expect(r.stdout).toMatch(/^time: /m);
+    expect(r.stdout).not.toMatch(/^in all:/m);
+    expect(bas(['report', dir]).stdout).toMatch(/^wall time: +\d+\.\d s, over the first start and every resume$/m);
+  });
+});
+
+describe('a reader that goes away at the end of a run', () => {
+  it('leaves the run complete when every rollout is recorded (`bas eval … 2>&1 | head -1`)', () => {
+    const dir = join(tempDir(), 'run');
+    // head takes the first progress line and exits; in a run this fast the next line is the
+    // last one, written as the last rollout ends, into the closed pipe. The closed pipe is
+    // noticed either while the run ends (exit 141) or after it (a quiet exit 0); either way
+    // every rollout is recorded, so the run is complete. bas 0.3 marked it interrupted in
+    // the first case ("2,000 of 2,000 recorded").
+    const cmd = `"${process.execPath}" "${BIN}" eval -m builtin:oracle -n 2000 --num-transactions 6 --output "${dir}" 2>&1 | head -1; echo "exit=\${PIPESTATUS[0]}"`;
+    const r = spawnSync('bash', ['-c', cmd], { encoding: 'utf8' });
+    expect(r.stdout).toMatch(/^bas: \d+\/2000 done/);
+    expect(r.stdout).toMatch(/^exit=(0|141)$/m);
+    const info = runJson(dir);
+    expect(info.status).toBe('complete');
+    expect(info.summary.counts.rollouts).toBe(2000);
+    expect(existsSync(join(dir, '.bas.lock'))).toBe(false);
+  });
+});
