@@ -20,7 +20,8 @@ import { configPathFrom, loadConfigFile, type FileConfig } from '../settings/con
 import { progressDisplay } from '../engine/progress.js';
 import { runEval, type EvalEvent, type EvalResult } from '../engine/run-eval.js';
 import { resolveSettings, type EvalFlags, type EvalSettings } from '../settings/settings.js';
-import { readSavedRun, RUN_FILE } from '../runfile/run-info.js';
+import { readSavedRun } from '../runfile/run-info.js';
+import { RUN_FILE } from '../runfile/files.js';
 import { onOutputClosed } from '../io/output.js';
 import { redact } from '../io/secrets.js';
 import { terminalText } from '../io/terminal-text.js';

@@ -19,6 +19,7 @@ import {
 import { readRun, type RunData } from '../report/read.js';
 import { refuseRepeatedRuns } from '../report/run-names.js';
 import { runInputs, stderrWarn } from '../runfile/read.js';
+import { RESULTS_FILE } from '../runfile/files.js';
 import { parseCount } from '../task/config.js';
 
 export interface LeaderboardOptions {
@@ -36,7 +37,7 @@ export interface LeaderboardOptions {
 /** A folder holding results.jsonl is a run. */
 function isRun(dir: string): boolean {
   try {
-    return statSync(join(dir, 'results.jsonl')).isFile();
+    return statSync(join(dir, RESULTS_FILE)).isFile();
   } catch {
     return false;
   }

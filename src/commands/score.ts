@@ -7,7 +7,15 @@ import { ConfigError } from '../errors.js';
 import { readJsonLines } from '../io/jsonl.js';
 import { openSink, refuseOutputOverInput, withSink } from '../io/output.js';
 import { SummaryBuilder } from '../summary/summary.js';
-import { pairKey, type PairKey, type RolloutRecord } from '../runfile/record.js';
+import {
+  erroredRecord,
+  missingReplyRecord,
+  MISSING_REPLY,
+  pairKey,
+  scoredRecord,
+  type PairKey,
+  type RolloutRecord,
+} from '../runfile/record.js';
 import { scoreReply } from '../task/score.js';
 import { taskFromJson } from '../task/serialize.js';
 import { isBatchLine, readBatchResult } from '../endpoint/batch-file.js';
@@ -91,31 +99,12 @@ function readReplyLine(value: unknown, tasks: Map<number, KeyedTask>, seen: Map<
 }
 
 function toRecord(r: Reply, task: KeyedTask, model: string | null): RolloutRecord {
-  const base = {
-    index: r.index,
-    rollout: r.rollout,
-    config: task.config,
-    model: model ?? r.model ?? undefined,
-    reply: r.reply,
-  };
+  const base = { index: r.index, rollout: r.rollout, config: task.config, model: model ?? r.model ?? undefined };
   const extra = { usage: r.usage, finish_reason: r.finish_reason };
-  if (r.error || r.reply === null) {
-    return {
-      ...base,
-      reward: null,
-      rewards: null,
-      metrics: null,
-      detail: null,
-      error: r.error ?? { type: 'malformed', message: 'no reply' },
-      ...extra,
-    };
-  }
-  const s = scoreReply(r.reply, task.key);
-  return { ...base, reward: s.reward, rewards: s.rewards, metrics: s.metrics, detail: s.detail, error: null, ...extra };
+  if (r.error || r.reply === null)
+    return erroredRecord(base, r.error ?? { type: 'malformed', message: 'no reply' }, { reply: r.reply, ...extra });
+  return scoredRecord(base, r.reply, scoreReply(r.reply, task.key), extra);
 }
-
-/** The error type of a planned rollout that has no line in the replies file. */
-export const MISSING_REPLY = 'missing_reply';
 
 /** As many rollouts per task as eval's -r allows. */
 const MAX_ROLLOUTS = 1000;
@@ -138,19 +127,9 @@ function missingReplies(
   for (const index of indices) {
     for (let rollout = 0; rollout < rollouts; rollout++) {
       if (pairs.has(pairKey(index, rollout))) continue;
-      const error = { type: MISSING_REPLY, message: `no reply for task ${index} rollout ${rollout} in ${file}` };
-      out.push({
-        index,
-        rollout,
-        config: tasks.get(index)!.config,
-        model: model ?? undefined,
-        reply: null,
-        reward: null,
-        rewards: null,
-        metrics: null,
-        detail: null,
-        error,
-      });
+      out.push(
+        missingReplyRecord({ index, rollout, config: tasks.get(index)!.config, model: model ?? undefined }, file),
+      );
     }
   }
   return out;

@@ -10,20 +10,29 @@
  * every point: unfinished and errored rollouts are run again (eval's own resume), points not
  * yet started are started.
  */
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { FileTooLargeError, readSmallFile } from '../io/jsonl.js';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, ErrorRateError, FatalRunError, InterruptedError } from '../errors.js';
 import { fileSink, refuseOutputOverInput, withSink } from '../io/output.js';
 import { runInputs } from '../runfile/read.js';
 import { heldRun } from '../runfile/results.js';
+import { RUN_FILE } from '../runfile/files.js';
+import {
+  MAX_POINTS,
+  readSweepPlan,
+  removeSweepPlan,
+  sweepFile,
+  writeSweepPlan,
+  type SweepPlan,
+} from '../runfile/sweep-file.js';
 import { urlWithoutCredentials } from '../io/secrets.js';
 import { readRun } from '../report/read.js';
 import { buildSweep, renderSweep } from '../report/sweep.js';
 import type { EvalFlags } from '../settings/settings.js';
+import { configPathFrom, loadConfigFile } from '../settings/config.js';
+import { loadProviders } from '../settings/providers.js';
+import { unconfirmedPlanEndpoint, type EndpointFlags } from '../settings/resume-trust.js';
 import { evalSettingsFromFlags, reportEval, runEvalCommand } from './eval.js';
-
-const SWEEP_FILE = 'sweep.json';
 
 /**
  * Whether a folder holds only point folders whose run failed before scoring anything (a
@@ -37,7 +46,6 @@ async function onlyFailedStarts(dir: string): Promise<boolean> {
   }
   return true;
 }
-const MAX_POINTS = 100;
 
 export type SweepFlags = EvalFlags & {
   html?: string;
@@ -48,15 +56,21 @@ function textFlag(v: string | boolean | undefined): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
-interface SweepPlan {
-  kind: 'bas-sweep';
-  created_at: string;
-  model: string | null;
-  points: Array<{ num_transactions: number; fault_rate: number | null; folder: string }>;
-  /** The eval flags every point runs with (the knob's own flags left out). */
-  flags: EvalFlags;
-  /** `@FILE` words of a TOML configuration, as given. */
-  words: string[];
+/** The flags that say where the key goes; a resumed sweep may be given them again to confirm its plan's. */
+const ENDPOINT_FLAGS = new Set(['baseUrl', 'apiKeyVar', 'provider', 'providers']);
+
+/**
+ * A resumed sweep takes its plan from a file, as a resumed run takes run.json: the endpoint it
+ * names must be confirmed or named by the user's registry (src/settings/resume-trust.ts), before
+ * any point runs.
+ */
+function refuseUnconfirmedPlan(plan: SweepPlan, confirm: EndpointFlags, planFile: string): void {
+  const flags = plan.flags as EndpointFlags & { config?: string };
+  const configPath = configPathFrom(plan.words, flags.config, 'bas sweep');
+  const config = configPath ? loadConfigFile(configPath) : null;
+  const registry = loadProviders(confirm.providers ?? null, process.env);
+  const why = unconfirmedPlanEndpoint(flags, config, confirm, registry, process.env, planFile);
+  if (why !== null) throw new ConfigError(why);
 }
 
 /** Flags a sweep does not pass to eval: its own, or ones it sets per point. */
@@ -103,48 +117,6 @@ function defaultSweepDir(model: string | undefined): string {
   return join('runs', `${stamp}-sweep-${safe}`);
 }
 
-async function writePlan(dir: string, plan: SweepPlan): Promise<void> {
-  try {
-    mkdirSync(dir, { recursive: true });
-  } catch (err) {
-    throw new ConfigError(
-      `--output: cannot create the sweep folder ${dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
-    );
-  }
-  await withSink(fileSink(join(dir, SWEEP_FILE), '--output'), async (sink) =>
-    sink.write(JSON.stringify(plan, null, 2) + '\n'),
-  );
-}
-
-/** A plan lists at most a few hundred points; far past that it is not one bas wrote. */
-const MAX_PLAN_BYTES = 10_000_000;
-
-function readPlan(dir: string): SweepPlan {
-  const file = join(dir, SWEEP_FILE);
-  if (!existsSync(file)) throw new ConfigError(`--resume: ${dir} is not a sweep folder (no ${SWEEP_FILE})`);
-  let plan: SweepPlan;
-  try {
-    plan = JSON.parse(readSmallFile(file, MAX_PLAN_BYTES)) as SweepPlan;
-  } catch (err) {
-    if (err instanceof FileTooLargeError)
-      throw new ConfigError(`--resume: ${file} is larger than ${MAX_PLAN_BYTES} bytes: not a bas sweep plan`);
-    throw new ConfigError(`--resume: ${file} is not valid JSON (${(err as Error).message.slice(0, 120)})`);
-  }
-  const ok =
-    plan?.kind === 'bas-sweep' &&
-    Array.isArray(plan.points) &&
-    plan.points.length <= MAX_POINTS &&
-    plan.points.every(
-      (p) =>
-        typeof p?.num_transactions === 'number' && typeof p.folder === 'string' && /^rows-[0-9a-z.-]+$/.test(p.folder),
-    ) &&
-    typeof plan.flags === 'object' &&
-    plan.flags !== null &&
-    Array.isArray(plan.words);
-  if (!ok) throw new ConfigError(`--resume: ${file} is not a bas sweep plan (damaged or written by something else)`);
-  return plan;
-}
-
 /**
  * The same error with another message: a point's failure keeps its kind (and so its exit
  * code) when the sweep says which point it was and how to go on. An error of no known kind
@@ -163,18 +135,23 @@ function reworded(err: unknown, message: (text: string) => string): unknown {
 export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
   let dir: string;
   let plan: SweepPlan;
+  /** Endpoint flags given again on a resume: they go to every point. */
+  const confirm: Record<string, string> = {};
   if (flags.resume) {
     // `adapt: true` is commander's default for `--no-adapt`, not something the user said.
     const extra = Object.entries(flags).filter(
-      ([k, v]) => v !== undefined && !OWN.has(k) && !(k === 'adapt' && v === true),
+      ([k, v]) => v !== undefined && !OWN.has(k) && !ENDPOINT_FLAGS.has(k) && !(k === 'adapt' && v === true),
     );
     if (extra.length || words.length || flags.numTransactions || flags.faultRate || flags.output) {
       throw new ConfigError(
-        '--resume continues a sweep with its saved points and settings; it takes only --json, --html and --no-progress',
+        '--resume continues a sweep with its saved points and settings; it takes only --json, --html, --no-progress and, to confirm its endpoint, --base-url, --api-key-var, --provider and --providers',
       );
     }
     dir = flags.resume;
-    plan = readPlan(dir);
+    plan = readSweepPlan(dir);
+    for (const k of ENDPOINT_FLAGS)
+      if (typeof flags[k as keyof SweepFlags] === 'string') confirm[k] = flags[k as keyof SweepFlags] as string;
+    refuseUnconfirmedPlan(plan, confirm, sweepFile(dir));
   } else {
     const numTransactions = textFlag(flags.numTransactions);
     const faultRate = textFlag(flags.faultRate);
@@ -217,12 +194,12 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
   // a bad --temperature) before anything ran, the plan is taken back, so the same command,
   // corrected, can use the same folder.
   const fresh = !flags.resume;
-  if (fresh) await writePlan(dir, plan);
+  if (fresh) await writeSweepPlan(dir, plan);
 
   for (const [i, p] of plan.points.entries()) {
     const sub = join(dir, p.folder);
     // A fresh sweep starts every point anew (eval starts a failed start's folder again).
-    const started = !fresh && existsSync(join(sub, 'run.json'));
+    const started = !fresh && existsSync(join(sub, RUN_FILE));
     process.stderr.write(
       `bas: sweep point ${i + 1} of ${plan.points.length}: ${p.num_transactions} rows${p.fault_rate === null ? '' : `, fault rate ${p.fault_rate}`}${started ? ' (resumed)' : ''}\n`,
     );
@@ -230,9 +207,10 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
       const settings = await evalSettingsFromFlags(
         started ? [] : plan.words,
         started
-          ? { resume: sub, progress: flags.progress }
+          ? { resume: sub, progress: flags.progress, ...confirm }
           : {
               ...plan.flags,
+              ...confirm,
               numTransactions: String(p.num_transactions),
               ...(p.fault_rate === null ? {} : { faultRate: String(p.fault_rate) }),
               output: sub,
@@ -244,10 +222,10 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
       // sweep's own result (which --json needs).
       reportEval(result, settings, process.stderr, false);
     } catch (err) {
-      if (fresh && i === 0 && (!existsSync(join(sub, 'run.json')) || (await heldRun(sub)) === 'failed-start')) {
+      if (fresh && i === 0 && (!existsSync(join(sub, RUN_FILE)) || (await heldRun(sub)) === 'failed-start')) {
         // Nothing was scored: the plan is taken back, and the point's folder is one eval can
         // start again, so the same sweep command, corrected, can use this folder.
-        rmSync(join(dir, SWEEP_FILE), { force: true });
+        removeSweepPlan(dir);
         throw reworded(
           err,
           (m) =>
@@ -273,7 +251,7 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
   const result = buildSweep(dir, plan.model ?? points[0]?.data.model ?? '(unknown model)', points);
   if (flags.html) {
     refuseOutputOverInput(flags.html, '--html', [
-      join(dir, SWEEP_FILE),
+      sweepFile(dir),
       ...plan.points.flatMap((p) => runInputs(join(dir, p.folder))),
     ]);
     const { sweepPage } = await import('../report/html/sweep-page.js');

@@ -9,6 +9,7 @@ import type { ChatMessage } from '../task/types.js';
 import { readCompletion, type Completion } from './completion.js';
 import { registerSecret } from '../io/secrets.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, makeNodeFetch } from './http-fetch.js';
+import { replyBudget } from './reply-budget.js';
 import { budgetSpent } from './retry-after.js';
 import { completeStreamed, isEventStream } from './event-stream.js';
 
@@ -99,7 +100,7 @@ export function httpClient(opts: HttpClientOptions): ModelClient {
     async complete(messages, signal) {
       if (stream) {
         const bounds = { maxBytes: maxResponseBytes, idleMs: stream.idleTimeoutMs };
-        return completeStreamed(sdk, { ...fields, messages }, signal, bounds);
+        return held(await completeStreamed(sdk, { ...fields, messages }, signal, bounds));
       }
       const body = {
         ...fields,
@@ -110,7 +111,14 @@ export function httpClient(opts: HttpClientOptions): ModelClient {
       const completion = readCompletion(data as unknown);
       // A reply can say the budget is used up before any 429 does: the runner slows down.
       if (budgetSpent(response.headers)) completion.budget_spent = true;
-      return completion;
+      return held(completion);
     },
   };
+}
+
+/** The completion with its text counted against the memory budget until the runner has recorded it. */
+function held(completion: Completion): Completion {
+  const hold = replyBudget.hold(completion.text.length);
+  completion.release = () => hold.release();
+  return completion;
 }

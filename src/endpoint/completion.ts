@@ -25,6 +25,8 @@ export interface Completion {
   usage: Usage | null;
   /** True when the reply's rate-limit headers said a budget is used up: the run slows down. */
   budget_spent?: boolean;
+  /** Gives the reply's memory back to the budget for replies (reply-budget.ts) once it is recorded. */
+  release?: () => void;
   /** Streamed replies: ms from the start of the attempt to the first content or reasoning token. */
   ttft_ms?: number | null;
 }

@@ -24,6 +24,7 @@ import type OpenAI from 'openai';
 import { MalformedResponseError, readCompletion, type Completion } from './completion.js';
 import { ResponseTooLargeError, UnreadResponse } from './http-fetch.js';
 import { budgetSpent } from './retry-after.js';
+import { noteAbortedWhileWaiting, replyBudget } from './reply-budget.js';
 
 /** The stream ended, or its connection closed, before the reply was complete. */
 export class StreamCutError extends Error {
@@ -164,11 +165,14 @@ function readEventStream(res: IncomingMessage, o: EventStreamOptions): Promise<S
     let done = false;
     let settled = false;
     let idle: NodeJS.Timeout | null = null;
+    // The bytes of the stream count against the budget for replies in flight (reply-budget.ts).
+    const claim = replyBudget.claim();
 
     const finish = (err: Error | null): void => {
       if (settled) return;
       settled = true;
       if (idle) clearTimeout(idle);
+      claim.release();
       o.signal.removeEventListener('abort', onAbort);
       if (err) {
         res.destroy();
@@ -185,6 +189,7 @@ function readEventStream(res: IncomingMessage, o: EventStreamOptions): Promise<S
       if (!res.complete) setImmediate(() => res.complete || res.destroy());
     };
     const onAbort = (): void => {
+      if (claim.waiting) noteAbortedWhileWaiting(o.signal);
       const reason = o.signal.reason as unknown;
       finish(reason instanceof Error ? reason : new DOMException('This operation was aborted', 'AbortError'));
     };
@@ -240,6 +245,17 @@ function readEventStream(res: IncomingMessage, o: EventStreamOptions): Promise<S
         lines.push(decoder.write(c), onLine);
       } catch (err) {
         return finish(err as Error);
+      }
+      if (settled) return;
+      if (!claim.add(c.length)) {
+        // Waiting for memory is not the stream going silent: the idle timer waits too.
+        if (idle) clearTimeout(idle);
+        res.pause();
+        claim.pauseUntil(() => {
+          res.resume();
+          arm();
+        });
+        return;
       }
       arm();
     });

@@ -10,10 +10,19 @@
  *
  * Buffering is bounded: an endpoint may send a body that never ends, so past
  * `maxResponseBytes` the connection is destroyed at once and the attempt fails with a
- * ResponseTooLargeError naming the cap, before more than one further chunk is held.
+ * ResponseTooLargeError naming the cap, before more than one further chunk is held. The
+ * bytes of all bodies in flight together are bounded by one budget (reply-budget.ts): past it
+ * a reader pauses its connection until others finish.
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import {
+  MAX_RESPONSE_MB,
+  noteAbortedWhileWaiting,
+  replyBudget,
+  type BudgetClaim,
+  type ReplyBudget,
+} from './reply-budget.js';
 
 const httpAgent = new HttpAgent({ keepAlive: true, scheduling: 'lifo', noDelay: true });
 const httpsAgent = new HttpsAgent({ keepAlive: true, scheduling: 'lifo', noDelay: true });
@@ -37,8 +46,10 @@ function describeBytes(n: number): string {
 
 /** Options of `makeNodeFetch`. */
 export interface NodeFetchOptions {
-  /** Largest response body buffered, in bytes (default 32 MiB). */
+  /** Largest response body buffered, in bytes (default 32 MiB, at most MAX_RESPONSE_MB MiB). */
   maxResponseBytes?: number;
+  /** The budget shared by all bodies in flight (default: the process's). */
+  budget?: ReplyBudget;
   /**
    * Says which responses are not buffered but handed over as they arrive (a stream of
    * server-sent events): those resolve at their headers, as an `UnreadResponse` whose
@@ -133,9 +144,10 @@ function abortError(signal: AbortSignal): Error {
 /** A fetch for JSON APIs; same contract as the global one for what the SDK sends. */
 export function makeNodeFetch(options: NodeFetchOptions = {}): typeof fetch {
   const max = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-  if (!Number.isSafeInteger(max) || max < 1)
-    throw new RangeError(`maxResponseBytes must be a positive whole number, got ${max}`);
-  return (input, init) => fetchOnce(input, init, max, options.passThrough);
+  if (!Number.isSafeInteger(max) || max < 1 || max > MAX_RESPONSE_MB * 1024 * 1024)
+    throw new RangeError(`maxResponseBytes must be a whole number from 1 to ${MAX_RESPONSE_MB} MiB, got ${max}`);
+  const budget = options.budget ?? replyBudget;
+  return (input, init) => fetchOnce(input, init, max, budget, options.passThrough);
 }
 
 /** makeNodeFetch with the default cap. */
@@ -145,6 +157,7 @@ function fetchOnce(
   input: Parameters<typeof fetch>[0],
   init: Parameters<typeof fetch>[1],
   maxBytes: number,
+  budget: ReplyBudget,
   passThrough?: NodeFetchOptions['passThrough'],
 ): Promise<Response> {
   const body = init?.body;
@@ -160,6 +173,7 @@ function fetchOnce(
   const signal = init?.signal ?? undefined;
   return new Promise<Response>((resolve, reject) => {
     if (signal?.aborted) return reject(abortError(signal));
+    let claim: BudgetClaim | null = null;
     const headers: Record<string, string> = {};
     const given = init?.headers;
     (given instanceof Headers ? given : new Headers(given)).forEach((value, key) => (headers[key] = value));
@@ -184,6 +198,7 @@ function fetchOnce(
           const unread = new UnreadResponse(res.statusCode!, res.statusMessage ?? '', headers, url.href, res);
           return resolve(unread as unknown as Response);
         }
+        claim = budget.claim();
         const chunks: Buffer[] = [];
         let received = 0;
         const tooLarge = (): void => {
@@ -200,12 +215,17 @@ function fetchOnce(
           received += c.length;
           if (received > maxBytes) return tooLarge();
           chunks.push(c);
+          if (!claim!.add(c.length)) {
+            res.pause();
+            claim!.pauseUntil(() => res.resume());
+          }
         });
         res.on('error', fail);
         res.on('aborted', () => fail(new TypeError('terminated: the connection closed mid-response')));
         res.on('end', () => {
           if (received > maxBytes) return;
           signal?.removeEventListener('abort', onAbort);
+          claim!.release();
           const status = res.statusCode ?? 0;
           if (status < 200 || status > 599) return reject(new TypeError(`invalid HTTP status ${status}`));
           const payload = NO_BODY.has(status)
@@ -226,9 +246,12 @@ function fetchOnce(
     );
     function fail(err: Error): void {
       signal?.removeEventListener('abort', onAbort);
+      claim?.release();
       reject(err);
     }
     function onAbort(): void {
+      if (claim?.waiting) noteAbortedWhileWaiting(signal!);
+      claim?.release();
       const err = abortError(signal!);
       req.destroy(err);
       reject(err);

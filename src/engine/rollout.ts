@@ -7,6 +7,7 @@
  */
 import type { ChatMessage } from '../task/types.js';
 import { classifyError, type Failure } from '../endpoint/classify.js';
+import { waitedOnBudget } from '../endpoint/reply-budget.js';
 import type { ModelClient } from '../endpoint/client.js';
 import { addUsage, MalformedResponseError, type Completion, type Usage } from '../endpoint/completion.js';
 import type { AttemptOutcome, Pace, Ticket } from '../endpoint/pace.js';
@@ -127,7 +128,11 @@ export async function runEpisode(messages: readonly ChatMessage[], o: EpisodeOpt
           remaining < o.requestTimeoutMs
             ? `episode deadline of ${o.episodeTimeoutMs / 1000} s`
             : `request timeout of ${o.requestTimeoutMs / 1000} s`;
-        failure.message = `no reply within the ${cut}`;
+        // A reply held back by the memory budget is not a slow endpoint: say which it was.
+        const held = waitedOnBudget(controller.signal)
+          ? '; the reply was waiting for memory, since the replies in flight filled their budget (BAS_REPLY_BUDGET_MB)'
+          : '';
+        failure.message = `no reply within the ${cut}${held}`;
       }
     } finally {
       clearTimeout(timer);

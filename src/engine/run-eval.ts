@@ -29,6 +29,7 @@ import {
   rolloutsLeft,
   runInfoFor,
 } from './session.js';
+import { runEndpoints, useEndpoint } from '../runfile/endpoints.js';
 
 export type { EvalEvent, EvalResult } from './events.js';
 
@@ -84,6 +85,8 @@ export async function runEval(settings: EvalSettings, options: RunEvalOptions = 
   const env = options.env ?? process.env;
   const { n, rollouts, shard } = settings;
   const total = shardSize(n, shard) * rollouts;
+  // Records outside the run (a task past n, another shard's) are set aside wherever read.
+  const bounds = { n, rollouts, shard, indices: null };
   let saved: RunInfo | null = null;
   let dir: string;
   if (options.resume) {
@@ -94,7 +97,7 @@ export async function runEval(settings: EvalSettings, options: RunEvalOptions = 
     // Decided before asking for a key or taking the folder: a finished run is left as it is.
     const left = await rolloutsLeft(dir, n, rollouts, shard);
     if (left.pending === 0) {
-      const summary = await readSummary(dir);
+      const summary = await readSummary(dir, bounds);
       // Every rollout is in, but the run ended before its last run.json (a kill -9 after the
       // final record): it is finished now, so reports stop calling it interrupted.
       const marked = saved.status === 'complete' ? null : saved.status;
@@ -106,6 +109,8 @@ export async function runEval(settings: EvalSettings, options: RunEvalOptions = 
   } else {
     dir = options.dir ?? settings.output ?? defaultOutputDir(settings.model, shard);
   }
+  // A run folder does not choose where the key goes: refused before the first request.
+  if (settings.unconfirmed !== null) throw new ConfigError(settings.unconfirmed);
   const client = makeClient(settings, env);
   await options.preflight?.();
   // Stopped before anything started: the folder is not touched, and the call rejects with
@@ -116,15 +121,28 @@ export async function runEval(settings: EvalSettings, options: RunEvalOptions = 
   try {
     if (folder.restarted) emit({ type: 'restarted', dir });
     const warn = (message: string): void => emit({ type: 'warning', message });
-    const recorded = saved ? await readRecorded(dir, warn) : nothingRecorded();
-    const { builder, finished, errored } = recorded;
+    const recorded = saved ? await readRecorded(dir, warn, bounds) : nothingRecorded();
+    const { finished, errored } = recorded;
     const already = countInPlan(finished, n, rollouts, shard);
     const pending = total - already;
     // Pairs with a line already (scored, or errored and pending again), and those this
     // session adds: when they make up the whole plan, the run is complete, stopped or not.
     let lines = already + countInPlan(errored, n, rollouts, shard);
     const started = Date.now();
-    const info = folder.begin(runInfoFor(settings, new Date(started)));
+    // Every endpoint the run used, with the scored rollouts each answered (docs/run-folder.md).
+    const fresh = runInfoFor(settings, new Date(started));
+    const here = { base_url: fresh.base_url, provider: fresh.provider ?? null };
+    const used = useEndpoint(saved ? (runEndpoints(saved, already) ?? []) : [], here);
+    if (fresh.base_url !== null) fresh.endpoints = used.list;
+    if (
+      saved &&
+      saved.base_url !== null &&
+      (saved.base_url !== here.base_url || (saved.provider ?? null) !== here.provider)
+    )
+      warn(
+        `${dir} was run against ${saved.base_url}${saved.provider ? ` (provider ${saved.provider})` : ''} and continues against ${here.base_url}${here.provider ? ` (provider ${here.provider})` : ''}; run.json records each endpoint with the rollouts it answered`,
+      );
+    const info = folder.begin(fresh);
     emit({ type: 'started', dir, info, total, pending, already, concurrency: settings.concurrency });
 
     const collect = gcWhenAbove(16, 1000);
@@ -140,7 +158,8 @@ export async function runEval(settings: EvalSettings, options: RunEvalOptions = 
       endpoint: info.base_url ?? 'the endpoint',
       sink: (record) => {
         folder.append(record);
-        builder.add(record);
+        recorded.add(record);
+        if (record.error === null) used.entry.rollouts++;
         if (!errored.has(pairKey(record.index, record.rollout ?? 0))) lines++;
         collect();
       },
@@ -164,7 +183,7 @@ export async function runEval(settings: EvalSettings, options: RunEvalOptions = 
     } finally {
       signal?.removeEventListener('abort', stop);
     }
-    const summary = builder.result();
+    const summary = await recorded.summary();
     const complete = lines >= total;
     const status: EndStatus = run.fatal ? 'failed' : complete ? 'complete' : 'interrupted';
     const final = folder.end(status, summary, run.pace);

@@ -8,7 +8,7 @@ import pLimit from 'p-limit';
 import { generateTask } from '../task/generate.js';
 import { scoreReply } from '../task/score.js';
 import type { AnswerKey, ChatMessage, TaskConfig } from '../task/types.js';
-import type { RolloutRecord } from '../runfile/record.js';
+import { erroredRecord, scoredRecord, type RolloutRecord } from '../runfile/record.js';
 import type { Failure } from '../endpoint/classify.js';
 import type { ModelClient } from '../endpoint/client.js';
 import { FirstContact } from './first-contact.js';
@@ -257,43 +257,26 @@ export class Runner {
   private finish(task: RunTask, rollout: number, result: Finished): void {
     const { index } = task;
     const base = { index, rollout, config: task.config, model: this.o.model };
-    let record: RolloutRecord;
-    if (result.kind === 'reply') {
-      const { completion: c } = result;
-      const s = scoreReply(c.text, task.key);
-      record = {
-        ...base,
-        reply: c.text,
-        reward: s.reward,
-        rewards: s.rewards,
-        metrics: s.metrics,
-        detail: s.detail,
-        error: null,
-        latency_ms: result.latencyMs,
-        // Only streamed replies know it; other records stay as they were.
-        ...(c.ttft_ms != null ? { ttft_ms: c.ttft_ms } : {}),
-        usage: result.usage,
-        finish_reason: c.finish_reason,
-        attempts: result.attempts,
-      };
-    } else {
-      const f = result.failure;
-      record = {
-        ...base,
-        reply: null,
-        reward: null,
-        rewards: null,
-        metrics: null,
-        detail: null,
-        error: { type: f.type, message: f.message },
-        latency_ms: result.latencyMs,
-        // Paid for all the same: an unusable reply (or a retried one) reported its tokens.
-        usage: result.usage,
-        finish_reason: result.finishReason,
-        attempts: result.attempts,
-      };
-    }
+    const record: RolloutRecord =
+      result.kind === 'reply'
+        ? scoredRecord(base, result.completion.text, scoreReply(result.completion.text, task.key), {
+            latency_ms: result.latencyMs,
+            // Only streamed replies know it; other records stay as they were.
+            ttft_ms: result.completion.ttft_ms ?? undefined,
+            usage: result.usage,
+            finish_reason: result.completion.finish_reason,
+            attempts: result.attempts,
+          })
+        : // Paid for all the same: an unusable reply (or a retried one) reported its tokens.
+          erroredRecord(base, result.failure, {
+            latency_ms: result.latencyMs,
+            usage: result.usage,
+            finish_reason: result.finishReason,
+            attempts: result.attempts,
+          });
     this.o.sink(record);
+    // The reply is on its way to the file: its memory goes back to the budget for replies.
+    if (result.kind === 'reply') result.completion.release?.();
     this.emit(record.error ? 'error' : 'done', { record });
   }
 }

@@ -5,15 +5,15 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { SummaryBuilder } from '../summary/summary.js';
-import { forEachRecord, type Warn } from '../runfile/read.js';
-import { pairKey, splitPairKey, type PairKey } from '../runfile/record.js';
-import { RESULTS_FILE } from '../runfile/results.js';
-import type { RunInfo } from '../runfile/run-info.js';
+import { SummaryBuilder, type Summary } from '../summary/summary.js';
+import type { Warn } from '../runfile/read.js';
+import { pairKey, splitPairKey, type PairKey, type RolloutRecord } from '../runfile/record.js';
+import { RESULTS_FILE } from '../runfile/files.js';
+import { makeRunInfo, type RunInfo } from '../runfile/run-info.js';
+import { readWinningRecords, Winners, type RunBounds } from '../runfile/winners.js';
 import { settingsForRunJson, settingValuesOf, type EvalSettings, type SavedSettings } from '../settings/settings.js';
 import { builtinPolicy } from '../endpoint/client.js';
 import { inShard, shardSize, type Shard } from '../runfile/shard.js';
-import { BAS_VERSION, OPENAI_VERSION } from '../runfile/versions.js';
 import { GENERATOR_VERSION } from '../task/generate.js';
 import { PROMPT_VERSION } from '../task/prompt.js';
 import { urlWithoutCredentials } from '../io/secrets.js';
@@ -55,12 +55,9 @@ export function runInfoFor(s: EvalSettings, startedAt: Date): RunInfo {
     | 'api_key_var'
     | 'shard'
   >;
-  return {
-    bas_version: BAS_VERSION,
+  return makeRunInfo({
     generator: GENERATOR_VERSION,
     prompt_version: PROMPT_VERSION,
-    node_version: process.version,
-    openai_version: OPENAI_VERSION,
     ...declared,
     base_url: builtinPolicy(s.model) === null ? baseURL : null,
     provider: builtinPolicy(s.model) === null ? s.provider : null,
@@ -69,44 +66,77 @@ export function runInfoFor(s: EvalSettings, startedAt: Date): RunInfo {
     started_at: startedAt.toISOString(),
     ended_at: null,
     summary: null,
-  };
+  });
 }
 
 /** What a run folder already holds, read when a run is resumed. */
 export interface Recorded {
-  /** The summary so far, to which this session's records are added. */
-  builder: SummaryBuilder;
   /** Pairs whose last line is a scored rollout: not run again. */
   finished: Set<PairKey>;
   /** Pairs whose last line is an error: run again, but recorded already. */
   errored: Set<PairKey>;
+  /** Adds a record this session wrote to the summary. */
+  add(r: RolloutRecord): void;
+  /**
+   * The summary of the folder's winning records: the scored ones read back, this session's,
+   * and the old errored lines of pairs it did not reach, each rollout once.
+   */
+  summary(): Promise<Summary>;
 }
 
 /** Nothing recorded yet: a new run. */
 export function nothingRecorded(): Recorded {
-  return { builder: new SummaryBuilder(), finished: new Set(), errored: new Set() };
+  const builder = new SummaryBuilder();
+  return {
+    finished: new Set(),
+    errored: new Set(),
+    add: (r) => builder.add(r),
+    summary: async () => builder.result(),
+  };
 }
 
-/** Reads what a run folder holds (the caller holds its lock, and a torn last line was cut). */
-export async function readRecorded(dir: string, warn: Warn): Promise<Recorded> {
-  const r = nothingRecorded();
-  await forEachRecord(
-    join(dir, RESULTS_FILE),
-    (record) => {
-      r.builder.add(record);
-      const key = pairKey(record.index, record.rollout ?? 0);
-      // Last line wins: a later error line un-finishes the pair, a later scored line finishes it.
-      if (record.error) {
-        r.finished.delete(key);
-        r.errored.add(key);
-      } else {
-        r.errored.delete(key);
-        r.finished.add(key);
+/**
+ * Reads what a run folder holds (the caller holds its lock, and a torn last line was cut)
+ * through the one reader of winning records; records outside `bounds` are set aside.
+ */
+export async function readRecorded(dir: string, warn: Warn, bounds: RunBounds | null = null): Promise<Recorded> {
+  const builder = new SummaryBuilder();
+  const finished = new Set<PairKey>();
+  const errored = new Set<PairKey>();
+  const winners = await Winners.scan(join(dir, RESULTS_FILE), { bounds, warn });
+  await winners.forEach(
+    (r) => {
+      const key = pairKey(r.index, r.rollout ?? 0);
+      if (r.error) errored.add(key);
+      else {
+        finished.add(key);
+        builder.add(r);
       }
     },
-    warn,
+    (r) => builder.addReplaced(r),
   );
-  return r;
+  // Errored pairs run again; those not reached (a run stopped early) keep their old line.
+  const notRerun = new Set(errored);
+  return {
+    finished,
+    errored,
+    add(r) {
+      builder.add(r);
+      notRerun.delete(pairKey(r.index, r.rollout ?? 0));
+    },
+    async summary() {
+      if (errored.size > 0) {
+        await winners.forEach((r) => {
+          const key = pairKey(r.index, r.rollout ?? 0);
+          if (!errored.has(key)) return;
+          if (notRerun.has(key)) builder.add(r);
+          else builder.addReplaced(r);
+        });
+        errored.clear();
+      }
+      return builder.result();
+    },
+  };
 }
 
 /** How many of `keys` are pairs of the run (or of its shard). */
@@ -153,28 +183,26 @@ export async function rolloutsLeft(
   const finished = new Set<PairKey>();
   const results = join(dir, RESULTS_FILE);
   if (existsSync(results)) {
-    await forEachRecord(
+    await readWinningRecords(
       results,
       (r) => {
-        const key = pairKey(r.index, r.rollout ?? 0);
-        if (r.error) finished.delete(key);
-        else finished.add(key);
+        if (!r.error) finished.add(pairKey(r.index, r.rollout ?? 0));
       },
-      () => {},
+      { bounds: { n, rollouts, shard, indices: null }, warn: () => {} },
     );
   }
   return { pending: countPending(n, rollouts, finished, shard), total: shardSize(n, shard) * rollouts };
 }
 
-/** The summary of a run folder's results, read without taking or changing the folder. */
-export async function readSummary(dir: string): Promise<ReturnType<SummaryBuilder['result']>> {
+/** The summary of a run folder's winning records, read without taking or changing the folder. */
+export async function readSummary(dir: string, bounds: RunBounds | null = null): Promise<Summary> {
   const builder = new SummaryBuilder();
   const results = join(dir, RESULTS_FILE);
   if (existsSync(results))
-    await forEachRecord(
-      results,
-      (r) => builder.add(r),
-      () => {},
-    );
+    await readWinningRecords(results, (r) => builder.add(r), {
+      bounds,
+      warn: () => {},
+      onReplaced: (r) => builder.addReplaced(r),
+    });
   return builder.result();
 }

@@ -4,19 +4,12 @@
  */
 import { ConfigError } from '../errors.js';
 import type { TaskConfig } from '../task/types.js';
-import {
-  expectedRollouts,
-  forEachRecord,
-  locateRun,
-  readRunInfo,
-  stderrWarn,
-  type RunFile,
-  type Warn,
-} from '../runfile/read.js';
+import { expectedRollouts, locateRun, readRunInfo, stderrWarn, type RunFile, type Warn } from '../runfile/read.js';
 import { folderLockState } from '../runfile/lock.js';
 import { runGenerator } from '../runfile/versions.js';
 import { GENERATOR_VERSION } from '../task/generate.js';
 import { SummaryBuilder, type Summary } from '../summary/summary.js';
+import { runBounds, Winners } from '../runfile/winners.js';
 import type { RolloutRecord } from '../runfile/record.js';
 import { provenanceOf, type Provenance } from './provenance.js';
 
@@ -42,8 +35,9 @@ export interface RunData {
 export interface ReadOptions {
   warn?: Warn;
   /**
-   * Sees every record as it is read, with its line number, so a caller needing more than the
-   * summary (the HTML drill-down, one rollout) reads the file once, not twice.
+   * Sees every winning record (the last line of its pair, within the run) with its line
+   * number, as the summary is built, so a caller needing more than the summary (the HTML
+   * drill-down, one rollout) needs no read of its own.
    */
   onRecord?: (r: RolloutRecord, line: number) => void;
 }
@@ -59,10 +53,12 @@ export async function readRun(path: string, options: Warn | ReadOptions = {}): P
   const configs = new Set<string>();
   let firstConfig: TaskConfig | null = null;
   let firstModel: string | null = null;
-  await forEachRecord(
-    resultsPath,
+  // Records that cannot belong to the run (a task past n, another shard's) are set aside and
+  // counted, never summarised as rollouts of it.
+  const winners = await Winners.scan(resultsPath, { bounds: runBounds(run), warn });
+  await winners.forEach(
     (r, line) => {
-      builder.add(r, line);
+      builder.add(r);
       if (r.config && configs.size < 20) {
         const key = JSON.stringify([r.config.num_transactions, r.config.fault_rate, r.config.seed]);
         if (!configs.has(key)) configs.add(key);
@@ -71,7 +67,7 @@ export async function readRun(path: string, options: Warn | ReadOptions = {}): P
       if (typeof r.model === 'string') firstModel ??= r.model;
       onRecord?.(r, line);
     },
-    warn,
+    (r) => builder.addReplaced(r),
   );
   const summary = builder.result();
   if (summary.counts.rollouts === 0) {
@@ -107,6 +103,11 @@ export async function readRun(path: string, options: Warn | ReadOptions = {}): P
       `This run was made by task generator ${generator} and this bas has generator ${GENERATOR_VERSION}: its ledgers cannot be rebuilt, so the HTML report shows replies without ledgers.`,
     );
   }
+  const { setAside, firstSetAside } = winners.counts;
+  if (firstSetAside !== null)
+    notes.push(
+      `${setAside} record${setAside === 1 ? '' : 's'} of ${resultsPath} cannot belong to this run and ${setAside === 1 ? 'is' : 'are'} left out (first: line ${firstSetAside.line}, ${firstSetAside.reason}).`,
+    );
   if (!run && runPath)
     notes.push(`No run.json beside ${resultsPath}: the model and task configuration come from the records.`);
   if (configs.size > 1) notes.push('The records hold more than one task configuration: their figures are pooled.');

@@ -8,6 +8,7 @@ import type { RunData } from './read.js';
 import type { Summary } from '../summary/summary.js';
 import { timeOfRun, type RunTime } from '../runfile/sessions.js';
 import { fmt, fmtInt, plainTable, renderSummary } from './tables.js';
+import { runEndpoints, type RunEndpoint } from '../runfile/endpoints.js';
 import { durationText, provenanceLines, type Provenance } from './provenance.js';
 import { wrapCell } from './fit-table.js';
 
@@ -48,6 +49,8 @@ export interface RunReport {
     sessions_of_unknown_length: number;
     /** Rollouts the run set out to do, if run.json says. */
     expected_rollouts: number | null;
+    /** Every endpoint the run used, with the scored rollouts each answered; null for a run that used none. */
+    endpoints: RunEndpoint[] | null;
     /** Model, endpoint, sampling as sent, size, versions, dates, wall time (see provenance.ts). */
     provenance: Provenance;
   };
@@ -106,6 +109,7 @@ export function buildRunReport(data: RunData, prices: { in?: number; out?: numbe
       sessions: time.sessions,
       sessions_of_unknown_length: time.unknown,
       expected_rollouts: data.expected,
+      endpoints: run ? runEndpoints(run as Record<string, unknown>, data.summary.counts.completed) : null,
       provenance: { ...data.provenance, status: typeof run?.status === 'string' ? run.status : null },
     },
     notes: data.notes,
@@ -200,6 +204,14 @@ export function renderRunReport(r: RunReport): string {
     if (k === 'wall time' && time !== null) pairs.push([k, time]);
     else pairs.push([k, k === 'status' && r.run.expected_rollouts !== null ? `${v} (${statusCount(r)})` : v]);
   }
+  // One endpoint is the usual case, named by the provenance; a run resumed elsewhere names each.
+  const endpoints = r.run.endpoints ?? [];
+  if (endpoints.length > 1)
+    for (const e of endpoints)
+      pairs.push([
+        'endpoint',
+        `${e.base_url ?? 'none'}${e.provider ? ` (provider ${e.provider})` : ''} answered ${fmtInt(e.rollouts)}`,
+      ]);
   for (const n of r.notes) pairs.push(['note', n]);
   const lines = labelledLines(pairs);
   // The header quotes run.json (model, folder, status): nothing in it may drive the terminal.

@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { writeFully } from '../io/atomic-file.js';
 import { ConfigError, fileError, systemErrorCode } from '../errors.js';
 
-export const LOCK_FILE = '.bas.lock';
+import { LOCK_FILE } from './files.js';
 const TAKEOVER_SUFFIX = '.takeover';
 
 /** Who holds a lock. `start` is null where the system does not tell a process's start time. */

@@ -8,13 +8,14 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
-import { forEachRecord } from './read.js';
 import { SummaryBuilder, type Summary } from '../summary/summary.js';
 import { buildRunFolder, requireEmptyOutput } from './build.js';
-import { RESULTS_FILE } from './results.js';
+import { RESULTS_FILE, RUN_FILE } from './files.js';
 import { readInputRun, type RunInfo } from './run-info.js';
 import { versionClash } from './versions.js';
-import { pairKey, splitPairKey, type PairKey } from './record.js';
+import { pairKey, type PairKey } from './record.js';
+import { runBounds, Winners } from './winners.js';
+import { mergeEndpoints, runEndpoints } from './endpoints.js';
 import { canon } from '../io/canon.js';
 
 /** The run.json fields that must agree for runs to be merged. */
@@ -23,8 +24,8 @@ const MUST_AGREE = ['model', 'task', 'n', 'rollouts', 'sampling'] as const;
 interface Input {
   dir: string;
   info: RunInfo;
-  /** Pair key -> the line that counts for it. */
-  winners: Map<PairKey, number>;
+  /** The line that counts for each of its pairs. */
+  winners: Winners | null;
 }
 
 export interface MergeOutcome {
@@ -47,7 +48,7 @@ export async function mergeRuns(dirs: string[], out: string): Promise<MergeOutco
   for (const dir of dirs) {
     if (!existsSync(join(dir, RESULTS_FILE)))
       throw new ConfigError(`${dir} is not a run folder (it has no ${RESULTS_FILE})`);
-    inputs.push({ dir, info: await readInputRun(dir), winners: new Map() });
+    inputs.push({ dir, info: await readInputRun(dir), winners: null });
   }
   const first = inputs[0]!;
   for (const input of inputs.slice(1)) {
@@ -67,22 +68,26 @@ export async function mergeRuns(dirs: string[], out: string): Promise<MergeOutco
     }
   }
 
-  // Pass 1: the winning line of each pair, and no pair in two inputs.
+  // Pass 1: the winning line of each pair, and no pair in two inputs. A record outside its
+  // input's run (a task past n, outside the input's shard, a rollout past the count) is
+  // refused: the merged folder would count it as one of the run's rollouts.
   const owner = new Map<PairKey, string>();
   for (const input of inputs) {
-    await forEachRecord(join(input.dir, RESULTS_FILE), (r, line) =>
-      input.winners.set(pairKey(r.index, r.rollout ?? 0), line),
-    );
-    for (const key of input.winners.keys()) {
+    const results = join(input.dir, RESULTS_FILE);
+    const bounds = runBounds(input.info);
+    if (bounds === null) throw new ConfigError(`cannot merge: ${join(input.dir, RUN_FILE)} has an unreadable "shard"`);
+    const claim = (index: number, rollout: number): void => {
+      const key = pairKey(index, rollout);
       const other = owner.get(key);
-      if (other !== undefined) {
-        const [index, rollout] = splitPairKey(key);
+      if (other !== undefined && other !== input.dir) {
         throw new ConfigError(
           `cannot merge: task ${index} rollout ${rollout} is in both ${other} and ${input.dir} (overlapping shards)`,
         );
       }
       owner.set(key, input.dir);
-    }
+    };
+    input.winners = await Winners.scan(results, { bounds, outside: 'refuse' });
+    input.winners.forEachPair(claim);
   }
 
   // Pass 2: copy the winning lines, streaming, into the new folder.
@@ -91,13 +96,17 @@ export async function mergeRuns(dirs: string[], out: string): Promise<MergeOutco
   const missing = expected - owner.size;
   let merged: RunInfo | null = null;
   await buildRunFolder(out, '--output', async (store) => {
+    const scored = new Map<Input, number>();
     for (const input of inputs) {
-      await forEachRecord(join(input.dir, RESULTS_FILE), (r, line) => {
-        if (input.winners.get(pairKey(r.index, r.rollout ?? 0)) !== line) return;
+      let n = 0;
+      await input.winners!.forEach((r) => {
         store.append(r);
         builder.add(r);
+        if (r.error === null) n++;
       });
+      scored.set(input, n);
     }
+    const endpoints = mergeEndpoints(inputs.map((i) => runEndpoints(i.info, scored.get(i)!)));
     const allComplete = inputs.every((i) => i.info.status === 'complete');
     // Prices are bookkeeping, not what was measured: kept where every input agrees, else unknown.
     const agreed = (k: 'in' | 'out') => {
@@ -128,6 +137,7 @@ export async function mergeRuns(dirs: string[], out: string): Promise<MergeOutco
         status: i.info.status,
         pace: i.info.pace ?? null,
       })),
+      ...(endpoints ? { endpoints } : {}),
       summary: builder.result(),
     };
     return merged;

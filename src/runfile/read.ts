@@ -13,22 +13,33 @@ import { redact } from '../io/secrets.js';
 import { terminalText } from '../io/terminal-text.js';
 import { checkRecord, type RolloutRecord } from './record.js';
 import { readShard, shardSize } from './shard.js';
-import { RESULTS_FILE } from './results.js';
-import { RUN_FILE, type RunFile } from './run-info.js';
+import { RESULTS_FILE, RUN_FILE } from './files.js';
+import type { RunFile } from './run-info.js';
 
 export { readRunInfo, type RunFile } from './run-info.js';
 
 export type Warn = (message: string) => void;
 export const stderrWarn: Warn = (m) => process.stderr.write(`bas: warning: ${terminalText(redact(m))}\n`);
 
+/** A line of a results file that is not a rollout record (and not a torn last line); `line` is 1-based. */
+export class BadRecordError extends ConfigError {
+  constructor(
+    message: string,
+    readonly line: number,
+  ) {
+    super(message);
+  }
+}
+
 /**
- * Calls `fn` for every record of a results file, in order, with its 1-based line number.
- * A torn (unparseable) last line is skipped with a warning; any other bad line throws a
- * ConfigError naming the file and line.
+ * Calls `fn` for every record of a results file, in order, with its 1-based line number; `fn`
+ * may return false to stop there. This is the one place the torn-last-line rule lives: a line
+ * that does not parse is skipped with a warning when it is the last (a crash cut it mid-write);
+ * any other bad line throws a BadRecordError naming the file and line.
  */
 export async function forEachRecord(
   path: string,
-  fn: (r: RolloutRecord, line: number) => void,
+  fn: (r: RolloutRecord, line: number) => boolean | void,
   warn: Warn = stderrWarn,
 ): Promise<void> {
   const lines = boundedLines(path);
@@ -40,8 +51,9 @@ export async function forEachRecord(
       lineNo++;
       if (text.trim() === '') continue;
       if (pending)
-        throw new ConfigError(
+        throw new BadRecordError(
           `${path}: line ${pending.line} is not valid JSON (${pending.reason}); the file is damaged`,
+          pending.line,
         );
       let value: unknown;
       try {
@@ -51,8 +63,9 @@ export async function forEachRecord(
         continue;
       }
       const r = checkRecord(value);
-      if (typeof r === 'string') throw new ConfigError(`${path}: line ${lineNo} is not a rollout record: ${r}`);
-      fn(r, lineNo);
+      if (typeof r === 'string')
+        throw new BadRecordError(`${path}: line ${lineNo} is not a rollout record: ${r}`, lineNo);
+      if (fn(r, lineNo) === false) return;
     }
   } catch (err) {
     if (err instanceof ConfigError) throw err;

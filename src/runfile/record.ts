@@ -7,7 +7,7 @@ import { resolveTaskConfig } from '../task/config.js';
 import type { Scores, TaskConfig } from '../task/types.js';
 
 /** Why a rollout ended without a score. */
-interface RolloutError {
+export interface RolloutError {
   type: string;
   message: string;
 }
@@ -114,5 +114,139 @@ export function checkRecord(value: unknown): RolloutRecord | string {
     return '"rewards" lacks bas_correct or fault_audit';
   }
   if (!isObject(value.metrics)) return '"metrics" is not an object';
+  const outside = scoreOutOfRange(value);
+  if (outside !== null) return outside;
   return value as unknown as RolloutRecord;
+}
+
+/** Scores that lie in [0, 1] by construction (task/score.ts): a value outside is no score of bas. */
+const UNIT_SCORES = [
+  ['reward', (v: Record<string, unknown>) => v.reward],
+  ['rewards.bas_correct', (v: Record<string, unknown>) => (v.rewards as Record<string, unknown>).bas_correct],
+  ['rewards.fault_audit', (v: Record<string, unknown>) => (v.rewards as Record<string, unknown>).fault_audit],
+  ...(['bas_label_accuracy', 'fault_precision', 'fault_recall', 'parsed'] as const).map(
+    (m) => [`metrics.${m}`, (v: Record<string, unknown>) => (v.metrics as Record<string, unknown>)[m]] as const,
+  ),
+] as const;
+
+/** A count a record may hold (claims, pair counts): a whole number far below any float trouble. */
+function isCount(v: unknown): boolean {
+  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+}
+
+/**
+ * Why a scored record's numbers cannot be bas's, or null: a reward of 1.3 or a claim count of
+ * 1e999 (JSON's way to write Infinity) would pass into every mean and interval of a report.
+ * Fields that are absent or null are left to the reader (old records lack some).
+ */
+function scoreOutOfRange(value: Record<string, unknown>): string | null {
+  for (const [name, get] of UNIT_SCORES) {
+    const v = get(value);
+    if (v == null) continue;
+    if (typeof v !== 'number' || !(v >= 0 && v <= 1)) return `"${name}" is ${String(v)}, outside 0..1`;
+  }
+  const flagged = (value.metrics as Record<string, unknown>).num_flagged;
+  if (flagged != null && !isCount(flagged)) return `"metrics.num_flagged" is ${String(flagged)}, not a count`;
+  if (
+    value.latency_ms != null &&
+    !(typeof value.latency_ms === 'number' && value.latency_ms >= 0 && value.latency_ms < 1e12)
+  )
+    return `"latency_ms" is ${String(value.latency_ms)}, not a duration`;
+  const detail = value.detail;
+  if (isObject(detail)) {
+    if (detail.unknown_codes != null && !isCount(detail.unknown_codes))
+      return `"detail.unknown_codes" is ${String(detail.unknown_codes)}, not a count`;
+    if (isObject(detail.codes)) {
+      for (const [code, counts] of Object.entries(detail.codes)) {
+        if (!isObject(counts)) continue;
+        for (const k of ['tp', 'fp', 'fn'])
+          if (counts[k] != null && !isCount(counts[k]))
+            return `"detail.codes.${code}.${k}" is ${String(counts[k])}, not a count`;
+      }
+    }
+  }
+  return null;
+}
+
+/** Who a record is about: the task, which sample of it, its configuration and the model. */
+interface RecordBase {
+  index: number;
+  rollout: number;
+  config?: TaskConfig;
+  model?: string;
+}
+
+/** What a record may tell beyond its score or error, in the order the file keeps them. */
+interface RecordExtras {
+  latency_ms?: number | null;
+  /** Streamed replies: ms to the first token. */
+  ttft_ms?: number;
+  usage?: TokenUsage | null;
+  finish_reason?: string | null;
+  attempts?: number | null;
+}
+
+/** The extras that were given, in a fixed order, so every writer's lines read alike. */
+function extras(x: RecordExtras): RecordExtras {
+  const out: RecordExtras = {};
+  if (x.latency_ms !== undefined) out.latency_ms = x.latency_ms;
+  if (x.ttft_ms !== undefined) out.ttft_ms = x.ttft_ms;
+  if (x.usage !== undefined) out.usage = x.usage;
+  if (x.finish_reason !== undefined) out.finish_reason = x.finish_reason;
+  if (x.attempts !== undefined) out.attempts = x.attempts;
+  return out;
+}
+
+/** The record of a reply that was scored. */
+export function scoredRecord(base: RecordBase, reply: string, s: Scores, x: RecordExtras = {}): RolloutRecord {
+  return {
+    index: base.index,
+    rollout: base.rollout,
+    config: base.config,
+    model: base.model,
+    reply,
+    reward: s.reward,
+    rewards: s.rewards,
+    metrics: s.metrics,
+    detail: s.detail,
+    error: null,
+    ...extras(x),
+  };
+}
+
+/**
+ * The record of a rollout that ended without a score. `usage` is kept when the endpoint
+ * billed tokens for the failed reply (they were paid for); `reply` when one came and could
+ * not be used.
+ */
+export function erroredRecord(
+  base: RecordBase,
+  error: RolloutError,
+  x: RecordExtras & { reply?: string | null } = {},
+): RolloutRecord {
+  const { reply = null, ...rest } = x;
+  return {
+    index: base.index,
+    rollout: base.rollout,
+    config: base.config,
+    model: base.model,
+    reply,
+    reward: null,
+    rewards: null,
+    metrics: null,
+    detail: null,
+    error: { type: error.type, message: error.message },
+    ...extras(rest),
+  };
+}
+
+/** The error type of a planned rollout that has no reply at all (`bas score` of a replies file that lost lines). */
+export const MISSING_REPLY = 'missing_reply';
+
+/** The record of a planned rollout that has no line in the replies file `file`. */
+export function missingReplyRecord(base: RecordBase, file: string): RolloutRecord {
+  return erroredRecord(base, {
+    type: MISSING_REPLY,
+    message: `no reply for task ${base.index} rollout ${base.rollout} in ${file}`,
+  });
 }

@@ -11,14 +11,13 @@
 import { stringifyRedacted } from '../io/secrets.js';
 import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, fileError, FatalRunError, fileErrorMessage, systemErrorCode } from '../errors.js';
+import { ConfigError, fileError, FatalRunError, fileErrorMessage } from '../errors.js';
 import { writeFully } from '../io/atomic-file.js';
-import { boundedLines } from '../io/jsonl.js';
 import { FolderLock } from './lock.js';
-import { checkRecord, type RolloutRecord } from './record.js';
-import { readRunInfo, RUN_FILE } from './run-info.js';
-
-export const RESULTS_FILE = 'results.jsonl';
+import type { RolloutRecord } from './record.js';
+import { BadRecordError, forEachRecord } from './read.js';
+import { readRunInfo } from './run-info.js';
+import { RESULTS_FILE, RUN_FILE } from './files.js';
 
 /**
  * Appends rollout records to a run folder's results.jsonl. Lines are written whole, with
@@ -204,7 +203,6 @@ function makeFolder(dir: string): void {
   }
 }
 
-/** Whether a results file holds at least one scored (not errored) rollout. Stops at the first. */
 /**
  * What an existing folder holds: a run with a scored rollout, a bas run that failed at its
  * start (which may be started again), or else the reason its files are not a bas run's. Only
@@ -221,30 +219,17 @@ export async function heldRun(dir: string): Promise<'scored' | 'failed-start' | 
   }
   const file = join(dir, RESULTS_FILE);
   if (!existsSync(file)) return 'failed-start';
-  const lines = boundedLines(file);
-  let torn: number | null = null;
-  let lineNo = 0;
+  let scored = false;
   try {
-    for await (const text of lines) {
-      lineNo++;
-      if (text.trim() === '') continue;
-      if (torn !== null) return `${RESULTS_FILE} line ${torn} is not a bas record`;
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch {
-        torn = lineNo; // a torn line records nothing, but only the last one can be torn
-        continue;
-      }
-      const r = checkRecord(value);
-      if (typeof r === 'string') return `${RESULTS_FILE} line ${lineNo} is not a bas record`;
-      if (r.error === null) return 'scored';
-    }
+    // The reader's torn-last-line rule: only the last line may be torn.
+    await forEachRecord(
+      file,
+      (r) => !(scored = r.error === null),
+      () => {},
+    );
   } catch (err) {
-    if (systemErrorCode(err) !== null) throw fileError('read', file, err);
+    if (err instanceof BadRecordError) return `${RESULTS_FILE} line ${err.line} is not a bas record`;
     throw err;
-  } finally {
-    await lines.return(undefined);
   }
-  return 'failed-start';
+  return scored ? 'scored' : 'failed-start';
 }

@@ -14,11 +14,11 @@ import { MAX_TASKS, parseCount, parseNumberInRange, resolveTaskConfig } from '..
 import { GENERATOR_VERSION } from '../task/generate.js';
 import type { TaskConfig } from '../task/types.js';
 import { readShard } from './shard.js';
-import { BAS_VERSION, runGenerator, runPromptVersion } from './versions.js';
+import { BAS_VERSION, OPENAI_VERSION, runGenerator, runPromptVersion } from './versions.js';
 import { PROMPT_VERSION } from '../task/prompt.js';
 import type { PaceRecord, RunSession } from './sessions.js';
 
-export const RUN_FILE = 'run.json';
+import { RUN_FILE } from './files.js';
 
 /**
  * `incomplete`: the run's inputs ended before every planned rollout was recorded (`bas score`
@@ -235,6 +235,25 @@ export async function readInputRun(dir: string): Promise<RunInfo> {
   if (v.model === undefined || v.n === undefined)
     throw new ConfigError(`${join(dir, RUN_FILE)} is not a bas run file (it has no "model" or "n")`);
   return v as RunInfo;
+}
+
+/** What the caller of `makeRunInfo` says; the versions of the code that made the run are filled in. */
+type RunFields = Omit<RunInfo, 'bas_version' | 'node_version' | 'openai_version'>;
+
+/**
+ * The one constructor of a run's run.json: every writer (eval, score, merge) builds it here, so
+ * each records the versions of the code that made it, in the same order of keys.
+ */
+export function makeRunInfo(fields: RunFields): RunInfo {
+  // The versions lead, as they always have; a key keeps its place when the spread sets it.
+  return {
+    bas_version: BAS_VERSION,
+    generator: null,
+    prompt_version: null,
+    node_version: process.version,
+    openai_version: OPENAI_VERSION,
+    ...fields,
+  } as RunInfo;
 }
 
 /** Writes run.json atomically, every byte checked; on failure the previous run.json stays as it was. */

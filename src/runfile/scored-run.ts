@@ -9,8 +9,7 @@ import type { Summary } from '../summary/summary.js';
 import { sameTaskConfig } from '../task/config.js';
 import type { TaskConfig } from '../task/types.js';
 import { buildRunFolder } from './build.js';
-import type { RunInfo } from './run-info.js';
-import { BAS_VERSION, OPENAI_VERSION } from './versions.js';
+import { makeRunInfo } from './run-info.js';
 
 /**
  * The one task configuration of a tasks file, or a refusal: a run folder stands for one
@@ -60,12 +59,9 @@ export async function writeScoredRun(
   const sample = tasks.values().next().value!;
   const rollouts = records.reduce((m, r) => Math.max(m, (r.rollout ?? 0) + 1), 1);
   const now = new Date().toISOString();
-  const info: RunInfo = {
-    bas_version: BAS_VERSION,
+  const info = makeRunInfo({
     generator: sample.generator ?? null,
     prompt_version: sample.prompt_version ?? null,
-    node_version: process.version,
-    openai_version: OPENAI_VERSION,
     model,
     base_url: null,
     api_key_var: '',
@@ -85,7 +81,7 @@ export async function writeScoredRun(
     ended_at: now,
     summary,
     source: 'bas score',
-  };
+  });
   await buildRunFolder(out, '--output', (store) => {
     for (const r of records) store.append(r);
     return info;

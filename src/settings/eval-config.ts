@@ -4,7 +4,8 @@
  * declaration, ranges and messages), with the same defaults, endpoint and provider rules.
  */
 import { join } from 'node:path';
-import { readSavedRun, RUN_FILE } from '../runfile/run-info.js';
+import { readSavedRun } from '../runfile/run-info.js';
+import { RUN_FILE } from '../runfile/files.js';
 import { checkConfig } from './config.js';
 import { resolveSettings, type EvalSettings } from './settings.js';
 

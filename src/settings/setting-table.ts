@@ -27,6 +27,8 @@ import {
   SECONDS,
 } from './setting-parse.js';
 
+import { MAX_RESPONSE_MB } from '../endpoint/reply-budget.js';
+
 export { parseBaseURL, parseProviderName, parseVarName } from './setting-parse.js';
 
 /** The TOML type a key must have. */
@@ -356,15 +358,15 @@ export const SETTINGS: SettingTable = {
   },
   maxResponseMb: {
     flags: '--max-response-mb <MB>',
-    help: 'largest response body accepted, in MB, 0.001..1024',
-    doc: 'Largest response body accepted, in megabytes (0.001..1024); a longer one fails its attempt.',
+    help: `largest response body accepted, in MB, 0.001..${MAX_RESPONSE_MB}`,
+    doc: `Largest response body accepted, in megabytes (0.001..${MAX_RESPONSE_MB}: a body becomes one string, and no string can reach 512 MB); a longer one fails its attempt as \`response_too_large\`. All replies in flight share one memory budget besides (see [docs/hostile-input.md](docs/hostile-input.md)).`,
     defaultText: '32',
     default: 32,
     toml: 'max_response_mb',
     kind: 'number',
     runJson: 'max_response_mb',
     measured: false,
-    parse: number(0.001, 1024),
+    parse: number(0.001, MAX_RESPONSE_MB),
   },
   adapt: {
     flags: '--no-adapt',

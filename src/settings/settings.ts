@@ -23,6 +23,7 @@ import type { Shard } from '../runfile/shard.js';
 import type { RunInfo } from '../runfile/store.js';
 import { canon } from '../io/canon.js';
 import { registerUrlSecrets } from '../io/secrets.js';
+import { unconfirmedEndpoint, DEFAULT_KEY_VAR, OPENAI_DEFAULT_BASE_URL } from './resume-trust.js';
 
 /** The options of `bas eval` as commander hands them over (strings and switches, unchecked). */
 export type EvalFlags = { [K in SettingKey]?: string | boolean } & { resume?: string; config?: string; json?: boolean };
@@ -41,6 +42,11 @@ export interface EvalSettings {
   apiKeyVar: string;
   /** False for a local provider's server: an unset key variable sends a placeholder. */
   keyRequired: boolean;
+  /**
+   * On a resume whose endpoint or key variable came from run.json alone and is named by nothing
+   * the user controls: why it must be refused before any request (see resume-trust.ts).
+   */
+  unconfirmed: string | null;
   timeoutS: number;
   requestTimeoutS: number;
   /** Ask for replies as streams of events (`--stream`), and the idle timeout between events. */
@@ -65,9 +71,6 @@ export interface EvalSettings {
 
 /** What a saved run.json contributes on --resume: the run.json itself (old ones included). */
 export type SavedSettings = Partial<RunInfo>;
-
-const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
-const DEFAULT_KEY_VAR = 'OPENAI_API_KEY';
 
 /** Where a value came from: a flag or config key (given now) or the saved run. */
 interface Picked<V> {
@@ -130,10 +133,12 @@ function endpoint(
   v: SettingValues,
   given: Set<SettingKey>,
   env: NodeJS.ProcessEnv,
-): { baseURL: string; apiKeyVar: string; keyRequired: boolean } {
+  savedFile: string | null = null,
+): { baseURL: string; apiKeyVar: string; keyRequired: boolean; unconfirmed: string | null } {
   let provider: Provider | null = null;
-  if (v.provider !== null) {
-    const registry = loadProviders(v.providers, env);
+  // A resume checks what it took from run.json against the registry, so it is loaded then too.
+  const registry = v.provider !== null || savedFile !== null ? loadProviders(v.providers, env) : null;
+  if (v.provider !== null && registry !== null) {
     // A saved run keeps its URL and key variable: a provider since dropped from the
     // registry (say, one from a --providers file not given again) does not block its resume.
     provider = given.has('provider')
@@ -147,8 +152,25 @@ function endpoint(
   const apiKeyVar = (fresh('apiKeyVar') ? v.apiKeyVar : null) ?? provider?.apiKeyVar ?? DEFAULT_KEY_VAR;
   // A variable named by the user is meant to hold a key; a local provider's needs none.
   const keyRequired = given.has('apiKeyVar') || !provider || provider.keyRequired;
+  let unconfirmed: string | null = null;
+  if (savedFile !== null && registry !== null) {
+    // What came from run.json alone: neither given now nor named through a provider given now.
+    const fromSaved = (key: SettingKey, value: unknown): boolean =>
+      !given.has(key) && !given.has('provider') && value !== null;
+    unconfirmed = unconfirmedEndpoint(
+      {
+        baseURL,
+        apiKeyVar,
+        urlGivenNow: !fromSaved('baseUrl', v.baseUrl),
+        keyVarGivenNow: !fromSaved('apiKeyVar', v.apiKeyVar),
+      },
+      registry,
+      env,
+      savedFile,
+    );
+  }
   registerUrlSecrets(baseURL);
-  return { baseURL, apiKeyVar, keyRequired };
+  return { baseURL, apiKeyVar, keyRequired, unconfirmed };
 }
 
 /** The endpoint of `bas models`: --provider, --base-url, --api-key-var as for eval, no model. */
@@ -157,7 +179,8 @@ export function resolveEndpoint(
   env: NodeJS.ProcessEnv,
 ): { provider: string | null; baseURL: string; apiKeyVar: string; keyRequired: boolean } {
   const { values, given } = pickSettings(flags, null, '', null);
-  return { provider: values.provider, ...endpoint(values, given, env) };
+  const { unconfirmed: _none, ...ep } = endpoint(values, given, env);
+  return { provider: values.provider, ...ep };
 }
 
 /**
@@ -210,8 +233,13 @@ export function resolveSettings(
   if (saved) refuseChanges(v, given, saved);
   const builtin = policy !== null;
   const ep = builtin
-    ? { baseURL: v.baseUrl ?? OPENAI_DEFAULT_BASE_URL, apiKeyVar: v.apiKeyVar ?? DEFAULT_KEY_VAR, keyRequired: false }
-    : endpoint(v, given, env);
+    ? {
+        baseURL: v.baseUrl ?? OPENAI_DEFAULT_BASE_URL,
+        apiKeyVar: v.apiKeyVar ?? DEFAULT_KEY_VAR,
+        keyRequired: false,
+        unconfirmed: null,
+      }
+    : endpoint(v, given, env, saved ? (savedFile ?? 'the saved run.json') : null);
   return {
     model: v.model,
     n: v.num,

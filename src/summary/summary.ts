@@ -2,13 +2,14 @@
  * The summary of a run: counts, every reward and metric with its interval, per-label and
  * per-code breakdowns, tokens, latency, pass@k and the reward's distribution.
  *
- * `SummaryBuilder` takes records one at a time and keeps 36 plain numbers per distinct
- * (index, rollout) in Float64Array chunks, so 100,000 rollouts cost about 30 MB and no
- * objects. When a pair comes again (a resumed run re-runs errored rollouts and appends), the
- * later line overwrites the earlier one's slot: the last line wins.
+ * `SummaryBuilder` takes records one at a time and keeps 35 plain numbers per rollout in
+ * Float64Array chunks, so 100,000 rollouts cost about 30 MB and no objects. It is fed one
+ * record per rollout: which line of a results file counts for a rollout (the last) is the run
+ * folder's rule, applied by its reader (src/runfile/winners.ts) before records reach here.
+ * This layer sits below the run folder and imports nothing of it: `SummaryRecord` is the
+ * shape it reads, which a run folder's record satisfies.
  */
 import { BAS_LABELS, FAULT_CODES, type BasLabel, type FaultCode, type Scores } from '../task/types.js';
-import { pairKey, type PairKey, type RolloutRecord } from '../runfile/record.js';
 import {
   histogram,
   passAtKRows,
@@ -20,8 +21,32 @@ import {
 import { ErrorMessages, type ErrorDigest } from './error-digest.js';
 import { estimate, percentileSorted, type Estimate, type Scale } from './stats.js';
 
-export type { RolloutRecord } from '../runfile/record.js';
 export type { ErrorDigest } from './error-digest.js';
+
+/** What the summary reads of one rollout's record (a results.jsonl line has these fields and more). */
+export interface SummaryRecord {
+  index: number;
+  rollout?: number;
+  reward: number | null;
+  rewards: Partial<Scores['rewards']> | null;
+  metrics: Partial<Scores['metrics']> | null;
+  detail?: {
+    labels?: Partial<Record<BasLabel, boolean>>;
+    codes?: Partial<Record<FaultCode, { tp?: number; fp?: number; fn?: number }>>;
+    unknown_codes?: number;
+  } | null;
+  error: { type: string; message?: unknown } | null;
+  latency_ms?: number | null;
+  ttft_ms?: number | null;
+  usage?: {
+    prompt_tokens?: number | null;
+    completion_tokens?: number | null;
+    total_tokens?: number | null;
+    reasoning_tokens?: number | null;
+    cached_tokens?: number | null;
+  } | null;
+  finish_reason?: string | null;
+}
 
 interface CodeBreakdown {
   tp: number;
@@ -136,8 +161,7 @@ const C_LAT = C_TOK + N_TOK;
 const C_TTFT = C_LAT + 1;
 const C_MSG = C_TTFT + 1; // id into messages, NaN when not kept
 const C_TRUNC = C_MSG + 1; // 1 when finish_reason was "length"
-const C_SEQ = C_TRUNC + 1;
-const NCOL = C_SEQ + 1;
+const NCOL = C_TRUNC + 1;
 const CHUNK_BITS = 12; // 4,096 slots (about 1.2 MB) per chunk
 const CHUNK_MASK = (1 << CHUNK_BITS) - 1;
 
@@ -157,7 +181,6 @@ export class SummaryBuilder {
   private size = 0;
   private lines = 0;
   private replaced = 0;
-  private readonly slots = new Map<PairKey, number>();
   private readonly errorTypes: string[] = [];
   private readonly messages = new ErrorMessages();
   private ignoredTokens = 0;
@@ -169,26 +192,17 @@ export class SummaryBuilder {
     return this.chunks[s >>> CHUNK_BITS]![(s & CHUNK_MASK) * NCOL + c]!;
   }
 
-  /** Adds one record; `seq` (say, its line number) is kept so a caller can find the winning lines again. */
-  add(r: RolloutRecord, seq = this.lines): void {
+  /** Adds the record of one rollout (each rollout once: the reader has picked its winning line). */
+  add(r: SummaryRecord): void {
     this.lines++;
     const rollout = r.rollout ?? 0;
-    const key = pairKey(r.index, rollout);
-    let slot = this.slots.get(key);
-    if (slot === undefined) {
-      slot = this.size++;
-      this.slots.set(key, slot);
-      if (slot >>> CHUNK_BITS >= this.chunks.length) this.chunks.push(new Float64Array(NCOL << CHUNK_BITS));
-    } else {
-      this.replaced++;
-      this.keepReplacedTokens(slot);
-    }
+    const slot = this.size++;
+    if (slot >>> CHUNK_BITS >= this.chunks.length) this.chunks.push(new Float64Array(NCOL << CHUNK_BITS));
     const d = this.chunks[slot >>> CHUNK_BITS]!;
     const o = (slot & CHUNK_MASK) * NCOL;
     d.fill(Number.NaN, o, o + NCOL);
     d[o + C_INDEX] = r.index;
     d[o + C_ROLLOUT] = rollout;
-    d[o + C_SEQ] = seq;
     d[o + C_LAT] = num(r.latency_ms);
     d[o + C_TTFT] = num(r.ttft_ms);
     const u = r.usage;
@@ -227,16 +241,23 @@ export class SummaryBuilder {
     }
   }
 
-  /** Adds the token counts of the line in `slot`, about to be replaced, to the replaced lines' sums. */
-  private keepReplacedTokens(slot: number): void {
+  /**
+   * Counts a line of the results file that a later line of its pair replaced (the reader does
+   * not summarise it): its tokens were paid for, so they join the token sums.
+   */
+  addReplaced(r: SummaryRecord): void {
+    this.lines++;
+    this.replaced++;
+    const u = r.usage;
+    if (!u) return;
     let any = false;
-    for (let i = 0; i < N_TOK; i++) {
-      const v = this.get(slot, C_TOK + i);
-      if (v === v) {
-        this.replacedTokens[i]! += v;
+    [u.prompt_tokens, u.completion_tokens, u.total_tokens, u.reasoning_tokens, u.cached_tokens].forEach((v, i) => {
+      const n = tokenCount(v);
+      if (n === n) {
+        this.replacedTokens[i]! += n;
         any = true;
-      }
-    }
+      } else if (v != null) this.ignoredTokens++;
+    });
     if (any) this.replacedWithUsage++;
   }
 
@@ -248,13 +269,6 @@ export class SummaryBuilder {
       if (err !== -1) errored.push({ type: this.errorTypes[err]!, message: this.get(s, C_MSG) });
     }
     return this.messages.digest(errored);
-  }
-
-  /** The `seq` of every winning line, ascending. */
-  winningSeqs(): Float64Array {
-    const out = new Float64Array(this.size);
-    for (let s = 0; s < this.size; s++) out[s] = this.get(s, C_SEQ);
-    return out.sort();
   }
 
   /**
@@ -441,8 +455,8 @@ export class SummaryBuilder {
   }
 }
 
-/** Summary of a finite list of records (last line wins for a repeated (index, rollout)). */
-export function summarize(records: Iterable<RolloutRecord>): Summary {
+/** Summary of a finite list of records, one per rollout. */
+export function summarize(records: Iterable<SummaryRecord>): Summary {
   const b = new SummaryBuilder();
   for (const r of records) b.add(r);
   return b.result();

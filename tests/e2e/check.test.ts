@@ -304,7 +304,10 @@ describe('--resume', () => {
     const results = join(dir, 'results.jsonl');
     const lines = readFileSync(results, 'utf8').trimEnd().split('\n');
     writeFileSync(results, `${lines.slice(0, 1).join('\n')}\n`);
-    const r = await basAsync(['eval', '--resume', dir, '--no-progress', '--json'], { env: KEY });
+    const r = await basAsync(
+      ['eval', '--resume', dir, '--no-progress', '--json', '--base-url', served.url, '--api-key-var', 'K'],
+      { env: KEY },
+    );
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(
       new RegExp(`^bas: resuming ${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: 3 of 4 rollouts to run$`, 'm'),

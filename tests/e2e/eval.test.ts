@@ -240,9 +240,13 @@ describe('bas eval against bas serve', () => {
     expect(readResults(dir)).toHaveLength(5);
     gate.release();
 
-    const resumed = await basAsync(['eval', '--resume', dir, '--no-progress', '--json', '-c', '16'], {
-      env: { OPENAI_API_KEY: KEY },
-    });
+    // The endpoint is given again: a resume never takes it from run.json alone.
+    const resumed = await basAsync(
+      ['eval', '--resume', dir, '--no-progress', '--json', '-c', '16', '--base-url', gate.url],
+      {
+        env: { OPENAI_API_KEY: KEY },
+      },
+    );
     expect(resumed.code).toBe(0);
     expect(JSON.parse(resumed.stdout).counts).toMatchObject({ rollouts: 200, completed: 200, replaced: 0 });
   });

@@ -80,7 +80,9 @@ describe('one process per run folder', () => {
     const child = startBas(args, { env: { OPENAI_API_KEY: 'k' } });
     try {
       while (!existsSync(join(dir, 'run.json'))) await new Promise((r) => setTimeout(r, 20));
-      const second = await basAsync(['eval', '--resume', dir, '--no-progress'], { env: { OPENAI_API_KEY: 'k' } });
+      const second = await basAsync(['eval', '--resume', dir, '--no-progress', '--base-url', s.url], {
+        env: { OPENAI_API_KEY: 'k' },
+      });
       expect(second.code).toBe(2);
       expect(second.stderr).toMatch(new RegExp(`in use by another bas process \\(pid ${child.pid}\\)`));
     } finally {
@@ -90,9 +92,12 @@ describe('one process per run folder', () => {
     s.release();
     // The killed process left its lock behind; a resume takes the folder over and finishes.
     expect(existsSync(join(dir, '.bas.lock'))).toBe(true);
-    const resumed = await basAsync(['eval', '--resume', dir, '--no-progress', '-c', '40', '--json'], {
-      env: { OPENAI_API_KEY: 'k' },
-    });
+    const resumed = await basAsync(
+      ['eval', '--resume', dir, '--no-progress', '-c', '40', '--json', '--base-url', s.url],
+      {
+        env: { OPENAI_API_KEY: 'k' },
+      },
+    );
     await s.close();
     expect(resumed.code).toBe(0);
     expect(JSON.parse(resumed.stdout).counts.completed).toBe(40);

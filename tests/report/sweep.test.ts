@@ -189,7 +189,10 @@ describe('bas sweep', () => {
       ['sweep', '--num-transactions', '12', '-m', 'builtin:oracle', '--output', 'SWEEP'],
       /exists and is not empty: continue it with bas sweep --resume/,
     ],
-    [['sweep', '--resume', 'SWEEP', '-m', 'other'], /takes only --json, --html and --no-progress/],
+    [
+      ['sweep', '--resume', 'SWEEP', '-m', 'other'],
+      /takes only --json, --html, --no-progress and, to confirm its endpoint, --base-url/,
+    ],
     [['sweep', '--resume', 'ROOT'], /is not a sweep folder/],
   ])('bad input %j: one line, exit 2', (args, message) => {
     const r = bas(args.map((a) => a.replace('SWEEP', sweepDir).replace('ROOT', root)));

@@ -8,7 +8,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FolderLock, LOCK_FILE, processStartTime, readLockOwner } from '../../src/runfile/lock.js';
+import { FolderLock, processStartTime, readLockOwner } from '../../src/runfile/lock.js';
+import { LOCK_FILE } from '../../src/runfile/files.js';
 import { bas, DIST, startBas } from '../support/cli.js';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'bas-lock-'));

@@ -97,3 +97,115 @@ describe('system errors in words', () => {
     expect(m.stderr).toBe(`bas: --out: cannot write ${join(dir, 'nope', 'tasks.jsonl')}: no such file or folder\n`);
   });
 });
+
+/** Rewrites the results file of `dir`, changing line `at` (0-based) with `edit`, or appending what `extra` gives. */
+function editResults(dir: string, edit: (lines: Array<Record<string, unknown>>) => void): void {
+  const file = join(dir, 'results.jsonl');
+  const lines = readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+  edit(lines);
+  writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+}
+
+function shardRun(parent: string, i: number, of: number, n: number): string {
+  const dir = join(parent, `shard-${i}`);
+  const r = bas([
+    'eval',
+    '-m',
+    'builtin:oracle',
+    '-n',
+    String(n),
+    '--shard',
+    `${i}/${of}`,
+    '--output',
+    dir,
+    '--no-progress',
+    '--json',
+  ]);
+  expect(r.code, r.stderr).toBe(0);
+  return dir;
+}
+
+describe('records that cannot belong to their run (issue 16 §6)', () => {
+  it("merge refuses a record past the run's n with file and line, and writes nothing", () => {
+    const parent = tempDir();
+    const [a, b] = [shardRun(parent, 1, 2, 10), shardRun(parent, 2, 2, 10)];
+    // Two extra records of tasks 10 and 12: shard 1's slice by stride, but past n = 10.
+    editResults(a, (lines) => lines.push({ ...lines[0]!, index: 10 }, { ...lines[0]!, index: 12 }));
+    const out = join(parent, 'merged');
+    const r = bas(['merge', a, b, '--output', out]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toContain(
+      `${join(a, 'results.jsonl')}: line 6 cannot belong to its run: task 10 is outside the run's 10 tasks (0 to 9)`,
+    );
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it("merge refuses a record of another shard's slice", () => {
+    const parent = tempDir();
+    const [a, b] = [shardRun(parent, 1, 3, 9), shardRun(parent, 2, 3, 9)];
+    editResults(a, (lines) => lines.push({ ...lines[0]!, index: 2 })); // task 2 is shard 3's
+    const r = bas(['merge', a, b, '--output', join(parent, 'merged')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("line 4 cannot belong to its run: task 2 is not in the run's shard 1/3");
+  });
+
+  it('report sets aside a record past n and never claims more rollouts than the run has', () => {
+    const dir = oracleRun(3);
+    editResults(dir, (lines) => lines.push({ ...lines[0]!, index: 7 }, { ...lines[1]!, rollout: 4 }));
+    const r = bas(['report', dir, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report.summary.counts.rollouts).toBe(3);
+    expect(r.stderr).toMatch(
+      /set aside 2 records that cannot belong to this run \(first: line 4, task 7 is outside the run's 3 tasks/,
+    );
+    expect(report.notes.join(' ')).toMatch(/2 records of .*results\.jsonl cannot belong to this run and are left out/);
+    const text = bas(['report', dir]);
+    expect(text.stdout).toMatch(/3 of 3 rollouts recorded/);
+    expect(text.stdout).not.toMatch(/5 of 3/);
+  });
+
+  it('a resume leaves a record outside the run out of its summary', () => {
+    const dir = oracleRun(3);
+    editResults(dir, (lines) => {
+      lines.push({ ...lines[0]!, index: 9 });
+      lines[2] = {
+        ...lines[2]!,
+        reward: null,
+        rewards: null,
+        metrics: null,
+        detail: null,
+        error: { type: 'timeout', message: 'slow' },
+      };
+    });
+    const r = bas(['eval', '--resume', dir, '--no-progress', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const info = JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8'));
+    expect(info.status).toBe('complete');
+    expect(info.summary.counts).toMatchObject({ rollouts: 3, completed: 3, errored: 0 });
+  });
+
+  it.each([
+    [
+      'rewards.bas_correct',
+      (l: Record<string, any>) => (l.rewards.bas_correct = 1.3),
+      '"rewards.bas_correct" is 1.3, outside 0..1',
+    ],
+    [
+      'metrics.num_flagged',
+      (l: Record<string, any>) => (l.metrics.num_flagged = -1),
+      '"metrics.num_flagged" is -1, not a count',
+    ],
+  ])('report refuses a score outside its range (%s) with file and line', (_name, spoil, reason) => {
+    const dir = oracleRun(2);
+    editResults(dir, (lines) => spoil(lines[1]!));
+    const r = bas(['report', dir]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toContain(`results.jsonl: line 2 is not a rollout record: ${reason}`);
+  });
+});

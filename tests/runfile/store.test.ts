@@ -175,8 +175,20 @@ describe('torn lines and resume', () => {
       [4, 0],
     ]);
     expect(countPending(5, 1, session.finished)).toBe(3);
-    const summary = session.builder.result();
+    const summary = await session.summary();
     expect(summary.counts.rollouts).toBe(4);
     expect(summary.counts.completed).toBe(2);
+    expect(summary.counts).toMatchObject({ lines: 6, replaced: 2 });
+  });
+
+  it('a resumed session summarises each rollout once: re-run pairs by their new line, the others by their old one', async () => {
+    const dir = tmp();
+    const s = ResultStore.create(dir);
+    [bad(0), bad(1), ok(2)].forEach((r) => s.append(r));
+    s.release();
+    const session = await readRecorded(dir, () => {}, { n: 3, rollouts: 1, shard: null, indices: null });
+    session.add(ok(0)); // task 1 is not reached: the run stopped
+    const summary = await session.summary();
+    expect(summary.counts).toMatchObject({ rollouts: 3, completed: 2, errored: 1, lines: 4, replaced: 1 });
   });
 });

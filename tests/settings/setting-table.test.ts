@@ -65,8 +65,10 @@ describe('the settings declaration', () => {
     const first = resolveSettings(flags, null, '', {});
     const info = JSON.parse(JSON.stringify(runInfoFor(first, new Date(0)))) as RunInfo;
     const again = resolveSettings({}, null, '', {}, savedSettings(info));
-    const { check: _c, output: _o, progress: _p, ...kept } = first;
+    const { check: _c, output: _o, progress: _p, unconfirmed: _u, ...kept } = first;
     expect(again).toMatchObject(kept);
+    // The endpoint came from run.json alone: a resume must have it given again (resume-trust.ts).
+    expect(again.unconfirmed).toMatch(/give --base-url http:\/\/127\.0\.0\.1:9\/v1 again/);
     expect(info).toMatchObject({
       timeout_s: 50,
       request_timeout_s: 20,
@@ -135,7 +137,7 @@ describe('the new settings', () => {
 
   it.each([
     [{ maxErrorRate: '1.5' }, /--max-error-rate must be a number from 0 to 1, got "1.5"/],
-    [{ maxResponseMb: '0' }, /--max-response-mb must be a number from 0.001 to 1024/],
+    [{ maxResponseMb: '0' }, /--max-response-mb must be a number from 0.001 to 500/],
     [{ provider: 'has space' }, /--provider must be a provider name/],
     [{ provider: 'nosuch' }, /--provider: unknown provider "nosuch" \(known: openai, .*prime/],
   ])('%j is refused', (flags, message) => {

@@ -9,11 +9,11 @@ import { parseAnswer } from '../../task/answer.js';
 import { generateTask } from '../../task/generate.js';
 import { formatCents } from '../../task/money.js';
 import { BAS_LABELS, FAULT_CODES, type TaskConfig } from '../../task/types.js';
-import { forEachRecord } from '../../runfile/read.js';
 import { GENERATOR_VERSION } from '../../task/generate.js';
 import { runGenerator } from '../../runfile/versions.js';
 import type { RunData } from '../read.js';
 import type { RolloutRecord } from '../../runfile/record.js';
+import { readWinningRecords, runBounds } from '../../runfile/winners.js';
 import { DrillSelection, SELECTION_LIMITS, type Selected } from './selection.js';
 
 /** Replies longer than this are cut in the page (the results file keeps them whole). */
@@ -254,10 +254,9 @@ export function drillDataOf(data: RunData, chosen: Selected[]): DrillData {
  */
 export async function buildDrillData(data: RunData, requested: Array<[number, number]> = []): Promise<DrillData> {
   const selection = new DrillSelection(requested);
-  await forEachRecord(
-    data.resultsPath,
-    (r) => selection.add(r),
-    () => {}, // the first pass already warned about a torn last line
-  );
+  await readWinningRecords(data.resultsPath, (r) => selection.add(r), {
+    bounds: runBounds(data.run),
+    warn: () => {}, // the first read already warned about a torn last line
+  });
   return drillDataOf(data, selection.selected());
 }

@@ -1,0 +1,212 @@
+/**
+ * The winning records of a results file: the last line of each (index, rollout) pair is the
+ * one that counts (a resumed run re-runs an errored rollout and appends its new line). Every
+ * reader of a run's records (resume, merge, report and its summary, the HTML drill-down)
+ * reads them through here, so the rule, the torn-last-line rule (in `forEachRecord`) and the
+ * run's bounds are applied the same way everywhere.
+ *
+ * Two passes over the file: the first finds each pair's last line and checks each record
+ * against the run it sits in; the second hands the winners over in file order. Memory is a
+ * few bytes per pair, never the records themselves.
+ *
+ * A record that cannot belong to its run (a task index past n, outside the run's shard or
+ * its list of tasks, a rollout past the run's count) is either refused with the file and line
+ * (merge: a new folder must not be built from it) or set aside and counted (report, resume:
+ * the rest of the run is still worth reading), never counted as a rollout of the run.
+ */
+import { ConfigError } from '../errors.js';
+import { forEachRecord, stderrWarn, type Warn } from './read.js';
+import { pairKey, splitPairKey, type PairKey, type RolloutRecord } from './record.js';
+import { inShard, readShard, type Shard } from './shard.js';
+
+/** What a run's records must fit: its tasks and its rollouts per task, as run.json says. */
+export interface RunBounds {
+  /** Tasks 0..n-1. */
+  n: number;
+  rollouts: number;
+  shard: Shard | null;
+  /** A scored run's own list of tasks (null: every index below n). */
+  indices: ReadonlySet<number> | null;
+}
+
+/** The bounds a run.json gives its records, or null when it cannot say (no run.json, an old or foreign one). */
+export function runBounds(
+  run: { n?: unknown; rollouts?: unknown; shard?: unknown; indices?: unknown } | null,
+): RunBounds | null {
+  if (run === null || typeof run.n !== 'number') return null;
+  const shard = readShard(run.shard);
+  if (shard === undefined) return null;
+  const indices = Array.isArray(run.indices) ? new Set(run.indices as number[]) : null;
+  // A scored run's n is the length of its list; its indices may be any numbers.
+  let n = run.n;
+  if (indices) for (const i of indices) n = Math.max(n, i + 1);
+  return { n, rollouts: typeof run.rollouts === 'number' ? run.rollouts : 1, shard, indices };
+}
+
+/** Why a record cannot belong to a run with these bounds, or null when it can. */
+function outsideRun(r: { index: number; rollout?: number }, b: RunBounds): string | null {
+  const rollout = r.rollout ?? 0;
+  if (b.indices !== null) {
+    if (!b.indices.has(r.index)) return `task ${r.index} is not one of the run's ${b.indices.size} tasks`;
+  } else if (r.index >= b.n) return `task ${r.index} is outside the run's ${b.n} tasks (0 to ${b.n - 1})`;
+  if (b.shard !== null && !inShard(r.index, b.shard))
+    return `task ${r.index} is not in the run's shard ${b.shard.index}/${b.shard.count}`;
+  if (rollout >= b.rollouts)
+    return `rollout ${rollout} is outside the run's ${b.rollouts} rollout${b.rollouts === 1 ? '' : 's'} per task`;
+  return null;
+}
+
+/** What the first pass found. */
+export interface WinnerCounts {
+  /** Record lines read, superseded and set-aside ones included. */
+  lines: number;
+  /** Lines a later line of the same pair replaced. */
+  replaced: number;
+  /** Distinct pairs: the run's rollouts as recorded. */
+  rollouts: number;
+  /** Records that cannot belong to the run, left out. */
+  setAside: number;
+  /** The first of them, for the message: its line and why. */
+  firstSetAside: { line: number; reason: string } | null;
+}
+
+interface WinnerOptions {
+  /** The run the records must fit; null or absent: any index and rollout. */
+  bounds?: RunBounds | null;
+  /** `refuse`: a record outside the run is a ConfigError naming file and line; `set-aside` (default): counted and left out. */
+  outside?: 'refuse' | 'set-aside';
+  /** Where the torn-last-line and set-aside warnings go. */
+  warn?: Warn;
+}
+
+/** Pairs dense enough to be kept in a typed array: a slot per (task, rollout), 4 bytes each. */
+const MAX_DENSE_SLOTS = 1 << 24;
+
+/** The last line of each pair: a typed array over the run's pairs where they are known and few, else a map. */
+class PairLines {
+  private readonly dense: Uint32Array | null;
+  private readonly sparse = new Map<PairKey, number>();
+
+  constructor(private readonly bounds: RunBounds | null) {
+    const slots = bounds ? bounds.n * bounds.rollouts : Infinity;
+    this.dense = slots <= MAX_DENSE_SLOTS ? new Uint32Array(slots) : null;
+  }
+
+  /** Records `line` as the pair's last; returns the line it replaced, or 0. */
+  set(index: number, rollout: number, line: number): number {
+    if (this.dense !== null) {
+      const slot = index * this.bounds!.rollouts + rollout;
+      const before = this.dense[slot]!;
+      this.dense[slot] = line;
+      return before;
+    }
+    const key = pairKey(index, rollout);
+    const before = this.sparse.get(key) ?? 0;
+    this.sparse.set(key, line);
+    return before;
+  }
+
+  /** Calls `fn` for every pair that has a line. */
+  forEachPair(fn: (index: number, rollout: number) => void): void {
+    if (this.dense !== null) {
+      const per = this.bounds!.rollouts;
+      for (let slot = 0; slot < this.dense.length; slot++)
+        if (this.dense[slot] !== 0) fn(Math.floor(slot / per), slot % per);
+      return;
+    }
+    for (const key of this.sparse.keys()) fn(...splitPairKey(key));
+  }
+
+  get(index: number, rollout: number): number {
+    if (this.dense !== null) return this.dense[index * this.bounds!.rollouts + rollout]!;
+    return this.sparse.get(pairKey(index, rollout)) ?? 0;
+  }
+}
+
+/** The winning lines of one results file, found by a first pass; `forEach` reads them. */
+export class Winners {
+  private constructor(
+    readonly path: string,
+    readonly counts: WinnerCounts,
+    private readonly pairs: PairLines,
+    private readonly bounds: RunBounds | null,
+    private readonly lastLine: number,
+  ) {}
+
+  /** The first pass: every line parsed and checked, each pair's last line noted. */
+  static async scan(path: string, opts: WinnerOptions = {}): Promise<Winners> {
+    const bounds = opts.bounds ?? null;
+    const warn = opts.warn ?? stderrWarn;
+    const pairs = new PairLines(bounds);
+    const counts: WinnerCounts = { lines: 0, replaced: 0, rollouts: 0, setAside: 0, firstSetAside: null };
+    let lastLine = 0;
+    await forEachRecord(
+      path,
+      (r, line) => {
+        counts.lines++;
+        lastLine = line;
+        const why = bounds ? outsideRun(r, bounds) : null;
+        if (why !== null) {
+          if (opts.outside === 'refuse')
+            throw new ConfigError(`${path}: line ${line} cannot belong to its run: ${why}`);
+          counts.setAside++;
+          counts.firstSetAside ??= { line, reason: why };
+          return;
+        }
+        if (pairs.set(r.index, r.rollout ?? 0, line) === 0) counts.rollouts++;
+        else counts.replaced++;
+      },
+      warn,
+    );
+    if (counts.firstSetAside !== null) {
+      const { line, reason } = counts.firstSetAside;
+      warn(
+        `${path}: set aside ${counts.setAside} record${counts.setAside === 1 ? '' : 's'} that cannot belong to this run (first: line ${line}, ${reason}); they are not counted`,
+      );
+    }
+    return new Winners(path, counts, pairs, bounds, lastLine);
+  }
+
+  /** Calls `fn` for every pair that has a winning line, without reading the file again. */
+  forEachPair(fn: (index: number, rollout: number) => void): void {
+    this.pairs.forEachPair(fn);
+  }
+
+  /** Whether the record read at `line` is its pair's winner. */
+  wins(r: RolloutRecord, line: number): boolean {
+    if (this.bounds !== null && outsideRun(r, this.bounds) !== null) return false;
+    return this.pairs.get(r.index, r.rollout ?? 0) === line;
+  }
+
+  /**
+   * The second pass: `fn` gets each winning record in file order with its line number, and
+   * `onReplaced` each line a later line of its pair replaced (its tokens were still paid for).
+   * Lines appended since the first pass (a run still going) are not read: both passes see one file.
+   */
+  async forEach(
+    fn: (r: RolloutRecord, line: number) => void,
+    onReplaced?: (r: RolloutRecord, line: number) => void,
+  ): Promise<void> {
+    await forEachRecord(
+      this.path,
+      (r, line) => {
+        if (line > this.lastLine) return false;
+        if (this.wins(r, line)) fn(r, line);
+        else if (onReplaced && (this.bounds === null || outsideRun(r, this.bounds) === null)) onReplaced(r, line);
+        return true;
+      },
+      () => {}, // the first pass warned already
+    );
+  }
+}
+
+/** Both passes: `fn` gets the winning records of `path` in file order; returns what the first pass counted. */
+export async function readWinningRecords(
+  path: string,
+  fn: (r: RolloutRecord, line: number) => void,
+  opts: WinnerOptions & { onReplaced?: (r: RolloutRecord, line: number) => void } = {},
+): Promise<WinnerCounts> {
+  const winners = await Winners.scan(path, opts);
+  await winners.forEach(fn, opts.onReplaced);
+  return winners.counts;
+}
