@@ -1,21 +1,22 @@
-// Rewrites the README's `bas eval` flag table from the settings declaration (run after
-// `npm run build`, which `npm run docs:flags` does first). `--check` only reports a difference.
+// Rewrites docs/flags.md from the flag declaration (run after `npm run build`, which
+// `npm run docs:flags` does first). `--check` only reports a difference.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { withFlagTable } from '../dist/settings/setting-docs.js';
+import { renderFlagsDoc } from '../dist/settings/setting-docs.js';
 
-const path = new URL('../README.md', import.meta.url);
-const readme = readFileSync(path, 'utf8');
-const next = withFlagTable(readme);
-if (next === null) {
-  process.stderr.write('docs:flags: README.md lacks the eval-flags markers\n');
-  process.exit(1);
+const path = new URL('../docs/flags.md', import.meta.url);
+let old = '';
+try {
+  old = readFileSync(path, 'utf8');
+} catch {
+  // Written below.
 }
+const next = renderFlagsDoc();
 if (process.argv.includes('--check')) {
-  if (next !== readme) {
-    process.stderr.write('docs:flags: README.md flag table differs from the declaration: run npm run docs:flags\n');
+  if (next !== old) {
+    process.stderr.write('docs:flags: docs/flags.md differs from the declaration: run npm run docs:flags\n');
     process.exit(1);
   }
-} else if (next !== readme) {
+} else if (next !== old) {
   writeFileSync(path, next);
-  process.stderr.write('docs:flags: README.md flag table rewritten\n');
+  process.stderr.write('docs:flags: docs/flags.md rewritten\n');
 }

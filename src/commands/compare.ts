@@ -4,25 +4,19 @@
  */
 import { ConfigError } from '../errors.js';
 import { buildComparison, renderComparison } from '../report/compare.js';
-import { refuseOutputOverInput } from '../io/output.js';
 import { readRun, type RunData } from '../report/read.js';
 import { refuseRepeatedRuns } from '../report/run-names.js';
 import { runInputs } from '../runfile/read.js';
-import { parseCount } from '../task/config.js';
+import { COMMAND_FLAGS } from '../settings/command-flags.js';
+import { readFlags } from '../settings/flag.js';
+import { checkOutputs } from '../settings/output-paths.js';
 
-export interface CompareOptions {
-  json?: boolean;
-  html?: string;
-  seed?: string;
-  resamples?: string;
-}
-
-export async function compare(dirs: string[], opts: CompareOptions): Promise<void> {
-  const seed = opts.seed === undefined ? 1 : parseCount(opts.seed, '--seed', 0, 2 ** 32 - 1);
-  const resamples = opts.resamples === undefined ? 10_000 : parseCount(opts.resamples, '--resamples', 100, 1_000_000);
+export async function compare(dirs: string[], given: Record<string, unknown>): Promise<void> {
+  const opts = readFlags(COMMAND_FLAGS.compare, given);
+  const { seed, resamples } = opts;
   if (dirs.length < 2) throw new ConfigError('bas compare needs at least two run folders (use bas report for one)');
   refuseRepeatedRuns(dirs, 'compare');
-  if (opts.html) refuseOutputOverInput(opts.html, '--html', dirs.flatMap(runInputs));
+  checkOutputs([{ flag: '--html', path: opts.html, kind: 'file', inputs: dirs.flatMap(runInputs) }]);
   const runs: RunData[] = [];
   for (const dir of dirs) runs.push(await readRun(dir));
   const c = buildComparison(runs, seed, resamples);

@@ -25,6 +25,7 @@ import { RUN_FILE } from '../runfile/files.js';
 import { onOutputClosed } from '../io/output.js';
 import { redact } from '../io/secrets.js';
 import { terminalText } from '../io/terminal-text.js';
+import { checkOutputs } from '../settings/output-paths.js';
 
 /** The settings `bas eval` runs with: flags over a config file, over the saved run with --resume. */
 export async function evalSettingsFromFlags(words: string[], flags: EvalFlags): Promise<EvalSettings> {
@@ -202,6 +203,8 @@ export function reportEval(
 /** Runs `bas eval` with commander's options and `@FILE` words. */
 export async function evalCommand(words: string[], flags: EvalFlags & { json?: boolean }): Promise<void> {
   const settings = await evalSettingsFromFlags(words, flags);
+  // The run folder is checked before the key is read and before --check sends its request.
+  if (!flags.resume) checkOutputs([{ flag: '--output', path: settings.output ?? 'runs', kind: 'folder' }]);
   const folder = { dir: flags.resume ?? settings.output ?? undefined, resume: Boolean(flags.resume) };
   const result = await runEvalCommand(settings, folder, process.stderr);
   reportEval(result, settings, process.stdout, Boolean(flags.json));

@@ -8,8 +8,8 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../errors.js';
-import { fileSink, refuseOutputOverInput, withSink } from '../io/output.js';
-import { buildLeaderboard, RANK_MEASURES, type RankMeasure } from '../report/leaderboard.js';
+import { fileSink, withSink } from '../io/output.js';
+import { buildLeaderboard, type RankMeasure } from '../report/leaderboard.js';
 import { renderLeaderboard } from '../report/leaderboard-text.js';
 import {
   renderLeaderboardCsv,
@@ -19,20 +19,10 @@ import {
 import { readRun, type RunData } from '../report/read.js';
 import { refuseRepeatedRuns } from '../report/run-names.js';
 import { runInputs, stderrWarn } from '../runfile/read.js';
+import { COMMAND_FLAGS } from '../settings/command-flags.js';
+import { readFlags } from '../settings/flag.js';
+import { checkOutputs } from '../settings/output-paths.js';
 import { RESULTS_FILE } from '../runfile/files.js';
-import { parseCount } from '../task/config.js';
-
-export interface LeaderboardOptions {
-  json?: boolean;
-  markdown?: boolean;
-  csv?: boolean;
-  latex?: boolean;
-  includeIncomplete?: boolean;
-  html?: string;
-  by?: string;
-  seed?: string;
-  resamples?: string;
-}
 
 /** A folder holding results.jsonl is a run. */
 function isRun(dir: string): boolean {
@@ -87,16 +77,10 @@ function findRuns(path: string): { runs: string[]; named: boolean } {
   return { runs, named: false };
 }
 
-function parseBy(value: string | undefined): RankMeasure {
-  if (value === undefined) return 'reward_errors_as_zero';
-  if ((RANK_MEASURES as readonly string[]).includes(value)) return value as RankMeasure;
-  throw new ConfigError(`--by must be one of ${RANK_MEASURES.join(', ')}, got ${JSON.stringify(value)}`);
-}
-
-export async function leaderboard(dirs: string[], opts: LeaderboardOptions): Promise<void> {
-  const seed = opts.seed === undefined ? 1 : parseCount(opts.seed, '--seed', 0, 2 ** 32 - 1);
-  const resamples = opts.resamples === undefined ? 10_000 : parseCount(opts.resamples, '--resamples', 100, 1_000_000);
-  const by = parseBy(opts.by);
+export async function leaderboard(dirs: string[], given: Record<string, unknown>): Promise<void> {
+  const opts = readFlags(COMMAND_FLAGS.leaderboard, given);
+  const { seed, resamples } = opts;
+  const by = opts.by as RankMeasure;
   const formats = (['json', 'markdown', 'csv', 'latex'] as const).filter((f) => opts[f]);
   if (formats.length > 1)
     throw new ConfigError(
@@ -108,6 +92,10 @@ export async function leaderboard(dirs: string[], opts: LeaderboardOptions): Pro
     found.flatMap((f) => f.runs),
     'leaderboard',
   );
+  // Checked before any run is read: the page may not be written over one of them.
+  checkOutputs([
+    { flag: '--html', path: opts.html, kind: 'file', inputs: found.flatMap((f) => f.runs.flatMap(runInputs)) },
+  ]);
   const runs: RunData[] = [];
   for (const f of found) {
     for (const dir of f.runs) {
@@ -124,11 +112,6 @@ export async function leaderboard(dirs: string[], opts: LeaderboardOptions): Pro
   if (runs.length === 0) throw new ConfigError('leaderboard: none of the runs found could be read');
   const lb = buildLeaderboard(runs, { by, seed, resamples, includeIncomplete: opts.includeIncomplete === true });
   if (opts.html) {
-    refuseOutputOverInput(
-      opts.html,
-      '--html',
-      runs.flatMap((r) => runInputs(r.dir)),
-    );
     const { leaderboardPage } = await import('../report/html/leaderboard-page.js');
     await withSink(fileSink(opts.html, '--html'), async (sink) => sink.write(leaderboardPage(lb)));
   }

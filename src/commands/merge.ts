@@ -4,15 +4,22 @@
  */
 import { ConfigError } from '../errors.js';
 import { mergeRuns } from '../runfile/merge.js';
+import { COMMAND_FLAGS } from '../settings/command-flags.js';
+import { readFlags } from '../settings/flag.js';
+import { checkOutputs } from '../settings/output-paths.js';
+import { MEASURED_RUN_JSON_KEYS } from '../settings/setting-table.js';
 
-export interface MergeFlags {
-  output?: string;
-  json?: boolean;
-}
+/**
+ * What merged runs must share: the run.json keys of the settings declared `measured`, less
+ * `shard`, which differs between shards by design.
+ */
+const MUST_AGREE = MEASURED_RUN_JSON_KEYS.filter((k) => k !== 'shard');
 
-export async function merge(dirs: string[], flags: MergeFlags): Promise<void> {
+export async function merge(dirs: string[], given: Record<string, unknown>): Promise<void> {
+  const flags = readFlags(COMMAND_FLAGS.merge, given);
   if (!flags.output) throw new ConfigError('bas merge needs --output DIR: the folder of the merged run');
-  const outcome = await mergeRuns(dirs, flags.output);
+  checkOutputs([{ flag: '--output', path: flags.output, kind: 'folder' }]);
+  const outcome = await mergeRuns(dirs, flags.output, MUST_AGREE);
   if (flags.json) {
     process.stdout.write(`${JSON.stringify(outcome.summary, null, 2)}\n`);
   } else {

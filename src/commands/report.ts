@@ -5,49 +5,23 @@
  * page's bounded drill-down is chosen while the summary is built.
  */
 import { ConfigError } from '../errors.js';
-import { refuseOutputOverInput } from '../io/output.js';
 import { readRun } from '../report/read.js';
 import { runInputs } from '../runfile/read.js';
-import { buildRunReport, parsePrice, renderRunReport } from '../report/run-report.js';
+import { buildRunReport, renderRunReport } from '../report/run-report.js';
+import { COMMAND_FLAGS } from '../settings/command-flags.js';
+import { readFlags } from '../settings/flag.js';
+import { checkOutputs } from '../settings/output-paths.js';
 import { DrillSelection } from '../report/html/selection.js';
 import { drillDataOf } from '../report/html/drilldown.js';
 import { renderRollout } from '../report/rollout-text.js';
 
-export interface ReportOptions {
-  json?: boolean;
-  html?: string;
-  priceIn?: string;
-  priceOut?: string;
-  /** "I:R" (or "I" for rollout 0), each given once or as a comma-separated list. */
-  rollout?: string[];
-}
-
-/** At most this many rollouts by name in one command (each is embedded whole). */
-const MAX_REQUESTED = 1000;
-
-/** Parses `--rollout` values: "17:0", "17" (rollout 0), or lists "3:0,17:2". */
-export function parseRollouts(values: string[] | undefined): Array<[number, number]> {
-  const out: Array<[number, number]> = [];
-  for (const v of values ?? [])
-    for (const part of v.split(',')) {
-      const m = /^\s*(\d{1,9})(?::(\d{1,3}))?\s*$/.exec(part);
-      if (!m)
-        throw new ConfigError(
-          `--rollout must be INDEX:ROLLOUT (such as 17:0), or INDEX for rollout 0, got ${JSON.stringify(part)}`,
-        );
-      out.push([Number(m[1]), Number(m[2] ?? 0)]);
-    }
-  if (out.length > MAX_REQUESTED)
-    throw new ConfigError(`--rollout names ${out.length} rollouts; at most ${MAX_REQUESTED}`);
-  return out;
-}
-
-export async function report(dir: string, opts: ReportOptions): Promise<void> {
+export async function report(dir: string, given: Record<string, unknown>): Promise<void> {
   // Flags first: a bad price or rollout fails before any file is read.
-  const prices = { in: parsePrice(opts.priceIn, '--price-in'), out: parsePrice(opts.priceOut, '--price-out') };
-  const requested = parseRollouts(opts.rollout);
-  if (opts.html) refuseOutputOverInput(opts.html, '--html', runInputs(dir));
-  const wantDrill = opts.html !== undefined || requested.length > 0;
+  const opts = readFlags(COMMAND_FLAGS.report, given);
+  const prices = { in: opts.priceIn ?? undefined, out: opts.priceOut ?? undefined };
+  const requested = opts.rollout;
+  checkOutputs([{ flag: '--html', path: opts.html, kind: 'file', inputs: runInputs(dir) }]);
+  const wantDrill = opts.html !== null || requested.length > 0;
   const selection = wantDrill ? new DrillSelection(requested) : null;
   const data = await readRun(dir, { onRecord: selection ? (r) => selection.add(r) : undefined });
   const missing = selection?.missing() ?? [];

@@ -6,25 +6,10 @@
  */
 import { availableParallelism } from 'node:os';
 import { ConfigError } from '../errors.js';
-import { parseCount, parseNumberInRange } from '../task/config.js';
+import { COMMAND_FLAGS } from '../settings/command-flags.js';
+import { readFlags } from '../settings/flag.js';
 import { startRewardServer, type RewardServerOptions } from '../serve/reward-server.js';
 
-export interface RewardServerFlags {
-  port?: string;
-  host?: string;
-  tokenVar?: string;
-  maxBatch?: string;
-  maxBodyMb?: string;
-  cacheSize?: string;
-  workers?: string;
-}
-
-const DEFAULT_PORT = 8090;
-/** A rollout batch of OpenRLHF is 128 prompts × 8 samples at most in its examples; room to spare. */
-const DEFAULT_MAX_BATCH = 4096;
-const DEFAULT_MAX_BODY_MB = 64;
-/** About 1 KB a key: 20,000 keys is some 20 MB. */
-const DEFAULT_CACHE_SIZE = 20_000;
 /** How long shutdown waits for requests under way. */
 const GRACE_MS = 10_000;
 
@@ -35,38 +20,29 @@ function defaultWorkers(): number {
 }
 
 /** Checks the flags and reads the token; every bad value names its flag. */
-export function rewardServerOptions(f: RewardServerFlags, env: NodeJS.ProcessEnv): RewardServerOptions {
+export function rewardServerOptions(given: Record<string, unknown>, env: NodeJS.ProcessEnv): RewardServerOptions {
+  const f = readFlags(COMMAND_FLAGS['reward-server'], given);
   let token: string | null = null;
-  if (f.tokenVar !== undefined) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(f.tokenVar))
-      throw new ConfigError(`--token-var must name an environment variable, got ${JSON.stringify(f.tokenVar)}`);
+  if (f.tokenVar !== null) {
     const value = env[f.tokenVar];
     if (value === undefined || value.trim() === '')
       throw new ConfigError(`--token-var ${f.tokenVar}: the variable is not set, or is empty`);
     token = value.trim();
   }
-  const host = f.host ?? '127.0.0.1';
-  if (host.trim() === '') throw new ConfigError('--host must not be empty');
   return {
-    port: f.port === undefined ? DEFAULT_PORT : parseCount(f.port, '--port', 0, 65535),
-    host,
+    port: f.port,
+    host: f.host!,
     token,
-    maxBatch: f.maxBatch === undefined ? DEFAULT_MAX_BATCH : parseCount(f.maxBatch, '--max-batch', 1, 1_000_000),
-    maxBodyBytes: Math.round(
-      (f.maxBodyMb === undefined
-        ? DEFAULT_MAX_BODY_MB
-        : parseNumberInRange(f.maxBodyMb, '--max-body-mb', 0.001, 1024)) *
-        1024 *
-        1024,
-    ),
-    cacheSize: f.cacheSize === undefined ? DEFAULT_CACHE_SIZE : parseCount(f.cacheSize, '--cache-size', 0, 10_000_000),
+    maxBatch: f.maxBatch,
+    maxBodyBytes: Math.round(f.maxBodyMb * 1024 * 1024),
+    cacheSize: f.cacheSize,
     graceMs: GRACE_MS,
-    workers: f.workers === undefined ? defaultWorkers() : parseCount(f.workers, '--workers', 0, 64),
+    workers: f.workers ?? defaultWorkers(),
   };
 }
 
 /** Runs the server until a signal. */
-export async function rewardServer(flags: RewardServerFlags): Promise<void> {
+export async function rewardServer(flags: Record<string, unknown>): Promise<void> {
   const o = rewardServerOptions(flags, process.env);
   o.warn = (line) => process.stderr.write(`bas reward-server: warning: ${line}\n`);
   let server;

@@ -1,11 +1,10 @@
 /**
  * `bas score`: grades replies produced elsewhere against their tasks, prints the same tables
- * as `bas eval`, and with `--out` writes one scored line per reply in the replies' order.
+ * as `bas eval`, and with `--output DIR` writes a run folder (one scored line per reply).
  * Every reply is checked before anything is written, so bad input leaves no partial file.
  */
 import { ConfigError } from '../errors.js';
 import { readJsonLines } from '../io/jsonl.js';
-import { openSink, refuseOutputOverInput, withSink } from '../io/output.js';
 import { SummaryBuilder } from '../summary/summary.js';
 import {
   erroredRecord,
@@ -20,15 +19,9 @@ import { scoreReply } from '../task/score.js';
 import { taskFromJson } from '../task/serialize.js';
 import { isBatchLine, readBatchResult } from '../endpoint/batch-file.js';
 import type { AnswerKey, TaskConfig } from '../task/types.js';
-
-export interface ScoreFlags {
-  tasks: string;
-  replies: string;
-  out?: string;
-  output?: string;
-  model?: string;
-  json?: boolean;
-}
+import { COMMAND_FLAGS } from '../settings/command-flags.js';
+import { readFlags, type FlagValues } from '../settings/flag.js';
+import { checkOutputs } from '../settings/output-paths.js';
 
 interface KeyedTask {
   key: AnswerKey;
@@ -135,13 +128,16 @@ function missingReplies(
   return out;
 }
 
-export async function score(flags: ScoreFlags): Promise<void> {
-  if (flags.out !== undefined && flags.output !== undefined) throw new ConfigError('give --out or --output, not both');
-  if (flags.out !== undefined) refuseOutputOverInput(flags.out, '--out', [flags.tasks, flags.replies]);
-  if (flags.output !== undefined) (await import('../runfile/build.js')).requireEmptyOutput(flags.output, '--output');
+export async function score(given: Record<string, unknown>): Promise<void> {
+  const flags = readFlags(COMMAND_FLAGS.score, given) as FlagValues<typeof COMMAND_FLAGS.score> & {
+    tasks: string;
+    replies: string;
+  };
+  checkOutputs([{ flag: '--output', path: flags.output, kind: 'folder' }]);
+  if (flags.output !== null) (await import('../runfile/build.js')).requireEmptyOutput(flags.output, '--output');
   const tasks = await readTasks(flags.tasks);
   // Refuse a tasks file that --output cannot stand for before any reply is read.
-  const scoredRun = flags.output !== undefined ? await import('../runfile/scored-run.js') : null;
+  const scoredRun = flags.output !== null ? await import('../runfile/scored-run.js') : null;
   scoredRun?.singleTaskConfig(tasks);
   const records: RolloutRecord[] = [];
   const seen = new Map<number, number>();
@@ -165,15 +161,7 @@ export async function score(flags: ScoreFlags): Promise<void> {
   for (const r of records) builder.add(r);
   const summary = builder.result();
 
-  if (flags.out !== undefined) {
-    await withSink(openSink(flags.out, '--out'), async (sink) => {
-      for (const r of records) {
-        const { reply: _reply, ...scored } = r;
-        await sink.write(`${JSON.stringify(scored)}\n`);
-      }
-    });
-  }
-  if (flags.output !== undefined && scoredRun) {
+  if (flags.output !== null && scoredRun) {
     const status = missing.length > 0 ? 'incomplete' : 'complete';
     await scoredRun.writeScoredRun(
       flags.output,

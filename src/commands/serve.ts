@@ -3,70 +3,34 @@
  * pipeline without a provider and for the end-to-end tests. Runs until SIGINT or SIGTERM.
  */
 import { ConfigError } from '../errors.js';
-import { parseCount, parseNumberInRange } from '../task/config.js';
-import { isPolicyName, POLICY_NAMES } from '../task/policies.js';
-import { DEFAULT_MAX_REQUEST_BYTES, startServer, type ServeOptions } from '../serve/serve.js';
-
-export interface ServeFlags {
-  port?: string;
-  host?: string;
-  policy?: string;
-  latency?: string;
-  errorRate?: string;
-  rateLimitRate?: string;
-  retryAfter?: string;
-  hangRate?: string;
-  malformedRate?: string;
-  rateLimit?: string;
-  wholeSecondRetryAfter?: boolean;
-  cutRate?: string;
-  stallRate?: string;
-  maxRequestMb?: string;
-  seed?: string;
-  apiKey?: string;
-  models?: string;
-  reasoningTokens?: string;
-}
+import type { PolicyName } from '../task/policy-names.js';
+import { COMMAND_FLAGS } from '../settings/command-flags.js';
+import { readFlags } from '../settings/flag.js';
+import { startServer, type ServeOptions } from '../serve/serve.js';
 
 /** Checks the flags; every bad value names its flag and range. */
-export function serveOptions(f: ServeFlags): ServeOptions {
-  const policy = f.policy ?? 'oracle';
-  if (!isPolicyName(policy))
-    throw new ConfigError(`--policy must be one of ${POLICY_NAMES.join(', ')}, got ${JSON.stringify(policy)}`);
-  const rate = (v: string | undefined, name: string): number =>
-    v === undefined ? 0 : parseNumberInRange(v, name, 0, 1);
+function serveOptions(given: Record<string, unknown>): ServeOptions {
+  const f = readFlags(COMMAND_FLAGS.serve, given);
   const o: ServeOptions = {
-    port: f.port === undefined ? 8089 : parseCount(f.port, '--port', 0, 65535),
-    host: f.host ?? '127.0.0.1',
-    policy,
-    latencyMs: f.latency === undefined ? 0 : parseNumberInRange(f.latency, '--latency', 0, 3_600_000),
-    errorRate: rate(f.errorRate, '--error-rate'),
-    rateLimitRate: rate(f.rateLimitRate, '--rate-limit-rate'),
-    retryAfterS: f.retryAfter === undefined ? 1 : parseNumberInRange(f.retryAfter, '--retry-after', 0, 3600),
-    hangRate: rate(f.hangRate, '--hang-rate'),
-    malformedRate: rate(f.malformedRate, '--malformed-rate'),
-    rateLimitRps: f.rateLimit === undefined ? 0 : parseNumberInRange(f.rateLimit, '--rate-limit', 0, 1_000_000),
-    wholeSecondRetryAfter: f.wholeSecondRetryAfter === true,
-    cutRate: rate(f.cutRate, '--cut-rate'),
-    stallRate: rate(f.stallRate, '--stall-rate'),
-    maxRequestBytes:
-      f.maxRequestMb === undefined
-        ? DEFAULT_MAX_REQUEST_BYTES
-        : Math.round(parseNumberInRange(f.maxRequestMb, '--max-request-mb', 0.001, 1024) * 1024 * 1024),
-    seed: f.seed === undefined ? 1 : parseCount(f.seed, '--seed', 0, 2 ** 32 - 1),
-    reasoningTokens:
-      f.reasoningTokens === undefined ? 0 : parseCount(f.reasoningTokens, '--reasoning-tokens', 0, 10_000_000),
-    apiKey: f.apiKey === undefined ? null : f.apiKey,
-    models:
-      f.models === undefined
-        ? null
-        : f.models
-            .split(',')
-            .map((m) => m.trim())
-            .filter(Boolean),
+    port: f.port,
+    host: f.host!,
+    policy: f.policy as PolicyName,
+    latencyMs: f.latency,
+    errorRate: f.errorRate,
+    rateLimitRate: f.rateLimitRate,
+    retryAfterS: f.retryAfter,
+    hangRate: f.hangRate,
+    malformedRate: f.malformedRate,
+    rateLimitRps: f.rateLimit,
+    wholeSecondRetryAfter: f.wholeSecondRetryAfter,
+    cutRate: f.cutRate,
+    stallRate: f.stallRate,
+    maxRequestBytes: Math.round(f.maxRequestMb * 1024 * 1024),
+    seed: f.seed,
+    reasoningTokens: f.reasoningTokens,
+    apiKey: f.apiKey,
+    models: f.models,
   };
-  if (o.apiKey === '') throw new ConfigError('--api-key must not be empty');
-  if (o.host.trim() === '') throw new ConfigError('--host must not be empty');
   if (o.wholeSecondRetryAfter && !o.rateLimitRps)
     throw new ConfigError('--whole-second-retry-after shapes the 429s of --rate-limit; give --rate-limit RPS too');
   const sum = o.errorRate + o.rateLimitRate + o.hangRate + o.malformedRate + o.cutRate! + o.stallRate!;
@@ -79,7 +43,7 @@ export function serveOptions(f: ServeFlags): ServeOptions {
 }
 
 /** Runs `bas serve` until a signal. */
-export async function serve(flags: ServeFlags): Promise<void> {
+export async function serve(flags: Record<string, unknown>): Promise<void> {
   const o = serveOptions(flags);
   let server;
   try {

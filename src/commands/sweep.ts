@@ -33,6 +33,8 @@ import { configPathFrom, loadConfigFile } from '../settings/config.js';
 import { loadProviders } from '../settings/providers.js';
 import { unconfirmedPlanEndpoint, type EndpointFlags } from '../settings/resume-trust.js';
 import { evalSettingsFromFlags, reportEval, runEvalCommand } from './eval.js';
+import { COMMAND_FLAGS } from '../settings/command-flags.js';
+import { checkOutputs } from '../settings/output-paths.js';
 
 /**
  * Whether a folder holds only point folders whose run failed before scoring anything (a
@@ -75,37 +77,6 @@ function refuseUnconfirmedPlan(plan: SweepPlan, confirm: EndpointFlags, planFile
 
 /** Flags a sweep does not pass to eval: its own, or ones it sets per point. */
 const OWN = new Set(['numTransactions', 'faultRate', 'output', 'resume', 'json', 'html', 'progress', 'shard']);
-
-function list(value: string, flag: string, parse: (s: string) => number): number[] {
-  const items = value.split(',').map((s) => s.trim());
-  if (items.length > MAX_POINTS || items.some((s) => s === '')) {
-    throw new ConfigError(
-      `${flag} takes a comma-separated list of up to ${MAX_POINTS} values, e.g. 12,24,60, got ${JSON.stringify(value.slice(0, 80))}`,
-    );
-  }
-  const nums = items.map(parse);
-  if (new Set(nums).size !== nums.length)
-    throw new ConfigError(`${flag} lists a value twice: ${JSON.stringify(value.slice(0, 80))}`);
-  return nums;
-}
-
-function rowsValue(s: string): number {
-  const n = /^[0-9]{1,6}$/.test(s) ? Number(s) : Number.NaN;
-  if (!(n >= 4 && n <= 10_000))
-    throw new ConfigError(
-      `--num-transactions: each value must be a whole number from 4 to 10000, got ${JSON.stringify(s.slice(0, 20))}`,
-    );
-  return n;
-}
-
-function rateValue(s: string): number {
-  const n = s.length <= 20 && s !== '' ? Number(s) : Number.NaN;
-  if (!(n >= 0 && n <= 1))
-    throw new ConfigError(
-      `--fault-rate: each value must be a number from 0 to 1, got ${JSON.stringify(s.slice(0, 20))}`,
-    );
-  return n;
-}
 
 function folderName(rows: number, rate: number | null): string {
   return rate === null ? `rows-${rows}` : `rows-${rows}-fault-${rate}`;
@@ -167,8 +138,9 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
       throw new ConfigError(
         'bas sweep needs --num-transactions with the points, e.g. --num-transactions 12,24,60,120,240',
       );
-    const rows = list(numTransactions, '--num-transactions', rowsValue);
-    const rates = faultRate === undefined ? [null] : list(faultRate, '--fault-rate', rateValue);
+    const { numTransactions: rowsFlag, faultRate: ratesFlag } = COMMAND_FLAGS.sweep;
+    const rows = rowsFlag.parse(numTransactions, '--num-transactions');
+    const rates = faultRate === undefined ? [null] : ratesFlag.parse(faultRate, '--fault-rate');
     if (rows.length * rates.length > MAX_POINTS)
       throw new ConfigError(`a sweep has at most ${MAX_POINTS} points; these lists make ${rows.length * rates.length}`);
     dir = output ?? defaultSweepDir(textFlag(flags.model));
@@ -194,6 +166,18 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
   // a bad --temperature) before anything ran, the plan is taken back, so the same command,
   // corrected, can use the same folder.
   const fresh = !flags.resume;
+  // Every output is checked before the first point runs: the HTML page may not be written
+  // into the sweep folder, which the sweep fills itself.
+  checkOutputs([
+    { flag: '--output', path: fresh ? dir : null, kind: 'folder' },
+    {
+      flag: '--html',
+      path: flags.html,
+      kind: 'file',
+      inputs: [sweepFile(dir), ...plan.points.flatMap((p) => runInputs(join(dir, p.folder)))],
+      owned: [dir],
+    },
+  ]);
   if (fresh) await writeSweepPlan(dir, plan);
 
   for (const [i, p] of plan.points.entries()) {

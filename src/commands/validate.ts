@@ -7,16 +7,10 @@ import { checkAgainstInjected, checkAgainstShipped, type KeyCheck, type Pair } f
 import { generateLedger } from '../task/generate.js';
 import { taskFromJson } from '../task/serialize.js';
 import { FAULT_CODES, type FaultCode, type FaultMap } from '../task/types.js';
-import { taskConfigFromFlags, taskCountFromFlags, type TaskFlags } from './task-flags.js';
 import { ConfigError } from '../errors.js';
 
-export interface ValidateFlags extends TaskFlags {
-  tasks?: string;
-  json?: boolean;
-}
-
-/** As many tasks as the original environment's model-free check. */
-export const VALIDATE_DEFAULT_N = 60;
+import { COMMAND_FLAGS } from '../settings/command-flags.js';
+import { readFlags } from '../settings/flag.js';
 
 interface Tally {
   tasks: number;
@@ -87,16 +81,12 @@ function render(tally: Tally, source: string, plainTable: typeof import('../repo
   return `${lines.join('\n')}\n`;
 }
 
-export async function validate(flags: ValidateFlags): Promise<void> {
+export async function validate(given: Record<string, unknown>): Promise<void> {
+  const flags = readFlags(COMMAND_FLAGS.validate, given);
   const tally = newTally();
   let source: string;
-  if (flags.tasks !== undefined) {
-    if (
-      flags.num !== undefined ||
-      flags.numTransactions !== undefined ||
-      flags.faultRate !== undefined ||
-      flags.seed !== undefined
-    ) {
+  if (flags.tasks !== null) {
+    if (['num', 'numTransactions', 'faultRate', 'seed'].some((k) => given[k] !== undefined)) {
       throw new ConfigError(
         '--tasks reads the tasks from the file: drop -n, --num-transactions, --fault-rate and --seed',
       );
@@ -112,8 +102,8 @@ export async function validate(flags: ValidateFlags): Promise<void> {
     });
     if (tally.tasks === 0) throw new ConfigError(`--tasks: ${flags.tasks} holds no tasks`);
   } else {
-    const config = taskConfigFromFlags(flags);
-    const n = taskCountFromFlags(flags, VALIDATE_DEFAULT_N);
+    const config = { num_transactions: flags.numTransactions, fault_rate: flags.faultRate, seed: flags.seed };
+    const n = flags.num;
     source = `generated: seed ${config.seed}, ${config.num_transactions} rows, fault rate ${config.fault_rate}`;
     for (let i = 0; i < n; i++) {
       const { ledger, injected } = generateLedger(config, i);

@@ -23,9 +23,8 @@ import type { Estimate } from '../summary/stats.js';
 import type { PooledFaults } from '../summary/aggregate.js';
 import type { Provenance } from './provenance.js';
 
-/** The measures a leaderboard can rank by; the first is the default. */
-export const RANK_MEASURES = ['reward_errors_as_zero', 'reward', 'bas_correct', 'fault_audit'] as const;
-export type RankMeasure = (typeof RANK_MEASURES)[number];
+import type { RankMeasure } from '../settings/choices.js';
+export type { RankMeasure } from '../settings/choices.js';
 
 /** The error budget of a run whose run.json names none (eval's own default). */
 const DEFAULT_MAX_ERROR_RATE = 0.1;

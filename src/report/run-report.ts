@@ -2,7 +2,6 @@
  * `bas report` in data: one run's summary with its breakdowns and cost, and its text form.
  */
 import { terminalText } from '../io/terminal-text.js';
-import { ConfigError } from '../errors.js';
 import type { TaskConfig } from '../task/types.js';
 import type { RunData } from './read.js';
 import type { Summary } from '../summary/summary.js';
@@ -57,18 +56,6 @@ export interface RunReport {
   notes: string[];
   summary: Summary;
   cost: Cost;
-}
-
-/** A price flag: a non-negative number of dollars per million tokens. */
-export function parsePrice(value: unknown, flag: string): number | undefined {
-  if (value === undefined) return undefined;
-  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : Number.NaN;
-  if (!Number.isFinite(n) || n < 0) {
-    throw new ConfigError(
-      `${flag} must be a non-negative number of US dollars per million tokens, got ${JSON.stringify(value)}`,
-    );
-  }
-  return n;
 }
 
 function priceOf(v: unknown): number | null {

@@ -18,9 +18,6 @@ import { runBounds, Winners } from './winners.js';
 import { mergeEndpoints, runEndpoints } from './endpoints.js';
 import { canon } from '../io/canon.js';
 
-/** The run.json fields that must agree for runs to be merged. */
-const MUST_AGREE = ['model', 'task', 'n', 'rollouts', 'sampling'] as const;
-
 interface Input {
   dir: string;
   info: RunInfo;
@@ -37,8 +34,20 @@ export interface MergeOutcome {
   expected: number;
 }
 
-/** Merges the run folders `dirs` into a new run folder `out`. */
-export async function mergeRuns(dirs: string[], out: string): Promise<MergeOutcome> {
+/** The value at a dotted run.json path (`sampling.temperature`); null when absent. */
+function at(info: RunInfo, path: string): unknown {
+  let v: unknown = info;
+  for (const part of path.split('.'))
+    v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[part] : undefined;
+  return v ?? null;
+}
+
+/**
+ * Merges the run folders `dirs` into a new run folder `out`. `mustAgree` lists the dotted
+ * run.json keys the inputs must share (the settings declaration's measured ones, given by
+ * the caller: this layer does not read the declaration).
+ */
+export async function mergeRuns(dirs: string[], out: string, mustAgree: readonly string[]): Promise<MergeOutcome> {
   if (dirs.length < 2) throw new ConfigError('bas merge needs at least two run folders');
   const seen = new Set(dirs.map((d) => resolve(d)));
   if (seen.size !== dirs.length) throw new ConfigError('bas merge: a run folder is given twice');
@@ -59,10 +68,10 @@ export async function mergeRuns(dirs: string[], out: string): Promise<MergeOutco
         `cannot merge: ${input.dir} was made with ${clash.what} ${clash.a ?? 'unknown'}, ${first.dir} with ${clash.b ?? 'unknown'}: ${why}`,
       );
     }
-    for (const field of MUST_AGREE) {
-      if (canon(input.info[field]) !== canon(first.info[field])) {
+    for (const field of mustAgree) {
+      if (canon(at(input.info, field)) !== canon(at(first.info, field))) {
         throw new ConfigError(
-          `cannot merge: ${input.dir} has ${field} ${canon(input.info[field])}, ${first.dir} has ${canon(first.info[field])}`,
+          `cannot merge: ${input.dir} has ${field} ${canon(at(input.info, field))}, ${first.dir} has ${canon(at(first.info, field))}`,
         );
       }
     }

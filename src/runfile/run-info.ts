@@ -10,7 +10,7 @@ import { FileTooLargeError, readSmallFile } from '../io/jsonl.js';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../io/atomic-file.js';
 import { ConfigError, fileError, systemErrorCode } from '../errors.js';
-import { MAX_TASKS, parseCount, parseNumberInRange, resolveTaskConfig } from '../task/config.js';
+import { MAX_TASKS, checkInteger, checkNumber, resolveTaskConfig } from '../task/config.js';
 import { GENERATOR_VERSION } from '../task/generate.js';
 import type { TaskConfig } from '../task/types.js';
 import { readShard } from './shard.js';
@@ -110,8 +110,8 @@ export function checkRunFile(value: unknown, file: string): RunFile {
   if (v.model !== undefined && (typeof v.model !== 'string' || v.model === '' || v.model.length > 1000)) {
     throw new ConfigError(`${key('model')} must be a model name (a non-empty string)`);
   }
-  if (v.n !== undefined) v.n = parseCount(v.n, key('n'), 1, MAX_TASKS);
-  if (v.rollouts !== undefined) v.rollouts = parseCount(v.rollouts, key('rollouts'), 1, 1000);
+  if (v.n !== undefined) v.n = checkInteger(v.n, key('n'), 1, MAX_TASKS);
+  if (v.rollouts !== undefined) v.rollouts = checkInteger(v.rollouts, key('rollouts'), 1, 1000);
   if (v.task !== undefined) {
     if (!isObject(v.task))
       throw new ConfigError(`${key('task')} must be an object {num_transactions, fault_rate, seed}`);
@@ -141,7 +141,7 @@ export function checkRunFile(value: unknown, file: string): RunFile {
     if (!isObject(v.prices)) throw new ConfigError(`${key('prices')} must be {"in": USD or null, "out": USD or null}`);
     const p = v.prices as Record<string, unknown>;
     const price = (k: 'in' | 'out'): number | null =>
-      p[k] == null ? null : parseNumberInRange(p[k], key(`prices.${k}`), 0, 1e6);
+      p[k] == null ? null : checkNumber(p[k], key(`prices.${k}`), 0, 1e6);
     v.prices = { in: price('in'), out: price('out') };
   }
   if (

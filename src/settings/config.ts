@@ -54,20 +54,23 @@ export function valueAt(doc: Record<string, unknown> | null | undefined, path: s
   return v;
 }
 
-function kindOf(v: unknown): string {
+function kindOf(v: unknown, toml: boolean): string {
+  if (typeof v === 'bigint') return 'an integer';
   if (Array.isArray(v)) return 'an array';
   if (v instanceof Date) return 'a date';
   if (typeof v === 'object' && v !== null) return 'a table';
-  if (typeof v === 'number') return Number.isInteger(v) ? 'an integer' : 'a float';
+  // TOML integers arrive as bigints: a number here is a TOML float, `3.0` included.
+  if (typeof v === 'number') return toml || !Number.isInteger(v) ? 'a float' : 'an integer';
   return `a ${typeof v}`;
 }
 
-function fits(kind: Kind, v: unknown): boolean {
+function fits(kind: Kind, v: unknown, toml: boolean): boolean {
   switch (kind) {
+    // TOML integers arrive as bigints (see loadConfigFile), so `3.0` and `2e0`, floats, do not fit.
     case 'integer':
-      return typeof v === 'number' && Number.isSafeInteger(v);
+      return typeof v === 'bigint' || (!toml && typeof v === 'number' && Number.isSafeInteger(v));
     case 'number':
-      return typeof v === 'number' && Number.isFinite(v);
+      return typeof v === 'bigint' || (typeof v === 'number' && Number.isFinite(v));
     case 'string':
       return typeof v === 'string';
     case 'boolean':
@@ -77,27 +80,52 @@ function fits(kind: Kind, v: unknown): boolean {
   }
 }
 
-function checkTable(file: string, table: Record<string, unknown>, schema: Map<string, Kind>, prefix: string): void {
+function checkTable(
+  file: string,
+  table: Record<string, unknown>,
+  schema: Map<string, Kind>,
+  prefix: string,
+  toml: boolean,
+): void {
   for (const [key, value] of Object.entries(table)) {
     const name = `${prefix}${key}`;
     const kind = schema.get(key);
     if (kind === undefined) {
       throw new ConfigError(`${file}: unknown key "${name}" (allowed here: ${[...schema.keys()].join(', ')})`);
     }
-    if (!fits(kind, value)) {
+    if (!fits(kind, value, toml)) {
       throw new ConfigError(
-        `${file}: "${name}" must be ${kind === 'integer' ? 'an integer' : `a ${kind}`}, got ${kindOf(value)}`,
+        `${file}: "${name}" must be ${kind === 'integer' ? 'an integer' : `a ${kind}`}, got ${kindOf(value, toml)}${toml && kind === 'integer' && typeof value === 'number' && Number.isInteger(value) ? ` (write ${value}, without a decimal point or exponent)` : ''}`,
       );
     }
+    // A bigint becomes a number; one past 2^53 cannot, and is left for the range check to name.
+    if (typeof value === 'bigint') table[key] = Number.isSafeInteger(Number(value)) ? Number(value) : String(value);
+    else if (kind === 'table' && !SCHEMA.has(key)) table[key] = plain(value, `${file}: "${name}"`);
   }
 }
 
-/** Checks a parsed TOML document against the schema; `file` names it in errors. */
-export function checkConfig(doc: Record<string, unknown>, file: string): FileConfig {
-  checkTable(file, doc, SCHEMA.get('')!, '');
+/** A free-form table (`[sampling.extra]`) with its TOML integers made numbers again. */
+function plain(v: unknown, name: string): unknown {
+  if (typeof v === 'bigint') {
+    if (!Number.isSafeInteger(Number(v))) throw new ConfigError(`${name} holds the integer ${v}, too large to send`);
+    return Number(v);
+  }
+  if (Array.isArray(v)) return v.map((x) => plain(x, name));
+  if (typeof v === 'object' && v !== null && !(v instanceof Date))
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x, name)]));
+  return v;
+}
+
+/**
+ * Checks a configuration against the schema; `file` names it in errors. `toml` says it was
+ * read by loadConfigFile, whose integers are bigints, so a number for an integer key is a
+ * TOML float; a configuration built in code (the library's evalSettings) has plain numbers.
+ */
+export function checkConfig(doc: Record<string, unknown>, file: string, toml = false): FileConfig {
+  checkTable(file, doc, SCHEMA.get('')!, '', toml);
   for (const [section, schema] of SCHEMA) {
     if (section !== '' && doc[section] !== undefined)
-      checkTable(file, doc[section] as Record<string, unknown>, schema, `${section}.`);
+      checkTable(file, doc[section] as Record<string, unknown>, schema, `${section}.`, toml);
   }
   return doc;
 }
@@ -117,14 +145,15 @@ export function loadConfigFile(file: string): FileConfig {
   }
   let doc: Record<string, unknown>;
   try {
-    doc = parse(text) as Record<string, unknown>;
+    // Integers as bigints, so that an integer key can tell `3` from `3.0` (a float, refused).
+    doc = parse(text, { integersAsBigInt: true }) as Record<string, unknown>;
   } catch (err) {
     const e = err as TomlError;
     const where = e instanceof TomlError ? ` (line ${e.line}, column ${e.column})` : '';
     const first = String(e.message ?? err).split('\n')[0];
     throw new ConfigError(`${file} is not valid TOML${where}: ${first}`);
   }
-  return checkConfig(doc, file);
+  return checkConfig(doc, file, true);
 }
 
 /**

@@ -51,9 +51,18 @@ function readToml(file: string, what: string): Record<string, unknown> {
 
 /** Adds the tables of one registry file to `into`, field by field over what is there. */
 function merge(into: Map<string, Provider>, doc: Record<string, unknown>, file: string): void {
+  // Names are matched without case (`--provider OpenAI` is openai), so one file naming a
+  // provider twice in different cases would merge two tables in silence: refused.
+  const seen = new Map<string, string>();
   for (const [rawName, entry] of Object.entries(doc)) {
     const where = `${file}: [${rawName}]`;
     const name = parseProviderName(rawName, `${file}: provider name`);
+    const twin = seen.get(name);
+    if (twin !== undefined)
+      throw new ConfigError(
+        `${file}: [${twin}] and [${rawName}] name the same provider (names are matched without case): keep one table`,
+      );
+    seen.set(name, rawName);
     if (typeof entry !== 'object' || entry === null || Array.isArray(entry))
       throw new ConfigError(`${where} must be a table`);
     const e = entry as Record<string, unknown>;

@@ -5,14 +5,15 @@
  */
 import { looksLikeSecret, urlWithoutCredentials } from '../io/secrets.js';
 import { ConfigError } from '../errors.js';
-import { MAX_TASKS, parseCount, parseNumberInRange } from '../task/config.js';
+import { MAX_TASKS } from '../task/config.js';
+import { parseNumber } from './numbers.js';
 
 export const REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
 /** Request fields that --sampling may not set: the runner owns them. */
 export const RESERVED_FIELDS = ['model', 'messages', 'stream', 'stream_options', 'n', 'tools', 'tool_choice'];
 /** Largest -n: the one cap that gen and validate share (src/task/config.ts). */
 export const MAX_N = MAX_TASKS;
-export const SECONDS = (name: string, v: unknown): number => parseNumberInRange(v, name, 0.001, 86_400);
+export const SECONDS = (name: string, v: unknown): number => parseNumber(v, name, 0.001, 86_400);
 
 export function parseModel(value: unknown, name: string): string {
   const model = String(value).trim();
@@ -102,6 +103,3 @@ export function parseSwitch(value: unknown, name: string): boolean {
   if (typeof value === 'boolean') return value;
   throw new ConfigError(`${name} must be true or false, got ${JSON.stringify(value)}`);
 }
-
-export const count = (min: number, max: number) => (v: unknown, name: string) => parseCount(v, name, min, max);
-export const number = (min: number, max: number) => (v: unknown, name: string) => parseNumberInRange(v, name, min, max);

@@ -1,7 +1,7 @@
 /**
  * Every setting of `bas eval`, declared once: its flag, its TOML key, its run.json key, its
  * type, range and default, and whether changing it changes what a run measures. The CLI
- * options, the TOML schema, run.json, the --resume checks and the README's flag table are
+ * options, the TOML schema, run.json, the --resume checks and docs/flags.md are
  * all derived from this table (see settings.ts, config.ts, session.ts, scripts/docs-flags.mjs).
  *
  * The table is keyed by the settings' value type, so adding a setting to `SettingValues`
@@ -10,10 +10,10 @@
  */
 import { MAX_TRANSACTIONS, MIN_TRANSACTIONS } from '../task/config.js';
 import { parseShard, readShard, shardLabel, type Shard } from '../runfile/shard.js';
+import { type Flag } from './flag.js';
+import { integer as count, number } from './numbers.js';
 import {
-  count,
   MAX_N,
-  number,
   parseBaseURL,
   parseEffort,
   parseExtra,
@@ -69,28 +69,19 @@ export interface SettingValues {
 
 export type SettingKey = keyof SettingValues;
 
-/** How one setting is spelled, checked and kept. */
-export interface Setting<V> {
-  /** Commander's flag text, e.g. `-c, --concurrency <C>`; `--no-x` for a default-on switch. */
-  flags: string;
-  /** How errors name the flag when its short form is the usual one (`-n`); else derived. */
-  errorName?: string;
-  /** One line for `bas eval --help`. */
-  help: string;
-  /** The README's "Meaning" cell. */
+/** How one setting is spelled, checked and kept: a flag, plus its places in TOML and run.json. */
+export interface Setting<V> extends Flag<V> {
+  /** The docs' "Meaning" cell. */
   doc: string;
-  /** The README's "Default" cell (and the help text's). */
+  /** The docs' "Default" cell (and the help text's). */
   defaultText: string;
-  default: V;
   /** Dotted TOML path (`task.seed`); null when the setting is a flag only. */
   toml: string | null;
   kind: Kind;
   /** Dotted run.json path; null when the run folder does not keep it. */
   runJson: string | null;
-  /** True when a different value measures something else: --resume refuses a change. */
+  /** True when a different value measures something else: --resume refuses a change, merge requires agreement. */
   measured: boolean;
-  /** Checks a flag's text or a config value; `name` says where it came from. */
-  parse(value: unknown, name: string): V;
   /** The run.json form (default: the value itself). */
   save?(value: V): unknown;
   /** Reads the run.json form back; undefined when unreadable (default: `parse`). */
@@ -394,7 +385,7 @@ export const SETTINGS: SettingTable = {
   },
   output: {
     flags: '--output <DIR>',
-    help: 'run folder (default runs/<UTC time>-<model>)',
+    help: 'run folder',
     doc: 'The run folder; `/`, `:` and other unsafe characters of the model become `_`. A folder that already holds a run is refused (use `--resume`).',
     defaultText: '`runs/<UTC time>-<model>/`',
     default: null,
@@ -458,40 +449,9 @@ export const SETTINGS: SettingTable = {
 
 export const SETTING_KEYS = Object.keys(SETTINGS) as SettingKey[];
 
-/** How errors name a flag: `-c/--concurrency`, `--seed`, or the declared `errorName`. */
-export function flagName(s: Setting<unknown>): string {
-  if (s.errorName) return s.errorName;
-  const names = s.flags.replace(/\s*<[^>]*>/, '').split(/,\s*/);
-  return names.join('/');
-}
+export { flagName, isNegatable } from './flag.js';
 
-/** True for a `--no-x` switch, whose flag counts only when given (commander fills in `true`). */
-export function isNegatable(s: Setting<unknown>): boolean {
-  return s.flags.startsWith('--no-');
-}
-
-/** An option of `bas eval` that is about this invocation, not a setting of the run. */
-export interface CommandOption {
-  flags: string;
-  help: string;
-  doc: string;
-}
-
-/** `bas eval`'s options that no config file or run.json holds. */
-export const EVAL_COMMAND_OPTIONS: readonly CommandOption[] = [
-  {
-    flags: '--resume <DIR>',
-    help: 'continue a run: only missing or errored rollouts, with its saved configuration',
-    doc: 'Continue the run in DIR (see Stopping and resuming).',
-  },
-  {
-    flags: '--config <FILE>',
-    help: 'TOML run configuration; flags override it',
-    doc: 'A TOML run configuration (also `@FILE` or `@ FILE`). Flags override it.',
-  },
-  {
-    flags: '--json',
-    help: 'print the summary as JSON instead of tables',
-    doc: 'Print the summary as JSON instead of tables.',
-  },
-];
+/** The run.json keys of the measured settings: what --resume keeps and merged runs must share. */
+export const MEASURED_RUN_JSON_KEYS: readonly string[] = SETTING_KEYS.flatMap((k) =>
+  SETTINGS[k].measured && SETTINGS[k].runJson ? [SETTINGS[k].runJson] : [],
+);

@@ -1,6 +1,6 @@
 /**
- * Checking the four values that identify tasks. Bad values fail before any work starts,
- * with a message naming the flag, the value given and the range allowed.
+ * The values that identify tasks, their bounds, and the checks of those values as files
+ * hold them (JSON numbers). Text from the command line is parsed in src/settings/.
  */
 import { ConfigError } from '../errors.js';
 import type { TaskConfig } from './types.js';
@@ -22,37 +22,24 @@ export const MAX_TRANSACTIONS = 10_000;
 export const MAX_TASKS = 10_000_000;
 
 function show(value: unknown): string {
-  return typeof value === 'string' ? JSON.stringify(value) : String(value);
+  return typeof value === 'string' ? JSON.stringify(value.slice(0, 80)) : String(value);
 }
 
-/** Plain decimal text, for counts: digits, a point, a leading minus; no hex, no exponent (`1.0` reads as 1, `1e3` is refused). */
-const DECIMAL_TEXT = /^-?(\d+(\.\d*)?|\.\d+)$/;
-/** Decimal text for a quantity: as above, plus a leading plus and an exponent (`5e-1`); never hex, `Infinity` or blank. */
-const NUMBER_TEXT = /^[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/;
-
-function toNumber(value: unknown, text: RegExp): number | null {
-  if (typeof value === 'number') return value;
-  if (typeof value === 'string' && text.test(value.trim())) return Number(value.trim());
-  return null;
+/**
+ * An integer in [min, max] read back from a file (a task, a record, a run.json): a JSON
+ * number, never text. Flags and config keys are read by src/settings/numbers.ts.
+ */
+export function checkInteger(value: unknown, name: string, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max)
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got ${show(value)}`);
+  return value;
 }
 
-/** An integer in [min, max], from a flag's text or a config value; throws a ConfigError naming `name`. */
-export function parseCount(value: unknown, name: string, min: number, max: number): number {
-  const n = toNumber(value, DECIMAL_TEXT);
-  if (n === null || !Number.isSafeInteger(n) || n < min || n > max) {
-    const range = `an integer from ${min} to ${max}`;
-    throw new ConfigError(`${name} must be ${range}, got ${show(value)}`);
-  }
-  return n;
-}
-
-/** A finite number in [min, max]; throws a ConfigError naming `name`. */
-export function parseNumberInRange(value: unknown, name: string, min: number, max: number): number {
-  const n = toNumber(value, NUMBER_TEXT);
-  if (n === null || !Number.isFinite(n) || n < min || n > max) {
+/** A finite number in [min, max] read back from a file; as `checkInteger`. */
+export function checkNumber(value: unknown, name: string, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max)
     throw new ConfigError(`${name} must be a number from ${min} to ${max}, got ${show(value)}`);
-  }
-  return n;
+  return value;
 }
 
 /**
@@ -67,7 +54,7 @@ export function resolveTaskConfig(
     num_transactions:
       input.num_transactions === undefined
         ? DEFAULT_TASK_CONFIG.num_transactions
-        : parseCount(
+        : checkInteger(
             input.num_transactions,
             names.num_transactions ?? '--num-transactions',
             MIN_TRANSACTIONS,
@@ -76,11 +63,11 @@ export function resolveTaskConfig(
     fault_rate:
       input.fault_rate === undefined
         ? DEFAULT_TASK_CONFIG.fault_rate
-        : parseNumberInRange(input.fault_rate, names.fault_rate ?? '--fault-rate', 0, 1),
+        : checkNumber(input.fault_rate, names.fault_rate ?? '--fault-rate', 0, 1),
     seed:
       input.seed === undefined
         ? DEFAULT_TASK_CONFIG.seed
-        : parseCount(input.seed, names.seed ?? '--seed', 0, Number.MAX_SAFE_INTEGER),
+        : checkInteger(input.seed, names.seed ?? '--seed', 0, Number.MAX_SAFE_INTEGER),
   };
 }
 

@@ -7,13 +7,8 @@ import { formatCents } from './money.js';
 import { readLedgerFromPrompt } from './read-prompt.js';
 import { deriveKey } from './rules.js';
 import { FAULT_CODES, type Bas, type ChatMessage, type FaultMap, type Ledger } from './types.js';
-
-export const POLICY_NAMES = ['oracle', 'raw-sums', 'blanket', 'silent'] as const;
-export type PolicyName = (typeof POLICY_NAMES)[number];
-
-export function isPolicyName(name: string): name is PolicyName {
-  return (POLICY_NAMES as readonly string[]).includes(name);
-}
+import type { PolicyName } from './policy-names.js';
+export { isPolicyName, POLICY_NAMES, type PolicyName } from './policy-names.js';
 
 /** Writes an answer block the way a well-behaved model would. */
 export function formatAnswer(bas: Bas, faults: FaultMap): string {

@@ -65,7 +65,7 @@ describe('bas gen --format dataset', () => {
   });
 
   it.each([
-    [['--split', 'validation'], 'bas: --split must be train or test, got "validation"\n'],
+    [['--split', 'validation'], 'bas: --split must be one of train, test, got "validation"\n'],
     [
       ['--format', 'datasets'],
       'bas: --format must be one of jsonl, prompt, table, csv, batch, dataset, got "datasets"\n',

@@ -80,7 +80,7 @@ describe('bas gen', () => {
   it('leaves no file behind when --out cannot be written', () => {
     const r = bas(['gen', '--out', '/nonexistent-dir/tasks.jsonl']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/--out: cannot write/);
+    expect(r.stderr).toBe('bas: -o/--out /nonexistent-dir/tasks.jsonl: the folder /nonexistent-dir does not exist\n');
   });
 });
 
@@ -194,11 +194,11 @@ describe('bas score', () => {
         )
         .join('\n') + '\n',
     );
-    const out = join(dir, 'scored.jsonl');
-    const r = bas(['score', '--tasks', tasks, '--replies', replies, '--out', out]);
+    const out = join(dir, 'scored');
+    const r = bas(['score', '--tasks', tasks, '--replies', replies, '--output', out]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/bas_correct/);
-    const scored = readFileSync(out, 'utf8')
+    const scored = readFileSync(join(out, 'results.jsonl'), 'utf8')
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));
@@ -221,13 +221,24 @@ describe('bas score', () => {
     const { dir, tasks } = setup();
     const replies = join(dir, 'replies.jsonl');
     writeFileSync(replies, content);
-    const out = join(dir, 'scored.jsonl');
-    const r = bas(['score', '--tasks', tasks, '--replies', replies, '--out', out]);
+    const out = join(dir, 'scored');
+    const r = bas(['score', '--tasks', tasks, '--replies', replies, '--output', out]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
     expect(existsSync(out)).toBe(false);
     expect(readdirSync(dir).sort()).toEqual(['replies.jsonl', 'tasks.jsonl']);
   });
+});
+
+// bas 0.3 had --out FILE (scored lines) beside --output DIR (a run folder); 0.4 keeps the
+// folder, whose results.jsonl holds the same lines, and refuses --out with the way forward.
+it('bas score --out is refused with a pointer to --output, before any file is read', () => {
+  const r = bas(['score', '--tasks', '/nonexistent/t.jsonl', '--replies', '/nonexistent/r.jsonl', '--out', 'x.jsonl']);
+  expect(r.code).toBe(2);
+  expect(r.stderr).toBe(
+    'bas: bas score --out FILE was removed in 0.4: write a run folder with --output DIR; its results.jsonl holds one scored line per reply\n',
+  );
+  expect(bas(['score', '--help']).stdout).not.toMatch(/--out\b/);
 });
 
 describe('number flags', () => {

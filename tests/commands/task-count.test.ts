@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { taskCountFromFlags } from '../../src/commands/task-flags.js';
+import { COMMAND_FLAGS } from '../../src/settings/command-flags.js';
+import { readFlags } from '../../src/settings/flag.js';
 import { SETTINGS } from '../../src/settings/setting-table.js';
 import { checkRunFile } from '../../src/runfile/run-info.js';
 
@@ -9,10 +10,12 @@ describe('-n has one cap everywhere', () => {
   const cap = 10_000_000;
 
   it('gen and validate take the cap and refuse one more', () => {
-    expect(taskCountFromFlags({ num: String(cap) }, 1)).toBe(cap);
-    expect(() => taskCountFromFlags({ num: String(cap + 1) }, 1)).toThrow(
-      `-n must be an integer from 1 to ${cap}, got "10000001"`,
-    );
+    for (const command of [COMMAND_FLAGS.gen, COMMAND_FLAGS.validate]) {
+      expect(readFlags(command, { num: String(cap) }).num).toBe(cap);
+      expect(() => readFlags(command, { num: String(cap + 1) })).toThrow(
+        `-n must be an integer from 1 to ${cap}, got "10000001"`,
+      );
+    }
   });
 
   it('eval (the settings declaration) takes the same cap', () => {

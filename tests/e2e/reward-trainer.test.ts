@@ -85,12 +85,12 @@ describe('a trainer of OpenRLHF against bas reward-server', () => {
       join(dir, 'tasks.jsonl'),
       '--replies',
       join(dir, 'replies.jsonl'),
-      '--out',
-      join(dir, 'scored.jsonl'),
+      '--output',
+      join(dir, 'scored'),
       '--json',
     ]);
     expect(score.code, score.stderr).toBe(0);
-    const scored = lines<Record<string, unknown>>(readFileSync(join(dir, 'scored.jsonl'), 'utf8'));
+    const scored = lines<Record<string, unknown>>(readFileSync(join(dir, 'scored', 'results.jsonl'), 'utf8'));
     const want = scored as Array<{ reward: number; rewards: Record<string, number> }>;
     expect(want.length).toBeGreaterThanOrEqual(2000);
 
@@ -163,7 +163,10 @@ describe('bas reward-server refuses bad flags in one line', () => {
     [['--max-batch', '0'], 'bas: --max-batch must be an integer from 1 to 1000000, got "0"\n'],
     [['--max-body-mb', '0'], 'bas: --max-body-mb must be a number from 0.001 to 1024, got "0"\n'],
     [['--token-var', 'NOPE_UNSET_VAR'], 'bas: --token-var NOPE_UNSET_VAR: the variable is not set, or is empty\n'],
-    [['--token-var', 'a-b'], 'bas: --token-var must name an environment variable, got "a-b"\n'],
+    [
+      ['--token-var', 'a-b'],
+      'bas: --token-var must be the NAME of an environment variable (letters, digits, _), not its value\n',
+    ],
   ])('%j', async (args, message) => {
     const r = await basAsync(['reward-server', ...args]);
     expect(r.code).toBe(2);

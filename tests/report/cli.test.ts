@@ -98,8 +98,8 @@ describe('bas report', () => {
 
   it.each([
     [['report', '/nonexistent/run'], /run folder \/nonexistent\/run does not exist/],
-    [['report', 'RUN', '--price-in', 'cheap'], /--price-in must be a non-negative number/],
-    [['report', 'RUN', '--price-out', '-1'], /--price-out must be a non-negative number/],
+    [['report', 'RUN', '--price-in', 'cheap'], /--price-in must be a number from 0 to 1000000, got "cheap"/],
+    [['report', 'RUN', '--price-out', '-1'], /--price-out must be a number from 0 to 1000000, got "-1"/],
     [['report', 'RUN', '--html', 'RUN'], /--html .* is a folder; give a file name/],
     [['compare', 'RUN', 'MIX', '--html', 'RUN'], /--html .* is a folder; give a file name/],
     [['compare', 'RUN'], /at least two run folders/],

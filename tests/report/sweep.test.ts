@@ -177,13 +177,13 @@ describe('bas sweep', () => {
     [['sweep', '-m', 'builtin:oracle'], /needs --num-transactions/],
     [
       ['sweep', '--num-transactions', '12,3', '-m', 'builtin:oracle'],
-      /each value must be a whole number from 4 to 10000, got "3"/,
+      /--num-transactions must be an integer from 4 to 10000, got "3"/,
     ],
     [['sweep', '--num-transactions', '12,,24', '-m', 'builtin:oracle'], /comma-separated list/],
     [['sweep', '--num-transactions', '12,12', '-m', 'builtin:oracle'], /lists a value twice/],
     [
       ['sweep', '--num-transactions', '12', '--fault-rate', '2', '-m', 'builtin:oracle'],
-      /--fault-rate: each value must be a number from 0 to 1/,
+      /--fault-rate must be a number from 0 to 1, got "2"/,
     ],
     [
       ['sweep', '--num-transactions', '12', '-m', 'builtin:oracle', '--output', 'SWEEP'],

@@ -102,7 +102,7 @@ describe.skipIf(!probe)('a full disk', () => {
     expect(temps(disk)).toEqual([]);
   });
 
-  it('score --out fails in words and keeps the previous file', () => {
+  it('score --output fails in words and leaves no folder', () => {
     const work = mkdtempSync(join(tmpdir(), 'bas-full-in-'));
     const tasks = join(work, 'tasks.jsonl');
     expect(bas(['gen', '-n', '40', '-o', tasks]).code).toBe(0);
@@ -112,12 +112,11 @@ describe.skipIf(!probe)('a full disk', () => {
       Array.from({ length: 40 }, (_, i) => JSON.stringify({ index: i, reply: 'no answer' })).join('\n'),
     );
     const disk = smallDisk();
-    const out = join(disk, 'scored.jsonl');
-    writeFileSync(out, 'old\n');
+    const out = join(disk, 'scored');
     fill(disk, 1);
-    const r = bas(['score', '--tasks', tasks, '--replies', replies, '--out', out]);
-    expectNoSpace(r, out);
-    expect(readFileSync(out, 'utf8')).toBe('old\n');
+    const r = bas(['score', '--tasks', tasks, '--replies', replies, '--output', out]);
+    expectNoSpace(r, disk);
+    expect(existsSync(out)).toBe(false);
     expect(temps(disk)).toEqual([]);
   });
 

@@ -44,7 +44,7 @@ describe('an output that is one of the inputs', () => {
     expect(readFileSync(results, 'utf8')).toBe(before);
   });
 
-  it('score --out over the tasks or the replies is refused and both are kept', () => {
+  it('score --output at the tasks or the replies is refused and both are kept', () => {
     const dir = tempDir();
     const tasks = join(dir, 'tasks.jsonl');
     expect(bas(['gen', '-n', '2', '-o', tasks]).code).toBe(0);
@@ -52,12 +52,12 @@ describe('an output that is one of the inputs', () => {
     writeFileSync(replies, '{"index": 0, "reply": "x"}\n{"index": 1, "reply": "y"}\n');
     const taskText = readFileSync(tasks, 'utf8');
     oneLineRefusal(
-      bas(['score', '--tasks', tasks, '--replies', replies, '--out', tasks]),
-      /--out .*tasks\.jsonl is the input/,
+      bas(['score', '--tasks', tasks, '--replies', replies, '--output', tasks]),
+      /--output .*tasks\.jsonl is a file, not a folder/,
     );
     oneLineRefusal(
-      bas(['score', '--tasks', tasks, '--replies', replies, '--out', `${dir}/./replies.jsonl`]),
-      /is the input/,
+      bas(['score', '--tasks', tasks, '--replies', replies, '--output', `${dir}/./replies.jsonl`]),
+      /is a file, not a folder/,
     );
     expect(readFileSync(tasks, 'utf8')).toBe(taskText);
     expect(readFileSync(replies, 'utf8')).toMatch(/"reply": "y"/);

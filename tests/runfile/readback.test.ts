@@ -90,11 +90,14 @@ describe('system errors in words', () => {
     writeFileSync(join(dir, 'afile'), 'x');
     const r = bas(['gen', '-n', '1', '-o', join(dir, 'afile', 'tasks.jsonl')]);
     expect(r.code).toBe(2);
+    // Checked before any task is generated (src/settings/output-paths.ts).
     expect(r.stderr).toBe(
-      `bas: --out: cannot write ${join(dir, 'afile', 'tasks.jsonl')}: a part of the path is not a folder\n`,
+      `bas: -o/--out ${join(dir, 'afile', 'tasks.jsonl')}: ${join(dir, 'afile')} is not a folder\n`,
     );
     const m = bas(['gen', '-n', '1', '-o', join(dir, 'nope', 'tasks.jsonl')]);
-    expect(m.stderr).toBe(`bas: --out: cannot write ${join(dir, 'nope', 'tasks.jsonl')}: no such file or folder\n`);
+    expect(m.stderr).toBe(
+      `bas: -o/--out ${join(dir, 'nope', 'tasks.jsonl')}: the folder ${join(dir, 'nope')} does not exist\n`,
+    );
   });
 });
 

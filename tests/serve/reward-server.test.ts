@@ -82,12 +82,12 @@ describe('grading equals bas score', () => {
       join(dir, 'tasks.jsonl'),
       '--replies',
       join(dir, 'replies.jsonl'),
-      '--out',
-      join(dir, 'scored.jsonl'),
+      '--output',
+      join(dir, 'scored'),
       '--json',
     ]);
     expect(r.code, r.stderr).toBe(0);
-    scored = readFileSync(join(dir, 'scored.jsonl'), 'utf8')
+    scored = readFileSync(join(dir, 'scored', 'results.jsonl'), 'utf8')
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as Record<string, unknown>);

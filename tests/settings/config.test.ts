@@ -27,7 +27,12 @@ describe('TOML run configuration', () => {
     ['modle = "x"', /unknown key "modle"/],
     ['[task]\nrows = 3', /unknown key "task.rows"/],
     ['n = "30"', /"n" must be an integer, got a string/],
-    ['n = 2.5', /"n" must be an integer, got a float/],
+    ['n = 2.5', /"n" must be an integer, got a float$/],
+    // TOML tells integers from floats; an integer key takes an integer, as -n takes 3 and not 3.0.
+    ['n = 3.0', /"n" must be an integer, got a float \(write 3, without a decimal point or exponent\)$/],
+    ['concurrency = 2e0', /"concurrency" must be an integer, got a float \(write 2,/],
+    ['[task]\nseed = 1.0', /"task.seed" must be an integer, got a float/],
+    ['[sampling]\nmax_tokens = 1e3', /"sampling.max_tokens" must be an integer, got a float/],
     ['[sampling]\ntemperature = "hot"', /"sampling.temperature" must be a number/],
     ['progress = 1', /"progress" must be a boolean/],
     ['task = 3', /"task" must be a table/],
@@ -40,6 +45,19 @@ describe('TOML run configuration', () => {
     const f = toml('model = "builtin:oracle"\n[task]\nfault_rate = 1.5');
     expect(() => resolveSettings({}, loadConfigFile(f), f, {})).toThrow(
       /"task.fault_rate" in .*c\.toml must be a number from 0 to 1, got 1.5/,
+    );
+  });
+
+  it('integers stay numbers where a number is wanted, and in free tables', () => {
+    const f = toml(
+      'model = "m"\ntimeout = 5\nn = 3\n[task]\nseed = 9007199254740991\n[sampling.extra]\ntop_k = 40\nstop = [1, 2]',
+    );
+    const s = resolveSettings({}, loadConfigFile(f), f, {});
+    expect([s.timeoutS, s.n, s.task.seed]).toEqual([5, 3, 9007199254740991]);
+    expect(s.sampling.extra).toEqual({ top_k: 40, stop: [1, 2] });
+    const big = toml('model = "m"\n[task]\nseed = 9007199254740993');
+    expect(() => resolveSettings({}, loadConfigFile(big), big, {})).toThrow(
+      /"task.seed" in .*c\.toml must be an integer from 0 to 9007199254740991, got "9007199254740993"/,
     );
   });
 

@@ -60,6 +60,12 @@ describe('a user registry', () => {
     ['[openai]\nkey_required = "no"', /"key_required" must be true or false/],
     ['openai = 3', /\[openai\] must be a table/],
     ['[a', /not valid TOML \(line 1/],
+    // Names match without case, so two tables of one file differing only in case would merge in silence.
+    [
+      '[Lab]\nbase_url = "https://a/v1"\napi_key_var = "A"\n[lab]\nbase_url = "https://b/v1"',
+      /p\.toml: \[Lab\] and \[lab\] name the same provider \(names are matched without case\): keep one table$/,
+    ],
+    ['[OpenAI]\nnotes = "x"\n[openai]\nnotes = "y"', /\[OpenAI\] and \[openai\] name the same provider/],
   ])('%s is refused', (text, message) => {
     expect(() => loadProviders(file(text), {})).toThrow(message);
   });

@@ -4,7 +4,8 @@ import type * as Commander from 'commander';
 import { describe, expect, it } from 'vitest';
 import { checkConfig } from '../../src/settings/config.js';
 import { runInfoFor, savedSettings } from '../../src/engine/session.js';
-import { withFlagTable } from '../../src/settings/setting-docs.js';
+import { renderFlagsDoc } from '../../src/settings/setting-docs.js';
+import { COMMAND_FLAGS, COMMAND_NAMES } from '../../src/settings/command-flags.js';
 import { flagName, SETTINGS, SETTING_KEYS, type SettingKey } from '../../src/settings/setting-table.js';
 import { resolveSettings } from '../../src/settings/settings.js';
 import type { RunInfo } from '../../src/runfile/store.js';
@@ -25,7 +26,8 @@ describe('the settings declaration', () => {
 
   it('every TOML key is accepted by the config checker, with its declared type', () => {
     const doc: Record<string, any> = {};
-    const sample = { integer: 1, number: 0.5, string: 'x', boolean: true, table: {} } as const;
+    // TOML integers are read as bigints (so `3.0` can be told from `3`).
+    const sample = { integer: 1n, number: 0.5, string: 'x', boolean: true, table: {} } as const;
     for (const key of SETTING_KEYS) {
       const path = SETTINGS[key].toml;
       if (!path) continue;
@@ -117,10 +119,20 @@ describe('the settings declaration', () => {
     expect(flagName(SETTINGS.progress)).toBe('--no-progress');
   });
 
-  it('the README flag table is the one the declaration renders (npm run docs:flags rewrites it)', () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    expect(withFlagTable(readme)).toBe(readme);
+  it('docs/flags.md is the one the declaration renders (npm run docs:flags rewrites it)', () => {
+    const doc = readFileSync(new URL('../../docs/flags.md', import.meta.url), 'utf8');
+    expect(doc).toBe(renderFlagsDoc());
   });
+
+  it.each(COMMAND_NAMES)(
+    'bas %s: commander hands every flag over under its declared key, and no flag twice',
+    (name) => {
+      const flags = Object.entries(COMMAND_FLAGS[name]);
+      for (const [key, f] of flags) expect(new Option(f.flags).attributeName()).toBe(key);
+      const names = flags.flatMap(([, f]) => f.flags.replace(/\s*<[^>]*>/, '').split(/,\s*/));
+      expect(new Set(names).size).toBe(names.length);
+    },
+  );
 });
 
 describe('the new settings', () => {

@@ -1,0 +1,441 @@
+/**
+ * Every command's flags, declared once, from shared groups (task, sampling, bootstrap, price,
+ * output) and the eval settings (setting-table.ts). `src/cli.ts` builds each command's options
+ * from here, the commands parse what commander hands over with `readFlags`, and
+ * docs/flags.md is rendered from it (setting-docs.ts, `npm run docs:flags`).
+ *
+ * The key of each entry is commander's attribute name for the flag; a test checks it.
+ */
+import { POLICY_NAMES } from '../task/policy-names.js';
+import { SPLITS } from '../task/dataset.js';
+import { GEN_FORMATS, RANK_MEASURES } from './choices.js';
+import type { Flag, FlagSet } from './flag.js';
+export { collectOnce, helpLine, takesValue } from './flag.js';
+import { integer, number } from './numbers.js';
+import { parseModel, parseSwitch, parseText, parseVarName } from './setting-parse.js';
+import { SETTINGS, SETTING_KEYS, type SettingKey, type SettingTable } from './setting-table.js';
+import { ConfigError } from '../errors.js';
+
+/** One of a closed list of words. */
+function oneOf<T extends string>(choices: readonly T[]): (value: unknown, name: string) => T {
+  return (value, name) => {
+    if (typeof value === 'string' && (choices as readonly string[]).includes(value)) return value as T;
+    throw new ConfigError(
+      `${name} must be one of ${choices.join(', ')}, got ${JSON.stringify(String(value).slice(0, 80))}`,
+    );
+  };
+}
+
+/** Most points of a sweep, and so the longest list a sweep flag takes. */
+export const MAX_LIST = 100;
+
+/**
+ * A comma-separated list of values, each read by `item` (the flag's own single-value parser,
+ * so `12.0` is refused in a list as it is alone); no value twice.
+ */
+export function listOf<V>(item: (value: unknown, name: string) => V): (value: unknown, name: string) => V[] {
+  return (value, name) => {
+    const text = String(value);
+    const items = text.split(',').map((s) => s.trim());
+    if (items.length > MAX_LIST || items.some((s) => s === ''))
+      throw new ConfigError(
+        `${name} takes a comma-separated list of up to ${MAX_LIST} values, e.g. 12,24,60, got ${JSON.stringify(text.slice(0, 80))}`,
+      );
+    const values = items.map((s) => item(s, name));
+    if (new Set(values).size !== values.length)
+      throw new ConfigError(`${name} lists a value twice: ${JSON.stringify(text.slice(0, 80))}`);
+    return values;
+  };
+}
+
+const text = (flags: string, help: string, extra: Partial<Flag<string | null>> = {}): Flag<string | null> => ({
+  flags,
+  help,
+  defaultText: null,
+  default: null,
+  parse: parseText,
+  ...extra,
+});
+
+const json = (help: string): Flag<boolean> => ({
+  flags: '--json',
+  help,
+  defaultText: null,
+  default: false,
+  parse: parseSwitch,
+});
+
+// --- the shared groups ---
+
+/** The task group: which tasks. `-n`'s default is the command's own. */
+function taskGroup(n: number) {
+  return {
+    num: { ...SETTINGS.num, default: n, defaultText: String(n) },
+    numTransactions: SETTINGS.numTransactions,
+    faultRate: SETTINGS.faultRate,
+    seed: SETTINGS.seed,
+  };
+}
+
+/** The sampling group, as `bas gen --format batch` writes it into each request. */
+const batchOnly = <V>(f: Flag<V>): Flag<V> => ({ ...f, help: `${f.help} (--format batch)`, doc: undefined });
+
+/** The bootstrap group: the paired comparisons of compare and leaderboard. */
+const bootstrapGroup = {
+  seed: {
+    flags: '--seed <S>',
+    help: 'seed of the paired bootstrap, 0..4294967295',
+    defaultText: '1',
+    default: 1,
+    parse: integer(0, 2 ** 32 - 1),
+  } satisfies Flag<number>,
+  resamples: {
+    flags: '--resamples <B>',
+    help: 'bootstrap resamples, 100..1000000',
+    defaultText: '10000',
+    default: 10_000,
+    parse: integer(100, 1_000_000),
+  } satisfies Flag<number>,
+};
+
+/** The price group, as `bas report` takes it: over the prices the run recorded. */
+const reportPrices = {
+  priceIn: {
+    ...SETTINGS.priceIn,
+    help: 'price of prompt tokens, US dollars per million, 0..1000000',
+    defaultText: "the run's",
+  },
+  priceOut: {
+    ...SETTINGS.priceOut,
+    help: 'price of completion tokens, US dollars per million, 0..1000000',
+    defaultText: "the run's",
+  },
+};
+
+/** At most this many rollouts by name in one `bas report` (each is embedded whole). */
+const MAX_ROLLOUTS_ASKED = 1000;
+
+/** `--rollout` values: "17:0", "17" (rollout 0), or lists "3:0,17:2", from every time the flag is given. */
+function parseRollouts(values: unknown, name: string): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  for (const v of values as string[])
+    for (const part of v.split(',')) {
+      const m = /^\s*(\d{1,9})(?::(\d{1,3}))?\s*$/.exec(part);
+      if (!m)
+        throw new ConfigError(
+          `${name} must be INDEX:ROLLOUT (such as 17:0), or INDEX for rollout 0, got ${JSON.stringify(part.slice(0, 80))}`,
+        );
+      out.push([Number(m[1]), Number(m[2] ?? 0)]);
+    }
+  if (out.length > MAX_ROLLOUTS_ASKED)
+    throw new ConfigError(`${name} names ${out.length} rollouts; at most ${MAX_ROLLOUTS_ASKED}`);
+  return out;
+}
+
+const htmlFlag = (what: string) => text('--html <FILE>', `also write a self-contained HTML ${what} to FILE`);
+
+/** eval's flags that are about the invocation, not settings of the run (no TOML key, no run.json key). */
+const evalInvocation = {
+  resume: text('--resume <DIR>', 'continue a run: only missing or errored rollouts, with its saved configuration', {
+    doc: 'Continue the run in DIR (see Stopping and resuming in the README).',
+  }),
+  config: text('--config <FILE>', 'TOML run configuration; flags override it', {
+    doc: 'A TOML run configuration (also `@FILE` or `@ FILE`). Flags override it.',
+  }),
+  json: json('print the summary as JSON instead of tables'),
+};
+
+function settingsExcept<K extends SettingKey>(...left: K[]): Omit<SettingTable, K> {
+  return Object.fromEntries(SETTING_KEYS.filter((k) => !left.includes(k as K)).map((k) => [k, SETTINGS[k]])) as Omit<
+    SettingTable,
+    K
+  >;
+}
+
+const evalFlags = { ...SETTINGS, ...evalInvocation };
+
+/** Every command's flags, in the order of its `--help`. */
+export const COMMAND_FLAGS = {
+  gen: {
+    ...taskGroup(10),
+    format: {
+      flags: '--format <F>',
+      help: `what to write: ${GEN_FORMATS.join(', ')}`,
+      defaultText: 'jsonl when written to a file or a pipe, table on a terminal',
+      default: null,
+      parse: oneOf(GEN_FORMATS),
+    } satisfies Flag<string | null>,
+    split: {
+      flags: '--split <SPLIT>',
+      help: `${SPLITS.join(' or ')}: disjoint task sets of one seed (test = the tasks bas eval runs)`,
+      defaultText: null,
+      default: null,
+      parse: oneOf(SPLITS),
+    } satisfies Flag<string | null>,
+    out: text('-o, --out <FILE>', 'write to FILE instead of standard output'),
+    model: batchOnly({ ...SETTINGS.model, help: 'model named in each request', defaultText: null }),
+    temperature: batchOnly(SETTINGS.temperature),
+    maxTokens: batchOnly(SETTINGS.maxTokens),
+    reasoningEffort: batchOnly(SETTINGS.reasoningEffort),
+    sampling: batchOnly(SETTINGS.sampling),
+    rollouts: batchOnly({ ...SETTINGS.rollouts, help: 'requests per task, 1..1000' }),
+  },
+  validate: {
+    ...taskGroup(60),
+    tasks: text('--tasks <FILE>', 'check the keys shipped in a tasks JSONL file instead of generating'),
+    json: json('print the result as JSON'),
+  },
+  score: {
+    tasks: text('--tasks <FILE>', 'tasks JSONL written by bas gen', { required: true }),
+    replies: text('--replies <FILE>', 'replies JSONL: {"index", "reply"} lines, or a batch output file', {
+      required: true,
+    }),
+    output: text('--output <DIR>', 'write a run folder (results.jsonl, run.json) that bas report and bas compare read'),
+    // bas 0.3 wrote scored lines with --out FILE; the run folder's results.jsonl holds them now.
+    out: text('--out <FILE>', 'removed: use --output DIR', {
+      hidden: true,
+      parse: () => {
+        throw new ConfigError(
+          'bas score --out FILE was removed in 0.4: write a run folder with --output DIR; its results.jsonl holds one scored line per reply',
+        );
+      },
+    }),
+    model: { ...text('-m, --model <MODEL>', 'model name recorded in the run folder'), parse: parseModel },
+    json: json('print the summary as JSON'),
+  },
+  merge: {
+    output: text('--output <DIR>', 'the merged run folder (must not exist, or be empty)', { required: true }),
+    json: json('print the merged summary as JSON'),
+  },
+  report: {
+    json: json('print the report as JSON'),
+    html: htmlFlag('report'),
+    ...reportPrices,
+    rollout: {
+      flags: '--rollout <I:R>',
+      help: 'show rollout R of task I (or I alone: rollout 0; a comma list; repeatable); with --html, embed it in the page',
+      defaultText: null,
+      default: [],
+      repeatable: true,
+      parse: parseRollouts,
+    } satisfies Flag<Array<[number, number]>>,
+  },
+  compare: {
+    json: json('print the comparison as JSON'),
+    html: htmlFlag('comparison'),
+    ...bootstrapGroup,
+  },
+  leaderboard: {
+    by: {
+      flags: '--by <MEASURE>',
+      help: `rank by ${RANK_MEASURES.join(', ')}`,
+      defaultText: RANK_MEASURES[0],
+      default: RANK_MEASURES[0],
+      parse: oneOf(RANK_MEASURES),
+    } satisfies Flag<string>,
+    includeIncomplete: {
+      flags: '--include-incomplete',
+      help: 'also rank runs that did not finish within their error budget (marked *)',
+      defaultText: null,
+      default: false,
+      parse: parseSwitch,
+    } satisfies Flag<boolean>,
+    json: json('print the leaderboard as JSON'),
+    markdown: {
+      flags: '--markdown',
+      help: 'print Markdown tables, for a README or a paper',
+      defaultText: null,
+      default: false,
+      parse: parseSwitch,
+    } satisfies Flag<boolean>,
+    csv: {
+      flags: '--csv',
+      help: 'print one CSV row per run, every number at full precision',
+      defaultText: null,
+      default: false,
+      parse: parseSwitch,
+    } satisfies Flag<boolean>,
+    latex: {
+      flags: '--latex',
+      help: 'print LaTeX tables (booktabs), for a paper',
+      defaultText: null,
+      default: false,
+      parse: parseSwitch,
+    } satisfies Flag<boolean>,
+    html: htmlFlag('leaderboard'),
+    ...bootstrapGroup,
+  },
+  eval: evalFlags,
+  check: { ...settingsExcept('check'), config: evalInvocation.config, json: json('print the result as JSON') },
+  models: {
+    provider: SETTINGS.provider,
+    providers: SETTINGS.providers,
+    baseUrl: SETTINGS.baseUrl,
+    apiKeyVar: SETTINGS.apiKeyVar,
+    json: json('print the models as JSON'),
+  },
+  serve: {
+    port: {
+      flags: '--port <P>',
+      help: 'port, 0..65535; 0 picks a free one',
+      defaultText: '8089',
+      default: 8089,
+      parse: integer(0, 65535),
+    } satisfies Flag<number>,
+    host: { ...text('--host <HOST>', 'interface to listen on'), defaultText: '127.0.0.1', default: '127.0.0.1' },
+    policy: {
+      flags: '--policy <NAME>',
+      help: `the built-in policy that answers: ${POLICY_NAMES.join(', ')}`,
+      defaultText: 'oracle',
+      default: 'oracle',
+      parse: oneOf(POLICY_NAMES),
+    } satisfies Flag<string>,
+    latency: {
+      flags: '--latency <MS>',
+      help: 'delay before each answer, in milliseconds, 0..3600000',
+      defaultText: '0',
+      default: 0,
+      parse: number(0, 3_600_000),
+    } satisfies Flag<number>,
+    errorRate: rate('--error-rate <P>', 'share of requests answered with HTTP 500'),
+    rateLimitRate: rate('--rate-limit-rate <P>', 'share answered with HTTP 429 and Retry-After'),
+    retryAfter: {
+      flags: '--retry-after <SECONDS>',
+      help: 'the Retry-After sent with a 429 or 500, 0..3600',
+      defaultText: '1',
+      default: 1,
+      parse: number(0, 3600),
+    } satisfies Flag<number>,
+    hangRate: rate('--hang-rate <P>', 'share of requests never answered'),
+    malformedRate: rate('--malformed-rate <P>', 'share answered 200 with a malformed body'),
+    rateLimit: {
+      flags: '--rate-limit <RPS>',
+      help: 'admit at most RPS requests a second (a token bucket), 0..1000000; the rest get 429 with Retry-After',
+      defaultText: 'no limit',
+      default: 0,
+      parse: number(0, 1_000_000),
+    } satisfies Flag<number>,
+    wholeSecondRetryAfter: {
+      flags: '--whole-second-retry-after',
+      help: 'with --rate-limit: send only Retry-After in whole seconds, no retry-after-ms',
+      defaultText: null,
+      default: false,
+      parse: parseSwitch,
+    } satisfies Flag<boolean>,
+    cutRate: rate('--cut-rate <P>', 'share of replies cut mid-way, the connection closed'),
+    stallRate: rate('--stall-rate <P>', 'share of replies that stop mid-way, the connection left open'),
+    // The same as serve's DEFAULT_MAX_REQUEST_BYTES (a test holds them equal): settings do not import serve.
+    maxRequestMb: {
+      flags: '--max-request-mb <MB>',
+      help: 'largest request body accepted, in MiB, 0.001..1024; larger ones get 413',
+      defaultText: '8',
+      default: 8,
+      parse: number(0.001, 1024),
+    } satisfies Flag<number>,
+    seed: {
+      flags: '--seed <S>',
+      help: 'seed of the fault draws, 0..4294967295',
+      defaultText: '1',
+      default: 1,
+      parse: integer(0, 2 ** 32 - 1),
+    } satisfies Flag<number>,
+    reasoningTokens: {
+      flags: '--reasoning-tokens <N>',
+      help: 'act as a reasoning model that reasons N tokens before answering, 0..10000000; a max_tokens at or below N gets empty content cut by the limit',
+      defaultText: '0',
+      default: 0,
+      parse: integer(0, 10_000_000),
+    } satisfies Flag<number>,
+    apiKey: text('--api-key <KEY>', 'require this bearer key', { defaultText: 'accept any' }),
+    models: {
+      flags: '--models <IDS>',
+      help: 'comma-separated model ids served; others get 404 model_not_found',
+      defaultText: 'any',
+      default: null,
+      parse: (v: unknown, name: string) => {
+        const ids = String(v)
+          .split(',')
+          .map((m) => m.trim())
+          .filter(Boolean);
+        if (ids.length === 0) throw new ConfigError(`${name} must name at least one model id`);
+        return ids;
+      },
+    } satisfies Flag<string[] | null>,
+  },
+  'reward-server': {
+    port: {
+      flags: '--port <P>',
+      help: 'port, 0..65535; 0 picks a free one',
+      defaultText: '8090',
+      default: 8090,
+      parse: integer(0, 65535),
+    } satisfies Flag<number>,
+    host: { ...text('--host <HOST>', 'interface to listen on'), defaultText: '127.0.0.1', default: '127.0.0.1' },
+    tokenVar: {
+      flags: '--token-var <NAME>',
+      help: 'require "Authorization: Bearer <token>", the token read from environment variable NAME',
+      defaultText: 'no token',
+      default: null,
+      parse: parseVarName,
+    } satisfies Flag<string | null>,
+    // A rollout batch of OpenRLHF is 128 prompts × 8 samples at most in its examples; room to spare.
+    maxBatch: {
+      flags: '--max-batch <N>',
+      help: 'most items in one request, 1..1000000',
+      defaultText: '4096',
+      default: 4096,
+      parse: integer(1, 1_000_000),
+    } satisfies Flag<number>,
+    maxBodyMb: {
+      flags: '--max-body-mb <MB>',
+      help: 'largest request body, in MiB, 0.001..1024',
+      defaultText: '64',
+      default: 64,
+      parse: number(0.001, 1024),
+    } satisfies Flag<number>,
+    // About 1 KB a key: 20,000 keys is some 20 MB.
+    cacheSize: {
+      flags: '--cache-size <N>',
+      help: 'answer keys kept in memory, least recently used out first, 0..10000000',
+      defaultText: '20000',
+      default: 20_000,
+      parse: integer(0, 10_000_000),
+    } satisfies Flag<number>,
+    workers: {
+      flags: '--workers <N>',
+      help: 'grading threads, 0..64; 0 grades on the main thread',
+      defaultText: 'one per core (none on one core)',
+      default: null,
+      parse: integer(0, 64),
+    } satisfies Flag<number | null>,
+  },
+  sweep: {
+    numTransactions: {
+      flags: '--num-transactions <LIST>',
+      help: `rows per ledger, one point each, ${SETTINGS.numTransactions.help.replace(/^rows per ledger, /, 'each ')}, e.g. 12,24,60,120,240`,
+      defaultText: 'required',
+      default: null,
+      parse: listOf(SETTINGS.numTransactions.parse),
+    } satisfies Flag<number[] | null>,
+    faultRate: {
+      flags: '--fault-rate <LIST>',
+      help: 'fault rates, one point each with every row count, each 0..1',
+      defaultText: "eval's",
+      default: null,
+      parse: listOf(SETTINGS.faultRate.parse),
+    } satisfies Flag<number[] | null>,
+    output: text('--output <DIR>', 'sweep folder', { defaultText: '`runs/<UTC time>-sweep-<model>`' }),
+    resume: text('--resume <DIR>', 'continue a sweep: every point, with its saved settings'),
+    html: htmlFlag('page with the curve'),
+    json: json('print the sweep as JSON'),
+    config: evalInvocation.config,
+    ...settingsExcept('numTransactions', 'faultRate', 'output', 'shard'),
+  },
+} satisfies Record<string, FlagSet>;
+
+function rate(flags: string, help: string): Flag<number> {
+  return { flags, help: `${help}, 0..1`, defaultText: '0', default: 0, parse: number(0, 1) };
+}
+
+export type CommandName = keyof typeof COMMAND_FLAGS;
+export const COMMAND_NAMES = Object.keys(COMMAND_FLAGS) as CommandName[];
