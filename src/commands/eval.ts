@@ -28,9 +28,14 @@ import { terminalText } from '../io/terminal-text.js';
 import { checkOutputs } from '../settings/output-paths.js';
 
 /** The settings `bas eval` runs with: flags over a config file, over the saved run with --resume. */
-export async function evalSettingsFromFlags(words: string[], flags: EvalFlags): Promise<EvalSettings> {
-  const configPath = configPathFrom(words, flags.config, 'bas eval');
-  const file: FileConfig | null = configPath ? loadConfigFile(configPath) : null;
+export async function evalSettingsFromFlags(
+  words: string[],
+  flags: EvalFlags,
+  opts: { models?: boolean } = {},
+): Promise<EvalSettings> {
+  const configPath = configPathFrom(words, flags.config, opts.models ? 'bas sweep' : 'bas eval');
+  // A sweep's config may list its `models` (`opts.models`); each of its runs gets its own -m.
+  const file: FileConfig | null = configPath ? loadConfigFile(configPath, { models: opts.models }) : null;
   if (flags.resume && flags.output)
     throw new ConfigError('--resume DIR continues the run in DIR; it does not take --output');
   const saved = flags.resume ? await readSavedRun(flags.resume) : null;

@@ -23,6 +23,8 @@ import { COMMAND_FLAGS } from '../settings/command-flags.js';
 import { readFlags } from '../settings/flag.js';
 import { checkOutputs } from '../settings/output-paths.js';
 import { RESULTS_FILE } from '../runfile/files.js';
+import { isSweepFolder } from '../runfile/sweep-file.js';
+import { overlaySweeps, readSweepFolder, renderSweep, type SweepResult } from '../report/sweep.js';
 
 /** A folder holding results.jsonl is a run. */
 function isRun(dir: string): boolean {
@@ -111,17 +113,25 @@ export async function leaderboard(dirs: string[], given: Record<string, unknown>
   }
   if (runs.length === 0) throw new ConfigError('leaderboard: none of the runs found could be read');
   const lb = buildLeaderboard(runs, { by, seed, resamples, includeIncomplete: opts.includeIncomplete === true });
+  // Sweep folders are also drawn as curves, every model of every folder one (docs/sweep.md).
+  const sweeps: SweepResult[] = [];
+  for (const d of dirs) if (isSweepFolder(d)) sweeps.push(await readSweepFolder(d, 'leaderboard'));
+  const curves = sweeps.length > 0 ? overlaySweeps(sweeps) : null;
   if (opts.html) {
     const { leaderboardPage } = await import('../report/html/leaderboard-page.js');
-    await withSink(fileSink(opts.html, '--html'), async (sink) => sink.write(leaderboardPage(lb)));
+    const { sweepFigures } = await import('../report/html/sweep-page.js');
+    const extra = curves ? `<section><h2>Difficulty curves</h2>${sweepFigures(curves)}</section>` : '';
+    await withSink(fileSink(opts.html, '--html'), async (sink) => sink.write(leaderboardPage(lb, extra)));
   }
   const render = {
-    json: () => JSON.stringify(lb, null, 2) + '\n',
+    json: () => JSON.stringify(curves ? { ...lb, sweep: curves } : lb, null, 2) + '\n',
     markdown: renderLeaderboardMarkdown,
     csv: renderLeaderboardCsv,
     latex: renderLeaderboardLatex,
   };
   const format = formats[0];
-  process.stdout.write(format ? render[format](lb) : renderLeaderboard(lb));
+  process.stdout.write(
+    format ? render[format](lb) : renderLeaderboard(lb) + (curves ? `\nDifficulty curves\n${renderSweep(curves)}` : ''),
+  );
   if (opts.html && !format) process.stdout.write(`HTML leaderboard written to ${opts.html}\n`);
 }

@@ -1,62 +1,76 @@
 /**
- * `bas sweep`: the difficulty curve in one command. Runs one `bas eval` per point of
- * --num-transactions (× --fault-rate when given) into sub-folders of one sweep folder, each
- * through the engine's runEval as `bas eval` runs it, then prints (and draws) reward, `bas_correct` and
- * `fault_audit` against the rows with 95% intervals.
+ * `bas sweep`: difficulty curves in one command. Runs one eval per model and point of a grid
+ * over --num-transactions (× --fault-rate when given) into sub-folders of one sweep folder,
+ * each through the engine's `runEval`, then prints (and draws) reward, `bas_correct` and
+ * `fault_audit` against the rows with 95% intervals, one curve per model.
  *
- * The sweep folder holds sweep.json (the points and the eval flags, never a key: flags name
- * the key's variable, not the key) and one run folder per point, so `bas leaderboard`,
- * `bas report` and `bas compare` read it as they read any run. `--resume SWEEP_DIR` continues
- * every point: unfinished and errored rollouts are run again (eval's own resume), points not
- * yet started are started.
+ * The sweep folder holds sweep.json (the models, the points and the eval flags, never a key:
+ * flags name the key's variable, not the key; src/runfile/sweep-file.ts reads and writes it)
+ * and one run folder per model and point, so `bas leaderboard`, `bas report` and `bas compare`
+ * read it as they read any run. `--resume SWEEP_DIR` continues every point: unfinished and
+ * errored rollouts are run again (eval's own resume), points not yet started are started.
+ * A sweep of bas 0.3 (one model, no `models` in sweep.json) reads and resumes the same way.
+ *
+ * Quiet by default: one line per point on stderr (live on a terminal) and the final table on
+ * stdout; `--verbose` adds each point's own summary tables, as `bas eval` prints them.
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, ErrorRateError, FatalRunError, InterruptedError } from '../errors.js';
-import { fileSink, refuseOutputOverInput, withSink } from '../io/output.js';
+import { fileSink, withSink } from '../io/output.js';
+import { terminalText } from '../io/terminal-text.js';
 import { runInputs } from '../runfile/read.js';
 import { heldRun } from '../runfile/results.js';
 import { RUN_FILE } from '../runfile/files.js';
 import {
   MAX_POINTS,
+  planModels,
   readSweepPlan,
   removeSweepPlan,
   sweepFile,
   writeSweepPlan,
   type SweepPlan,
+  type SweepPlanPoint,
 } from '../runfile/sweep-file.js';
 import { urlWithoutCredentials } from '../io/secrets.js';
 import { readRun } from '../report/read.js';
-import { buildSweep, renderSweep } from '../report/sweep.js';
-import type { EvalFlags } from '../settings/settings.js';
+import { buildSweep, pointName, renderSweep, renderSweepCsv, type SweepResult } from '../report/sweep.js';
+import type { EvalFlags, EvalSettings } from '../settings/settings.js';
 import { configPathFrom, loadConfigFile } from '../settings/config.js';
 import { loadProviders } from '../settings/providers.js';
 import { unconfirmedPlanEndpoint, type EndpointFlags } from '../settings/resume-trust.js';
-import { evalSettingsFromFlags, reportEval, runEvalCommand } from './eval.js';
+import { runEval, type EvalEvent, type EvalResult } from '../engine/run-eval.js';
 import { COMMAND_FLAGS } from '../settings/command-flags.js';
 import { checkOutputs } from '../settings/output-paths.js';
+import { evalNotice, evalSettingsFromFlags, outcomeError, renderEvalResult, withStopSignal } from './eval.js';
 
-/**
- * Whether a folder holds only point folders whose run failed before scoring anything (a
- * sweep stopped at its first point by a refused key or a wrong URL): such a sweep folder may
- * be started again from scratch, as eval starts such a run folder again.
- */
-async function onlyFailedStarts(dir: string): Promise<boolean> {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (!entry.isDirectory() || !/^rows-[0-9a-z.-]+$/.test(entry.name)) return false;
-    if ((await heldRun(join(dir, entry.name))) !== 'failed-start') return false;
-  }
-  return true;
-}
-
-export type SweepFlags = EvalFlags & {
+export type SweepFlags = Omit<EvalFlags, 'model'> & {
+  /** One model per -m (commander collects them; a single string from older callers). */
+  model?: string | string[];
   html?: string;
+  csv?: boolean;
+  verbose?: boolean;
 };
 
 /** A flag that takes a value, as text (commander gives `true` for a value-less boolean form). */
 function textFlag(v: string | boolean | undefined): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
+
+/** Flags a sweep does not pass to eval: its own, or ones it sets per point. */
+const OWN = new Set([
+  'numTransactions',
+  'faultRate',
+  'output',
+  'resume',
+  'json',
+  'csv',
+  'html',
+  'progress',
+  'shard',
+  'verbose',
+  'model',
+]);
 
 /** The flags that say where the key goes; a resumed sweep may be given them again to confirm its plan's. */
 const ENDPOINT_FLAGS = new Set(['baseUrl', 'apiKeyVar', 'provider', 'providers']);
@@ -69,23 +83,91 @@ const ENDPOINT_FLAGS = new Set(['baseUrl', 'apiKeyVar', 'provider', 'providers']
 function refuseUnconfirmedPlan(plan: SweepPlan, confirm: EndpointFlags, planFile: string): void {
   const flags = plan.flags as EndpointFlags & { config?: string };
   const configPath = configPathFrom(plan.words, flags.config, 'bas sweep');
-  const config = configPath ? loadConfigFile(configPath) : null;
+  const config = configPath ? loadConfigFile(configPath, { models: true }) : null;
   const registry = loadProviders(confirm.providers ?? null, process.env);
   const why = unconfirmedPlanEndpoint(flags, config, confirm, registry, process.env, planFile);
   if (why !== null) throw new ConfigError(why);
 }
 
-/** Flags a sweep does not pass to eval: its own, or ones it sets per point. */
-const OWN = new Set(['numTransactions', 'faultRate', 'output', 'resume', 'json', 'html', 'progress', 'shard']);
-
-function folderName(rows: number, rate: number | null): string {
-  return rate === null ? `rows-${rows}` : `rows-${rows}-fault-${rate}`;
+/**
+ * Whether a folder holds only point folders whose run failed before scoring anything (a
+ * sweep stopped at its first point by a refused key or a wrong URL): such a sweep folder may
+ * be started again from scratch, as eval starts such a run folder again.
+ */
+async function onlyFailedStarts(dir: string): Promise<boolean> {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (!entry.isDirectory() || !/^([0-9a-z][0-9a-z._-]*--)?rows-[0-9a-z.-]+$/.test(entry.name)) return false;
+    if ((await heldRun(join(dir, entry.name))) !== 'failed-start') return false;
+  }
+  return true;
 }
 
-function defaultSweepDir(model: string | undefined): string {
+/** Most models in one sweep: a figure with more curves than this is not readable. */
+const MAX_MODELS = 20;
+
+/** The models of a new sweep: every -m in order, else the config's `models`, else its `model`. */
+function sweepModels(given: string | string[] | undefined, words: string[], config: string | undefined): string[] {
+  const flags = given === undefined ? [] : Array.isArray(given) ? given : [given];
+  let models = flags;
+  if (models.length === 0) {
+    const path = configPathFrom(words, config, 'bas sweep');
+    const file = path ? loadConfigFile(path, { models: true }) : null;
+    const listed = file?.models as string[] | undefined;
+    models = listed ?? (typeof file?.model === 'string' ? [file.model] : []);
+  }
+  if (models.length === 0)
+    throw new ConfigError(
+      'bas sweep needs a model: -m MODEL (repeat -m for several, one curve each), or models = [...] in its config file',
+    );
+  if (models.length > MAX_MODELS)
+    throw new ConfigError(`a sweep takes at most ${MAX_MODELS} models, got ${models.length}`);
+  const twice = models.find((m, i) => models.indexOf(m) !== i);
+  if (twice !== undefined)
+    throw new ConfigError(`-m/--model names ${JSON.stringify(twice)} twice: give each model once`);
+  return models;
+}
+
+/** A model's part of its folders' names: lower case letters, digits, dots and dashes. */
+function slug(model: string): string {
+  const s = model
+    .toLowerCase()
+    .replace(/[^a-z0-9.]+/g, '-')
+    .replace(/^[-.]+|-+$/g, '')
+    .slice(0, 60);
+  return s === '' ? 'model' : s;
+}
+
+/**
+ * Folder names of the grid: `rows-12` (and `-fault-0.1`) as bas 0.3 named them when there is
+ * one model, prefixed with the model (`builtin-oracle--rows-12`) when there are several; two
+ * models whose names make the same prefix get `-2`, `-3` after it.
+ */
+function gridPoints(models: string[], rows: number[], rates: Array<number | null>): SweepPlanPoint[] {
+  const prefixes = new Map<string, string>();
+  const taken = new Set<string>();
+  for (const m of models) {
+    let p = slug(m);
+    for (let k = 2; taken.has(p); k++) p = `${slug(m)}-${k}`;
+    taken.add(p);
+    prefixes.set(m, models.length > 1 ? `${p}--` : '');
+  }
+  return rows.flatMap((r) =>
+    rates.flatMap((f) =>
+      models.map((m) => ({
+        model: m,
+        num_transactions: r,
+        fault_rate: f,
+        folder: `${prefixes.get(m)}${f === null ? `rows-${r}` : `rows-${r}-fault-${f}`}`,
+      })),
+    ),
+  );
+}
+
+function defaultSweepDir(models: string[]): string {
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const safe = (model ?? 'model').replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80);
-  return join('runs', `${stamp}-sweep-${safe}`);
+  const name =
+    models.length === 1 ? models[0]!.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80) : `${models.length}-models`;
+  return join('runs', `${stamp}-sweep-${name}`);
 }
 
 /**
@@ -95,7 +177,7 @@ function defaultSweepDir(model: string | undefined): string {
  */
 function reworded(err: unknown, message: (text: string) => string): unknown {
   if (!(err instanceof Error)) return err;
-  const text = message(err.message);
+  const text = message(err.message.replace(/[.\s]+$/, ''));
   if (err instanceof ConfigError) return new ConfigError(text, { cause: err });
   if (err instanceof FatalRunError) return new FatalRunError(text, { cause: err });
   if (err instanceof ErrorRateError) return new ErrorRateError(text, { cause: err });
@@ -103,7 +185,99 @@ function reworded(err: unknown, message: (text: string) => string): unknown {
   return err;
 }
 
+/** Seconds, short: "0.4 s", "12 s", "3 min 05 s". */
+function duration(s: number): string {
+  if (s < 10) return `${s.toFixed(1)} s`;
+  if (s < 60) return `${Math.round(s)} s`;
+  const m = Math.floor(s / 60);
+  return `${m} min ${String(Math.round(s - m * 60)).padStart(2, '0')} s`;
+}
+
+/**
+ * One line per point on stderr: on a terminal with progress on, redrawn in place as rollouts
+ * finish (reward so far), then left as the point's final line; elsewhere only the final line.
+ */
+class PointLine {
+  private done = 0;
+  private errored = 0;
+  private rewardSum = 0;
+  private total = 0;
+  private last = 0;
+  private readonly t0 = Date.now();
+  private readonly live: boolean;
+
+  constructor(
+    private readonly label: string,
+    live: boolean,
+  ) {
+    this.live = live && process.stderr.isTTY === true;
+  }
+
+  onEvent(e: EvalEvent): void {
+    if (e.type === 'started') {
+      this.total = e.total;
+      this.done = e.already;
+    } else if (e.type === 'rollout') {
+      this.done++;
+      if (e.record.error === null || e.record.error === undefined) this.rewardSum += e.record.reward ?? 0;
+      else this.errored++;
+      const now = Date.now();
+      if (this.live && now - this.last >= 250) {
+        this.last = now;
+        const scored = this.done - this.errored;
+        const so = scored > 0 ? `reward ${(this.rewardSum / scored).toFixed(3)} so far` : 'no reward yet';
+        this.draw(
+          `${this.done}/${this.total} rollouts, ${so}, ${this.errored} errored, ${duration((now - this.t0) / 1000)}`,
+        );
+      }
+    }
+  }
+
+  private draw(text: string): void {
+    const width = Math.max(40, (process.stderr.columns ?? 100) - 1);
+    process.stderr.write(`\r\x1b[K${terminalText(`${this.label}: ${text}`).slice(0, width)}`);
+  }
+
+  /** The final line (a newline ends a live one). */
+  finish(text: string): void {
+    const line = `${terminalText(`${this.label}: ${text}`)}, ${duration((Date.now() - this.t0) / 1000)}`;
+    process.stderr.write(this.live ? `\r\x1b[K${line}\n` : `${line}\n`);
+  }
+}
+
+/** The final words of a point's line: n, reward with its interval, errors, and how it ended. */
+function pointOutcome(r: EvalResult): string {
+  const s = r.summary;
+  const e = s.reward;
+  const reward =
+    e.mean === null
+      ? 'no reward'
+      : `reward ${e.mean.toFixed(3)}${e.ci95 ? ` [${e.ci95[0].toFixed(3)}, ${e.ci95[1].toFixed(3)}]` : ''}`;
+  const how: Record<string, string> = {
+    ok: '',
+    'nothing-to-do': ' (already done)',
+    'over-error-budget': ' (over the error budget)',
+    'nothing-completed': ' (nothing completed)',
+    'endpoint-stopped': ' (stopped by the endpoint)',
+    interrupted: ' (interrupted)',
+  };
+  return `n ${s.counts.completed}/${r.total}, ${reward}, ${s.counts.errored} errored${how[r.outcome.kind] ?? ''}`;
+}
+
+/** The eval flags of a fresh point: the plan's, its own model and place in the grid, and confirmed endpoint flags. */
+function pointFlags(plan: SweepPlan, p: SweepPlanPoint, sub: string, confirm: Record<string, string>): EvalFlags {
+  return {
+    ...(plan.flags as EvalFlags),
+    ...confirm,
+    ...(p.model === undefined ? {} : { model: p.model }),
+    numTransactions: String(p.num_transactions),
+    ...(p.fault_rate === null ? {} : { faultRate: String(p.fault_rate) }),
+    output: sub,
+  };
+}
+
 export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
+  if ([flags.json, flags.csv].filter(Boolean).length > 1) throw new ConfigError('give --json or --csv, not both');
   let dir: string;
   let plan: SweepPlan;
   /** Endpoint flags given again on a resume: they go to every point. */
@@ -113,15 +287,17 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
     const extra = Object.entries(flags).filter(
       ([k, v]) => v !== undefined && !OWN.has(k) && !ENDPOINT_FLAGS.has(k) && !(k === 'adapt' && v === true),
     );
-    if (extra.length || words.length || flags.numTransactions || flags.faultRate || flags.output) {
+    if (extra.length || words.length || flags.numTransactions || flags.faultRate || flags.output || flags.model) {
       throw new ConfigError(
-        '--resume continues a sweep with its saved points and settings; it takes only --json, --html, --no-progress and, to confirm its endpoint, --base-url, --api-key-var, --provider and --providers',
+        '--resume continues a sweep with its saved models, points and settings; it takes only --json, --csv, --html, --verbose, --no-progress and, to confirm its endpoint, --base-url, --api-key-var, --provider and --providers',
       );
     }
     dir = flags.resume;
     plan = readSweepPlan(dir);
-    for (const k of ENDPOINT_FLAGS)
-      if (typeof flags[k as keyof SweepFlags] === 'string') confirm[k] = flags[k as keyof SweepFlags] as string;
+    for (const k of ENDPOINT_FLAGS) {
+      const v = flags[k as keyof SweepFlags];
+      if (typeof v === 'string') confirm[k] = v;
+    }
     refuseUnconfirmedPlan(plan, confirm, sweepFile(dir));
   } else {
     const numTransactions = textFlag(flags.numTransactions);
@@ -141,9 +317,13 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
     const { numTransactions: rowsFlag, faultRate: ratesFlag } = COMMAND_FLAGS.sweep;
     const rows = rowsFlag.parse(numTransactions, '--num-transactions');
     const rates = faultRate === undefined ? [null] : ratesFlag.parse(faultRate, '--fault-rate');
-    if (rows.length * rates.length > MAX_POINTS)
-      throw new ConfigError(`a sweep has at most ${MAX_POINTS} points; these lists make ${rows.length * rates.length}`);
-    dir = output ?? defaultSweepDir(textFlag(flags.model));
+    const models = sweepModels(flags.model, words, textFlag(flags.config));
+    const count = rows.length * rates.length * models.length;
+    if (count > MAX_POINTS)
+      throw new ConfigError(
+        `a sweep has at most ${MAX_POINTS} runs (models × rows × fault rates); these make ${count}`,
+      );
+    dir = output ?? defaultSweepDir(models);
     if (existsSync(dir) && readdirSync(dir).length > 0 && !(await onlyFailedStarts(dir))) {
       throw new ConfigError(
         `sweep folder ${dir} exists and is not empty: continue it with bas sweep --resume ${dir}, or give another --output`,
@@ -151,25 +331,21 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
     }
     const evalFlags = Object.fromEntries(
       Object.entries(flags).filter(([k, v]) => v !== undefined && !OWN.has(k)),
-    ) as EvalFlags;
+    ) as SweepPlan['flags'];
     plan = {
       kind: 'bas-sweep',
       created_at: new Date().toISOString(),
-      model: textFlag(flags.model) ?? null,
-      points: rows.flatMap((r) => rates.map((f) => ({ num_transactions: r, fault_rate: f, folder: folderName(r, f) }))),
+      model: models.length === 1 ? models[0]! : null,
+      models,
+      points: gridPoints(models, rows, rates),
       flags: evalFlags,
       words,
     };
   }
-
-  // A fresh sweep writes its plan first; if eval then refuses the first point's flags (say,
-  // a bad --temperature) before anything ran, the plan is taken back, so the same command,
-  // corrected, can use the same folder.
-  const fresh = !flags.resume;
   // Every output is checked before the first point runs: the HTML page may not be written
   // into the sweep folder, which the sweep fills itself.
   checkOutputs([
-    { flag: '--output', path: fresh ? dir : null, kind: 'folder' },
+    { flag: '--output', path: flags.resume ? null : dir, kind: 'folder' },
     {
       flag: '--html',
       path: flags.html,
@@ -178,69 +354,137 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
       owned: [dir],
     },
   ]);
+
+  // A fresh sweep writes its plan first; if eval then refuses the first point's flags (say,
+  // a bad --temperature) before anything ran, the plan is taken back, so the same command,
+  // corrected, can use the same folder.
+  const fresh = !flags.resume;
   if (fresh) await writeSweepPlan(dir, plan);
 
-  for (const [i, p] of plan.points.entries()) {
-    const sub = join(dir, p.folder);
-    // A fresh sweep starts every point anew (eval starts a failed start's folder again).
-    const started = !fresh && existsSync(join(sub, RUN_FILE));
-    process.stderr.write(
-      `bas: sweep point ${i + 1} of ${plan.points.length}: ${p.num_transactions} rows${p.fault_rate === null ? '' : `, fault rate ${p.fault_rate}`}${started ? ' (resumed)' : ''}\n`,
-    );
-    try {
-      const settings = await evalSettingsFromFlags(
-        started ? [] : plan.words,
-        started
-          ? { resume: sub, progress: flags.progress, ...confirm }
-          : {
-              ...plan.flags,
-              ...confirm,
-              numTransactions: String(p.num_transactions),
-              ...(p.fault_rate === null ? {} : { faultRate: String(p.fault_rate) }),
-              output: sub,
-              progress: flags.progress,
-            },
-      );
-      const result = await runEvalCommand(settings, { dir: sub, resume: started }, process.stderr);
-      // A point's tables go to standard error, as progress: standard output carries only the
-      // sweep's own result (which --json needs).
-      reportEval(result, settings, process.stderr, false);
-    } catch (err) {
-      if (fresh && i === 0 && (!existsSync(join(sub, RUN_FILE)) || (await heldRun(sub)) === 'failed-start')) {
-        // Nothing was scored: the plan is taken back, and the point's folder is one eval can
-        // start again, so the same sweep command, corrected, can use this folder.
-        removeSweepPlan(dir);
-        throw reworded(
-          err,
-          (m) =>
-            `${m}. Nothing of the sweep was scored: run the same bas sweep command with the cause fixed, in the same --output ${dir}`,
+  const progress = flags.progress !== false;
+  /** Points whose run ended over its error budget or with nothing completed: the sweep goes on, and exits 3. */
+  const failed: Array<{ label: string; error: Error }> = [];
+  /** Models whose endpoint --check has checked in this invocation. */
+  const checked = new Set<string>();
+  await withStopSignal(async (signal) => {
+    for (const [i, p] of plan.points.entries()) {
+      const sub = join(dir, p.folder);
+      // A fresh sweep starts every point anew (eval starts a failed start's folder again).
+      const started = !fresh && existsSync(join(sub, RUN_FILE));
+      const model = p.model ?? planModels(plan)[0] ?? '';
+      const label = `bas: [${i + 1}/${plan.points.length}] ${plan.points.length > 1 && planModels(plan).length > 1 ? `${model}, ` : ''}${pointName(p)}${started ? ' (resumed)' : ''}`;
+      let settings: EvalSettings;
+      let result: EvalResult;
+      const line = new PointLine(label, progress);
+      try {
+        settings = await evalSettingsFromFlags(
+          started ? [] : plan.words,
+          started ? { resume: sub, ...confirm } : pointFlags(plan, p, sub, confirm),
+          { models: true },
+        );
+        const s = settings;
+        // --check: each model's endpoint is checked once, before its first run that has work.
+        const check = s.check && !checked.has(model);
+        result = await runEval(settings, {
+          dir: sub,
+          resume: started,
+          signal,
+          preflight: check
+            ? async () => {
+                checked.add(model);
+                await (await import('./check.js')).runCheck(s, process.env, process.stderr);
+              }
+            : undefined,
+          onEvent: (e) => {
+            line.onEvent(e);
+            // Notices of a resumed or restarted point are the sweep's own line's business;
+            // warnings are always shown.
+            const notice = evalNotice(e);
+            if (notice !== null && (flags.verbose || e.type === 'warning')) process.stderr.write(notice);
+          },
+        });
+      } catch (err) {
+        line.finish('not run');
+        throw await pointFailure(err, i, sub, p);
+      }
+      line.finish(pointOutcome(result));
+      if (flags.verbose) process.stderr.write(renderEvalResult(result, settings, false));
+      const error = outcomeError(result, settings);
+      if (error === null) continue;
+      if (result.outcome.kind === 'over-error-budget' || result.outcome.kind === 'nothing-completed') {
+        failed.push({ label: `${model} at ${pointName(p)}`, error });
+        continue;
+      }
+      // A stop of the whole sweep: its own line, naming the run, with the sweep's resume
+      // (eval's line would point at the run's folder).
+      const where = `${planModels(plan).length > 1 ? `${model}, ` : ''}${pointName(p)}`;
+      const { outcome } = result;
+      if (outcome.kind === 'interrupted') {
+        const reason = outcome.reason instanceof InterruptedError ? outcome.reason : null;
+        throw new InterruptedError(
+          `${reason?.message ?? 'interrupted'} at ${where}; finished rollouts are kept: continue the whole sweep with bas sweep --resume ${dir}`,
+          reason?.exitCode ?? 130,
         );
       }
-      // Eval's message names the point's folder; the sweep is continued as a whole.
-      throw reworded(
-        err,
-        (m) =>
-          `sweep stopped at ${p.num_transactions} rows: ${m}; continue the whole sweep with bas sweep --resume ${dir}`,
+      if (outcome.kind === 'endpoint-stopped' && !(fresh && i === 0 && outcome.restartable))
+        throw new FatalRunError(
+          `${outcome.failure.message}; sweep stopped at ${where}: fix the cause and continue the whole sweep with bas sweep --resume ${dir}`,
+        );
+      throw await pointFailure(
+        outcome.kind === 'endpoint-stopped' ? new FatalRunError(outcome.failure.message) : error,
+        i,
+        sub,
+        p,
       );
     }
+  });
+
+  async function pointFailure(err: unknown, i: number, sub: string, p: SweepPlanPoint): Promise<unknown> {
+    if (fresh && i === 0 && (!existsSync(join(sub, RUN_FILE)) || (await heldRun(sub)) === 'failed-start')) {
+      // Nothing was scored: the plan is taken back, and the point's folder is one eval can
+      // start again, so the same sweep command, corrected, can use this folder.
+      removeSweepPlan(dir);
+      return reworded(
+        err,
+        (m) =>
+          `${m}. Nothing of the sweep was scored: run the same bas sweep command with the cause fixed, in the same --output ${dir}`,
+      );
+    }
+    // Eval's message names the point's folder; the sweep is continued as a whole.
+    return reworded(
+      err,
+      (m) =>
+        `sweep stopped at ${p.model === undefined ? '' : `${p.model}, `}${pointName(p)}: ${m}; continue the whole sweep with bas sweep --resume ${dir}`,
+    );
   }
 
+  const result = await sweepResult(dir, plan);
+  if (flags.html) {
+    const { sweepPage } = await import('../report/html/sweep-page.js');
+    await withSink(fileSink(flags.html, '--html'), async (sink) => sink.write(sweepPage(result)));
+  }
+  process.stdout.write(
+    flags.json ? JSON.stringify(result, null, 2) + '\n' : flags.csv ? renderSweepCsv(result) : renderSweep(result),
+  );
+  if (flags.html) process.stderr.write(`bas: HTML sweep written to ${flags.html}\n`);
+  if (failed.length > 0) {
+    const first = failed[0]!;
+    throw new ErrorRateError(
+      `${failed.length} of ${plan.points.length} runs ended over their error budget or with nothing completed (first: ${first.label}: ${first.error.message.replace(/[.\s]+$/, '')}); bas sweep --resume ${dir} re-runs their errored rollouts`,
+    );
+  }
+}
+
+/** Every point of a sweep folder, read back from its run folders. */
+async function sweepResult(dir: string, plan: SweepPlan): Promise<SweepResult> {
+  const models = planModels(plan);
   const points = [];
   for (const p of plan.points)
     points.push({
       num_transactions: p.num_transactions,
       fault_rate: p.fault_rate,
+      model: p.model ?? (models.length === 1 ? models[0] : null),
       data: await readRun(join(dir, p.folder)),
     });
-  const result = buildSweep(dir, plan.model ?? points[0]?.data.model ?? '(unknown model)', points);
-  if (flags.html) {
-    refuseOutputOverInput(flags.html, '--html', [
-      sweepFile(dir),
-      ...plan.points.flatMap((p) => runInputs(join(dir, p.folder))),
-    ]);
-    const { sweepPage } = await import('../report/html/sweep-page.js');
-    await withSink(fileSink(flags.html, '--html'), async (sink) => sink.write(sweepPage(result)));
-  }
-  process.stdout.write(flags.json ? JSON.stringify(result, null, 2) + '\n' : renderSweep(result));
-  if (flags.html && !flags.json) process.stdout.write(`HTML sweep written to ${flags.html}\n`);
+  return buildSweep(dir, points, models);
 }

@@ -1,24 +1,34 @@
 /**
- * `bas sweep` in data: one run per point of the difficulty knob (ledger rows, and fault rate
- * when several are given), and reward, `bas_correct` and `fault_audit` against the rows with
- * their 95% intervals, as a table and as JSON.
+ * `bas sweep` in data: one run per model and point of the difficulty grid (ledger rows, and
+ * fault rate when several are given), and reward, `bas_correct` and `fault_audit` against the
+ * rows with their 95% intervals, as a text table per model, as JSON and as CSV. The three
+ * give the same numbers; the HTML page and `bas leaderboard` draw them (report/html/sweep-page.ts).
  */
-import { fitTable } from './fit-table.js';
-import type { RunData } from './read.js';
+import { basename, join } from 'node:path';
+import { fitTable, wrapCell } from './fit-table.js';
+import { readRun, type RunData } from './read.js';
+import { planModels, readSweepPlan } from '../runfile/sweep-file.js';
 import type { Estimate } from '../summary/stats.js';
-import { fmt, fmtCi, fmtInt } from './tables.js';
+import { fmt, fmtInt } from './tables.js';
 
 /** The measures a sweep draws. */
 export const SWEEP_MEASURES = ['reward', 'bas_correct', 'fault_audit'] as const;
 type SweepMeasure = (typeof SWEEP_MEASURES)[number];
 
+/** Decimals of every mean and interval bound of a sweep (one number format per figure). */
+const DIGITS = 3;
+
 export interface SweepPoint {
+  /** The model of the point's run. */
+  model: string;
   num_transactions: number;
   fault_rate: number | null;
   /** The point's run folder. */
   dir: string;
   status: string | null;
   tasks: number;
+  /** Rollouts the point's run sets out to do (tasks × rollouts), or the rollouts recorded when run.json does not say. */
+  n: number;
   completed: number;
   errored: number;
   measures: Record<SweepMeasure, Estimate>;
@@ -26,43 +36,76 @@ export interface SweepPoint {
 }
 
 export interface SweepResult {
+  /** The sweep folder (or, in a leaderboard overlay, the folders, joined by ", "). */
   dir: string;
-  model: string;
+  /** Every model, in the order the sweep lists them. */
+  models: string[];
+  /** The model when there is only one (as 0.3 wrote it), else null. */
+  model: string | null;
   points: SweepPoint[];
 }
 
-/** The sweep's points from their run folders, in rows order (then fault rate). */
-export function buildSweep(
-  dir: string,
-  model: string,
-  points: Array<{ num_transactions: number; fault_rate: number | null; data: RunData }>,
-): SweepResult {
-  const out = points.map(({ num_transactions, fault_rate, data }): SweepPoint => {
+export interface SweepInput {
+  num_transactions: number;
+  fault_rate: number | null;
+  /** The model the plan gave the point; the run's own when not given. */
+  model?: string | null;
+  data: RunData;
+}
+
+/**
+ * The sweep's points from their run folders: models in the order given (else first seen),
+ * then rows, then fault rate.
+ */
+export function buildSweep(dir: string, points: SweepInput[], models: string[] = []): SweepResult {
+  const out = points.map(({ num_transactions, fault_rate, model, data }): SweepPoint => {
     const s = data.summary;
     return {
+      model: model ?? data.model,
       num_transactions,
       fault_rate,
       dir: data.dir,
       status: typeof data.run?.status === 'string' ? data.run.status : null,
       tasks: s.counts.tasks,
+      n: data.expected ?? s.counts.rollouts,
       completed: s.counts.completed,
       errored: s.counts.errored,
       measures: { reward: s.reward, bas_correct: s.rewards.bas_correct, fault_audit: s.rewards.fault_audit },
       notes: data.notes,
     };
   });
-  out.sort((a, b) => a.num_transactions - b.num_transactions || (a.fault_rate ?? 0) - (b.fault_rate ?? 0));
-  return { dir, model, points: out };
+  const order = [...models];
+  for (const p of out) if (!order.includes(p.model)) order.push(p.model);
+  out.sort(
+    (a, b) =>
+      order.indexOf(a.model) - order.indexOf(b.model) ||
+      a.num_transactions - b.num_transactions ||
+      (a.fault_rate ?? 0) - (b.fault_rate ?? 0),
+  );
+  const used = order.filter((m) => out.some((p) => p.model === m));
+  return { dir, models: used, model: used.length === 1 ? used[0]! : null, points: out };
 }
 
 function cell(e: Estimate): string {
-  return e.mean === null ? '–' : `${fmt(e.mean)}\n${fmtCi(e.ci95, 2)}`;
+  return e.mean === null
+    ? '–'
+    : `${fmt(e.mean, DIGITS)}\n${e.ci95 ? `${fmt(e.ci95[0], DIGITS)}–${fmt(e.ci95[1], DIGITS)}` : '–'}`;
 }
 
-/** The text `bas sweep` prints at the end: one row per point, within 80 columns. */
-export function renderSweep(r: SweepResult): string {
+/** Whether any point has a fault rate of its own (then the tables and charts show it). */
+export function hasFaultRates(r: SweepResult): boolean {
   const rates = new Set(r.points.map((p) => p.fault_rate));
-  const withRate = rates.size > 1 || !rates.has(null);
+  return rates.size > 1 || !rates.has(null);
+}
+
+/** Where a point is, in words: "24 rows" or "24 rows, fault rate 0.5". */
+export function pointName(p: Pick<SweepPoint, 'num_transactions' | 'fault_rate'>): string {
+  return `${p.num_transactions} rows${p.fault_rate === null ? '' : `, fault rate ${p.fault_rate}`}`;
+}
+
+/** One model's grid as a table within 80 columns: a row per point, mean over its 95% interval. */
+function renderSweepGrid(r: SweepResult, model: string): string {
+  const withRate = hasFaultRates(r);
   const head = [
     'rows',
     ...(withRate ? ['fault\nrate'] : []),
@@ -72,21 +115,102 @@ export function renderSweep(r: SweepResult): string {
     'completed',
     'errored',
   ];
-  const rows = r.points.map((p) => [
-    String(p.num_transactions),
-    ...(withRate ? [p.fault_rate === null ? '–' : String(p.fault_rate)] : []),
-    cell(p.measures.reward),
-    cell(p.measures.bas_correct),
-    cell(p.measures.fault_audit),
-    fmtInt(p.completed),
-    fmtInt(p.errored),
-  ]);
-  const out = [
-    `sweep of ${r.model} in ${r.dir}: means with 95% intervals against ledger rows`,
-    fitTable(head, rows, { separators: true, align: head.map(() => 'right') }),
-  ];
+  const rows = r.points
+    .filter((p) => p.model === model)
+    .map((p) => [
+      String(p.num_transactions),
+      ...(withRate ? [p.fault_rate === null ? '–' : String(p.fault_rate)] : []),
+      cell(p.measures.reward),
+      cell(p.measures.bas_correct),
+      cell(p.measures.fault_audit),
+      `${fmtInt(p.completed)}\nof ${fmtInt(p.n)}`,
+      fmtInt(p.errored),
+    ]);
+  return fitTable(head, rows, { separators: true, align: head.map(() => 'right') });
+}
+
+/** The text `bas sweep` prints at the end: a table per model, within 80 columns, then the notes. */
+export function renderSweep(r: SweepResult): string {
+  const out = [wrapCell(`sweep in ${r.dir}: means over 95% intervals against ledger rows`, 80)];
+  for (const m of r.models) out.push(wrapCell(`model ${m}`, 80), renderSweepGrid(r, m));
   for (const p of r.points)
     for (const n of p.notes)
-      out.push(`note (${p.num_transactions} rows${p.fault_rate === null ? '' : `, fault rate ${p.fault_rate}`}): ${n}`);
+      out.push(wrapCell(`note (${r.models.length > 1 ? `${p.model}, ` : ''}${pointName(p)}): ${n}`, 80));
   return out.join('\n') + '\n';
+}
+
+/** The columns of `--csv`, one line per model and point. */
+const CSV_HEAD = [
+  'model',
+  'rows',
+  'fault_rate',
+  'n',
+  'completed',
+  'errored',
+  ...SWEEP_MEASURES.flatMap((m) => [m, `${m}_ci_low`, `${m}_ci_high`]),
+  'status',
+  'folder',
+];
+
+/** A CSV field: quoted when it holds a comma, a quote or a line break; text a spreadsheet would run as a formula gets a leading `'`. */
+function csvField(v: string | number | null | undefined): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : '';
+  const s = /^[=+@\t\r-]/.test(v) ? `'${v}` : v;
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+/** The sweep as CSV: the numbers of `--json` at full precision, one line per model and point, empty where there is none. */
+export function renderSweepCsv(r: SweepResult): string {
+  const lines = [CSV_HEAD.join(',')];
+  for (const p of r.points) {
+    const cells = [
+      p.model,
+      p.num_transactions,
+      p.fault_rate,
+      p.n,
+      p.completed,
+      p.errored,
+      ...SWEEP_MEASURES.flatMap((m) => [p.measures[m].mean, p.measures[m].ci95?.[0], p.measures[m].ci95?.[1]]),
+      p.status,
+      p.dir,
+    ];
+    lines.push(cells.map(csvField).join(','));
+  }
+  return lines.join('\n') + '\n';
+}
+
+/** A sweep folder read back: its plan's models and points, each from its run folder (`who` starts errors). */
+export async function readSweepFolder(dir: string, who = '--resume'): Promise<SweepResult> {
+  const plan = readSweepPlan(dir, who);
+  const models = planModels(plan);
+  const points: SweepInput[] = [];
+  for (const p of plan.points)
+    points.push({
+      num_transactions: p.num_transactions,
+      fault_rate: p.fault_rate,
+      model: p.model ?? (models.length === 1 ? models[0] : null),
+      data: await readRun(join(dir, p.folder)),
+    });
+  return buildSweep(dir, points, models);
+}
+
+/**
+ * Several sweep folders as one figure (`bas leaderboard` of sweep folders): every model of
+ * every folder a curve of its own; a model found in more than one folder is named with its
+ * folder, `model (folder)`, so two sweeps of one model are two curves, never pooled.
+ */
+export function overlaySweeps(sweeps: SweepResult[]): SweepResult {
+  const count = new Map<string, number>();
+  for (const s of sweeps) for (const m of s.models) count.set(m, (count.get(m) ?? 0) + 1);
+  const name = (m: string, dir: string) => ((count.get(m) ?? 0) > 1 ? `${m} (${basename(dir)})` : m);
+  const models = sweeps.flatMap((s) => s.models.map((m) => name(m, s.dir)));
+  const points = sweeps.flatMap((s) => s.points.map((p) => ({ ...p, model: name(p.model, s.dir) })));
+  const unique = [...new Set(models)];
+  return {
+    dir: sweeps.map((s) => s.dir).join(', '),
+    models: unique,
+    model: unique.length === 1 ? unique[0]! : null,
+    points,
+  };
 }

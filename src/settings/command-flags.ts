@@ -428,8 +428,30 @@ export const COMMAND_FLAGS = {
     resume: text('--resume <DIR>', 'continue a sweep: every point, with its saved settings'),
     html: htmlFlag('page with the curve'),
     json: json('print the sweep as JSON'),
+    csv: {
+      flags: '--csv',
+      help: 'print the sweep as CSV, one line per model and point',
+      defaultText: null,
+      default: false,
+      parse: parseSwitch,
+    } satisfies Flag<boolean>,
+    verbose: {
+      flags: '--verbose',
+      help: "also print each run's own summary tables on standard error",
+      defaultText: null,
+      default: false,
+      parse: parseSwitch,
+    } satisfies Flag<boolean>,
     config: evalInvocation.config,
     ...settingsExcept('numTransactions', 'faultRate', 'output', 'shard'),
+    // The one repeatable -m: a curve per model (docs/sweep.md); every other command takes one.
+    model: {
+      ...SETTINGS.model,
+      help: 'model id; repeat -m for several models, one curve each (or models = [...] in the config)',
+      repeatable: true,
+      default: [] as string[],
+      parse: (v: unknown, name: string) => (Array.isArray(v) ? v : [v]).map((m) => SETTINGS.model.parse(m, name)!),
+    } satisfies Flag<string[]>,
   },
 } satisfies Record<string, FlagSet>;
 

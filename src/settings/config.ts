@@ -133,8 +133,26 @@ export function checkConfig(doc: Record<string, unknown>, file: string, toml = f
 /** A run configuration is a screenful of settings; anything larger is not one. */
 const MAX_CONFIG_BYTES = 1_000_000;
 
-/** Reads and checks a TOML run configuration. */
-export function loadConfigFile(file: string): FileConfig {
+/**
+ * A sweep's `models = ["a", "b"]`: taken out of the document before it is checked, and put
+ * back once checked (a list of model ids). Other commands refuse the key with a pointer.
+ */
+function takeModels(doc: Record<string, unknown>, file: string, allowed: boolean): string[] | undefined {
+  if (!Object.hasOwn(doc, 'models')) return undefined;
+  const models = doc.models;
+  delete doc.models;
+  if (!allowed)
+    throw new ConfigError(
+      `${file}: "models" is read by bas sweep only (one curve per model); this command runs one model: use model = "..."`,
+    );
+  if (!Array.isArray(models) || models.length === 0 || !models.every((m) => typeof m === 'string' && m.trim() !== ''))
+    throw new ConfigError(`${file}: "models" must be a non-empty array of model ids (strings), e.g. ["a", "b"]`);
+  if (Object.hasOwn(doc, 'model')) throw new ConfigError(`${file}: give "model" or "models", not both`);
+  return models as string[];
+}
+
+/** Reads and checks a TOML run configuration; `models: true` lets a sweep's `models` list through. */
+export function loadConfigFile(file: string, opts: { models?: boolean } = {}): FileConfig {
   let text: string;
   try {
     text = readSmallFile(file, MAX_CONFIG_BYTES);
@@ -153,7 +171,9 @@ export function loadConfigFile(file: string): FileConfig {
     const first = String(e.message ?? err).split('\n')[0];
     throw new ConfigError(`${file} is not valid TOML${where}: ${first}`);
   }
-  return checkConfig(doc, file, true);
+  const models = takeModels(doc, file, opts.models === true);
+  const config = checkConfig(doc, file, true);
+  return models === undefined ? config : { ...config, models };
 }
 
 /**

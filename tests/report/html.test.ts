@@ -67,10 +67,16 @@ beforeAll(async () => {
   writeRun(cut, { n: 12, model: long, choose: () => 'oracle', status: 'interrupted' });
   const board = [...runs, await readRun(blanket, () => {}), await readRun(cut, () => {})];
   writeFileSync(join(dir, 'leaderboard.html'), leaderboardPage(buildLeaderboard(board, { seed: 1, resamples: 500 })));
-  const points = runs.map((data, i) => ({ num_transactions: [12, 24, 60, 240][i]!, fault_rate: null, data }));
+  // Two models, two points each: a curve per model in each figure.
+  const points = runs.map((data, i) => ({
+    num_transactions: [12, 240, 12, 240][i]!,
+    fault_rate: null,
+    model: i < 2 ? long : 'openai/gpt-4o-mini-2024-07-18',
+    data,
+  }));
   writeFileSync(
     join(dir, 'sweep.html'),
-    sweepPage(buildSweep(join(dir, 'some', 'deeply', 'nested', 'results', 'folder'), long, points)),
+    sweepPage(buildSweep(join(dir, 'some', 'deeply', 'nested', 'results', 'folder'), points)),
   );
   if (hasChromium) {
     browser = await chromium.launch({
@@ -231,10 +237,12 @@ describe.skipIf(!hasChromium)('in headless chromium', () => {
     return page;
   }
 
-  it('sweep page at 1280 px: a curve per measure with whiskers, nothing cut', async () => {
+  it('sweep page at 1280 px: a curve per model and measure with interval bands, nothing cut', async () => {
     const page = await fitsAt1280('sweep.html');
-    expect(await page.locator('svg polyline.series').count()).toBe(3);
-    expect(await page.locator('svg .whisker').count()).toBe(12);
+    expect(await page.locator('svg polyline.curve').count()).toBe(6);
+    expect(await page.locator('svg .band').count()).toBe(6);
+    expect(await page.locator('svg .marker').count()).toBe(12);
+    expect(await page.locator('svg g.legend').count()).toBe(6);
     await page.screenshot({ path: join(shots, 'sweep.png'), fullPage: true });
     await page.close();
   });

@@ -18,7 +18,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closedPort } from '../support/closed-port.js';
 import { textWidth } from '../../src/report/fit-table.js';
-import { bas } from '../support/cli.js';
+import { bas, startBas } from '../support/cli.js';
+import { curveChart, curveStyle } from '../../src/report/html/svg.js';
 
 let root: string;
 let sweepDir: string;
@@ -56,13 +57,13 @@ describe('bas sweep', () => {
     ]);
     expect(r.code, r.stderr).toBe(0);
     expect(readdirSync(sweepDir).sort()).toEqual(['rows-12', 'rows-24', 'rows-60', 'sweep.json']);
-    expect(r.stderr).toContain('sweep point 3 of 3: 60 rows');
+    expect(r.stderr).toContain('[3/3] 60 rows');
     const tables = r.stdout.split('\n').filter((l) => /^[┌│├└]/.test(l));
     expect(tables.length).toBeGreaterThan(5);
     for (const l of tables) expect(textWidth(l)).toBeLessThanOrEqual(80);
     expect(r.stdout).toMatch(/│ +60 │ +1\.000 │/);
     const page = readFileSync(html, 'utf8');
-    expect(page).toContain('class="whisker"');
+    expect(page).toContain('class="band"');
     expect(page).toContain('rows per ledger (log scale)');
     // Each point is an ordinary run folder with its own ledger length.
     const run = JSON.parse(readFileSync(join(sweepDir, 'rows-24', 'run.json'), 'utf8'));
@@ -189,10 +190,7 @@ describe('bas sweep', () => {
       ['sweep', '--num-transactions', '12', '-m', 'builtin:oracle', '--output', 'SWEEP'],
       /exists and is not empty: continue it with bas sweep --resume/,
     ],
-    [
-      ['sweep', '--resume', 'SWEEP', '-m', 'other'],
-      /takes only --json, --html, --no-progress and, to confirm its endpoint, --base-url/,
-    ],
+    [['sweep', '--resume', 'SWEEP', '-m', 'other'], /takes only --json, --csv, --html, --verbose, --no-progress/],
     [['sweep', '--resume', 'ROOT'], /is not a sweep folder/],
   ])('bad input %j: one line, exit 2', (args, message) => {
     const r = bas(args.map((a) => a.replace('SWEEP', sweepDir).replace('ROOT', root)));
@@ -233,5 +231,294 @@ describe('bas sweep', () => {
     const again = bas([...args, '-m', 'builtin:oracle', '--json']);
     expect(again.code, again.stderr).toBe(0);
     expect(JSON.parse(again.stdout).points.map((p: Point) => p.completed)).toEqual([2, 2]);
+  });
+});
+
+/** The CSV of --csv as objects (no field of these sweeps holds a comma or a quote). */
+function csvRows(text: string): Array<Record<string, string>> {
+  const [head, ...lines] = text.trimEnd().split('\n');
+  const keys = head!.split(',');
+  return lines.map((l) => Object.fromEntries(l.split(',').map((v, i) => [keys[i]!, v])));
+}
+
+interface GridPoint extends Point {
+  model: string;
+  n: number;
+  errored: number;
+  status: string;
+  dir: string;
+}
+
+describe('bas sweep of several models', () => {
+  let grid: string;
+  let html: string;
+  const models = ['builtin:oracle', 'builtin:silent'];
+
+  it('runs a 2-model × 2-point grid into one folder, quietly: one line per point and one table', () => {
+    grid = join(root, 'two-models');
+    html = join(root, 'two-models.html');
+    const r = bas([
+      'sweep',
+      '--num-transactions',
+      '12,24',
+      '-m',
+      models[0]!,
+      '-m',
+      models[1]!,
+      '-n',
+      '6',
+      '--output',
+      grid,
+      '--no-progress',
+      '--html',
+      html,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(readdirSync(grid).sort()).toEqual([
+      'builtin-oracle--rows-12',
+      'builtin-oracle--rows-24',
+      'builtin-silent--rows-12',
+      'builtin-silent--rows-24',
+      'sweep.json',
+    ]);
+    // Quiet: a line per point (model, point, n, reward, errors, time) and where the page went.
+    const err = r.stderr.trimEnd().split('\n');
+    expect(err.filter((l) => /^bas: \[\d\/4\]/.test(l))).toHaveLength(4);
+    expect(err.length).toBeLessThanOrEqual(5);
+    expect(err[0]).toMatch(
+      /^bas: \[1\/4\] builtin:oracle, 12 rows: n 6\/6, reward 1\.000 \[0\.\d{3}, 1\.000\], 0 errored, [0-9.]+ s$/,
+    );
+    expect(err[1]).toMatch(/^bas: \[2\/4\] builtin:silent, 12 rows: n 6\/6, reward 0\.\d{3} /);
+    // One table per model, within 80 columns; the whole output stays short.
+    expect(r.stdout).toContain('model builtin:oracle');
+    expect(r.stdout).toContain('model builtin:silent');
+    for (const l of r.stdout.split('\n')) expect(textWidth(l)).toBeLessThanOrEqual(80);
+    expect(r.stdout.split('\n').length + err.length).toBeLessThan(40);
+    const plan = JSON.parse(readFileSync(join(grid, 'sweep.json'), 'utf8'));
+    expect(plan.models).toEqual(models);
+    expect(plan.flags.model).toBeUndefined();
+    const run = JSON.parse(readFileSync(join(grid, 'builtin-silent--rows-24', 'run.json'), 'utf8'));
+    expect([run.model, run.task.num_transactions, run.status]).toEqual(['builtin:silent', 24, 'complete']);
+  });
+
+  it("--verbose adds every point's own summary", () => {
+    const r = bas(['sweep', '--resume', grid, '--verbose', '--no-progress']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr.split('\n').length).toBeGreaterThan(40);
+  });
+
+  it('--json and --csv give the same numbers', () => {
+    const j = bas(['sweep', '--resume', grid, '--json', '--no-progress']);
+    const c = bas(['sweep', '--resume', grid, '--csv', '--no-progress']);
+    expect(j.code, j.stderr).toBe(0);
+    expect(c.code, c.stderr).toBe(0);
+    const json = JSON.parse(j.stdout) as { models: string[]; points: GridPoint[] };
+    expect(json.models).toEqual(models);
+    const csv = csvRows(c.stdout);
+    expect(csv).toHaveLength(4);
+    expect(csv.map((row) => `${row.model}/${row.rows}`)).toEqual([
+      'builtin:oracle/12',
+      'builtin:oracle/24',
+      'builtin:silent/12',
+      'builtin:silent/24',
+    ]);
+    csv.forEach((row, i) => {
+      const p = json.points[i]!;
+      expect(row.model).toBe(p.model);
+      expect(Number(row.rows)).toBe(p.num_transactions);
+      expect(row.fault_rate).toBe('');
+      expect([Number(row.n), Number(row.completed), Number(row.errored)]).toEqual([p.n, p.completed, p.errored]);
+      for (const m of ['reward', 'bas_correct', 'fault_audit']) {
+        expect(Number(row[m])).toBe(p.measures[m]!.mean);
+        expect(Number(row[`${m}_ci_low`])).toBe(p.measures[m]!.ci95[0]);
+        expect(Number(row[`${m}_ci_high`])).toBe(p.measures[m]!.ci95[1]);
+      }
+    });
+    expect(json.points.find((p) => p.model === 'builtin:silent')!.measures.reward!.mean).toBeLessThan(1);
+  });
+
+  it('the page draws both models on shared axes, each with its own marker, dash and colour, and a legend', () => {
+    const page = readFileSync(html, 'utf8');
+    expect(page).not.toMatch(/<script src|<link|https?:\/\/(?!www\.w3\.org)/);
+    const series = [
+      ...page.matchAll(/<g class="series" data-series="(\d)" data-marker="([a-z-]+)" data-dash="([^"]+)">/g),
+    ];
+    // Three figures (reward, bas_correct, fault_audit), each with both models.
+    expect(series).toHaveLength(6);
+    const looks = new Set(series.map((m) => `${m[1]} ${m[2]} ${m[3]}`));
+    expect(looks).toEqual(new Set(['0 circle solid', '1 square 7 4']));
+    expect(page).toMatch(/stroke-dasharray="7 4"/);
+    expect(page.match(/class="band"/g)!.length).toBe(6);
+    expect(page.match(/<g class="legend"/g)!.length).toBe(6);
+    for (const m of models) expect(page).toContain(`>${m}</tspan>`);
+    expect(page).toContain('rows per ledger');
+  });
+
+  it('resumes after an interruption and finishes every point', async () => {
+    const dir = join(root, 'interrupted');
+    const child = startBas(
+      [
+        'sweep',
+        '--num-transactions',
+        '12,24',
+        '-m',
+        'builtin:oracle',
+        '-m',
+        'builtin:blanket',
+        '-n',
+        '800',
+        '--output',
+        dir,
+        '--no-progress',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stderr = '';
+    const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+    // Stopped once the first point is done: the signal lands in a later point (or after the last).
+    await new Promise<void>((done) =>
+      child.stderr!.on('data', (d: Buffer) => {
+        stderr += d.toString();
+        if (stderr.includes('[1/4]')) done();
+      }),
+    );
+    child.kill('SIGINT');
+    const code = await exited;
+    expect([130, 0]).toContain(code);
+    if (code === 130)
+      expect(stderr).toMatch(/interrupted by SIGINT at .*: continue the whole sweep with bas sweep --resume/);
+    const r = bas(['sweep', '--resume', dir, '--json', '--no-progress']);
+    expect(r.code, r.stderr).toBe(0);
+    const j = JSON.parse(r.stdout) as { points: GridPoint[] };
+    expect(j.points.map((p) => [p.model, p.num_transactions, p.completed, p.status])).toEqual([
+      ['builtin:oracle', 12, 800, 'complete'],
+      ['builtin:oracle', 24, 800, 'complete'],
+      ['builtin:blanket', 12, 800, 'complete'],
+      ['builtin:blanket', 24, 800, 'complete'],
+    ]);
+  });
+
+  it('takes its models from models = [...] in its config file', () => {
+    const config = join(root, 'models.toml');
+    writeFileSync(config, 'models = ["builtin:oracle", "builtin:blanket"]\nn = 2\n');
+    const dir = join(root, 'from-config');
+    const r = bas(['sweep', `@${config}`, '--num-transactions', '12', '--output', dir, '--no-progress', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const j = JSON.parse(r.stdout) as { models: string[]; points: GridPoint[] };
+    expect(j.models).toEqual(['builtin:oracle', 'builtin:blanket']);
+    expect(j.points.map((p) => p.completed)).toEqual([2, 2]);
+    // bas eval runs one model: the list is refused there with a pointer.
+    const e = bas(['eval', `@${config}`, '--output', join(root, 'eval-models'), '--no-progress']);
+    expect(e.code).toBe(2);
+    expect(e.stderr).toMatch(/"models" is read by bas sweep only/);
+  });
+
+  it('reads and resumes a sweep folder written by bas 0.3 (one model, no models list)', () => {
+    const dir = join(root, 'old');
+    const made = bas([
+      'sweep',
+      '--num-transactions',
+      '12,24',
+      '-m',
+      'builtin:oracle',
+      '-n',
+      '3',
+      '--output',
+      dir,
+      '--no-progress',
+    ]);
+    expect(made.code, made.stderr).toBe(0);
+    // sweep.json as 0.3 wrote it: the model among the flags, points without one.
+    const plan = JSON.parse(readFileSync(join(dir, 'sweep.json'), 'utf8'));
+    const old = {
+      kind: 'bas-sweep',
+      created_at: plan.created_at,
+      model: 'builtin:oracle',
+      points: plan.points.map((p: { num_transactions: number; fault_rate: number | null; folder: string }) => ({
+        num_transactions: p.num_transactions,
+        fault_rate: p.fault_rate,
+        folder: p.folder,
+      })),
+      flags: { ...plan.flags, model: 'builtin:oracle' },
+      words: [],
+    };
+    expect(old.points.map((p: { folder: string }) => p.folder)).toEqual(['rows-12', 'rows-24']);
+    writeFileSync(join(dir, 'sweep.json'), JSON.stringify(old, null, 2));
+    rmSync(join(dir, 'rows-24'), { recursive: true });
+    const r = bas(['sweep', '--resume', dir, '--json', '--no-progress']);
+    expect(r.code, r.stderr).toBe(0);
+    const j = JSON.parse(r.stdout) as { model: string; points: GridPoint[] };
+    expect(j.model).toBe('builtin:oracle');
+    expect(j.points.map((p) => [p.model, p.completed])).toEqual([
+      ['builtin:oracle', 3],
+      ['builtin:oracle', 3],
+    ]);
+  });
+
+  it('bas leaderboard of several sweep folders overlays their curves', () => {
+    const other = join(root, 'other-sweep');
+    const made = bas([
+      'sweep',
+      '--num-transactions',
+      '12,24',
+      '-m',
+      'builtin:blanket',
+      '-n',
+      '4',
+      '--output',
+      other,
+      '--no-progress',
+    ]);
+    expect(made.code, made.stderr).toBe(0);
+    const page = join(root, 'overlay.html');
+    const r = bas(['leaderboard', grid, other, '--resamples', '200', '--html', page]);
+    expect(r.code, r.stderr).toBe(0);
+    // In text, a grid table per model after the ranking.
+    for (const m of [...models, 'builtin:blanket']) expect(r.stdout).toContain(`model ${m}`);
+    for (const l of r.stdout.split('\n')) expect(textWidth(l)).toBeLessThanOrEqual(80);
+    const html = readFileSync(page, 'utf8');
+    const looks = new Set(
+      [...html.matchAll(/<g class="series" data-series="(\d)" data-marker="([a-z-]+)" data-dash="([^"]+)">/g)].map(
+        (m) => `${m[2]} ${m[3]}`,
+      ),
+    );
+    expect(looks.size).toBe(3);
+    const j = JSON.parse(bas(['leaderboard', grid, other, '--resamples', '200', '--json']).stdout);
+    expect(j.sweep.models).toEqual([...models, 'builtin:blanket']);
+    expect(j.sweep.points).toHaveLength(6);
+  });
+
+  it('-m is repeatable for sweep only: repeated on eval it is an error', () => {
+    const r = bas(['eval', '-m', 'builtin:oracle', '-m', 'builtin:silent', '-n', '2', '--output', join(root, 'twice')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/given twice/);
+    expect(existsSync(join(root, 'twice'))).toBe(false);
+    const same = bas(['sweep', '--num-transactions', '12', '-m', 'builtin:oracle', '-m', 'builtin:oracle']);
+    expect(same.code).toBe(2);
+    expect(same.stderr).toMatch(/names "builtin:oracle" twice/);
+  });
+});
+
+describe('curve charts', () => {
+  it('tell seven series apart without colour: marker and dash pairs are all different', () => {
+    const looks = Array.from({ length: 7 }, (_, i) => curveStyle(i)).map((s) => `${s.marker}/${s.dash}`);
+    expect(new Set(looks).size).toBe(7);
+    const svg = curveChart(
+      [
+        {
+          name: 'a<b>',
+          points: [
+            { x: 12, mean: 0.5, ci: [0.4, 0.6] },
+            { x: 24, mean: 0.25, ci: [0.2, 0.3] },
+          ],
+        },
+        { name: 'c', points: [{ x: 12, mean: null, ci: null }] },
+      ],
+      { title: 't', xLabel: 'rows' },
+    );
+    expect(svg).toContain('a&lt;b&gt;');
+    expect(svg).not.toContain('<b>');
+    expect(svg.match(/<g class="legend"/g)).toHaveLength(2);
   });
 });

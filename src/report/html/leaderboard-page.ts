@@ -19,8 +19,8 @@ function usd(v: number | null): string {
 const FIRST = ['#', 'run', 'date', 'n × r', 'completed / errored', 'reward (errors as 0)', 'reward', 'bas_correct'];
 const SECOND = ['#', 'fault_audit', 'bas_label_accuracy', 'fault_precision', 'fault_recall', 'num_flagged', 'parsed'];
 
-/** The whole page for `bas leaderboard --html`. */
-export function leaderboardPage(lb: Leaderboard): string {
+/** The whole page for `bas leaderboard --html`; `extra` is trusted HTML put after the tables (the curves of sweep folders). */
+export function leaderboardPage(lb: Leaderboard, extra = ''): string {
   const title = 'bas leaderboard';
   const cols = (heads: string[]) => heads.map((h) => RESULT_COLUMNS.find((c) => c.head === h)!);
   // Headings may break at their underscores, so a narrow number keeps a narrow column.
@@ -89,5 +89,5 @@ export function leaderboardPage(lb: Leaderboard): string {
   const body = `${sections.join('')}<section><p class="small">Ranked by ${escapeHtml(measureText(lb.by))}, best first; only runs that finished within their error budget are ranked. Each cell is a mean over its 95% interval, in the same decimals (methods in docs/statistics.md). "vs #1" is the paired difference against the group's best on the tasks both ran, resampled by task ${fmtInt(lb.resamples)} times (seed ${lb.seed}); a verdict names a winner only when its interval excludes zero. Pooled precision and recall are over all claimed and true (row, code) pairs.</p>${apart}</section>`;
   const runs = lb.groups.reduce((a, g) => a + g.runs.length + g.unranked.length, 0);
   const header = `<h1>${escapeHtml(title)}</h1><div class="meta"><span>groups <b>${lb.groups.length}</b></span><span>runs <b>${runs}</b></span><span>ranked by <b>${escapeHtml(lb.by)}</b></span></div>`;
-  return page({ title, header, body });
+  return page({ title, header, body: body + extra });
 }

@@ -133,3 +133,150 @@ export function histogramChart(bins: Array<{ lo: number; hi: number; count: numb
   parts.push('</svg>');
   return parts.join('');
 }
+
+/** One curve of a line chart: a name for the legend and its points (x, mean, 95% interval). */
+export interface CurveSeries {
+  name: string;
+  points: Array<{ x: number; mean: number | null; ci: [number, number] | null; title?: string }>;
+}
+
+/**
+ * How series are told apart, in colour (a palette safe for colour-blind readers) and, for
+ * print in grey, by marker shape and dash pattern too: series i takes entry i of each list,
+ * and no two of the first 30 series share both marker and dash (6 markers, 5 dashes).
+ */
+const CURVE_COLOURS = ['#0072b2', '#d55e00', '#009e73', '#cc79a7', '#e69f00', '#56b4e9', '#000000'];
+const CURVE_MARKERS = ['circle', 'square', 'triangle', 'diamond', 'cross', 'down-triangle'] as const;
+const CURVE_DASHES = ['', '7 4', '2 3', '9 3 2 3', '4 2 4 6'];
+
+export interface CurveStyle {
+  colour: string;
+  marker: (typeof CURVE_MARKERS)[number];
+  /** An SVG stroke-dasharray, '' for a solid line. */
+  dash: string;
+}
+
+/** The look of series `i`. */
+export function curveStyle(i: number): CurveStyle {
+  return {
+    colour: CURVE_COLOURS[i % CURVE_COLOURS.length]!,
+    marker: CURVE_MARKERS[i % CURVE_MARKERS.length]!,
+    dash: CURVE_DASHES[i % CURVE_DASHES.length]!,
+  };
+}
+
+/** A marker centred on (x, y), about 8 px across; open shapes print better over bands. */
+function marker(kind: CurveStyle['marker'], x: number, y: number, colour: string): string {
+  const r = 4;
+  const f = (v: number) => v.toFixed(1);
+  const paint = `fill="#fff" stroke="${colour}" stroke-width="1.6"`;
+  switch (kind) {
+    case 'circle':
+      return `<circle cx="${f(x)}" cy="${f(y)}" r="${r}" ${paint}`;
+    case 'square':
+      return `<rect x="${f(x - r)}" y="${f(y - r)}" width="${2 * r}" height="${2 * r}" ${paint}`;
+    case 'triangle':
+      return `<path d="M${f(x)} ${f(y - r - 1)}L${f(x + r + 0.5)} ${f(y + r)}L${f(x - r - 0.5)} ${f(y + r)}Z" ${paint}`;
+    case 'down-triangle':
+      return `<path d="M${f(x)} ${f(y + r + 1)}L${f(x + r + 0.5)} ${f(y - r)}L${f(x - r - 0.5)} ${f(y - r)}Z" ${paint}`;
+    case 'diamond':
+      return `<path d="M${f(x)} ${f(y - r - 1)}L${f(x + r + 1)} ${f(y)}L${f(x)} ${f(y + r + 1)}L${f(x - r - 1)} ${f(y)}Z" ${paint}`;
+    case 'cross':
+      return `<path d="M${f(x - r)} ${f(y - r)}L${f(x + r)} ${f(y + r)}M${f(x - r)} ${f(y + r)}L${f(x + r)} ${f(y - r)}" fill="none" stroke="${colour}" stroke-width="2"`;
+  }
+}
+
+/**
+ * Means against a numeric x (ledger rows) on a 0..1 axis (the title names the measure), one curve per series with its 95%
+ * interval as a shaded band, a marker shape and a dash pattern of its own, and a legend under
+ * the plot. `domain` fixes the x range, so panels side by side share their axes; x is on a
+ * log scale when the range spans a factor of four or more (12 to 240 rows is the usual sweep).
+ */
+export function curveChart(
+  series: CurveSeries[],
+  opts: { title: string; xLabel: string; domain?: [number, number]; width?: number },
+): string {
+  const xs = series.flatMap((s) => s.points.map((p) => p.x));
+  const [lo, hi] = opts.domain ?? [Math.min(...xs), Math.max(...xs)];
+  const log = lo > 0 && hi / lo >= 4;
+  const w = opts.width ?? 600;
+  const [left, right, top, plotH] = [52, 16, 30, 240];
+  const legendRows = series.map((s) =>
+    wrapCell(s.name, Math.max(12, Math.floor((w - left - 60) / CHAR_PX))).split('\n'),
+  );
+  const legendTop = top + plotH + 46;
+  const legendH = legendRows.reduce((a, l) => a + l.length * 14 + 6, 0);
+  const h = legendTop + legendH + 4;
+  const plotW = w - left - right;
+  const fx = (v: number) => (hi === lo ? 0.5 : log ? Math.log(v / lo) / Math.log(hi / lo) : (v - lo) / (hi - lo));
+  // A little room at both ends, so markers at the first and last point are drawn whole.
+  const x = (v: number) => left + 10 + fx(v) * (plotW - 20);
+  const y = (v: number) => top + (1 - clamp01(v)) * plotH;
+  const f = (v: number) => v.toFixed(1);
+  const parts = [
+    `<svg xmlns="http://www.w3.org/2000/svg" class="curves" viewBox="0 0 ${w} ${h}" width="${w}" height="${h}" role="img" aria-label="${escapeHtml(opts.title)}" ${FONT}>`,
+    `<text x="0" y="16" font-weight="600" font-size="13">${escapeHtml(opts.title)}</text>`,
+  ];
+  for (let t = 0; t <= 4; t++) {
+    const gy = y(t / 4);
+    parts.push(
+      `<line x1="${left}" y1="${gy}" x2="${w - right}" y2="${gy}" stroke="#e3e6ea"/><text x="${left - 6}" y="${gy + 4}" text-anchor="end" fill="#445">${(t / 4).toFixed(2)}</text>`,
+    );
+  }
+  parts.push(
+    `<line x1="${left}" y1="${top}" x2="${left}" y2="${top + plotH}" stroke="#99a"/><line x1="${left}" y1="${top + plotH}" x2="${w - right}" y2="${top + plotH}" stroke="#99a"/>`,
+  );
+  for (const v of [...new Set(xs)].sort((a, b) => a - b))
+    parts.push(`<text x="${f(x(v))}" y="${top + plotH + 16}" text-anchor="middle" fill="#445">${v}</text>`);
+  parts.push(
+    `<text x="${f(left + plotW / 2)}" y="${top + plotH + 34}" text-anchor="middle" fill="#445">${escapeHtml(opts.xLabel)}${log ? ' (log scale)' : ''}</text>`,
+  );
+  series.forEach((s, i) => {
+    const st = curveStyle(i);
+    const dash = st.dash ? ` stroke-dasharray="${st.dash}"` : '';
+    const pts = s.points.filter((p) => p.mean !== null).sort((a, b) => a.x - b.x);
+    const banded = pts.filter((p) => p.ci !== null);
+    const attrs = `data-series="${i}" data-marker="${st.marker}" data-dash="${st.dash || 'solid'}"`;
+    parts.push(`<g class="series" ${attrs}><title>${escapeHtml(s.name)}</title>`);
+    if (banded.length > 1) {
+      const upper = banded.map((p) => `${f(x(p.x))},${f(y(p.ci![1]))}`);
+      const lower = banded.map((p) => `${f(x(p.x))},${f(y(p.ci![0]))}`).reverse();
+      // Bands overlap: light fill for screens, and thin edges in the curve's dash for print.
+      parts.push(
+        `<polygon class="band" points="${[...upper, ...lower].join(' ')}" fill="${st.colour}" fill-opacity="0.13" stroke="${st.colour}" stroke-opacity="0.55" stroke-width="0.8"${dash}/>`,
+      );
+    } else {
+      for (const p of banded)
+        parts.push(
+          `<line class="band" x1="${f(x(p.x))}" y1="${f(y(p.ci![0]))}" x2="${f(x(p.x))}" y2="${f(y(p.ci![1]))}" stroke="${st.colour}" stroke-width="1.5"/>`,
+        );
+    }
+    if (pts.length > 1)
+      parts.push(
+        `<polyline class="curve" fill="none" stroke="${st.colour}" stroke-width="2"${dash} points="${pts.map((p) => `${f(x(p.x))},${f(y(p.mean!))}`).join(' ')}"/>`,
+      );
+    for (const p of pts)
+      parts.push(
+        `${marker(st.marker, x(p.x), y(p.mean!), st.colour)} class="marker"><title>${escapeHtml(p.title ?? `${s.name} at ${p.x}: ${p.mean}`)}</title>${closing(st.marker)}`,
+      );
+    parts.push('</g>');
+  });
+  let ly = legendTop;
+  series.forEach((s, i) => {
+    const st = curveStyle(i);
+    const dash = st.dash ? ` stroke-dasharray="${st.dash}"` : '';
+    const lines = legendRows[i]!;
+    parts.push(
+      `<g class="legend" data-series="${i}"><line x1="${left}" y1="${ly + 6}" x2="${left + 40}" y2="${ly + 6}" stroke="${st.colour}" stroke-width="2"${dash}/>${marker(st.marker, left + 20, ly + 6, st.colour)}/>` +
+        `<text x="${left + 50}" y="${ly + 10}">${lines.map((l, k) => `<tspan x="${left + 50}" dy="${k === 0 ? 0 : 14}">${escapeHtml(l)}</tspan>`).join('')}</text></g>`,
+    );
+    ly += lines.length * 14 + 6;
+  });
+  parts.push('</svg>');
+  return parts.join('');
+}
+
+/** The end tag of a marker opened with a child `<title>`. */
+function closing(kind: CurveStyle['marker']): string {
+  return kind === 'circle' ? '</circle>' : kind === 'square' ? '</rect>' : '</path>';
+}

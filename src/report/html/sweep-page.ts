@@ -1,100 +1,85 @@
 /**
  * The HTML page of `bas sweep`: reward, `bas_correct` and `fault_audit` against ledger rows,
- * each point with its 95% interval, one chart per fault rate, and the table of points.
+ * one curve per model with its 95% interval band, one panel per fault rate on shared axes,
+ * and the table of points. `sweepFigures` is also the curve figure of `bas leaderboard` over
+ * sweep folders.
  */
-import { SWEEP_MEASURES, type SweepPoint, type SweepResult } from '../sweep.js';
-import { fmt, fmtCi, fmtInt } from '../tables.js';
+import { hasFaultRates, pointName, SWEEP_MEASURES, type SweepResult } from '../sweep.js';
+import { fmt, fmtInt } from '../tables.js';
 import { escapeHtml } from './escape.js';
 import { htmlTable, page } from './page.js';
+import { curveChart } from './svg.js';
 
-const COLOURS: Record<(typeof SWEEP_MEASURES)[number], string> = {
-  reward: '#3b7dd8',
-  bas_correct: '#1f8a4c',
-  fault_audit: '#b26a00',
-};
+const DIGITS = 3;
 
-/**
- * Lines with whiskers on a 0..1 axis against rows; the rows axis is logarithmic when the
- * points span a factor of four or more (12 to 240 rows is the usual sweep).
- */
-function sweepChart(points: SweepPoint[], title: string): string {
-  const [w, h, left, right, top, bottom] = [720, 340, 48, 130, 30, 44];
-  const rows = points.map((p) => p.num_transactions);
-  const [lo, hi] = [Math.min(...rows), Math.max(...rows)];
-  const log = hi / lo >= 4;
-  const fx = (v: number) => (hi === lo ? 0.5 : log ? Math.log(v / lo) / Math.log(hi / lo) : (v - lo) / (hi - lo));
-  const x = (v: number) => left + fx(v) * (w - left - right);
-  const y = (v: number) => top + (1 - Math.min(1, Math.max(0, v))) * (h - top - bottom);
-  const parts = [
-    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${w} ${h}" width="${w}" height="${h}" role="img" aria-label="${escapeHtml(title)}" font-family="system-ui, sans-serif" font-size="12">`,
-  ];
-  parts.push(`<text x="0" y="16" font-weight="600" font-size="13">${escapeHtml(title)}</text>`);
-  for (let t = 0; t <= 4; t++) {
-    const gy = y(t / 4);
-    parts.push(
-      `<line x1="${left}" y1="${gy}" x2="${w - right}" y2="${gy}" stroke="#e3e6ea"/><text x="${left - 6}" y="${gy + 4}" text-anchor="end" fill="#667">${(t / 4).toFixed(2)}</text>`,
-    );
-  }
-  for (const r of new Set(rows)) {
-    parts.push(`<text x="${x(r).toFixed(1)}" y="${h - bottom + 16}" text-anchor="middle" fill="#667">${r}</text>`);
-  }
-  parts.push(
-    `<text x="${(left + w - right) / 2}" y="${h - 6}" text-anchor="middle" fill="#667">rows per ledger${log ? ' (log scale)' : ''}</text>`,
-  );
-  SWEEP_MEASURES.forEach((m, k) => {
-    const c = COLOURS[m];
-    const pts = points.filter((p) => p.measures[m].mean !== null);
-    // Offset each series a little sideways so whiskers of equal points do not hide each other.
-    const dx = (k - 1) * 5;
-    if (pts.length > 1)
-      parts.push(
-        `<polyline class="series" fill="none" stroke="${c}" stroke-width="2" points="${pts.map((p) => `${(x(p.num_transactions) + dx).toFixed(1)},${y(p.measures[m].mean!).toFixed(1)}`).join(' ')}"/>`,
-      );
-    for (const p of pts) {
-      const e = p.measures[m];
-      const px = x(p.num_transactions) + dx;
-      if (e.ci95)
-        parts.push(
-          `<line class="whisker" x1="${px.toFixed(1)}" y1="${y(e.ci95[0]).toFixed(1)}" x2="${px.toFixed(1)}" y2="${y(e.ci95[1]).toFixed(1)}" stroke="${c}" stroke-width="1.5"/>`,
-        );
-      parts.push(
-        `<circle cx="${px.toFixed(1)}" cy="${y(e.mean!).toFixed(1)}" r="3.5" fill="${c}"><title>${escapeHtml(`${m} at ${p.num_transactions} rows: ${fmt(e.mean)} ${fmtCi(e.ci95)}`)}</title></circle>`,
-      );
-    }
-    parts.push(
-      `<rect x="${w - right + 14}" y="${top + 8 + k * 20}" width="12" height="4" fill="${c}"/><text x="${w - right + 32}" y="${top + 14 + k * 20}">${m}</text>`,
-    );
+/** The curves of a sweep: a figure per measure, a panel per fault rate, every model in each. */
+export function sweepFigures(r: SweepResult): string {
+  const rows = r.points.map((p) => p.num_transactions);
+  const domain: [number, number] = [Math.min(...rows), Math.max(...rows)];
+  const rates = [...new Set(r.points.map((p) => p.fault_rate))].sort((a, b) => (a ?? 0) - (b ?? 0));
+  const width = 560;
+  const figures = SWEEP_MEASURES.map((m) => {
+    const panels = rates.map((rate) => {
+      const series = r.models.map((model) => ({
+        name: model,
+        points: r.points
+          .filter((p) => p.model === model && p.fault_rate === rate)
+          .map((p) => {
+            const e = p.measures[m];
+            const ci = e.ci95 ? `[${fmt(e.ci95[0], DIGITS)}, ${fmt(e.ci95[1], DIGITS)}]` : '';
+            return {
+              x: p.num_transactions,
+              mean: e.mean,
+              ci: e.ci95,
+              title: `${model}, ${pointName(p)}: ${m} ${fmt(e.mean, DIGITS)} ${ci} (n = ${p.completed})`,
+            };
+          }),
+      }));
+      const title = `${m}: means with 95% intervals${rate === null ? '' : `, fault rate ${rate}`}`;
+      return `<div>${curveChart(series, { title, xLabel: 'rows per ledger', domain, width })}</div>`;
+    });
+    return { m, panels };
   });
-  parts.push('</svg>');
-  return parts.join('');
+  // One fault rate: the three figures side by side; several: a row of panels per measure.
+  if (rates.length === 1) return `<div class="grid">${figures.map((f) => f.panels.join('')).join('')}</div>`;
+  return figures.map((f) => `<h3>${escapeHtml(f.m)}</h3><div class="grid">${f.panels.join('')}</div>`).join('');
+}
+
+/** The table of points under the figures: every model and point with its numbers and folder. */
+function sweepTable(r: SweepResult): string {
+  const withRate = hasFaultRates(r);
+  const est = (e: { mean: number | null; ci95: [number, number] | null }) =>
+    e.mean === null
+      ? '–'
+      : `${fmt(e.mean, DIGITS)}\n${e.ci95 ? `[${fmt(e.ci95[0], DIGITS)}, ${fmt(e.ci95[1], DIGITS)}]` : '–'}`;
+  const head = [
+    'model',
+    'rows',
+    ...(withRate ? ['fault rate'] : []),
+    ...SWEEP_MEASURES,
+    'completed',
+    'errored',
+    'folder',
+  ];
+  return htmlTable(
+    head,
+    r.points.map((p) => [
+      p.model,
+      String(p.num_transactions),
+      ...(withRate ? [p.fault_rate === null ? '–' : String(p.fault_rate)] : []),
+      ...SWEEP_MEASURES.map((m) => est(p.measures[m])),
+      `${fmtInt(p.completed)} of ${fmtInt(p.n)}`,
+      fmtInt(p.errored),
+      p.dir,
+    ]),
+    { textCols: [0, head.length - 1], wrapCols: [0, head.length - 1], lineBreaks: true },
+  );
 }
 
 /** The whole page for `bas sweep --html`. */
 export function sweepPage(r: SweepResult): string {
-  const title = `bas sweep: ${r.model}`;
-  const rates = [...new Set(r.points.map((p) => p.fault_rate))];
-  const charts = rates
-    .map((rate) =>
-      sweepChart(
-        r.points.filter((p) => p.fault_rate === rate),
-        `means with 95% intervals${rate === null ? '' : `, fault rate ${rate}`}`,
-      ),
-    )
-    .map((svg) => `<div>${svg}</div>`)
-    .join('');
-  const table = htmlTable(
-    ['rows', 'fault rate', 'reward', 'bas_correct', 'fault_audit', 'completed', 'errored', 'folder'],
-    r.points.map((p) => [
-      String(p.num_transactions),
-      p.fault_rate === null ? '–' : String(p.fault_rate),
-      ...SWEEP_MEASURES.map((m) => `${fmt(p.measures[m].mean)}\n${fmtCi(p.measures[m].ci95, 2)}`),
-      fmtInt(p.completed),
-      fmtInt(p.errored),
-      p.dir,
-    ]),
-    { textCols: [7], wrapCols: [7], lineBreaks: true },
-  );
-  const body = `<section><h2>Difficulty curve</h2><div class="grid">${charts}</div></section><section><h2>Points</h2>${table}</section>`;
-  const header = `<h1>${escapeHtml(title)}</h1><div class="meta"><span>folder <b>${escapeHtml(r.dir)}</b></span><span>points <b>${r.points.length}</b></span></div>`;
+  const title = `bas sweep: ${r.models.join(', ')}`;
+  const body = `<section><h2>Difficulty curves</h2>${sweepFigures(r)}</section><section><h2>Points</h2>${sweepTable(r)}</section>`;
+  const header = `<h1>${escapeHtml(title)}</h1><div class="meta"><span>folder <b>${escapeHtml(r.dir)}</b></span><span>models <b>${r.models.length}</b></span><span>points <b>${r.points.length}</b></span></div>`;
   return page({ title, header, body });
 }
