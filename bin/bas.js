@@ -1,6 +1,4 @@
-#!/usr/bin/env -S node --expose-gc
-// `--expose-gc` lets a long eval collect garbage when its heap outgrows the live data
-// (src/run/memory.ts): 100,000 rollouts peak near 180 MB with it, 220 MB without.
+#!/usr/bin/env node
 // Launcher only: the program lives in the compiled CLI. `bas --version` alone is answered
 // here, without loading the CLI and commander, since scripts call it to probe the install.
 import { readFileSync } from 'node:fs';

@@ -17,7 +17,6 @@ import { shardSize } from '../runfile/shard.js';
 import { apiKeyFor, refuseMeasuredChanges, type EvalSettings } from '../settings/settings.js';
 import type { Summary } from '../summary/summary.js';
 import type { EvalEvent, EvalOutcome, EvalResult } from './events.js';
-import { gcWhenAbove } from './memory.js';
 import { Runner } from './runner.js';
 import {
   countInPlan,
@@ -121,7 +120,7 @@ export async function runEval(settings: EvalSettings, options: RunEvalOptions = 
   try {
     if (folder.restarted) emit({ type: 'restarted', dir });
     const warn = (message: string): void => emit({ type: 'warning', message });
-    const recorded = saved ? await readRecorded(dir, warn, bounds) : nothingRecorded();
+    const recorded = saved ? await readRecorded(dir, warn, bounds) : nothingRecorded(rollouts);
     const { finished, errored } = recorded;
     const already = countInPlan(finished, n, rollouts, shard);
     const pending = total - already;
@@ -145,7 +144,6 @@ export async function runEval(settings: EvalSettings, options: RunEvalOptions = 
     const info = folder.begin(fresh);
     emit({ type: 'started', dir, info, total, pending, already, concurrency: settings.concurrency });
 
-    const collect = gcWhenAbove(16, 1000);
     const runner = new Runner({
       taskConfig: settings.task,
       model: settings.model,
@@ -161,7 +159,6 @@ export async function runEval(settings: EvalSettings, options: RunEvalOptions = 
         recorded.add(record);
         if (record.error === null) used.entry.rollouts++;
         if (!errored.has(pairKey(record.index, record.rollout ?? 0))) lines++;
-        collect();
       },
     });
     // Without a listener, no event object is made per rollout.

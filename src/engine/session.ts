@@ -84,9 +84,12 @@ export interface Recorded {
   summary(): Promise<Summary>;
 }
 
-/** Nothing recorded yet: a new run. */
-export function nothingRecorded(): Recorded {
-  const builder = new SummaryBuilder();
+/**
+ * Nothing recorded yet: a new run. With one rollout per task the summary keeps nothing per
+ * task, so a long run's memory does not grow with its length.
+ */
+export function nothingRecorded(rolloutsPerTask = 2): Recorded {
+  const builder = new SummaryBuilder({ perTask: rolloutsPerTask > 1 });
   return {
     finished: new Set(),
     errored: new Set(),

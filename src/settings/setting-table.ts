@@ -230,7 +230,7 @@ export const SETTINGS: SettingTable = {
   provider: {
     flags: '--provider <NAME>',
     help: 'endpoint and key variable from the provider registry (openai, openrouter, prime, vllm, ollama ...)',
-    doc: 'Take the base URL and key variable from the provider registry (see [Providers](#providers)). `--base-url` and `--api-key-var` still win.',
+    doc: 'Take the base URL and key variable from the provider registry (see [Providers](docs/commands.md#providers)). `--base-url` and `--api-key-var` still win.',
     defaultText: 'none',
     default: null,
     toml: 'provider',
@@ -410,7 +410,7 @@ export const SETTINGS: SettingTable = {
   shard: {
     flags: '--shard <I/N>',
     help: 'run only the I-th of N disjoint slices of the tasks (join the shards with bas merge); auto: from a Slurm or Kubernetes job array',
-    doc: 'Run only the I-th of N disjoint slices of the tasks; `auto` reads I and N from a Slurm array job or a Kubernetes indexed job (see [Run at scale](#run-at-scale-shards-and-batch-files)).',
+    doc: 'Run only the I-th of N disjoint slices of the tasks; `auto` reads I and N from a Slurm array job or a Kubernetes indexed job (see [Run at scale](docs/commands.md#run-at-scale-shards-and-batch-files)).',
     defaultText: 'all tasks',
     default: null,
     toml: 'shard',

@@ -32,14 +32,15 @@ export function passAtKRows(tasks: Map<number, { n: number; c: number }>, maxRol
   });
 }
 
-export function histogram(xs: ArrayLike<number>): HistogramBin[] {
-  const bins = Array.from({ length: 10 }, (_, i) => ({ lo: i / 10, hi: (i + 1) / 10, count: 0 }));
-  for (let i = 0; i < xs.length; i++) {
-    // Rewards are sums of tenths-ish values; the epsilon keeps 0.3 (0.29999…) in its own bin.
-    const b = Math.min(9, Math.max(0, Math.floor(xs[i]! * 10 + 1e-9)));
-    bins[b]!.count++;
-  }
-  return bins;
+/** The bin (0..9) of a reward in the ten bins of width 0.1; the last bin includes 1.0. */
+export function histogramBin(x: number): number {
+  // Rewards are sums of tenths-ish values; the epsilon keeps 0.3 (0.29999…) in its own bin.
+  return Math.min(9, Math.max(0, Math.floor(x * 10 + 1e-9)));
+}
+
+/** The ten bins, from their counts. */
+export function histogram(counts: ArrayLike<number>): HistogramBin[] {
+  return Array.from({ length: 10 }, (_, i) => ({ lo: i / 10, hi: (i + 1) / 10, count: counts[i] ?? 0 }));
 }
 
 /**

@@ -55,13 +55,14 @@ function example(message: string): string {
   return outsideText(message, MESSAGE_CHARS);
 }
 
-/** The distinct messages seen, each with a small id that a summary slot can hold as a number. */
+/** The errored rollouts of a run, counted by type and message as they come. */
 export class ErrorMessages {
   private readonly ids = new Map<string, number>();
   private readonly examples: string[] = [];
+  private readonly perType = new Map<string, { count: number; byMessage: Map<number, number> }>();
 
   /** The id of this message among those of its type; NaN once MESSAGES_KEPT are known. */
-  id(type: string, message: string): number {
+  private id(type: string, message: string): number {
     const key = `${type}\u0000${messageKey(message)}`;
     let id = this.ids.get(key);
     if (id === undefined) {
@@ -72,16 +73,18 @@ export class ErrorMessages {
     return id;
   }
 
-  /** The digest of these errored rollouts (their type and message id), commonest type first. */
-  digest(errored: Iterable<{ type: string; message: number }>): ErrorDigest[] {
-    const perType = new Map<string, { count: number; byMessage: Map<number, number> }>();
-    for (const e of errored) {
-      let t = perType.get(e.type);
-      if (t === undefined) perType.set(e.type, (t = { count: 0, byMessage: new Map() }));
-      t.count++;
-      if (!Number.isNaN(e.message)) t.byMessage.set(e.message, (t.byMessage.get(e.message) ?? 0) + 1);
-    }
-    return [...perType.entries()]
+  /** Counts one errored rollout. */
+  add(type: string, message: string): void {
+    const id = this.id(type, message);
+    let t = this.perType.get(type);
+    if (t === undefined) this.perType.set(type, (t = { count: 0, byMessage: new Map() }));
+    t.count++;
+    if (!Number.isNaN(id)) t.byMessage.set(id, (t.byMessage.get(id) ?? 0) + 1);
+  }
+
+  /** The digest of the errored rollouts counted so far, commonest type first. */
+  digest(): ErrorDigest[] {
+    return [...this.perType.entries()]
       .map(([type, t]) => {
         const top = [...t.byMessage.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, MESSAGES_SHOWN);
         const messages = top.map(([id, count]) => ({ count, example: this.examples[id]! }));

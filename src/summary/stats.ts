@@ -136,12 +136,35 @@ export function estimate(xs: ArrayLike<number>, groups?: ArrayLike<number>, scal
   const clustered = groups !== undefined && hasRepeats(groups);
   const { se, units } = clustered ? clusteredError(xs, groups!, m) : { se: standardError(xs), units: n };
   const fits = scale === 'unit' ? within(xs, 0, 1) : scale === 'count' ? within(xs, 0, Infinity) : false;
-  if (!fits) {
+  return interval({ n, mean: m, se, units, clustered, fits, binary: scale === 'unit' && isBinary(xs) }, scale);
+}
+
+/** What an interval is made from: the column's mean and error, and what its values look like. */
+export interface ColumnShape {
+  n: number;
+  mean: number;
+  se: number | null;
+  /** Independent units: the values, or the tasks when the error is clustered. */
+  units: number;
+  clustered: boolean;
+  /** Every value lies in the scale's range. */
+  fits: boolean;
+  /** Every value is exactly 0 or 1. */
+  binary: boolean;
+}
+
+/**
+ * The estimate of a column described by `c`: the one place that picks the interval, whether
+ * the values were kept (`estimate`) or only their running sums (`Moments` in moments.ts).
+ */
+export function interval(c: ColumnShape, scale: Scale): Estimate {
+  const { n, mean: m, se, units, clustered } = c;
+  if (!c.fits) {
     if (se === null || units < 2) return { n, mean: m, stderr: se, ci95: null, method: null };
     const t = tQuantile975(units - 1);
     return { n, mean: m, stderr: se, ci95: [m - t * se, m + t * se], method: 't' };
   }
-  if (scale === 'unit' && isBinary(xs)) {
+  if (scale === 'unit' && c.binary) {
     if (!clustered) return { n, mean: m, stderr: se, ci95: wilsonInterval(m * n, n), method: 'wilson' };
     // Rollouts of a task that agree carry less than their number: the effective size lies
     // between the number of tasks and the number of values.

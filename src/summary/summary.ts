@@ -2,8 +2,10 @@
  * The summary of a run: counts, every reward and metric with its interval, per-label and
  * per-code breakdowns, tokens, latency, pass@k and the reward's distribution.
  *
- * `SummaryBuilder` takes records one at a time and keeps 35 plain numbers per rollout in
- * Float64Array chunks, so 100,000 rollouts cost about 30 MB and no objects. It is fed one
+ * `SummaryBuilder` takes records one at a time and keeps running sums, not the records: per
+ * column a `Moments` (moments.ts), per task a few counts and sums when rollouts of one task are
+ * pooled (task-table.ts), and one latency per completed rollout for its percentiles. A run of
+ * one rollout per task so costs 8 bytes per rollout, whatever its length. It is fed one
  * record per rollout: which line of a results file counts for a rollout (the last) is the run
  * folder's rule, applied by its reader (src/runfile/winners.ts) before records reach here.
  * This layer sits below the run folder and imports nothing of it: `SummaryRecord` is the
@@ -12,6 +14,7 @@
 import { BAS_LABELS, FAULT_CODES, type BasLabel, type FaultCode, type Scores } from '../task/types.js';
 import {
   histogram,
+  histogramBin,
   passAtKRows,
   pooledFaults,
   type HistogramBin,
@@ -19,9 +22,9 @@ import {
   type PooledFaults,
 } from './aggregate.js';
 import { ErrorMessages, type ErrorDigest } from './error-digest.js';
-import { estimate, percentileSorted, type Estimate, type Scale } from './stats.js';
-
-export type { ErrorDigest } from './error-digest.js';
+import { Moments } from './moments.js';
+import { percentileSorted, type Estimate, type Scale } from './stats.js';
+import { TaskTable } from './task-table.js';
 
 /** What the summary reads of one rollout's record (a results.jsonl line has these fields and more). */
 export interface SummaryRecord {
@@ -144,26 +147,16 @@ const METRIC_SCALES: Record<(typeof METRIC_NAMES)[number], Scale> = {
   parsed: 'unit',
 };
 
-// Column layout of one slot.
-const C_INDEX = 0;
-const C_ROLLOUT = 1;
-const C_ERR = 2; // -1 = completed, else an id into errorTypes
-const C_REWARD = 3;
-const C_BAS = 4;
-const C_AUDIT = 5;
-const C_METRIC = 6; // 5 columns
-const C_LABEL = C_METRIC + METRIC_NAMES.length; // 4 columns
-const C_CODE = C_LABEL + BAS_LABELS.length; // 3 per code: tp, fp, fn
-const C_UNKNOWN = C_CODE + 3 * FAULT_CODES.length;
-const C_TOK = C_UNKNOWN + 1; // prompt, completion, total, reasoning, cached
+// The estimated columns: the rewards, the metrics and the labels of completed rollouts, and
+// the reward with an errored rollout counted as 0.
+const K_REWARD = 0;
+const K_BAS = 1;
+const K_AUDIT = 2;
+const K_METRIC = 3;
+const K_LABEL = K_METRIC + METRIC_NAMES.length;
+const K_ZERO = K_LABEL + BAS_LABELS.length;
+const N_COLUMNS = K_ZERO + 1;
 const N_TOK = 5;
-const C_LAT = C_TOK + N_TOK;
-const C_TTFT = C_LAT + 1;
-const C_MSG = C_TTFT + 1; // id into messages, NaN when not kept
-const C_TRUNC = C_MSG + 1; // 1 when finish_reason was "length"
-const NCOL = C_TRUNC + 1;
-const CHUNK_BITS = 12; // 4,096 slots (about 1.2 MB) per chunk
-const CHUNK_MASK = (1 << CHUNK_BITS) - 1;
 
 function num(v: unknown): number {
   return typeof v === 'number' && Number.isFinite(v) ? v : Number.NaN;
@@ -174,71 +167,139 @@ function tokenCount(v: unknown): number {
   return typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= MAX_TOKENS ? v : Number.NaN;
 }
 
+/** Token sums over some lines (prompt … cached), with how many lines gave each count. */
+class TokenTotals {
+  readonly sums = new Float64Array(N_TOK);
+  readonly seen = new Float64Array(N_TOK);
+
+  /** Adds a line's counts; returns how many of them were unusable. */
+  add(u: SummaryRecord['usage']): number {
+    if (!u) return 0;
+    let ignored = 0;
+    [u.prompt_tokens, u.completion_tokens, u.total_tokens, u.reasoning_tokens, u.cached_tokens].forEach((v, i) => {
+      const n = tokenCount(v);
+      if (n === n) {
+        this.sums[i]! += n;
+        this.seen[i]!++;
+      } else if (v != null) ignored++;
+    });
+    return ignored;
+  }
+
+  /** Lines that reported usage: the most lines any one count came from. */
+  lines(): number {
+    return Math.max(this.seen[0]!, this.seen[1]!, this.seen[2]!);
+  }
+}
+
+/** A growable list of numbers in one typed array. */
+class Floats {
+  private data = new Float64Array(1024);
+  length = 0;
+
+  push(x: number): void {
+    if (this.length === this.data.length) {
+      const bigger = new Float64Array(this.data.length * 2);
+      bigger.set(this.data);
+      this.data = bigger;
+    }
+    this.data[this.length++] = x;
+  }
+
+  sorted(): Float64Array {
+    return this.data.slice(0, this.length).sort();
+  }
+}
+
+export interface SummaryOptions {
+  /**
+   * Whether rollouts of one task may be pooled (more than one rollout per task): then each
+   * task's sums are kept for the clustered error, pass@k and per-task means. A caller that
+   * knows every task has one rollout says `false`, and the summary keeps nothing per task.
+   */
+  perTask?: boolean;
+}
+
 /** Builds a `Summary` from records streamed one at a time. */
 export class SummaryBuilder {
-  /** Slots live in fixed chunks, so growing never copies and never over-allocates by much. */
-  private readonly chunks: Float64Array[] = [];
-  private size = 0;
+  private rollouts = 0;
+  private completedCount = 0;
   private lines = 0;
   private replaced = 0;
-  private readonly errorTypes: string[] = [];
-  private readonly messages = new ErrorMessages();
+  private truncated = 0;
   private ignoredTokens = 0;
-  /** Token sums of lines a later line replaced (prompt … cached), and how many reported any. */
-  private readonly replacedTokens = new Float64Array(N_TOK);
-  private replacedWithUsage = 0;
+  private unknownCodes = 0;
+  private readonly columns = Array.from({ length: N_COLUMNS }, () => new Moments());
+  private readonly codeCounts = new Float64Array(3 * FAULT_CODES.length);
+  private readonly histogram = new Float64Array(10);
+  private readonly latencies = new Floats();
+  private readonly ttfts = new Floats();
+  private readonly tokens = new TokenTotals();
+  private readonly erroredTokens = new TokenTotals();
+  private readonly replacedTokens = new TokenTotals();
+  /** Errored rollouts per type, in order of first sight (no prototype: a type is outside text). */
+  private readonly errorsByType: Record<string, number> = Object.create(null) as Record<string, number>;
+  private readonly messages = new ErrorMessages();
+  private readonly tasks: TaskTable | null;
 
-  private get(s: number, c: number): number {
-    return this.chunks[s >>> CHUNK_BITS]![(s & CHUNK_MASK) * NCOL + c]!;
+  constructor(options: SummaryOptions = {}) {
+    this.tasks = options.perTask === false ? null : new TaskTable(N_COLUMNS);
+  }
+
+  /** Adds `x` (when it is a number) to column `k`, and to its task's sums. */
+  private push(k: number, x: number, slot: number): void {
+    if (x !== x) return; // NaN: not recorded
+    const column = this.columns[k]!;
+    column.push(x);
+    if (this.tasks !== null && this.tasks.add(k, slot, x)) column.repeats = true;
   }
 
   /** Adds the record of one rollout (each rollout once: the reader has picked its winning line). */
   add(r: SummaryRecord): void {
     this.lines++;
-    const rollout = r.rollout ?? 0;
-    const slot = this.size++;
-    if (slot >>> CHUNK_BITS >= this.chunks.length) this.chunks.push(new Float64Array(NCOL << CHUNK_BITS));
-    const d = this.chunks[slot >>> CHUNK_BITS]!;
-    const o = (slot & CHUNK_MASK) * NCOL;
-    d.fill(Number.NaN, o, o + NCOL);
-    d[o + C_INDEX] = r.index;
-    d[o + C_ROLLOUT] = rollout;
-    d[o + C_LAT] = num(r.latency_ms);
-    d[o + C_TTFT] = num(r.ttft_ms);
-    const u = r.usage;
-    if (u) {
-      const counts = [u.prompt_tokens, u.completion_tokens, u.total_tokens, u.reasoning_tokens, u.cached_tokens];
-      counts.forEach((v, i) => {
-        d[o + C_TOK + i] = tokenCount(v);
-        if (v != null && Number.isNaN(d[o + C_TOK + i]!)) this.ignoredTokens++;
-      });
+    this.rollouts++;
+    if ((r.rollout ?? 0) !== 0 && this.tasks === null) {
+      throw new Error(`a summary kept without tasks got rollout ${r.rollout} of task ${r.index}`);
     }
+    const slot = this.tasks === null ? 0 : this.tasks.rollout(r.index);
+    this.ignoredTokens += this.tokens.add(r.usage);
     if (r.error) {
-      let id = this.errorTypes.indexOf(r.error.type);
-      if (id < 0) id = this.errorTypes.push(r.error.type) - 1;
-      d[o + C_ERR] = id;
-      d[o + C_MSG] = this.messages.id(r.error.type, typeof r.error.message === 'string' ? r.error.message : '');
+      this.erroredTokens.add(r.usage);
+      this.errorsByType[r.error.type] = (this.errorsByType[r.error.type] ?? 0) + 1;
+      this.messages.add(r.error.type, typeof r.error.message === 'string' ? r.error.message : '');
+      this.push(K_ZERO, 0, slot);
       return;
     }
-    d[o + C_TRUNC] = r.finish_reason === 'length' ? 1 : 0;
-    d[o + C_ERR] = -1;
-    d[o + C_REWARD] = num(r.reward);
-    d[o + C_BAS] = num(r.rewards?.bas_correct);
-    d[o + C_AUDIT] = num(r.rewards?.fault_audit);
-    METRIC_NAMES.forEach((m, i) => (d[o + C_METRIC + i] = num(r.metrics?.[m])));
+    this.completedCount++;
+    if (r.finish_reason === 'length') this.truncated++;
+    const latency = num(r.latency_ms);
+    if (latency === latency) this.latencies.push(latency);
+    const ttft = num(r.ttft_ms);
+    if (ttft === ttft) this.ttfts.push(ttft);
+    const reward = num(r.reward);
+    if (reward === reward) this.histogram[histogramBin(reward)]!++;
+    const bas = num(r.rewards?.bas_correct);
+    this.tasks?.completed(slot, bas === 1);
+    this.push(K_REWARD, reward, slot);
+    this.push(K_ZERO, reward, slot);
+    this.push(K_BAS, bas, slot);
+    this.push(K_AUDIT, num(r.rewards?.fault_audit), slot);
+    METRIC_NAMES.forEach((m, i) => this.push(K_METRIC + i, num(r.metrics?.[m]), slot));
     const detail = r.detail;
-    if (detail) {
-      BAS_LABELS.forEach(
-        (l, i) => (d[o + C_LABEL + i] = detail.labels?.[l] === undefined ? Number.NaN : detail.labels[l] ? 1 : 0),
-      );
-      FAULT_CODES.forEach((c, i) => {
-        const pc = detail.codes?.[c];
-        d[o + C_CODE + 3 * i] = num(pc?.tp);
-        d[o + C_CODE + 3 * i + 1] = num(pc?.fp);
-        d[o + C_CODE + 3 * i + 2] = num(pc?.fn);
+    if (!detail) return;
+    BAS_LABELS.forEach((l, i) => {
+      const v = detail.labels?.[l];
+      if (v !== undefined) this.push(K_LABEL + i, v ? 1 : 0, slot);
+    });
+    FAULT_CODES.forEach((c, i) => {
+      const pc = detail.codes?.[c];
+      [pc?.tp, pc?.fp, pc?.fn].forEach((v, j) => {
+        const x = num(v);
+        if (x === x) this.codeCounts[3 * i + j]! += x;
       });
-      d[o + C_UNKNOWN] = num(detail.unknown_codes);
-    }
+    });
+    const unknown = num(detail.unknown_codes);
+    if (unknown === unknown) this.unknownCodes += unknown;
   }
 
   /**
@@ -248,27 +309,7 @@ export class SummaryBuilder {
   addReplaced(r: SummaryRecord): void {
     this.lines++;
     this.replaced++;
-    const u = r.usage;
-    if (!u) return;
-    let any = false;
-    [u.prompt_tokens, u.completion_tokens, u.total_tokens, u.reasoning_tokens, u.cached_tokens].forEach((v, i) => {
-      const n = tokenCount(v);
-      if (n === n) {
-        this.replacedTokens[i]! += n;
-        any = true;
-      } else if (v != null) this.ignoredTokens++;
-    });
-    if (any) this.replacedWithUsage++;
-  }
-
-  /** Per error type, the commonest messages among the winning lines. */
-  private digests(): ErrorDigest[] {
-    const errored: Array<{ type: string; message: number }> = [];
-    for (let s = 0; s < this.size; s++) {
-      const err = this.get(s, C_ERR);
-      if (err !== -1) errored.push({ type: this.errorTypes[err]!, message: this.get(s, C_MSG) });
-    }
-    return this.messages.digest(errored);
+    this.ignoredTokens += this.replacedTokens.add(r.usage);
   }
 
   /**
@@ -276,166 +317,88 @@ export class SummaryBuilder {
    * mean with errors counted as 0, sorted by index. Compare pairs runs on these.
    */
   perTask(): Array<{ index: number; rollouts: number; completed: number; reward: number; rewardZero: number }> {
-    const byTask = new Map<number, { rollouts: number; completed: number; sum: number }>();
-    for (let s = 0; s < this.size; s++) {
-      const idx = this.get(s, C_INDEX);
-      const t = byTask.get(idx) ?? { rollouts: 0, completed: 0, sum: 0 };
-      t.rollouts++;
-      if (this.get(s, C_ERR) === -1) {
-        t.completed++;
-        t.sum += this.get(s, C_REWARD);
-      }
-      byTask.set(idx, t);
-    }
-    return [...byTask.entries()]
-      .sort((a, b) => a[0] - b[0])
-      .map(([index, t]) => ({
-        index,
-        rollouts: t.rollouts,
-        completed: t.completed,
-        reward: t.completed ? t.sum / t.completed : Number.NaN,
-        rewardZero: t.sum / t.rollouts,
-      }));
+    if (this.tasks === null) throw new Error('this summary was built without per-task sums');
+    const out = [...this.tasks.tasks(K_REWARD)].map((t) => ({
+      index: t.index,
+      rollouts: t.rollouts,
+      completed: t.done,
+      reward: t.done ? t.sum / t.done : Number.NaN,
+      rewardZero: t.sum / t.rollouts,
+    }));
+    return out.sort((a, b) => a.index - b.index);
   }
 
-  /**
-   * Copies column `c` of the slots that `mask` marks (all when null) into `xs`, missing
-   * values skipped, and their task indices into `groups` when given; returns how many. The
-   * loop runs over the chunks directly: the summary is made once, at the end of a run, in
-   * code that is still cold, so a call per value is what would cost.
-   */
-  private gather(c: number, mask: Uint8Array | null, xs: Float64Array, groups: Float64Array | null): number {
-    let n = 0;
-    for (let k = 0; k < this.chunks.length; k++) {
-      const d = this.chunks[k]!;
-      const first = k << CHUNK_BITS;
-      const count = Math.min(this.size - first, 1 << CHUNK_BITS);
-      for (let j = 0, o = 0; j < count; j++, o += NCOL) {
-        if (mask !== null && mask[first + j] === 0) continue;
-        const v = d[o + c]!;
-        if (v !== v) continue; // NaN: not recorded
-        if (groups !== null) groups[n] = d[o + C_INDEX]!;
-        xs[n++] = v;
-      }
-    }
-    return n;
+  private estimate(k: number, scale: Scale = 'unit'): Estimate {
+    const tasks = this.tasks;
+    return this.columns[k]!.estimate(
+      scale,
+      tasks === null ? undefined : { column: tasks.columns[k]!, slots: tasks.size, chunkBits: tasks.chunkBits },
+    );
   }
 
-  /** Column `c` over the slots `mask` marks, with task indices, in arrays of their own. */
-  private column(c: number, mask: Uint8Array | null): { xs: Float64Array; groups: Float64Array } {
-    const xs = new Float64Array(this.size);
-    const groups = new Float64Array(this.size);
-    const n = this.gather(c, mask, xs, groups);
-    return { xs: xs.subarray(0, n), groups: groups.subarray(0, n) };
-  }
-
-  /** Sum and count of column `c` over the slots `mask` marks, gathered through one reused buffer. */
-  private sum(c: number, mask: Uint8Array | null, scratch: Float64Array): { total: number; n: number } {
-    const n = this.gather(c, mask, scratch, null);
-    let total = 0;
-    for (let i = 0; i < n; i++) total += scratch[i]!;
-    return { total, n };
+  /** Token sums over winning lines (all, or the errored ones) and the replaced lines. */
+  private tokenSums(winners: TokenTotals): TokenSums {
+    const [w, r] = [winners.sums, this.replacedTokens.sums];
+    return {
+      prompt: w[0]! + r[0]!,
+      completion: w[1]! + r[1]!,
+      total: w[2]! + r[2]!,
+      reasoning: w[3]! + r[3]!,
+      cached: w[4]! + r[4]!,
+      lines: winners.lines() + this.replacedTokens.lines(),
+    };
   }
 
   /** The summary of everything added so far. */
   result(): Summary {
-    const done = new Uint8Array(this.size);
-    // Error types come from files: `constructor` or `__proto__` must be a key like any other.
-    const errorsByType: Record<string, number> = Object.create(null) as Record<string, number>;
-    const tasks = new Map<number, { n: number; c: number }>();
-    const zero = new Float64Array(this.size);
-    const zeroGroups = new Float64Array(this.size);
-    let completed = 0;
-    for (let s = 0; s < this.size; s++) {
-      const err = this.get(s, C_ERR);
-      const index = this.get(s, C_INDEX);
-      let t = tasks.get(index);
-      if (t === undefined) tasks.set(index, (t = { n: 0, c: 0 }));
-      t.n++;
-      if (err === -1) {
-        completed++;
-        done[s] = 1;
-        zero[s] = this.get(s, C_REWARD);
-        if (this.get(s, C_BAS) === 1) t.c++;
-      } else {
-        const type = this.errorTypes[err]!;
-        errorsByType[type] = (errorsByType[type] ?? 0) + 1;
-      }
-      zeroGroups[s] = index;
-    }
-    let maxRollouts = 0;
-    for (const t of tasks.values()) maxRollouts = Math.max(maxRollouts, t.n);
-    // Task indices matter to an estimate only when some task has several rollouts; with one
-    // each, no subset can repeat a task and the plain estimate is the clustered one.
-    const clustered = maxRollouts > 1;
-    const completedEstimate = (c: number, scale: Scale = 'unit'): Estimate => {
-      const { xs, groups } = this.column(c, done);
-      return estimate(xs, clustered ? groups : undefined, scale);
-    };
-
-    const scratch = new Float64Array(this.size);
-    const sum = (c: number, mask: Uint8Array | null = null) => this.sum(c, mask, scratch);
     const codes = {} as Record<FaultCode, CodeBreakdown>;
     FAULT_CODES.forEach((code, i) => {
-      const tp = sum(C_CODE + 3 * i, done).total;
-      const fp = sum(C_CODE + 3 * i + 1, done).total;
-      const fn = sum(C_CODE + 3 * i + 2, done).total;
+      const [tp, fp, fn] = [this.codeCounts[3 * i]!, this.codeCounts[3 * i + 1]!, this.codeCounts[3 * i + 2]!];
       codes[code] = { tp, fp, fn, precision: tp + fp ? tp / (tp + fp) : null, recall: tp + fn ? tp / (tp + fn) : null };
     });
-    const unknownCodes = sum(C_UNKNOWN, done).total;
     const labels = {} as Record<BasLabel, Estimate>;
-    BAS_LABELS.forEach((l, i) => (labels[l] = completedEstimate(C_LABEL + i)));
+    BAS_LABELS.forEach((l, i) => (labels[l] = this.estimate(K_LABEL + i)));
     const metrics = {} as Summary['metrics'];
-    METRIC_NAMES.forEach((m, i) => (metrics[m] = completedEstimate(C_METRIC + i, METRIC_SCALES[m])));
-
-    const lat = this.column(C_LAT, done).xs.slice().sort();
-    const ttft = this.column(C_TTFT, done).xs.slice().sort();
-    // Token sums over the winning lines (all, or the errored ones), plus the replaced lines'.
-    const failed = done.map((v) => 1 - v);
-    const tokenSums = (mask: Uint8Array | null): TokenSums => {
-      const t = [0, 1, 2, 3, 4].map((i) => sum(C_TOK + i, mask));
-      const r = this.replacedTokens;
-      return {
-        prompt: t[0]!.total + r[0]!,
-        completion: t[1]!.total + r[1]!,
-        total: t[2]!.total + r[2]!,
-        reasoning: t[3]!.total + r[3]!,
-        cached: t[4]!.total + r[4]!,
-        lines: Math.max(t[0]!.n, t[1]!.n, t[2]!.n) + this.replacedWithUsage,
-      };
-    };
-    const allTokens = tokenSums(null);
-    const truncated = sum(C_TRUNC, done).total;
+    METRIC_NAMES.forEach((m, i) => (metrics[m] = this.estimate(K_METRIC + i, METRIC_SCALES[m])));
+    const lat = this.latencies.sorted();
+    const ttft = this.ttfts.sorted();
+    const all = this.tokenSums(this.tokens);
+    const tasks = this.tasks;
+    const maxRollouts = tasks === null ? Math.min(1, this.rollouts) : tasks.maxRollouts;
+    const passTasks = new Map<number, { n: number; c: number }>();
+    if (tasks !== null && maxRollouts > 1) {
+      for (const t of tasks.tasks(K_REWARD)) passTasks.set(t.index, { n: t.rollouts, c: t.hits });
+    }
     return {
       counts: {
         lines: this.lines,
         replaced: this.replaced,
-        rollouts: this.size,
-        tasks: tasks.size,
+        rollouts: this.rollouts,
+        tasks: tasks === null ? this.rollouts : tasks.size,
         max_rollouts: maxRollouts,
-        completed,
-        errored: this.size - completed,
-        errors_by_type: errorsByType,
+        completed: this.completedCount,
+        errored: this.rollouts - this.completedCount,
+        errors_by_type: Object.assign(Object.create(null) as Record<string, number>, this.errorsByType),
       },
-      errors: this.digests(),
-      truncated,
-      reward: completedEstimate(C_REWARD),
-      reward_errors_as_zero: estimate(zero, clustered ? zeroGroups : undefined, 'unit'),
-      rewards: { bas_correct: completedEstimate(C_BAS), fault_audit: completedEstimate(C_AUDIT) },
+      errors: this.messages.digest(),
+      truncated: this.truncated,
+      reward: this.estimate(K_REWARD),
+      reward_errors_as_zero: this.estimate(K_ZERO),
+      rewards: { bas_correct: this.estimate(K_BAS), fault_audit: this.estimate(K_AUDIT) },
       metrics,
       labels,
       codes,
-      unknown_codes: unknownCodes,
-      faults_pooled: pooledFaults(Object.values(codes), unknownCodes),
+      unknown_codes: this.unknownCodes,
+      faults_pooled: pooledFaults(Object.values(codes), this.unknownCodes),
       tokens: {
-        prompt: allTokens.prompt,
-        completion: allTokens.completion,
-        total: allTokens.total,
-        reasoning: allTokens.reasoning,
-        cached: allTokens.cached,
-        rollouts_with_usage: allTokens.lines - this.replacedWithUsage,
+        prompt: all.prompt,
+        completion: all.completion,
+        total: all.total,
+        reasoning: all.reasoning,
+        cached: all.cached,
+        rollouts_with_usage: this.tokens.lines(),
         ignored: this.ignoredTokens,
-        unscored: tokenSums(failed),
+        unscored: this.tokenSums(this.erroredTokens),
       },
       latency_ms: {
         n: lat.length,
@@ -449,8 +412,8 @@ export class SummaryBuilder {
         p50: percentileSorted(ttft, 0.5),
         p95: percentileSorted(ttft, 0.95),
       },
-      pass_at_k: maxRollouts > 1 ? passAtKRows(tasks, maxRollouts) : [],
-      reward_histogram: histogram(this.column(C_REWARD, done).xs),
+      pass_at_k: maxRollouts > 1 ? passAtKRows(passTasks, maxRollouts) : [],
+      reward_histogram: histogram(this.histogram),
     };
   }
 }
