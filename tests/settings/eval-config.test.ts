@@ -48,7 +48,7 @@ function paths(o: Record<string, unknown>, prefix = ''): string[] {
 
 describe('evalSettings', () => {
   it("takes exactly the declaration's TOML keys (but the command line's own)", () => {
-    const declared = SETTING_KEYS.map((k) => SETTINGS[k].toml).filter(
+    const declared = SETTING_KEYS.map((k): string | null => SETTINGS[k].toml).filter(
       (t): t is string => t !== null && !CLI_ONLY.has(t),
     );
     expect(paths(FULL).sort()).toEqual(declared.sort());
@@ -61,8 +61,8 @@ describe('evalSettings', () => {
       task: { seed: 9 },
       sampling: { temperature: undefined },
     });
-    expect(s).toMatchObject({ model: 'builtin:oracle', n: 3, rollouts: 1, task: { num_transactions: 24, seed: 9 } });
-    expect(s.sampling.temperature).toBeNull();
+    expect(s).toMatchObject({ model: 'builtin:oracle', num: 3, rollouts: 1, numTransactions: 24, seed: 9 });
+    expect(s.temperature).toBeNull();
   });
 
   it.each([
