@@ -10,7 +10,7 @@
  * setting needs. It imports nothing heavy: `bas --help` builds its options from it.
  */
 import { MAX_TRANSACTIONS, MIN_TRANSACTIONS } from '../task/config.js';
-import { parseShard, readShard, shardLabel, type Shard } from '../runfile/shard.js';
+import { parseShard, readShard, shardLabel } from '../runfile/shard.js';
 import { type Flag } from './flag.js';
 import { integer as count, number } from './numbers.js';
 import {

@@ -6,8 +6,7 @@
  */
 import { ConfigError } from '../errors/index.js';
 import { isPolicyName, POLICY_NAMES } from '../task/policies.js';
-import type { TaskConfig } from '../task/types.js';
-import { builtinPolicy, type Sampling } from '../endpoint/client.js';
+import { builtinPolicy } from '../endpoint/client.js';
 import { valueAt, type FileConfig } from './config.js';
 import { findProvider, loadProviders, PLACEHOLDER_KEY, type Provider } from './providers.js';
 import {
@@ -19,7 +18,6 @@ import {
   type SettingKey,
   type SettingValues,
 } from './setting-table.js';
-import type { Shard } from '../runfile/shard.js';
 import type { RunInfo } from '../runfile/store.js';
 import { canon } from '../io/canon.js';
 import { registerUrlSecrets } from '../io/secrets.js';
