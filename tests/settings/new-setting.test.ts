@@ -108,5 +108,6 @@ describe('the types follow the table', () => {
     }>();
     expectTypeOf<NonNullable<EvalConfig['sampling']>['extra']>().toEqualTypeOf<Record<string, unknown> | undefined>();
     expectTypeOf<EvalConfig>().not.toHaveProperty('check');
+    expectTypeOf<EvalConfig>().not.toHaveProperty('progress');
   });
 });
