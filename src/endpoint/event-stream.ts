@@ -21,26 +21,17 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { StringDecoder } from 'node:string_decoder';
 import type OpenAI from 'openai';
-import { MalformedResponseError, ResponseTooLargeError } from '../errors/index.js';
+import {
+  MalformedResponseError,
+  ResponseTooLargeError,
+  StreamCutError,
+  StreamIdleError,
+  StreamReportedError,
+} from '../errors/index.js';
 import { readCompletion, type Completion } from './completion.js';
 import { UnreadResponse } from './http-fetch.js';
 import { budgetSpent } from './retry-after.js';
 import { noteAbortedWhileWaiting, replyBudget } from './reply-budget.js';
-
-/** The stream ended, or its connection closed, before the reply was complete. */
-export class StreamCutError extends Error {
-  override name = 'StreamCutError';
-}
-
-/** Nothing arrived for the idle timeout in the middle of a stream. */
-export class StreamIdleError extends Error {
-  override name = 'StreamIdleError';
-}
-
-/** The stream carried an error object instead of a chunk. */
-export class StreamReportedError extends Error {
-  override name = 'StreamReportedError';
-}
 
 interface EventStreamOptions {
   /** Largest number of bytes read from the stream. */
