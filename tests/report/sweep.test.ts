@@ -286,8 +286,10 @@ describe('bas sweep of several models', () => {
     expect(err.filter((l) => /^bas: \[\d\/4\]/.test(l))).toHaveLength(4);
     expect(err.length).toBeLessThanOrEqual(5);
     expect(err[0]).toMatch(
-      /^bas: \[1\/4\] builtin:oracle, 12 rows: n 6\/6, reward 1\.000 \[0\.\d{3}, 1\.000\], 0 errored, [0-9.]+ s$/,
+      /^bas: \[1\/4\] builtin:oracle, 12 rows: n 6\/6, reward 1\.000 \[0\.\d{3}, 1\.000\], 0 errored, (\d+ ms|under 1 ms|\d+\.\d s)$/,
     );
+    // The time of a short point is in milliseconds, never "0.0 s".
+    for (const l of err) expect(l).not.toMatch(/ 0\.0 s$/);
     expect(err[1]).toMatch(/^bas: \[2\/4\] builtin:silent, 12 rows: n 6\/6, reward 0\.\d{3} /);
     // One table per model, within 80 columns; the whole output stays short.
     expect(r.stdout).toContain('model builtin:oracle');
