@@ -137,7 +137,7 @@ const htmlFlag = (what: string) => text('--html <FILE>', `also write a self-cont
 /** eval's flags that are about the invocation, not settings of the run (no TOML key, no run.json key). */
 const evalInvocation = {
   resume: text('--resume <DIR>', 'continue a run: only missing or errored rollouts, with its saved configuration', {
-    doc: 'Continue the run in DIR (see Stopping and resuming in the README).',
+    doc: 'Continue the run in DIR (see [Stopping and resuming](commands.md#stopping-and-resuming)).',
   }),
   config: text('--config <FILE>', 'TOML run configuration; flags override it', {
     doc: 'A TOML run configuration (also `@FILE` or `@ FILE`). Flags override it.',

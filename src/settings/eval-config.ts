@@ -10,7 +10,7 @@ import { checkConfig } from './config.js';
 import { resolveSettings, type EvalSettings } from './settings.js';
 
 /**
- * A run's settings by their TOML keys (see the README's flag table; `task` and `sampling`
+ * A run's settings by their TOML keys (see eval's table in docs/flags.md; `task` and `sampling`
  * are sections). Only `model` is required, except on a resume, which takes the saved run's.
  */
 export interface EvalConfig {

@@ -92,7 +92,7 @@ export interface Setting<V> extends Flag<V> {
 
 export type SettingTable = { [K in SettingKey]: Setting<SettingValues[K]> };
 
-/** The declaration. Its order is the order of `bas eval --help` and of the README's table. */
+/** The declaration. Its order is the order of `bas eval --help` and of eval's table in docs/flags.md. */
 export const SETTINGS: SettingTable = {
   model: {
     flags: '-m, --model <MODEL>',
