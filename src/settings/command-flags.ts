@@ -201,6 +201,12 @@ export const COMMAND_FLAGS = {
       },
     }),
     model: { ...text('-m, --model <MODEL>', 'model name recorded in the run folder'), parse: parseModel },
+    // eval's error budget: missing replies and failed batch requests are errored rollouts.
+    maxErrorRate: {
+      ...SETTINGS.maxErrorRate,
+      help: 'share of errored rollouts (missing replies included), 0..1, above which score exits 3',
+      doc: 'Share of errored rollouts (0..1), missing replies and failed batch requests included, above which score exits 3 after printing and writing what it scored; recorded in the run folder.',
+    },
     json: json('print the summary as JSON'),
   },
   merge: {
