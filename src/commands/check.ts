@@ -16,10 +16,11 @@ import { probe, type CheckTask, type ProbeReport } from '../endpoint/endpoint-ch
 import { renderProbe } from '../endpoint/probe-text.js';
 import { generateTask } from '../task/generate.js';
 import { apiKeyFor, resolveSettings, type EvalFlags, type EvalSettings } from '../settings/settings.js';
+import { maxResponseBytesOf, samplingOf, taskConfigOf } from '../settings/setting-table.js';
 
 /** Why a probe failed, in a few words. */
 function reason(r: ProbeReport, s: EvalSettings): string {
-  if (!r.reachable) return `cannot reach ${urlWithoutCredentials(s.baseURL)}: ${r.message ?? 'no answer'}`;
+  if (!r.reachable) return `cannot reach ${urlWithoutCredentials(s.baseUrl)}: ${r.message ?? 'no answer'}`;
   if (r.keyAccepted === false) return `the endpoint refused the key in ${s.apiKeyVar} (HTTP ${r.status})`;
   if (r.modelKnown === false)
     return `the endpoint does not know model ${JSON.stringify(s.model)} (bas models lists the ones it has)`;
@@ -40,7 +41,7 @@ function keySource(s: EvalSettings, env: NodeJS.ProcessEnv): string {
 /** The first task the run would send: task 0, or the first of its shard. */
 function firstTask(s: EvalSettings): CheckTask {
   const index = s.shard ? s.shard.index - 1 : 0;
-  const t = generateTask(s.task, index);
+  const t = generateTask(taskConfigOf(s), index);
   return { index, prompt: t.prompt, key: t.key };
 }
 
@@ -64,21 +65,26 @@ export async function runCheck(
   }
   const apiKey = apiKeyFor(s, env);
   const r = await probe(
-    { baseURL: s.baseURL, apiKey, requestTimeoutMs: s.requestTimeoutS * 1000, maxResponseBytes: s.maxResponseBytes },
+    {
+      baseURL: s.baseUrl,
+      apiKey,
+      requestTimeoutMs: s.requestTimeout * 1000,
+      maxResponseBytes: maxResponseBytesOf(s),
+    },
     s.model,
-    s.sampling,
+    samplingOf(s),
     firstTask(s),
     // A streamed run is checked as it will run: the same request, read the same way.
-    s.stream ? { idleTimeoutMs: s.streamIdleTimeoutS * 1000 } : null,
+    s.stream ? { idleTimeoutMs: s.streamIdleTimeout * 1000 } : null,
   );
   const via = s.provider ? `provider ${s.provider}, ` : '';
   if (json)
     out.write(
-      `${JSON.stringify({ model: s.model, base_url: urlWithoutCredentials(s.baseURL), provider: s.provider, ...r }, null, 2)}\n`,
+      `${JSON.stringify({ model: s.model, base_url: urlWithoutCredentials(s.baseUrl), provider: s.provider, ...r }, null, 2)}\n`,
     );
   else
     out.write(
-      `${renderProbe(r, `bas check: ${s.model} at ${urlWithoutCredentials(s.baseURL)} (${via}${keySource(s, env)})`)}\n`,
+      `${renderProbe(r, `bas check: ${s.model} at ${urlWithoutCredentials(s.baseUrl)} (${via}${keySource(s, env)})`)}\n`,
     );
   if (!r.ok) throw new FatalRunError(`check failed: ${reason(r, s)}`);
   return r;
