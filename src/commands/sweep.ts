@@ -336,6 +336,12 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
       flags: evalFlags,
       words,
     };
+    // Each model's settings are read as its runs will read them (an unknown built-in model,
+    // a flag its settings refuse) before the plan is written or any run starts.
+    for (const m of models) {
+      const first = plan.points.find((p) => (p.model ?? models[0]) === m)!;
+      await evalSettingsFromFlags(words, pointFlags(plan, first, join(dir, first.folder), confirm), { models: true });
+    }
   }
   // Every output is checked before the first point runs: the HTML page may not be written
   // into the sweep folder, which the sweep fills itself.

@@ -254,6 +254,29 @@ describe('bas sweep of several models', () => {
   let html: string;
   const models = ['builtin:oracle', 'builtin:silent'];
 
+  it('refuses an unknown model among several before any run, writing nothing', () => {
+    const dir = join(root, 'unknown-second-model');
+    const r = bas([
+      'sweep',
+      '--num-transactions',
+      '12,24',
+      '-m',
+      'builtin:oracle',
+      '-m',
+      'builtin:random',
+      '-n',
+      '4',
+      '--output',
+      dir,
+      '--no-progress',
+    ]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      'bas: -m/--model: unknown built-in model "builtin:random" (choose builtin:oracle, builtin:raw-sums, builtin:blanket, builtin:silent)\n',
+    );
+    expect(existsSync(dir)).toBe(false);
+  });
+
   it('runs a 2-model × 2-point grid into one folder, quietly: one line per point and one table', () => {
     grid = join(root, 'two-models');
     html = join(root, 'two-models.html');
