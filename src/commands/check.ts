@@ -1,7 +1,8 @@
 /**
  * `bas check`: the run's first task, sent with exactly the settings `bas eval` would use (same
- * flags, same config file), its reply graded as a rollout's, reported in a few lines. `bas
- * eval --check` runs it first.
+ * flags, same config file; as a stream under `--stream`, with its idle bound and time to first
+ * token), its reply graded as a rollout's, reported in a few lines. `bas eval --check` runs it
+ * first.
  *
  * Exit: 0 when the reply could score; 1 when the endpoint refused the request or its reply
  * says the run cannot succeed (empty, cut by the token limit, no answer the scorer can read);
@@ -11,7 +12,8 @@ import { FatalRunError } from '../errors/index.js';
 import { urlWithoutCredentials } from '../io/secrets.js';
 import { builtinPolicy } from '../endpoint/client.js';
 import { configPathFrom, loadConfigFile } from '../settings/config.js';
-import { probe, renderProbe, type CheckTask, type ProbeReport } from '../endpoint/endpoint-check.js';
+import { probe, type CheckTask, type ProbeReport } from '../endpoint/endpoint-check.js';
+import { renderProbe } from '../endpoint/probe-text.js';
 import { generateTask } from '../task/generate.js';
 import { apiKeyFor, resolveSettings, type EvalFlags, type EvalSettings } from '../settings/settings.js';
 import { maxResponseBytesOf, samplingOf, taskConfigOf } from '../settings/setting-table.js';
@@ -72,6 +74,8 @@ export async function runCheck(
     s.model,
     samplingOf(s),
     firstTask(s),
+    // A streamed run is checked as it will run: the same request, read the same way.
+    s.stream ? { idleTimeoutMs: s.streamIdleTimeout * 1000 } : null,
   );
   const via = s.provider ? `provider ${s.provider}, ` : '';
   if (json)

@@ -138,7 +138,7 @@ const htmlFlag = (what: string) => text('--html <FILE>', `also write a self-cont
 /** eval's flags that are about the invocation, not settings of the run (no TOML key, no run.json key). */
 const evalInvocation = {
   resume: text('--resume <DIR>', 'continue a run: only missing or errored rollouts, with its saved configuration', {
-    doc: 'Continue the run in DIR (see Stopping and resuming in the README).',
+    doc: 'Continue the run in DIR (see [Stopping and resuming](commands.md#stopping-and-resuming)).',
   }),
   config: text('--config <FILE>', 'TOML run configuration; flags override it', {
     doc: 'A TOML run configuration (also `@FILE` or `@ FILE`). Flags override it.',
@@ -235,6 +235,12 @@ export const COMMAND_FLAGS = {
       },
     }),
     model: { ...text('-m, --model <MODEL>', 'model name recorded in the run folder'), parse: parseModel },
+    // eval's error budget: missing replies and failed batch requests are errored rollouts.
+    maxErrorRate: {
+      ...SETTINGS.maxErrorRate,
+      help: 'share of errored rollouts (missing replies included), 0..1, above which score exits 3',
+      doc: 'Share of errored rollouts (0..1), missing replies and failed batch requests included, above which score exits 3 after printing and writing what it scored; recorded in the run folder.',
+    },
     json: json('print the summary as JSON'),
   },
   merge: {

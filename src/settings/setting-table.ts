@@ -70,7 +70,7 @@ function setting<V, const T extends string | null, const K extends Kind>(s: Sett
   return s;
 }
 
-/** The declaration. Its order is the order of `bas eval --help` and of the README's table. */
+/** The declaration. Its order is the order of `bas eval --help` and of eval's table in docs/flags.md. */
 export const SETTINGS = {
   model: setting({
     flags: '-m, --model <MODEL>',
