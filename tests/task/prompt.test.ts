@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROMPT_COLUMNS, PROMPT_VERSION } from '../../src/task/prompt.js';
 import { readLedgerFromPrompt } from '../../src/task/read-prompt.js';
+import { runPolicy } from '../../src/task/policies.js';
 import { taskFromJson, taskToJson } from '../../src/task/serialize.js';
 import { GENERATOR_VERSION, generateTask } from '../../src/task/generate.js';
 import {
@@ -196,6 +198,66 @@ describe('src/task stays pure', () => {
       expect(text, file).not.toMatch(/from ['"](node:|fs|path|http|os|child_process)/);
       expect(text, file).not.toMatch(/Math\.random|Date\.now|new Date\(\)|process\./);
       expect(text, file).not.toMatch(/from ['"]\.\.\/(run|report|commands|io)\//);
+    }
+  });
+});
+
+describe('prompts and the reference policies stay byte for byte what they were', () => {
+  it('every id form, ledger size and policy reply hashes as before the allocation work', () => {
+    // Taken from the code before the prompt was built and read back with less garbage: any
+    // change to a prompt's text or to a policy's reply changes this digest.
+    const h = createHash('sha256');
+    for (const n of [4, 9, 24, 60, 150]) {
+      for (let i = 0; i < 40; i++) {
+        const t = generateTask({ num_transactions: n, fault_rate: 0.35, seed: 20260826 }, i);
+        h.update(JSON.stringify(t.prompt));
+        for (const p of ['oracle', 'raw-sums', 'blanket', 'silent'] as const) h.update(runPolicy(p, t.prompt));
+      }
+    }
+    expect(h.digest('hex')).toBe('6325d1af5d2b1ca2bb05ef432b4701ee3e324d6037104ebb54aa67b2d4919a68');
+  });
+});
+
+describe('reading a ledger back from prompt text', () => {
+  const head = `Business: Acme, ABN 12345678901\nBAS quarter: 2023-01-01 to 2023-03-31, both days included.\n\nLedger (CSV):\n${PROMPT_COLUMNS.join(',')}\n`;
+  const row = 'T1,2023-01-02,sale,Café Ünï,goods,110.00,10.00,INV-1,';
+  const read = (text: string) => readLedgerFromPrompt([{ role: 'user', content: text }]);
+
+  it('reads a row, stops at a blank or whitespace-only line, and keeps text outside ASCII', () => {
+    const ledger = read(`${head}${row}\n \t\r\nT2,bad`)!;
+    expect(ledger.rows).toEqual([
+      {
+        id: 'T1',
+        date: '2023-01-02',
+        type: 'sale',
+        counterparty: 'Café Ünï',
+        description: '',
+        category: 'goods',
+        amount: 11000,
+        gst: 1000,
+        invoice: 'INV-1',
+        abn: '',
+      },
+    ]);
+    expect(read(`${head}${row}`)!.rows).toHaveLength(1);
+    expect(read(`${head}${row}\n`)!.rows).toHaveLength(1);
+    expect(read(`${head}-7,d,purchase,x,export,-0.5,0,i,a`)!.rows[0]).toMatchObject({ id: '-7', amount: -50, gst: 0 });
+  });
+
+  it('refuses a row with a field too many or too few, an unknown type or category, or a bad figure', () => {
+    for (const bad of [
+      `${row},`,
+      'T1,2023-01-02,sale,x,goods,110.00,10.00,INV-1',
+      'T1,2023-01-02,sales,x,goods,110.00,10.00,INV-1,',
+      'T1,2023-01-02,sale,x,good,110.00,10.00,INV-1,',
+      'T1,2023-01-02,sale,x,goodss,110.00,10.00,INV-1,',
+      'T1,2023-01-02,sale,x,goods,110.000,10.00,INV-1,',
+      'T1,2023-01-02,sale,x,goods,1e3,10.00,INV-1,',
+      'T1,2023-01-02,sale,x,goods,110.,10.00,INV-1,',
+      'T1,2023-01-02,sale,x,goods, 110.00,10.00,INV-1,',
+      'T1,2023-01-02,sale,x,goods,99999999999999999,10.00,INV-1,',
+    ]) {
+      expect(read(`${head}${row}\n${bad}`), bad).toBeNull();
     }
   });
 });
