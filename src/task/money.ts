@@ -54,17 +54,49 @@ export function formatCents(value: Cents): string {
   return `${sign}${wholeDigits(whole)}.${frac < 10 ? '0' : ''}${frac}`;
 }
 
-const PLAIN_DECIMAL = /^-?\d+(\.\d{1,2})?$/;
-
 /**
  * Reads a two-decimal money string written by this program (task files), e.g. "1234.50".
  * Returns null for anything else; the caller names the field in its error.
  */
 export function parseMoneyString(text: string): Cents | null {
-  if (!PLAIN_DECIMAL.test(text)) return null;
-  const negative = text.startsWith('-');
-  const [whole, frac = ''] = (negative ? text.slice(1) : text).split('.');
-  const value = Number(whole) * 100 + Number(frac.padEnd(2, '0'));
+  return parseMoneyAt(text, 0, text.length);
+}
+
+const ZERO = 48;
+const NINE = 57;
+const MINUS = 45;
+const POINT = 46;
+
+/**
+ * `parseMoneyString` of `text` from `start` to `end`, read in place: an optional "-", one or
+ * more digits, then optionally "." and one or two digits. The oracle reads every figure of
+ * every prompt with it, so it makes no string on the way.
+ */
+export function parseMoneyAt(text: string, start: number, end: number): Cents | null {
+  let i = start;
+  const negative = i < end && text.charCodeAt(i) === MINUS;
+  if (negative) i++;
+  let whole = 0;
+  const digitsFrom = i;
+  for (; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c < ZERO || c > NINE) break;
+    whole = whole * 10 + (c - ZERO);
+  }
+  if (i === digitsFrom) return null;
+  let frac = 0;
+  if (i < end) {
+    if (text.charCodeAt(i) !== POINT || end - i < 2 || end - i > 3) return null;
+    for (let k = i + 1; k < end; k++) {
+      const c = text.charCodeAt(k);
+      if (c < ZERO || c > NINE) return null;
+      frac = frac * 10 + (c - ZERO);
+    }
+    // One digit after the point is tenths.
+    if (end - i === 2) frac *= 10;
+  }
+  // Exact while `whole` stays below 2^53 / 100; past that the sum is not a safe integer anyway.
+  const value = whole * 100 + frac;
   if (!Number.isSafeInteger(value)) return null;
   return cents(negative ? -value : value);
 }

@@ -5,6 +5,7 @@
  */
 import { formatCents } from './money.js';
 import { ABN_THRESHOLD_CENTS } from './rules.js';
+import { Latin1Text } from './latin1-text.js';
 import {
   GST_FREE_CATEGORIES,
   INPUT_TAXED_CATEGORIES,
@@ -37,6 +38,7 @@ const SYSTEM =
   'You are a meticulous Australian bookkeeper. You audit a quarterly ledger and prepare the corrected Business Activity Statement (BAS).';
 
 const threshold = formatCents(ABN_THRESHOLD_CENTS);
+const COLUMN_LINE = PROMPT_COLUMNS.join(',');
 
 /**
  * The rules part of the user message. It is the same for every task but for the row id in
@@ -71,24 +73,89 @@ End your reply with one answer block, figures in dollars with two decimals, "fau
 <answer>{"G1": "0.00", "1A": "0.00", "1B": "0.00", "net": "0.00", "faults": {"${exampleId}": ["code_a", "code_b"]}}</answer>`;
 }
 
-/** The messages a model receives for `ledger`. */
-export function buildPrompt(ledger: Ledger): ChatMessage[] {
+/**
+ * The rules text by example id. Ids take one of a few forms (T1, T01, T001, ...), so this
+ * stays a handful of entries, and a prompt no longer rebuilds three kilobytes of rules piece by
+ * piece on every rollout.
+ */
+const rulesByExample = new Map<string, string>();
+
+function rulesFor(exampleId: string): string {
+  let text = rulesByExample.get(exampleId);
+  if (text === undefined) {
+    if (rulesByExample.size >= 16) rulesByExample.clear();
+    text = rulesText(exampleId);
+    rulesByExample.set(exampleId, text);
+  }
+  return text;
+}
+
+const NEWLINE = 10;
+const COMMA = 44;
+const scratch = new Latin1Text();
+
+/** The user message for `ledger`, or null when some text in it is not Latin-1. */
+function latin1UserText(ledger: Ledger): string | null {
+  const t = scratch;
+  t.reset();
+  const ok =
+    t.add('Business: ') &&
+    t.add(ledger.business.name) &&
+    t.add(', ABN ') &&
+    t.add(ledger.business.abn) &&
+    t.add('\nBAS quarter: ') &&
+    t.add(ledger.period.start) &&
+    t.add(' to ') &&
+    t.add(ledger.period.end) &&
+    t.add(', both days included.\n\n') &&
+    t.add(rulesFor(ledger.rows[0]?.id ?? 'T1')) &&
+    t.add('\n\nLedger (CSV):\n') &&
+    t.add(COLUMN_LINE);
+  if (!ok) return null;
+  for (const r of ledger.rows) {
+    t.char(NEWLINE);
+    if (!(t.add(r.id) && sep(t) && t.add(r.date) && sep(t) && t.add(r.type) && sep(t))) return null;
+    if (!(t.add(r.counterparty) && sep(t) && t.add(r.category) && sep(t))) return null;
+    t.cents(r.amount);
+    t.char(COMMA);
+    t.cents(r.gst);
+    t.char(COMMA);
+    if (!(t.add(r.invoice) && sep(t) && t.add(r.abn))) return null;
+  }
+  return t.toString();
+}
+
+function sep(t: Latin1Text): true {
+  t.char(COMMA);
+  return true;
+}
+
+/** The user message for `ledger`, for any text. */
+function anyUserText(ledger: Ledger): string {
   const lines: string[] = [
     `Business: ${ledger.business.name}, ABN ${ledger.business.abn}`,
     `BAS quarter: ${ledger.period.start} to ${ledger.period.end}, both days included.`,
     '',
-    rulesText(ledger.rows[0]?.id ?? 'T1'),
+    rulesFor(ledger.rows[0]?.id ?? 'T1'),
     '',
     'Ledger (CSV):',
-    PROMPT_COLUMNS.join(','),
+    COLUMN_LINE,
   ];
   for (const r of ledger.rows) {
     lines.push(
       `${r.id},${r.date},${r.type},${r.counterparty},${r.category},${formatCents(r.amount)},${formatCents(r.gst)},${r.invoice},${r.abn}`,
     );
   }
+  return lines.join('\n');
+}
+
+/**
+ * The messages a model receives for `ledger`. Built on every rollout, so a ledger in Latin-1
+ * (every generated one) is written into a scratch buffer and made a string once.
+ */
+export function buildPrompt(ledger: Ledger): ChatMessage[] {
   return [
     { role: 'system', content: SYSTEM },
-    { role: 'user', content: lines.join('\n') },
+    { role: 'user', content: latin1UserText(ledger) ?? anyUserText(ledger) },
   ];
 }

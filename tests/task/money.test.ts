@@ -7,6 +7,7 @@ import {
   formatCents,
   wholeDigits,
   gstInclusiveShare,
+  parseMoneyAt,
   parseMoneyString,
   tenPercentOf,
 } from '../../src/task/money.js';
@@ -78,5 +79,30 @@ describe('money', () => {
     expect(isValidAbn('51 824 753 556')).toBe(true); // the ATO's published example
     expect(isValidAbn('51824753557')).toBe(false);
     expect(isValidAbn('5182475355')).toBe(false);
+  });
+
+  it('parseMoneyString and parseMoneyAt read exactly what the grammar -?digits(.d or .dd) allows', () => {
+    // The regular expression it replaced, kept here as the reference.
+    const reference = (text: string): number | null => {
+      if (!/^-?\d+(\.\d{1,2})?$/.test(text)) return null;
+      const negative = text.startsWith('-');
+      const [whole, frac = ''] = (negative ? text.slice(1) : text).split('.');
+      const value = Number(whole) * 100 + Number(frac.padEnd(2, '0'));
+      return Number.isSafeInteger(value) ? (negative ? -value : value) : null;
+    };
+    const text = fc.oneof(
+      fc.string({ unit: fc.constantFrom('-', '0', '1', '5', '9', '.', ' ', 'e', '+'), maxLength: 8 }),
+      fc.string({ unit: fc.constantFrom('0', '9', '8'), minLength: 12, maxLength: 20 }).map((d) => `${d}.99`),
+      amount.map((a) => formatCents(a)),
+    );
+    fc.assert(
+      fc.property(text, fc.string({ maxLength: 3 }), fc.string({ maxLength: 3 }), (t, before, after) => {
+        expect(parseMoneyString(t)).toBe(reference(t));
+        expect(parseMoneyAt(before + t + after, before.length, before.length + t.length)).toBe(reference(t));
+      }),
+      { numRuns: 3000 },
+    );
+    expect(parseMoneyString('90071992547409.91')).toBe(9007199254740991);
+    expect(parseMoneyString('90071992547409.92')).toBeNull();
   });
 });

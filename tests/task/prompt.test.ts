@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PROMPT_COLUMNS, PROMPT_VERSION } from '../../src/task/prompt.js';
+import { buildPrompt, PROMPT_COLUMNS, PROMPT_VERSION } from '../../src/task/prompt.js';
+import { formatCents } from '../../src/task/money.js';
+import fc from 'fast-check';
 import { readLedgerFromPrompt } from '../../src/task/read-prompt.js';
 import { runPolicy } from '../../src/task/policies.js';
 import { taskFromJson, taskToJson } from '../../src/task/serialize.js';
@@ -259,5 +261,50 @@ describe('reading a ledger back from prompt text', () => {
     ]) {
       expect(read(`${head}${row}\n${bad}`), bad).toBeNull();
     }
+  });
+});
+
+describe('the prompt written in a scratch buffer', () => {
+  // The way the prompt was written before: rules, header, then a template literal per row.
+  const reference = (t: ReturnType<typeof generateTask>['ledger'], rules: string): string =>
+    [
+      `Business: ${t.business.name}, ABN ${t.business.abn}`,
+      `BAS quarter: ${t.period.start} to ${t.period.end}, both days included.`,
+      '',
+      rules,
+      '',
+      'Ledger (CSV):',
+      PROMPT_COLUMNS.join(','),
+      ...t.rows.map(
+        (r) =>
+          `${r.id},${r.date},${r.type},${r.counterparty},${r.category},${formatCents(r.amount)},${formatCents(r.gst)},${r.invoice},${r.abn}`,
+      ),
+    ].join('\n');
+
+  it('is the same text for any names, amounts and ids, Latin-1 or not, lone surrogates included', () => {
+    const base = generateTask({ num_transactions: 6, fault_rate: 0.5, seed: 3 }, 0);
+    const user = (l: typeof base.ledger) => buildPrompt(l).find((m) => m.role === 'user')!.content;
+    const rulesOf = (l: typeof base.ledger) => {
+      const text = user(l);
+      const start = text.indexOf('\n\n') + 2;
+      return text.slice(start, text.indexOf('\n\nLedger (CSV):'));
+    };
+    const text = fc.oneof(
+      fc.string(),
+      fc.string({ unit: 'binary' }),
+      fc.constantFrom('Café Ünï', 'ÿ', '東京', '\ud800', 'a\udc00b', ''),
+    );
+    const money = fc.oneof(
+      fc.integer({ min: -1e13, max: 1e13 }),
+      fc.constantFrom(0, -0, 1, -1, 9, 10, 99, 100, -100, 105),
+    );
+    fc.assert(
+      fc.property(text, text, text, money, money, fc.nat(5), (name, who, abn, amount, gst, at) => {
+        const rows = base.ledger.rows.map((r, i) => (i === at ? { ...r, counterparty: who, abn, amount, gst } : r));
+        const ledger = { ...base.ledger, business: { ...base.ledger.business, name }, rows };
+        expect(user(ledger)).toBe(reference(ledger, rulesOf(ledger)));
+      }),
+      { numRuns: 500 },
+    );
   });
 });
