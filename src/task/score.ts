@@ -33,8 +33,9 @@ export function auditF1(truePositives: number, claimed: number, actual: number):
   return (2 * precision * recall) / (precision + recall);
 }
 
-function pairKey(id: string, code: string): string {
-  return `${id}\u0000${code}`;
+/** Whether the key lists `code` for row `id`. */
+function inKey(faults: AnswerKey['faults'], id: string, code: string): boolean {
+  return Object.hasOwn(faults, id) && faults[id]!.includes(code as FaultCode);
 }
 
 /** Scores an already parsed answer. */
@@ -46,40 +47,42 @@ function scoreAnswer(answer: Answer, key: AnswerKey): Scores {
     if (labels[label]) right++;
   }
 
-  const truth = new Set<string>();
-  for (const [id, codes] of Object.entries(key.faults)) for (const code of codes) truth.add(pairKey(id, code));
+  // (row, code) pairs are looked up where they are, in the key's lists and the answer's sets,
+  // rather than copied into sets of joined strings: this runs on every rollout.
+  const ids = Object.keys(key.faults);
+  let actual = 0;
+  for (const id of ids) {
+    const list = key.faults[id]!;
+    for (let i = 0; i < list.length; i++) if (list.indexOf(list[i]!) === i) actual++;
+  }
 
   const codes = emptyCodeCounts();
   let unknown = 0;
   let claimed = 0;
   let hits = 0;
-  const found = new Set<string>();
   for (const [id, set] of answer.faults) {
     for (const code of set) {
       claimed++;
-      const k = pairKey(id, code);
-      const hit = truth.has(k);
-      if (hit) {
-        hits++;
-        found.add(k);
-      }
+      const hit = inKey(key.faults, id, code);
+      if (hit) hits++;
       if (KNOWN_CODES.has(code)) codes[code as FaultCode][hit ? 'tp' : 'fp']++;
       else unknown++;
     }
   }
-  for (const [id, list] of Object.entries(key.faults)) {
-    for (const code of list) if (!found.has(pairKey(id, code))) codes[code].fn++;
+  for (const id of ids) {
+    const claims = answer.faults.get(id);
+    for (const code of key.faults[id]!) if (!claims?.has(code)) codes[code].fn++;
   }
 
   const basCorrect = right === BAS_LABELS.length ? 1 : 0;
-  const audit = auditF1(hits, claimed, truth.size);
+  const audit = auditF1(hits, claimed, actual);
   return {
     reward: REWARD_WEIGHTS.bas_correct * basCorrect + REWARD_WEIGHTS.fault_audit * audit,
     rewards: { bas_correct: basCorrect, fault_audit: audit },
     metrics: {
       bas_label_accuracy: right / BAS_LABELS.length,
       fault_precision: claimed === 0 ? 0 : hits / claimed,
-      fault_recall: truth.size === 0 ? 0 : hits / truth.size,
+      fault_recall: actual === 0 ? 0 : hits / actual,
       num_flagged: claimed,
       parsed: 1,
     },

@@ -7,6 +7,7 @@ import { formatCents } from '../../src/task/money.js';
 import fc from 'fast-check';
 import { readLedgerFromPrompt } from '../../src/task/read-prompt.js';
 import { runPolicy } from '../../src/task/policies.js';
+import { scoreReply } from '../../src/task/score.js';
 import { taskFromJson, taskToJson } from '../../src/task/serialize.js';
 import { GENERATOR_VERSION, generateTask } from '../../src/task/generate.js';
 import {
@@ -217,6 +218,25 @@ describe('prompts and the reference policies stay byte for byte what they were',
       }
     }
     expect(h.digest('hex')).toBe('6325d1af5d2b1ca2bb05ef432b4701ee3e324d6037104ebb54aa67b2d4919a68');
+  });
+});
+
+describe('scores stay byte for byte what they were', () => {
+  it('the scores of every policy, a messy reply and no answer hash as before the allocation work', () => {
+    const h = createHash('sha256');
+    for (const n of [4, 9, 24, 60]) {
+      for (let i = 0; i < 40; i++) {
+        const t = generateTask({ num_transactions: n, fault_rate: 0.35, seed: 20260826 }, i);
+        const ids = t.ledger.rows.map((r) => r.id);
+        const replies = (['oracle', 'raw-sums', 'blanket', 'silent'] as const).map((p) => runPolicy(p, t.prompt));
+        replies.push(
+          `<answer>{"G1": "1.00", "1A": 2, "1B": "$3.00", "net": "-1", "faults": {"${ids[i % ids.length]}": ["gst_miscalculated", "made_up", "outside_period"], " ${ids[0]} ": "duplicate_invoice"}}</answer>`,
+        );
+        replies.push('no answer');
+        for (const r of replies) h.update(JSON.stringify(scoreReply(r, t.key)));
+      }
+    }
+    expect(h.digest('hex')).toBe('b689bf2190be53dd1fa22662462bba805fdcbe84187e58eb80b5c6beaf381a57');
   });
 });
 
