@@ -8,24 +8,11 @@
 import { createRequire } from 'node:module';
 import type * as Commander from 'commander';
 import type { Flag } from './settings/flag.js';
+import { COMMAND_NAMES } from './settings/command-names.js';
 
 type Declaration = typeof import('./settings/command-flags.js');
-/** The commands, as the declaration keys them (kept here so `bas --help` need not load it). */
-const COMMANDS = new Set([
-  'gen',
-  'validate',
-  'score',
-  'merge',
-  'report',
-  'compare',
-  'leaderboard',
-  'eval',
-  'check',
-  'models',
-  'serve',
-  'reward-server',
-  'sweep',
-]);
+/** The commands, as the declaration keys them (from a module of their own, so `bas --help` need not load it). */
+const COMMANDS = new Set<string>(COMMAND_NAMES);
 
 const require = createRequire(import.meta.url);
 // Loaded as CommonJS on purpose: importing commander through the ESM loader costs about
@@ -43,8 +30,9 @@ function usageErrors(cmd: Command, help: string): Command {
 
 /**
  * Adds the declared flags of `cmd` as its options: the help line with its default, the
- * refusal of a repeated single-valued flag, required and hidden flags. Nothing when the
- * declaration was not loaded (the command was not named, so its options are not needed).
+ * refusal of a repeated single-valued flag, required and hidden flags, and a line naming the
+ * flags taken but unused. Nothing when the declaration was not loaded (the command was not
+ * named, so its options are not needed).
  */
 function withFlags(cmd: Command, decl: Declaration | null): Command {
   usageErrors(cmd, `bas ${cmd.name()} --help`);
@@ -54,9 +42,11 @@ function withFlags(cmd: Command, decl: Declaration | null): Command {
     const o = new Option(f.flags, decl.helpLine(f));
     if (decl.takesValue(f)) o.argParser(decl.collectOnce(f));
     if (f.required) o.makeOptionMandatory();
-    if (f.hidden) o.hideHelp();
+    if (f.hidden || f.unused) o.hideHelp();
     cmd.addOption(o);
   }
+  const note = decl.unusedNote(flags);
+  if (note !== null) cmd.addHelpText('after', `\n${note}`);
   return cmd;
 }
 

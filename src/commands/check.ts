@@ -1,7 +1,8 @@
 /**
  * `bas check`: the run's first task, sent with exactly the settings `bas eval` would use (same
- * flags, same config file), its reply graded as a rollout's, reported in a few lines. `bas
- * eval --check` runs it first.
+ * flags, same config file; as a stream under `--stream`, with its idle bound and time to first
+ * token), its reply graded as a rollout's, reported in a few lines. `bas eval --check` runs it
+ * first.
  *
  * Exit: 0 when the reply could score; 1 when the endpoint refused the request or its reply
  * says the run cannot succeed (empty, cut by the token limit, no answer the scorer can read);
@@ -11,13 +12,15 @@ import { FatalRunError } from '../errors/index.js';
 import { urlWithoutCredentials } from '../io/secrets.js';
 import { builtinPolicy } from '../endpoint/client.js';
 import { configPathFrom, loadConfigFile } from '../settings/config.js';
-import { probe, renderProbe, type CheckTask, type ProbeReport } from '../endpoint/endpoint-check.js';
+import { probe, type CheckTask, type ProbeReport } from '../endpoint/endpoint-check.js';
+import { renderProbe } from '../endpoint/probe-text.js';
 import { generateTask } from '../task/generate.js';
 import { apiKeyFor, resolveSettings, type EvalFlags, type EvalSettings } from '../settings/settings.js';
+import { maxResponseBytesOf, samplingOf, taskConfigOf } from '../settings/setting-table.js';
 
 /** Why a probe failed, in a few words. */
 function reason(r: ProbeReport, s: EvalSettings): string {
-  if (!r.reachable) return `cannot reach ${urlWithoutCredentials(s.baseURL)}: ${r.message ?? 'no answer'}`;
+  if (!r.reachable) return `cannot reach ${urlWithoutCredentials(s.baseUrl)}: ${r.message ?? 'no answer'}`;
   if (r.keyAccepted === false) return `the endpoint refused the key in ${s.apiKeyVar} (HTTP ${r.status})`;
   if (r.modelKnown === false)
     return `the endpoint does not know model ${JSON.stringify(s.model)} (bas models lists the ones it has)`;
@@ -38,7 +41,7 @@ function keySource(s: EvalSettings, env: NodeJS.ProcessEnv): string {
 /** The first task the run would send: task 0, or the first of its shard. */
 function firstTask(s: EvalSettings): CheckTask {
   const index = s.shard ? s.shard.index - 1 : 0;
-  const t = generateTask(s.task, index);
+  const t = generateTask(taskConfigOf(s), index);
   return { index, prompt: t.prompt, key: t.key };
 }
 
@@ -62,19 +65,26 @@ export async function runCheck(
   }
   const apiKey = apiKeyFor(s, env);
   const r = await probe(
-    { baseURL: s.baseURL, apiKey, requestTimeoutMs: s.requestTimeoutS * 1000, maxResponseBytes: s.maxResponseBytes },
+    {
+      baseURL: s.baseUrl,
+      apiKey,
+      requestTimeoutMs: s.requestTimeout * 1000,
+      maxResponseBytes: maxResponseBytesOf(s),
+    },
     s.model,
-    s.sampling,
+    samplingOf(s),
     firstTask(s),
+    // A streamed run is checked as it will run: the same request, read the same way.
+    s.stream ? { idleTimeoutMs: s.streamIdleTimeout * 1000 } : null,
   );
   const via = s.provider ? `provider ${s.provider}, ` : '';
   if (json)
     out.write(
-      `${JSON.stringify({ model: s.model, base_url: urlWithoutCredentials(s.baseURL), provider: s.provider, ...r }, null, 2)}\n`,
+      `${JSON.stringify({ model: s.model, base_url: urlWithoutCredentials(s.baseUrl), provider: s.provider, ...r }, null, 2)}\n`,
     );
   else
     out.write(
-      `${renderProbe(r, `bas check: ${s.model} at ${urlWithoutCredentials(s.baseURL)} (${via}${keySource(s, env)})`)}\n`,
+      `${renderProbe(r, `bas check: ${s.model} at ${urlWithoutCredentials(s.baseUrl)} (${via}${keySource(s, env)})`)}\n`,
     );
   if (!r.ok) throw new FatalRunError(`check failed: ${reason(r, s)}`);
   return r;

@@ -21,6 +21,7 @@ import { configPathFrom, loadConfigFile, type FileConfig } from '../settings/con
 import { progressDisplay } from '../engine/progress.js';
 import { runEval, type EvalEvent, type EvalResult } from '../engine/run-eval.js';
 import { resolveSettings, type EvalFlags, type EvalSettings } from '../settings/settings.js';
+import { pricesOf } from '../settings/setting-table.js';
 import { readSavedRun } from '../runfile/run-info.js';
 import { RUN_FILE } from '../runfile/files.js';
 import { onOutputClosed } from '../io/output.js';
@@ -71,18 +72,18 @@ export function evalNotice(e: EvalEvent): string | null {
 /** What a finished eval prints on its standard output: the header, the tables and the cost, or JSON. */
 export function renderEvalResult(r: EvalResult, s: EvalSettings, json: boolean): string {
   // The summary, with what it cost at the run's prices (errored rollouts' part apart).
-  if (json) return `${JSON.stringify({ ...r.summary, cost: costOf(r.summary, {}, s.prices) }, null, 2)}\n`;
+  if (json) return `${JSON.stringify({ ...r.summary, cost: costOf(r.summary, {}, pricesOf(s)) }, null, 2)}\n`;
   // A resume with nothing left prints the summary alone, as it always has: nothing ran.
   if (r.outcome.kind === 'nothing-to-do') return `${renderSummary(r.summary, { title: `${s.model} · ${r.dir}` })}\n`;
   const header = renderEvalHeader({ dir: r.dir, info: r.info, elapsedS: r.elapsedS, ranHere: r.ranHere });
-  return `${header}\n${renderSummary(r.summary)}${renderEvalCost(r.summary, s.prices)}`;
+  return `${header}\n${renderSummary(r.summary)}${renderEvalCost(r.summary, pricesOf(s))}`;
 }
 
 /** "; it used 15,552 tokens ($0.1016), 15,552 of them on errored rollouts", or nothing when none were reported. */
 function spentSoFar(summary: Summary, s: EvalSettings): string {
   const t = summary.tokens;
   if (t.total === 0) return '';
-  const c = costOf(summary, {}, s.prices);
+  const c = costOf(summary, {}, pricesOf(s));
   const usd = c.total_usd === null ? '' : ` ($${c.total_usd.toFixed(4)})`;
   const lost = t.unscored.total > 0 ? `, ${t.unscored.total.toLocaleString('en-US')} of them on errored rollouts` : '';
   return `; it used ${t.total.toLocaleString('en-US')} tokens${usd}${lost}`;

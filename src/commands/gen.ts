@@ -11,6 +11,7 @@ import type { Task, TaskConfig } from '../task/types.js';
 import type { GenFormat } from '../settings/choices.js';
 import type { EvalFlags } from '../settings/settings.js';
 import { COMMAND_FLAGS } from '../settings/command-flags.js';
+import { samplingOf, taskConfigOf } from '../settings/setting-table.js';
 import { readFlags, type FlagValues } from '../settings/flag.js';
 import { checkOutputs } from '../settings/output-paths.js';
 
@@ -40,7 +41,7 @@ async function batchRenderer(flags: Record<string, unknown>): Promise<(task: Tas
   if (builtinPolicy(settings.model) !== null)
     throw new ConfigError('--format batch needs a real model id; built-in models run with bas eval');
   const options = {
-    fields: requestFields(settings.model, settings.sampling, settings.baseURL),
+    fields: requestFields(settings.model, samplingOf(settings), settings.baseUrl),
     rollouts: settings.rollouts,
   };
   return (task) => batchRequestLines(task, options);
@@ -51,7 +52,7 @@ async function batchRenderer(flags: Record<string, unknown>): Promise<(task: Tas
  * takes the seed derived from it (task/dataset.ts says how), and says so on standard error.
  */
 function splitConfig(flags: GenFlags): TaskConfig {
-  const config = { num_transactions: flags.numTransactions, fault_rate: flags.faultRate, seed: flags.seed };
+  const config = taskConfigOf(flags);
   if (flags.split === null) return config;
   const seed = splitSeed(config.seed, flags.split as Split);
   process.stderr.write(

@@ -14,10 +14,10 @@ export async function modelsCommand(flags: EvalFlags): Promise<void> {
   const apiKey = apiKeyFor(ep, process.env);
   let models;
   try {
-    models = await listModels({ baseURL: ep.baseURL, apiKey, requestTimeoutMs: 60_000 });
+    models = await listModels({ baseURL: ep.baseUrl, apiKey, requestTimeoutMs: 60_000 });
   } catch (err) {
     throw new FatalRunError(
-      `cannot list the models of ${urlWithoutCredentials(ep.baseURL)}: ${outsideText(classifyError(err, false).message)}`,
+      `cannot list the models of ${urlWithoutCredentials(ep.baseUrl)}: ${outsideText(classifyError(err, false).message)}`,
     );
   }
   if (flags.json) {
@@ -26,6 +26,6 @@ export async function modelsCommand(flags: EvalFlags): Promise<void> {
   }
   for (const m of models) process.stdout.write(`${m.id}\n`);
   process.stderr.write(
-    `bas: ${models.length} model${models.length === 1 ? '' : 's'} at ${urlWithoutCredentials(ep.baseURL)}\n`,
+    `bas: ${models.length} model${models.length === 1 ? '' : 's'} at ${urlWithoutCredentials(ep.baseUrl)}\n`,
   );
 }

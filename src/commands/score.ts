@@ -2,10 +2,12 @@
  * `bas score`: grades replies produced elsewhere against their tasks, prints the same tables
  * as `bas eval`, and with `--output DIR` writes a run folder (one scored line per reply).
  * Every reply is checked before anything is written, so bad input leaves no partial file.
+ * Exit: 0; 2 for bad input; 3, as eval, when no rollout completed or more errored (missing
+ * replies and failed batch requests) than --max-error-rate allows.
  */
-import { ConfigError, InputLineError } from '../errors/index.js';
+import { ConfigError, ErrorRateError, InputLineError } from '../errors/index.js';
 import { readJsonLines } from '../io/jsonl.js';
-import { SummaryBuilder } from '../summary/summary.js';
+import { SummaryBuilder, type Summary } from '../summary/summary.js';
 import {
   erroredRecord,
   missingReplyRecord,
@@ -170,6 +172,7 @@ export async function score(given: Record<string, unknown>): Promise<void> {
       summary,
       flags.model ?? records.find((r) => r.model)?.model ?? 'unknown',
       status,
+      flags.maxErrorRate,
     );
   }
   if (missing.length > 0) {
@@ -184,4 +187,29 @@ export async function score(given: Record<string, unknown>): Promise<void> {
     const { renderSummary } = await import('../report/tables.js');
     process.stdout.write(renderSummary(summary, { title: `Scored ${records.length} replies from ${flags.replies}` }));
   }
+  const over = overBudget(summary, flags.maxErrorRate);
+  if (over) throw over;
+}
+
+/**
+ * eval's error budget, applied once everything is printed and written: no rollout completed,
+ * or more errored (missing replies included) than `maxErrorRate` allows, is exit 3.
+ */
+function overBudget(summary: Summary, maxErrorRate: number): ErrorRateError | null {
+  const { completed, errored, rollouts, errors_by_type } = summary.counts;
+  const types = Object.entries(errors_by_type)
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .map(([type, n]) => `${n} ${type}`)
+    .join(', ');
+  if (completed === 0 && errored > 0)
+    return new ErrorRateError(`no rollout completed (${errored} errored: ${types}); nothing was measured`);
+  if (rollouts === 0 || errored / rollouts <= maxErrorRate) return null;
+  const missing = errors_by_type[MISSING_REPLY] ?? 0;
+  const fix = [
+    ...(missing > 0 ? ['give the missing replies'] : []),
+    ...(errored > missing ? ['send the failed requests again'] : []),
+  ].join(' and ');
+  return new ErrorRateError(
+    `${errored} of ${rollouts} rollouts errored (${types}), more than --max-error-rate ${maxErrorRate} allows; ${fix}, or --max-error-rate 1 to accept them`,
+  );
 }

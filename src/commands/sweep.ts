@@ -36,6 +36,8 @@ import {
 import { urlWithoutCredentials } from '../io/secrets.js';
 import { readRun } from '../report/read.js';
 import { buildSweep, pointName, renderSweep, renderSweepCsv, type SweepResult } from '../report/sweep.js';
+import { durationText } from '../report/provenance.js';
+import { CompensatedSum } from '../summary/compensated-sum.js';
 import type { EvalFlags, EvalSettings } from '../settings/settings.js';
 import { configPathFrom, loadConfigFile } from '../settings/config.js';
 import { loadProviders } from '../settings/providers.js';
@@ -186,14 +188,6 @@ function reworded(err: unknown, message: (text: string) => string): unknown {
   return err;
 }
 
-/** Seconds, short: "0.4 s", "12 s", "3 min 05 s". */
-function duration(s: number): string {
-  if (s < 10) return `${s.toFixed(1)} s`;
-  if (s < 60) return `${Math.round(s)} s`;
-  const m = Math.floor(s / 60);
-  return `${m} min ${String(Math.round(s - m * 60)).padStart(2, '0')} s`;
-}
-
 /**
  * One line per point on stderr: on a terminal with progress on, redrawn in place as rollouts
  * finish (reward so far), then left as the point's final line; elsewhere only the final line.
@@ -201,7 +195,7 @@ function duration(s: number): string {
 class PointLine {
   private done = 0;
   private errored = 0;
-  private rewardSum = 0;
+  private readonly rewardSum = new CompensatedSum();
   private total = 0;
   private last = 0;
   private readonly t0 = Date.now();
@@ -220,15 +214,15 @@ class PointLine {
       this.done = e.already;
     } else if (e.type === 'rollout') {
       this.done++;
-      if (e.record.error === null || e.record.error === undefined) this.rewardSum += e.record.reward ?? 0;
+      if (e.record.error === null || e.record.error === undefined) this.rewardSum.add(e.record.reward ?? 0);
       else this.errored++;
       const now = Date.now();
       if (this.live && now - this.last >= 250) {
         this.last = now;
         const scored = this.done - this.errored;
-        const so = scored > 0 ? `reward ${(this.rewardSum / scored).toFixed(3)} so far` : 'no reward yet';
+        const so = scored > 0 ? `reward ${(this.rewardSum.value / scored).toFixed(3)} so far` : 'no reward yet';
         this.draw(
-          `${this.done}/${this.total} rollouts, ${so}, ${this.errored} errored, ${duration((now - this.t0) / 1000)}`,
+          `${this.done}/${this.total} rollouts, ${so}, ${this.errored} errored, ${durationText((now - this.t0) / 1000)}`,
         );
       }
     }
@@ -241,7 +235,7 @@ class PointLine {
 
   /** The final line (a newline ends a live one). */
   finish(text: string): void {
-    const line = `${terminalText(`${this.label}: ${text}`)}, ${duration((Date.now() - this.t0) / 1000)}`;
+    const line = `${terminalText(`${this.label}: ${text}`)}, ${durationText((Date.now() - this.t0) / 1000)}`;
     process.stderr.write(this.live ? `\r\x1b[K${line}\n` : `${line}\n`);
   }
 }
@@ -342,6 +336,12 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
       flags: evalFlags,
       words,
     };
+    // Each model's settings are read as its runs will read them (an unknown built-in model,
+    // a flag its settings refuse) before the plan is written or any run starts.
+    for (const m of models) {
+      const first = plan.points.find((p) => (p.model ?? models[0]) === m)!;
+      await evalSettingsFromFlags(words, pointFlags(plan, first, join(dir, first.folder), confirm), { models: true });
+    }
   }
   // Every output is checked before the first point runs: the HTML page may not be written
   // into the sweep folder, which the sweep fills itself.

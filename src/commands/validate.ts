@@ -10,6 +10,7 @@ import { FAULT_CODES, type FaultCode, type FaultMap } from '../task/types.js';
 import { ConfigError } from '../errors/index.js';
 
 import { COMMAND_FLAGS } from '../settings/command-flags.js';
+import { taskConfigOf } from '../settings/setting-table.js';
 import { readFlags } from '../settings/flag.js';
 
 interface Tally {
@@ -102,7 +103,7 @@ export async function validate(given: Record<string, unknown>): Promise<void> {
     });
     if (tally.tasks === 0) throw new ConfigError(`--tasks: ${flags.tasks} holds no tasks`);
   } else {
-    const config = { num_transactions: flags.numTransactions, fault_rate: flags.faultRate, seed: flags.seed };
+    const config = taskConfigOf(flags);
     const n = flags.num;
     source = `generated: seed ${config.seed}, ${config.num_transactions} rows, fault rate ${config.fault_rate}`;
     for (let i = 0; i < n; i++) {

@@ -3,9 +3,14 @@
  * records and counts; the retry loop decides from them (and the status) whether to try again.
  */
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
-import { MalformedResponseError, ResponseTooLargeError } from '../errors/index.js';
+import {
+  MalformedResponseError,
+  ResponseTooLargeError,
+  StreamCutError,
+  StreamIdleError,
+  StreamReportedError,
+} from '../errors/index.js';
 import { outsideText } from '../io/outside-text.js';
-import { StreamCutError, StreamIdleError, StreamReportedError } from './event-stream.js';
 import { parseRetryAfter } from './retry-after.js';
 import { failure, statusFailure, type Failure } from './status-failure.js';
 

@@ -8,15 +8,17 @@
  */
 import type OpenAI from 'openai';
 import { APIError } from 'openai';
-import { MalformedResponseError } from '../errors/index.js';
+import { MalformedResponseError, StreamCutError, StreamIdleError, StreamReportedError } from '../errors/index.js';
 import { generateTask } from '../task/generate.js';
 import { DEFAULT_TASK_CONFIG } from '../task/config.js';
-import { scoreReply } from '../task/score.js';
 import type { AnswerKey, ChatMessage } from '../task/types.js';
 import { classifyError, closedByServer } from './classify.js';
-import { inspectReply, type ReplyView } from './completion.js';
+import { inspectReply } from './completion.js';
+import { adviceFor, grade, type GradedReply } from './probe-grade.js';
 import { requestFields, type Sampling } from './client.js';
 import { makeSdk, type SdkOptions } from './sdk.js';
+import { isEventStream, requestStreamed } from './event-stream.js';
+import { DEFAULT_MAX_RESPONSE_BYTES } from './http-fetch.js';
 import { outsideText } from '../io/outside-text.js';
 
 /** The endpoint asked: its URL, key and bounds (`--max-response-mb` as maxResponseBytes). */
@@ -47,25 +49,17 @@ export interface ProbeReport {
   graded: GradedReply | null;
   /** Why a run with these settings cannot succeed, with what to change; null when it can. */
   advice: string | null;
+  /**
+   * With `--stream`: whether the reply came as events (false: the endpoint ignored `stream`
+   * and sent a whole reply; null: no reply came) and the time to its first token. Null
+   * when no stream was asked for.
+   */
+  stream: { streamed: boolean | null; ttftMs: number | null } | null;
 }
 
-/** A reply to the check's task, as a rollout would see it. */
-interface GradedReply {
-  finishReason: string | null;
-  promptTokens: number | null;
-  completionTokens: number | null;
-  /** Null when the endpoint does not report the split. */
-  reasoningTokens: number | null;
-  /** Completion tokens less reasoning tokens; null when the split is not reported. */
-  contentTokens: number | null;
-  contentChars: number;
-  reasoningChars: number;
-  /** True when the scorer found an answer it could read. */
-  parsed: boolean;
-  /** Why the answer could not be read (no reply, no answer block, bad JSON …). */
-  unparsed: string | null;
-  /** The rollout's reward; null when there was no reply to score (the rollout would error). */
-  reward: number | null;
+/** How the check asks for its reply: as a stream of events, with eval's idle bound (`--stream`). */
+export interface ProbeStream {
+  idleTimeoutMs: number;
 }
 
 /** A task to send: its index, prompt and answer key. */
@@ -111,90 +105,38 @@ function refusedField(err: APIError, sent: Record<string, unknown>): string | nu
   return Object.keys(sent).find((field) => said.includes(field.toLowerCase())) ?? null;
 }
 
-/** "4,096". */
-function grouped(n: number): string {
-  return n.toLocaleString('en-US');
-}
-
 /** The run's first task when none is given: task 0 of the default configuration. */
 function defaultTask(): CheckTask {
   const t = generateTask(DEFAULT_TASK_CONFIG, 0);
   return { index: 0, prompt: t.prompt, key: t.key };
 }
 
-/** Grades a 200's body against the task's key, as the runner would score it. */
-function grade(view: ReplyView, key: AnswerKey): GradedReply {
-  const u = view.usage;
-  const completion = u?.completion_tokens ?? null;
-  const reasoning = u?.reasoning_tokens ?? null;
-  const scores = view.text === null ? null : scoreReply(view.text, key);
-  return {
-    finishReason: view.finish_reason,
-    promptTokens: u?.prompt_tokens ?? null,
-    completionTokens: completion,
-    reasoningTokens: reasoning,
-    contentTokens: completion !== null && reasoning !== null ? Math.max(0, completion - reasoning) : null,
-    contentChars: view.text?.length ?? 0,
-    reasoningChars: view.reasoning_chars,
-    parsed: scores?.metrics.parsed === 1,
-    unparsed: scores === null ? (view.problem ?? 'no reply') : (scores.detail.unparseable ?? null),
-    reward: scores?.reward ?? null,
-  };
-}
-
-/**
- * Why a run with these settings cannot succeed, judged from the check's reply, with what to
- * change; null when it can. A wrong answer is not a reason: that is what the run measures.
- */
-function adviceFor(view: ReplyView, g: GradedReply, sampling: Sampling): string | null {
-  const limit =
-    sampling.max_tokens === null
-      ? "set --max-tokens higher than the endpoint's default"
-      : `raise --max-tokens (now ${grouped(sampling.max_tokens)})`;
-  const effort =
-    sampling.reasoning_effort !== null ? ` or lower --reasoning-effort (now ${sampling.reasoning_effort})` : '';
-  const cut = g.finishReason === 'length';
-  if (view.text === null) {
-    switch (view.fault) {
-      case 'cut_empty': {
-        const done = g.completionTokens;
-        if (done !== null && g.reasoningTokens !== null && g.reasoningTokens >= done)
-          return `the model spent all ${grouped(done)} tokens reasoning and wrote no reply: ${limit}${effort}`;
-        if (view.reasoning_chars > 0)
-          return `the token limit ran out while the model was reasoning, before any reply: ${limit}${effort}`;
-        return `the token limit ran out before any reply${done !== null ? ` (${grouped(done)} tokens)` : ''}: ${limit}${effort}`;
-      }
-      case 'reasoning_only':
-        return "the reply is all reasoning and no content: check the server's reasoning parser or chat template";
-      case 'empty':
-        return g.reasoningTokens
-          ? `the model reasoned for ${grouped(g.reasoningTokens)} tokens but wrote no reply: check the model and its chat template`
-          : 'the model sent an empty reply: check the model and its chat template';
-      case 'refused':
-        return `the model refused the task (${view.problem ?? 'no reason given'})`;
-      default:
-        return `the reply is not a chat completion (${view.problem ?? 'unreadable'}): is the base URL the API's, ending in /v1?`;
-    }
-  }
-  if (cut)
-    return `the reply was cut by the token limit${g.completionTokens !== null ? ` at ${grouped(g.completionTokens)} tokens` : ''}${g.parsed ? '' : ', before its answer'}: ${limit}${effort}`;
-  if (!g.parsed)
-    return `the reply has no answer the scorer can read (${g.unparsed ?? 'unparsed'}): every rollout like it scores 0; check that the model follows the prompt's answer format`;
+/** What to change when a stream failed where a whole reply might not have. */
+function streamAdvice(err: unknown, message: string, stream: ProbeStream): string | null {
+  if (err instanceof StreamIdleError)
+    return `${message}: raise --stream-idle-timeout (now ${stream.idleTimeoutMs / 1000} s) or run without --stream`;
+  if (err instanceof StreamCutError)
+    return `${message}: something between bas and the endpoint (a proxy, a load balancer) may cut long responses; run without --stream`;
+  if (err instanceof StreamReportedError) return `${message}: the endpoint failed in the middle of the stream`;
   return null;
 }
 
 /**
  * Sends `task` (by default the first task of the default configuration) with the run's model
- * and sampling, grades the reply as a rollout's, and reports what came back.
+ * and sampling, as a stream when `stream` is given (as eval would send it), grades the reply
+ * as a rollout's, and reports what came back.
  */
 export async function probe(
   ep: Endpoint,
   model: string,
   sampling: Sampling,
   task: CheckTask = defaultTask(),
+  stream: ProbeStream | null = null,
 ): Promise<ProbeReport> {
   const fields = requestFields(model, sampling, ep.baseURL);
-  const { model: _m, ...sent } = fields;
+  const { model: _m, ...asked } = fields;
+  // What is sent besides model and messages, as the parameters line shows it.
+  const sent = stream ? { ...asked, stream: true, stream_options: { include_usage: true } } : asked;
   const report: ProbeReport = {
     ok: false,
     reachable: false,
@@ -211,25 +153,42 @@ export async function probe(
     task: { index: task.index },
     graded: null,
     advice: null,
+    stream: stream ? { streamed: null, ttftMs: null } : null,
   };
   const started = performance.now();
+  // A stream is read by bas, not the SDK, so the request timeout bounds it through a signal, as in eval.
+  const timeout = new AbortController();
+  const timer = stream ? setTimeout(() => timeout.abort(), ep.requestTimeoutMs) : null;
   try {
-    const body = {
-      ...fields,
-      messages: task.prompt as ChatMessage[],
-      stream: false,
-    } as OpenAI.ChatCompletionCreateParamsNonStreaming;
-    const { data, response } = await makeSdk(ep).chat.completions.create(body).withResponse();
+    let data: unknown;
+    let answer: { status: number; headers: HeaderBag };
+    if (stream) {
+      const sdk = makeSdk({ ...ep, passThrough: isEventStream });
+      const bounds = { maxBytes: ep.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, idleMs: stream.idleTimeoutMs };
+      const r = await requestStreamed(sdk, { ...fields, messages: task.prompt }, timeout.signal, bounds);
+      data = r.body;
+      answer = { status: r.status, headers: r.headers as HeaderBag };
+      report.stream = { streamed: r.streamed, ttftMs: r.ttftMs === null ? null : Math.round(r.ttftMs) };
+    } else {
+      const body = {
+        ...fields,
+        messages: task.prompt as ChatMessage[],
+        stream: false,
+      } as OpenAI.ChatCompletionCreateParamsNonStreaming;
+      const { data: whole, response } = await makeSdk(ep).chat.completions.create(body).withResponse();
+      data = whole;
+      answer = { status: response.status, headers: response.headers as HeaderBag };
+    }
     report.latencyMs = performance.now() - started;
     Object.assign(report, {
       reachable: true,
-      status: response.status,
+      status: answer.status,
       keyAccepted: true,
       modelKnown: true,
       paramsAccepted: true,
     });
-    report.rateLimits = rateLimitHeaders(response.headers as HeaderBag);
-    const view = inspectReply(data as unknown);
+    report.rateLimits = rateLimitHeaders(answer.headers);
+    const view = inspectReply(data);
     report.reply = clean(view.text ?? '', 80);
     report.graded = grade(view, task.key);
     report.advice = adviceFor(view, report.graded, sampling);
@@ -239,7 +198,22 @@ export async function probe(
   } catch (err) {
     report.latencyMs = performance.now() - started;
     if (!(err instanceof APIError) || typeof err.status !== 'number') {
-      const failure = classifyError(err, false);
+      const failure = classifyError(err, timeout.signal.aborted);
+      const streamFailed = stream ? streamAdvice(err, clean(failure.message), stream) : null;
+      if (streamFailed !== null) {
+        // The endpoint took the request and began to answer (HTTP 200): the stream itself failed.
+        Object.assign(report, {
+          reachable: true,
+          status: 200,
+          keyAccepted: true,
+          modelKnown: true,
+          paramsAccepted: true,
+        });
+        report.stream = { streamed: true, ttftMs: null };
+        report.message = clean(failure.message);
+        report.advice = clean(streamFailed, 400);
+        return report;
+      }
       if (closedByServer(err)) {
         // It took the connection, so it is there; it just would not answer.
         report.reachable = true;
@@ -280,6 +254,8 @@ export async function probe(
       report.refusedParam = refusedField(err, sent);
     }
     return report;
+  } finally {
+    if (timer) clearTimeout(timer);
   }
 }
 
@@ -315,54 +291,4 @@ export async function listModels(ep: Endpoint): Promise<ModelEntry[]> {
     if (out.length >= MAX_MODELS) break;
   }
   return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-}
-
-/** "4,096 completion (4,000 reasoning, 96 content)", from what the endpoint reported. */
-function tokenLine(g: GradedReply): string {
-  if (g.completionTokens === null) return 'not reported';
-  const split =
-    g.reasoningTokens === null
-      ? 'reasoning not reported'
-      : `${grouped(g.reasoningTokens)} reasoning, ${grouped(g.contentTokens ?? 0)} content`;
-  const prompt = g.promptTokens === null ? '' : `, ${grouped(g.promptTokens)} prompt`;
-  return `${grouped(g.completionTokens)} completion (${split})${prompt}`;
-}
-
-/** The report in a few lines, for a terminal. */
-export function renderProbe(r: ProbeReport, header: string): string {
-  const yes = (v: boolean | null, good: string, bad: string): string => (v === null ? 'not tested' : v ? good : bad);
-  const sentText =
-    Object.entries(r.sent)
-      .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
-      .join(', ') || 'none besides model and messages';
-  const params =
-    r.paramsAccepted === false
-      ? `refused${r.refusedParam ? `: ${r.refusedParam}` : ''} (sent ${sentText})`
-      : yes(r.paramsAccepted, `accepted (${sentText})`, 'refused');
-  const limits = Object.entries(r.rateLimits)
-    .map(([k, v]) => `${k}: ${v}`)
-    .join(', ');
-  const lines = [
-    header,
-    `  reachable    ${!r.reachable ? 'no' : r.status === null ? 'yes (no HTTP answer)' : `yes (HTTP ${r.status})`}`,
-    `  key          ${yes(r.keyAccepted, 'accepted', 'refused')}`,
-    `  model        ${yes(r.modelKnown, 'known', 'not known to this endpoint')}`,
-    `  parameters   ${params}`,
-    `  latency      ${Math.round(r.latencyMs)} ms`,
-    `  rate limits  ${limits || 'no x-ratelimit-* headers'}`,
-  ];
-  if (r.message) lines.push(`  said         ${r.message}`);
-  const g = r.graded;
-  if (g) {
-    lines.push(
-      `  task         ${r.task.index} (the run's first)`,
-      `  finish       ${g.finishReason === null ? 'not given' : clean(g.finishReason, 40)}`,
-      `  tokens       ${tokenLine(g)}`,
-      `  answer       ${g.parsed ? 'parsed' : `not parsed: ${clean(g.unparsed ?? '', 200)}`}`,
-      `  reward       ${g.reward === null ? 'none (the rollout would error)' : g.reward.toFixed(3)}`,
-    );
-  }
-  if (r.advice) lines.push(`  advice       ${r.advice}`);
-  lines.push(`  result       ${r.ok ? 'ok' : 'FAILED'}`);
-  return lines.join('\n');
 }

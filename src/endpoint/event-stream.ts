@@ -21,26 +21,17 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { StringDecoder } from 'node:string_decoder';
 import type OpenAI from 'openai';
-import { MalformedResponseError, ResponseTooLargeError } from '../errors/index.js';
+import {
+  MalformedResponseError,
+  ResponseTooLargeError,
+  StreamCutError,
+  StreamIdleError,
+  StreamReportedError,
+} from '../errors/index.js';
 import { readCompletion, type Completion } from './completion.js';
 import { UnreadResponse } from './http-fetch.js';
-import { budgetSpent } from './retry-after.js';
+import { budgetSpent, type HeaderLike } from './retry-after.js';
 import { noteAbortedWhileWaiting, replyBudget } from './reply-budget.js';
-
-/** The stream ended, or its connection closed, before the reply was complete. */
-export class StreamCutError extends Error {
-  override name = 'StreamCutError';
-}
-
-/** Nothing arrived for the idle timeout in the middle of a stream. */
-export class StreamIdleError extends Error {
-  override name = 'StreamIdleError';
-}
-
-/** The stream carried an error object instead of a chunk. */
-export class StreamReportedError extends Error {
-  override name = 'StreamReportedError';
-}
 
 interface EventStreamOptions {
   /** Largest number of bytes read from the stream. */
@@ -53,9 +44,9 @@ interface EventStreamOptions {
   startedAt: number;
 }
 
-/** What a stream assembled into: a completion, and when its first token came. */
-interface StreamedReply {
-  completion: Completion;
+/** What a stream assembled into: the body of a whole completion, and when its first token came. */
+interface AssembledStream {
+  body: unknown;
   /** Ms from the start of the attempt to the first content or reasoning token. */
   ttftMs: number | null;
 }
@@ -156,8 +147,8 @@ class LineSplitter {
 }
 
 /** Reads a stream of chat completion chunks to its end and assembles the reply. */
-function readEventStream(res: IncomingMessage, o: EventStreamOptions): Promise<StreamedReply> {
-  return new Promise<StreamedReply>((resolve, reject) => {
+function readEventStream(res: IncomingMessage, o: EventStreamOptions): Promise<AssembledStream> {
+  return new Promise<AssembledStream>((resolve, reject) => {
     const reply = new Assembly();
     const lines = new LineSplitter();
     const decoder = new StringDecoder('utf8');
@@ -180,8 +171,7 @@ function readEventStream(res: IncomingMessage, o: EventStreamOptions): Promise<S
         return reject(err);
       }
       try {
-        const completion = readCompletion(reply.body());
-        resolve({ completion, ttftMs: reply.firstToken === null ? null : reply.firstToken - o.startedAt });
+        resolve({ body: reply.body(), ttftMs: reply.firstToken === null ? null : reply.firstToken - o.startedAt });
       } catch (e) {
         reject(e as Error);
       }
@@ -296,37 +286,64 @@ export interface StreamBounds {
   idleMs: number;
 }
 
+/** A streamed request's answer before it is checked: the body, its headers and how it came. */
+interface StreamedBody {
+  /** A whole chat completion: assembled from the events, or as sent by a server that ignored `stream`. */
+  body: unknown;
+  status: number;
+  headers: HeaderLike;
+  /** False when the server answered with a whole completion instead of events. */
+  streamed: boolean;
+  /** Ms from the start of the attempt to the first content or reasoning token; null without one. */
+  ttftMs: number | null;
+}
+
 /**
- * One streamed attempt through the SDK: it sends the request and turns a refusal (4xx, 5xx)
- * into its usual error; a stream of events is read here. A server that answers with a whole
- * completion instead (some ignore `stream`) is read as one.
+ * One streamed request through the SDK, read to its end: it sends the request and turns a
+ * refusal (4xx, 5xx) into its usual error; a stream of events is read and assembled here. A
+ * server that answers with a whole completion instead (some ignore `stream`) is read as one.
+ * The body is not yet checked: `completeStreamed` checks it as a rollout's, `bas check` grades it.
  */
+export async function requestStreamed(
+  sdk: OpenAI,
+  body: Record<string, unknown>,
+  signal: AbortSignal,
+  bounds: StreamBounds,
+): Promise<StreamedBody> {
+  const startedAt = performance.now();
+  const response = (await sdk.chat.completions.create(streamParams(body), { signal }).asResponse()) as unknown;
+  if (response instanceof UnreadResponse) {
+    const { body: assembled, ttftMs } = await readEventStream(response.source, {
+      maxBytes: bounds.maxBytes,
+      idleMs: bounds.idleMs,
+      signal,
+      startedAt,
+    });
+    return { body: assembled, status: response.status, headers: response.headers, streamed: true, ttftMs };
+  }
+  const whole = response as Response;
+  return { body: await whole.json(), status: whole.status, headers: whole.headers, streamed: false, ttftMs: null };
+}
+
+/** The request fields that ask for a stream, with the usage of the whole request at its end. */
+function streamParams(body: Record<string, unknown>): OpenAI.ChatCompletionCreateParamsStreaming {
+  return {
+    ...body,
+    stream: true,
+    stream_options: { include_usage: true },
+  } as unknown as OpenAI.ChatCompletionCreateParamsStreaming;
+}
+
+/** One streamed attempt: the reply, checked as a whole completion is, with its time to first token. */
 export async function completeStreamed(
   sdk: OpenAI,
   body: Record<string, unknown>,
   signal: AbortSignal,
   bounds: StreamBounds,
 ): Promise<Completion> {
-  const startedAt = performance.now();
-  const params = {
-    ...body,
-    stream: true,
-    stream_options: { include_usage: true },
-  } as unknown as OpenAI.ChatCompletionCreateParamsStreaming;
-  const response = (await sdk.chat.completions.create(params, { signal }).asResponse()) as unknown;
-  if (response instanceof UnreadResponse) {
-    const { completion, ttftMs } = await readEventStream(response.source, {
-      maxBytes: bounds.maxBytes,
-      idleMs: bounds.idleMs,
-      signal,
-      startedAt,
-    });
-    if (budgetSpent(response.headers)) completion.budget_spent = true;
-    completion.ttft_ms = ttftMs === null ? null : Math.round(ttftMs);
-    return completion;
-  }
-  const whole = response as Response;
-  const completion = readCompletion(await whole.json());
-  if (budgetSpent(whole.headers)) completion.budget_spent = true;
+  const r = await requestStreamed(sdk, body, signal, bounds);
+  const completion = readCompletion(r.body);
+  if (budgetSpent(r.headers)) completion.budget_spent = true;
+  if (r.streamed) completion.ttft_ms = r.ttftMs === null ? null : Math.round(r.ttftMs);
   return completion;
 }

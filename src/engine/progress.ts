@@ -5,6 +5,7 @@
  * every tenth of the run (and at most every five seconds), so CI logs stay short.
  */
 import { terminalText } from '../io/terminal-text.js';
+import { CompensatedSum } from '../summary/compensated-sum.js';
 import type { EvalEvent } from './events.js';
 
 export interface ProgressOptions {
@@ -78,7 +79,8 @@ export function progressDisplay(o: ProgressOptions): { onEvent: (e: EvalEvent) =
   let done = 0;
   let errors = 0;
   let retries = 0;
-  let rewardSum = 0;
+  // The summary's own sum, so the last line shows the mean the summary prints.
+  const rewardSum = new CompensatedSum();
   let scored = 0;
   let lastDraw = 0;
   let nextMilestone = 0.1;
@@ -91,7 +93,7 @@ export function progressDisplay(o: ProgressOptions): { onEvent: (e: EvalEvent) =
       total,
       errors,
       retries,
-      meanReward: scored ? rewardSum / scored : null,
+      meanReward: scored ? rewardSum.value / scored : null,
       elapsedS,
       rate: done / Math.max(1e-3, elapsedS),
       limit,
@@ -138,7 +140,7 @@ export function progressDisplay(o: ProgressOptions): { onEvent: (e: EvalEvent) =
         if (e.record.error) errors++;
         else {
           scored++;
-          rewardSum += e.record.reward ?? 0;
+          rewardSum.add(e.record.reward ?? 0);
         }
         break;
       default:

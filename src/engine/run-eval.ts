@@ -15,6 +15,7 @@ import { RunFolder, type EndStatus } from '../runfile/run-folder.js';
 import { readSavedRun, type RunInfo } from '../runfile/run-info.js';
 import { shardSize } from '../runfile/shard.js';
 import { apiKeyFor, refuseMeasuredChanges, type EvalSettings } from '../settings/settings.js';
+import { maxResponseBytesOf, samplingOf, taskConfigOf } from '../settings/setting-table.js';
 import type { Summary } from '../summary/summary.js';
 import type { EvalEvent, EvalOutcome, EvalResult } from './events.js';
 import { Runner } from './runner.js';
@@ -56,12 +57,12 @@ function makeClient(s: EvalSettings, env: NodeJS.ProcessEnv): ModelClient {
   if (policy !== null && isPolicyName(policy)) return builtinClient(policy);
   return httpClient({
     model: s.model,
-    baseURL: s.baseURL,
+    baseURL: s.baseUrl,
     apiKey: apiKeyFor(s, env),
-    sampling: s.sampling,
-    requestTimeoutMs: s.requestTimeoutS * 1000,
-    maxResponseBytes: s.maxResponseBytes,
-    stream: s.stream ? { idleTimeoutMs: s.streamIdleTimeoutS * 1000 } : null,
+    sampling: samplingOf(s),
+    requestTimeoutMs: s.requestTimeout * 1000,
+    maxResponseBytes: maxResponseBytesOf(s),
+    stream: s.stream ? { idleTimeoutMs: s.streamIdleTimeout * 1000 } : null,
   });
 }
 
@@ -82,7 +83,7 @@ function budgetOutcome(summary: Summary, maxErrorRate: number): EvalOutcome {
 export async function runEval(settings: EvalSettings, options: RunEvalOptions = {}): Promise<EvalResult> {
   const emit = options.onEvent ?? (() => {});
   const env = options.env ?? process.env;
-  const { n, rollouts, shard } = settings;
+  const { num: n, rollouts, shard } = settings;
   const total = shardSize(n, shard) * rollouts;
   // Records outside the run (a task past n, another shard's) are set aside wherever read.
   const bounds = { n, rollouts, shard, indices: null };
@@ -145,13 +146,13 @@ export async function runEval(settings: EvalSettings, options: RunEvalOptions = 
     emit({ type: 'started', dir, info, total, pending, already, concurrency: settings.concurrency });
 
     const runner = new Runner({
-      taskConfig: settings.task,
+      taskConfig: taskConfigOf(settings),
       model: settings.model,
       client,
       policy: { ...DEFAULT_RETRY_POLICY, maxRetries: settings.maxRetries },
       concurrency: settings.concurrency,
-      episodeTimeoutMs: settings.timeoutS * 1000,
-      requestTimeoutMs: settings.requestTimeoutS * 1000,
+      episodeTimeoutMs: settings.timeout * 1000,
+      requestTimeoutMs: settings.requestTimeout * 1000,
       adaptive: settings.adapt,
       endpoint: info.base_url ?? 'the endpoint',
       sink: (record) => {

@@ -11,7 +11,7 @@ import { pairKey, splitPairKey, type PairKey, type RolloutRecord } from '../runf
 import { RESULTS_FILE } from '../runfile/files.js';
 import { makeRunInfo, type RunInfo } from '../runfile/run-info.js';
 import { readWinningRecords, Winners, type RunBounds } from '../runfile/winners.js';
-import { settingsForRunJson, settingValuesOf, type EvalSettings, type SavedSettings } from '../settings/settings.js';
+import { settingsForRunJson, type EvalSettings, type SavedSettings } from '../settings/settings.js';
 import { builtinPolicy } from '../endpoint/client.js';
 import { inShard, shardSize, type Shard } from '../runfile/shard.js';
 import { GENERATOR_VERSION } from '../task/generate.js';
@@ -39,8 +39,8 @@ export function defaultOutputDir(model: string, shard: Shard | null = null, now 
 
 /** run.json for these settings; strips credentials from a base URL (`user:pw@`, `?api-key=`). */
 export function runInfoFor(s: EvalSettings, startedAt: Date): RunInfo {
-  const baseURL = urlWithoutCredentials(s.baseURL);
-  const declared = settingsForRunJson(settingValuesOf(s)) as Pick<
+  const baseURL = urlWithoutCredentials(s.baseUrl);
+  const declared = settingsForRunJson(s) as Pick<
     RunInfo,
     | 'model'
     | 'task'

@@ -11,7 +11,7 @@ import { runTime, sessionsOf } from '../runfile/sessions.js';
 import { costOf, describeTask, runTimeText, unscoredLine } from './run-report.js';
 import { durationText } from './provenance.js';
 import type { Summary } from '../summary/summary.js';
-import { plainTable } from './tables.js';
+import { fmtInt, plainTable } from './tables.js';
 
 /** Where the requests went, without credentials or path: a host, or the built-in policy. */
 function endpointLabel(baseURL: string | null): string {
@@ -33,13 +33,24 @@ export interface EvalHeader {
 }
 
 /**
+ * " (588 rollouts/s)", "(1,448 rollouts/s)", "(2.35 rollouts/s)": whole numbers from 100 up,
+ * three figures below; nothing when no rollout ran or the time is under a millisecond, where
+ * the rate would be noise (durationText then says "under 1 ms").
+ */
+function rateText(ran: number, elapsedS: number): string {
+  if (ran === 0 || !(elapsedS >= 0.001)) return '';
+  const rate = ran / elapsedS;
+  const text = rate >= 100 ? fmtInt(rate) : rate.toFixed(rate >= 10 ? 1 : 2);
+  return ` (${text} rollouts/s)`;
+}
+
+/**
  * The header lines, ending with a blank line. The time line is this session's; a resumed
  * run adds the time over all its sessions, since that is what the run cost.
  */
 export function renderEvalHeader(h: EvalHeader): string {
   const { info } = h;
   const pace = info.pace;
-  const rate = h.elapsedS > 0 ? h.ranHere / h.elapsedS : 0;
   const sessions = sessionsOf(info);
   const inAll = sessions.length > 1 ? runTimeText(runTime(sessions)) : null;
   const paced = !pace
@@ -54,7 +65,7 @@ export function renderEvalHeader(h: EvalHeader): string {
     `model:    ${terminalText(info.model)} · ${endpointLabel(info.base_url)}`,
     `tasks:    ${describeTask(info.task)} · ${info.n} tasks × ${info.rollouts} rollout${info.rollouts === 1 ? '' : 's'}`,
     `run:      ${terminalText(h.dir)}`,
-    `time:     ${durationText(h.elapsedS)} for ${h.ranHere} rollouts (${rate.toFixed(rate >= 10 ? 1 : 2)} rollouts/s)${paced ? ` · ${paced}` : ''}`,
+    `time:     ${durationText(h.elapsedS)} for ${h.ranHere} rollout${h.ranHere === 1 ? '' : 's'}${rateText(h.ranHere, h.elapsedS)}${paced ? ` · ${paced}` : ''}`,
     ...(inAll ? [`in all:   ${inAll}`] : []),
     '',
   ].join('\n');

@@ -157,9 +157,14 @@ export function samplingShort(s: Sampling | null): string {
   return `t=${v(s.temperature)} max=${v(s.max_tokens)} effort=${v(s.reasoning_effort)}${extra}`;
 }
 
-/** Seconds as "42 s", "12 min 5 s", "3 h 20 min", or "unknown". */
+/**
+ * Seconds as "340 ms", "42.0 s", "12 min 5 s", "3 h 20 min", or "unknown". Under a second the
+ * time is given in whole milliseconds, so a short run never reads "0.0 s".
+ */
 export function durationText(s: number | null): string {
   if (s === null) return UNKNOWN;
+  if (s < 0.0005) return 'under 1 ms';
+  if (s < 0.9995) return `${Math.round(s * 1000)} ms`;
   if (s < 60) return `${s.toFixed(1)} s`;
   const m = Math.floor(s / 60);
   return m < 60 ? `${m} min ${Math.round(s - 60 * m)} s` : `${Math.floor(m / 60)} h ${m % 60} min`;

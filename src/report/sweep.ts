@@ -103,9 +103,23 @@ export function pointName(p: Pick<SweepPoint, 'num_transactions' | 'fault_rate'>
   return `${p.num_transactions} rows${p.fault_rate === null ? '' : `, fault rate ${p.fault_rate}`}`;
 }
 
-/** One model's grid as a table within 80 columns: a row per point, mean over its 95% interval. */
+/**
+ * The fewest decimals (up to 6) that write every value exactly, so a column of fault rates
+ * reads 0.10, 0.25 rather than 0.1, 0.25.
+ */
+function sharedDecimals(values: number[]): number {
+  let d = 0;
+  while (d < 6 && values.some((v) => Number(v.toFixed(d)) !== v)) d++;
+  return d;
+}
+
+/**
+ * One model's grid as a table within 80 columns: a row per point, mean over its 95% interval.
+ * Every number in a column has the same decimals (the fault rates those of every table).
+ */
 function renderSweepGrid(r: SweepResult, model: string): string {
   const withRate = hasFaultRates(r);
+  const rateDigits = sharedDecimals(r.points.flatMap((p) => (p.fault_rate === null ? [] : [p.fault_rate])));
   const head = [
     'rows',
     ...(withRate ? ['fault\nrate'] : []),
@@ -119,7 +133,7 @@ function renderSweepGrid(r: SweepResult, model: string): string {
     .filter((p) => p.model === model)
     .map((p) => [
       String(p.num_transactions),
-      ...(withRate ? [p.fault_rate === null ? '–' : String(p.fault_rate)] : []),
+      ...(withRate ? [fmt(p.fault_rate, rateDigits)] : []),
       cell(p.measures.reward),
       cell(p.measures.bas_correct),
       cell(p.measures.fault_audit),

@@ -7,7 +7,7 @@
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, fileError, systemErrorCode } from '../errors/index.js';
+import { BadRecordError, ConfigError, fileError, systemErrorCode } from '../errors/index.js';
 import { boundedLines } from '../io/jsonl.js';
 import { terminalText } from '../io/terminal-text.js';
 import { checkRecord, type RolloutRecord } from './record.js';
@@ -19,16 +19,6 @@ export { readRunInfo, type RunFile } from './run-info.js';
 
 export type Warn = (message: string) => void;
 export const stderrWarn: Warn = (m) => process.stderr.write(`bas: warning: ${terminalText(m)}\n`);
-
-/** A line of a results file that is not a rollout record (and not a torn last line); `line` is 1-based. */
-export class BadRecordError extends ConfigError {
-  constructor(
-    message: string,
-    readonly line: number,
-  ) {
-    super(message);
-  }
-}
 
 /**
  * Calls `fn` for every record of a results file, in order, with its 1-based line number; `fn`

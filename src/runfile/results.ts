@@ -11,11 +11,11 @@
 import { stringifyRedacted } from '../io/secrets.js';
 import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, fileError, FatalRunError, fileErrorMessage } from '../errors/index.js';
+import { BadRecordError, ConfigError, fileError, FatalRunError, fileErrorMessage } from '../errors/index.js';
 import { writeFully } from '../io/atomic-file.js';
 import { FolderLock } from './lock.js';
 import type { RolloutRecord } from './record.js';
-import { BadRecordError, forEachRecord } from './read.js';
+import { forEachRecord } from './read.js';
 import { readRunInfo } from './run-info.js';
 import { RESULTS_FILE, RUN_FILE } from './files.js';
 

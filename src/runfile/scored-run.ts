@@ -44,7 +44,7 @@ interface ScoredTask {
   prompt_version?: number | null;
 }
 
-/** Writes `records` as a complete run of `model` over the tasks of a tasks file. */
+/** Writes `records` as a run of `model` over the tasks of a tasks file, scored under `maxErrorRate`. */
 export async function writeScoredRun(
   out: string,
   records: RolloutRecord[],
@@ -52,6 +52,7 @@ export async function writeScoredRun(
   summary: Summary,
   model: string,
   status: 'complete' | 'incomplete' = 'complete',
+  maxErrorRate?: number,
 ): Promise<void> {
   const indices = [...tasks.keys()].sort((a, b) => a - b);
   const contiguous = indices.every((v, i) => v === i);
@@ -81,6 +82,8 @@ export async function writeScoredRun(
     ended_at: now,
     summary,
     source: 'bas score',
+    // The budget it was scored under, which the leaderboard ranks it by.
+    ...(maxErrorRate === undefined ? {} : { max_error_rate: maxErrorRate }),
   });
   await buildRunFolder(out, '--output', (store) => {
     for (const r of records) store.append(r);

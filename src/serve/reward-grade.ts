@@ -3,20 +3,10 @@
  * finding the model's response inside an OpenRLHF query, and grading it with `scoreReply`,
  * the grader `bas score` and `bas eval` use, so a reward here is the reward there.
  */
+import { LabelError, RequestError } from '../errors/index.js';
 import { scoreReply } from '../task/score.js';
 import type { Scores } from '../task/types.js';
-import { checkLabel, LabelError, type TaskKeys } from './task-keys.js';
-
-/** A request the server refuses: `status` is the HTTP status, the message says what to fix. */
-export class RequestError extends Error {
-  override name = 'RequestError';
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+import { checkLabel, type TaskKeys } from './task-keys.js';
 
 /**
  * Where the graded response came from: after the prompt (`prompt`), after the prompt read

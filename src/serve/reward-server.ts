@@ -8,13 +8,13 @@
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { RequestError } from '../errors/index.js';
 import { GENERATOR_VERSION } from '../task/generate.js';
 import { PROMPT_VERSION } from '../task/prompt.js';
 import {
   gradeBatch,
   readRewardRequest,
   readScoreRequest,
-  RequestError,
   rewardAnswer,
   scoreAnswer,
   type ResponseSource,

@@ -4,22 +4,12 @@
  * file, no state on disk), with the most recently used keys kept in a bounded cache. A trainer
  * grades several samples of each prompt in a row, so most look-ups after the first are hits.
  */
+import { LabelError } from '../errors/index.js';
 import { generateLedger, GENERATOR_VERSION } from '../task/generate.js';
 import { parseLabel, type TaskLabel } from '../task/label.js';
 import { PROMPT_VERSION } from '../task/prompt.js';
 import { deriveKey } from '../task/rules.js';
 import type { AnswerKey } from '../task/types.js';
-
-/** A label that names no task this bas can grade: `status` is the HTTP status to answer with. */
-export class LabelError extends Error {
-  override name = 'LabelError';
-  constructor(
-    message: string,
-    readonly status: 400 | 422,
-  ) {
-    super(message);
-  }
-}
 
 /** Counts for /health. */
 export interface CacheStats {

@@ -10,11 +10,12 @@ import { POLICY_NAMES } from '../task/policy-names.js';
 import { SPLITS } from '../task/dataset.js';
 import { GEN_FORMATS, RANK_MEASURES } from './choices.js';
 import type { Flag, FlagSet } from './flag.js';
-export { collectOnce, helpLine, takesValue } from './flag.js';
+export { collectOnce, helpLine, takesValue, unusedNote } from './flag.js';
 import { integer, number } from './numbers.js';
 import { parseModel, parseSwitch, parseText, parseVarName } from './setting-parse.js';
 import { SETTINGS, SETTING_KEYS, type SettingKey, type SettingTable } from './setting-table.js';
 import { ConfigError } from '../errors/index.js';
+import type { CommandName } from './command-names.js';
 
 /** One of a closed list of words. */
 function oneOf<T extends string>(choices: readonly T[]): (value: unknown, name: string) => T {
@@ -137,7 +138,7 @@ const htmlFlag = (what: string) => text('--html <FILE>', `also write a self-cont
 /** eval's flags that are about the invocation, not settings of the run (no TOML key, no run.json key). */
 const evalInvocation = {
   resume: text('--resume <DIR>', 'continue a run: only missing or errored rollouts, with its saved configuration', {
-    doc: 'Continue the run in DIR (see Stopping and resuming in the README).',
+    doc: 'Continue the run in DIR (see [Stopping and resuming](commands.md#stopping-and-resuming)).',
   }),
   config: text('--config <FILE>', 'TOML run configuration; flags override it', {
     doc: 'A TOML run configuration (also `@FILE` or `@ FILE`). Flags override it.',
@@ -150,6 +151,39 @@ function settingsExcept<K extends SettingKey>(...left: K[]): Omit<SettingTable, 
     SettingTable,
     K
   >;
+}
+
+/**
+ * What `bas check` uses of eval's settings: those that make its one request (the model, the
+ * task it sends, the sampling fields, the endpoint and the bounds of one reply) and `--shard`,
+ * whose first task it sends. It takes the others too, so that an eval command line runs with
+ * `check` in its place, but marks them unused: its help lists only what it uses.
+ */
+const CHECK_USES: readonly SettingKey[] = [
+  'model',
+  'numTransactions',
+  'faultRate',
+  'seed',
+  'temperature',
+  'maxTokens',
+  'reasoningEffort',
+  'sampling',
+  'provider',
+  'providers',
+  'baseUrl',
+  'apiKeyVar',
+  'requestTimeout',
+  'stream',
+  'streamIdleTimeout',
+  'maxResponseMb',
+  'shard',
+];
+
+function checkSettings(): Omit<SettingTable, 'check'> {
+  const all = settingsExcept('check');
+  return Object.fromEntries(
+    Object.entries(all).map(([k, f]) => [k, CHECK_USES.includes(k as SettingKey) ? f : { ...f, unused: true }]),
+  ) as typeof all;
 }
 
 const evalFlags = { ...SETTINGS, ...evalInvocation };
@@ -201,6 +235,12 @@ export const COMMAND_FLAGS = {
       },
     }),
     model: { ...text('-m, --model <MODEL>', 'model name recorded in the run folder'), parse: parseModel },
+    // eval's error budget: missing replies and failed batch requests are errored rollouts.
+    maxErrorRate: {
+      ...SETTINGS.maxErrorRate,
+      help: 'share of errored rollouts (missing replies included), 0..1, above which score exits 3',
+      doc: 'Share of errored rollouts (0..1), missing replies and failed batch requests included, above which score exits 3 after printing and writing what it scored; recorded in the run folder.',
+    },
     json: json('print the summary as JSON'),
   },
   merge: {
@@ -266,7 +306,17 @@ export const COMMAND_FLAGS = {
     ...bootstrapGroup,
   },
   eval: evalFlags,
-  check: { ...settingsExcept('check'), config: evalInvocation.config, json: json('print the result as JSON') },
+  check: {
+    ...checkSettings(),
+    shard: {
+      ...SETTINGS.shard,
+      help: 'send the first task of the I-th of N slices, as bas eval --shard I/N would (auto: from a Slurm or Kubernetes job array)',
+      doc: 'Send the first task of the I-th of N slices of the tasks, the one `bas eval --shard I/N` would send first.',
+      defaultText: 'task 0',
+    },
+    config: evalInvocation.config,
+    json: json('print the result as JSON'),
+  },
   models: {
     provider: SETTINGS.provider,
     providers: SETTINGS.providers,
@@ -453,11 +503,10 @@ export const COMMAND_FLAGS = {
       parse: (v: unknown, name: string) => (Array.isArray(v) ? v : [v]).map((m) => SETTINGS.model.parse(m, name)!),
     } satisfies Flag<string[]>,
   },
-} satisfies Record<string, FlagSet>;
+} satisfies Record<CommandName, FlagSet>;
 
 function rate(flags: string, help: string): Flag<number> {
   return { flags, help: `${help}, 0..1`, defaultText: '0', default: 0, parse: number(0, 1) };
 }
 
-export type CommandName = keyof typeof COMMAND_FLAGS;
-export const COMMAND_NAMES = Object.keys(COMMAND_FLAGS) as CommandName[];
+export { COMMAND_NAMES, type CommandName } from './command-names.js';

@@ -8,51 +8,14 @@ import { readSavedRun } from '../runfile/run-info.js';
 import { RUN_FILE } from '../runfile/files.js';
 import { checkConfig } from './config.js';
 import { resolveSettings, type EvalSettings } from './settings.js';
+import type { TomlConfig } from './setting-table.js';
 
 /**
- * A run's settings by their TOML keys (see the README's flag table; `task` and `sampling`
- * are sections). Only `model` is required, except on a resume, which takes the saved run's.
+ * A run's settings by their TOML keys (docs/flags.md lists them; `task` and `sampling` are
+ * sections), derived from the declaration. Only `model` is required, except on a resume,
+ * which takes the saved run's. `check` and `progress` are the command line's concerns.
  */
-export interface EvalConfig {
-  /** A model id, or `builtin:oracle` (also `raw-sums`, `blanket`, `silent`): no key, no network. */
-  model?: string;
-  /** Tasks 0..n-1. */
-  n?: number;
-  rollouts?: number;
-  concurrency?: number;
-  task?: { num_transactions?: number; fault_rate?: number; seed?: number };
-  sampling?: {
-    temperature?: number;
-    max_tokens?: number;
-    reasoning_effort?: string;
-    /** Extra request fields, sent as they are. */
-    extra?: Record<string, unknown>;
-  };
-  provider?: string;
-  /** A provider registry file (TOML) beside the shipped one. */
-  providers?: string;
-  base_url?: string;
-  /** The environment variable the API key is read from (the key itself is never given here). */
-  api_key_var?: string;
-  /** Seconds per rollout, retries included. */
-  timeout?: number;
-  /** Seconds per request. */
-  request_timeout?: number;
-  /** Ask for the reply as server-sent events. */
-  stream?: boolean;
-  /** Seconds a stream may stay silent once its first token came. */
-  stream_idle_timeout?: number;
-  max_retries?: number;
-  max_error_rate?: number;
-  max_response_mb?: number;
-  adapt?: boolean;
-  /** The run folder (`runEval`'s `dir` wins). */
-  output?: string;
-  /** `I/N`: run only the I-th of N slices of the tasks. */
-  shard?: string;
-  price_in?: number;
-  price_out?: number;
-}
+export type EvalConfig = Omit<TomlConfig, 'check' | 'progress'>;
 
 /** The object without its undefined values (at the top and in sections): a key left undefined is a key not given. */
 function given(o: object): Record<string, unknown> {

@@ -27,6 +27,12 @@ export interface Flag<V> {
   required?: boolean;
   /** Left out of `--help` and the docs (a flag kept only to be refused with a pointer). */
   hidden?: boolean;
+  /**
+   * Taken and checked, but this command does not use it: `bas check` takes eval's whole
+   * command line and sends one request, so `-c` or `--output` change nothing there. Named
+   * in one line after the help's list (`unusedNote`), not in it.
+   */
+  unused?: boolean;
 }
 
 /** A command's flags, keyed by commander's attribute name (`--max-tokens` → `maxTokens`). */
@@ -52,6 +58,25 @@ export function isNegatable(f: Flag<unknown>): boolean {
 /** True for a flag that takes a value (`<X>`), as opposed to a switch. */
 export function takesValue(f: Flag<unknown>): boolean {
   return /<[^>]+>/.test(f.flags);
+}
+
+/**
+ * The note after a command's help (and its table in docs/flags.md, with `code` quoting) naming
+ * the flags it takes but does not use; null when there are none.
+ */
+export function unusedNote(set: FlagSet, code = (s: string): string => s): string | null {
+  const names = Object.values(set)
+    .filter((f) => f.unused && !f.hidden)
+    .map((f) => code(flagName(f)));
+  if (names.length === 0) return null;
+  // Wrapped as commander wraps the list above it.
+  const lines = [`Taken but not used here, so that ${code('bas eval')}'s command line runs as it is:`];
+  for (const [i, name] of names.entries()) {
+    const word = `${name}${i < names.length - 1 ? ',' : '.'}`;
+    if (lines.at(-1)!.length + word.length + 1 > 80) lines.push(`  ${word}`);
+    else lines[lines.length - 1] += ` ${word}`;
+  }
+  return lines.join('\n');
 }
 
 /** The `--help` line: the help text and, once, `(default: X)`. */

@@ -4,7 +4,7 @@
  * anything else, so the manual cannot drift from the code.
  */
 import { COMMAND_FLAGS, COMMAND_NAMES, type CommandName } from './command-flags.js';
-import type { Flag } from './flag.js';
+import { unusedNote, type Flag } from './flag.js';
 import type { Setting } from './setting-table.js';
 
 /** Commands that read a TOML run configuration: their tables show the TOML key. */
@@ -38,7 +38,7 @@ function commandTable(name: CommandName): string {
   const head = ['Flag', ...(toml ? ['TOML key'] : []), 'Default', 'Meaning', ...(resume ? ['On `--resume`'] : [])];
   const rows = [`| ${head.join(' | ')} |`, `|${head.map(() => '---|').join('')}`];
   for (const f of Object.values(COMMAND_FLAGS[name]) as Flag<unknown>[]) {
-    if (f.hidden) continue;
+    if (f.hidden || f.unused) continue;
     const s = isSetting(f) ? f : null;
     const cells = [flagCell(f.flags)];
     if (toml) cells.push(s?.toml ? `\`${s.toml}\`` : '');
@@ -78,6 +78,10 @@ export function renderFlagsDoc(): string {
     '  fills itself (a sweep folder, a run folder). A bad one is refused with exit 2.',
     "- An unknown flag is refused with a pointer to the command's own help (`bas eval --help`).",
   ];
-  for (const name of COMMAND_NAMES) parts.push('', `## bas ${name}`, '', commandTable(name));
+  for (const name of COMMAND_NAMES) {
+    parts.push('', `## bas ${name}`, '', commandTable(name));
+    const note = unusedNote(COMMAND_FLAGS[name], (t) => `\`${t}\``);
+    if (note !== null) parts.push('', note);
+  }
   return `${parts.join('\n')}\n`;
 }

@@ -4,12 +4,13 @@
  * options, the TOML schema, run.json, the --resume checks and docs/flags.md are
  * all derived from this table (see settings.ts, config.ts, session.ts, scripts/docs-flags.mjs).
  *
- * The table is keyed by the settings' value type, so adding a setting to `SettingValues`
- * without declaring it here (or the reverse) does not compile. It imports nothing heavy:
- * `bas --help` builds its options from it.
+ * Everything else is derived from it, types included: `SettingValues` (the resolved settings'
+ * shape, from each entry's `parse` and `default`) and `TomlConfig` (the library's typed
+ * configuration, from the TOML paths and kinds), so adding an entry here is the one edit a new
+ * setting needs. It imports nothing heavy: `bas --help` builds its options from it.
  */
 import { MAX_TRANSACTIONS, MIN_TRANSACTIONS } from '../task/config.js';
-import { parseShard, readShard, shardLabel, type Shard } from '../runfile/shard.js';
+import { parseShard, readShard, shardLabel } from '../runfile/shard.js';
 import { type Flag } from './flag.js';
 import { integer as count, number } from './numbers.js';
 import {
@@ -28,56 +29,27 @@ import {
 } from './setting-parse.js';
 
 import { MAX_RESPONSE_MB } from '../endpoint/reply-budget.js';
+import type { Sampling } from '../endpoint/client.js';
+import type { TaskConfig } from '../task/types.js';
 
 export { parseBaseURL, parseProviderName, parseVarName } from './setting-parse.js';
 
 /** The TOML type a key must have. */
 export type Kind = 'integer' | 'number' | 'string' | 'boolean' | 'table';
 
-/** One value per setting, checked; null where "not given" means "leave it to someone else". */
-export interface SettingValues {
-  model: string | null;
-  num: number;
-  rollouts: number;
-  concurrency: number;
-  numTransactions: number;
-  faultRate: number;
-  seed: number;
-  temperature: number | null;
-  maxTokens: number | null;
-  reasoningEffort: string | null;
-  sampling: Record<string, unknown>;
-  provider: string | null;
-  providers: string | null;
-  baseUrl: string | null;
-  apiKeyVar: string | null;
-  timeout: number;
-  requestTimeout: number;
-  stream: boolean;
-  streamIdleTimeout: number;
-  maxRetries: number;
-  maxErrorRate: number;
-  maxResponseMb: number;
-  adapt: boolean;
-  check: boolean;
-  output: string | null;
-  progress: boolean;
-  shard: Shard | null;
-  priceIn: number | null;
-  priceOut: number | null;
-}
-
-export type SettingKey = keyof SettingValues;
-
-/** How one setting is spelled, checked and kept: a flag, plus its places in TOML and run.json. */
-export interface Setting<V> extends Flag<V> {
+/**
+ * How one setting is spelled, checked and kept: a flag, plus its places in TOML and run.json.
+ * `T` and `K` keep the TOML path and kind as literal types, so the typed configuration of
+ * the library (`TomlConfig`) is derived from them.
+ */
+export interface Setting<V, T extends string | null = string | null, K extends Kind = Kind> extends Flag<V> {
   /** The docs' "Meaning" cell. */
   doc: string;
   /** The docs' "Default" cell (and the help text's). */
   defaultText: string;
   /** Dotted TOML path (`task.seed`); null when the setting is a flag only. */
-  toml: string | null;
-  kind: Kind;
+  toml: T;
+  kind: K;
   /** Dotted run.json path; null when the run folder does not keep it. */
   runJson: string | null;
   /** True when a different value measures something else: --resume refuses a change, merge requires agreement. */
@@ -90,11 +62,17 @@ export interface Setting<V> extends Flag<V> {
   show?(value: V): unknown;
 }
 
-export type SettingTable = { [K in SettingKey]: Setting<SettingValues[K]> };
+/**
+ * One entry of the declaration. It only pins the types: the value type `V` is inferred from
+ * `parse` and `default` (a null default makes it nullable), the TOML path and kind stay literal.
+ */
+function setting<V, const T extends string | null, const K extends Kind>(s: Setting<V, T, K>): Setting<V, T, K> {
+  return s;
+}
 
-/** The declaration. Its order is the order of `bas eval --help` and of the README's table. */
-export const SETTINGS: SettingTable = {
-  model: {
+/** The declaration. Its order is the order of `bas eval --help` and of eval's table in docs/flags.md. */
+export const SETTINGS = {
+  model: setting({
     flags: '-m, --model <MODEL>',
     help: 'model id sent to the endpoint, or builtin:oracle|raw-sums|blanket|silent',
     doc: 'Model id, sent unchanged (`openai/gpt-5-mini` stays as it is). `builtin:oracle`, `builtin:raw-sums`, `builtin:blanket`, `builtin:silent` run a reference policy in-process through the same pipeline: no key, no network.',
@@ -105,8 +83,8 @@ export const SETTINGS: SettingTable = {
     runJson: 'model',
     measured: true,
     parse: parseModel,
-  },
-  num: {
+  }),
+  num: setting({
     flags: '-n, --num <N>',
     errorName: '-n',
     help: `number of tasks (indices 0..N-1), 1..${MAX_N}`,
@@ -118,8 +96,8 @@ export const SETTINGS: SettingTable = {
     runJson: 'n',
     measured: true,
     parse: count(1, MAX_N),
-  },
-  rollouts: {
+  }),
+  rollouts: setting({
     flags: '-r, --rollouts <K>',
     help: 'samples per task, 1..1000',
     doc: 'Samples per task (1..1000). With more than one, the summary shows pass@k.',
@@ -130,8 +108,8 @@ export const SETTINGS: SettingTable = {
     runJson: 'rollouts',
     measured: true,
     parse: count(1, 1000),
-  },
-  concurrency: {
+  }),
+  concurrency: setting({
     flags: '-c, --concurrency <C>',
     help: 'requests in flight at most, 1..4096',
     doc: 'Requests in flight at most (1..4096). Rate limits lower the number in flight below this, and replies raise it back (see Rate limits).',
@@ -142,8 +120,8 @@ export const SETTINGS: SettingTable = {
     runJson: 'concurrency',
     measured: false,
     parse: count(1, 4096),
-  },
-  numTransactions: {
+  }),
+  numTransactions: setting({
     flags: '--num-transactions <K>',
     help: `rows per ledger, ${MIN_TRANSACTIONS}..${MAX_TRANSACTIONS}`,
     doc: `Rows per ledger (${MIN_TRANSACTIONS}..${MAX_TRANSACTIONS}); see \`bas gen\`.`,
@@ -154,8 +132,8 @@ export const SETTINGS: SettingTable = {
     runJson: 'task.num_transactions',
     measured: true,
     parse: count(MIN_TRANSACTIONS, MAX_TRANSACTIONS),
-  },
-  faultRate: {
+  }),
+  faultRate: setting({
     flags: '--fault-rate <R>',
     help: 'chance that a row carries a fault, 0..1',
     doc: 'Chance that a row carries a fault (0..1).',
@@ -166,8 +144,8 @@ export const SETTINGS: SettingTable = {
     runJson: 'task.fault_rate',
     measured: true,
     parse: number(0, 1),
-  },
-  seed: {
+  }),
+  seed: setting({
     flags: '--seed <S>',
     help: 'generator seed, a non-negative integer',
     doc: 'Generator seed: the same seed and index give the same task.',
@@ -178,8 +156,8 @@ export const SETTINGS: SettingTable = {
     runJson: 'task.seed',
     measured: true,
     parse: count(0, Number.MAX_SAFE_INTEGER),
-  },
-  temperature: {
+  }),
+  temperature: setting({
     flags: '--temperature <T>',
     help: 'sampling temperature, 0..2',
     doc: '0..2. Left out of the request when not given.',
@@ -190,8 +168,8 @@ export const SETTINGS: SettingTable = {
     runJson: 'sampling.temperature',
     measured: true,
     parse: number(0, 2),
-  },
-  maxTokens: {
+  }),
+  maxTokens: setting({
     flags: '--max-tokens <M>',
     help: 'completion token limit (sent as max_tokens; max_completion_tokens to api.openai.com)',
     doc: 'Completion token limit. Sent as `max_tokens`, except to `api.openai.com`, which gets `max_completion_tokens` (why: [docs/design.md](docs/design.md#running-a-model)).',
@@ -202,8 +180,8 @@ export const SETTINGS: SettingTable = {
     runJson: 'sampling.max_tokens',
     measured: true,
     parse: count(1, 10_000_000),
-  },
-  reasoningEffort: {
+  }),
+  reasoningEffort: setting({
     flags: '--reasoning-effort <E>',
     help: REASONING_EFFORTS.join(', '),
     doc: `${REASONING_EFFORTS.map((e) => `\`${e}\``).join(', ')}; sent as \`reasoning_effort\`.`,
@@ -214,8 +192,8 @@ export const SETTINGS: SettingTable = {
     runJson: 'sampling.reasoning_effort',
     measured: true,
     parse: parseEffort,
-  },
-  sampling: {
+  }),
+  sampling: setting({
     flags: '--sampling <JSON>',
     help: 'extra request fields as a JSON object, e.g. \'{"top_p": 0.9}\'',
     doc: `Extra request fields, merged into the body last, e.g. \`'{"top_p": 0.9}'\` or \`'{"reasoning": {"effort": "low"}}'\` for OpenRouter. It may not set ${RESERVED_FIELDS.map((f) => `\`${f}\``).join(', ')}.`,
@@ -226,8 +204,8 @@ export const SETTINGS: SettingTable = {
     runJson: 'sampling.extra',
     measured: true,
     parse: parseExtra,
-  },
-  provider: {
+  }),
+  provider: setting({
     flags: '--provider <NAME>',
     help: 'endpoint and key variable from the provider registry (openai, openrouter, prime, vllm, ollama ...)',
     doc: 'Take the base URL and key variable from the provider registry (see [Providers](docs/commands.md#providers)). `--base-url` and `--api-key-var` still win.',
@@ -238,8 +216,8 @@ export const SETTINGS: SettingTable = {
     runJson: 'provider',
     measured: false,
     parse: parseProviderName,
-  },
-  providers: {
+  }),
+  providers: setting({
     flags: '--providers <FILE>',
     help: 'your own provider registry (TOML), over the shipped one',
     doc: 'A TOML file of your own providers, adding to or overriding the shipped registry.',
@@ -250,8 +228,8 @@ export const SETTINGS: SettingTable = {
     runJson: null,
     measured: false,
     parse: parseText,
-  },
-  baseUrl: {
+  }),
+  baseUrl: setting({
     flags: '--base-url <URL>',
     help: 'OpenAI-compatible endpoint',
     doc: 'Any OpenAI-compatible endpoint (OpenAI, OpenRouter, vLLM, Ollama, llama.cpp server, `bas serve`).',
@@ -262,8 +240,8 @@ export const SETTINGS: SettingTable = {
     runJson: 'base_url',
     measured: false,
     parse: parseBaseURL,
-  },
-  apiKeyVar: {
+  }),
+  apiKeyVar: setting({
     flags: '--api-key-var <VAR>',
     help: 'environment variable holding the API key',
     doc: 'The NAME of the environment variable holding the key. A missing key for a non-built-in model is an error before any work starts, except for a local provider (see Providers).',
@@ -274,8 +252,8 @@ export const SETTINGS: SettingTable = {
     runJson: 'api_key_var',
     measured: false,
     parse: parseVarName,
-  },
-  timeout: {
+  }),
+  timeout: setting({
     flags: '--timeout <SECONDS>',
     help: 'bound on one episode, retries included',
     doc: 'Seconds one episode may take, every attempt and every wait included.',
@@ -286,8 +264,8 @@ export const SETTINGS: SettingTable = {
     runJson: 'timeout_s',
     measured: false,
     parse: (v, name) => SECONDS(name, v),
-  },
-  requestTimeout: {
+  }),
+  requestTimeout: setting({
     flags: '--request-timeout <SECONDS>',
     help: 'bound on one request',
     doc: 'Seconds one request may take (headers and body).',
@@ -298,8 +276,8 @@ export const SETTINGS: SettingTable = {
     runJson: 'request_timeout_s',
     measured: false,
     parse: (v, name) => SECONDS(name, v),
-  },
-  stream: {
+  }),
+  stream: setting({
     flags: '--stream',
     help: 'ask for the reply as a stream of events (stream: true), for long generations',
     doc: 'Ask for each reply as server-sent events (`stream: true`, with `stream_options.include_usage`) and assemble it; records the time to first token (`ttft_ms`). Same bounds as a whole reply, plus `--stream-idle-timeout` (see [docs/providers-and-pacing.md](docs/providers-and-pacing.md#streaming)).',
@@ -310,8 +288,8 @@ export const SETTINGS: SettingTable = {
     runJson: 'stream',
     measured: false,
     parse: parseSwitch,
-  },
-  streamIdleTimeout: {
+  }),
+  streamIdleTimeout: setting({
     flags: '--stream-idle-timeout <SECONDS>',
     help: 'with --stream: longest silence between two events once the reply has begun',
     doc: 'With `--stream`: seconds of silence allowed between two pieces of a reply once its first token has come; longer fails the attempt as `timeout` (retried). The wait for the first token is bounded by `--request-timeout` only.',
@@ -322,8 +300,8 @@ export const SETTINGS: SettingTable = {
     runJson: 'stream_idle_timeout_s',
     measured: false,
     parse: (v, name) => SECONDS(name, v),
-  },
-  maxRetries: {
+  }),
+  maxRetries: setting({
     flags: '--max-retries <K>',
     help: 'retries of 5xx, connection failures and timeouts, 0..100; 429s wait until --timeout instead',
     doc: 'Retries of failures (5xx, connection failures, timeouts) after the first attempt (0..100). A 429 is a waiting turn, not a failure: it is retried until `--timeout` and not counted here.',
@@ -334,8 +312,8 @@ export const SETTINGS: SettingTable = {
     runJson: 'max_retries',
     measured: false,
     parse: count(0, 100),
-  },
-  maxErrorRate: {
+  }),
+  maxErrorRate: setting({
     flags: '--max-error-rate <R>',
     help: 'share of errored rollouts, 0..1, above which eval exits 3',
     doc: 'Share of errored rollouts (0..1) above which a finished run exits 3 (see Exit codes).',
@@ -346,8 +324,8 @@ export const SETTINGS: SettingTable = {
     runJson: 'max_error_rate',
     measured: false,
     parse: number(0, 1),
-  },
-  maxResponseMb: {
+  }),
+  maxResponseMb: setting({
     flags: '--max-response-mb <MB>',
     help: `largest response body accepted, in MB, 0.001..${MAX_RESPONSE_MB}`,
     doc: `Largest response body accepted, in megabytes (0.001..${MAX_RESPONSE_MB}: a body becomes one string, and no string can reach 512 MB); a longer one fails its attempt as \`response_too_large\`. All replies in flight share one memory budget besides (see [docs/hostile-input.md](docs/hostile-input.md)).`,
@@ -358,8 +336,8 @@ export const SETTINGS: SettingTable = {
     runJson: 'max_response_mb',
     measured: false,
     parse: number(0.001, MAX_RESPONSE_MB),
-  },
-  adapt: {
+  }),
+  adapt: setting({
     flags: '--no-adapt',
     help: 'keep -c requests in flight even when rate-limited (concurrency adapts by default)',
     doc: 'Keep the number of requests in flight at `-c`; by default it falls on rate limits and climbs back, never above `-c`.',
@@ -370,8 +348,8 @@ export const SETTINGS: SettingTable = {
     runJson: 'adapt',
     measured: false,
     parse: parseSwitch,
-  },
-  check: {
+  }),
+  check: setting({
     flags: '--check',
     help: 'run bas check first and stop if it fails',
     doc: 'Run `bas check` with these settings first, and stop (exit 1) if it fails.',
@@ -382,8 +360,8 @@ export const SETTINGS: SettingTable = {
     runJson: null,
     measured: false,
     parse: parseSwitch,
-  },
-  output: {
+  }),
+  output: setting({
     flags: '--output <DIR>',
     help: 'run folder',
     doc: 'The run folder; `/`, `:` and other unsafe characters of the model become `_`. A folder that already holds a run is refused (use `--resume`).',
@@ -394,8 +372,8 @@ export const SETTINGS: SettingTable = {
     runJson: null,
     measured: false,
     parse: parseText,
-  },
-  progress: {
+  }),
+  progress: setting({
     flags: '--no-progress',
     help: 'no progress display',
     doc: 'No progress display.',
@@ -406,8 +384,8 @@ export const SETTINGS: SettingTable = {
     runJson: null,
     measured: false,
     parse: parseSwitch,
-  },
-  shard: {
+  }),
+  shard: setting({
     flags: '--shard <I/N>',
     help: 'run only the I-th of N disjoint slices of the tasks (join the shards with bas merge); auto: from a Slurm or Kubernetes job array',
     doc: 'Run only the I-th of N disjoint slices of the tasks; `auto` reads I and N from a Slurm array job or a Kubernetes indexed job (see [Run at scale](docs/commands.md#run-at-scale-shards-and-batch-files)).',
@@ -420,8 +398,8 @@ export const SETTINGS: SettingTable = {
     parse: parseShard,
     load: (v) => readShard(v),
     show: (v) => v && shardLabel(v),
-  },
-  priceIn: {
+  }),
+  priceIn: setting({
     flags: '--price-in <USD>',
     help: 'price of prompt tokens per million, kept in run.json for bas report',
     doc: 'Price per million prompt tokens, kept in run.json so `bas report` can show the cost.',
@@ -432,8 +410,8 @@ export const SETTINGS: SettingTable = {
     runJson: 'prices.in',
     measured: false,
     parse: number(0, 1e6),
-  },
-  priceOut: {
+  }),
+  priceOut: setting({
     flags: '--price-out <USD>',
     help: 'price of completion tokens per million, kept in run.json for bas report',
     doc: 'Price per million completion tokens, as `--price-in`.',
@@ -444,8 +422,14 @@ export const SETTINGS: SettingTable = {
     runJson: 'prices.out',
     measured: false,
     parse: number(0, 1e6),
-  },
+  }),
 };
+
+export type SettingTable = typeof SETTINGS;
+export type SettingKey = keyof SettingTable;
+
+/** One value per setting, checked; null where "not given" means "leave it to someone else". */
+export type SettingValues = { [K in SettingKey]: SettingTable[K] extends Setting<infer V, any, any> ? V : never };
 
 export const SETTING_KEYS = Object.keys(SETTINGS) as SettingKey[];
 
@@ -455,3 +439,62 @@ export { flagName, isNegatable } from './flag.js';
 export const MEASURED_RUN_JSON_KEYS: readonly string[] = SETTING_KEYS.flatMap((k) =>
   SETTINGS[k].measured && SETTINGS[k].runJson ? [SETTINGS[k].runJson] : [],
 );
+
+// --- Derived forms: computed from the values when a consumer needs another shape, never stored. ---
+
+/** The generator's configuration (run.json's `task`). */
+export function taskConfigOf(v: Pick<SettingValues, 'numTransactions' | 'faultRate' | 'seed'>): TaskConfig {
+  return { num_transactions: v.numTransactions, fault_rate: v.faultRate, seed: v.seed };
+}
+
+/** The sampling fields of each request (run.json's `sampling`): `--sampling` is its `extra`. */
+export function samplingOf(
+  v: Pick<SettingValues, 'temperature' | 'maxTokens' | 'reasoningEffort' | 'sampling'>,
+): Sampling {
+  return {
+    temperature: v.temperature,
+    max_tokens: v.maxTokens,
+    reasoning_effort: v.reasoningEffort,
+    extra: v.sampling,
+  };
+}
+
+/** `--max-response-mb` in bytes, the HTTP client's cap on one response body. */
+export function maxResponseBytesOf(v: Pick<SettingValues, 'maxResponseMb'>): number {
+  return Math.round(v.maxResponseMb * 1024 * 1024);
+}
+
+/** USD per million tokens (run.json's `prices`), as the cost of a summary takes them. */
+export function pricesOf(v: Pick<SettingValues, 'priceIn' | 'priceOut'>): { in: number | null; out: number | null } {
+  return { in: v.priceIn, out: v.priceOut };
+}
+
+// --- The typed configuration, derived from the TOML paths and kinds of the declaration. ---
+
+/** What a TOML key takes, by its declared kind. */
+interface KindValue {
+  integer: number;
+  number: number;
+  string: string;
+  boolean: boolean;
+  table: Record<string, unknown>;
+}
+type TomlPath<K extends SettingKey> = SettingTable[K]['toml'];
+type TomlValue<K extends SettingKey> = KindValue[SettingTable[K]['kind']];
+type SectionOf<P> = P extends `${infer S}.${string}` ? S : never;
+type Plain<T> = { [K in keyof T]: T[K] };
+
+/**
+ * A run configuration by its TOML keys, every one optional, with `task` and `sampling` as
+ * sections: `{ model: 'm', n: 30, task: { seed: 7 } }`. A setting declared with a TOML path
+ * appears here with no other edit.
+ */
+export type TomlConfig = Plain<
+  {
+    [K in SettingKey as TomlPath<K> extends `${string}.${string}` | null ? never : TomlPath<K> & string]?: TomlValue<K>;
+  } & {
+    [S in SectionOf<TomlPath<SettingKey>>]?: {
+      [K in SettingKey as TomlPath<K> extends `${S}.${infer Rest}` ? Rest : never]?: TomlValue<K>;
+    };
+  }
+>;

@@ -6,8 +6,7 @@
  */
 import { ConfigError } from '../errors/index.js';
 import { isPolicyName, POLICY_NAMES } from '../task/policies.js';
-import type { TaskConfig } from '../task/types.js';
-import { builtinPolicy, type Sampling } from '../endpoint/client.js';
+import { builtinPolicy } from '../endpoint/client.js';
 import { valueAt, type FileConfig } from './config.js';
 import { findProvider, loadProviders, PLACEHOLDER_KEY, type Provider } from './providers.js';
 import {
@@ -19,7 +18,6 @@ import {
   type SettingKey,
   type SettingValues,
 } from './setting-table.js';
-import type { Shard } from '../runfile/shard.js';
 import type { RunInfo } from '../runfile/store.js';
 import { canon } from '../io/canon.js';
 import { registerUrlSecrets } from '../io/secrets.js';
@@ -28,17 +26,16 @@ import { unconfirmedEndpoint, DEFAULT_KEY_VAR, OPENAI_DEFAULT_BASE_URL } from '.
 /** The options of `bas eval` as commander hands them over (strings and switches, unchecked). */
 export type EvalFlags = { [K in SettingKey]?: string | boolean } & { resume?: string; config?: string; json?: boolean };
 
-/** Everything a run needs, checked. */
-export interface EvalSettings {
+/**
+ * The resolved settings of a run: the declaration's values (setting-table.ts, one key per
+ * setting), checked, with the model given and the endpoint resolved. Consumers that need
+ * another shape derive it there (`taskConfigOf`, `samplingOf`, `maxResponseBytesOf`, `pricesOf`).
+ */
+export interface EvalSettings extends Omit<SettingValues, 'model' | 'baseUrl' | 'apiKeyVar'> {
   model: string;
-  n: number;
-  rollouts: number;
-  concurrency: number;
-  task: TaskConfig;
-  sampling: Sampling;
-  /** The registry name of the provider, or null when none was named. */
-  provider: string | null;
-  baseURL: string;
+  /** The endpoint: given, else the provider's, else `$OPENAI_BASE_URL`, else OpenAI's. */
+  baseUrl: string;
+  /** The environment variable the key is read from (the key itself is never kept). */
   apiKeyVar: string;
   /** False for a local provider's server: an unset key variable sends a placeholder. */
   keyRequired: boolean;
@@ -47,27 +44,10 @@ export interface EvalSettings {
    * the user controls: why it must be refused before any request (see resume-trust.ts).
    */
   unconfirmed: string | null;
-  timeoutS: number;
-  requestTimeoutS: number;
-  /** Ask for replies as streams of events (`--stream`), and the idle timeout between events. */
-  stream: boolean;
-  streamIdleTimeoutS: number;
-  maxRetries: number;
-  /** Share of errored rollouts above which a finished run exits non-zero. */
-  maxErrorRate: number;
-  /** Cap on one response body, for the HTTP client's `maxResponseBytes`. */
-  maxResponseBytes: number;
-  /** Whether concurrency adapts to rate limits (`--no-adapt` turns it off). */
-  adapt: boolean;
-  /** Run `bas check` first and stop if it fails. */
-  check: boolean;
-  output: string | null;
-  progress: boolean;
-  /** The slice of the task indices this process runs; null for all of them. */
-  shard: Shard | null;
-  /** USD per million tokens, recorded for `bas report`'s cost; null when not given. */
-  prices: { in: number | null; out: number | null };
 }
+
+/** The endpoint part of the resolved settings. */
+type Endpoint = Pick<EvalSettings, 'baseUrl' | 'apiKeyVar' | 'keyRequired' | 'unconfirmed'>;
 
 /** What a saved run.json contributes on --resume: the run.json itself (old ones included). */
 export type SavedSettings = Partial<RunInfo>;
@@ -134,7 +114,7 @@ function endpoint(
   given: Set<SettingKey>,
   env: NodeJS.ProcessEnv,
   savedFile: string | null = null,
-): { baseURL: string; apiKeyVar: string; keyRequired: boolean; unconfirmed: string | null } {
+): Endpoint {
   let provider: Provider | null = null;
   // A resume checks what it took from run.json against the registry, so it is loaded then too.
   const registry = v.provider !== null || savedFile !== null ? loadProviders(v.providers, env) : null;
@@ -148,7 +128,7 @@ function endpoint(
   // A provider named now beats a URL saved in the run; a URL given now beats everything.
   const fresh = (key: SettingKey): boolean => given.has(key) || !given.has('provider');
   const envURL = env.OPENAI_BASE_URL ? SETTINGS.baseUrl.parse(env.OPENAI_BASE_URL, 'OPENAI_BASE_URL') : null;
-  const baseURL = (fresh('baseUrl') ? v.baseUrl : null) ?? provider?.baseURL ?? envURL ?? OPENAI_DEFAULT_BASE_URL;
+  const baseUrl = (fresh('baseUrl') ? v.baseUrl : null) ?? provider?.baseURL ?? envURL ?? OPENAI_DEFAULT_BASE_URL;
   const apiKeyVar = (fresh('apiKeyVar') ? v.apiKeyVar : null) ?? provider?.apiKeyVar ?? DEFAULT_KEY_VAR;
   // A variable named by the user is meant to hold a key; a local provider's needs none.
   const keyRequired = given.has('apiKeyVar') || !provider || provider.keyRequired;
@@ -159,7 +139,7 @@ function endpoint(
       !given.has(key) && !given.has('provider') && value !== null;
     unconfirmed = unconfirmedEndpoint(
       {
-        baseURL,
+        baseURL: baseUrl,
         apiKeyVar,
         urlGivenNow: !fromSaved('baseUrl', v.baseUrl),
         keyVarGivenNow: !fromSaved('apiKeyVar', v.apiKeyVar),
@@ -169,15 +149,15 @@ function endpoint(
       savedFile,
     );
   }
-  registerUrlSecrets(baseURL);
-  return { baseURL, apiKeyVar, keyRequired, unconfirmed };
+  registerUrlSecrets(baseUrl);
+  return { baseUrl, apiKeyVar, keyRequired, unconfirmed };
 }
 
 /** The endpoint of `bas models`: --provider, --base-url, --api-key-var as for eval, no model. */
 export function resolveEndpoint(
   flags: EvalFlags,
   env: NodeJS.ProcessEnv,
-): { provider: string | null; baseURL: string; apiKeyVar: string; keyRequired: boolean } {
+): { provider: string | null } & Omit<Endpoint, 'unconfirmed'> {
   const { values, given } = pickSettings(flags, null, '', null);
   const { unconfirmed: _none, ...ep } = endpoint(values, given, env);
   return { provider: values.provider, ...ep };
@@ -231,43 +211,16 @@ export function resolveSettings(
     );
   }
   if (saved) refuseChanges(v, given, saved);
-  const builtin = policy !== null;
-  const ep = builtin
-    ? {
-        baseURL: v.baseUrl ?? OPENAI_DEFAULT_BASE_URL,
-        apiKeyVar: v.apiKeyVar ?? DEFAULT_KEY_VAR,
-        keyRequired: false,
-        unconfirmed: null,
-      }
-    : endpoint(v, given, env, saved ? (savedFile ?? 'the saved run.json') : null);
-  return {
-    model: v.model,
-    n: v.num,
-    rollouts: v.rollouts,
-    concurrency: v.concurrency,
-    task: { num_transactions: v.numTransactions, fault_rate: v.faultRate, seed: v.seed },
-    sampling: {
-      temperature: v.temperature,
-      max_tokens: v.maxTokens,
-      reasoning_effort: v.reasoningEffort,
-      extra: v.sampling,
-    },
-    provider: v.provider,
-    ...ep,
-    timeoutS: v.timeout,
-    requestTimeoutS: v.requestTimeout,
-    stream: v.stream,
-    streamIdleTimeoutS: v.streamIdleTimeout,
-    maxRetries: v.maxRetries,
-    maxErrorRate: v.maxErrorRate,
-    maxResponseBytes: Math.round(v.maxResponseMb * 1024 * 1024),
-    adapt: v.adapt,
-    check: v.check,
-    output: v.output,
-    progress: v.progress,
-    shard: v.shard,
-    prices: { in: v.priceIn, out: v.priceOut },
-  };
+  const ep: Endpoint =
+    policy !== null
+      ? {
+          baseUrl: v.baseUrl ?? OPENAI_DEFAULT_BASE_URL,
+          apiKeyVar: v.apiKeyVar ?? DEFAULT_KEY_VAR,
+          keyRequired: false,
+          unconfirmed: null,
+        }
+      : endpoint(v, given, env, saved ? (savedFile ?? 'the saved run.json') : null);
+  return { ...v, model: v.model, ...ep };
 }
 
 /** Refuses a measured setting given now with a value other than the saved run's. */
@@ -291,7 +244,7 @@ function refuseChanges(now: SettingValues, given: Set<SettingKey>, saved: SavedS
  * the settings.
  */
 export function refuseMeasuredChanges(s: EvalSettings, saved: SavedSettings): void {
-  refuseChanges(settingValuesOf(s), new Set(SETTING_KEYS), saved);
+  refuseChanges(s, new Set(SETTING_KEYS), saved);
 }
 
 /** The run.json entries of these settings, at their declared keys. */
@@ -306,39 +259,4 @@ export function settingsForRunJson(values: SettingValues): Record<string, unknow
     at[parts.at(-1)!] = spec.save ? spec.save(values[key]) : values[key];
   }
   return out;
-}
-
-/** The declared values of resolved settings: the inverse of `resolveSettings`'s assembly. */
-export function settingValuesOf(s: EvalSettings): SettingValues {
-  return {
-    model: s.model,
-    num: s.n,
-    rollouts: s.rollouts,
-    concurrency: s.concurrency,
-    numTransactions: s.task.num_transactions,
-    faultRate: s.task.fault_rate,
-    seed: s.task.seed,
-    temperature: s.sampling.temperature,
-    maxTokens: s.sampling.max_tokens,
-    reasoningEffort: s.sampling.reasoning_effort,
-    sampling: s.sampling.extra,
-    provider: s.provider,
-    providers: null,
-    baseUrl: s.baseURL,
-    apiKeyVar: s.apiKeyVar,
-    timeout: s.timeoutS,
-    requestTimeout: s.requestTimeoutS,
-    stream: s.stream,
-    streamIdleTimeout: s.streamIdleTimeoutS,
-    maxRetries: s.maxRetries,
-    maxErrorRate: s.maxErrorRate,
-    maxResponseMb: s.maxResponseBytes / (1024 * 1024),
-    adapt: s.adapt,
-    check: s.check,
-    output: s.output,
-    progress: s.progress,
-    shard: s.shard,
-    priceIn: s.prices.in,
-    priceOut: s.prices.out,
-  };
 }

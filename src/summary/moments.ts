@@ -1,11 +1,12 @@
 /**
  * Running statistics of a column of scores, so a summary needs no value kept per rollout: a
- * compensated sum for the mean, Welford's sum of squared deviations for the standard error,
- * counts of values outside the scale's range, and, when rollouts of one task are pooled, the
- * per-task sums and counts that the cluster-robust error needs. `estimate()` in stats.ts gives
- * the same interval from the values themselves (to rounding: a property test holds the two
- * together).
+ * compensated sum for the mean (the one `mean()` of stats.ts uses, so the two agree to the
+ * bit), Welford's sum of squared deviations for the standard error, counts of values outside
+ * the scale's range, and, when rollouts of one task are pooled, the per-task sums and counts
+ * that the cluster-robust error needs. `estimate()` in stats.ts gives the same interval from
+ * the values themselves (to rounding: a property test holds the two together).
  */
+import { CompensatedSum } from './compensated-sum.js';
 import { interval, type Estimate, type Scale } from './stats.js';
 
 /** Per-task sums and counts of one column, in the slots of a `TaskSlots` table. */
@@ -16,8 +17,7 @@ export interface TaskColumn {
 
 export class Moments {
   n = 0;
-  private sum = 0;
-  private carry = 0;
+  private readonly sum = new CompensatedSum();
   private runningMean = 0;
   private squares = 0;
   private outsideUnit = 0;
@@ -29,9 +29,7 @@ export class Moments {
   /** Adds a value (finite; the caller skips missing ones). */
   push(x: number): void {
     this.n++;
-    const t = this.sum + x;
-    this.carry += Math.abs(this.sum) >= Math.abs(x) ? this.sum - t + x : x - t + this.sum;
-    this.sum = t;
+    this.sum.add(x);
     const d = x - this.runningMean;
     this.runningMean += d / this.n;
     this.squares += d * (x - this.runningMean);
@@ -41,7 +39,7 @@ export class Moments {
   }
 
   mean(): number | null {
-    return this.n === 0 ? null : (this.sum + this.carry) / this.n;
+    return this.n === 0 ? null : this.sum.value / this.n;
   }
 
   /**

@@ -6,6 +6,7 @@
  */
 import { uniformInt } from 'pure-rand/distribution/uniformInt';
 import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
+import { CompensatedSum } from './compensated-sum.js';
 
 /**
  * What a column's values can be, which decides the interval: `unit` scores lie in [0, 1]
@@ -62,21 +63,14 @@ export function tQuantile975(df: number): number {
 }
 
 /**
- * Arithmetic mean, or null for no values. The sum is compensated (Neumaier), so a column of
- * 0.6s averages to 0.6 rather than 0.5999999999999999, and the result does not depend on
- * the order of the values beyond the last bit.
+ * Arithmetic mean, or null for no values, over a compensated sum (compensated-sum.ts): a
+ * column of 0.6s averages to 0.6, not 0.5999999999999999.
  */
 export function mean(xs: ArrayLike<number>): number | null {
   if (xs.length === 0) return null;
-  let s = 0;
-  let c = 0;
-  for (let i = 0; i < xs.length; i++) {
-    const x = xs[i]!;
-    const t = s + x;
-    c += Math.abs(s) >= Math.abs(x) ? s - t + x : x - t + s;
-    s = t;
-  }
-  return (s + c) / xs.length;
+  const sum = new CompensatedSum();
+  for (let i = 0; i < xs.length; i++) sum.add(xs[i]!);
+  return sum.value / xs.length;
 }
 
 /** Sample standard deviation (n - 1 in the denominator), or null below two values. */

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bas, tempDir } from '../support/cli.js';
 import { closedPort } from '../support/closed-port.js';
+import { COMMAND_NAMES } from '../../src/settings/command-names.js';
 
 describe('a single-valued flag given twice is refused, naming it', () => {
   it.each([
@@ -47,20 +48,7 @@ describe('help comes from the declaration', () => {
   const help = (command: string) => bas([command, '--help']).stdout.replace(/\s+/g, ' ');
 
   it('defaults are written one way, once', () => {
-    for (const c of [
-      'gen',
-      'validate',
-      'score',
-      'merge',
-      'report',
-      'compare',
-      'leaderboard',
-      'eval',
-      'check',
-      'models',
-      'serve',
-      'sweep',
-    ]) {
+    for (const c of COMMAND_NAMES) {
       const text = help(c);
       expect(text).not.toMatch(/\(default [^:]/);
     }
@@ -69,6 +57,27 @@ describe('help comes from the declaration', () => {
     expect(help('gen')).toMatch(/-n, --num <N> number of tasks \(indices 0\.\.N-1\), 1\.\.10000000 \(default: 10\)/);
     expect(help('validate')).toMatch(/\(default: 60\)/);
     expect(help('compare')).toContain('--resamples <B> bootstrap resamples, 100..1000000 (default: 10000)');
+  });
+
+  it('bas --help names every declared command', () => {
+    const listed = [...bas(['--help']).stdout.matchAll(/^ {2}([a-z][a-z-]*)\b/gm)].map((m) => m[1]);
+    expect(listed.filter((c) => c !== 'help')).toEqual([...COMMAND_NAMES]);
+  });
+
+  it("bas check lists only the flags its one request uses, and still takes eval's others", () => {
+    const text = help('check');
+    for (const used of ['--model', '--seed', '--max-tokens', '--base-url', '--request-timeout', '--shard', '--json'])
+      expect(text).toContain(`${used} `);
+    const list = text.slice(0, text.indexOf('Taken but not used'));
+    for (const unused of ['--num ', '--concurrency', '--output', '--no-progress', '--price-in', '--timeout <'])
+      expect(list).not.toContain(unused);
+    expect(text).toContain(
+      "Taken but not used here, so that bas eval's command line runs as it is: -n, -r/--rollouts, -c/--concurrency, --timeout,",
+    );
+    // An eval command line runs with check in its place; its values are still checked.
+    const r = bas(['check', '-m', 'builtin:oracle', '-n', '30', '-c', '4', '--output', 'x', '--no-progress']);
+    expect([r.code, r.stdout]).toEqual([0, 'bas check: builtin:oracle is built in: no endpoint, nothing to check\n']);
+    expect(bas(['check', '-m', 'builtin:oracle', '-c', '0']).stderr).toMatch(/^bas: -c\/--concurrency must be/);
   });
 });
 

@@ -104,6 +104,31 @@ function brokenLinks(file: string): string[] {
   return broken;
 }
 
+/**
+ * Sections of the README named in words rather than linked ("see Stopping and resuming in the
+ * README", "the README's Exit codes section"), with their line numbers: a section that moved
+ * to another page leaves such a sentence pointing nowhere, and no link check sees it.
+ */
+function readmeSectionsNamed(text: string): { line: number; name: string }[] {
+  const out: { line: number; name: string }[] = [];
+  const forms = [
+    /\b[Ss]ee (?:the )?(?:["“]([^"”]+)["”]|([A-Z][\w ,'&-]*?))(?: section)? in the README\b/g,
+    /\bthe README's (?:["“]([^"”]+)["”]|(\w[\w ,'&-]*?)) section\b/g,
+  ];
+  proseLines(text).forEach((raw, i) => {
+    const line = raw.replace(/`([^`]*)`/g, '$1');
+    for (const form of forms) for (const m of line.matchAll(form)) out.push({ line: i + 1, name: (m[1] ?? m[2])! });
+  });
+  return out;
+}
+
+/** The README sections `file` names in words that the README does not have. */
+function staleSectionNames(file: string, readme: Set<string>): string[] {
+  return readmeSectionsNamed(readFileSync(join(ROOT, file), 'utf8'))
+    .filter(({ name }) => !readme.has(slug(name)))
+    .map(({ line, name }) => `${file}:${line} names "${name}", which is no section of the README`);
+}
+
 describe('the README and the docs', () => {
   it(`README.md is a manual of at most ${README_LIMIT} lines`, () => {
     const lines = readFileSync(join(ROOT, 'README.md'), 'utf8').replace(/\n$/, '').split('\n').length;
@@ -112,6 +137,10 @@ describe('the README and the docs', () => {
 
   it.each(checkedFiles())('every relative link in %s points at a file and heading that exist', (file) => {
     expect(brokenLinks(file)).toEqual([]);
+  });
+
+  it.each(checkedFiles())('every README section named in words in %s exists', (file) => {
+    expect(staleSectionNames(file, anchors(readFileSync(join(ROOT, 'README.md'), 'utf8')))).toEqual([]);
   });
 
   it('the quick start sets up with npm ci, tests with npm test, and its eval command runs as written', () => {
@@ -133,6 +162,15 @@ describe('the README and the docs', () => {
     expect(slug('1. First contact: fail fast')).toBe('1-first-contact-fail-fast');
     const doc = '# Top\n\n## Same\n\n## Same\n\n```sh\n# not a heading\n```\n';
     expect([...anchors(doc)]).toEqual(['top', 'same', 'same-1']);
+    expect(
+      readmeSectionsNamed(
+        'see Stopping and resuming in the README.\nSee "Exit codes" in the README; the README\'s `bas eval` section',
+      ),
+    ).toEqual([
+      { line: 1, name: 'Stopping and resuming' },
+      { line: 2, name: 'Exit codes' },
+      { line: 2, name: 'bas eval' },
+    ]);
     expect(links('see [a](docs/x.md#y), `[b](no.md)` and [c](https://e.org)\n```\n[d](z.md)\n```')).toEqual([
       { line: 1, target: 'docs/x.md#y' },
     ]);

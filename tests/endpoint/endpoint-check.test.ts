@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listModels, probe, renderProbe } from '../../src/endpoint/endpoint-check.js';
+import { listModels, probe } from '../../src/endpoint/endpoint-check.js';
+import { renderProbe } from '../../src/endpoint/probe-text.js';
 import { DEFAULT_TASK_CONFIG } from '../../src/task/config.js';
 import { generateTask } from '../../src/task/generate.js';
 import { runPolicy } from '../../src/task/policies.js';

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { progressDisplay, progressLine, type ProgressState } from '../../src/engine/progress.js';
 import type { RolloutRecord } from '../../src/runfile/record.js';
 import type { RunInfo } from '../../src/runfile/run-info.js';
+import { mean } from '../../src/summary/stats.js';
 
 const state: ProgressState = {
   finished: 120,
@@ -76,5 +77,27 @@ describe('progressDisplay', () => {
     });
     display.onEvent({ type: 'rollout', record: { reward: 0.5, error: null } as RolloutRecord });
     expect(out.at(-1)).toMatch(/^bas: 10\/10 done · 0 errors/);
+  });
+
+  it('shows the mean reward the summary will show (one compensated sum for both)', () => {
+    const out: string[] = [];
+    const stream = { isTTY: false, write: (s: string) => out.push(s) } as unknown as NodeJS.WriteStream;
+    let t = 0;
+    const display = progressDisplay({ stream, now: () => (t += 6000) });
+    display.onEvent({
+      type: 'started',
+      dir: 'd',
+      info: {} as RunInfo,
+      total: 3,
+      pending: 3,
+      already: 0,
+      concurrency: 4,
+    });
+    // 0.8625 / 3 = 0.2875 exactly; a plain running sum lands just below and rounds to 0.287.
+    const rewards = [0.45, 0.0625, 0.35];
+    for (const reward of rewards)
+      display.onEvent({ type: 'rollout', record: { reward, error: null } as RolloutRecord });
+    expect(mean(rewards)!.toFixed(3)).toBe('0.288');
+    expect(out.at(-1)).toContain('mean reward 0.288 ·');
   });
 });

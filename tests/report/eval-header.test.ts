@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { renderEvalCost, renderEvalHeader } from '../../src/report/eval-header.js';
+import { durationText } from '../../src/report/provenance.js';
 import { costOf } from '../../src/report/run-report.js';
 import { summarize } from '../../src/summary/summary.js';
 import { done, failed } from './fixtures.js';
@@ -30,6 +31,47 @@ describe('renderEvalHeader', () => {
     expect(text).toContain('evil');
     expect(text).toContain('-model');
     expect(text).not.toMatch(CONTROL);
+  });
+});
+
+describe('the time line', () => {
+  const info = {
+    model: 'm',
+    base_url: null,
+    task: { num_transactions: 24, fault_rate: 0.25, seed: 1 },
+    n: 20,
+    rollouts: 1,
+  } as unknown as RunInfo;
+  const timeLine = (elapsedS: number, ranHere: number) =>
+    renderEvalHeader({ dir: 'runs/x', info, elapsedS, ranHere })
+      .split('\n')
+      .find((l) => l.startsWith('time:'));
+
+  it('gives a short run in milliseconds, with a rate to as many figures as the time supports', () => {
+    expect(timeLine(0.034, 20)).toBe('time:     34 ms for 20 rollouts (588 rollouts/s)');
+    expect(timeLine(0.9, 1449)).toBe('time:     900 ms for 1449 rollouts (1,610 rollouts/s)');
+  });
+
+  it('keeps seconds with one decimal from a second up, and small rates to three figures', () => {
+    expect(timeLine(8.5, 20)).toBe('time:     8.5 s for 20 rollouts (2.35 rollouts/s)');
+    expect(timeLine(1, 20)).toBe('time:     1.0 s for 20 rollouts (20.0 rollouts/s)');
+    expect(timeLine(0.9996, 20)).toBe('time:     1.0 s for 20 rollouts (20.0 rollouts/s)');
+  });
+
+  it('shows no rate where the time is not measurable or nothing ran, and says "1 rollout"', () => {
+    expect(timeLine(0.0002, 20)).toBe('time:     under 1 ms for 20 rollouts');
+    expect(timeLine(0, 0)).toBe('time:     under 1 ms for 0 rollouts');
+    expect(timeLine(2, 1)).toBe('time:     2.0 s for 1 rollout (0.50 rollouts/s)');
+  });
+});
+
+describe('durationText', () => {
+  it('never writes a nonzero time as 0.0 s', () => {
+    expect(durationText(0.034)).toBe('34 ms');
+    expect(durationText(0.0004)).toBe('under 1 ms');
+    expect(durationText(42)).toBe('42.0 s');
+    expect(durationText(725)).toBe('12 min 5 s');
+    expect(durationText(null)).toBe('unknown');
   });
 });
 

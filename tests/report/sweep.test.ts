@@ -255,6 +255,29 @@ describe('bas sweep of several models', () => {
   let html: string;
   const models = ['builtin:oracle', 'builtin:silent'];
 
+  it('refuses an unknown model among several before any run, writing nothing', () => {
+    const dir = join(root, 'unknown-second-model');
+    const r = bas([
+      'sweep',
+      '--num-transactions',
+      '12,24',
+      '-m',
+      'builtin:oracle',
+      '-m',
+      'builtin:random',
+      '-n',
+      '4',
+      '--output',
+      dir,
+      '--no-progress',
+    ]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      'bas: -m/--model: unknown built-in model "builtin:random" (choose builtin:oracle, builtin:raw-sums, builtin:blanket, builtin:silent)\n',
+    );
+    expect(existsSync(dir)).toBe(false);
+  });
+
   it('runs a 2-model × 2-point grid into one folder, quietly: one line per point and one table', () => {
     grid = join(root, 'two-models');
     html = join(root, 'two-models.html');
@@ -287,8 +310,10 @@ describe('bas sweep of several models', () => {
     expect(err.filter((l) => /^bas: \[\d\/4\]/.test(l))).toHaveLength(4);
     expect(err.length).toBeLessThanOrEqual(5);
     expect(err[0]).toMatch(
-      /^bas: \[1\/4\] builtin:oracle, 12 rows: n 6\/6, reward 1\.000 \[0\.\d{3}, 1\.000\], 0 errored, [0-9.]+ s$/,
+      /^bas: \[1\/4\] builtin:oracle, 12 rows: n 6\/6, reward 1\.000 \[0\.\d{3}, 1\.000\], 0 errored, (\d+ ms|under 1 ms|\d+\.\d s)$/,
     );
+    // The time of a short point is in milliseconds, never "0.0 s".
+    for (const l of err) expect(l).not.toMatch(/ 0\.0 s$/);
     expect(err[1]).toMatch(/^bas: \[2\/4\] builtin:silent, 12 rows: n 6\/6, reward 0\.\d{3} /);
     // One table per model, within 80 columns; the whole output stays short.
     expect(r.stdout).toContain('model builtin:oracle');

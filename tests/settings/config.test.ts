@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors/index.js';
 import { loadConfigFile } from '../../src/settings/config.js';
 import { resolveSettings, type SavedSettings } from '../../src/settings/settings.js';
+import { taskConfigOf } from '../../src/settings/setting-table.js';
 
 function toml(text: string): string {
   const f = join(mkdtempSync(join(tmpdir(), 'bas-cfg-')), 'c.toml');
@@ -17,10 +18,10 @@ describe('TOML run configuration', () => {
     const file = loadConfigFile('configs/au-bas-reconciliation.toml');
     const s = resolveSettings({}, file, 'x', {});
     expect(s.model).toBe('openai/gpt-5-mini');
-    expect(s.n).toBe(30);
-    expect(s.task).toEqual({ num_transactions: 60, fault_rate: 0.35, seed: 20260826 });
-    expect(s.sampling.temperature).toBe(0);
-    expect(s.timeoutS).toBe(480);
+    expect(s.num).toBe(30);
+    expect(taskConfigOf(s)).toEqual({ num_transactions: 60, fault_rate: 0.35, seed: 20260826 });
+    expect(s.temperature).toBe(0);
+    expect(s.timeout).toBe(480);
   });
 
   it.each([
@@ -53,8 +54,8 @@ describe('TOML run configuration', () => {
       'model = "m"\ntimeout = 5\nn = 3\n[task]\nseed = 9007199254740991\n[sampling.extra]\ntop_k = 40\nstop = [1, 2]',
     );
     const s = resolveSettings({}, loadConfigFile(f), f, {});
-    expect([s.timeoutS, s.n, s.task.seed]).toEqual([5, 3, 9007199254740991]);
-    expect(s.sampling.extra).toEqual({ top_k: 40, stop: [1, 2] });
+    expect([s.timeout, s.num, s.seed]).toEqual([5, 3, 9007199254740991]);
+    expect(s.sampling).toEqual({ top_k: 40, stop: [1, 2] });
     const big = toml('model = "m"\n[task]\nseed = 9007199254740993');
     expect(() => resolveSettings({}, loadConfigFile(big), big, {})).toThrow(
       /"task.seed" in .*c\.toml must be an integer from 0 to 9007199254740991, got "9007199254740993"/,
@@ -64,7 +65,7 @@ describe('TOML run configuration', () => {
   it('flags override the file', () => {
     const f = toml('model = "a"\nn = 5\n[task]\nseed = 7');
     const s = resolveSettings({ num: '9', seed: '8' }, loadConfigFile(f), f, {});
-    expect([s.model, s.n, s.task.seed]).toEqual(['a', 9, 8]);
+    expect([s.model, s.num, s.seed]).toEqual(['a', 9, 8]);
   });
 
   it('a missing file is a ConfigError', () => {
@@ -76,10 +77,10 @@ describe('resolveSettings', () => {
   it('base URL: flag, else OPENAI_BASE_URL, else OpenAI', () => {
     expect(
       resolveSettings({ model: 'm', baseUrl: 'http://127.0.0.1:9/v1/' }, null, '', { OPENAI_BASE_URL: 'http://e/v1' })
-        .baseURL,
+        .baseUrl,
     ).toBe('http://127.0.0.1:9/v1');
-    expect(resolveSettings({ model: 'm' }, null, '', { OPENAI_BASE_URL: 'http://e/v1' }).baseURL).toBe('http://e/v1');
-    expect(resolveSettings({ model: 'm' }, null, '', {}).baseURL).toBe('https://api.openai.com/v1');
+    expect(resolveSettings({ model: 'm' }, null, '', { OPENAI_BASE_URL: 'http://e/v1' }).baseUrl).toBe('http://e/v1');
+    expect(resolveSettings({ model: 'm' }, null, '', {}).baseUrl).toBe('https://api.openai.com/v1');
   });
 
   it.each([
@@ -123,7 +124,7 @@ describe('resolveSettings', () => {
   it('a resume keeps the saved shard and prices, and refuses another shard', () => {
     const s = resolveSettings({}, null, '', {}, saved);
     expect(s.shard).toEqual({ index: 2, count: 3 });
-    expect(s.prices).toEqual({ in: 1, out: null });
+    expect([s.priceIn, s.priceOut]).toEqual([1, null]);
     expect(() => resolveSettings({ shard: '1/3' }, null, '', {}, saved)).toThrow(
       /--shard "1\/3" differs from the saved run's "2\/3"/,
     );
@@ -138,12 +139,12 @@ describe('resolveSettings', () => {
     const s = resolveSettings({ concurrency: '9', baseUrl: 'http://127.0.0.1:2/v1' }, null, '', {}, saved);
     expect([
       s.model,
-      s.n,
+      s.num,
       s.rollouts,
-      s.task.seed,
-      s.sampling.temperature,
+      s.seed,
+      s.temperature,
       s.concurrency,
-      s.baseURL,
+      s.baseUrl,
       s.apiKeyVar,
       s.maxRetries,
     ]).toEqual(['m', 10, 2, 1, 0, 9, 'http://127.0.0.1:2/v1', 'K', 2]);

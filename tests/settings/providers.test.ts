@@ -83,7 +83,7 @@ describe('a user registry', () => {
 describe('choosing the endpoint', () => {
   it('--provider gives the base URL and key variable, over $OPENAI_BASE_URL', () => {
     const s = resolveSettings({ model: 'm', provider: 'groq' }, null, '', { OPENAI_BASE_URL: 'http://elsewhere/v1' });
-    expect([s.provider, s.baseURL, s.apiKeyVar, s.keyRequired]).toEqual([
+    expect([s.provider, s.baseUrl, s.apiKeyVar, s.keyRequired]).toEqual([
       'groq',
       'https://api.groq.com/openai/v1',
       'GROQ_API_KEY',
@@ -98,14 +98,14 @@ describe('choosing the endpoint', () => {
       '',
       {},
     );
-    expect([s.baseURL, s.apiKeyVar]).toEqual(['http://127.0.0.1:7/v1', 'MINE']);
+    expect([s.baseUrl, s.apiKeyVar]).toEqual(['http://127.0.0.1:7/v1', 'MINE']);
   });
 
   it('the shipped measured-run configuration needs only the Prime Inference key', () => {
     const s = resolveSettings({}, loadConfigFile('configs/au-bas-reconciliation.toml'), 'x', {
       OPENAI_BASE_URL: 'http://elsewhere/v1',
     });
-    expect([s.model, s.provider, s.baseURL, s.apiKeyVar]).toEqual([
+    expect([s.model, s.provider, s.baseUrl, s.apiKeyVar]).toEqual([
       'openai/gpt-5-mini',
       'prime',
       'https://api.pinference.ai/api/v1',
@@ -130,12 +130,12 @@ describe('choosing the endpoint', () => {
     const saved = runInfoFor(resolveSettings({ model: 'm', provider: 'together' }, null, '', {}), new Date());
     expect(resolveSettings({}, null, '', {}, saved)).toMatchObject({
       provider: 'together',
-      baseURL: 'https://api.together.xyz/v1',
+      baseUrl: 'https://api.together.xyz/v1',
       apiKeyVar: 'TOGETHER_API_KEY',
     });
     expect(resolveSettings({ provider: 'fireworks' }, null, '', {}, saved)).toMatchObject({
       provider: 'fireworks',
-      baseURL: 'https://api.fireworks.ai/inference/v1',
+      baseUrl: 'https://api.fireworks.ai/inference/v1',
       apiKeyVar: 'FIREWORKS_API_KEY',
     });
   });
@@ -148,7 +148,7 @@ describe('choosing the endpoint', () => {
     );
     expect(resolveSettings({}, null, '', {}, saved)).toMatchObject({
       provider: 'lab',
-      baseURL: 'https://lab.example/v1',
+      baseUrl: 'https://lab.example/v1',
       apiKeyVar: 'LAB_KEY',
       keyRequired: true,
     });
@@ -156,12 +156,12 @@ describe('choosing the endpoint', () => {
 
   it('bas models resolves the endpoint the same way, without a model', () => {
     expect(resolveEndpoint({ provider: 'deepseek' }, {})).toMatchObject({
-      baseURL: 'https://api.deepseek.com/v1',
+      baseUrl: 'https://api.deepseek.com/v1',
       apiKeyVar: 'DEEPSEEK_API_KEY',
     });
     expect(resolveEndpoint({}, {})).toMatchObject({
       provider: null,
-      baseURL: 'https://api.openai.com/v1',
+      baseUrl: 'https://api.openai.com/v1',
       apiKeyVar: 'OPENAI_API_KEY',
     });
   });

@@ -6,7 +6,13 @@ import { checkConfig } from '../../src/settings/config.js';
 import { runInfoFor, savedSettings } from '../../src/engine/session.js';
 import { renderFlagsDoc } from '../../src/settings/setting-docs.js';
 import { COMMAND_FLAGS, COMMAND_NAMES } from '../../src/settings/command-flags.js';
-import { flagName, SETTINGS, SETTING_KEYS, type SettingKey } from '../../src/settings/setting-table.js';
+import {
+  flagName,
+  maxResponseBytesOf,
+  SETTINGS,
+  SETTING_KEYS,
+  type SettingKey,
+} from '../../src/settings/setting-table.js';
 import { resolveSettings } from '../../src/settings/settings.js';
 import type { RunInfo } from '../../src/runfile/store.js';
 
@@ -102,13 +108,13 @@ describe('the settings declaration', () => {
     } as unknown as RunInfo;
     const s = resolveSettings({}, null, '', {}, savedSettings(old));
     expect(s).toMatchObject({
-      baseURL: 'http://127.0.0.1:5/v1',
+      baseUrl: 'http://127.0.0.1:5/v1',
       apiKeyVar: 'K',
       provider: null,
       maxErrorRate: 0.1,
-      maxResponseBytes: 32 * 1024 * 1024,
+      maxResponseMb: 32,
       adapt: true,
-      timeoutS: 60,
+      timeout: 60,
     });
   });
 
@@ -138,7 +144,7 @@ describe('the settings declaration', () => {
 describe('the new settings', () => {
   it('have their documented defaults', () => {
     const s = resolveSettings({ model: 'builtin:oracle' }, null, '', {});
-    expect([s.maxErrorRate, s.maxResponseBytes, s.adapt, s.check, s.provider]).toEqual([
+    expect([s.maxErrorRate, maxResponseBytesOf(s), s.adapt, s.check, s.provider]).toEqual([
       0.1,
       32 * 1024 * 1024,
       true,

@@ -1,0 +1,80 @@
+/**
+ * The sweep's text table: every number in a column has the same decimals, so a column reads
+ * down without a ragged edge (a fault rate of 0.1 beside 0.25 is shown 0.10).
+ */
+import { describe, expect, it } from 'vitest';
+import { renderSweep, type SweepPoint, type SweepResult } from '../../src/report/sweep.js';
+import type { Estimate } from '../../src/summary/stats.js';
+
+const est = (mean: number | null, ci: [number, number] | null): Estimate => ({
+  n: 20,
+  mean,
+  stderr: null,
+  ci95: ci,
+  method: mean === null ? null : 'wilson',
+});
+
+function point(num_transactions: number, fault_rate: number | null, reward: Estimate): SweepPoint {
+  return {
+    model: 'm',
+    num_transactions,
+    fault_rate,
+    dir: `rows-${num_transactions}`,
+    status: 'complete',
+    tasks: 20,
+    n: 20,
+    completed: 20,
+    errored: 0,
+    measures: { reward, bas_correct: est(0.5, [0.25, 0.75]), fault_audit: est(1, [0.839, 1]) },
+    notes: [],
+  };
+}
+
+/** The cells of the table's body, row by row (each table row spans two text lines). */
+function columns(text: string): string[][] {
+  const lines = text.split('\n').filter((l) => l.startsWith('│'));
+  const cells = lines.slice(2).map((l) =>
+    l
+      .split('│')
+      .slice(1, -1)
+      .map((c) => c.trim()),
+  );
+  return cells[0]!.map((_, i) => cells.map((row) => row[i]!));
+}
+
+const decimals = (s: string): number => s.split('.')[1]?.length ?? 0;
+
+describe('renderSweep', () => {
+  const result: SweepResult = {
+    dir: 'sweep',
+    models: ['m'],
+    model: 'm',
+    points: [
+      point(12, 0.1, est(1, [0.839, 1])),
+      point(12, 0.25, est(0.5, [0.2, 0.8])),
+      point(24, 0.125, est(null, null)),
+      point(24, 0, est(0.75, null)),
+    ],
+  };
+  const text = renderSweep(result);
+
+  it('writes every number of a column with the same decimals', () => {
+    for (const column of columns(text)) {
+      const numbers = column.flatMap((c) => c.split(/[–\s]+/)).filter((c) => /^\d+(\.\d+)?$/.test(c));
+      expect(new Set(numbers.map(decimals)).size, `column ${column.join(' | ')}`).toBeLessThanOrEqual(1);
+    }
+  });
+
+  it('gives fault rates the fewest decimals that show each exactly', () => {
+    const rates = columns(text)[1]!.filter((c) => c !== '');
+    expect(rates).toEqual(['0.100', '0.250', '0.125', '0.000']);
+    const two = renderSweep({ ...result, points: result.points.slice(0, 2) });
+    expect(columns(two)[1]!.filter((c) => c !== '')).toEqual(['0.10', '0.25']);
+  });
+
+  it('shows means and interval bounds to three decimals', () => {
+    expect(text).toMatch(/│ +1\.000 │/);
+    expect(text).toMatch(/│ 0\.839–1\.000 │/);
+    expect(text).toMatch(/│ +0\.750 │/);
+  });
+});
