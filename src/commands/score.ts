@@ -1,12 +1,14 @@
 /**
  * `bas score`: grades replies produced elsewhere against their tasks, prints the same tables
- * as `bas eval`, and with `--output DIR` writes a run folder (one scored line per reply).
+ * as `bas eval`, with `--out FILE` writes one scored line per reply, and with `--output DIR` a
+ * run folder (whose results.jsonl holds those lines and one per missing reply).
  * Every reply is checked before anything is written, so bad input leaves no partial file.
  * Exit: 0; 2 for bad input; 3, as eval, when no rollout completed or more errored (missing
  * replies and failed batch requests) than --max-error-rate allows.
  */
 import { ConfigError, ErrorRateError, InputLineError } from '../errors/index.js';
 import { readJsonLines } from '../io/jsonl.js';
+import { openSink, withSink } from '../io/output.js';
 import { SummaryBuilder, type Summary } from '../summary/summary.js';
 import {
   erroredRecord,
@@ -135,7 +137,18 @@ export async function score(given: Record<string, unknown>): Promise<void> {
     tasks: string;
     replies: string;
   };
-  checkOutputs([{ flag: '--output', path: flags.output, kind: 'folder' }]);
+  // `--out -` is standard output: the tables then go to standard error, so the lines stay JSONL.
+  const outFile = flags.out !== null && flags.out !== '-' ? flags.out : null;
+  checkOutputs([
+    { flag: '--output', path: flags.output, kind: 'folder' },
+    {
+      flag: '--out',
+      path: outFile,
+      kind: 'file',
+      inputs: [flags.tasks, flags.replies],
+      owned: flags.output !== null ? [flags.output] : [],
+    },
+  ]);
   if (flags.output !== null) (await import('../runfile/build.js')).requireEmptyOutput(flags.output, '--output');
   const tasks = await readTasks(flags.tasks);
   // Refuse a tasks file that --output cannot stand for before any reply is read.
@@ -156,6 +169,8 @@ export async function score(given: Record<string, unknown>): Promise<void> {
     records.push(toRecord(r, tasks.get(r.index)!, flags.model ?? null));
   });
   if (records.length === 0) throw new ConfigError(`--replies: ${flags.replies} holds no replies`);
+  // One line per reply: the missing ones, added next, are the run folder's and the summary's.
+  const scoredLines = records.length;
   const missing = missingReplies(tasks, records, pairs, flags.replies, flags.model ?? null);
   records.push(...missing);
 
@@ -163,6 +178,11 @@ export async function score(given: Record<string, unknown>): Promise<void> {
   for (const r of records) builder.add(r);
   const summary = builder.result();
 
+  if (flags.out !== null) {
+    await withSink(openSink(outFile ?? undefined, '--out'), async (sink) => {
+      for (let i = 0; i < scoredLines; i++) await sink.write(`${JSON.stringify(records[i])}\n`);
+    });
+  }
   if (flags.output !== null && scoredRun) {
     const status = missing.length > 0 ? 'incomplete' : 'complete';
     await scoredRun.writeScoredRun(
@@ -181,11 +201,12 @@ export async function score(given: Record<string, unknown>): Promise<void> {
       `bas: warning: incomplete: ${planned - missing.length} of ${planned} planned rollouts have a reply; the ${missing.length} missing are counted as errored rollouts of type ${MISSING_REPLY}\n`,
     );
   }
+  const print = flags.out === '-' ? process.stderr : process.stdout;
   if (flags.json) {
-    process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+    print.write(`${JSON.stringify(summary, null, 2)}\n`);
   } else {
     const { renderSummary } = await import('../report/tables.js');
-    process.stdout.write(renderSummary(summary, { title: `Scored ${records.length} replies from ${flags.replies}` }));
+    print.write(renderSummary(summary, { title: `Scored ${records.length} replies from ${flags.replies}` }));
   }
   const over = overBudget(summary, flags.maxErrorRate);
   if (over) throw over;

@@ -225,15 +225,12 @@ export const COMMAND_FLAGS = {
       required: true,
     }),
     output: text('--output <DIR>', 'write a run folder (results.jsonl, run.json) that bas report and bas compare read'),
-    // bas 0.3 wrote scored lines with --out FILE; the run folder's results.jsonl holds them now.
-    out: text('--out <FILE>', 'removed: use --output DIR', {
-      hidden: true,
-      parse: () => {
-        throw new ConfigError(
-          'bas score --out FILE was removed in 0.4: write a run folder with --output DIR; its results.jsonl holds one scored line per reply',
-        );
-      },
-    }),
+    // SPEC.md: `--out` writes one scored line per reply. As for gen, `--out` names a file and
+    // `--output` a folder; both may be given.
+    out: text(
+      '--out <FILE>',
+      "write one scored line per reply (JSONL, in the replies' order, results.jsonl's line shape); - for standard output",
+    ),
     model: { ...text('-m, --model <MODEL>', 'model name recorded in the run folder'), parse: parseModel },
     // eval's error budget: missing replies and failed batch requests are errored rollouts.
     maxErrorRate: {

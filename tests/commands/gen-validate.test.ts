@@ -2,6 +2,8 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bas, tempDir } from '../support/cli.js';
+import { generateTask } from '../../src/task/generate.js';
+import { runPolicy } from '../../src/task/policies.js';
 
 describe('bas gen', () => {
   it('writes one task per line with the fields SPEC lists', () => {
@@ -230,15 +232,124 @@ describe('bas score', () => {
   });
 });
 
-// bas 0.3 had --out FILE (scored lines) beside --output DIR (a run folder); 0.4 keeps the
-// folder, whose results.jsonl holds the same lines, and refuses --out with the way forward.
-it('bas score --out is refused with a pointer to --output, before any file is read', () => {
-  const r = bas(['score', '--tasks', '/nonexistent/t.jsonl', '--replies', '/nonexistent/r.jsonl', '--out', 'x.jsonl']);
-  expect(r.code).toBe(2);
-  expect(r.stderr).toBe(
-    'bas: bas score --out FILE was removed in 0.4: write a run folder with --output DIR; its results.jsonl holds one scored line per reply\n',
-  );
-  expect(bas(['score', '--help']).stdout).not.toMatch(/--out\b/);
+// SPEC.md: with --out, score writes one scored line per reply. --out names a file (as gen's),
+// --output a run folder; both may be given, and the file holds exactly the folder's lines for
+// the replies (the folder adds one per missing reply).
+describe('bas score --out FILE', () => {
+  function scoreSetup(): { dir: string; tasks: string; replies: string } {
+    const dir = tempDir();
+    const tasks = join(dir, 'tasks.jsonl');
+    writeFileSync(tasks, bas(['gen', '-n', '5']).stdout);
+    const replies = join(dir, 'replies.jsonl');
+    const task = (i: number) => generateTask({ num_transactions: 24, fault_rate: 0.25, seed: 20260826 }, i);
+    // Tasks 2, 0 and 1 in that order (4 is missing): oracle, raw sums, then no answer at all.
+    writeFileSync(
+      replies,
+      [
+        { index: 2, reply: runPolicy('oracle', task(2).prompt) },
+        { index: 0, reply: runPolicy('raw-sums', task(0).prompt) },
+        { index: 1, reply: 'no answer' },
+      ]
+        .map((l) => JSON.stringify(l))
+        .join('\n') + '\n',
+    );
+    return { dir, tasks, replies };
+  }
+
+  it("writes one scored line per reply, in the replies' order, beside the run folder", () => {
+    const { dir, tasks, replies } = scoreSetup();
+    const out = join(dir, 'scored.jsonl');
+    const folder = join(dir, 'run');
+    const r = bas([
+      'score',
+      '--tasks',
+      tasks,
+      '--replies',
+      replies,
+      '--out',
+      out,
+      '--output',
+      folder,
+      '--max-error-rate',
+      '1',
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/bas_correct/);
+    const lines = readFileSync(out, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines.map((l) => [l.index, l.rollout, l.reward, l.metrics.parsed])).toEqual([
+      [2, 0, 1, 1],
+      [0, 0, 0, 1],
+      [1, 0, 0, 0],
+    ]);
+    for (const l of lines) {
+      expect(l.error).toBeNull();
+      expect(typeof l.reply).toBe('string');
+      expect(l).toHaveProperty('rewards.fault_audit');
+    }
+    // The run folder holds the same lines first, then the missing replies as errored rollouts.
+    const folderLines = readFileSync(join(folder, 'results.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(folderLines.slice(0, 3)).toEqual(lines);
+    expect(folderLines.slice(3).map((l) => [l.index, l.error.type])).toEqual([
+      [3, 'missing_reply'],
+      [4, 'missing_reply'],
+    ]);
+    expect(readdirSync(dir).sort()).toEqual(['replies.jsonl', 'run', 'scored.jsonl', 'tasks.jsonl']);
+  });
+
+  it('--out - writes the lines to standard output and the tables to standard error', () => {
+    const { tasks, replies } = scoreSetup();
+    const r = bas(['score', '--tasks', tasks, '--replies', replies, '--out', '-', '--max-error-rate', '1']);
+    expect(r.code).toBe(0);
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.index)).toEqual([2, 0, 1]);
+    expect(r.stderr).toMatch(/bas_correct/);
+  });
+
+  it('writes the file even when the error budget then exits 3, and nothing on bad input', () => {
+    const { dir, tasks, replies } = scoreSetup();
+    const out = join(dir, 'scored.jsonl');
+    const r = bas(['score', '--tasks', tasks, '--replies', replies, '--out', out]);
+    expect(r.code).toBe(3);
+    expect(readFileSync(out, 'utf8').trim().split('\n')).toHaveLength(3);
+    writeFileSync(replies, '{"index": 0, "reply": "x"}\n{"index": 9, "reply": "x"}\n');
+    const bad = join(dir, 'bad.jsonl');
+    const refused = bas(['score', '--tasks', tasks, '--replies', replies, '--out', bad]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/replies\.jsonl:2: reply for task 9/);
+    expect(existsSync(bad)).toBe(false);
+  });
+
+  it.each([
+    ['the replies file', (d: string) => join(d, 'replies.jsonl'), /--out .*replies\.jsonl is the input/],
+    ['a file inside --output', (d: string) => join(d, 'run', 'x.jsonl'), /--out .*inside/],
+  ])('refuses --out over %s before reading anything', (_name, target, message) => {
+    const { dir, tasks, replies } = scoreSetup();
+    const before = readFileSync(replies, 'utf8');
+    const r = bas([
+      'score',
+      '--tasks',
+      tasks,
+      '--replies',
+      replies,
+      '--out',
+      target(dir),
+      '--output',
+      join(dir, 'run'),
+    ]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(readFileSync(replies, 'utf8')).toBe(before);
+    expect(existsSync(join(dir, 'run'))).toBe(false);
+  });
 });
 
 describe('number flags', () => {

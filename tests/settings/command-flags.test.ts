@@ -41,11 +41,8 @@ const rows: Row[] = [
   // score
   ['score', { tasks: 't', replies: 'r', model: 'm' }, { tasks: 't', replies: 'r', model: 'm', output: null }],
   ['score', { tasks: 't', replies: 'r', model: ' ' }, /^-m\/--model must name a model/],
-  [
-    'score',
-    { tasks: 't', replies: 'r', out: 'x' },
-    /^bas score --out FILE was removed in 0\.4: write a run folder with --output DIR/,
-  ],
+  ['score', { tasks: 't', replies: 'r', out: 'x' }, { out: 'x', output: null }],
+  ['score', { tasks: 't', replies: 'r', out: ' ' }, /^--out must not be empty$/],
   // merge
   ['merge', { output: 'o' }, { output: 'o', json: false }],
   // report: the price group, with the same range as eval's
