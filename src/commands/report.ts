@@ -22,8 +22,17 @@ export async function report(dir: string, given: Record<string, unknown>): Promi
   const requested = opts.rollout;
   checkOutputs([{ flag: '--html', path: opts.html, kind: 'file', inputs: runInputs(dir) }]);
   const wantDrill = opts.html !== null || requested.length > 0;
-  const selection = wantDrill ? new DrillSelection(requested) : null;
-  const data = await readRun(dir, { onRecord: selection ? (r) => selection.add(r) : undefined });
+  // Made afresh each time the reader starts its fold again (a pair recorded twice).
+  let selection = null as DrillSelection | null;
+  const data = await readRun(dir, {
+    onRecords: wantDrill
+      ? () => {
+          const chosen = new DrillSelection(requested);
+          selection = chosen;
+          return (r) => chosen.add(r);
+        }
+      : undefined,
+  });
   const missing = selection?.missing() ?? [];
   if (missing.length)
     throw new ConfigError(

@@ -16,6 +16,11 @@ import { completeStreamed, isEventStream } from './event-stream.js';
 /** Anything that turns a prompt into reply text; `signal` aborts the attempt. */
 export interface ModelClient {
   complete(messages: readonly ChatMessage[], signal: AbortSignal): Promise<Completion>;
+  /**
+   * Replies in-process without waiting on anything (a built-in policy): an attempt then gets
+   * the run's stop signal and no timeout of its own.
+   */
+  readonly inProcess?: boolean;
 }
 
 /** Sampling settings sent with every request. */
@@ -37,6 +42,7 @@ export function builtinPolicy(model: string): string | null {
 /** A built-in policy as a model: no key, no network, same pipeline. */
 export function builtinClient(policy: PolicyName): ModelClient {
   return {
+    inProcess: true,
     async complete(messages) {
       return { text: runPolicy(policy, messages), finish_reason: 'stop', usage: null };
     },

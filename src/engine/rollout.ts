@@ -100,21 +100,13 @@ export async function runEpisode(messages: readonly ChatMessage[], o: EpisodeOpt
         attempt - 1,
       );
     }
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(
-      () => {
-        timedOut = true;
-        controller.abort();
-      },
-      Math.min(o.requestTimeoutMs, remaining),
-    );
-    const onStop = (): void => controller.abort();
-    o.stop.addEventListener('abort', onStop, { once: true });
+    const bound = o.client.inProcess
+      ? inProcessAttempt(o.stop)
+      : boundAttempt(o.stop, Math.min(o.requestTimeoutMs, remaining));
     let failure: Failure;
     let outcome: AttemptOutcome = 'other';
     try {
-      const completion = await o.client.complete(messages, controller.signal);
+      const completion = await o.client.complete(messages, bound.signal);
       outcome = completion.budget_spent ? 'spent' : 'ok';
       usage = addUsage(usage, completion.usage);
       o.onAttempt?.(null);
@@ -123,6 +115,7 @@ export async function runEpisode(messages: readonly ChatMessage[], o: EpisodeOpt
       usage = addUsage(usage, usageOf(err));
       finishReason = err instanceof MalformedResponseError ? err.finishReason : null;
       if (o.stop.aborted) return { kind: 'aborted' };
+      const timedOut = bound.timedOut();
       failure = classifyError(err, timedOut);
       if (failure.type === 'rate_limit') outcome = 'limited';
       if (timedOut) {
@@ -131,14 +124,13 @@ export async function runEpisode(messages: readonly ChatMessage[], o: EpisodeOpt
             ? `episode deadline of ${o.episodeTimeoutMs / 1000} s`
             : `request timeout of ${o.requestTimeoutMs / 1000} s`;
         // A reply held back by the memory budget is not a slow endpoint: say which it was.
-        const held = waitedOnBudget(controller.signal)
+        const held = waitedOnBudget(bound.signal)
           ? '; the reply was waiting for memory, since the replies in flight filled their budget (BAS_REPLY_BUDGET_MB)'
           : '';
         failure.message = `no reply within the ${cut}${held}`;
       }
     } finally {
-      clearTimeout(timer);
-      o.stop.removeEventListener('abort', onStop);
+      bound.done();
       // failure is unassigned only when the attempt returned a reply.
       // A wait past the deadline fails this rollout at once; it does not close the gate for
       // the others either (they learn it from their own requests, or first contact stops the run).
@@ -164,6 +156,45 @@ export async function runEpisode(messages: readonly ChatMessage[], o: EpisodeOpt
     await sleep(delay, o.stop);
     if (o.stop.aborted) return { kind: 'aborted' };
   }
+}
+
+/** One attempt's signal: aborted by the run's stop or by the attempt's timeout. */
+interface AttemptBound {
+  readonly signal: AbortSignal;
+  /** Whether the timeout (not the stop) aborted it. */
+  timedOut(): boolean;
+  /** The attempt is over: its timer and its hold on the stop signal go. */
+  done(): void;
+}
+
+/** An attempt of a client that talks to something outside the process: a timer and a signal of its own. */
+function boundAttempt(stop: AbortSignal, timeoutMs: number): AttemptBound {
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, timeoutMs);
+  const onStop = (): void => controller.abort();
+  stop.addEventListener('abort', onStop, { once: true });
+  return {
+    signal: controller.signal,
+    timedOut: () => timedOut,
+    done() {
+      clearTimeout(timer);
+      stop.removeEventListener('abort', onStop);
+    },
+  };
+}
+
+/**
+ * An attempt of an in-process client (a built-in policy), which replies at once: it sees the
+ * run's stop signal, and no timer or signal is made for it. Node's AbortSignals outlive every
+ * young collection whatever holds them (docs/performance.md), so one per attempt was the
+ * largest part of what a long built-in run promoted to the old generation.
+ */
+function inProcessAttempt(stop: AbortSignal): AttemptBound {
+  return { signal: stop, timedOut: () => false, done: () => {} };
 }
 
 /** A slot from the gate, or null when the run stopped or the deadline passed first. */

@@ -183,7 +183,10 @@ export class Runner {
    */
   async run(pairs: Iterable<readonly [number, number]>): Promise<RunOutcome> {
     const limit = pLimit(this.o.concurrency);
-    const queued = new Set<Promise<void>>();
+    // Pairs started and not yet settled. A count, not a set of their promises: a set that
+    // lives the whole run and grows and shrinks by one on every pair reallocates its table,
+    // and each table outlives the young collections.
+    let open = 0;
     let wake: (() => void) | null = null;
     let failure: unknown = null;
     let task: RunTask | null = null;
@@ -198,7 +201,8 @@ export class Runner {
       const t = task;
       // The slot is held for the episode only; scoring and recording go to the backlog, so a
       // burst of replies sends its follow-up requests first.
-      const p: Promise<void> = limit(() => this.episode(t, rollout))
+      open++;
+      void limit(() => this.episode(t, rollout))
         .then((result) => (result ? backlog.later(() => this.finish(t, rollout, result)) : undefined))
         .catch((err: unknown) => {
           // A bug, not a model problem: stop and report it rather than record it as data.
@@ -206,19 +210,18 @@ export class Runner {
           this.stop();
         })
         .finally(() => {
-          queued.delete(p);
+          open--;
           const w = wake;
           wake = null;
           w?.();
         });
-      queued.add(p);
       // Let pending I/O run before preparing the next pair: in the first wave each request
       // leaves before the next is prepared (rather than the whole cold burst being prepared
       // before any byte goes out), and later a reply is never kept waiting behind a run of
       // preparation.
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
-    await Promise.all(queued);
+    while (open > 0) await new Promise<void>((resolve) => (wake = resolve));
     if (failure) throw failure;
     return { stopped: this.stopped, fatal: this.fatal, pace: this.pace.record() };
   }

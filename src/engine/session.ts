@@ -10,7 +10,7 @@ import type { Warn } from '../runfile/read.js';
 import { pairKey, splitPairKey, type PairKey, type RolloutRecord } from '../runfile/record.js';
 import { RESULTS_FILE } from '../runfile/files.js';
 import { makeRunInfo, type RunInfo } from '../runfile/run-info.js';
-import { readWinningRecords, Winners, type RunBounds } from '../runfile/winners.js';
+import { foldWinningRecords, Winners, type RunBounds } from '../runfile/winners.js';
 import { settingsForRunJson, type EvalSettings, type SavedSettings } from '../settings/settings.js';
 import { builtinPolicy } from '../endpoint/client.js';
 import { inShard, shardSize, type Shard } from '../runfile/shard.js';
@@ -183,29 +183,29 @@ export async function rolloutsLeft(
   rollouts: number,
   shard: Shard | null,
 ): Promise<{ pending: number; total: number }> {
-  const finished = new Set<PairKey>();
+  let finished = new Set<PairKey>();
   const results = join(dir, RESULTS_FILE);
   if (existsSync(results)) {
-    await readWinningRecords(
+    const { fold } = await foldWinningRecords(
       results,
-      (r) => {
-        if (!r.error) finished.add(pairKey(r.index, r.rollout ?? 0));
+      () => {
+        const scored = new Set<PairKey>();
+        return {
+          scored,
+          add: (r: RolloutRecord) => void (r.error ? null : scored.add(pairKey(r.index, r.rollout ?? 0))),
+        };
       },
       { bounds: { n, rollouts, shard, indices: null }, warn: () => {} },
     );
+    finished = fold.scored;
   }
   return { pending: countPending(n, rollouts, finished, shard), total: shardSize(n, shard) * rollouts };
 }
 
 /** The summary of a run folder's winning records, read without taking or changing the folder. */
 export async function readSummary(dir: string, bounds: RunBounds | null = null): Promise<Summary> {
-  const builder = new SummaryBuilder();
   const results = join(dir, RESULTS_FILE);
-  if (existsSync(results))
-    await readWinningRecords(results, (r) => builder.add(r), {
-      bounds,
-      warn: () => {},
-      onReplaced: (r) => builder.addReplaced(r),
-    });
-  return builder.result();
+  if (!existsSync(results)) return new SummaryBuilder().result();
+  const { fold } = await foldWinningRecords(results, () => new SummaryBuilder(), { bounds, warn: () => {} });
+  return fold.result();
 }

@@ -10,7 +10,7 @@ import { folderLockState } from '../runfile/lock.js';
 import { runGenerator } from '../runfile/versions.js';
 import { GENERATOR_VERSION } from '../task/generate.js';
 import { SummaryBuilder, type Summary } from '../summary/summary.js';
-import { runBounds, Winners } from '../runfile/winners.js';
+import { foldWinningRecords, runBounds, type WinnerFold } from '../runfile/winners.js';
 import type { RolloutRecord } from '../runfile/record.js';
 import { provenanceOf, type Provenance } from './provenance.js';
 
@@ -36,11 +36,14 @@ export interface RunData {
 export interface ReadOptions {
   warn?: Warn;
   /**
-   * Sees every winning record (the last line of its pair, within the run) with its line
-   * number, as the summary is built, so a caller needing more than the summary (the HTML
-   * drill-down, one rollout) needs no read of its own.
+   * Starts a caller's fold of the winning records (the last line of each pair, within the
+   * run): the function it returns sees each of them with its line number as the summary is
+   * built, so a caller needing more than the summary (the HTML drill-down, one rollout) needs
+   * no read of its own. It is called once, or twice when the file holds a pair twice (a run
+   * resumed after errors): then what the first function saw is to be forgotten, and the
+   * second sees every winner from the start (`foldWinningRecords`).
    */
-  onRecord?: (r: RolloutRecord, line: number) => void;
+  onRecords?: () => (r: RolloutRecord, line: number) => void;
 }
 
 /**
@@ -56,34 +59,46 @@ function registerReadBackKey(run: RunFile | null): void {
   if (value) registerSecret(value);
 }
 
+/** What a report reads from a run's winning records: the summary, the configurations and the model. */
+class RunFold implements WinnerFold {
+  readonly builder = new SummaryBuilder();
+  readonly configs = new Set<string>();
+  firstConfig: TaskConfig | null = null;
+  firstModel: string | null = null;
+
+  constructor(private readonly onRecord: ((r: RolloutRecord, line: number) => void) | null) {}
+
+  add(r: RolloutRecord, line: number): void {
+    this.builder.add(r);
+    if (r.config && this.configs.size < 20) {
+      const key = JSON.stringify([r.config.num_transactions, r.config.fault_rate, r.config.seed]);
+      if (!this.configs.has(key)) this.configs.add(key);
+      this.firstConfig ??= r.config;
+    }
+    if (typeof r.model === 'string') this.firstModel ??= r.model;
+    this.onRecord?.(r, line);
+  }
+
+  addReplaced(r: RolloutRecord): void {
+    this.builder.addReplaced(r);
+  }
+}
+
 /** Reads and summarises a run folder (or a bare results file). */
 export async function readRun(path: string, options: Warn | ReadOptions = {}): Promise<RunData> {
   const opts = typeof options === 'function' ? { warn: options } : options;
   const warn = opts.warn ?? stderrWarn;
-  const onRecord = opts.onRecord;
+  const onRecords = opts.onRecords;
   const { dir, resultsPath, runPath } = locateRun(path);
   let run = runPath ? await readRunInfo(runPath) : null;
   registerReadBackKey(run);
-  const builder = new SummaryBuilder();
-  const configs = new Set<string>();
-  let firstConfig: TaskConfig | null = null;
-  let firstModel: string | null = null;
   // Records that cannot belong to the run (a task past n, another shard's) are set aside and
-  // counted, never summarised as rollouts of it.
-  const winners = await Winners.scan(resultsPath, { bounds: runBounds(run), warn });
-  await winners.forEach(
-    (r, line) => {
-      builder.add(r);
-      if (r.config && configs.size < 20) {
-        const key = JSON.stringify([r.config.num_transactions, r.config.fault_rate, r.config.seed]);
-        if (!configs.has(key)) configs.add(key);
-        firstConfig ??= r.config;
-      }
-      if (typeof r.model === 'string') firstModel ??= r.model;
-      onRecord?.(r, line);
-    },
-    (r) => builder.addReplaced(r),
-  );
+  // counted, never summarised as rollouts of it. One pass over the file unless a pair has two lines.
+  const { fold, counts } = await foldWinningRecords(resultsPath, () => new RunFold(onRecords?.() ?? null), {
+    bounds: runBounds(run),
+    warn,
+  });
+  const { builder, configs, firstConfig, firstModel } = fold;
   const summary = builder.result();
   if (summary.counts.rollouts === 0) {
     throw new ConfigError(`${resultsPath} holds no rollouts yet: nothing to report`);
@@ -118,7 +133,7 @@ export async function readRun(path: string, options: Warn | ReadOptions = {}): P
       `This run was made by task generator ${generator} and this bas has generator ${GENERATOR_VERSION}: its ledgers cannot be rebuilt, so the HTML report shows replies without ledgers.`,
     );
   }
-  const { setAside, firstSetAside } = winners.counts;
+  const { setAside, firstSetAside } = counts;
   if (firstSetAside !== null)
     notes.push(
       `${setAside} record${setAside === 1 ? '' : 's'} of ${resultsPath} cannot belong to this run and ${setAside === 1 ? 'is' : 'are'} left out (first: line ${firstSetAside.line}, ${firstSetAside.reason}).`,

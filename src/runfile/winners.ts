@@ -5,9 +5,12 @@
  * reads them through here, so the rule, the torn-last-line rule (in `forEachRecord`) and the
  * run's bounds are applied the same way everywhere.
  *
- * Two passes over the file: the first finds each pair's last line and checks each record
- * against the run it sits in; the second hands the winners over in file order. Memory is a
- * few bytes per pair, never the records themselves.
+ * The first pass finds each pair's last line and checks each record against the run it sits
+ * in; a second hands the winners over in file order. A reader that folds the records into
+ * something it can start again (a summary, the drill-down's selection) uses
+ * `foldWinningRecords`, which folds during the first pass and reads the file again only when
+ * that pass finds a pair recorded twice (a run resumed after errors). Memory is a few bytes
+ * per pair, never the records themselves.
  *
  * A record that cannot belong to its run (a task index past n, outside the run's shard or
  * its list of tasks, a rollout past the run's count) is either refused with the file and line
@@ -79,6 +82,11 @@ interface WinnerOptions {
   warn?: Warn;
 }
 
+interface ScanOptions extends WinnerOptions {
+  /** Sees each record within the run as the first pass reads it, and whether it replaced an earlier line of its pair. */
+  onLine?: (r: RolloutRecord, line: number, replaces: boolean) => void;
+}
+
 /** Pairs dense enough to be kept in a typed array: a slot per (task, rollout), 4 bytes each. */
 const MAX_DENSE_SLOTS = 1 << 24;
 
@@ -134,7 +142,7 @@ export class Winners {
   ) {}
 
   /** The first pass: every line parsed and checked, each pair's last line noted. */
-  static async scan(path: string, opts: WinnerOptions = {}): Promise<Winners> {
+  static async scan(path: string, opts: ScanOptions = {}): Promise<Winners> {
     const bounds = opts.bounds ?? null;
     const warn = opts.warn ?? stderrWarn;
     const pairs = new PairLines(bounds);
@@ -153,8 +161,10 @@ export class Winners {
           counts.firstSetAside ??= { line, reason: why };
           return;
         }
-        if (pairs.set(r.index, r.rollout ?? 0, line) === 0) counts.rollouts++;
-        else counts.replaced++;
+        const replaces = pairs.set(r.index, r.rollout ?? 0, line) !== 0;
+        if (replaces) counts.replaced++;
+        else counts.rollouts++;
+        opts.onLine?.(r, line, replaces);
       },
       warn,
     );
@@ -209,4 +219,40 @@ export async function readWinningRecords(
   const winners = await Winners.scan(path, opts);
   await winners.forEach(fn, opts.onReplaced);
   return winners.counts;
+}
+
+/** Something the winning records are folded into, one at a time, in file order. */
+export interface WinnerFold {
+  add(r: RolloutRecord, line: number): void;
+  /** A line a later line of its pair replaced (its tokens were still paid for). */
+  addReplaced?(r: RolloutRecord, line: number): void;
+}
+
+/**
+ * The winning records of `path` folded, in file order, into a fold made by `start`. One pass
+ * when no pair has two lines: the records are folded as the first pass reads them. Otherwise
+ * the fold of that pass is dropped when the first repeated pair shows up, and a new one is made
+ * and fed by a second pass. Either way the fold sees exactly what `readWinningRecords` hands
+ * over, and no more than one fold is held at a time.
+ */
+export async function foldWinningRecords<F extends WinnerFold>(
+  path: string,
+  start: () => F,
+  opts: WinnerOptions = {},
+): Promise<{ fold: F; counts: WinnerCounts }> {
+  let fold: F | null = start();
+  const winners = await Winners.scan(path, {
+    ...opts,
+    onLine: (r, line, replaces) => {
+      if (replaces) fold = null;
+      else fold?.add(r, line);
+    },
+  });
+  if (fold !== null) return { fold, counts: winners.counts };
+  const again = start();
+  await winners.forEach(
+    (r, line) => again.add(r, line),
+    again.addReplaced && ((r, line) => again.addReplaced!(r, line)),
+  );
+  return { fold: again, counts: winners.counts };
 }

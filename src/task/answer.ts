@@ -4,6 +4,7 @@
  * only here, so "1,234.50", 1234.5 and "$1234.50" are one value and 1234.501 is not a cent amount.
  */
 import { Decimal } from 'decimal.js';
+import { parseJsonDict } from './json-dict.js';
 import { cents } from './money.js';
 import { BAS_LABELS, type BasLabel, type Cents } from './types.js';
 
@@ -90,9 +91,10 @@ function boundedDecimal(text: string): string | null {
 }
 
 /**
- * Bounds on the JSON's shape, checked before JSON.parse: V8 parses deep or tiny containers,
- * and objects with many keys, ten to twenty times slower per byte than ordinary data, so a
- * reply of a million brackets or keys would cost far more than its size says. An honest
+ * Bounds on the JSON's shape, checked before it is parsed (json-dict.ts): deep or tiny
+ * containers, and objects with many keys, parse ten to twenty times slower per byte than
+ * ordinary data, so a reply of a million brackets or keys would cost far more than its size
+ * says, and the parser recurses once per level of nesting. An honest
  * answer nests three deep and holds one key and one list per claimed row (a ledger has at
  * most 10,000 rows), so these bounds sit above anything honest.
  */
@@ -202,7 +204,7 @@ export function parseAnswer(reply: string): ParseResult {
   if (shape !== null) return { ok: false, reason: shape };
   let data: unknown;
   try {
-    data = JSON.parse(body);
+    data = parseJsonDict(body);
   } catch {
     return { ok: false, reason: 'the answer block is not valid JSON' };
   }

@@ -72,7 +72,7 @@ export function injectFaults(rng: Rng, rows: Row[], days: QuarterDays, faultRate
   for (let i = 0; i < rows.length; i++) any = (chosen[i] = rng.chance(faultRate)) || any;
   if (faultRate > 0 && !any) chosen[rng.int(0, rows.length - 1)] = true;
 
-  const injected: FaultMap = {};
+  const injected: FaultMap = Object.create(null) as FaultMap;
   for (let position = 0; position < rows.length; position++) {
     if (!chosen[position]) continue;
     const first = rng.pick(applicable(rows[position]!, position, [], days));

@@ -6,6 +6,7 @@
  */
 import type { QuarterDays } from './calendar.js';
 import { randomAbn } from './abn.js';
+import { wholeDigits } from './money.js';
 import type { Rng } from './random.js';
 import { ABN_THRESHOLD_CENTS, correctGst } from './rules.js';
 import type { Row } from './types.js';
@@ -23,9 +24,9 @@ function invoiceDigits(n: number): number {
 }
 
 function drawInvoice(rng: Rng, digits: number): string {
-  if (digits <= 9) return `INV-${String(rng.int(0, 10 ** digits - 1)).padStart(digits, '0')}`;
-  const high = String(rng.int(0, 10 ** (digits - 9) - 1)).padStart(digits - 9, '0');
-  return `INV-${high}${String(rng.int(0, 999_999_999)).padStart(9, '0')}`;
+  if (digits <= 9) return `INV-${wholeDigits(rng.int(0, 10 ** digits - 1)).padStart(digits, '0')}`;
+  const high = wholeDigits(rng.int(0, 10 ** (digits - 9) - 1)).padStart(digits - 9, '0');
+  return `INV-${high}${wholeDigits(rng.int(0, 999_999_999)).padStart(9, '0')}`;
 }
 
 /** A price in cents within the line's range: skewed towards the low end, as real invoices are. */

@@ -34,13 +34,24 @@ export function tenPercentOf(amount: Cents): Cents {
   return divideRoundHalfUp(amount, 10);
 }
 
+/**
+ * The decimal digits of a whole number from 0 to 1e21, as `String(n)` writes them, but
+ * without V8's number-to-string cache: that cache lives in the old generation, so every
+ * string it holds survives the young collections and is promoted, and the ledgers' random
+ * amounts and invoice numbers would otherwise leave a few hundred bytes per task there for
+ * the next full collection (docs/performance.md).
+ */
+export function wholeDigits(n: number): string {
+  return n.toFixed(0);
+}
+
 /** Writes cents as a plain two-decimal string: 123450 -> "1234.50", -1230 -> "-12.30". */
 export function formatCents(value: Cents): string {
   const sign = value < 0 ? '-' : '';
   const abs = Math.abs(value);
   const whole = Math.floor(abs / 100);
   const frac = abs - whole * 100;
-  return `${sign}${whole}.${frac < 10 ? '0' : ''}${frac}`;
+  return `${sign}${wholeDigits(whole)}.${frac < 10 ? '0' : ''}${frac}`;
 }
 
 const PLAIN_DECIMAL = /^-?\d+(\.\d{1,2})?$/;

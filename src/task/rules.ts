@@ -64,7 +64,7 @@ export function rowFaults(row: Row, period: Period): FaultCode[] {
 
 /** Applies every rule to every row and rolls the included rows into the corrected BAS. */
 export function deriveKey(ledger: Ledger): AnswerKey {
-  const faults: FaultMap = {};
+  const faults: FaultMap = Object.create(null) as FaultMap;
   const seenInvoices = new Set<string>();
   let g1 = 0;
   let gstOnSales = 0;

@@ -263,6 +263,27 @@ describe('runEpisode', () => {
     expect(n).toBe(1);
   });
 
+  it("an in-process client gets the run's stop signal, no signal or timer of its own per attempt", async () => {
+    const stop = new AbortController();
+    const seen: AbortSignal[] = [];
+    const client: ModelClient = {
+      inProcess: true,
+      async complete(_m, signal) {
+        seen.push(signal);
+        return { text: 'ok', finish_reason: 'stop', usage: null };
+      },
+    };
+    const res = await runEpisode([], { ...base, stop: stop.signal, client });
+    expect(res.kind).toBe('reply');
+    expect(seen).toEqual([stop.signal]);
+    // A client that talks to an endpoint still gets a signal per attempt (its timeout's).
+    const remote: ModelClient = { complete: client.complete };
+    seen.length = 0;
+    await runEpisode([], { ...base, stop: stop.signal, client: remote });
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).not.toBe(stop.signal);
+  });
+
   it('fails a 400 without retrying', async () => {
     let n = 0;
     const client: ModelClient = {

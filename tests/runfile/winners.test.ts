@@ -4,9 +4,10 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { RolloutRecord } from '../../src/runfile/record.js';
-import { readWinningRecords, runBounds, Winners } from '../../src/runfile/winners.js';
+import { foldWinningRecords, readWinningRecords, runBounds, Winners } from '../../src/runfile/winners.js';
 import { done, failed } from '../report/fixtures.js';
 import { tempDir } from '../support/cli.js';
 
@@ -146,5 +147,77 @@ describe('records that cannot belong to their run', () => {
       .replace(/"num_flagged":null/, '"num_flagged":1e999');
     const file = resultsFile([done(0, 0, { bas: 1, audit: 1 }), text, done(2, 0, { bas: 1, audit: 1 })]);
     await expect(winners(file)).rejects.toThrow(`${file}: line 2 is not a rollout record: ${reason}`);
+  });
+});
+
+describe('folding the winners', () => {
+  /** A fold that lists what it sees, and counts how many folds were started. */
+  async function fold(file: string, bounds = runBounds({ n: 4, rollouts: 2 })) {
+    let starts = 0;
+    const { fold: f, counts } = await foldWinningRecords(
+      file,
+      () => {
+        starts++;
+        const seen: Array<[number, number, number, string]> = [];
+        return {
+          seen,
+          add: (r: RolloutRecord, line: number) => seen.push([r.index, r.rollout ?? 0, line, 'won']),
+          addReplaced: (r: RolloutRecord, line: number) => seen.push([r.index, r.rollout ?? 0, line, 'replaced']),
+        };
+      },
+      { bounds, warn: () => {} },
+    );
+    return { seen: f.seen, counts, starts };
+  }
+
+  it('folds in the first pass when every pair has one line', async () => {
+    const file = resultsFile([
+      done(1, 0, { bas: 1, audit: 1 }),
+      failed(0, 1, 'network'),
+      done(0, 0, { bas: 0, audit: 0 }),
+    ]);
+    const { seen, starts, counts } = await fold(file);
+    expect(starts).toBe(1);
+    expect(seen).toEqual([
+      [1, 0, 1, 'won'],
+      [0, 1, 2, 'won'],
+      [0, 0, 3, 'won'],
+    ]);
+    expect(counts).toMatchObject({ lines: 3, replaced: 0, rollouts: 3 });
+  });
+
+  it('starts again, fed by a second pass, when a pair has two lines', async () => {
+    const file = resultsFile([
+      failed(0, 0, 'timeout'),
+      done(1, 0, { bas: 1, audit: 1 }),
+      done(0, 0, { bas: 1, audit: 1 }),
+    ]);
+    const { seen, starts } = await fold(file);
+    expect(starts).toBe(2);
+    expect(seen).toEqual([
+      [0, 0, 1, 'replaced'],
+      [1, 0, 2, 'won'],
+      [0, 0, 3, 'won'],
+    ]);
+  });
+
+  it('sees what the two-pass reader hands over, on any file', async () => {
+    const line = fc.tuple(fc.nat(5), fc.nat(2), fc.boolean());
+    await fc.assert(
+      fc.asyncProperty(fc.array(line, { maxLength: 30 }), async (lines) => {
+        const file = resultsFile(
+          lines.map(([i, k, ok]) => (ok ? done(i, k, { bas: 1, audit: 1 }) : failed(i, k, 'network'))),
+        );
+        const bounds = runBounds({ n: 4, rollouts: 2 });
+        const expected: Array<[number, number, number, string]> = [];
+        await readWinningRecords(file, (r, l) => expected.push([r.index, r.rollout ?? 0, l, 'won']), {
+          bounds,
+          warn: () => {},
+          onReplaced: (r, l) => expected.push([r.index, r.rollout ?? 0, l, 'replaced']),
+        });
+        expect((await fold(file, bounds)).seen).toEqual(expected);
+      }),
+      { numRuns: 100 },
+    );
   });
 });

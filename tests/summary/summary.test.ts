@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SummaryBuilder, summarize } from '../../src/summary/summary.js';
+import { Floats, SummaryBuilder, summarize } from '../../src/summary/summary.js';
 import { renderSummary } from '../../src/report/tables.js';
 import { done, failed } from '../report/fixtures.js';
 import { makeRecord, SMALL_CONFIG } from '../report/make-run.js';
@@ -312,5 +313,28 @@ describe('summary: why rollouts errored, and what cannot be trusted', () => {
     expect(renderSummary(s)).not.toContain('\u001b');
     // The whole sequence goes, not only its ESC: no `]0;title` left as text (and the spaces either side become one).
     expect(s.errors[0]!.messages[0]!.example).toBe('bad thing');
+  });
+});
+
+describe('the column of latencies', () => {
+  it('holds whole milliseconds in 4 bytes each, anything else in 8, and sorts them all exactly', () => {
+    const ms = fc.integer({ min: 0, max: 2 ** 32 - 1 });
+    const other = fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constant(2 ** 32), fc.constant(-1));
+    fc.assert(
+      fc.property(
+        fc.array(ms, { maxLength: 3000 }),
+        fc.array(fc.oneof(ms, other), { maxLength: 50 }),
+        (whole, mixed) => {
+          const column = new Floats();
+          for (const x of whole) column.push(x);
+          expect(column.width).toBe(4);
+          for (const x of mixed) column.push(x);
+          const all = [...whole, ...mixed];
+          expect(column.width).toBe(mixed.some((x) => !Number.isInteger(x) || x < 0 || x >= 2 ** 32) ? 8 : 4);
+          expect([...column.sorted()]).toEqual([...Float64Array.from(all).sort()]);
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });

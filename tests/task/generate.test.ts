@@ -82,6 +82,16 @@ describe('generator', () => {
     expect(atThreshold).toBeGreaterThan(0);
   });
 
+  it('fault maps keyed by row id are dictionaries without a prototype', () => {
+    // An object literal would get a hidden class per set of faulty rows, each left in V8's old
+    // generation for the next full collection (docs/performance.md).
+    const t = generateTask(DEFAULT, 7);
+    expect(Object.getPrototypeOf(t.injected)).toBe(null);
+    expect(Object.getPrototypeOf(t.key.faults)).toBe(null);
+    expect(Object.keys(t.key.faults).length).toBeGreaterThan(0);
+    expect(JSON.parse(JSON.stringify(t.key.faults))).toEqual({ ...t.key.faults });
+  });
+
   it('pads ids to the width of the count', () => {
     expect(generateTask({ ...DEFAULT, num_transactions: 4 }, 0).ledger.rows.map((r) => r.id)).toEqual([
       'T1',

@@ -5,6 +5,7 @@ import {
   cents,
   divideRoundHalfUp,
   formatCents,
+  wholeDigits,
   gstInclusiveShare,
   parseMoneyString,
   tenPercentOf,
@@ -19,6 +20,15 @@ describe('money', () => {
     expect(() => cents(1.5)).toThrow();
     expect(() => cents(2 ** 53)).toThrow();
     expect(cents(-7)).toBe(-7);
+  });
+
+  it('wholeDigits writes a whole number as String() does', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.nat(), fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER })), (n) => {
+        expect(wholeDigits(n)).toBe(String(n));
+      }),
+    );
+    for (const n of [0, 9, 10, 999_999_999, 1e15, 1e20]) expect(wholeDigits(n)).toBe(String(n));
   });
 
   it('formatting and parsing round-trip', () => {

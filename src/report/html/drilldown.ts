@@ -13,7 +13,7 @@ import { GENERATOR_VERSION } from '../../task/generate.js';
 import { runGenerator } from '../../runfile/versions.js';
 import type { RunData } from '../read.js';
 import type { RolloutRecord } from '../../runfile/record.js';
-import { readWinningRecords, runBounds } from '../../runfile/winners.js';
+import { foldWinningRecords, runBounds } from '../../runfile/winners.js';
 import { DrillSelection, SELECTION_LIMITS, type Selected } from './selection.js';
 
 /** Replies longer than this are cut in the page (the results file keeps them whole). */
@@ -250,13 +250,19 @@ export function drillDataOf(data: RunData, chosen: Selected[]): DrillData {
 
 /**
  * Reads the run's results again and builds the page's data for the default selection. `bas
- * report` chooses while it reads the file the first time (readRun's onRecord) instead.
+ * report` chooses while it reads the file the first time (readRun's onRecords) instead.
  */
 export async function buildDrillData(data: RunData, requested: Array<[number, number]> = []): Promise<DrillData> {
-  const selection = new DrillSelection(requested);
-  await readWinningRecords(data.resultsPath, (r) => selection.add(r), {
-    bounds: runBounds(data.run),
-    warn: () => {}, // the first read already warned about a torn last line
-  });
-  return drillDataOf(data, selection.selected());
+  const { fold } = await foldWinningRecords(
+    data.resultsPath,
+    () => {
+      const selection = new DrillSelection(requested);
+      return { selection, add: (r: RolloutRecord) => selection.add(r) };
+    },
+    {
+      bounds: runBounds(data.run),
+      warn: () => {}, // the first read already warned about a torn last line
+    },
+  );
+  return drillDataOf(data, fold.selection.selected());
 }
