@@ -1,10 +1,16 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['tests/**/*.test.ts'],
-    // Builds dist/ before any test, so the CLI the tests spawn is the source under test.
+    // Builds dist/ before any test, so the CLI the tests spawn is the source under test, and
+    // type-checks the project beside the tests (see the file).
     globalSetup: ['tests/support/build.ts'],
+    // Most test files spend their time waiting on a child process (the CLI, bas serve) or a
+    // socket, not computing: vitest's default (one worker per core, less one) would run them
+    // one at a time on a 2-core machine, with a core idle.
+    maxWorkers: Number(process.env.BAS_TEST_WORKERS) || availableParallelism() + 1,
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },

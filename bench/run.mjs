@@ -1,7 +1,7 @@
 // `npm run bench`: every speed and memory target of the project, measured on this machine.
 // Each section is a module exporting an async function that returns rows
 // {name, value, unit, target, pass}; pass is null for figures shown for information.
-// Pick sections with arguments: `npm run bench -- task report`.
+// Pick sections with arguments: `npm run bench -- task report`; `suite` runs only when named.
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import { ROOT } from './measure.mjs';
@@ -14,6 +14,8 @@ const SECTIONS = [
   ['hostile', 'hostile.mjs', 'benchHostile', 'Grading hostile ~1 MB replies'],
   ['pace', 'pace.mjs', 'benchPace', 'bas eval against a rate-limited bas serve (rate limits as a pace)'],
   ['reward', 'reward.mjs', 'benchReward', 'bas reward-server: batches of 256 graded over loopback HTTP'],
+  // Several minutes, so only when named: `npm run bench -- suite`.
+  ['suite', 'suite.mjs', 'benchSuite', 'The test suite (npm test), as the machine is and under load', 'named'],
 ];
 
 function show(value) {
@@ -24,8 +26,8 @@ function show(value) {
 
 const wanted = process.argv.slice(2);
 let failed = 0;
-for (const [id, file, fn, title] of SECTIONS) {
-  if (wanted.length > 0 && !wanted.includes(id)) continue;
+for (const [id, file, fn, title, only] of SECTIONS) {
+  if (wanted.length > 0 ? !wanted.includes(id) : only === 'named') continue;
   console.log(`\n## ${title} (${id})`);
   const mod = await import(pathToFileURL(join(ROOT, 'bench', file)).href);
   const rows = await mod[fn]();

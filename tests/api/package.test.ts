@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, tempDir } from '../support/cli.js';
+import { typesChecked } from '../support/types-checked.js';
 
 const hasNpm = spawnSync('npm', ['--version'], { encoding: 'utf8' }).status === 0;
 if (!hasNpm) console.warn('tests/api/package.test.ts: skipped, npm is not installed');
@@ -42,7 +43,9 @@ function expectDocumentedOutput(stdout: string, documented: string[]): void {
 describe.skipIf(!hasNpm)('the packed package', () => {
   let app: string;
   let files: string[];
-  beforeAll(() => {
+  beforeAll(async () => {
+    // The declarations in dist/ are written by the type check the test setup runs beside the tests.
+    await typesChecked();
     const work = tempDir('bas-pack-');
     // dist/ is built by the test setup; --ignore-scripts keeps pack from building it again.
     const packed = JSON.parse(

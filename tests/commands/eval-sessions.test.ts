@@ -3,11 +3,11 @@
  * a resumed run's time counts every session, and a run whose every rollout is recorded is
  * complete even when the reader of its output went away at its very end.
  */
-import { spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bas, BIN, tempDir } from '../support/cli.js';
+import { bas, startBas, tempDir } from '../support/cli.js';
 
 const runJson = (dir: string): Record<string, any> => JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8'));
 
@@ -50,20 +50,23 @@ describe('the time of a run', () => {
 });
 
 describe('a reader that goes away at the end of a run', () => {
-  it('leaves the run complete when every rollout is recorded (`bas eval … 2>&1 | head -1`)', () => {
+  it('leaves the run complete when every rollout is recorded (`bas eval … 2>&1 | head -1`)', async () => {
     const dir = join(tempDir(), 'run');
-    // head takes the first progress line and exits; in a run this fast the next line is the
-    // last one, written as the last rollout ends, into the closed pipe. The closed pipe is
-    // noticed either while the run ends (exit 141) or after it (a quiet exit 0); either way
-    // every rollout is recorded, so the run is complete. bas 0.3 marked it interrupted in
-    // the first case ("2,000 of 2,000 recorded").
-    const cmd = `"${process.execPath}" "${BIN}" eval -m builtin:oracle -n 2000 --num-transactions 6 --output "${dir}" 2>&1 | head -1; echo "exit=\${PIPESTATUS[0]}"`;
-    const r = spawnSync('bash', ['-c', cmd], { encoding: 'utf8' });
-    expect(r.stdout).toMatch(/^bas: \d+\/2000 done/);
-    expect(r.stdout).toMatch(/^exit=(0|141)$/m);
+    // The reader is gone before bas writes anything, and a run of one rollout writes its first
+    // progress line as that rollout ends: into the closed pipe, while the run ends. The closed
+    // pipe is noticed either then (exit 141) or after the run (a quiet exit 0); either way every
+    // rollout is recorded, so the run is complete. bas 0.3 marked it interrupted in the first
+    // case ("1 of 1 recorded").
+    const child = startBas(['eval', '-m', 'builtin:oracle', '-n', '1', '--output', dir], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout!.destroy();
+    child.stderr!.destroy();
+    const [code] = (await once(child, 'exit')) as [number | null];
+    expect([0, 141]).toContain(code);
     const info = runJson(dir);
     expect(info.status).toBe('complete');
-    expect(info.summary.counts.rollouts).toBe(2000);
+    expect(info.summary.counts.rollouts).toBe(1);
     expect(existsSync(join(dir, '.bas.lock'))).toBe(false);
   });
 });

@@ -113,7 +113,7 @@ describe('bas eval against bas serve', () => {
   it('honours Retry-After: waits at least as long as asked, and never past the episode deadline', async () => {
     const s = await start(['--rate-limit-rate', '0.5', '--retry-after', '0.2', '--seed', '5']);
     const dir = join(tempDir(), 'run');
-    const r = await basAsync(evalArgs(s.url, dir, ['-n', '16', '-c', '4', '--max-retries', '8']), {
+    const r = await basAsync(evalArgs(s.url, dir, ['-n', '8', '-c', '4', '--max-retries', '8']), {
       env: { OPENAI_API_KEY: KEY },
     });
     expect(r.code).toBe(0);

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { taskFromJson } from '../../src/task/serialize.js';
 import { bas, basAsync, startBas } from '../support/cli.js';
-import { chatml, repliesFor } from '../support/replies.js';
+import { openrlhfBody, repliesFor } from '../support/replies.js';
 
 interface Row {
   prompt: Array<{ role: string; content: string }>;
@@ -97,15 +97,10 @@ describe('a trainer of OpenRLHF against bas reward-server', () => {
     // OpenRLHF renders the dataset's messages with --apply_chat_template, appends the sampled
     // tokens (with the end-of-turn token) and posts in batches; newer versions post one sample at a time.
     const post = async (batch: typeof samples) => {
-      const prompts = batch.map((s) => chatml(s.row.prompt));
       const res = await fetch(`${url}/get_reward`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: 'Bearer tok-123' },
-        body: JSON.stringify({
-          query: batch.map((s, k) => `${prompts[k]}${s.reply}<|im_end|>`),
-          prompts,
-          labels: batch.map((s) => s.row.label),
-        }),
+        body: JSON.stringify(openrlhfBody(batch.map((s) => ({ ...s.row, reply: s.reply })))),
       });
       expect(res.status).toBe(200);
       return (await res.json()) as { rewards: number[]; scores: number[]; extra_logs: Record<string, number[]> };

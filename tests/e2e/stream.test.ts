@@ -56,7 +56,7 @@ describe('bas eval --stream against bas serve', () => {
     const r = await basAsync(
       evalArgs(s.url, dir, [
         '-n',
-        '16',
+        '8',
         '-c',
         '4',
         '--stream-idle-timeout',
@@ -73,7 +73,7 @@ describe('bas eval --stream against bas serve', () => {
     );
     expect(r.code).toBe(0);
     const records = readResults(dir);
-    expect(records).toHaveLength(16);
+    expect(records).toHaveLength(8);
     // Every reply that was scored is whole: a cut one would not parse to a reward of 1.
     for (const x of records) if (x.error === null) expect(x.reward).toBe(1);
     // Retries happened (cuts and stalls), and stalls ended on the idle timeout, not the 120 s request timeout.

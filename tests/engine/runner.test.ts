@@ -587,17 +587,26 @@ describe('Runner: first contact and pace', () => {
   });
 
   it('429s are waiting turns: a rollout refused more often than --max-retries still completes', async () => {
-    let n = 0;
-    const client: ModelClient = {
-      async complete(messages) {
-        if (n++ < 6) throw err(429, { 'retry-after-ms': '1' });
-        return { text: runPolicy('oracle', messages), finish_reason: 'stop', usage: null };
-      },
-    };
-    const records: RolloutRecord[] = [];
-    await runner(client, 1, records).run(pairs(1));
-    expect(records[0]!.error).toBeNull();
-    expect(records[0]!.attempts).toBe(7);
+    // Each refused probe closes the pace's gate twice as long as the last (0.25 s, 0.5 s, ... 4 s):
+    // fake timers let those waits pass without the test sitting through them.
+    vi.useFakeTimers();
+    try {
+      let n = 0;
+      const client: ModelClient = {
+        async complete(messages) {
+          if (n++ < 6) throw err(429, { 'retry-after-ms': '1' });
+          return { text: runPolicy('oracle', messages), finish_reason: 'stop', usage: null };
+        },
+      };
+      const records: RolloutRecord[] = [];
+      const done = runner(client, 1, records).run(pairs(1));
+      await vi.runAllTimersAsync();
+      await done;
+      expect(records[0]!.error).toBeNull();
+      expect(records[0]!.attempts).toBe(7);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('lowers the requests in flight under 429s and loses no rollout', async () => {

@@ -18,7 +18,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closedPort } from '../support/closed-port.js';
 import { textWidth } from '../../src/report/fit-table.js';
-import { bas, startBas } from '../support/cli.js';
+import { bas, basAsync, startBas } from '../support/cli.js';
+import { gatedServer } from '../support/gated-server.js';
 import { curveChart, curveStyle } from '../../src/report/html/svg.js';
 
 let root: string;
@@ -380,47 +381,57 @@ describe('bas sweep of several models', () => {
   });
 
   it('resumes after an interruption and finishes every point', async () => {
-    const dir = join(root, 'interrupted');
-    const child = startBas(
-      [
-        'sweep',
-        '--num-transactions',
-        '12,24',
-        '-m',
-        'builtin:oracle',
-        '-m',
-        'builtin:blanket',
-        '-n',
-        '800',
-        '--output',
-        dir,
-        '--no-progress',
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let stderr = '';
-    const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
-    // Stopped once the first point is done: the signal lands in a later point (or after the last).
-    await new Promise<void>((done) =>
-      child.stderr!.on('data', (d: Buffer) => {
-        stderr += d.toString();
-        if (stderr.includes('[1/4]')) done();
-      }),
-    );
-    child.kill('SIGINT');
-    const code = await exited;
-    expect([130, 0]).toContain(code);
-    if (code === 130)
+    // The endpoint answers the first point's 4 requests and holds the rest: the interruption
+    // lands in the second point, however fast or slow the machine is.
+    const gate = await gatedServer(4);
+    const env = { OPENAI_API_KEY: 'sk-sweep-interrupted-0123' };
+    try {
+      const dir = join(root, 'interrupted');
+      const child = startBas(
+        [
+          'sweep',
+          '--num-transactions',
+          '12,24',
+          '-m',
+          'model-a',
+          '-m',
+          'model-b',
+          '-n',
+          '4',
+          '--base-url',
+          gate.url,
+          '--output',
+          dir,
+          '--no-progress',
+        ],
+        { stdio: ['ignore', 'pipe', 'pipe'], env },
+      );
+      let stderr = '';
+      const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+      // Stopped once the first point is done, while the second waits for its replies.
+      await new Promise<void>((done) =>
+        child.stderr!.on('data', (d: Buffer) => {
+          stderr += d.toString();
+          if (stderr.includes('[1/4]')) done();
+        }),
+      );
+      child.kill('SIGINT');
+      expect(await exited).toBe(130);
       expect(stderr).toMatch(/interrupted by SIGINT at .*: continue the whole sweep with bas sweep --resume/);
-    const r = bas(['sweep', '--resume', dir, '--json', '--no-progress']);
-    expect(r.code, r.stderr).toBe(0);
-    const j = JSON.parse(r.stdout) as { points: GridPoint[] };
-    expect(j.points.map((p) => [p.model, p.num_transactions, p.completed, p.status])).toEqual([
-      ['builtin:oracle', 12, 800, 'complete'],
-      ['builtin:oracle', 24, 800, 'complete'],
-      ['builtin:blanket', 12, 800, 'complete'],
-      ['builtin:blanket', 24, 800, 'complete'],
-    ]);
+      gate.release();
+      const r = await basAsync(['sweep', '--resume', dir, '--base-url', gate.url, '--json', '--no-progress'], { env });
+      expect(r.code, r.stderr).toBe(0);
+      const j = JSON.parse(r.stdout) as { points: GridPoint[] };
+      expect(j.points.map((p) => [p.model, p.num_transactions, p.completed, p.status])).toEqual([
+        ['model-a', 12, 4, 'complete'],
+        ['model-a', 24, 4, 'complete'],
+        ['model-b', 12, 4, 'complete'],
+        ['model-b', 24, 4, 'complete'],
+      ]);
+    } finally {
+      gate.release();
+      await gate.close();
+    }
   });
 
   it('takes its models from models = [...] in its config file', () => {

@@ -20,7 +20,7 @@ import { taskToJson } from '../../src/task/serialize.js';
 import { DEFAULT_TASK_CONFIG } from '../../src/task/config.js';
 import type { Task } from '../../src/task/types.js';
 import { bas } from '../support/cli.js';
-import { chatml, repliesFor } from '../support/replies.js';
+import { chatml, openrlhfBody, repliesFor } from '../support/replies.js';
 
 const base: RewardServerOptions = {
   port: 0,
@@ -56,15 +56,8 @@ const tasks: Task[] = Array.from({ length: 8 }, (_, i) => generateTask(DEFAULT_T
 const rows = tasks.map(datasetRow);
 const oracle = (i: number) => repliesFor(tasks[i]!)[0]!;
 
-/** OpenRLHF's body for some (task, reply) pairs, the prompt rendered by a ChatML template. */
-function openrlhf(pairs: Array<[number, string]>) {
-  const prompts = pairs.map(([i]) => chatml(rows[i]!.prompt));
-  return {
-    query: pairs.map(([, reply], k) => `${prompts[k]}${reply}<|im_end|>`),
-    prompts,
-    labels: pairs.map(([i]) => rows[i]!.label),
-  };
-}
+/** OpenRLHF's body for some (task, reply) pairs. */
+const openrlhf = (pairs: Array<[number, string]>) => openrlhfBody(pairs.map(([i, reply]) => ({ ...rows[i]!, reply })));
 
 describe('grading equals bas score', () => {
   const dir = mkdtempSync(join(tmpdir(), 'bas-reward-'));
@@ -119,13 +112,8 @@ describe('grading equals bas score', () => {
 
   it('POST /get_reward gives the same rewards, with each component in extra_logs', async () => {
     const s = await start();
-    const pairs = items.slice(0, 1200).map((r): [number, string] => [r.index, r.reply]);
-    const prompts = pairs.map(([i]) => chatml(many[i]!.prompt));
-    const body = {
-      query: pairs.map(([, reply], k) => `${prompts[k]}${reply}<|im_end|>`),
-      prompts,
-      labels: pairs.map(([i]) => datasetRow(many[i]!).label),
-    };
+    const pairs = items.slice(0, 1200);
+    const body = openrlhfBody(pairs.map((r) => ({ ...datasetRow(many[r.index]!), reply: r.reply })));
     const res = await post(s, '/get_reward', body);
     expect(res.status).toBe(200);
     const want = scored.slice(0, 1200);

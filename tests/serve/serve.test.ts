@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { classifyError } from '../../src/endpoint/classify.js';
 import { httpClient } from '../../src/endpoint/client.js';
 import { DEFAULT_RETRY_POLICY } from '../../src/endpoint/retry.js';
@@ -202,21 +202,28 @@ describe('serve --rate-limit', () => {
   });
 
   it('--whole-second-retry-after sends Retry-After in whole seconds and no retry-after-ms', async () => {
-    for (const whole of [false, true]) {
-      server = await startServer({ ...base, rateLimitRps: 1, wholeSecondRetryAfter: whole });
-      const send = () =>
-        fetch(`${server!.url}/chat/completions`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ model: 'm', messages: prompt }),
-        });
-      expect((await send()).status).toBe(200);
-      const refused = await send();
-      expect(refused.status).toBe(429);
-      expect(refused.headers.get('retry-after')).toBe('1');
-      expect(refused.headers.has('retry-after-ms')).toBe(!whole);
-      await server.close();
-      server = null;
+    // The bucket's clock stands still, so the second request finds it empty however long the
+    // first took to answer on a busy machine (a second of real time would refill it).
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      for (const whole of [false, true]) {
+        server = await startServer({ ...base, rateLimitRps: 1, wholeSecondRetryAfter: whole });
+        const send = () =>
+          fetch(`${server!.url}/chat/completions`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ model: 'm', messages: prompt }),
+          });
+        expect((await send()).status).toBe(200);
+        const refused = await send();
+        expect(refused.status).toBe(429);
+        expect(refused.headers.get('retry-after')).toBe('1');
+        expect(refused.headers.has('retry-after-ms')).toBe(!whole);
+        await server.close();
+        server = null;
+      }
+    } finally {
+      vi.useRealTimers();
     }
   });
 

@@ -1,12 +1,14 @@
 /**
  * The globalSetup in build.ts must leave dist/ compiled from the source as it is now: every
  * module of src/ has its output, written no earlier than the source was last changed. Without
- * the setup, editing a source file and running the tests would spawn yesterday's CLI.
+ * the setup, editing a source file and running the tests would spawn yesterday's CLI. The type
+ * check it runs beside the tests fails here, with the compiler's own messages.
  */
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { expect, it } from 'vitest';
 import { DIST, ROOT } from './cli.js';
+import { typesChecked } from './types-checked.js';
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
@@ -30,3 +32,8 @@ it('dist/ holds a build of every source file, newer than the source', () => {
   }
   expect(stale).toEqual([]);
 });
+
+// The check runs beside the tests; on a loaded machine it may take minutes to finish.
+it('the project type-checks (src, tests and bench, as tsconfig.json sees them)', async () => {
+  expect(await typesChecked()).toBe('');
+}, 600_000);

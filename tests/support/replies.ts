@@ -58,3 +58,28 @@ export function repliesFor(task: Task): string[] {
 export function chatml(messages: ReadonlyArray<{ role: string; content: string }>): string {
   return `${messages.map((m) => `<|im_start|>${m.role}\n${m.content}<|im_end|>\n`).join('')}<|im_start|>assistant\n`;
 }
+
+/** One sample a trainer grades: the dataset row's messages and label, and the policy's reply. */
+export interface TrainerSample {
+  prompt: ReadonlyArray<{ role: string; content: string }>;
+  label: string;
+  reply: string;
+}
+
+/**
+ * The body OpenRLHF posts to a remote reward model (`/get_reward`): each prompt rendered by the
+ * chat template, the query that prompt with the sampled reply and the end-of-turn token
+ * appended, and the label from the dataset.
+ */
+export function openrlhfBody(samples: readonly TrainerSample[]): {
+  query: string[];
+  prompts: string[];
+  labels: string[];
+} {
+  const prompts = samples.map((s) => chatml(s.prompt));
+  return {
+    query: samples.map((s, k) => `${prompts[k]}${s.reply}<|im_end|>`),
+    prompts,
+    labels: samples.map((s) => s.label),
+  };
+}
