@@ -15,18 +15,21 @@ import type { Summary } from './summary/summary.js';
 import { MAX_TASKS, resolveTaskConfig } from './task/config.js';
 import { generateTask as generate } from './task/generate.js';
 import type { Task, TaskConfig } from './task/types.js';
+import { scoreReply as score } from './task/score.js';
+import { keyInCents, type AnswerKeyJson } from './task/serialize.js';
+import type { AnswerKey, Scores } from './task/types.js';
 
 export { runEval, type RunEvalOptions } from './engine/run-eval.js';
 export type { EvalEvent, EvalOutcome, EvalResult } from './engine/events.js';
 export { evalSettings, type EvalConfig } from './settings/eval-config.js';
 export type { EvalSettings } from './settings/settings.js';
 export { buildPrompt, PROMPT_VERSION } from './task/prompt.js';
-export { scoreReply } from './task/score.js';
 export { parseAnswer, type ParseResult, type Answer } from './task/answer.js';
 export { taskToJson } from './task/serialize.js';
 export { GENERATOR_VERSION } from './task/generate.js';
 export { DEFAULT_TASK_CONFIG } from './task/config.js';
 export type { AnswerKey, ChatMessage, Ledger, Row, Scores, Task, TaskConfig } from './task/types.js';
+export type { AnswerKeyJson } from './task/serialize.js';
 export type { RolloutRecord } from './runfile/record.js';
 export type { RunInfo, RunFile } from './runfile/run-info.js';
 export type { PaceRecord, RunSession, RunTime } from './runfile/sessions.js';
@@ -48,6 +51,22 @@ export function generateTask(config: Partial<TaskConfig>, index: number): Task {
   if (!Number.isSafeInteger(index) || index < 0 || index >= MAX_TASKS)
     throw new ConfigError(`index must be an integer from 0 to ${MAX_TASKS - 1}, got ${String(index)}`);
   return generate(checked, index);
+}
+
+/**
+ * Grades `reply` against `key`: rewards, metrics and the per-label detail. The key may be
+ * the typed one (`task.key`, integer cents) or a task file's (`"key"` of a `bas gen` line,
+ * two-decimal strings). Throws a ConfigError naming the field when the key is neither, rather
+ * than grading every figure as wrong.
+ */
+export function scoreReply(reply: string, key: AnswerKey | AnswerKeyJson): Scores {
+  let checked: AnswerKey;
+  try {
+    checked = keyInCents(key);
+  } catch (err) {
+    throw new ConfigError(`scoreReply: ${(err as Error).message}`);
+  }
+  return score(reply, checked);
 }
 
 /** A run folder read back: what `bas report` starts from. */

@@ -222,7 +222,9 @@ export async function score(given: Record<string, unknown>): Promise<void> {
     print.write(`${JSON.stringify(summary, null, 2)}\n`);
   } else {
     const { renderSummary } = await import('../report/tables.js');
-    print.write(renderSummary(summary, { title: `Scored ${records.length} replies from ${flags.replies}` }));
+    // The replies the file held; the missing ones are the error table's.
+    const replied = `${scoredLines} ${scoredLines === 1 ? 'reply' : 'replies'}`;
+    print.write(renderSummary(summary, { title: `Scored ${replied} from ${flags.replies}` }));
   }
   const over = overBudget(summary, flags.maxErrorRate);
   if (over) throw over;

@@ -69,8 +69,9 @@ function fits(kind: Kind, v: unknown, toml: boolean): boolean {
     // TOML integers arrive as bigints (see loadConfigFile), so `3.0` and `2e0`, floats, do not fit.
     case 'integer':
       return typeof v === 'bigint' || (!toml && typeof v === 'number' && Number.isSafeInteger(v));
+    // nan and inf are numbers too: the key's range check refuses them, naming the range.
     case 'number':
-      return typeof v === 'bigint' || (typeof v === 'number' && Number.isFinite(v));
+      return typeof v === 'bigint' || typeof v === 'number';
     case 'string':
       return typeof v === 'string';
     case 'boolean':

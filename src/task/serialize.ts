@@ -142,6 +142,31 @@ function faultsFromJson(value: unknown, path: string): FaultMap {
   return out;
 }
 
+/** An answer key as a task file holds it: money as two-decimal strings. */
+export interface AnswerKeyJson {
+  bas: Record<keyof Bas, string>;
+  faults: Record<string, string[]>;
+}
+
+/**
+ * An answer key in either form bas hands out, checked: the typed key (each figure integer
+ * cents) or a task file's (two-decimal strings). Throws TaskShapeError naming the first bad field.
+ */
+export function keyInCents(value: unknown, path = 'key'): AnswerKey {
+  const o = obj(value, path);
+  const basObj = obj(o.bas, `${path}.bas`);
+  const bas = {} as Bas;
+  for (const label of BAS_LABELS) {
+    const figure = basObj[label];
+    if (typeof figure === 'number') {
+      if (!Number.isSafeInteger(figure))
+        fail(`${path}.bas.${label}`, `must be whole cents or an amount with two decimals, got ${figure}`);
+      bas[label] = figure;
+    } else bas[label] = money(figure, `${path}.bas.${label}`);
+  }
+  return { bas, faults: faultsFromJson(o.faults, `${path}.faults`) };
+}
+
 function keyFromJson(value: unknown, path: string): AnswerKey {
   const o = obj(value, path);
   const basObj = obj(o.bas, `${path}.bas`);

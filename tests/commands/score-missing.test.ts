@@ -39,6 +39,8 @@ describe('bas score and missing replies', () => {
     );
     // The figures are still shown and kept: the gate is on top of the measurement, not instead of it.
     expect(r.stdout).toMatch(/bas_correct/);
+    // The title counts the replies the file held, not the planned rollouts.
+    expect(r.stdout.split('\n')[0]).toBe(`Scored 5 replies from ${join(dir, 'five.jsonl')}`);
     const info = JSON.parse(readFileSync(join(out, 'run.json'), 'utf8'));
     expect(info).toMatchObject({ status: 'incomplete', max_error_rate: 0.1 });
   });

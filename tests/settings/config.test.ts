@@ -49,6 +49,17 @@ describe('TOML run configuration', () => {
     );
   });
 
+  it('nan and inf for a number key are range errors naming the range, not "must be a number, got a float"', () => {
+    const nan = toml('model = "builtin:oracle"\n[task]\nfault_rate = nan');
+    expect(() => resolveSettings({}, loadConfigFile(nan), nan, {})).toThrow(
+      /"task.fault_rate" in .*c\.toml must be a number from 0 to 1, got NaN/,
+    );
+    const inf = toml('model = "builtin:oracle"\n[sampling]\ntemperature = -inf');
+    expect(() => resolveSettings({}, loadConfigFile(inf), inf, {})).toThrow(
+      /"sampling.temperature" in .*c\.toml must be a number from 0 to 2, got -Infinity/,
+    );
+  });
+
   it('integers stay numbers where a number is wanted, and in free tables', () => {
     const f = toml(
       'model = "m"\ntimeout = 5\nn = 3\n[task]\nseed = 9007199254740991\n[sampling.extra]\ntop_k = 40\nstop = [1, 2]',
