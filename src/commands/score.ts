@@ -8,6 +8,7 @@
  */
 import { ConfigError, ErrorRateError, InputLineError } from '../errors/index.js';
 import { readJsonLines } from '../io/jsonl.js';
+import { outsideText } from '../io/outside-text.js';
 import { openSink, withSink } from '../io/output.js';
 import { SummaryBuilder, type Summary } from '../summary/summary.js';
 import {
@@ -82,7 +83,13 @@ function readReplyLine(value: unknown, tasks: Map<number, KeyedTask>, seen: Map<
   const index = o.index;
   if (typeof index !== 'number' || !Number.isSafeInteger(index) || index < 0)
     throw new InputLineError('"index" must be a non-negative integer');
-  if (typeof o.reply !== 'string') throw new InputLineError('"reply" must be a string');
+  // A run's own results.jsonl can be graded again: its errored lines (`"reply": null` with an
+  // `error`) stay errored rollouts of their recorded type.
+  const error = o.reply === null ? recordedError(o.error) : null;
+  if (typeof o.reply !== 'string' && error === null)
+    throw new InputLineError(
+      '"reply" must be a string (or null, with the "error" {"type", "message"} of a run\'s line)',
+    );
   if (!tasks.has(index)) throw new InputLineError(`reply for task ${index}, which the tasks file does not hold`);
   // Several replies to one task are its rollouts, numbered in file order unless the line says.
   let rollout = seen.get(index) ?? 0;
@@ -92,7 +99,16 @@ function readReplyLine(value: unknown, tasks: Map<number, KeyedTask>, seen: Map<
     rollout = o.rollout;
   }
   seen.set(index, Math.max(seen.get(index) ?? 0, rollout + 1));
-  return { index, rollout, reply: o.reply, model: null, usage: null, finish_reason: null, error: null };
+  if (error !== null) return { index, rollout, reply: null, model: null, usage: null, finish_reason: null, error };
+  return { index, rollout, reply: o.reply as string, model: null, usage: null, finish_reason: null, error: null };
+}
+
+/** The error of a results.jsonl line, made safe; null when `value` is not one. */
+function recordedError(value: unknown): RolloutRecord['error'] {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
+  const { type, message } = value as { type?: unknown; message?: unknown };
+  if (typeof type !== 'string' || !/^[a-z][a-z_]{0,39}$/.test(type)) return null;
+  return { type, message: outsideText(typeof message === 'string' ? message : '') };
 }
 
 function toRecord(r: Reply, task: KeyedTask, model: string | null): RolloutRecord {

@@ -2,7 +2,7 @@
  * Turning whatever an attempt threw into one of a few error types. The types are what a run
  * records and counts; the retry loop decides from them (and the status) whether to try again.
  */
-import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import type { APIError } from 'openai';
 import {
   MalformedResponseError,
   ResponseTooLargeError,
@@ -12,6 +12,7 @@ import {
 } from '../errors/index.js';
 import { outsideText } from '../io/outside-text.js';
 import { parseRetryAfter } from './retry-after.js';
+import { isSdkStatusError, sdkErrorKind } from './sdk-errors.js';
 import { failure, statusFailure, type Failure } from './status-failure.js';
 
 export type { Failure } from './status-failure.js';
@@ -37,7 +38,8 @@ export function closedByServer(err: unknown): boolean {
  * then, the cause is a timeout.
  */
 export function classifyError(err: unknown, timedOut: boolean): Failure {
-  if (timedOut || err instanceof APIConnectionTimeoutError) {
+  const sdk = sdkErrorKind(err);
+  if (timedOut || sdk === 'timeout') {
     return failure('timeout', 'the request timed out');
   }
   if (err instanceof MalformedResponseError)
@@ -45,13 +47,13 @@ export function classifyError(err: unknown, timedOut: boolean): Failure {
   // V8's JSON.parse message quotes a cut piece of the body, which may be most of an echoed key.
   if (err instanceof SyntaxError)
     return failure('malformed', 'malformed response: the body is not JSON', { fault: 'shape' });
-  if (err instanceof APIUserAbortError) return failure('timeout', 'the request was aborted');
+  if (sdk === 'abort') return failure('timeout', 'the request was aborted');
   // A streamed reply's own failures (event-stream.ts): read after the SDK handed the stream over.
   if (err instanceof ResponseTooLargeError) return failure('response_too_large', err.message);
   if (err instanceof StreamIdleError) return failure('timeout', err.message);
   if (err instanceof StreamCutError) return failure('network', err.message);
   if (err instanceof StreamReportedError) return failure('provider', outsideText(err.message));
-  if (err instanceof APIConnectionError) {
+  if (sdk === 'connection') {
     const cause = (err as { cause?: unknown }).cause;
     // Its own type, never retried: the same endpoint would send the same flood again.
     if (cause instanceof ResponseTooLargeError) return failure('response_too_large', cause.message);
@@ -61,16 +63,16 @@ export function classifyError(err: unknown, timedOut: boolean): Failure {
         : '';
     return failure('network', `connection failed${detail ? `: ${outsideText(detail)}` : ''}`);
   }
-  if (err instanceof APIError && typeof err.status === 'number') return sdkStatusFailure(err);
+  if (isSdkStatusError(err)) return sdkStatusFailure(err);
   if (err instanceof Error && err.name === 'AbortError') return failure('timeout', 'the request timed out');
   // fetch's body reader fails with a TypeError when the connection drops mid-body.
   if (err instanceof TypeError) return failure('network', `connection failed: ${outsideText(err.message)}`);
   return failure('provider', outsideText(err instanceof Error ? err.message : err));
 }
 
-function sdkStatusFailure(err: APIError): Failure {
+function sdkStatusFailure(err: APIError & { status: number }): Failure {
   return statusFailure({
-    status: err.status as number,
+    status: err.status,
     error: err.error,
     fallback: err.message,
     retryAfterMs: parseRetryAfter(err.headers ?? null),

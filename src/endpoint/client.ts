@@ -87,10 +87,13 @@ export function httpClient(opts: HttpClientOptions): ModelClient {
   // From here on the key is cut out of whatever the endpoint sends back (io/secrets.ts).
   const maxResponseBytes = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const stream = opts.stream ?? null;
-  const sdk = makeSdk({ ...opts, passThrough: stream ? isEventStream : undefined });
+  const sdkReady = makeSdk({ ...opts, passThrough: stream ? isEventStream : undefined });
+  // A failed load (a broken install) is the first request's error, not an unhandled rejection.
+  sdkReady.catch(() => {});
   const fields = requestFields(opts.model, opts.sampling, opts.baseURL);
   return {
     async complete(messages, signal) {
+      const sdk = await sdkReady;
       if (stream) {
         const bounds = { maxBytes: maxResponseBytes, idleMs: stream.idleTimeoutMs };
         return held(await completeStreamed(sdk, { ...fields, messages }, signal, bounds));

@@ -7,12 +7,13 @@
  * text: it is cut short and stripped of control characters before it reaches a terminal.
  */
 import type OpenAI from 'openai';
-import { APIError } from 'openai';
+import type { APIError } from 'openai';
 import { MalformedResponseError, StreamCutError, StreamIdleError, StreamReportedError } from '../errors/index.js';
 import { generateTask } from '../task/generate.js';
 import { DEFAULT_TASK_CONFIG } from '../task/config.js';
 import type { AnswerKey, ChatMessage } from '../task/types.js';
 import { classifyError, closedByServer } from './classify.js';
+import { isSdkStatusError } from './sdk-errors.js';
 import { inspectReply } from './completion.js';
 import { adviceFor, grade, type GradedReply } from './probe-grade.js';
 import { requestFields, type Sampling } from './client.js';
@@ -163,7 +164,7 @@ export async function probe(
     let data: unknown;
     let answer: { status: number; headers: HeaderBag };
     if (stream) {
-      const sdk = makeSdk({ ...ep, passThrough: isEventStream });
+      const sdk = await makeSdk({ ...ep, passThrough: isEventStream });
       const bounds = { maxBytes: ep.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, idleMs: stream.idleTimeoutMs };
       const r = await requestStreamed(sdk, { ...fields, messages: task.prompt }, timeout.signal, bounds);
       data = r.body;
@@ -175,7 +176,7 @@ export async function probe(
         messages: task.prompt as ChatMessage[],
         stream: false,
       } as OpenAI.ChatCompletionCreateParamsNonStreaming;
-      const { data: whole, response } = await makeSdk(ep).chat.completions.create(body).withResponse();
+      const { data: whole, response } = await (await makeSdk(ep)).chat.completions.create(body).withResponse();
       data = whole;
       answer = { status: response.status, headers: response.headers as HeaderBag };
     }
@@ -197,7 +198,7 @@ export async function probe(
     return report;
   } catch (err) {
     report.latencyMs = performance.now() - started;
-    if (!(err instanceof APIError) || typeof err.status !== 'number') {
+    if (!isSdkStatusError(err)) {
       const failure = classifyError(err, timeout.signal.aborted);
       const streamFailed = stream ? streamAdvice(err, clean(failure.message), stream) : null;
       if (streamFailed !== null) {
@@ -272,7 +273,7 @@ const MAX_MODELS = 20_000;
 export async function listModels(ep: Endpoint): Promise<ModelEntry[]> {
   // Read raw: the SDK's page takes any 200 (an HTML sign-in page, `{}`) as an empty list, and
   // a wrong base URL would then pass as "0 models".
-  const body: unknown = await makeSdk(ep).get('/models');
+  const body: unknown = await (await makeSdk(ep)).get('/models');
   const data = body !== null && typeof body === 'object' ? (body as { data?: unknown }).data : undefined;
   if (!Array.isArray(data)) {
     throw new MalformedResponseError(

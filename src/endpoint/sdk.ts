@@ -3,8 +3,12 @@
  * models` alike: retries off (the runner's loop owns them), the SDK's timer agreeing with
  * ours, our bounded node:http fetch, and the key registered as a secret before any request,
  * so that whatever the endpoint echoes has it cut out (io/secrets.ts).
+ *
+ * The SDK (about 150 modules, a tenth of a second to load) is imported on first use, so a
+ * run of a built-in model, a resume with nothing left and every bad-input refusal start
+ * without it.
  */
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { registerSecret } from '../io/secrets.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, makeNodeFetch, type NodeFetchOptions } from './http-fetch.js';
 
@@ -20,9 +24,13 @@ export interface SdkOptions {
   passThrough?: NodeFetchOptions['passThrough'];
 }
 
-/** An SDK client for these options; the key is a registered secret from here on. */
-export function makeSdk(opts: SdkOptions): OpenAI {
+/**
+ * An SDK client for these options. The key is a registered secret from the call on (before
+ * the SDK is even loaded), so nothing the endpoint sends back can show it.
+ */
+export async function makeSdk(opts: SdkOptions): Promise<OpenAI> {
   registerSecret(opts.apiKey);
+  const { default: OpenAI } = await import('openai');
   return new OpenAI({
     apiKey: opts.apiKey,
     baseURL: opts.baseURL,

@@ -96,3 +96,41 @@ describe('bas score and missing replies', () => {
     expect(r.stderr).toMatch(/^bas: --max-error-rate must be/);
   });
 });
+
+describe('bas score of a run folder’s own results.jsonl', () => {
+  it('grades its replies again and keeps its errored lines as errored rollouts of their type', () => {
+    const lines = range(20).map((index) =>
+      index < 18
+        ? { index, rollout: 0, reply: 'no answer', reward: 0, error: null }
+        : {
+            index,
+            rollout: 0,
+            reply: null,
+            error: { type: 'timeout', message: `the request timed out\u001b[2J after ${index} s` },
+          },
+    );
+    const results = join(dir, 'results-of-a-run.jsonl');
+    writeFileSync(results, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    const out = join(dir, 'regraded.jsonl');
+    const r = bas(['score', '--tasks', tasks, '--replies', results, '--out', out, '--json']);
+    expect(r.code).toBe(0);
+    const summary = JSON.parse(r.stdout);
+    expect(summary.counts).toMatchObject({ completed: 18, errored: 2, errors_by_type: { timeout: 2 } });
+    const scored = readFileSync(out, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(scored).toHaveLength(20);
+    // The recorded message is outside text: its control characters are shown, not sent to the terminal.
+    expect(scored[18].error.type).toBe('timeout');
+    expect(scored[18].error.message).not.toContain('\u001b');
+  });
+
+  it('refuses a null reply without a recorded error, naming the line', () => {
+    const file = join(dir, 'null-reply.jsonl');
+    writeFileSync(file, '{"index": 0, "reply": "x"}\n{"index": 1, "reply": null, "error": {"type": "Timeout!"}}\n');
+    const r = bas(['score', '--tasks', tasks, '--replies', file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/null-reply\.jsonl:2: "reply" must be a string \(or null, with the "error"/);
+  });
+});
