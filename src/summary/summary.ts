@@ -195,13 +195,15 @@ class TokenTotals {
 /**
  * A growable list of numbers in one typed array: 4 bytes a number while every number is a
  * whole one from 0 to 2^32 - 1 (bas records latencies in whole milliseconds), 8 bytes once
- * any other has come (a results file written by something else).
+ * any other has come (a results file written by something else). A -0 is kept as 0 in
+ * either width, so the column's values do not depend on when it grew.
  */
 export class Floats {
   private data: Uint32Array | Float64Array = new Uint32Array(1024);
   length = 0;
 
-  push(x: number): void {
+  push(value: number): void {
+    const x = value === 0 ? 0 : value;
     if (this.data instanceof Uint32Array && !(Number.isInteger(x) && x >= 0 && x <= 0xffff_ffff))
       this.data = Float64Array.from(this.data);
     if (this.length === this.data.length) {
