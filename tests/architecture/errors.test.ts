@@ -3,22 +3,12 @@
  * class (ConfigError in config-error.ts), and is exported from src/errors/index.ts: a reader
  * looking for what can be thrown finds it in one folder.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-const SRC = resolve(import.meta.dirname, '../../src');
+import { SRC, sourceFiles } from '../support/source-files.js';
 const ERRORS = join(SRC, 'errors');
-
-function sourceFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) out.push(...sourceFiles(path));
-    else if (name.endsWith('.ts')) out.push(path);
-  }
-  return out;
-}
 
 /** Classes a file declares that are errors: named `…Error`, or extending a class named so. */
 function errorClasses(text: string): string[] {

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-const SRC = resolve(import.meta.dirname, '../../src');
+import { SRC, sourceFiles } from '../support/source-files.js';
 
 /**
  * Layers from the top down. A file may import its own folder and any folder of a lower layer;
@@ -34,16 +34,6 @@ const LAYERS: readonly (readonly string[])[] = [
  * is gone but still listed, so this list only shrinks.
  */
 const KNOWN_UPWARD: readonly string[] = [];
-
-function sourceFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) out.push(...sourceFiles(path));
-    else if (name.endsWith('.ts')) out.push(path);
-  }
-  return out;
-}
 
 /** The top-level part of `src/` that a file belongs to: its first folder, or its own name. */
 function unit(file: string): string {
