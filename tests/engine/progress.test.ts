@@ -16,6 +16,14 @@ const state: ProgressState = {
   max: 64,
 };
 
+/** A display writing lines (not a terminal) into `out`, its clock 6 s further on at every look. */
+function lineDisplay(): { out: string[]; display: ReturnType<typeof progressDisplay> } {
+  const out: string[] = [];
+  const stream = { isTTY: false, write: (s: string) => out.push(s) } as unknown as NodeJS.WriteStream;
+  let t = 0;
+  return { out, display: progressDisplay({ stream, now: () => (t += 6000) }) };
+}
+
 describe('progressLine', () => {
   it('shows everything when there is room', () => {
     expect(progressLine(state, 200)).toBe(
@@ -47,10 +55,7 @@ describe('progressLine', () => {
 
 describe('progressDisplay', () => {
   it("follows runEval's events: errors, and the limit as it moves", () => {
-    const out: string[] = [];
-    const stream = { isTTY: false, write: (s: string) => out.push(s) } as unknown as NodeJS.WriteStream;
-    let t = 0;
-    const display = progressDisplay({ stream, now: () => (t += 6000) });
+    const { out, display } = lineDisplay();
     const info = {} as RunInfo;
     display.onEvent({ type: 'started', dir: 'd', info, total: 2, pending: 2, already: 0, concurrency: 16 });
     display.onEvent({ type: 'pace', limit: 4 });
@@ -62,10 +67,7 @@ describe('progressDisplay', () => {
   });
 
   it('counts the rollouts of earlier sessions of a resumed run', () => {
-    const out: string[] = [];
-    const stream = { isTTY: false, write: (s: string) => out.push(s) } as unknown as NodeJS.WriteStream;
-    let t = 0;
-    const display = progressDisplay({ stream, now: () => (t += 6000) });
+    const { out, display } = lineDisplay();
     display.onEvent({
       type: 'started',
       dir: 'd',
@@ -80,10 +82,7 @@ describe('progressDisplay', () => {
   });
 
   it('shows the mean reward the summary will show (one compensated sum for both)', () => {
-    const out: string[] = [];
-    const stream = { isTTY: false, write: (s: string) => out.push(s) } as unknown as NodeJS.WriteStream;
-    let t = 0;
-    const display = progressDisplay({ stream, now: () => (t += 6000) });
+    const { out, display } = lineDisplay();
     display.onEvent({
       type: 'started',
       dir: 'd',
