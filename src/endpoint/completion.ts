@@ -97,7 +97,8 @@ export interface ReplyView {
 }
 
 /** "4,096". */
-function grouped(n: number): string {
+/** A count with thousands grouped: `4,096`. */
+export function grouped(n: number): string {
   return n.toLocaleString('en-US');
 }
 

@@ -7,7 +7,7 @@
 import { scoreReply } from '../task/score.js';
 import type { AnswerKey } from '../task/types.js';
 import type { Sampling } from './client.js';
-import type { ReplyView } from './completion.js';
+import { grouped, type ReplyView } from './completion.js';
 
 /** A reply to the check's task, as a rollout would see it. */
 export interface GradedReply {
@@ -29,10 +29,6 @@ export interface GradedReply {
 }
 
 /** "4,096". */
-function grouped(n: number): string {
-  return n.toLocaleString('en-US');
-}
-
 /** Grades a 200's body against the task's key, as the runner would score it. */
 export function grade(view: ReplyView, key: AnswerKey): GradedReply {
   const u = view.usage;

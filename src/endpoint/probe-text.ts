@@ -3,20 +3,12 @@
  * lines, every piece of outside text already cleaned by the probe or cleaned here.
  */
 import { outsideText } from '../io/outside-text.js';
+import { grouped } from './completion.js';
 import type { ProbeReport } from './endpoint-check.js';
 
 type GradedReply = NonNullable<ProbeReport['graded']>;
 
 /** "4,096". */
-function grouped(n: number): string {
-  return n.toLocaleString('en-US');
-}
-
-/** Outside text made safe for one terminal line. */
-function clean(text: unknown, max: number): string {
-  return outsideText(text, max);
-}
-
 /** "4,096 completion (4,000 reasoning, 96 content)", from what the endpoint reported. */
 function tokenLine(g: GradedReply): string {
   if (g.completionTokens === null) return 'not reported';
@@ -64,9 +56,9 @@ export function renderProbe(r: ProbeReport, header: string): string {
   if (g) {
     lines.push(
       `  task         ${r.task.index} (the run's first)`,
-      `  finish       ${g.finishReason === null ? 'not given' : clean(g.finishReason, 40)}`,
+      `  finish       ${g.finishReason === null ? 'not given' : outsideText(g.finishReason, 40)}`,
       `  tokens       ${tokenLine(g)}`,
-      `  answer       ${g.parsed ? 'parsed' : `not parsed: ${clean(g.unparsed ?? '', 200)}`}`,
+      `  answer       ${g.parsed ? 'parsed' : `not parsed: ${outsideText(g.unparsed ?? '', 200)}`}`,
       `  reward       ${g.reward === null ? 'none (the rollout would error)' : g.reward.toFixed(3)}`,
     );
   }

@@ -220,6 +220,7 @@ export function resolveSettings(
           unconfirmed: null,
         }
       : endpoint(v, given, env, saved ? (savedFile ?? 'the saved run.json') : null);
+  // `model` again: the null check above narrowed `v.model`, not `v`, for the type of the result.
   return { ...v, model: v.model, ...ep };
 }
 
