@@ -11,6 +11,7 @@ import { readJsonLines } from '../io/jsonl.js';
 import { outsideText } from '../io/outside-text.js';
 import { openSink, withSink } from '../io/output.js';
 import { SummaryBuilder, type Summary } from '../summary/summary.js';
+import { errorBudget } from '../summary/error-budget.js';
 import {
   erroredRecord,
   missingReplyRecord,
@@ -235,14 +236,15 @@ export async function score(given: Record<string, unknown>): Promise<void> {
  * or more errored (missing replies included) than `maxErrorRate` allows, is exit 3.
  */
 function overBudget(summary: Summary, maxErrorRate: number): ErrorRateError | null {
-  const { completed, errored, rollouts, errors_by_type } = summary.counts;
+  const { errored, rollouts, errors_by_type } = summary.counts;
+  const verdict = errorBudget(summary.counts, maxErrorRate);
+  if (verdict === 'ok') return null;
   const types = Object.entries(errors_by_type)
     .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
     .map(([type, n]) => `${n} ${type}`)
     .join(', ');
-  if (completed === 0 && errored > 0)
+  if (verdict === 'nothing-completed')
     return new ErrorRateError(`no rollout completed (${errored} errored: ${types}); nothing was measured`);
-  if (rollouts === 0 || errored / rollouts <= maxErrorRate) return null;
   const missing = errors_by_type[MISSING_REPLY] ?? 0;
   const fix = [
     ...(missing > 0 ? ['give the missing replies'] : []),

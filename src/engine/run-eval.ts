@@ -7,6 +7,7 @@
  * evals, one after the other or side by side in different folders.
  */
 import { ConfigError } from '../errors/index.js';
+import { errorBudget } from '../summary/error-budget.js';
 import { isPolicyName } from '../task/policies.js';
 import { builtinClient, builtinPolicy, httpClient, type ModelClient } from '../endpoint/client.js';
 import { DEFAULT_RETRY_POLICY } from '../endpoint/retry.js';
@@ -68,11 +69,10 @@ function makeClient(s: EvalSettings, env: NodeJS.ProcessEnv): ModelClient {
 
 /** The outcome of a run that was not stopped, from its summary. */
 function budgetOutcome(summary: Summary, maxErrorRate: number): EvalOutcome {
-  const { completed, errored, rollouts } = summary.counts;
-  if (completed === 0 && errored > 0) return { kind: 'nothing-completed' };
-  if (rollouts > 0 && errored / rollouts > maxErrorRate)
-    return { kind: 'over-error-budget', errored, rollouts, maxErrorRate };
-  return { kind: 'ok' };
+  const { errored, rollouts } = summary.counts;
+  const verdict = errorBudget(summary.counts, maxErrorRate);
+  if (verdict === 'over-error-budget') return { kind: verdict, errored, rollouts, maxErrorRate };
+  return { kind: verdict };
 }
 
 /**
