@@ -18,7 +18,7 @@ import { inspectReply } from './completion.js';
 import { adviceFor, grade, type GradedReply } from './probe-grade.js';
 import { requestFields, type Sampling } from './client.js';
 import { makeSdk, type SdkOptions } from './sdk.js';
-import { isEventStream, requestStreamed } from './event-stream.js';
+import { isEventStream, requestStreamed, streamParams } from './event-stream.js';
 import { DEFAULT_MAX_RESPONSE_BYTES } from './http-fetch.js';
 import { outsideText } from '../io/outside-text.js';
 
@@ -137,7 +137,7 @@ export async function probe(
   const fields = requestFields(model, sampling, ep.baseURL);
   const { model: _m, ...asked } = fields;
   // What is sent besides model and messages, as the parameters line shows it.
-  const sent = stream ? { ...asked, stream: true, stream_options: { include_usage: true } } : asked;
+  const sent: Record<string, unknown> = stream ? { ...streamParams(asked) } : asked;
   const report: ProbeReport = {
     ok: false,
     reachable: false,

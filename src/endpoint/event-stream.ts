@@ -326,7 +326,7 @@ export async function requestStreamed(
 }
 
 /** The request fields that ask for a stream, with the usage of the whole request at its end. */
-function streamParams(body: Record<string, unknown>): OpenAI.ChatCompletionCreateParamsStreaming {
+export function streamParams(body: Record<string, unknown>): OpenAI.ChatCompletionCreateParamsStreaming {
   return {
     ...body,
     stream: true,
