@@ -183,22 +183,23 @@ export async function rolloutsLeft(
   rollouts: number,
   shard: Shard | null,
 ): Promise<{ pending: number; total: number }> {
-  let finished = new Set<PairKey>();
   const results = join(dir, RESULTS_FILE);
-  if (existsSync(results)) {
-    const { fold } = await foldWinningRecords(
-      results,
-      () => {
-        const scored = new Set<PairKey>();
-        return {
-          scored,
-          add: (r: RolloutRecord) => void (r.error ? null : scored.add(pairKey(r.index, r.rollout ?? 0))),
-        };
-      },
-      { bounds: { n, rollouts, shard, indices: null }, warn: () => {} },
-    );
-    finished = fold.scored;
-  }
+  // A fresh set for each pass: the fold starts again when a pair has two lines.
+  const finished = existsSync(results)
+    ? (
+        await foldWinningRecords(
+          results,
+          () => {
+            const scored = new Set<PairKey>();
+            const add = (r: RolloutRecord): void => {
+              if (!r.error) scored.add(pairKey(r.index, r.rollout ?? 0));
+            };
+            return { scored, add };
+          },
+          { bounds: { n, rollouts, shard, indices: null }, warn: () => {} },
+        )
+      ).fold.scored
+    : new Set<PairKey>();
   return { pending: countPending(n, rollouts, finished, shard), total: shardSize(n, shard) * rollouts };
 }
 

@@ -9,7 +9,7 @@ import { terminalText } from '../io/terminal-text.js';
 import type { RunInfo } from '../runfile/store.js';
 import { runTime, sessionsOf } from '../runfile/sessions.js';
 import { costOf, describeTask, runTimeText, unscoredLine } from './run-report.js';
-import { durationText } from './provenance.js';
+import { durationText, UNDER_ONE_MS_S } from './provenance.js';
 import type { Summary } from '../summary/summary.js';
 import { fmtInt, plainTable } from './tables.js';
 
@@ -34,11 +34,11 @@ export interface EvalHeader {
 
 /**
  * " (588 rollouts/s)", "(1,448 rollouts/s)", "(2.35 rollouts/s)": whole numbers from 100 up,
- * three figures below; nothing when no rollout ran or the time is under a millisecond, where
- * the rate would be noise (durationText then says "under 1 ms").
+ * three figures below; nothing when no rollout ran or durationText says "under 1 ms", where
+ * the rate would be noise.
  */
 function rateText(ran: number, elapsedS: number): string {
-  if (ran === 0 || !(elapsedS >= 0.001)) return '';
+  if (ran === 0 || !(elapsedS >= UNDER_ONE_MS_S)) return '';
   const rate = ran / elapsedS;
   const text = rate >= 100 ? fmtInt(rate) : rate.toFixed(rate >= 10 ? 1 : 2);
   return ` (${text} rollouts/s)`;

@@ -157,6 +157,9 @@ export function samplingShort(s: Sampling | null): string {
   return `t=${v(s.temperature)} max=${v(s.max_tokens)} effort=${v(s.reasoning_effort)}${extra}`;
 }
 
+/** Below this many seconds a time reads "under 1 ms" (it would round to 0 ms). */
+export const UNDER_ONE_MS_S = 0.0005;
+
 /**
  * Seconds as "340 ms", "42.0 s", "12 min 5 s", "3 h 20 min", or "unknown". Under a second the
  * time is given in whole milliseconds, so a short run never reads "0.0 s".

@@ -253,16 +253,9 @@ export function drillDataOf(data: RunData, chosen: Selected[]): DrillData {
  * report` chooses while it reads the file the first time (readRun's onRecords) instead.
  */
 export async function buildDrillData(data: RunData, requested: Array<[number, number]> = []): Promise<DrillData> {
-  const { fold } = await foldWinningRecords(
-    data.resultsPath,
-    () => {
-      const selection = new DrillSelection(requested);
-      return { selection, add: (r: RolloutRecord) => selection.add(r) };
-    },
-    {
-      bounds: runBounds(data.run),
-      warn: () => {}, // the first read already warned about a torn last line
-    },
-  );
-  return drillDataOf(data, fold.selection.selected());
+  const { fold } = await foldWinningRecords(data.resultsPath, () => new DrillSelection(requested), {
+    bounds: runBounds(data.run),
+    warn: () => {}, // the first read already warned about a torn last line
+  });
+  return drillDataOf(data, fold.selected());
 }
