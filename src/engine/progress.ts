@@ -66,6 +66,9 @@ export function progressLine(p: ProgressState, width: number): string {
   }
 }
 
+/** The events the display follows (a front end that runs the engine in a thread sends only these). */
+export const PROGRESS_EVENTS: ReadonlyArray<EvalEvent['type']> = ['started', 'pace', 'retry', 'rollout'];
+
 /** A display of the run on `o.stream`: feed it every event; `finish()` clears the live line. */
 export function progressDisplay(o: ProgressOptions): { onEvent: (e: EvalEvent) => void; finish: () => void } {
   const now = o.now ?? Date.now;
