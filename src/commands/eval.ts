@@ -20,7 +20,7 @@ import type { Summary } from '../summary/summary.js';
 import { configPathFrom, loadConfigFile, type FileConfig } from '../settings/config.js';
 import { progressDisplay, PROGRESS_EVENTS } from '../engine/progress.js';
 import type { EvalEvent, EvalResult } from '../engine/events.js';
-import { runEvalWhereBest } from '../engine/eval-thread.js';
+import { runEvalWhereBest } from '../engine/eval-placement.js';
 import { resolveSettings, type EvalFlags, type EvalSettings } from '../settings/settings.js';
 import { pricesOf } from '../settings/setting-table.js';
 import { readSavedRun } from '../runfile/run-info.js';

@@ -12,8 +12,7 @@
  * thread that dies (out of memory, a crash) ends the call with one clear error, never a hang.
  */
 import { Worker, type ResourceLimits } from 'node:worker_threads';
-import { ConfigError, FatalRunError } from '../errors/index.js';
-import { shardSize } from '../runfile/shard.js';
+import { FatalRunError } from '../errors/index.js';
 import { errorFromData } from '../errors/transfer.js';
 import type { EvalSettings } from '../settings/settings.js';
 import type { EvalEvent, EvalResult } from './events.js';
@@ -26,13 +25,6 @@ import type { FromWorker, ToWorker, WorkerStart } from './eval-worker.js';
  * was chosen.
  */
 const YOUNG_GENERATION_MB = 6;
-
-/**
- * Runs shorter than this many rollouts stay on the calling thread: a thread costs about 0.1 s
- * of CPU to start (a second isolate loading the engine) and 10 MB, and a run this short ends
- * long before its young generation could grow (docs/performance.md).
- */
-const THREAD_MIN_ROLLOUTS = 2000;
 
 const EVERY_EVENT: ReadonlyArray<EvalEvent['type']> = [
   'nothing-to-do',
@@ -164,27 +156,4 @@ export function runEvalInWorker(settings: EvalSettings, options: WorkerEvalOptio
       else reject(deathError(death, code, dir));
     });
   });
-}
-
-/**
- * Whether a run of these settings gets a thread of its own: `BAS_EVAL_THREAD` says `always`,
- * `never` or `auto` (the default: from THREAD_MIN_ROLLOUTS planned rollouts up).
- */
-export function wantsThread(settings: EvalSettings, env: NodeJS.ProcessEnv): boolean {
-  const choice = env.BAS_EVAL_THREAD || 'auto';
-  if (choice === 'always') return true;
-  if (choice === 'never') return false;
-  if (choice !== 'auto')
-    throw new ConfigError(`BAS_EVAL_THREAD must be always, never or auto, not ${JSON.stringify(choice.slice(0, 40))}`);
-  return shardSize(settings.num, settings.shard) * settings.rollouts >= THREAD_MIN_ROLLOUTS;
-}
-
-/**
- * Runs one eval in a worker thread when `wantsThread` says so, else on this thread (`runEval`);
- * the same result either way. `events` filters only what crosses from a thread.
- */
-export async function runEvalWhereBest(settings: EvalSettings, options: WorkerEvalOptions): Promise<EvalResult> {
-  if (wantsThread(settings, options.env)) return runEvalInWorker(settings, options);
-  const { runEval } = await import('./run-eval.js');
-  return runEval(settings, options);
 }

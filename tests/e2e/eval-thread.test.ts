@@ -1,6 +1,6 @@
 /**
- * `bas eval` with its engine in a worker thread (`BAS_EVAL_THREAD=always`; long runs get one
- * by default): what a user sees is what the same run on the main thread shows, Ctrl-C and
+ * `bas eval` and `bas sweep` with the engine in a worker thread (`BAS_EVAL_THREAD=always`; long
+ * runs get one by default): what a user sees is what the same run on the main thread shows, Ctrl-C and
  * SIGTERM stop it as before (exit 130/143, run.json interrupted, --resume finishes it), and
  * --check's report and bad input keep their lines and exit codes.
  */
@@ -108,6 +108,35 @@ describe('bas eval in a worker thread', () => {
     expect(thread.code).toBe(2);
     expect(thread.stderr).toBe(main.stderr);
     expect(thread.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('runs each point of a sweep in a thread, with the same table and lines', async () => {
+    const args = (dir: string) => [
+      'sweep',
+      '--num-transactions',
+      '12,24',
+      '-m',
+      'builtin:oracle',
+      '-m',
+      'builtin:silent',
+      '-n',
+      '4',
+      '--output',
+      dir,
+      '--verbose',
+    ];
+    const dirs = [join(tempDir(), 'sweep'), join(tempDir(), 'sweep')] as const;
+    const [thread, main] = await Promise.all([
+      basAsync(args(dirs[0]), { env: THREAD }),
+      basAsync(args(dirs[1]), { env: MAIN }),
+    ]);
+    expect(thread.code, thread.stderr).toBe(0);
+    expect(thread.stdout.replaceAll(dirs[0], 'DIR')).toEqual(main.stdout.replaceAll(dirs[1], 'DIR'));
+    const points = (stderr: string) => stderr.split('\n').filter((l) => /^bas: \[\d\/4\]/.test(l));
+    expect(points(thread.stderr)).toHaveLength(4);
+    expect(points(thread.stderr).map((l) => l.replace(/, [^,]+$/, ''))).toEqual(
+      points(main.stderr).map((l) => l.replace(/, [^,]+$/, '')),
+    );
   });
 
   it('refuses a BAS_EVAL_THREAD it does not know, in one line', async () => {

@@ -7,7 +7,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runEvalInWorker, wantsThread } from '../../src/engine/eval-thread.js';
+import { runEvalInWorker } from '../../src/engine/eval-thread.js';
+import { wantsThread } from '../../src/engine/eval-placement.js';
 import { runEval, type EvalEvent } from '../../src/engine/run-eval.js';
 import { ConfigError, FatalRunError, describeError } from '../../src/errors/index.js';
 import { evalSettings, type EvalConfig } from '../../src/settings/eval-config.js';
