@@ -176,8 +176,9 @@ export async function runEvalCommand(
         ...folder,
         signal,
         env: process.env,
-        // Only what is shown crosses from the thread: without progress, no event per rollout.
+        // Only what is shown crosses from a thread: rollouts as their rewards, for the progress line.
         events: progress ? [...NOTICE_EVENTS, ...PROGRESS_EVENTS] : NOTICE_EVENTS,
+        onRewards: progress?.onRewards,
         onEvent: (e) => {
           progress?.onEvent(e);
           const line = evalNotice(e);

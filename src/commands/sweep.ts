@@ -400,7 +400,8 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
           resume: started,
           signal,
           env: process.env,
-          events: progress ? [...NOTICE_EVENTS, 'started', 'rollout'] : NOTICE_EVENTS,
+          // Rollouts cross from a thread only for a line redrawn live on a terminal.
+          events: progress && process.stderr.isTTY ? [...NOTICE_EVENTS, 'started', 'rollout'] : NOTICE_EVENTS,
           preflight: check
             ? async () => {
                 checked.add(model);

@@ -8,6 +8,7 @@ import { shardSize } from '../runfile/shard.js';
 import type { EvalSettings } from '../settings/settings.js';
 import type { WorkerEvalOptions } from './eval-thread.js';
 import type { EvalResult } from './events.js';
+import { rolloutReward } from './progress.js';
 
 /**
  * Runs shorter than this many rollouts stay on the calling thread: a thread costs about 0.1 s
@@ -36,10 +37,16 @@ export function wantsThread(settings: EvalSettings, env: NodeJS.ProcessEnv): boo
 export async function runEvalWhereBest(settings: EvalSettings, options: WorkerEvalOptions): Promise<EvalResult> {
   if (wantsThread(settings, options.env)) return (await import('./eval-thread.js')).runEvalInWorker(settings, options);
   const { runEval } = await import('./run-eval.js');
-  const { onEvent, events } = options;
+  const { onEvent, events, onRewards } = options;
   const wanted = events ? new Set(events) : null;
   return runEval(settings, {
     ...options,
-    onEvent: onEvent && wanted ? (e) => void (wanted.has(e.type) && onEvent(e)) : onEvent,
+    onEvent:
+      onEvent || onRewards
+        ? (e) => {
+            if (e.type === 'rollout') onRewards?.([rolloutReward(e.record)]);
+            if (onEvent && (!wanted || wanted.has(e.type))) onEvent(e);
+          }
+        : undefined,
   });
 }

@@ -9,6 +9,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { errorToData, type ErrorData } from '../errors/transfer.js';
 import type { EvalSettings } from '../settings/settings.js';
 import type { EvalEvent, EvalResult } from './events.js';
+import { rolloutReward } from './progress.js';
 import { runEval } from './run-eval.js';
 
 /** What the thread is started with. */
@@ -22,14 +23,19 @@ export interface WorkerStart {
   preflight: boolean;
   /** The event types the caller listens to; the others are not sent. */
   events: ReadonlyArray<EvalEvent['type']>;
+  /** The caller takes finished rollouts as rewards (`onRewards`). */
+  rewards: boolean;
 }
+
+/** What one message of events holds, in the order it happened: events, and rollouts as rewards. */
+export type Batched = EvalEvent | { type: 'rewards'; rewards: Float64Array };
 
 /** What the starting thread sends. */
 export type ToWorker = { type: 'abort' } | { type: 'preflight-done'; ok: boolean };
 
 /** What the thread sends; exactly one of the last four ends the run. */
 export type FromWorker =
-  | { type: 'events'; events: EvalEvent[] }
+  | { type: 'events'; events: Batched[] }
   | { type: 'preflight' }
   | { type: 'result'; result: EvalResult }
   | { type: 'error'; error: ErrorData }
@@ -38,8 +44,10 @@ export type FromWorker =
   /** The caller's preflight threw: the caller holds that error. */
   | { type: 'preflight-failed' };
 
-/** Events sent in one message at most: a batch is a few hundred KB even with long replies. */
+/** Items sent in one message at most: a few hundred KB even of records with long replies. */
 const BATCH = 256;
+/** How long an event may wait for others to share its message. */
+const LATENCY_MS = 40;
 
 const port = parentPort!;
 const start = workerData as WorkerStart;
@@ -57,11 +65,34 @@ port.on('message', (m: ToWorker) => {
   else preflightDone?.(m.ok);
 });
 
-let batch: EvalEvent[] = [];
+let batch: Batched[] = [];
+/** Rewards of the rollouts since the last event: a typed array clones as bytes, a record as a graph. */
+let rewards: number[] = [];
+const endRewards = (): void => {
+  if (rewards.length === 0) return;
+  batch.push({ type: 'rewards', rewards: Float64Array.from(rewards) });
+  rewards = [];
+};
+let pending = 0;
+let timer: NodeJS.Timeout | null = null;
 const flush = (): void => {
+  if (timer) clearTimeout(timer);
+  timer = null;
+  endRewards();
+  pending = 0;
   if (batch.length === 0) return;
   port.postMessage({ type: 'events', events: batch } satisfies FromWorker);
   batch = [];
+};
+/**
+ * Queues one item: a batch goes when full or LATENCY_MS after its first item. A message per
+ * rollout would cost more than the rollout (a built-in model's takes 0.1 ms); the progress
+ * line is redrawn at most every 100 ms anyway.
+ */
+const queue = (add: () => void): void => {
+  add();
+  if (++pending >= BATCH) flush();
+  else timer ??= setTimeout(flush, LATENCY_MS);
 };
 const send = (m: FromWorker): void => {
   flush();
@@ -73,14 +104,17 @@ try {
     dir: start.dir,
     resume: start.resume,
     signal: stop.signal,
-    onEvent: wanted.size
-      ? (e) => {
-          if (!wanted.has(e.type)) return;
-          // The first event of a batch schedules its sending: a batch never waits past this turn.
-          if (batch.push(e) === 1) setImmediate(flush);
-          else if (batch.length >= BATCH) flush();
-        }
-      : undefined,
+    onEvent:
+      wanted.size || start.rewards
+        ? (e) => {
+            if (e.type === 'rollout' && start.rewards) queue(() => rewards.push(rolloutReward(e.record)));
+            if (!wanted.has(e.type)) return;
+            queue(() => {
+              endRewards();
+              batch.push(e);
+            });
+          }
+        : undefined,
     preflight: start.preflight
       ? async () => {
           const ok = await new Promise<boolean>((resolve) => {

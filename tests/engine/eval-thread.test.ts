@@ -78,6 +78,26 @@ describe('runEvalInWorker', () => {
     expect(quiet.outcome).toEqual({ kind: 'ok' });
   });
 
+  it('gives finished rollouts as rewards, in order, for a caller that only counts them', async () => {
+    const rewards: number[] = [];
+    const events: string[] = [];
+    const r = await runEvalInWorker(await evalSettings({ model: 'builtin:silent', n: 30, concurrency: 4 }), {
+      dir: join(tempDir(), 'run'),
+      env: {},
+      script: WORKER,
+      events: ['started'],
+      onEvent: (e) => events.push(e.type),
+      onRewards: (batch) => rewards.push(...Array.from(batch)),
+    });
+    expect(events).toEqual(['started']);
+    const records = readFileSync(join(r.dir, 'results.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { reward: number | null; error: unknown });
+    expect(rewards).toEqual(records.map((x) => (x.error ? Number.NaN : (x.reward ?? 0))));
+    expect(rewards).toHaveLength(30);
+  });
+
   it('stops when the caller aborts: run.json says interrupted, the outcome carries the caller’s own reason', async () => {
     // Three requests are answered and the rest held: the run cannot end before the stop.
     const gate = await gatedServer(3);
