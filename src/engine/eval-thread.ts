@@ -127,13 +127,15 @@ export function runEvalInWorker(settings: EvalSettings, options: WorkerEvalOptio
           }
           return;
         case 'preflight':
-          preflight!().then(
-            () => tell({ type: 'preflight-done', ok: true }),
-            (err: unknown) => {
-              preflightError = err;
-              tell({ type: 'preflight-done', ok: false });
-            },
-          );
+          Promise.resolve()
+            .then(() => preflight!())
+            .then(
+              () => tell({ type: 'preflight-done', ok: true }),
+              (err: unknown) => {
+                preflightError = err;
+                tell({ type: 'preflight-done', ok: false });
+              },
+            );
           return;
         case 'result': {
           const { result } = m;
