@@ -303,15 +303,19 @@ interface StreamedBody {
  * refusal (4xx, 5xx) into its usual error; a stream of events is read and assembled here. A
  * server that answers with a whole completion instead (some ignore `stream`) is read as one.
  * The body is not yet checked: `completeStreamed` checks it as a rollout's, `bas check` grades it.
+ * `answered` hears the status and headers as they come, before the body is read (which may fail).
  */
 export async function requestStreamed(
   sdk: OpenAI,
   body: Record<string, unknown>,
   signal: AbortSignal,
   bounds: StreamBounds,
+  answered?: (status: number, headers: HeaderLike) => void,
 ): Promise<StreamedBody> {
   const startedAt = performance.now();
-  const response = (await sdk.chat.completions.create(streamParams(body), { signal }).asResponse()) as unknown;
+  const response = (await sdk.chat.completions.create(streamParams(body), { signal }).asResponse()) as
+    UnreadResponse | Response;
+  answered?.(response.status, response.headers);
   if (response instanceof UnreadResponse) {
     const { body: assembled, ttftMs } = await readEventStream(response.source, {
       maxBytes: bounds.maxBytes,
@@ -321,8 +325,13 @@ export async function requestStreamed(
     });
     return { body: assembled, status: response.status, headers: response.headers, streamed: true, ttftMs };
   }
-  const whole = response as Response;
-  return { body: await whole.json(), status: whole.status, headers: whole.headers, streamed: false, ttftMs: null };
+  return {
+    body: await response.json(),
+    status: response.status,
+    headers: response.headers,
+    streamed: false,
+    ttftMs: null,
+  };
 }
 
 /** The request fields that ask for a stream, with the usage of the whole request at its end. */

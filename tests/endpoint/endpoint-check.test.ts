@@ -162,3 +162,43 @@ describe('probe', () => {
     ]);
   });
 });
+
+describe('probe of a stream that fails once begun', () => {
+  // Answers with a 2xx other than 200 and a rate-limit header, sends one piece, then ends.
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(203, { 'content-type': 'text/event-stream', 'x-ratelimit-remaining-requests': '7' });
+      const piece = { id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm' };
+      res.end(`data: ${JSON.stringify({ ...piece, choices: [{ index: 0, delta: { content: 'Let' } }] })}\n\n`);
+    });
+  });
+  let url = '';
+  beforeAll(
+    () =>
+      new Promise<void>((done) =>
+        server.listen(0, '127.0.0.1', () => {
+          url = `http://127.0.0.1:${(server.address() as { port: number }).port}/v1`;
+          done();
+        }),
+      ),
+  );
+  afterAll(() => new Promise<void>((done) => server.close(() => done())));
+
+  it('reports the status and rate-limit headers the endpoint sent, not a 200 inferred from the stream', async () => {
+    const r = await probe({ baseURL: url, apiKey: 'k', requestTimeoutMs: 10_000 }, 'm', NO_SAMPLING, undefined, {
+      idleTimeoutMs: 10_000,
+    });
+    expect(r).toMatchObject({
+      ok: false,
+      reachable: true,
+      status: 203,
+      keyAccepted: true,
+      modelKnown: true,
+      paramsAccepted: true,
+      rateLimits: { 'x-ratelimit-remaining-requests': '7' },
+      stream: { streamed: true, ttftMs: null },
+    });
+    expect(r.advice).toMatch(/ended before the reply finished/);
+  });
+});
