@@ -12,24 +12,11 @@ import { COMMAND_FLAGS } from '../../src/settings/command-flags.js';
 import { SETTING_KEYS, type SettingKey } from '../../src/settings/setting-table.js';
 import { resolveSettings, type EvalSettings } from '../../src/settings/settings.js';
 import { startServer, type RunningServer } from '../../src/serve/serve.js';
+import { QUIET_SERVE } from '../support/serve-options.js';
 
 let server: RunningServer;
 beforeAll(async () => {
-  server = await startServer({
-    port: 0,
-    host: '127.0.0.1',
-    policy: 'oracle',
-    latencyMs: 0,
-    errorRate: 0,
-    rateLimitRate: 0,
-    retryAfterS: 1,
-    hangRate: 0,
-    malformedRate: 0,
-    rateLimitRps: 0,
-    seed: 1,
-    apiKey: null,
-    models: null,
-  });
+  server = await startServer(QUIET_SERVE);
 });
 afterAll(() => server.close());
 
