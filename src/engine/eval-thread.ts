@@ -80,6 +80,21 @@ function deathError(err: Error | null, code: number, dir: string | null): Error 
 }
 
 /**
+ * The result as runEval would have given it on this thread, where a stop is seen up to the
+ * moment the outcome is decided. The thread saw a stand-in for the caller's reason: the
+ * caller gets its own back. And a stop that came after the thread's last rollout but before
+ * its answer arrived (the reader of the output went away as the last progress line was
+ * written, say) still makes the outcome `interrupted`: the run had finished, so it is
+ * `complete`, as run.json says.
+ */
+function withCallerStop(result: EvalResult, signal: AbortSignal | undefined): EvalResult {
+  const { outcome } = result;
+  if (outcome.kind === 'interrupted') return { ...result, outcome: { ...outcome, reason: signal?.reason } };
+  if (!signal?.aborted || outcome.kind === 'nothing-to-do' || outcome.kind === 'endpoint-stopped') return result;
+  return { ...result, outcome: { kind: 'interrupted', reason: signal.reason, complete: true } };
+}
+
+/**
  * Runs one eval as `runEval` does, in a worker thread: same settings, same options (with the
  * environment given explicitly), same result and errors. `onEvent` is called on this thread,
  * in order, a little after each event happened.
@@ -139,9 +154,7 @@ export function runEvalInWorker(settings: EvalSettings, options: WorkerEvalOptio
           return;
         case 'result': {
           const { result } = m;
-          // The thread saw a stand-in for the caller's reason: the caller gets its own back.
-          if (result.outcome.kind === 'interrupted') result.outcome.reason = signal?.reason;
-          end = () => resolve(result);
+          end = () => resolve(withCallerStop(result, signal));
           break;
         }
         case 'error':

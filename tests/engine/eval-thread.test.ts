@@ -139,6 +139,25 @@ describe('runEvalInWorker', () => {
     expect(resumed.summary.counts).toMatchObject({ rollouts: 40, completed: 40 });
   });
 
+  it('is interrupted, and complete, when the stop comes with the last rollout', async () => {
+    const dir = join(tempDir(), 'run');
+    const stop = new AbortController();
+    let seen = 0;
+    const r = await runEvalInWorker(await oracle({ n: 4 }), {
+      dir,
+      env: {},
+      script: WORKER,
+      signal: stop.signal,
+      onEvent: (e) => {
+        // The reader of the output goes away as the last rollout is shown (`| head -1`): by
+        // then the thread may have decided its outcome, as runEval on this thread had not.
+        if (e.type === 'rollout' && ++seen === 4) stop.abort('SIGPIPE');
+      },
+    });
+    expect(r.outcome).toEqual({ kind: 'interrupted', reason: 'SIGPIPE', complete: true });
+    expect(runJson(dir).status).toBe('complete');
+  });
+
   it('rejects with the caller’s reason, touching nothing, when stopped before it starts', async () => {
     const dir = join(tempDir(), 'run');
     const stop = new AbortController();
