@@ -4,6 +4,7 @@
  * side is loaded only when chosen, so a short run loads nothing of the thread's.
  */
 import { ConfigError } from '../errors/index.js';
+import { builtinPolicy } from '../endpoint/client.js';
 import { shardSize } from '../runfile/shard.js';
 import type { EvalSettings } from '../settings/settings.js';
 import type { WorkerEvalOptions } from './eval-thread.js';
@@ -11,15 +12,18 @@ import type { EvalResult } from './events.js';
 import { rolloutReward } from './progress.js';
 
 /**
- * Runs shorter than this many rollouts stay on the calling thread: a thread costs about 0.1 s
- * of CPU to start (a second isolate loading the engine) and 10 MB, and a run this short ends
+ * Runs shorter than this many rollouts stay on the calling thread: a thread costs about 0.12 s
+ * of CPU to start (a second isolate loading the engine) and 8 MB, and a run this short ends
  * long before its young generation could grow (docs/performance.md).
  */
 const THREAD_MIN_ROLLOUTS = 2000;
 
 /**
  * Whether a run of these settings gets a thread of its own: `BAS_EVAL_THREAD` says `always`,
- * `never` or `auto` (the default: from THREAD_MIN_ROLLOUTS planned rollouts up).
+ * `never` or `auto` (the default: a built-in model's run of THREAD_MIN_ROLLOUTS planned
+ * rollouts or more). A run against an endpoint stays here by default: its memory is the
+ * requests in flight more than the young generation, and a capped young generation copies
+ * those at every collection, costing 10 to 15% more CPU for the same peak (docs/performance.md).
  */
 export function wantsThread(settings: EvalSettings, env: NodeJS.ProcessEnv): boolean {
   const choice = env.BAS_EVAL_THREAD || 'auto';
@@ -27,6 +31,7 @@ export function wantsThread(settings: EvalSettings, env: NodeJS.ProcessEnv): boo
   if (choice === 'never') return false;
   if (choice !== 'auto')
     throw new ConfigError(`BAS_EVAL_THREAD must be always, never or auto, not ${JSON.stringify(choice.slice(0, 40))}`);
+  if (builtinPolicy(settings.model) === null) return false;
   return shardSize(settings.num, settings.shard) * settings.rollouts >= THREAD_MIN_ROLLOUTS;
 }
 

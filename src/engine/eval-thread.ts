@@ -23,9 +23,10 @@ import type { FromWorker, ToWorker, WorkerStart } from './eval-worker.js';
 /**
  * The thread's young generation, in MB (V8 splits it into its semi-spaces). A built-in model's
  * run keeps little alive between collections: 6 MB holds it flat at the least memory, at no
- * measurable cost. A run against an endpoint keeps every request in flight alive, which each
- * collection copies, and 6 MB made a 100,000-rollout run at -c 64 cost 13 to 36% more CPU;
- * 16 MB costs none and is still a cap. docs/performance.md has the figures.
+ * measurable cost. A run against an endpoint (in a thread only when BAS_EVAL_THREAD says so)
+ * keeps every request in flight alive, which each collection copies: 6 MB made a
+ * 100,000-rollout run at -c 64 cost 13 to 36% more CPU, 16 MB about 10%.
+ * docs/performance.md has the figures.
  */
 function youngGenerationMb(settings: EvalSettings): number {
   return builtinPolicy(settings.model) !== null ? 6 : 16;

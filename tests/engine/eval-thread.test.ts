@@ -268,7 +268,7 @@ describe('runEvalInWorker', () => {
 });
 
 describe('wantsThread', () => {
-  it('gives long runs a thread, short ones none, unless BAS_EVAL_THREAD says otherwise', async () => {
+  it("gives a built-in model's long runs a thread, short ones and endpoints none, unless BAS_EVAL_THREAD says otherwise", async () => {
     const short = await oracle({ n: 1999 });
     const long = await oracle({ n: 1000, rollouts: 2 });
     expect(wantsThread(short, {})).toBe(false);
@@ -278,6 +278,10 @@ describe('wantsThread', () => {
     expect(wantsThread(short, { BAS_EVAL_THREAD: 'always' })).toBe(true);
     expect(wantsThread(long, { BAS_EVAL_THREAD: 'never' })).toBe(false);
     expect(wantsThread(long, { BAS_EVAL_THREAD: 'auto' })).toBe(true);
+    // A model behind an endpoint stays on the main thread unless told otherwise.
+    const endpoint = { ...long, model: 'gpt-x' };
+    expect(wantsThread(endpoint, {})).toBe(false);
+    expect(wantsThread(endpoint, { BAS_EVAL_THREAD: 'always' })).toBe(true);
     expect(() => wantsThread(long, { BAS_EVAL_THREAD: 'yes' })).toThrow(
       new ConfigError('BAS_EVAL_THREAD must be always, never or auto, not "yes"'),
     );
