@@ -34,6 +34,14 @@ export function withStd<T>(std: Std, body: () => T): T {
   return current.run(std, body);
 }
 
+/**
+ * The run of the CLI under way in this process, if any: for state that must stay with one run
+ * (the secrets it registered, src/io/secrets.ts) when several run in one process.
+ */
+export function currentRun(): Std | undefined {
+  return current.getStore();
+}
+
 /** The process's own outside world. */
 export function processStd(): Std {
   return { stdout: process.stdout, stderr: process.stderr, env: process.env };
