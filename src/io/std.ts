@@ -25,6 +25,12 @@ export interface Std {
   stdout: OutStream;
   stderr: OutStream;
   env: NodeJS.ProcessEnv;
+  /**
+   * Asks a server command (serve, reward-server) to stop as SIGTERM would, for a caller that
+   * runs the CLI in its own process and cannot signal it. Aborted with a signal's name as its
+   * reason, that name is what the command reports.
+   */
+  stop?: AbortSignal;
 }
 
 const current = new AsyncLocalStorage<Std>();
@@ -63,18 +69,23 @@ export function env(): NodeJS.ProcessEnv {
 }
 
 /**
- * Resolves with the first SIGINT or SIGTERM the process receives, for a server that runs until
- * told to stop. Its handlers are removed once one fires, so a later signal ends the process
- * as usual and nothing is left behind.
+ * Resolves with the first SIGINT or SIGTERM the process receives (or the run's `stop`), for a
+ * server that runs until told to stop. Its handlers are removed once one fires, so a later
+ * signal ends the process as usual and nothing is left behind.
  */
 export function untilStopSignal(): Promise<NodeJS.Signals> {
+  const stopRun = current.getStore()?.stop;
   return new Promise((resolve) => {
     const stop = (sig: NodeJS.Signals): void => {
       process.removeListener('SIGINT', stop);
       process.removeListener('SIGTERM', stop);
+      stopRun?.removeEventListener('abort', onAbort);
       resolve(sig);
     };
+    const onAbort = (): void => stop(stopRun?.reason === 'SIGINT' ? 'SIGINT' : 'SIGTERM');
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
+    if (stopRun?.aborted) onAbort();
+    else stopRun?.addEventListener('abort', onAbort, { once: true });
   });
 }

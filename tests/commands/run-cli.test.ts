@@ -7,7 +7,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { bas, basProcess, tempDir } from '../support/cli.js';
+import { bas, basProcess, serve, tempDir } from '../support/cli.js';
 
 const signals = (): number[] => [process.listenerCount('SIGINT'), process.listenerCount('SIGTERM')];
 
@@ -74,5 +74,17 @@ describe('a run of the CLI inside the test process', () => {
     expect(process.exitCode ?? 0).toBe(0);
     // The process wrapper exits with the same code.
     expect((await basProcess(['validate', '--tasks', file])).code).toBe(1);
+  });
+
+  it('a server runs until its stop is asked, as SIGTERM would stop it, and leaves no handler behind', async () => {
+    const before = signals();
+    const served = await serve(['--models', 'm1,m2']);
+    expect(signals()).toEqual(before.map((n) => n + 1));
+    const models = await bas(['models', '--base-url', served.url, '--api-key-var', 'K'], { env: { K: 'x' } });
+    expect([models.code, models.stdout]).toEqual([0, 'm1\nm2\n']);
+    expect(served.ended()).toBe(false);
+    await served.stop();
+    expect(served.ended()).toBe(true);
+    expect(signals()).toEqual(before);
   });
 });

@@ -5,7 +5,8 @@
  * tests/support/build.ts (vitest's globalSetup) rebuilds dist/ before every test run, so what
  * runs is always the source under test, never a stale build.
  *
- * `basProcess()`, `startBas()` and `serve()` start `node bin/bas.js` as a child instead, for
+ * `serve()` runs `bas serve` in this process too. `basProcess()`, `startBas()` and
+ * `serveProcess()` start `node bin/bas.js` as a child instead, for
  * what only a process shows: signals and kills, closed pipes, the launcher itself, a working
  * folder of its own (`cwd`), standard input, and how the process exits.
  *
@@ -51,6 +52,19 @@ delete process.env.OPENAI_BASE_URL;
 
 let cli: Promise<typeof import('../../src/cli.js')> | null = null;
 
+/** The compiled CLI, imported once per test file. */
+function loadCli(): Promise<typeof import('../../src/cli.js')> {
+  cli ??= import(pathToFileURL(join(DIST, 'cli.js')).href);
+  return cli;
+}
+
+/** The environment of an in-process run: cleanEnv() with `extra` over it, no undefined values. */
+function runEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries({ ...cleanEnv(), ...extra })) if (v !== undefined) env[k] = v;
+  return env;
+}
+
 /** A stream that keeps what is written to it, as a pipe would hand it to a reader. */
 function capture(): { stream: Writable; text(): string } {
   const parts: string[] = [];
@@ -71,13 +85,10 @@ function capture(): { stream: Writable; text(): string } {
  * another working folder uses basProcess.
  */
 export async function bas(args: string[], options: RunOptions = {}): Promise<CliResult> {
-  cli ??= import(pathToFileURL(join(DIST, 'cli.js')).href);
-  const { runCli } = await cli;
+  const { runCli } = await loadCli();
   const out = capture();
   const err = capture();
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries({ ...cleanEnv(), ...options.env })) if (v !== undefined) env[k] = v;
-  const code = await runCli(args, { stdout: out.stream, stderr: err.stream, env });
+  const code = await runCli(args, { stdout: out.stream, stderr: err.stream, env: runEnv(options.env) });
   return { code, signal: null, stdout: out.text(), stderr: err.text() };
 }
 
@@ -117,28 +128,73 @@ function cleanEnv(): Record<string, string | undefined> {
   return env;
 }
 
-/** A `bas serve` child on a free loopback port. */
+/** A `bas serve` on a free loopback port; `ended()` once it has stopped, or died. */
 export interface Served {
   url: string;
-  proc: ChildProcess;
+  ended(): boolean;
   stop(): Promise<void>;
 }
 
-/** Starts `bas serve --port 0 ...` and resolves once it prints the URL it listens on. */
-export function serve(args: string[]): Promise<Served> {
+/** The line `bas serve` prints once it listens, with its URL. */
+const LISTENING = /listening on (http:\/\/\S+)/;
+
+/**
+ * Runs `bas serve --port 0 ...` inside this process and resolves once it says the URL it
+ * listens on; `stop()` ends it as SIGTERM would (the run's `stop`, src/io/std.ts).
+ */
+export async function serve(args: string[]): Promise<Served> {
+  const { runCli } = await loadCli();
+  let said = '';
+  let listening: (url: string) => void = () => {};
+  const url = new Promise<string>((resolve) => (listening = resolve));
+  const stdout = new Writable({
+    decodeStrings: false,
+    write(chunk: string | Buffer, _encoding, done) {
+      said += chunk.toString();
+      const m = LISTENING.exec(said);
+      if (m) listening(m[1]!);
+      done();
+    },
+  });
+  const err = capture();
+  const stop = new AbortController();
+  let ended = false;
+  const run = runCli(['serve', '--port', '0', ...args], {
+    stdout,
+    stderr: err.stream,
+    env: runEnv(),
+    stop: stop.signal,
+  }).finally(() => (ended = true));
+  const exited = run.then((code) => {
+    throw new Error(`bas serve exited with ${code}: ${said}${err.text()}`);
+  });
+  exited.catch(() => {}); // seen by the race below while it is run; later, once stopped on purpose
+  return {
+    url: await Promise.race([url, exited]),
+    ended: () => ended,
+    stop: async () => {
+      stop.abort('SIGTERM');
+      await run;
+    },
+  };
+}
+
+/** Starts `bas serve --port 0 ...` as a child process and resolves once it prints its URL. */
+export function serveProcess(args: string[]): Promise<Served> {
   return new Promise((resolvePromise, reject) => {
     const proc = startBas(['serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
+    const ended = () => proc.exitCode !== null || proc.signalCode !== null;
     proc.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
+      const m = LISTENING.exec(out);
       if (m) {
         resolvePromise({
           url: m[1]!,
-          proc,
+          ended,
           stop: () =>
             new Promise<void>((done) => {
-              if (proc.exitCode !== null || proc.signalCode !== null) return done();
+              if (ended()) return done();
               proc.once('exit', () => done());
               proc.kill('SIGTERM');
             }),
