@@ -8,6 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { bas, basProcess, serve, tempDir } from '../support/cli.js';
+import { hostileServer, sendJson } from '../support/hostile-server.js';
 
 const signals = (): number[] => [process.listenerCount('SIGINT'), process.listenerCount('SIGTERM')];
 
@@ -86,5 +87,21 @@ describe('a run of the CLI inside the test process', () => {
     await served.stop();
     expect(served.ended()).toBe(true);
     expect(signals()).toEqual(before);
+  });
+
+  it("hands the SDK the run's organisation and project, as a process's environment would", async () => {
+    const server = await hostileServer((_req, res) => sendJson(res, 200, { object: 'list', data: [{ id: 'm' }] }));
+    try {
+      const args = ['models', '--base-url', server.url, '--api-key-var', 'K'];
+      const env = { K: 'x', OPENAI_ORG_ID: 'org-run', OPENAI_PROJECT_ID: 'proj-run' };
+      for (const how of [bas, basProcess]) expect((await how(args, { env })).code).toBe(0);
+      const sent = server.seen.map((r) => [r.headers['openai-organization'], r.headers['openai-project']]);
+      expect(sent).toEqual([
+        ['org-run', 'proj-run'],
+        ['org-run', 'proj-run'],
+      ]);
+    } finally {
+      await server.close();
+    }
   });
 });
