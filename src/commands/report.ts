@@ -5,7 +5,7 @@
  * page's bounded drill-down is chosen while the summary is built.
  */
 import { ConfigError } from '../errors/index.js';
-import { readRun } from '../report/read.js';
+import { readRunFolding } from '../report/read.js';
 import { runInputs } from '../runfile/read.js';
 import { buildRunReport, renderRunReport } from '../report/run-report.js';
 import { COMMAND_FLAGS } from '../settings/command-flags.js';
@@ -23,17 +23,7 @@ export async function report(dir: string, given: Record<string, unknown>): Promi
   const requested = opts.rollout;
   checkOutputs([{ flag: '--html', path: opts.html, kind: 'file', inputs: runInputs(dir) }]);
   const wantDrill = opts.html !== null || requested.length > 0;
-  // Made afresh each time the reader starts its fold again (a pair recorded twice).
-  let selection = null as DrillSelection | null;
-  const data = await readRun(dir, {
-    onRecords: wantDrill
-      ? () => {
-          const chosen = new DrillSelection(requested);
-          selection = chosen;
-          return (r) => chosen.add(r);
-        }
-      : undefined,
-  });
+  const { data, fold: selection } = await readRunFolding(dir, () => (wantDrill ? new DrillSelection(requested) : null));
   const missing = selection?.missing() ?? [];
   if (missing.length)
     throw new ConfigError(

@@ -278,6 +278,8 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
   let plan: SweepPlan;
   /** Endpoint flags given again on a resume: they go to every point. */
   const confirm: Record<string, string> = {};
+  /** Settings already read, by point folder: each model's first point of a fresh sweep. */
+  const read = new Map<string, EvalSettings>();
   if (flags.resume) {
     // `adapt: true` is commander's default for `--no-adapt`, not something the user said.
     const extra = Object.entries(flags).filter(
@@ -338,10 +340,12 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
       words,
     };
     // Each model's settings are read as its runs will read them (an unknown built-in model,
-    // a flag its settings refuse) before the plan is written or any run starts.
+    // a flag its settings refuse) before the plan is written or any run starts; its first
+    // point runs with them, so the config file and the registry are read once for it.
     for (const m of models) {
       const first = plan.points.find((p) => (p.model ?? models[0]) === m)!;
-      await evalSettingsFromFlags(words, pointFlags(plan, first, join(dir, first.folder), confirm), { models: true });
+      const flagsOf = pointFlags(plan, first, join(dir, first.folder), confirm);
+      read.set(first.folder, await evalSettingsFromFlags(words, flagsOf, { models: true }));
     }
   }
   // Every output is checked before the first point runs: the HTML page may not be written
@@ -379,11 +383,13 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
       let result: EvalResult;
       const line = new PointLine(label, progress);
       try {
-        settings = await evalSettingsFromFlags(
-          started ? [] : plan.words,
-          started ? { resume: sub, ...confirm } : pointFlags(plan, p, sub, confirm),
-          { models: true },
-        );
+        settings =
+          read.get(p.folder) ??
+          (await evalSettingsFromFlags(
+            started ? [] : plan.words,
+            started ? { resume: sub, ...confirm } : pointFlags(plan, p, sub, confirm),
+            { models: true },
+          ));
         const s = settings;
         // --check: each model's endpoint is checked once, before its first run that has work.
         const check = s.check && !checked.has(model);

@@ -160,15 +160,29 @@ export async function probe(
   // A stream is read by bas, not the SDK, so the request timeout bounds it through a signal, as in eval.
   const timeout = new AbortController();
   const timer = stream ? setTimeout(() => timeout.abort(), ep.requestTimeoutMs) : null;
+  // The status and headers of the endpoint's answer, once it came: a stream can still fail after them.
+  let answer = null as { status: number; headers: HeaderBag } | null;
+  const heard = (status: number, headers: unknown): void => {
+    answer = { status, headers: headers as HeaderBag };
+  };
+  /** The endpoint answered: it took the key, the model and the fields. */
+  const accepted = (a: { status: number; headers: HeaderBag }): void => {
+    Object.assign(report, {
+      reachable: true,
+      status: a.status,
+      keyAccepted: true,
+      modelKnown: true,
+      paramsAccepted: true,
+    });
+    report.rateLimits = rateLimitHeaders(a.headers);
+  };
   try {
     let data: unknown;
-    let answer: { status: number; headers: HeaderBag };
     if (stream) {
       const sdk = await makeSdk({ ...ep, passThrough: isEventStream });
       const bounds = { maxBytes: ep.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, idleMs: stream.idleTimeoutMs };
-      const r = await requestStreamed(sdk, { ...fields, messages: task.prompt }, timeout.signal, bounds);
+      const r = await requestStreamed(sdk, { ...fields, messages: task.prompt }, timeout.signal, bounds, heard);
       data = r.body;
-      answer = { status: r.status, headers: r.headers as HeaderBag };
       report.stream = { streamed: r.streamed, ttftMs: r.ttftMs === null ? null : Math.round(r.ttftMs) };
     } else {
       const body = {
@@ -178,17 +192,10 @@ export async function probe(
       } as OpenAI.ChatCompletionCreateParamsNonStreaming;
       const { data: whole, response } = await (await makeSdk(ep)).chat.completions.create(body).withResponse();
       data = whole;
-      answer = { status: response.status, headers: response.headers as HeaderBag };
+      heard(response.status, response.headers);
     }
+    accepted(answer!);
     report.latencyMs = performance.now() - started;
-    Object.assign(report, {
-      reachable: true,
-      status: answer.status,
-      keyAccepted: true,
-      modelKnown: true,
-      paramsAccepted: true,
-    });
-    report.rateLimits = rateLimitHeaders(answer.headers);
     const view = inspectReply(data);
     report.reply = clean(view.text ?? '', 80);
     report.graded = grade(view, task.key);
@@ -202,14 +209,8 @@ export async function probe(
       const failure = classifyError(err, timeout.signal.aborted);
       const streamFailed = stream ? streamAdvice(err, clean(failure.message), stream) : null;
       if (streamFailed !== null) {
-        // The endpoint took the request and began to answer (HTTP 200): the stream itself failed.
-        Object.assign(report, {
-          reachable: true,
-          status: 200,
-          keyAccepted: true,
-          modelKnown: true,
-          paramsAccepted: true,
-        });
+        // The endpoint answered (a stream error comes only after its status): the stream itself failed.
+        if (answer) accepted(answer);
         report.stream = { streamed: true, ttftMs: null };
         report.message = clean(failure.message);
         report.advice = clean(streamFailed, 400);

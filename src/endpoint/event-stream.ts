@@ -290,7 +290,6 @@ export interface StreamBounds {
 interface StreamedBody {
   /** A whole chat completion: assembled from the events, or as sent by a server that ignored `stream`. */
   body: unknown;
-  status: number;
   headers: HeaderLike;
   /** False when the server answered with a whole completion instead of events. */
   streamed: boolean;
@@ -303,15 +302,20 @@ interface StreamedBody {
  * refusal (4xx, 5xx) into its usual error; a stream of events is read and assembled here. A
  * server that answers with a whole completion instead (some ignore `stream`) is read as one.
  * The body is not yet checked: `completeStreamed` checks it as a rollout's, `bas check` grades it.
+ * `answered` hears the status and headers as they come, before the body is read (which may
+ * fail): a caller that needs them (`bas check`) has them even then.
  */
 export async function requestStreamed(
   sdk: OpenAI,
   body: Record<string, unknown>,
   signal: AbortSignal,
   bounds: StreamBounds,
+  answered?: (status: number, headers: HeaderLike) => void,
 ): Promise<StreamedBody> {
   const startedAt = performance.now();
-  const response = (await sdk.chat.completions.create(streamParams(body), { signal }).asResponse()) as unknown;
+  const response = (await sdk.chat.completions.create(streamParams(body), { signal }).asResponse()) as
+    UnreadResponse | Response;
+  answered?.(response.status, response.headers);
   if (response instanceof UnreadResponse) {
     const { body: assembled, ttftMs } = await readEventStream(response.source, {
       maxBytes: bounds.maxBytes,
@@ -319,10 +323,9 @@ export async function requestStreamed(
       signal,
       startedAt,
     });
-    return { body: assembled, status: response.status, headers: response.headers, streamed: true, ttftMs };
+    return { body: assembled, headers: response.headers, streamed: true, ttftMs };
   }
-  const whole = response as Response;
-  return { body: await whole.json(), status: whole.status, headers: whole.headers, streamed: false, ttftMs: null };
+  return { body: await response.json(), headers: response.headers, streamed: false, ttftMs: null };
 }
 
 /** The request fields that ask for a stream, with the usage of the whole request at its end. */

@@ -14,8 +14,11 @@
  * hint of 1 s costs the others no wait at all, one of 20 s (a per-minute budget spent) holds
  * them 19 s. A finer hint (`retry-after-ms`) is taken as it is. The refused rollout itself
  * waits the whole hint (retry.ts). A probe that is refused closes the gate again, each time
- * at least twice as long as the last, from PROBE_FLOOR_MS; one that is answered, or is still
- * out after PROBE_PATIENCE_MS (so it was not refused at once), opens the gate.
+ * twice as long as the last, from PROBE_FLOOR_MS, but no longer than the hint (or a second,
+ * if the hint is shorter): a refused probe is one request's answer, and while the gate is
+ * closed every rollout waits. Without a hint the doubling goes on to MAX_PAUSE_MS. A probe
+ * that is answered, or is still out after PROBE_PATIENCE_MS (so it was not refused at once),
+ * opens the gate.
  */
 
 // What run.json keeps of the pace is the run folder's format, so its type lives there.
@@ -50,6 +53,8 @@ const MAX_PAUSE_MS = 60_000;
 const MIN_SAMPLES = 4;
 /** The first wait after a refused probe; each further refused probe doubles it. */
 const PROBE_FLOOR_MS = 250;
+/** How far that doubling goes when the server named a shorter wait than this (else: to its wait). */
+const PROBE_CEILING_MS = 1000;
 /** A probe still out after this long was not refused at once: the gate opens without its answer. */
 const PROBE_PATIENCE_MS = 1000;
 
@@ -201,7 +206,11 @@ export class Pace {
     this.probeTimer = null;
     if (!this.probing) return;
     if (outcome === 'limited') {
-      this.probeWait = Math.max(PROBE_FLOOR_MS, 2 * this.probeWait);
+      const doubled = Math.max(PROBE_FLOOR_MS, 2 * this.probeWait);
+      // With a hint, no longer than it (or PROBE_CEILING_MS): a server that refuses at random
+      // and says "1 s" each time is not saying "later and later".
+      const hint = retryAfterMs !== null && retryAfterMs > 0 ? retryAfterMs : null;
+      this.probeWait = hint === null ? doubled : Math.min(doubled, Math.max(PROBE_CEILING_MS, hint));
       this.close(now, Math.max(gateClosure(retryAfterMs ?? 0), this.probeWait));
       return;
     }

@@ -36,15 +36,6 @@ export interface RunData {
 
 export interface ReadOptions {
   warn?: Warn;
-  /**
-   * Starts a caller's fold of the winning records (the last line of each pair, within the
-   * run): the function it returns sees each of them with its line number as the summary is
-   * built, so a caller needing more than the summary (the HTML drill-down, one rollout) needs
-   * no read of its own. It is called once, or twice when the file holds a pair twice (a run
-   * resumed after errors): then what the first function saw is to be forgotten, and the
-   * second sees every winner from the start (`foldWinningRecords`).
-   */
-  onRecords?: () => (r: RolloutRecord, line: number) => void;
 }
 
 /**
@@ -60,14 +51,14 @@ function registerReadBackKey(run: RunFile | null): void {
   if (value) registerSecret(value);
 }
 
-/** What a report reads from a run's winning records: the summary, the configurations and the model. */
-class RunFold implements WinnerFold {
+/** What a report reads from a run's winning records: the summary, the configurations and the model; and a caller's fold. */
+class RunFold<F extends WinnerFold | null> implements WinnerFold {
   readonly builder = new SummaryBuilder();
   readonly configs = new Set<string>();
   firstConfig: TaskConfig | null = null;
   firstModel: string | null = null;
 
-  constructor(private readonly onRecord: ((r: RolloutRecord, line: number) => void) | null) {}
+  constructor(readonly also: F) {}
 
   add(r: RolloutRecord, line: number): void {
     this.builder.add(r);
@@ -77,7 +68,7 @@ class RunFold implements WinnerFold {
       this.firstConfig ??= r.config;
     }
     if (typeof r.model === 'string') this.firstModel ??= r.model;
-    this.onRecord?.(r, line);
+    this.also?.add(r, line);
   }
 
   addReplaced(r: RolloutRecord): void {
@@ -87,15 +78,29 @@ class RunFold implements WinnerFold {
 
 /** Reads and summarises a run folder (or a bare results file). */
 export async function readRun(path: string, options: Warn | ReadOptions = {}): Promise<RunData> {
+  return (await readRunFolding(path, () => null, options)).data;
+}
+
+/**
+ * Reads and summarises a run folder as `readRun` does and, in the same pass, folds its
+ * winning records (the last line of each pair, within the run) into a fold made by `start`:
+ * a caller needing more than the summary (the HTML drill-down, one rollout) needs no read of
+ * its own. The fold returned has seen every winner once, in file order (a file holding a pair
+ * twice is read again into a new fold: `foldWinningRecords`).
+ */
+export async function readRunFolding<F extends WinnerFold | null>(
+  path: string,
+  start: () => F,
+  options: Warn | ReadOptions = {},
+): Promise<{ data: RunData; fold: F }> {
   const opts = typeof options === 'function' ? { warn: options } : options;
   const warn = opts.warn ?? stderrWarn;
-  const onRecords = opts.onRecords;
   const { dir, resultsPath, runPath } = locateRun(path);
   let run = runPath ? await readRunInfo(runPath) : null;
   registerReadBackKey(run);
   // Records that cannot belong to the run (a task past n, another shard's) are set aside and
   // counted, never summarised as rollouts of it. One pass over the file unless a pair has two lines.
-  const { fold, counts } = await foldWinningRecords(resultsPath, () => new RunFold(onRecords?.() ?? null), {
+  const { fold, counts } = await foldWinningRecords(resultsPath, () => new RunFold(start()), {
     bounds: runBounds(run),
     warn,
   });
@@ -144,7 +149,7 @@ export async function readRun(path: string, options: Warn | ReadOptions = {}): P
   if (configs.size > 1) notes.push('The records hold more than one task configuration: their figures are pooled.');
   const model = run?.model ?? firstModel ?? '(unknown model)';
   const task = run?.task ?? firstConfig;
-  return {
+  const data: RunData = {
     dir,
     resultsPath,
     run,
@@ -156,4 +161,5 @@ export async function readRun(path: string, options: Warn | ReadOptions = {}): P
     notes,
     provenance: provenanceOf(run, model, task),
   };
+  return { data, fold: fold.also };
 }

@@ -154,35 +154,32 @@ function settingsExcept<K extends SettingKey>(...left: K[]): Omit<SettingTable, 
 }
 
 /**
- * What `bas check` uses of eval's settings: those that make its one request (the model, the
- * task it sends, the sampling fields, the endpoint and the bounds of one reply) and `--shard`,
- * whose first task it sends. It takes the others too, so that an eval command line runs with
- * `check` in its place, but marks them unused: its help lists only what it uses.
+ * eval's settings that `bas check` takes but does not use: it sends one request, so how many,
+ * how parallel, how long a whole run may take, where it is written and what it costs change
+ * nothing there. It takes them so that an eval command line runs with `check` in its place,
+ * and its help names them in one note instead of its list. Every other setting (the model,
+ * the task it sends, the sampling fields, the endpoint and the bounds of one reply) is used,
+ * so a new setting shows as used unless it is named here (a test holds this list to what
+ * `runCheck` reads). `--shard` is check's own entry below; `--check` it does not take.
  */
-const CHECK_USES: readonly SettingKey[] = [
-  'model',
-  'numTransactions',
-  'faultRate',
-  'seed',
-  'temperature',
-  'maxTokens',
-  'reasoningEffort',
-  'sampling',
-  'provider',
-  'providers',
-  'baseUrl',
-  'apiKeyVar',
-  'requestTimeout',
-  'stream',
-  'streamIdleTimeout',
-  'maxResponseMb',
-  'shard',
+const CHECK_IGNORES: readonly SettingKey[] = [
+  'num',
+  'rollouts',
+  'concurrency',
+  'timeout',
+  'maxRetries',
+  'maxErrorRate',
+  'adapt',
+  'output',
+  'progress',
+  'priceIn',
+  'priceOut',
 ];
 
 function checkSettings(): Omit<SettingTable, 'check'> {
   const all = settingsExcept('check');
   return Object.fromEntries(
-    Object.entries(all).map(([k, f]) => [k, CHECK_USES.includes(k as SettingKey) ? f : { ...f, unused: true }]),
+    Object.entries(all).map(([k, f]) => [k, CHECK_IGNORES.includes(k as SettingKey) ? { ...f, unused: true } : f]),
   ) as typeof all;
 }
 

@@ -198,7 +198,7 @@ class TokenTotals {
  * any other has come (a results file written by something else). A -0 is kept as 0 in
  * either width, so the column's values do not depend on when it grew.
  */
-export class Floats {
+class Floats {
   private data: Uint32Array | Float64Array = new Uint32Array(1024);
   length = 0;
 
@@ -218,11 +218,6 @@ export class Floats {
   /** The numbers in ascending order. */
   sorted(): Float64Array {
     return Float64Array.from(this.data.subarray(0, this.length)).sort();
-  }
-
-  /** Bytes held per number. */
-  get width(): number {
-    return this.data.BYTES_PER_ELEMENT;
   }
 }
 

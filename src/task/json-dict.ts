@@ -166,26 +166,16 @@ class Parser {
   }
 
   private number(): number {
-    const m = NUMBER.exec(this.s.slice(this.at, this.at + MAX_NUMBER_TEXT));
+    NUMBER.lastIndex = this.at;
+    const m = NUMBER.exec(this.s);
     if (m === null) return this.fail('bad number');
-    const text = m[0];
-    if (text.length === MAX_NUMBER_TEXT) return this.longNumber();
-    this.at += text.length;
-    return Number(text);
-  }
-
-  /** A number of more than MAX_NUMBER_TEXT characters: matched on the rest of the text. */
-  private longNumber(): number {
-    const m = NUMBER.exec(this.s.slice(this.at))!;
-    this.at += m[0].length;
+    this.at = NUMBER.lastIndex;
     return Number(m[0]);
   }
 }
 
-/** JSON's number, anchored at the start. */
-const NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/;
-/** How much text a number is first matched on (a slice, not the rest of a long reply). */
-const MAX_NUMBER_TEXT = 64;
+/** JSON's number, matched where the parser stands (sticky: no slice of the text, whatever its length). */
+const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 
 /** The one-character escapes, by the code of the character after the backslash. */
 const ESCAPES: Record<number, string> = {

@@ -27,9 +27,12 @@ export class Latin1Text {
     this.buf = bigger;
   }
 
-  /** Appends `s`; false (and the text unusable) when `s` holds a character past U+00FF. */
-  add(s: string): boolean {
-    this.room(s.length);
+  /**
+   * Appends `s`, and after it the character coded `then` when given (a separator); false (and
+   * the text unusable) when `s` holds a character past U+00FF.
+   */
+  add(s: string, then?: number): boolean {
+    this.room(s.length + 1);
     const buf = this.buf;
     let at = this.length;
     for (let i = 0; i < s.length; i++) {
@@ -37,6 +40,7 @@ export class Latin1Text {
       if (c > 0xff) return false;
       buf[at++] = c;
     }
+    if (then !== undefined) buf[at++] = then;
     this.length = at;
     return true;
   }

@@ -114,20 +114,15 @@ function latin1UserText(ledger: Ledger): string | null {
   if (!ok) return null;
   for (const r of ledger.rows) {
     t.char(NEWLINE);
-    if (!(t.add(r.id) && sep(t) && t.add(r.date) && sep(t) && t.add(r.type) && sep(t))) return null;
-    if (!(t.add(r.counterparty) && sep(t) && t.add(r.category) && sep(t))) return null;
+    const named = t.add(r.id, COMMA) && t.add(r.date, COMMA) && t.add(r.type, COMMA);
+    if (!(named && t.add(r.counterparty, COMMA) && t.add(r.category, COMMA))) return null;
     t.cents(r.amount);
     t.char(COMMA);
     t.cents(r.gst);
     t.char(COMMA);
-    if (!(t.add(r.invoice) && sep(t) && t.add(r.abn))) return null;
+    if (!(t.add(r.invoice, COMMA) && t.add(r.abn))) return null;
   }
   return t.toString();
-}
-
-function sep(t: Latin1Text): true {
-  t.char(COMMA);
-  return true;
 }
 
 /** The user message for `ledger`, for any text. */

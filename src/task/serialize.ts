@@ -153,25 +153,22 @@ export interface AnswerKeyJson {
  * cents) or a task file's (two-decimal strings). Throws TaskShapeError naming the first bad field.
  */
 export function keyInCents(value: unknown, path = 'key'): AnswerKey {
+  return keyFromJson(value, path, true);
+}
+
+/** An answer key as a task file holds it, or with `cents`, as `keyInCents` takes it. */
+function keyFromJson(value: unknown, path: string, cents = false): AnswerKey {
   const o = obj(value, path);
   const basObj = obj(o.bas, `${path}.bas`);
   const bas = {} as Bas;
   for (const label of BAS_LABELS) {
     const figure = basObj[label];
-    if (typeof figure === 'number') {
+    if (cents && typeof figure === 'number') {
       if (!Number.isSafeInteger(figure))
         fail(`${path}.bas.${label}`, `must be whole cents or an amount with two decimals, got ${figure}`);
       bas[label] = figure;
     } else bas[label] = money(figure, `${path}.bas.${label}`);
   }
-  return { bas, faults: faultsFromJson(o.faults, `${path}.faults`) };
-}
-
-function keyFromJson(value: unknown, path: string): AnswerKey {
-  const o = obj(value, path);
-  const basObj = obj(o.bas, `${path}.bas`);
-  const bas = {} as Bas;
-  for (const label of BAS_LABELS) bas[label] = money(basObj[label], `${path}.bas.${label}`);
   return { bas, faults: faultsFromJson(o.faults, `${path}.faults`) };
 }
 

@@ -5,6 +5,7 @@ import { renderProbe } from '../../src/endpoint/probe-text.js';
 import { DEFAULT_TASK_CONFIG } from '../../src/task/config.js';
 import { generateTask } from '../../src/task/generate.js';
 import { runPolicy } from '../../src/task/policies.js';
+import { hostileServer, type HostileServer } from '../support/hostile-server.js';
 
 const NO_SAMPLING = { temperature: null, max_tokens: null, reasoning_effort: null, extra: {} };
 
@@ -160,5 +161,35 @@ describe('probe', () => {
       { id: 'a', owned_by: 'me' },
       { id: 'b', owned_by: null },
     ]);
+  });
+});
+
+describe('probe of a stream that fails once begun', () => {
+  // Answers with a 2xx other than 200 and a rate-limit header, sends one piece, then ends.
+  let fake: HostileServer;
+  beforeAll(async () => {
+    fake = await hostileServer((_req, res) => {
+      res.writeHead(203, { 'content-type': 'text/event-stream', 'x-ratelimit-remaining-requests': '7' });
+      const piece = { id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm' };
+      res.end(`data: ${JSON.stringify({ ...piece, choices: [{ index: 0, delta: { content: 'Let' } }] })}\n\n`);
+    });
+  });
+  afterAll(() => fake.close());
+
+  it('reports the status and rate-limit headers the endpoint sent, not a 200 inferred from the stream', async () => {
+    const r = await probe({ baseURL: fake.url, apiKey: 'k', requestTimeoutMs: 10_000 }, 'm', NO_SAMPLING, undefined, {
+      idleTimeoutMs: 10_000,
+    });
+    expect(r).toMatchObject({
+      ok: false,
+      reachable: true,
+      status: 203,
+      keyAccepted: true,
+      modelKnown: true,
+      paramsAccepted: true,
+      rateLimits: { 'x-ratelimit-remaining-requests': '7' },
+      stream: { streamed: true, ttftMs: null },
+    });
+    expect(r.advice).toMatch(/ended before the reply finished/);
   });
 });

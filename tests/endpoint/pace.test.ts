@@ -169,22 +169,35 @@ describe('Pace', () => {
     expect(pace.tryAcquire()?.probe).toBe(true);
   });
 
-  it('a refused probe closes the gate again, each time at least twice as long', async () => {
+  /** How long the gate stays closed after each of `refusals` refused probes, each answered with `hint`. */
+  async function probeClosures(hint: number | null, refusals: number): Promise<number[]> {
     const { pace, clock } = paced(8);
-    pace.release((await pace.acquire(never))!, 'limited', 1000);
+    pace.release((await pace.acquire(never))!, 'limited', hint);
     const closures: number[] = [];
-    let probe = pace.tryAcquire()!;
-    for (let i = 0; i < 4; i++) {
+    let probe: Ticket | null;
+    while ((probe = pace.tryAcquire()) === null) clock.t += 1;
+    for (let i = 0; i < refusals; i++) {
       expect(probe.probe).toBe(true);
-      pace.release(probe, 'limited', 1000);
+      pace.release(probe, 'limited', hint);
       const from = clock.t;
       let next: Ticket | null;
       while ((next = pace.tryAcquire()) === null) clock.t += 1;
       closures.push(clock.t - from);
       probe = next;
     }
-    for (let i = 1; i < closures.length; i++) expect(closures[i]).toBeGreaterThanOrEqual(2 * closures[i - 1]!);
-    expect(closures[0]).toBeGreaterThanOrEqual(250);
+    return closures;
+  }
+
+  it("a probe refused again and again waits no longer than the server's hint, or a second when it asks for less", async () => {
+    // A server that refuses at random says nothing new by refusing one probe more: doubling
+    // past its hint stalled every rollout of a run for up to a minute.
+    expect(await probeClosures(1000, 7)).toEqual([250, 500, 1000, 1000, 1000, 1000, 1000]);
+    expect(await probeClosures(200, 7)).toEqual([250, 500, 1000, 1000, 1000, 1000, 1000]);
+    expect(await probeClosures(3000, 7)).toEqual([2000, 2000, 2000, 2000, 3000, 3000, 3000]);
+  });
+
+  it('a probe refused without a hint keeps doubling its wait, up to a minute', async () => {
+    expect(await probeClosures(null, 10)).toEqual([250, 500, 1000, 2000, 4000, 8000, 16_000, 32_000, 60_000, 60_000]);
   });
 
   it('a probe still out after a second (not refused at once) opens the gate without its answer', async () => {

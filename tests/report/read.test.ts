@@ -3,7 +3,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors/index.js';
-import { readRun } from '../../src/report/read.js';
+import { readRun, readRunFolding } from '../../src/report/read.js';
 import { FolderLock } from '../../src/runfile/lock.js';
 import { GENERATOR_VERSION } from '../../src/task/generate.js';
 import { done, failed } from './fixtures.js';
@@ -42,6 +42,33 @@ describe('readRun', () => {
     expect(d.summary.counts).toMatchObject({ rollouts: 3, completed: 2, errored: 1 });
     expect(d.model).toBe('m');
     expect(d.notes).toEqual([]);
+  });
+
+  it("folds a caller's fold in the same read and returns the one that saw each winner once", async () => {
+    // Task 1 errored, then was run again: its second line wins, and the file is read again.
+    const dir = folder(
+      [
+        line(done(0, 0, { bas: 1, audit: 1 })),
+        line(failed(1, 0)),
+        line(done(2, 0, { bas: 1, audit: 1 })),
+        line(done(1, 0, { bas: 0, audit: 0.5 })),
+      ],
+      RUN,
+    );
+    let made = 0;
+    const { data, fold } = await readRunFolding(dir, () => {
+      made++;
+      const seen: Array<[number, number]> = [];
+      return { seen, add: (r: { index: number }, at: number) => seen.push([r.index, at]) };
+    });
+    expect(made).toBe(2);
+    expect(fold.seen).toEqual([
+      [0, 1],
+      [2, 3],
+      [1, 4],
+    ]);
+    expect(data.summary.counts).toMatchObject({ rollouts: 3, completed: 3, errored: 0 });
+    expect((await readRunFolding(dir, () => null)).fold).toBeNull();
   });
 
   it('skips a torn last line with a warning', async () => {

@@ -4,26 +4,13 @@ import { httpClient } from '../../src/endpoint/client.js';
 import { DEFAULT_RETRY_POLICY } from '../../src/endpoint/retry.js';
 import { Runner } from '../../src/engine/runner.js';
 import { startServer, type RunningServer, type ServeOptions } from '../../src/serve/serve.js';
+import { QUIET_SERVE } from '../support/serve-options.js';
 import { tokenBucket } from '../../src/serve/token-bucket.js';
 import type { RolloutRecord } from '../../src/runfile/record.js';
 import { DEFAULT_TASK_CONFIG } from '../../src/task/config.js';
 import { generateTask } from '../../src/task/generate.js';
 
-const base: ServeOptions = {
-  port: 0,
-  host: '127.0.0.1',
-  policy: 'oracle',
-  latencyMs: 0,
-  errorRate: 0,
-  rateLimitRate: 0,
-  retryAfterS: 1,
-  hangRate: 0,
-  malformedRate: 0,
-  rateLimitRps: 0,
-  seed: 1,
-  apiKey: null,
-  models: null,
-};
+const base: ServeOptions = QUIET_SERVE;
 const sampling = { temperature: 0, max_tokens: null, reasoning_effort: null, extra: {} };
 const prompt = generateTask(DEFAULT_TASK_CONFIG, 0).prompt;
 let server: RunningServer | null = null;

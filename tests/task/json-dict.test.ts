@@ -55,6 +55,29 @@ describe('parseJsonDict', () => {
     );
   });
 
+  it('reads numbers of any length, alone and inside text, as JSON.parse does', () => {
+    const digits = (min: number) =>
+      fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: min, maxLength: 90 });
+    const number = fc
+      .tuple(
+        fc.constantFrom('', '-'),
+        digits(1),
+        fc.option(digits(0), { nil: undefined }),
+        fc.option(fc.tuple(fc.constantFrom('e', 'E'), fc.constantFrom('', '+', '-'), digits(0)), { nil: undefined }),
+      )
+      .map(
+        ([sign, whole, frac, exp]) =>
+          `${sign}${whole}${frac === undefined ? '' : `.${frac}`}${exp ? exp.join('') : ''}`,
+      );
+    fc.assert(
+      fc.property(number, fc.constantFrom('%', '[%]', '{"a":%,"b":1}', '[1,%,2]', ' % '), (n, around) => {
+        const [theirs, ours] = both(around.replace('%', n));
+        expect(ours).toEqual(theirs);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
   it("keeps JSON.parse's rules on the edges", () => {
     const cases = [
       '{"a":1,"a":2,"b":3}',

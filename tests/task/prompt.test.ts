@@ -167,6 +167,8 @@ describe('task files', () => {
     ['an unknown category', (j) => (j.ledger.transactions[0].category = 'snacks'), /category/],
     ['a missing key', (j) => delete j.key, /^key must be an object/],
     ['an unknown fault code', (j) => (j.key.faults = { T01: ['nope'] }), /unknown fault code/],
+    // Whole cents are the typed key's form (keyInCents), not a task file's.
+    ['a figure in cents', (j) => (j.key.bas.G1 = 100), /^key\.bas\.G1 must be a string$/],
     ['a bad config', (j) => (j.config.num_transactions = 2), /config\.num_transactions/],
     [
       'an impossible date',

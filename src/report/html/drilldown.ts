@@ -250,7 +250,7 @@ export function drillDataOf(data: RunData, chosen: Selected[]): DrillData {
 
 /**
  * Reads the run's results again and builds the page's data for the default selection. `bas
- * report` chooses while it reads the file the first time (readRun's onRecords) instead.
+ * report` chooses while it reads the file the first time (readRunFolding) instead.
  */
 export async function buildDrillData(data: RunData, requested: Array<[number, number]> = []): Promise<DrillData> {
   const { fold } = await foldWinningRecords(data.resultsPath, () => new DrillSelection(requested), {
