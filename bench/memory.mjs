@@ -1,9 +1,10 @@
 // Peak memory of a long eval, started the way the README says (`node bin/bas.js eval …`, no
 // node flags): a built-in model, so the figure is bas's own and not an endpoint's, at 10,000,
 // 100,000 and 200,000 rollouts, and the growth per rollout from 10k to 100k (the issue's
-// measure: it includes V8's one-time doubling of its young generation, 16 to 32 MB, which a
-// run of this allocation rate reaches somewhere between 30k and 60k rollouts) and from 100k to
-// 200k (growth once the heap has settled). docs/performance.md explains the figures.
+// measure) and from 100k to 200k. Each size runs as bas chooses (from 2,000 rollouts, the
+// engine in a worker thread with a capped young generation), so all three run the same way;
+// on the main thread, V8's growing young generation made the growth depend on where a run
+// ended. docs/performance.md explains the figures.
 // Run directly: `node bench/memory.mjs`.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

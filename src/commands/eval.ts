@@ -18,8 +18,9 @@ import { renderEvalHeader, renderEvalCost } from '../report/eval-header.js';
 import { costOf } from '../report/run-report.js';
 import type { Summary } from '../summary/summary.js';
 import { configPathFrom, loadConfigFile, type FileConfig } from '../settings/config.js';
-import { progressDisplay } from '../engine/progress.js';
-import { runEval, type EvalEvent, type EvalResult } from '../engine/run-eval.js';
+import { progressDisplay, PROGRESS_EVENTS } from '../engine/progress.js';
+import type { EvalEvent, EvalResult } from '../engine/events.js';
+import { runEvalWhereBest } from '../engine/eval-placement.js';
 import { resolveSettings, type EvalFlags, type EvalSettings } from '../settings/settings.js';
 import { pricesOf } from '../settings/setting-table.js';
 import { readSavedRun } from '../runfile/run-info.js';
@@ -52,6 +53,9 @@ export async function evalSettingsFromFlags(
     flags.resume ? join(flags.resume, RUN_FILE) : undefined,
   );
 }
+
+/** The events `evalNotice` has a line for. */
+export const NOTICE_EVENTS: ReadonlyArray<EvalEvent['type']> = ['nothing-to-do', 'resuming', 'restarted', 'warning'];
 
 /** The line an event gets on stderr, or null (progress is drawn apart). */
 export function evalNotice(e: EvalEvent): string | null {
@@ -158,8 +162,9 @@ export async function withStopSignal<T>(body: (signal: AbortSignal) => Promise<T
 }
 
 /**
- * Runs one eval for a command: its notices and progress on `err`, stopped by the process's
- * signals. The caller prints the result and chooses the exit code.
+ * Runs one eval for a command, a long one in a worker thread (engine/eval-thread.ts: flat
+ * memory however long the run): its notices and progress on `err`, stopped by the process's signals. The
+ * caller prints the result and chooses the exit code.
  */
 export async function runEvalCommand(
   settings: EvalSettings,
@@ -169,9 +174,13 @@ export async function runEvalCommand(
   const progress = settings.progress ? progressDisplay({ stream: err }) : null;
   try {
     return await withStopSignal((signal) =>
-      runEval(settings, {
+      runEvalWhereBest(settings, {
         ...folder,
         signal,
+        env: std.env(),
+        // Only what is shown crosses from a thread: rollouts as their rewards, for the progress line.
+        events: progress ? [...NOTICE_EVENTS, ...PROGRESS_EVENTS] : NOTICE_EVENTS,
+        onRewards: progress?.onRewards,
         onEvent: (e) => {
           progress?.onEvent(e);
           const line = evalNotice(e);

@@ -42,10 +42,18 @@ import type { EvalFlags, EvalSettings } from '../settings/settings.js';
 import { configPathFrom, loadConfigFile } from '../settings/config.js';
 import { loadProviders } from '../settings/providers.js';
 import { unconfirmedPlanEndpoint, type EndpointFlags } from '../settings/resume-trust.js';
-import { runEval, type EvalEvent, type EvalResult } from '../engine/run-eval.js';
+import type { EvalEvent, EvalResult } from '../engine/events.js';
+import { runEvalWhereBest } from '../engine/eval-placement.js';
 import { COMMAND_FLAGS } from '../settings/command-flags.js';
 import { checkOutputs } from '../settings/output-paths.js';
-import { evalNotice, evalSettingsFromFlags, outcomeError, renderEvalResult, withStopSignal } from './eval.js';
+import {
+  evalNotice,
+  evalSettingsFromFlags,
+  NOTICE_EVENTS,
+  outcomeError,
+  renderEvalResult,
+  withStopSignal,
+} from './eval.js';
 import * as std from '../io/std.js';
 
 export type SweepFlags = Omit<EvalFlags, 'model'> & {
@@ -393,10 +401,14 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
         const s = settings;
         // --check: each model's endpoint is checked once, before its first run that has work.
         const check = s.check && !checked.has(model);
-        result = await runEval(settings, {
+        // A long point runs in a thread of its own, as bas eval's runs do.
+        result = await runEvalWhereBest(settings, {
           dir: sub,
           resume: started,
           signal,
+          env: std.env(),
+          // Rollouts cross from a thread only for a line redrawn live on a terminal.
+          events: progress && std.stderr().isTTY ? [...NOTICE_EVENTS, 'started', 'rollout'] : NOTICE_EVENTS,
           preflight: check
             ? async () => {
                 checked.add(model);

@@ -67,8 +67,27 @@ export function progressLine(p: ProgressState, width: number): string {
   }
 }
 
-/** A display of the run on `o.stream`: feed it every event; `finish()` clears the live line. */
-export function progressDisplay(o: ProgressOptions): { onEvent: (e: EvalEvent) => void; finish: () => void } {
+/**
+ * The events the display needs besides the rollouts themselves, which it may instead be given
+ * as rewards (`onRewards`): the way a run in another thread feeds it, 8 bytes a rollout.
+ */
+export const PROGRESS_EVENTS: ReadonlyArray<EvalEvent['type']> = ['started', 'pace', 'retry'];
+
+/** What the display takes: every event (or PROGRESS_EVENTS and `onRewards`); `finish()` clears the live line. */
+export interface ProgressDisplay {
+  onEvent: (e: EvalEvent) => void;
+  /** Finished rollouts in order, each as `rolloutReward` gives it: the same as their 'rollout' events. */
+  onRewards: (rewards: ArrayLike<number>) => void;
+  finish: () => void;
+}
+
+/** A finished rollout as a number: its reward when it was scored, NaN when it errored. */
+export function rolloutReward(record: { error: unknown; reward: number | null }): number {
+  return record.error ? Number.NaN : (record.reward ?? 0);
+}
+
+/** A display of the run on `o.stream`. */
+export function progressDisplay(o: ProgressOptions): ProgressDisplay {
   const now = o.now ?? Date.now;
   const tty = Boolean(o.stream.isTTY);
   // Set by the 'started' event: the run's size, what earlier sessions did, the ceiling (-c).
@@ -137,21 +156,29 @@ export function progressDisplay(o: ProgressOptions): { onEvent: (e: EvalEvent) =
         retries++;
         break;
       case 'rollout':
-        done++;
-        if (e.record.error) errors++;
-        else {
-          scored++;
-          rewardSum.add(e.record.reward ?? 0);
-        }
-        break;
+        return finished(rolloutReward(e.record));
       default:
         return;
     }
     update();
   };
 
+  /** One finished rollout: its reward, NaN when it errored. */
+  const finished = (reward: number): void => {
+    done++;
+    if (Number.isNaN(reward)) errors++;
+    else {
+      scored++;
+      rewardSum.add(reward);
+    }
+    update();
+  };
+
   return {
     onEvent,
+    onRewards: (rewards) => {
+      for (let i = 0; i < rewards.length; i++) finished(rewards[i]!);
+    },
     finish: () => {
       if (tty && drawn) o.stream.write('\r\x1b[K');
     },

@@ -1,0 +1,171 @@
+/**
+ * `runEvalInWorker`: `runEval` in a worker thread of its own, with the same settings, options
+ * and result, for front ends that run long evals (`bas eval`, `bas sweep`). The thread's young
+ * generation is capped (`resourceLimits`, an API rather than a node flag a user would have to
+ * type), so a run's memory stays flat however long it runs: on the main thread V8 doubles its
+ * young generation whenever enough has survived its scavenges, which a long enough run always
+ * reaches (docs/performance.md has the figures).
+ *
+ * Everything crosses as data: events in batches, the result, and errors rebuilt as the same
+ * classes (errors/transfer.ts), so exit codes and messages are those of `runEval`. The caller's
+ * signal stops the thread's run, the caller's preflight runs here on the caller's side, and a
+ * thread that dies (out of memory, a crash) ends the call with one clear error, never a hang.
+ */
+import { Worker, type ResourceLimits } from 'node:worker_threads';
+import { FatalRunError } from '../errors/index.js';
+import { errorFromData } from '../errors/transfer.js';
+import type { EvalSettings } from '../settings/settings.js';
+import type { EvalEvent, EvalResult } from './events.js';
+import type { RunEvalOptions } from './run-eval.js';
+import type { FromWorker, ToWorker, WorkerStart } from './eval-worker.js';
+
+/**
+ * The thread's young generation, in MB (V8 splits it into its semi-spaces). 6 keeps a 200k run
+ * within a few MB of a 10k one and costs no measurable time; docs/performance.md says how it
+ * was chosen.
+ */
+const YOUNG_GENERATION_MB = 6;
+
+const EVERY_EVENT: ReadonlyArray<EvalEvent['type']> = [
+  'nothing-to-do',
+  'resuming',
+  'restarted',
+  'started',
+  'rollout-started',
+  'retry',
+  'rollout',
+  'pace',
+  'warning',
+];
+
+/** runEval's options, plus what only a thread needs. */
+export interface WorkerEvalOptions extends RunEvalOptions {
+  /** The environment the run reads (its API key variable): the thread gets this one, not the process's. */
+  env: NodeJS.ProcessEnv;
+  /**
+   * The event types `onEvent` is called with (default: all). Each event crosses between
+   * threads, so a caller that draws no progress leaves out 'rollout' and 'rollout-started'.
+   */
+  events?: ReadonlyArray<EvalEvent['type']>;
+  /**
+   * Called with finished rollouts as rewards, in order (`rolloutReward`: NaN for an errored
+   * one), for a caller that only counts them (a progress display): 8 bytes a rollout cross
+   * between threads instead of its record. Leave 'rollout' out of `events` then.
+   */
+  onRewards?: (rewards: ArrayLike<number>) => void;
+  /** The thread's script (tests give the compiled one, or one of their own); default dist/engine/eval-worker.js. */
+  script?: URL;
+  /** The thread's memory limits (tests); default a capped young generation. */
+  resourceLimits?: ResourceLimits;
+}
+
+/** The variables that are set: a Worker's env takes strings only. */
+function definedEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
+  return out;
+}
+
+/** What a thread's death without an answer says: out of memory is the run's limit, anything else a bug. */
+function deathError(err: Error | null, code: number, dir: string | null): Error {
+  const kept = dir ? `; rollouts recorded so far are kept in ${dir}: continue with bas eval --resume ${dir}` : '';
+  if ((err as { code?: unknown } | null)?.code === 'ERR_WORKER_OUT_OF_MEMORY')
+    return new FatalRunError(`the run ran out of memory${kept}`);
+  if (err) {
+    const bug = new Error(`the eval thread failed: ${err.message}${kept}`, { cause: err });
+    bug.stack = err.stack;
+    return bug;
+  }
+  return new Error(`the eval thread stopped (exit code ${code}) before the run ended${kept}`);
+}
+
+/**
+ * Runs one eval as `runEval` does, in a worker thread: same settings, same options (with the
+ * environment given explicitly), same result and errors. `onEvent` is called on this thread,
+ * in order, a little after each event happened.
+ */
+export function runEvalInWorker(settings: EvalSettings, options: WorkerEvalOptions): Promise<EvalResult> {
+  const { signal, onEvent, preflight } = options;
+  const wanted = new Set(onEvent ? (options.events ?? EVERY_EVENT) : []);
+  const start: WorkerStart = {
+    settings,
+    dir: options.dir,
+    resume: options.resume,
+    aborted: signal?.aborted ?? false,
+    preflight: preflight !== undefined,
+    rewards: options.onRewards !== undefined,
+    // The folder's name comes with these, for the message of a thread that dies.
+    events: [...new Set([...wanted, 'resuming', 'started'] as const)],
+  };
+  const worker = new Worker(options.script ?? new URL('./eval-worker.js', import.meta.url), {
+    workerData: start,
+    env: definedEnv(options.env),
+    resourceLimits: options.resourceLimits ?? { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
+    // Nothing reads it; the run's events are how it speaks.
+    stdin: false,
+  });
+  const tell = (m: ToWorker): void => worker.postMessage(m);
+  const onAbort = (): void => tell({ type: 'abort' });
+  signal?.addEventListener('abort', onAbort, { once: true });
+
+  return new Promise<EvalResult>((resolve, reject) => {
+    let dir: string | null = options.dir ?? null;
+    let death: Error | null = null;
+    let preflightError: unknown = null;
+    /** The run's end, once the thread has said it: applied when the thread has exited. */
+    let end: (() => void) | null = null;
+
+    worker.on('message', (m: FromWorker) => {
+      switch (m.type) {
+        case 'events':
+          for (const e of m.events) {
+            if (e.type === 'rewards') options.onRewards?.(e.rewards);
+            else {
+              if (e.type === 'started' || e.type === 'resuming') dir = e.dir;
+              if (wanted.has(e.type)) onEvent!(e);
+            }
+          }
+          return;
+        case 'preflight':
+          Promise.resolve()
+            .then(() => preflight!())
+            .then(
+              () => tell({ type: 'preflight-done', ok: true }),
+              (err: unknown) => {
+                preflightError = err;
+                tell({ type: 'preflight-done', ok: false });
+              },
+            );
+          return;
+        case 'result': {
+          const { result } = m;
+          // The thread saw a stand-in for the caller's reason: the caller gets its own back.
+          if (result.outcome.kind === 'interrupted') result.outcome.reason = signal?.reason;
+          end = () => resolve(result);
+          break;
+        }
+        case 'error':
+          end = () => reject(errorFromData(m.error));
+          break;
+        case 'aborted':
+          end = () => reject(signal?.reason);
+          break;
+        case 'preflight-failed':
+          end = () => reject(preflightError);
+          break;
+      }
+      // Its answer is in: nothing the thread still holds (idle sockets, timers) is worth waiting for.
+      void worker.terminate();
+    });
+    worker.on('messageerror', (err) => {
+      death ??= err;
+      void worker.terminate();
+    });
+    worker.on('error', (err) => (death ??= err));
+    worker.on('exit', (code) => {
+      signal?.removeEventListener('abort', onAbort);
+      if (end) end();
+      else reject(deathError(death, code, dir));
+    });
+  });
+}
