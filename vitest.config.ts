@@ -11,6 +11,9 @@ export default defineConfig({
     // socket, not computing: vitest's default (one worker per core, less one) would run them
     // one at a time on a 2-core machine, with a core idle.
     maxWorkers: Number(process.env.BAS_TEST_WORKERS) || availableParallelism() + 1,
+    // The tests run the compiled CLI in their own process (tests/support/cli.ts): node loads
+    // dist/ itself, as `node bin/bas.js` would, rather than vite transforming it again.
+    server: { deps: { external: [/\/dist\//] } },
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },

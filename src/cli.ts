@@ -2,13 +2,15 @@
  * The commander program. Each command lazy-imports its handler so that `bas --help` loads
  * little but commander. Every command's options come from the one declaration
  * (src/settings/command-flags.ts), which is loaded only when a command is named, and the
- * error printer's helpers only when there is an error. This is the only module that calls
- * `process.exit`.
+ * error printer's helpers only when there is an error. `runCli` runs one command and returns
+ * its exit code; `main`, the process wrapper, is the only code that calls `process.exit`.
  */
 import { createRequire } from 'node:module';
 import type * as Commander from 'commander';
 import type { Flag } from './settings/flag.js';
 import { COMMAND_NAMES } from './settings/command-names.js';
+import * as std from './io/std.js';
+import { processStd, withStd, type Std } from './io/std.js';
 
 type Declaration = typeof import('./settings/command-flags.js');
 /** The commands, as the declaration keys them (from a module of their own, so `bas --help` need not load it). */
@@ -50,13 +52,28 @@ function withFlags(cmd: Command, decl: Declaration | null): Command {
   return cmd;
 }
 
-function buildProgram(decl: Declaration | null): Command {
+/** A terminal's width for the help text; none (commander's 80) for a pipe or a file. */
+function helpWidth(stream: std.OutStream): number {
+  // commander's own default returns undefined for a stream that is not a terminal, as here.
+  return (stream.isTTY ? stream.columns : undefined) as number;
+}
+
+/** The program; a command that ends with a code of its own (validate) sets `ended.code`. */
+function buildProgram(decl: Declaration | null, ended: { code: number }): Command {
   const program = new Command('bas')
     .description(
       'Reconcile synthetic Australian GST ledgers into a corrected BAS: generate, validate, score and evaluate',
     )
     .version(version, '-V, --version')
-    .exitOverride();
+    .exitOverride()
+    // Help, version and usage errors go to the run's streams (src/io/std.ts), not the process's;
+    // set before the commands are added, which copy it.
+    .configureOutput({
+      writeOut: (text) => void std.stdout().write(text),
+      writeErr: (text) => void std.stderr().write(text),
+      getOutHelpWidth: () => helpWidth(std.stdout()),
+      getErrHelpWidth: () => helpWidth(std.stderr()),
+    });
   // One line, in the house form, for every usage error commander finds.
   usageErrors(program, 'bas --help');
   const command = (name: string, description: string): Command =>
@@ -66,9 +83,9 @@ function buildProgram(decl: Declaration | null): Command {
     (await import('./commands/gen.js')).gen(opts),
   );
 
-  command('validate', 're-derive every answer key without a model and check it').action(async (opts) =>
-    (await import('./commands/validate.js')).validate(opts),
-  );
+  command('validate', 're-derive every answer key without a model and check it').action(async (opts) => {
+    ended.code = await (await import('./commands/validate.js')).validate(opts);
+  });
 
   command('score', 'grade replies produced elsewhere against their tasks').action(async (opts) =>
     (await import('./commands/score.js')).score(opts),
@@ -138,10 +155,29 @@ function buildProgram(decl: Declaration | null): Command {
   return program;
 }
 
-/** Runs the program on `argv` and exits with the right code; never prints a stack trace. */
+/**
+ * Runs one command (`args` as a user types them after `bas`) with `io` as its outside world
+ * (src/io/std.ts; the process's own when not given) and resolves with its exit code. It
+ * never exits the process, and prints no stack trace: a failure is one line on the run's
+ * standard error. Tests run the CLI in their own process through this.
+ */
+export async function runCli(args: string[], io: Std = processStd()): Promise<number> {
+  return withStd(io, async () => {
+    const named = args.some((a) => COMMANDS.has(a));
+    const ended = { code: 0 };
+    try {
+      await buildProgram(named ? await import('./settings/command-flags.js') : null, ended).parseAsync(args, {
+        from: 'user',
+      });
+      return ended.code;
+    } catch (err) {
+      return exitCodeFor(err);
+    }
+  });
+}
+
+/** The process wrapper: runs the command on the process's own streams and exits with its code. */
 export async function main(argv: string[]): Promise<void> {
-  const named = argv.slice(2).some((a) => COMMANDS.has(a));
-  const program = buildProgram(named ? await import('./settings/command-flags.js') : null);
   // A reader that stops early (`bas gen | head`, `bas report DIR | less` quit) closes the
   // pipe. A running eval takes charge (it stops, writes its final run.json and exits 141);
   // any other command ends quietly and successfully, not with a stack trace.
@@ -163,11 +199,10 @@ export async function main(argv: string[]): Promise<void> {
   };
   process.stdout.on('error', onOutputError('standard output'));
   process.stderr.on('error', onOutputError('standard error'));
-  try {
-    await program.parseAsync(argv);
-  } catch (err) {
-    process.exit(await exitCodeFor(err));
-  }
+  const code = await runCli(argv.slice(2));
+  // A success ends by itself once the output is flushed; a failure exits at once, even with
+  // requests or timers still pending.
+  if (code !== 0) process.exit(code);
 }
 
 async function exitCodeFor(err: unknown): Promise<number> {
@@ -181,8 +216,9 @@ async function exitCodeFor(err: unknown): Promise<number> {
   ]);
   const report = describeError(err);
   // Messages may quote an endpoint or a file: no key, no terminal controls (terminalText redacts).
-  process.stderr.write(`bas: ${terminalText(report.line)}\n`);
-  if (report.internal && process.env.BAS_DEBUG && err instanceof Error)
-    process.stderr.write(`${terminalText(err.stack ?? '')}\n`);
+  const stderr = std.stderr();
+  stderr.write(`bas: ${terminalText(report.line)}\n`);
+  if (report.internal && std.env().BAS_DEBUG && err instanceof Error)
+    stderr.write(`${terminalText(err.stack ?? '')}\n`);
   return report.exitCode;
 }

@@ -17,6 +17,7 @@ import { renderProbe } from '../endpoint/probe-text.js';
 import { generateTask } from '../task/generate.js';
 import { apiKeyFor, resolveSettings, type EvalFlags, type EvalSettings } from '../settings/settings.js';
 import { maxResponseBytesOf, samplingOf, taskConfigOf } from '../settings/setting-table.js';
+import * as std from '../io/std.js';
 
 /** Why a probe failed, in a few words. */
 function reason(r: ProbeReport, s: EvalSettings): string {
@@ -94,6 +95,6 @@ export async function runCheck(
 export async function checkCommand(words: string[], flags: EvalFlags): Promise<void> {
   const configPath = configPathFrom(words, flags.config, 'bas check');
   const file = configPath ? loadConfigFile(configPath) : null;
-  const settings = resolveSettings(flags, file, configPath ?? '', process.env);
-  await runCheck(settings, process.env, process.stdout, flags.json === true);
+  const settings = resolveSettings(flags, file, configPath ?? '', std.env());
+  await runCheck(settings, std.env(), std.stdout(), flags.json === true);
 }

@@ -10,6 +10,7 @@ import { runInputs } from '../runfile/read.js';
 import { COMMAND_FLAGS } from '../settings/command-flags.js';
 import { readFlags } from '../settings/flag.js';
 import { checkOutputs } from '../settings/output-paths.js';
+import * as std from '../io/std.js';
 
 export async function compare(dirs: string[], given: Record<string, unknown>): Promise<void> {
   const opts = readFlags(COMMAND_FLAGS.compare, given);
@@ -24,6 +25,6 @@ export async function compare(dirs: string[], given: Record<string, unknown>): P
     const { writeCompareHtml } = await import('../report/html/write.js');
     await writeCompareHtml(opts.html, c);
   }
-  process.stdout.write(opts.json ? JSON.stringify(c, null, 2) + '\n' : renderComparison(c));
-  if (opts.html && !opts.json) process.stdout.write(`HTML comparison written to ${opts.html}\n`);
+  std.stdout().write(opts.json ? JSON.stringify(c, null, 2) + '\n' : renderComparison(c));
+  if (opts.html && !opts.json) std.stdout().write(`HTML comparison written to ${opts.html}\n`);
 }

@@ -29,6 +29,8 @@ import { onOutputClosed } from '../io/output.js';
 import { redact } from '../io/secrets.js';
 import { terminalText } from '../io/terminal-text.js';
 import { checkOutputs } from '../settings/output-paths.js';
+import * as std from '../io/std.js';
+import type { OutStream } from '../io/std.js';
 
 /** The settings `bas eval` runs with: flags over a config file, over the saved run with --resume. */
 export async function evalSettingsFromFlags(
@@ -46,7 +48,7 @@ export async function evalSettingsFromFlags(
     flags,
     file,
     configPath ?? '',
-    process.env,
+    std.env(),
     saved,
     flags.resume ? join(flags.resume, RUN_FILE) : undefined,
   );
@@ -167,7 +169,7 @@ export async function withStopSignal<T>(body: (signal: AbortSignal) => Promise<T
 export async function runEvalCommand(
   settings: EvalSettings,
   folder: { dir?: string; resume: boolean },
-  err: NodeJS.WriteStream,
+  err: OutStream,
 ): Promise<EvalResult> {
   const progress = settings.progress ? progressDisplay({ stream: err }) : null;
   try {
@@ -175,7 +177,7 @@ export async function runEvalCommand(
       runEvalWhereBest(settings, {
         ...folder,
         signal,
-        env: process.env,
+        env: std.env(),
         // Only what is shown crosses from a thread: rollouts as their rewards, for the progress line.
         events: progress ? [...NOTICE_EVENTS, ...PROGRESS_EVENTS] : NOTICE_EVENTS,
         onRewards: progress?.onRewards,
@@ -185,7 +187,7 @@ export async function runEvalCommand(
           if (line !== null) err.write(line);
         },
         preflight: settings.check
-          ? async () => void (await (await import('./check.js')).runCheck(settings, process.env, err))
+          ? async () => void (await (await import('./check.js')).runCheck(settings, std.env(), err))
           : undefined,
       }),
     );
@@ -208,11 +210,13 @@ export function reportEval(
   const failed = outcomeError(result, settings);
   if (result.outcome.kind === 'endpoint-stopped' || result.outcome.kind === 'interrupted') throw failed;
   out.write(renderEvalResult(result, settings, json));
-  process.stderr.write(
-    result.outcome.kind === 'nothing-to-do'
-      ? `bas: nothing to do: all ${result.total} rollouts of ${result.dir} are recorded and scored (bas report ${result.dir} shows them)\n`
-      : `bas: results in ${result.dir}\n`,
-  );
+  std
+    .stderr()
+    .write(
+      result.outcome.kind === 'nothing-to-do'
+        ? `bas: nothing to do: all ${result.total} rollouts of ${result.dir} are recorded and scored (bas report ${result.dir} shows them)\n`
+        : `bas: results in ${result.dir}\n`,
+    );
   if (failed) throw failed;
 }
 
@@ -222,6 +226,6 @@ export async function evalCommand(words: string[], flags: EvalFlags & { json?: b
   // The run folder is checked before the key is read and before --check sends its request.
   if (!flags.resume) checkOutputs([{ flag: '--output', path: settings.output ?? 'runs', kind: 'folder' }]);
   const folder = { dir: flags.resume ?? settings.output ?? undefined, resume: Boolean(flags.resume) };
-  const result = await runEvalCommand(settings, folder, process.stderr);
-  reportEval(result, settings, process.stdout, Boolean(flags.json));
+  const result = await runEvalCommand(settings, folder, std.stderr());
+  reportEval(result, settings, std.stdout(), Boolean(flags.json));
 }

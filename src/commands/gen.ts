@@ -14,11 +14,12 @@ import { COMMAND_FLAGS } from '../settings/command-flags.js';
 import { samplingOf, taskConfigOf } from '../settings/setting-table.js';
 import { readFlags, type FlagValues } from '../settings/flag.js';
 import { checkOutputs } from '../settings/output-paths.js';
+import * as std from '../io/std.js';
 
 type GenFlags = FlagValues<typeof COMMAND_FLAGS.gen>;
 
 function chooseFormat(flags: GenFlags): GenFormat {
-  if (flags.format === null) return flags.out || !process.stdout.isTTY ? 'jsonl' : 'table';
+  if (flags.format === null) return flags.out || !std.stdout().isTTY ? 'jsonl' : 'table';
   return flags.format as GenFormat;
 }
 
@@ -37,7 +38,7 @@ async function batchRenderer(flags: Record<string, unknown>): Promise<(task: Tas
   ]);
   if (flags.model === undefined)
     throw new ConfigError('--format batch needs -m/--model: the model id each request names');
-  const settings = resolveSettings(flags as EvalFlags, null, '', process.env);
+  const settings = resolveSettings(flags as EvalFlags, null, '', std.env());
   if (builtinPolicy(settings.model) !== null)
     throw new ConfigError('--format batch needs a real model id; built-in models run with bas eval');
   const options = {
@@ -55,9 +56,11 @@ function splitConfig(flags: GenFlags): TaskConfig {
   const config = taskConfigOf(flags);
   if (flags.split === null) return config;
   const seed = splitSeed(config.seed, flags.split as Split);
-  process.stderr.write(
-    `bas gen: ${flags.split} split of seed ${config.seed}: tasks of seed ${seed}${flags.split === 'test' ? ', the tasks bas eval runs with this seed' : `; the test split is seed ${config.seed}`}\n`,
-  );
+  std
+    .stderr()
+    .write(
+      `bas gen: ${flags.split} split of seed ${config.seed}: tasks of seed ${seed}${flags.split === 'test' ? ', the tasks bas eval runs with this seed' : `; the test split is seed ${config.seed}`}\n`,
+    );
   return { ...config, seed };
 }
 

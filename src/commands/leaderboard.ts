@@ -25,6 +25,7 @@ import { checkOutputs } from '../settings/output-paths.js';
 import { RESULTS_FILE } from '../runfile/files.js';
 import { isSweepFolder } from '../runfile/sweep-file.js';
 import { overlaySweeps, readSweepFolder, renderSweep, type SweepResult } from '../report/sweep.js';
+import * as std from '../io/std.js';
 
 /** A folder holding results.jsonl is a run. */
 function isRun(dir: string): boolean {
@@ -130,8 +131,12 @@ export async function leaderboard(dirs: string[], given: Record<string, unknown>
     latex: renderLeaderboardLatex,
   };
   const format = formats[0];
-  process.stdout.write(
-    format ? render[format](lb) : renderLeaderboard(lb) + (curves ? `\nDifficulty curves\n${renderSweep(curves)}` : ''),
-  );
-  if (opts.html && !format) process.stdout.write(`HTML leaderboard written to ${opts.html}\n`);
+  std
+    .stdout()
+    .write(
+      format
+        ? render[format](lb)
+        : renderLeaderboard(lb) + (curves ? `\nDifficulty curves\n${renderSweep(curves)}` : ''),
+    );
+  if (opts.html && !format) std.stdout().write(`HTML leaderboard written to ${opts.html}\n`);
 }

@@ -8,6 +8,7 @@ import { COMMAND_FLAGS } from '../settings/command-flags.js';
 import { readFlags } from '../settings/flag.js';
 import { checkOutputs } from '../settings/output-paths.js';
 import { MEASURED_RUN_JSON_KEYS } from '../settings/setting-table.js';
+import * as std from '../io/std.js';
 
 /**
  * What merged runs must share: the run.json keys of the settings declared `measured`, less
@@ -21,18 +22,20 @@ export async function merge(dirs: string[], given: Record<string, unknown>): Pro
   checkOutputs([{ flag: '--output', path: flags.output, kind: 'folder' }]);
   const outcome = await mergeRuns(dirs, flags.output, MUST_AGREE);
   if (flags.json) {
-    process.stdout.write(`${JSON.stringify(outcome.summary, null, 2)}\n`);
+    std.stdout().write(`${JSON.stringify(outcome.summary, null, 2)}\n`);
   } else {
     const { renderSummary } = await import('../report/tables.js');
-    process.stdout.write(
+    std.stdout().write(
       renderSummary(outcome.summary, {
         title: `Merged ${dirs.length} runs of ${outcome.info.model} into ${outcome.dir}`,
       }),
     );
   }
   if (outcome.missing > 0) {
-    process.stderr.write(
-      `bas: warning: incomplete: ${outcome.expected - outcome.missing} of ${outcome.expected} rollouts are in the inputs (${outcome.missing} missing); run the missing shard and merge again, or run them into the merged folder with bas eval --resume ${outcome.dir}\n`,
-    );
+    std
+      .stderr()
+      .write(
+        `bas: warning: incomplete: ${outcome.expected - outcome.missing} of ${outcome.expected} rollouts are in the inputs (${outcome.missing} missing); run the missing shard and merge again, or run them into the merged folder with bas eval --resume ${outcome.dir}\n`,
+      );
   }
 }

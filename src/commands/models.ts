@@ -8,10 +8,11 @@ import { classifyError } from '../endpoint/classify.js';
 import { outsideText } from '../io/outside-text.js';
 import { listModels } from '../endpoint/endpoint-check.js';
 import { apiKeyFor, resolveEndpoint, type EvalFlags } from '../settings/settings.js';
+import * as std from '../io/std.js';
 
 export async function modelsCommand(flags: EvalFlags): Promise<void> {
-  const ep = resolveEndpoint(flags, process.env);
-  const apiKey = apiKeyFor(ep, process.env);
+  const ep = resolveEndpoint(flags, std.env());
+  const apiKey = apiKeyFor(ep, std.env());
   let models;
   try {
     models = await listModels({ baseURL: ep.baseUrl, apiKey, requestTimeoutMs: 60_000 });
@@ -21,11 +22,11 @@ export async function modelsCommand(flags: EvalFlags): Promise<void> {
     );
   }
   if (flags.json) {
-    process.stdout.write(`${JSON.stringify(models, null, 2)}\n`);
+    std.stdout().write(`${JSON.stringify(models, null, 2)}\n`);
     return;
   }
-  for (const m of models) process.stdout.write(`${m.id}\n`);
-  process.stderr.write(
-    `bas: ${models.length} model${models.length === 1 ? '' : 's'} at ${urlWithoutCredentials(ep.baseUrl)}\n`,
-  );
+  for (const m of models) std.stdout().write(`${m.id}\n`);
+  std
+    .stderr()
+    .write(`bas: ${models.length} model${models.length === 1 ? '' : 's'} at ${urlWithoutCredentials(ep.baseUrl)}\n`);
 }

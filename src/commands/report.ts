@@ -14,6 +14,7 @@ import { checkOutputs } from '../settings/output-paths.js';
 import { DrillSelection } from '../report/html/selection.js';
 import { drillDataOf } from '../report/html/drilldown.js';
 import { renderRollout } from '../report/rollout-text.js';
+import * as std from '../io/std.js';
 
 export async function report(dir: string, given: Record<string, unknown>): Promise<void> {
   // Flags first: a bad price or rollout fails before any file is read.
@@ -39,16 +40,16 @@ export async function report(dir: string, given: Record<string, unknown>): Promi
     const asked = new Set(requested.map(([i, k]) => `${i}:${k}`));
     const picked = drill!.rollouts.map((x, i) => ({ x, i })).filter(({ x }) => asked.has(`${x[1]}:${x[2]}`));
     if (opts.json) {
-      process.stdout.write(
-        JSON.stringify({ run: r.run, rollouts: picked.map(({ x }) => rolloutJson(drill!, x)) }, null, 2) + '\n',
-      );
+      std
+        .stdout()
+        .write(JSON.stringify({ run: r.run, rollouts: picked.map(({ x }) => rolloutJson(drill!, x)) }, null, 2) + '\n');
     } else {
-      process.stdout.write(picked.map(({ i }) => renderRollout(drill!, i, data.model)).join('\n'));
+      std.stdout().write(picked.map(({ i }) => renderRollout(drill!, i, data.model)).join('\n'));
     }
     return;
   }
-  process.stdout.write(opts.json ? JSON.stringify(r, null, 2) + '\n' : renderRunReport(r));
-  if (opts.html && !opts.json) process.stdout.write(`HTML report written to ${opts.html}\n`);
+  std.stdout().write(opts.json ? JSON.stringify(r, null, 2) + '\n' : renderRunReport(r));
+  if (opts.html && !opts.json) std.stdout().write(`HTML report written to ${opts.html}\n`);
 }
 
 /** One rollout of the page data as named fields, for `--rollout … --json`. */

@@ -9,6 +9,7 @@ import { ConfigError } from '../errors/index.js';
 import { COMMAND_FLAGS } from '../settings/command-flags.js';
 import { readFlags } from '../settings/flag.js';
 import { startRewardServer, type RewardServerOptions } from '../serve/reward-server.js';
+import * as std from '../io/std.js';
 
 /** How long shutdown waits for requests under way. */
 const GRACE_MS = 10_000;
@@ -43,8 +44,8 @@ export function rewardServerOptions(given: Record<string, unknown>, env: NodeJS.
 
 /** Runs the server until a signal. */
 export async function rewardServer(flags: Record<string, unknown>): Promise<void> {
-  const o = rewardServerOptions(flags, process.env);
-  o.warn = (line) => process.stderr.write(`bas reward-server: warning: ${line}\n`);
+  const o = rewardServerOptions(flags, std.env());
+  o.warn = (line) => std.stderr().write(`bas reward-server: warning: ${line}\n`);
   let server;
   try {
     server = await startRewardServer(o);
@@ -56,18 +57,19 @@ export async function rewardServer(flags: Record<string, unknown>): Promise<void
       `cannot listen on ${o.host}:${o.port}${code === 'EADDRINUSE' ? ': the port is in use (try --port 0)' : code ? ` (${code})` : ''}`,
     );
   }
-  process.stdout.write(
-    `bas reward-server: listening on ${server.url} (POST /get_reward, POST /score, GET /health; at most ${o.maxBatch} items a batch, ${o.workers > 0 ? `${o.workers} grading threads` : 'grading on the main thread'}${o.token ? '; bearer token required' : ''})\n`,
-  );
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
-    process.once('SIGINT', () => resolve('SIGINT'));
-    process.once('SIGTERM', () => resolve('SIGTERM'));
-  });
-  process.stderr.write(`bas reward-server: ${signal}: finishing the requests under way\n`);
+  std
+    .stdout()
+    .write(
+      `bas reward-server: listening on ${server.url} (POST /get_reward, POST /score, GET /health; at most ${o.maxBatch} items a batch, ${o.workers > 0 ? `${o.workers} grading threads` : 'grading on the main thread'}${o.token ? '; bearer token required' : ''})\n`,
+    );
+  const signal = await std.untilStopSignal();
+  std.stderr().write(`bas reward-server: ${signal}: finishing the requests under way\n`);
   await server.close();
   const s = server.stats;
   const c = server.cache();
-  process.stderr.write(
-    `bas reward-server: ${s.requests} requests, ${s.graded} replies graded, ${s.refused} refused, ${s.failed} failed; ${c.hits} key cache hits, ${c.misses} misses\n`,
-  );
+  std
+    .stderr()
+    .write(
+      `bas reward-server: ${s.requests} requests, ${s.graded} replies graded, ${s.refused} refused, ${s.failed} failed; ${c.hits} key cache hits, ${c.misses} misses\n`,
+    );
 }

@@ -28,6 +28,7 @@ import type { AnswerKey, TaskConfig } from '../task/types.js';
 import { COMMAND_FLAGS } from '../settings/command-flags.js';
 import { readFlags, type FlagValues } from '../settings/flag.js';
 import { checkOutputs } from '../settings/output-paths.js';
+import * as std from '../io/std.js';
 
 interface KeyedTask {
   key: AnswerKey;
@@ -214,11 +215,13 @@ export async function score(given: Record<string, unknown>): Promise<void> {
   }
   if (missing.length > 0) {
     const planned = records.length;
-    process.stderr.write(
-      `bas: warning: incomplete: ${planned - missing.length} of ${planned} planned rollouts have a reply; the ${missing.length} missing are counted as errored rollouts of type ${MISSING_REPLY}\n`,
-    );
+    std
+      .stderr()
+      .write(
+        `bas: warning: incomplete: ${planned - missing.length} of ${planned} planned rollouts have a reply; the ${missing.length} missing are counted as errored rollouts of type ${MISSING_REPLY}\n`,
+      );
   }
-  const print = flags.out === '-' ? process.stderr : process.stdout;
+  const print = flags.out === '-' ? std.stderr() : std.stdout();
   if (flags.json) {
     print.write(`${JSON.stringify(summary, null, 2)}\n`);
   } else {

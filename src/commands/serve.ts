@@ -7,6 +7,7 @@ import type { PolicyName } from '../task/policy-names.js';
 import { COMMAND_FLAGS } from '../settings/command-flags.js';
 import { readFlags } from '../settings/flag.js';
 import { startServer, type ServeOptions } from '../serve/serve.js';
+import * as std from '../io/std.js';
 
 /** Checks the flags; every bad value names its flag and range. */
 function serveOptions(given: Record<string, unknown>): ServeOptions {
@@ -65,16 +66,17 @@ export async function serve(flags: Record<string, unknown>): Promise<void> {
       `at most ${o.rateLimitRps} requests/s${o.wholeSecondRetryAfter ? ' (whole-second Retry-After)' : ''}`,
   ].filter(Boolean);
   const thinks = o.reasoningTokens ? `, reasons ${o.reasoningTokens} tokens before answering` : '';
-  process.stdout.write(
-    `bas serve: listening on ${server.url} (policy ${o.policy}, latency ${o.latencyMs} ms${thinks}${faults.length ? `, faults: ${faults.join(', ')}` : ''}${o.apiKey ? ', key required' : ''})\n`,
-  );
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
+  std
+    .stdout()
+    .write(
+      `bas serve: listening on ${server.url} (policy ${o.policy}, latency ${o.latencyMs} ms${thinks}${faults.length ? `, faults: ${faults.join(', ')}` : ''}${o.apiKey ? ', key required' : ''})\n`,
+    );
+  await std.untilStopSignal();
   await server.close();
   const s = server.stats;
-  process.stderr.write(
-    `bas serve: ${s.requests} requests, ${s.ok} answered, ${s.errors} 500s, ${s.rateLimited} 429s, ${s.hung} hung, ${s.malformed} malformed, ${s.cut} cut, ${s.stalled} stalled, ${s.throttled} over the rate limit, ${s.unauthorized} refused, ${s.rejected} rejected (400/413), ${s.failed} failed (500); usage reported: ${s.promptTokens} prompt, ${s.completionTokens} completion (${s.reasoningTokens} reasoning) tokens\n`,
-  );
+  std
+    .stderr()
+    .write(
+      `bas serve: ${s.requests} requests, ${s.ok} answered, ${s.errors} 500s, ${s.rateLimited} 429s, ${s.hung} hung, ${s.malformed} malformed, ${s.cut} cut, ${s.stalled} stalled, ${s.throttled} over the rate limit, ${s.unauthorized} refused, ${s.rejected} rejected (400/413), ${s.failed} failed (500); usage reported: ${s.promptTokens} prompt, ${s.completionTokens} completion (${s.reasoningTokens} reasoning) tokens\n`,
+    );
 }

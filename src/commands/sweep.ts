@@ -54,6 +54,7 @@ import {
   renderEvalResult,
   withStopSignal,
 } from './eval.js';
+import * as std from '../io/std.js';
 
 export type SweepFlags = Omit<EvalFlags, 'model'> & {
   /** One model per -m (commander collects them; a single string from older callers). */
@@ -95,8 +96,8 @@ function refuseUnconfirmedPlan(plan: SweepPlan, confirm: EndpointFlags, planFile
   const flags = plan.flags as EndpointFlags & { config?: string };
   const configPath = configPathFrom(plan.words, flags.config, 'bas sweep');
   const config = configPath ? loadConfigFile(configPath, { models: true }) : null;
-  const registry = loadProviders(confirm.providers ?? null, process.env);
-  const why = unconfirmedPlanEndpoint(flags, config, confirm, registry, process.env, planFile);
+  const registry = loadProviders(confirm.providers ?? null, std.env());
+  const why = unconfirmedPlanEndpoint(flags, config, confirm, registry, std.env(), planFile);
   if (why !== null) throw new ConfigError(why);
 }
 
@@ -213,7 +214,7 @@ class PointLine {
     private readonly label: string,
     live: boolean,
   ) {
-    this.live = live && process.stderr.isTTY === true;
+    this.live = live && std.stderr().isTTY === true;
   }
 
   onEvent(e: EvalEvent): void {
@@ -237,14 +238,14 @@ class PointLine {
   }
 
   private draw(text: string): void {
-    const width = Math.max(40, (process.stderr.columns ?? 100) - 1);
-    process.stderr.write(`\r\x1b[K${terminalText(`${this.label}: ${text}`).slice(0, width)}`);
+    const width = Math.max(40, (std.stderr().columns ?? 100) - 1);
+    std.stderr().write(`\r\x1b[K${terminalText(`${this.label}: ${text}`).slice(0, width)}`);
   }
 
   /** The final line (a newline ends a live one). */
   finish(text: string): void {
     const line = `${terminalText(`${this.label}: ${text}`)}, ${durationText((Date.now() - this.t0) / 1000)}`;
-    process.stderr.write(this.live ? `\r\x1b[K${line}\n` : `${line}\n`);
+    std.stderr().write(this.live ? `\r\x1b[K${line}\n` : `${line}\n`);
   }
 }
 
@@ -405,13 +406,13 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
           dir: sub,
           resume: started,
           signal,
-          env: process.env,
+          env: std.env(),
           // Rollouts cross from a thread only for a line redrawn live on a terminal.
-          events: progress && process.stderr.isTTY ? [...NOTICE_EVENTS, 'started', 'rollout'] : NOTICE_EVENTS,
+          events: progress && std.stderr().isTTY ? [...NOTICE_EVENTS, 'started', 'rollout'] : NOTICE_EVENTS,
           preflight: check
             ? async () => {
                 checked.add(model);
-                await (await import('./check.js')).runCheck(s, process.env, process.stderr);
+                await (await import('./check.js')).runCheck(s, std.env(), std.stderr());
               }
             : undefined,
           onEvent: (e) => {
@@ -419,7 +420,7 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
             // Notices of a resumed or restarted point are the sweep's own line's business;
             // warnings are always shown.
             const notice = evalNotice(e);
-            if (notice !== null && (flags.verbose || e.type === 'warning')) process.stderr.write(notice);
+            if (notice !== null && (flags.verbose || e.type === 'warning')) std.stderr().write(notice);
           },
         });
       } catch (err) {
@@ -427,7 +428,7 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
         throw await pointFailure(err, i, sub, p);
       }
       line.finish(pointOutcome(result));
-      if (flags.verbose) process.stderr.write(renderEvalResult(result, settings, false));
+      if (flags.verbose) std.stderr().write(renderEvalResult(result, settings, false));
       const error = outcomeError(result, settings);
       if (error === null) continue;
       if (result.outcome.kind === 'over-error-budget' || result.outcome.kind === 'nothing-completed') {
@@ -482,10 +483,12 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
     const { sweepPage } = await import('../report/html/sweep-page.js');
     await withSink(fileSink(flags.html, '--html'), async (sink) => sink.write(sweepPage(result)));
   }
-  process.stdout.write(
-    flags.json ? JSON.stringify(result, null, 2) + '\n' : flags.csv ? renderSweepCsv(result) : renderSweep(result),
-  );
-  if (flags.html) process.stderr.write(`bas: HTML sweep written to ${flags.html}\n`);
+  std
+    .stdout()
+    .write(
+      flags.json ? JSON.stringify(result, null, 2) + '\n' : flags.csv ? renderSweepCsv(result) : renderSweep(result),
+    );
+  if (flags.html) std.stderr().write(`bas: HTML sweep written to ${flags.html}\n`);
   if (failed.length > 0) {
     const first = failed[0]!;
     throw new ErrorRateError(

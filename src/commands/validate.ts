@@ -12,6 +12,7 @@ import { ConfigError } from '../errors/index.js';
 import { COMMAND_FLAGS } from '../settings/command-flags.js';
 import { taskConfigOf } from '../settings/setting-table.js';
 import { readFlags } from '../settings/flag.js';
+import * as std from '../io/std.js';
 
 interface Tally {
   tasks: number;
@@ -82,7 +83,8 @@ function render(tally: Tally, source: string, plainTable: typeof import('../repo
   return `${lines.join('\n')}\n`;
 }
 
-export async function validate(given: Record<string, unknown>): Promise<void> {
+/** Runs `bas validate`; its exit code is 1 when any answer key failed its check, else 0. */
+export async function validate(given: Record<string, unknown>): Promise<number> {
   const flags = readFlags(COMMAND_FLAGS.validate, given);
   const tally = newTally();
   let source: string;
@@ -126,10 +128,10 @@ export async function validate(given: Record<string, unknown>): Promise<void> {
         bas: check.bas,
       })),
     };
-    process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+    std.stdout().write(`${JSON.stringify(out, null, 2)}\n`);
   } else {
     const { plainTable } = await import('../report/tables.js');
-    process.stdout.write(render(tally, source, plainTable));
+    std.stdout().write(render(tally, source, plainTable));
   }
-  if (tally.valid !== tally.tasks) process.exitCode = 1;
+  return tally.valid === tally.tasks ? 0 : 1;
 }

@@ -22,6 +22,7 @@
  * overrides it. docs/hostile-input.md gives the figures.
  */
 import { totalmem } from 'node:os';
+import * as std from '../io/std.js';
 
 /** The largest `--max-response-mb` that can be honoured: V8 cannot make a string of 512 MiB or more, which a body becomes. */
 export const MAX_RESPONSE_MB = 500;
@@ -30,7 +31,7 @@ const MIB = 1024 * 1024;
 const DEFAULT_BUDGET_BYTES = 512 * MIB;
 
 /** The budget when nothing overrides it: 512 MiB, or a quarter of the memory available, if less. */
-export function defaultBudgetBytes(env: NodeJS.ProcessEnv = process.env): number {
+export function defaultBudgetBytes(env: NodeJS.ProcessEnv = std.env()): number {
   const given = env.BAS_REPLY_BUDGET_MB;
   if (given !== undefined && given.trim() !== '') {
     const mb = Number(given);

@@ -10,6 +10,7 @@
  */
 import type OpenAI from 'openai';
 import { registerSecret } from '../io/secrets.js';
+import * as std from '../io/std.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, makeNodeFetch, type NodeFetchOptions } from './http-fetch.js';
 
 /** Where to send requests, with what key, and the bounds on each. */
@@ -31,9 +32,14 @@ export interface SdkOptions {
 export async function makeSdk(opts: SdkOptions): Promise<OpenAI> {
   registerSecret(opts.apiKey);
   const { default: OpenAI } = await import('openai');
+  // The SDK would read these two from process.env itself; the run's environment is the CLI's
+  // (src/io/std.ts), which differs when the CLI runs inside another program.
+  const env = std.env();
   return new OpenAI({
     apiKey: opts.apiKey,
     baseURL: opts.baseURL,
+    organization: env.OPENAI_ORG_ID ?? null,
+    project: env.OPENAI_PROJECT_ID ?? null,
     maxRetries: 0,
     timeout: Math.max(1, Math.ceil(opts.requestTimeoutMs)),
     fetch: makeNodeFetch({

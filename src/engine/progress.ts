@@ -7,9 +7,10 @@
 import { terminalText } from '../io/terminal-text.js';
 import { CompensatedSum } from '../summary/compensated-sum.js';
 import type { EvalEvent } from './events.js';
+import type { OutStream } from '../io/std.js';
 
 export interface ProgressOptions {
-  stream: NodeJS.WriteStream;
+  stream: OutStream;
   now?: () => number;
 }
 

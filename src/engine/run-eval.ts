@@ -31,6 +31,7 @@ import {
   runInfoFor,
 } from './session.js';
 import { runEndpoints, useEndpoint } from '../runfile/endpoints.js';
+import * as std from '../io/std.js';
 
 export type { EvalEvent, EvalResult } from './events.js';
 
@@ -44,7 +45,7 @@ export interface RunEvalOptions {
   signal?: AbortSignal;
   /** Called with every event, synchronously; it must not throw. */
   onEvent?: (event: EvalEvent) => void;
-  /** Where the API key variable is read (default `process.env`). */
+  /** Where the API key variable is read (default: the CLI's, `std.env()`, which outside the CLI is `process.env`). */
   env?: NodeJS.ProcessEnv;
   /**
    * Called once there is work to do, before the folder is taken (`bas eval --check` checks the
@@ -82,7 +83,7 @@ function budgetOutcome(summary: Summary, maxErrorRate: number): EvalOutcome {
  */
 export async function runEval(settings: EvalSettings, options: RunEvalOptions = {}): Promise<EvalResult> {
   const emit = options.onEvent ?? (() => {});
-  const env = options.env ?? process.env;
+  const env = options.env ?? std.env();
   const { num: n, rollouts, shard } = settings;
   const total = shardSize(n, shard) * rollouts;
   // Records outside the run (a task past n, another shard's) are set aside wherever read.

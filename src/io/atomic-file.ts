@@ -5,7 +5,7 @@
  * the old file stays as it was and the temporary file is removed.
  *
  * Temporary files and folders still open are listed here, so that Ctrl-C or a kill removes
- * them before the process ends (`cleanupOnSignal`).
+ * them before the process ends (`trackTemp`).
  */
 import { randomBytes } from 'node:crypto';
 import {
@@ -26,7 +26,6 @@ import { ConfigError, fileError } from '../errors/index.js';
 
 /** Temporary paths this process made and has not yet committed or removed: path -> is a folder. */
 const liveTemps = new Map<string, boolean>();
-let signalHandlersOn = false;
 
 function removeLiveTemps(): void {
   for (const [path, folder] of liveTemps) {
@@ -41,32 +40,34 @@ function removeLiveTemps(): void {
   liveTemps.clear();
 }
 
-const onSignal = (sig: NodeJS.Signals): void => {
-  removeLiveTemps();
+function stopListening(): void {
   process.removeListener('SIGINT', onSignal);
   process.removeListener('SIGTERM', onSignal);
+}
+
+const onSignal = (sig: NodeJS.Signals): void => {
+  removeLiveTemps();
+  stopListening();
   // Die of the same signal, as if we had not caught it: the shell sees 130 or 143.
   process.kill(process.pid, sig);
 };
 
 /**
- * Makes Ctrl-C and SIGTERM remove the temporary files and folders still in progress before
- * the process ends. Commands that write files (gen, score, merge, report, compare) call it;
- * `bas eval` handles its own signals and never holds a temporary file across a turn.
+ * Records a temporary path, so that Ctrl-C or SIGTERM removes it before the process ends;
+ * `forgetTemp` when it is committed or removed. The signal handlers are on exactly while some
+ * temporary path lives: the first one installs them and forgetting the last removes them, so a
+ * command that has finished (or runs inside another program, as the tests run the CLI) leaves
+ * none behind. `bas eval` handles its own signals and never holds a temporary file across a turn.
  */
-export function cleanupOnSignal(): void {
-  if (signalHandlersOn) return;
-  signalHandlersOn = true;
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-}
-
-/** Records a temporary path for removal on a signal; `forget` when it is committed or removed. */
 export function trackTemp(path: string, folder: boolean): void {
   liveTemps.set(path, folder);
+  if (liveTemps.size === 1) {
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  }
 }
 export function forgetTemp(path: string): void {
-  liveTemps.delete(path);
+  if (liveTemps.delete(path) && liveTemps.size === 0) stopListening();
 }
 
 /** A name beside `target` that no one else uses: dot-prefixed, with pid and random part. */

@@ -5,8 +5,9 @@
  * is written in large chunks with back-pressure, so a long stream uses little memory.
  */
 import { statSync } from 'node:fs';
-import { AtomicFile, cleanupOnSignal } from './atomic-file.js';
+import { AtomicFile } from './atomic-file.js';
 import { ConfigError } from '../errors/index.js';
+import * as std from './std.js';
 
 /** Where a command's text goes. `end()` commits; `abort()` discards. */
 export interface OutputSink {
@@ -20,20 +21,21 @@ const CHUNK = 1 << 16;
 /** A sink on standard output, buffering into 64 KiB chunks and honouring back-pressure. */
 function stdoutSink(): OutputSink {
   let buffer = '';
+  const out = std.stdout();
   // A closed pipe (`bas gen | head`) is handled once for the whole program, in cli.ts.
   const flush = async (): Promise<void> => {
     if (buffer === '') return;
     const chunk = buffer;
     buffer = '';
-    if (!process.stdout.write(chunk)) {
+    if (!out.write(chunk)) {
       await new Promise<void>((resolve) => {
         const done = (): void => {
-          process.stdout.off('drain', done);
-          process.stdout.off('error', done);
+          out.off('drain', done);
+          out.off('error', done);
           resolve();
         };
-        process.stdout.once('drain', done);
-        process.stdout.once('error', done);
+        out.once('drain', done);
+        out.once('error', done);
       });
     }
   };
@@ -57,7 +59,6 @@ function stdoutSink(): OutputSink {
  * is heard (and the temporary file removed) even in a long `gen -o`.
  */
 export function fileSink(path: string, flag: string): OutputSink {
-  cleanupOnSignal();
   const file = new AtomicFile(path, flag);
   let buffer = '';
   const flush = async (): Promise<void> => {

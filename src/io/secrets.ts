@@ -10,12 +10,29 @@
  * URL before it is stored or shown.
  */
 import { nextHidden, sequenceEnd } from './hidden-chars.js';
+import { currentRun } from './std.js';
 
 /** What a secret is replaced with; a cut of outside text never falls inside it. */
 export const REDACTED = '[redacted]';
 
-/** The registered secrets in every form they may be echoed in, longest first. */
-let forms: string[] = [];
+/**
+ * The registered secrets in every form they may be echoed in, longest first. A run of the CLI
+ * inside another process (src/io/std.ts) keeps its own list, so one run's key never changes
+ * another's output; it starts from the process's list, so nothing registered before is lost.
+ */
+let processForms: string[] = [];
+const runForms = new WeakMap<object, string[]>();
+
+function secretForms(): string[] {
+  const run = currentRun();
+  return run === undefined ? processForms : (runForms.get(run) ?? processForms);
+}
+
+function setSecretForms(list: string[]): void {
+  const run = currentRun();
+  if (run === undefined) processForms = list;
+  else runForms.set(run, list);
+}
 
 /**
  * Shorter values are placeholders, not secrets: local servers take any key, and users give
@@ -30,13 +47,13 @@ const MIN_SECRET_LENGTH = 8;
  */
 export function registerSecret(value: string): void {
   if (value.length < MIN_SECRET_LENGTH) return;
-  const all = new Set([...forms, value, encodeURIComponent(value), JSON.stringify(value).slice(1, -1)]);
-  forms = [...all].filter((f) => f !== '').sort((a, b) => b.length - a.length);
+  const all = new Set([...secretForms(), value, encodeURIComponent(value), JSON.stringify(value).slice(1, -1)]);
+  setSecretForms([...all].filter((f) => f !== '').sort((a, b) => b.length - a.length));
 }
 
 /** Forgets every registered secret (tests). */
 export function forgetSecrets(): void {
-  forms = [];
+  setSecretForms([]);
 }
 
 /**
@@ -46,16 +63,17 @@ export function forgetSecrets(): void {
  * Everything else of `text` is kept as it was.
  */
 export function redact(text: string): string {
+  const forms = secretForms();
   if (forms.length === 0) return text;
   if (nextHidden(text, 0) < 0) {
     for (const f of forms) if (text.includes(f)) text = text.split(f).join(REDACTED);
     return text;
   }
-  return redactSeeingThrough(text);
+  return redactSeeingThrough(text, forms);
 }
 
 /** `redact` for text with hidden characters: searches the visible skeleton, cuts the original. */
-function redactSeeingThrough(text: string): string {
+function redactSeeingThrough(text: string, forms: readonly string[]): string {
   // The visible skeleton, as pieces of `text`, and where each piece starts in both.
   const pieces: string[] = [];
   const skelAt: number[] = [];
@@ -108,7 +126,7 @@ function redactSeeingThrough(text: string): string {
  * registered, so runs of the built-in policies pay nothing.
  */
 export function redactDeep<T>(value: T): T {
-  if (forms.length === 0) return value;
+  if (secretForms().length === 0) return value;
   return walk(value) as T;
 }
 
@@ -123,6 +141,7 @@ const JSON_CONTROL = /\\(?:[bfr]|u00)/;
  */
 export function stringifyRedacted(value: unknown, space?: number): string {
   const text = JSON.stringify(value, null, space);
+  const forms = secretForms();
   if (forms.length === 0) return text;
   // JSON writes C0 controls as \b, \f, \r or \u00XX and leaves other hidden characters as
   // they are: any of them may split a secret, so such text is walked string by string.

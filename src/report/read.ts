@@ -13,6 +13,7 @@ import { SummaryBuilder, type Summary } from '../summary/summary.js';
 import { foldWinningRecords, runBounds, type WinnerFold } from '../runfile/winners.js';
 import type { RolloutRecord } from '../runfile/record.js';
 import { provenanceOf, type Provenance } from './provenance.js';
+import * as std from '../io/std.js';
 
 /** A run folder, summarised. */
 export interface RunData {
@@ -46,7 +47,7 @@ export interface ReadOptions {
 function registerReadBackKey(run: RunFile | null): void {
   const name = run?.api_key_var;
   if (typeof name !== 'string' || !/^[A-Z][A-Z0-9_]{0,63}$/.test(name) || !/KEY|TOKEN|SECRET/.test(name)) return;
-  const value = process.env[name];
+  const value = std.env()[name];
   if (value) registerSecret(value);
 }
 

@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { cleanupOnSignal, forgetTemp, trackTemp } from '../io/atomic-file.js';
+import { forgetTemp, trackTemp } from '../io/atomic-file.js';
 import { ConfigError, fileError, systemErrorCode } from '../errors/index.js';
 import { ResultStore } from './results.js';
 import { writeRunInfo, type RunInfo } from './run-info.js';
@@ -54,7 +54,6 @@ export async function buildRunFolder(
   fill: (store: ResultStore) => RunInfo | Promise<RunInfo>,
 ): Promise<void> {
   requireEmptyOutput(out, flag);
-  cleanupOnSignal();
   const temp = makeTempFolder(out, flag);
   let store: ResultStore | null = null;
   try {

@@ -14,11 +14,12 @@ import { checkRecord, type RolloutRecord } from './record.js';
 import { readShard, shardSize } from './shard.js';
 import { RESULTS_FILE, RUN_FILE } from './files.js';
 import type { RunFile } from './run-info.js';
+import * as std from '../io/std.js';
 
 export { readRunInfo, type RunFile } from './run-info.js';
 
 export type Warn = (message: string) => void;
-export const stderrWarn: Warn = (m) => process.stderr.write(`bas: warning: ${terminalText(m)}\n`);
+export const stderrWarn: Warn = (m) => std.stderr().write(`bas: warning: ${terminalText(m)}\n`);
 
 /**
  * Calls `fn` for every record of a results file, in order, with its 1-based line number; `fn`

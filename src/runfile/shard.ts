@@ -6,6 +6,7 @@
  * takes I and N from a Slurm array job or a Kubernetes indexed job.
  */
 import { ConfigError } from '../errors/index.js';
+import * as std from '../io/std.js';
 
 export interface Shard {
   /** 1-based: the first shard is 1/N. */
@@ -115,7 +116,7 @@ export function shardFromEnv(env: NodeJS.ProcessEnv, flag = '--shard'): Shard {
  * Reads "I/N" (1 <= I <= N), or `auto` for the job array this process runs in (see
  * shardFromEnv); `name` names the flag or key in the error.
  */
-export function parseShard(value: unknown, name: string, env: NodeJS.ProcessEnv = process.env): Shard {
+export function parseShard(value: unknown, name: string, env: NodeJS.ProcessEnv = std.env()): Shard {
   if (typeof value === 'string' && value.trim() === 'auto') return shardFromEnv(env, name);
   const m = typeof value === 'string' ? /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(value) : null;
   const index = m ? Number(m[1]) : NaN;

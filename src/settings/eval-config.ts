@@ -9,6 +9,7 @@ import { RUN_FILE } from '../runfile/files.js';
 import { checkConfig } from './config.js';
 import { resolveSettings, type EvalSettings } from './settings.js';
 import type { TomlConfig } from './setting-table.js';
+import * as std from '../io/std.js';
 
 /**
  * A run's settings by their TOML keys (docs/flags.md lists them; `task` and `sampling` are
@@ -45,7 +46,7 @@ export async function evalSettings(
     {},
     file,
     SOURCE,
-    options.env ?? process.env,
+    options.env ?? std.env(),
     saved,
     options.resume ? join(options.resume, RUN_FILE) : undefined,
   );

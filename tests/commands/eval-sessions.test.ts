@@ -12,9 +12,9 @@ import { bas, startBas, tempDir } from '../support/cli.js';
 const runJson = (dir: string): Record<string, any> => JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8'));
 
 describe('the time of a run', () => {
-  it('counts every session: eval after a resume and report say "over 2 sessions"', () => {
+  it('counts every session: eval after a resume and report say "over 2 sessions"', async () => {
     const dir = join(tempDir(), 'run');
-    expect(bas(['eval', '-m', 'builtin:oracle', '-n', '2', '--output', dir, '--no-progress']).code).toBe(0);
+    expect((await bas(['eval', '-m', 'builtin:oracle', '-n', '2', '--output', dir, '--no-progress'])).code).toBe(0);
     const first = runJson(dir);
     expect(first.sessions).toHaveLength(1);
     expect(first.sessions[0]).toMatchObject({ started_at: first.started_at, ended_at: first.ended_at, rollouts: 2 });
@@ -24,7 +24,7 @@ describe('the time of a run', () => {
     first.sessions[0].ended_at = ten;
     writeFileSync(join(dir, 'run.json'), JSON.stringify({ ...first, n: 4, status: 'interrupted', ended_at: ten }));
 
-    const r = bas(['eval', '--resume', dir, '--no-progress']);
+    const r = await bas(['eval', '--resume', dir, '--no-progress']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^time: {5}(\d+ ms|\d+\.\d s) for 2 rollouts/m);
     // 10 s recorded plus however long the resume took on this machine: never less than 10.
@@ -34,19 +34,19 @@ describe('the time of a run', () => {
     expect(after.sessions).toHaveLength(2);
     expect(after.elapsed_s).toBeGreaterThanOrEqual(10);
 
-    const report = bas(['report', dir]);
+    const report = await bas(['report', dir]);
     const wall = /^wall time: +(\d+\.\d) s over 2 sessions$/m.exec(report.stdout);
     expect(Number(wall?.[1])).toBeCloseTo(after.elapsed_s, 0);
-    const json = JSON.parse(bas(['report', dir, '--json']).stdout);
+    const json = JSON.parse((await bas(['report', dir, '--json'])).stdout);
     expect(json.run).toMatchObject({ elapsed_s: after.elapsed_s, sessions: 2, sessions_of_unknown_length: 0 });
   });
 
-  it('of a single session shows no "in all" line', () => {
+  it('of a single session shows no "in all" line', async () => {
     const dir = join(tempDir(), 'run');
-    const r = bas(['eval', '-m', 'builtin:oracle', '-n', '2', '--output', dir, '--no-progress']);
+    const r = await bas(['eval', '-m', 'builtin:oracle', '-n', '2', '--output', dir, '--no-progress']);
     expect(r.stdout).toMatch(/^time: /m);
     expect(r.stdout).not.toMatch(/^in all:/m);
-    expect(bas(['report', dir]).stdout).toMatch(
+    expect((await bas(['report', dir])).stdout).toMatch(
       /^wall time: +(\d+ ms|\d+\.\d s), over the first start and every resume$/m,
     );
   });

@@ -24,8 +24,8 @@ describe('a single-valued flag given twice is refused, naming it', () => {
       ['leaderboard', 'x', '--by', 'reward', '--by', 'bas_correct'],
       '--by is given twice ("reward" and "bas_correct"): give it once',
     ],
-  ])('bas %j', (args, message) => {
-    const r = bas(args);
+  ])('bas %j', async (args, message) => {
+    const r = await bas(args);
     expect(r.stderr).toBe(`bas: ${message}\n`);
     expect(r.code).toBe(2);
   });
@@ -37,35 +37,37 @@ describe('usage errors point at the help of the command at hand', () => {
     [['score', '--tasks', 't', '--replies', 'r', '--bogus'], "bas: unknown option '--bogus' (see bas score --help)\n"],
     [['--bogus'], "bas: unknown option '--bogus' (see bas --help)\n"],
     [['merge', 'a', 'b'], "bas: required option '--output <DIR>' not specified (see bas merge --help)\n"],
-  ])('bas %j', (args, message) => {
-    const r = bas(args);
+  ])('bas %j', async (args, message) => {
+    const r = await bas(args);
     expect(r.stderr).toBe(message);
     expect(r.code).toBe(2);
   });
 });
 
 describe('help comes from the declaration', () => {
-  const help = (command: string) => bas([command, '--help']).stdout.replace(/\s+/g, ' ');
+  const help = async (command: string) => (await bas([command, '--help'])).stdout.replace(/\s+/g, ' ');
 
-  it('defaults are written one way, once', () => {
+  it('defaults are written one way, once', async () => {
     for (const c of COMMAND_NAMES) {
-      const text = help(c);
+      const text = await help(c);
       expect(text).not.toMatch(/\(default [^:]/);
     }
-    expect(help('eval')).toContain('--output <DIR> run folder (default: runs/<UTC time>-<model>/)');
-    expect(help('eval').match(/runs\/<UTC time>-<model>/g)).toHaveLength(1);
-    expect(help('gen')).toMatch(/-n, --num <N> number of tasks \(indices 0\.\.N-1\), 1\.\.10000000 \(default: 10\)/);
-    expect(help('validate')).toMatch(/\(default: 60\)/);
-    expect(help('compare')).toContain('--resamples <B> bootstrap resamples, 100..1000000 (default: 10000)');
+    expect(await help('eval')).toContain('--output <DIR> run folder (default: runs/<UTC time>-<model>/)');
+    expect((await help('eval')).match(/runs\/<UTC time>-<model>/g)).toHaveLength(1);
+    expect(await help('gen')).toMatch(
+      /-n, --num <N> number of tasks \(indices 0\.\.N-1\), 1\.\.10000000 \(default: 10\)/,
+    );
+    expect(await help('validate')).toMatch(/\(default: 60\)/);
+    expect(await help('compare')).toContain('--resamples <B> bootstrap resamples, 100..1000000 (default: 10000)');
   });
 
-  it('bas --help names every declared command', () => {
-    const listed = [...bas(['--help']).stdout.matchAll(/^ {2}([a-z][a-z-]*)\b/gm)].map((m) => m[1]);
+  it('bas --help names every declared command', async () => {
+    const listed = [...(await bas(['--help'])).stdout.matchAll(/^ {2}([a-z][a-z-]*)\b/gm)].map((m) => m[1]);
     expect(listed.filter((c) => c !== 'help')).toEqual([...COMMAND_NAMES]);
   });
 
-  it("bas check lists only the flags its one request uses, and still takes eval's others", () => {
-    const text = help('check');
+  it("bas check lists only the flags its one request uses, and still takes eval's others", async () => {
+    const text = await help('check');
     for (const used of ['--model', '--seed', '--max-tokens', '--base-url', '--request-timeout', '--shard', '--json'])
       expect(text).toContain(`${used} `);
     const list = text.slice(0, text.indexOf('Taken but not used'));
@@ -75,18 +77,18 @@ describe('help comes from the declaration', () => {
       "Taken but not used here, so that bas eval's command line runs as it is: -n, -r/--rollouts, -c/--concurrency, --timeout,",
     );
     // An eval command line runs with check in its place; its values are still checked.
-    const r = bas(['check', '-m', 'builtin:oracle', '-n', '30', '-c', '4', '--output', 'x', '--no-progress']);
+    const r = await bas(['check', '-m', 'builtin:oracle', '-n', '30', '-c', '4', '--output', 'x', '--no-progress']);
     expect([r.code, r.stdout]).toEqual([0, 'bas check: builtin:oracle is built in: no endpoint, nothing to check\n']);
-    expect(bas(['check', '-m', 'builtin:oracle', '-c', '0']).stderr).toMatch(/^bas: -c\/--concurrency must be/);
+    expect((await bas(['check', '-m', 'builtin:oracle', '-c', '0'])).stderr).toMatch(/^bas: -c\/--concurrency must be/);
   });
 });
 
 describe('every output path is checked before any work', () => {
-  it('sweep --html into its own folder is refused before any point runs', () => {
+  it('sweep --html into its own folder is refused before any point runs', async () => {
     const root = tempDir();
     const dir = join(root, 'sweep');
     for (const html of [join(dir, 'sweep.json'), join(dir, 'rows-12', 'results.jsonl'), join(dir, 'page.html')]) {
-      const r = bas([
+      const r = await bas([
         'sweep',
         '-m',
         'builtin:oracle',
@@ -112,7 +114,7 @@ describe('every output path is checked before any work', () => {
     const root = tempDir();
     writeFileSync(join(root, 'file'), 'x');
     const port = await closedPort();
-    const r = bas(
+    const r = await bas(
       [
         'eval',
         '-m',
@@ -139,18 +141,18 @@ describe('every output path is checked before any work', () => {
       /^bas: --html \/nonexistent-dir\/r\.html: the folder \/nonexistent-dir does not exist\n$/,
     ],
     [['report', '/nonexistent-run', '--html', '/tmp'], /^bas: --html \/tmp is a folder; give a file name\n$/],
-  ])('bas %j', (args, message) => {
-    const r = bas(args);
+  ])('bas %j', async (args, message) => {
+    const r = await bas(args);
     expect(r.stderr).toMatch(message);
     expect(r.code).toBe(2);
   });
 
-  it('leaderboard --html over a run it reads is refused before any run is read', () => {
+  it('leaderboard --html over a run it reads is refused before any run is read', async () => {
     const run = join(tempDir(), 'run');
     mkdirSync(run);
     // A damaged run: reading it would fail first, if reading came first.
     writeFileSync(join(run, 'results.jsonl'), 'not json\n');
-    const r = bas(['leaderboard', run, '--html', join(run, 'results.jsonl')]);
+    const r = await bas(['leaderboard', run, '--html', join(run, 'results.jsonl')]);
     expect(r.stderr).toMatch(
       /^bas: --html .*results\.jsonl is the input .*: writing it would destroy what is being read; choose another file\n$/,
     );
@@ -158,10 +160,10 @@ describe('every output path is checked before any work', () => {
     expect(readdirSync(run)).toEqual(['results.jsonl']);
   });
 
-  it('score --output is checked before the tasks are read', () => {
+  it('score --output is checked before the tasks are read', async () => {
     const root = tempDir();
     writeFileSync(join(root, 'file'), 'x');
-    const r = bas([
+    const r = await bas([
       'score',
       '--tasks',
       '/nonexistent/t',

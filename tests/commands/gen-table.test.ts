@@ -44,8 +44,8 @@ describe('gen --format table', () => {
     expect(lines.join('\n')).toContain(task.ledger.business.trade);
   });
 
-  it('the command prints the same view', () => {
-    const r = bas(['gen', '-n', '3', '--format', 'table', '--num-transactions', '60']);
+  it('the command prints the same view', async () => {
+    const r = await bas(['gen', '-n', '3', '--format', 'table', '--num-transactions', '60']);
     expect(r.code).toBe(0);
     for (const line of r.stdout.split('\n')) expect(line.length, line).toBeLessThanOrEqual(TABLE_WIDTH);
   });

@@ -1,13 +1,13 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bas, tempDir } from '../support/cli.js';
+import { bas, basProcess, tempDir } from '../support/cli.js';
 import { generateTask } from '../../src/task/generate.js';
 import { runPolicy } from '../../src/task/policies.js';
 
 describe('bas gen', () => {
-  it('writes one task per line with the fields SPEC lists', () => {
-    const r = bas(['gen', '-n', '3', '--seed', '5']);
+  it('writes one task per line with the fields SPEC lists', async () => {
+    const r = await bas(['gen', '-n', '3', '--seed', '5']);
     expect(r.code).toBe(0);
     const lines = r.stdout
       .trim()
@@ -31,24 +31,24 @@ describe('bas gen', () => {
     expect(lines[0].ledger.transactions[0]).toHaveProperty('abn');
   });
 
-  it('task 7 is the same whether a run asks for 8 tasks or 20', () => {
-    const a = bas(['gen', '-n', '8']).stdout.trim().split('\n')[7];
-    const b = bas(['gen', '-n', '20']).stdout.trim().split('\n')[7];
+  it('task 7 is the same whether a run asks for 8 tasks or 20', async () => {
+    const a = (await bas(['gen', '-n', '8'])).stdout.trim().split('\n')[7];
+    const b = (await bas(['gen', '-n', '20'])).stdout.trim().split('\n')[7];
     expect(a).toBe(b);
   });
 
-  it('writes --out atomically, and the prompt, table and csv formats', () => {
+  it('writes --out atomically, and the prompt, table and csv formats', async () => {
     const dir = tempDir();
     const out = join(dir, 'tasks.jsonl');
-    expect(bas(['gen', '-n', '2', '--out', out]).code).toBe(0);
+    expect((await bas(['gen', '-n', '2', '--out', out])).code).toBe(0);
     expect(readFileSync(out, 'utf8').trim().split('\n')).toHaveLength(2);
     expect(readdirSync(dir)).toEqual(['tasks.jsonl']);
-    const prompt = bas(['gen', '-n', '1', '--format', 'prompt']).stdout;
+    const prompt = (await bas(['gen', '-n', '1', '--format', 'prompt'])).stdout;
     expect(prompt).toContain('===== task 0 · system =====');
     expect(prompt).toContain('id,date,type,counterparty,category,amount,gst,invoice,abn');
-    const table = bas(['gen', '-n', '1', '--format', 'table']).stdout;
+    const table = (await bas(['gen', '-n', '1', '--format', 'table'])).stdout;
     expect(table).toMatch(/Corrected BAS: G1 \d+\.\d\d/);
-    const csv = bas(['gen', '-n', '2', '--format', 'csv', '--num-transactions', '5']).stdout.trim().split('\n');
+    const csv = (await bas(['gen', '-n', '2', '--format', 'csv', '--num-transactions', '5'])).stdout.trim().split('\n');
     expect(csv[0]).toBe('task,id,date,type,counterparty,description,category,amount,gst,invoice,abn,faults');
     expect(csv).toHaveLength(11);
   });
@@ -70,8 +70,8 @@ describe('bas gen', () => {
     [['gen', '--format', 'xml'], /--format must be one of jsonl, prompt, table, csv/],
     [['gen', '--wat'], /unknown option '--wat'/],
     [['frobnicate'], /unknown command/],
-  ])('refuses %j with a one-line message and exit code 2', (args, message) => {
-    const r = bas(args);
+  ])('refuses %j with a one-line message and exit code 2', async (args, message) => {
+    const r = await bas(args);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
     expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
@@ -79,16 +79,16 @@ describe('bas gen', () => {
     expect(r.stdout).toBe('');
   });
 
-  it('leaves no file behind when --out cannot be written', () => {
-    const r = bas(['gen', '--out', '/nonexistent-dir/tasks.jsonl']);
+  it('leaves no file behind when --out cannot be written', async () => {
+    const r = await bas(['gen', '--out', '/nonexistent-dir/tasks.jsonl']);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe('bas: -o/--out /nonexistent-dir/tasks.jsonl: the folder /nonexistent-dir does not exist\n');
   });
 });
 
 describe('bas validate', () => {
-  it('re-derives every key and reports N/N valid with a table by fault type', () => {
-    const r = bas(['validate', '-n', '60']);
+  it('re-derives every key and reports N/N valid with a table by fault type', async () => {
+    const r = await bas(['validate', '-n', '60']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^60\/60 valid/);
     for (const code of [
@@ -101,20 +101,20 @@ describe('bas validate', () => {
       expect(r.stdout).toContain(code);
   });
 
-  it('reports a chance invoice collision as such, not as a failure', () => {
+  it('reports a chance invoice collision as such, not as a failure', async () => {
     // With 10,000 rows per ledger a few chance collisions are expected.
-    const r = bas(['validate', '-n', '3', '--num-transactions', '10000', '--json']);
+    const r = await bas(['validate', '-n', '3', '--num-transactions', '10000', '--json']);
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out.valid).toBe(3);
     expect(out.invalid).toEqual([]);
   });
 
-  it('checks the keys a tasks file ships, and names each disagreement', () => {
+  it('checks the keys a tasks file ships, and names each disagreement', async () => {
     const dir = tempDir();
     const file = join(dir, 'tasks.jsonl');
-    writeFileSync(file, bas(['gen', '-n', '4']).stdout);
-    expect(bas(['validate', '--tasks', file]).stdout).toMatch(/^4\/4 valid/);
+    writeFileSync(file, (await bas(['gen', '-n', '4'])).stdout);
+    expect((await bas(['validate', '--tasks', file])).stdout).toMatch(/^4\/4 valid/);
 
     const lines = readFileSync(file, 'utf8')
       .trim()
@@ -123,60 +123,60 @@ describe('bas validate', () => {
     lines[1].key.bas.G1 = '0.01';
     lines[2].key.faults = {};
     writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
-    const r = bas(['validate', '--tasks', file]);
+    const r = await bas(['validate', '--tasks', file]);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/^2\/4 valid/);
     expect(r.stdout).toMatch(/task 1: INVALID against the shipped key\n {2}G1: expected 0\.01, re-derived \d+\.\d\d/);
     expect(r.stdout).toMatch(/task 2: INVALID against the shipped key\n {2}re-derived but not expected: T\d+:/);
   });
 
-  it('also holds a tasks file to its own record of injected faults', () => {
+  it('also holds a tasks file to its own record of injected faults', async () => {
     const dir = tempDir();
     const file = join(dir, 'tasks.jsonl');
-    const lines = bas(['gen', '-n', '3', '--fault-rate', '0.5'])
-      .stdout.trim()
+    const lines = (await bas(['gen', '-n', '3', '--fault-rate', '0.5'])).stdout
+      .trim()
       .split('\n')
       .map((l) => JSON.parse(l));
     lines[1].injected = {};
     writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
-    const r = bas(['validate', '--tasks', file]);
+    const r = await bas(['validate', '--tasks', file]);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/^2\/3 valid/);
     expect(r.stdout).toMatch(
       /task 1: INVALID against the record of injected faults\n {2}re-derived but not expected: T\d+:/,
     );
-    const json = JSON.parse(bas(['validate', '--tasks', file, '--json']).stdout);
+    const json = JSON.parse((await bas(['validate', '--tasks', file, '--json'])).stdout);
     expect(json.invalid).toEqual([expect.objectContaining({ index: 1, against: 'injected' })]);
 
     // A file that ships no injection record is held to its key alone.
     for (const l of lines) delete l.injected;
     writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
-    const bare = bas(['validate', '--tasks', file]);
+    const bare = await bas(['validate', '--tasks', file]);
     expect(bare.code).toBe(0);
     expect(bare.stdout).toMatch(/^3\/3 valid/);
   });
 
-  it('names the line of a malformed task file', () => {
+  it('names the line of a malformed task file', async () => {
     const dir = tempDir();
     const file = join(dir, 'tasks.jsonl');
-    writeFileSync(file, bas(['gen', '-n', '2']).stdout + '{"index": 5\n');
-    const r = bas(['validate', '--tasks', file]);
+    writeFileSync(file, (await bas(['gen', '-n', '2'])).stdout + '{"index": 5\n');
+    const r = await bas(['validate', '--tasks', file]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/tasks\.jsonl:3: not valid JSON/);
-    expect(bas(['validate', '--tasks', join(dir, 'missing.jsonl')]).stderr).toMatch(/--tasks: no such file/);
+    expect((await bas(['validate', '--tasks', join(dir, 'missing.jsonl')])).stderr).toMatch(/--tasks: no such file/);
   });
 });
 
 describe('bas score', () => {
-  const setup = () => {
+  const setup = async () => {
     const dir = tempDir();
     const tasks = join(dir, 'tasks.jsonl');
-    writeFileSync(tasks, bas(['gen', '-n', '5']).stdout);
+    writeFileSync(tasks, (await bas(['gen', '-n', '5'])).stdout);
     return { dir, tasks };
   };
 
   it('grades replies, prints the tables, and writes one line per reply in order', async () => {
-    const { dir, tasks } = setup();
+    const { dir, tasks } = await setup();
     const { generateTask } = await import('../../src/task/generate.js');
     const { runPolicy } = await import('../../src/task/policies.js');
     const replies = join(dir, 'replies.jsonl');
@@ -197,7 +197,7 @@ describe('bas score', () => {
         .join('\n') + '\n',
     );
     const out = join(dir, 'scored');
-    const r = bas(['score', '--tasks', tasks, '--replies', replies, '--output', out]);
+    const r = await bas(['score', '--tasks', tasks, '--replies', replies, '--output', out]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/bas_correct/);
     const scored = readFileSync(join(out, 'results.jsonl'), 'utf8')
@@ -210,7 +210,7 @@ describe('bas score', () => {
       expect(s).toHaveProperty('rewards.bas_correct');
       expect(s).toHaveProperty('metrics.parsed', 1);
     }
-    const json = JSON.parse(bas(['score', '--tasks', tasks, '--replies', replies, '--json']).stdout);
+    const json = JSON.parse((await bas(['score', '--tasks', tasks, '--replies', replies, '--json'])).stdout);
     expect(json.counts.completed).toBe(5);
   });
 
@@ -219,12 +219,12 @@ describe('bas score', () => {
     ['a reply that is not a string', '{"index": 0, "reply": 5}\n', /replies\.jsonl:1: "reply" must be a string/],
     ['a torn line', '{"index": 0, "reply": "x"}\n{"index": 1, "re\n', /replies\.jsonl:2: not valid JSON/],
     ['no replies at all', '\n', /holds no replies/],
-  ])('refuses %s with exit 2 and no output file', (_name, content, message) => {
-    const { dir, tasks } = setup();
+  ])('refuses %s with exit 2 and no output file', async (_name, content, message) => {
+    const { dir, tasks } = await setup();
     const replies = join(dir, 'replies.jsonl');
     writeFileSync(replies, content);
     const out = join(dir, 'scored');
-    const r = bas(['score', '--tasks', tasks, '--replies', replies, '--output', out]);
+    const r = await bas(['score', '--tasks', tasks, '--replies', replies, '--output', out]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
     expect(existsSync(out)).toBe(false);
@@ -236,10 +236,10 @@ describe('bas score', () => {
 // --output a run folder; both may be given, and the file holds exactly the folder's lines for
 // the replies (the folder adds one per missing reply).
 describe('bas score --out FILE', () => {
-  function scoreSetup(): { dir: string; tasks: string; replies: string } {
+  async function scoreSetup(): Promise<{ dir: string; tasks: string; replies: string }> {
     const dir = tempDir();
     const tasks = join(dir, 'tasks.jsonl');
-    writeFileSync(tasks, bas(['gen', '-n', '5']).stdout);
+    writeFileSync(tasks, (await bas(['gen', '-n', '5'])).stdout);
     const replies = join(dir, 'replies.jsonl');
     const task = (i: number) => generateTask({ num_transactions: 24, fault_rate: 0.25, seed: 20260826 }, i);
     // Tasks 2, 0 and 1 in that order (4 is missing): oracle, raw sums, then no answer at all.
@@ -256,11 +256,11 @@ describe('bas score --out FILE', () => {
     return { dir, tasks, replies };
   }
 
-  it("writes one scored line per reply, in the replies' order, beside the run folder", () => {
-    const { dir, tasks, replies } = scoreSetup();
+  it("writes one scored line per reply, in the replies' order, beside the run folder", async () => {
+    const { dir, tasks, replies } = await scoreSetup();
     const out = join(dir, 'scored.jsonl');
     const folder = join(dir, 'run');
-    const r = bas([
+    const r = await bas([
       'score',
       '--tasks',
       tasks,
@@ -302,9 +302,9 @@ describe('bas score --out FILE', () => {
     expect(readdirSync(dir).sort()).toEqual(['replies.jsonl', 'run', 'scored.jsonl', 'tasks.jsonl']);
   });
 
-  it('--out - writes the lines to standard output and the tables to standard error', () => {
-    const { tasks, replies } = scoreSetup();
-    const r = bas(['score', '--tasks', tasks, '--replies', replies, '--out', '-', '--max-error-rate', '1']);
+  it('--out - writes the lines to standard output and the tables to standard error', async () => {
+    const { tasks, replies } = await scoreSetup();
+    const r = await bas(['score', '--tasks', tasks, '--replies', replies, '--out', '-', '--max-error-rate', '1']);
     expect(r.code).toBe(0);
     const lines = r.stdout
       .trim()
@@ -314,15 +314,15 @@ describe('bas score --out FILE', () => {
     expect(r.stderr).toMatch(/bas_correct/);
   });
 
-  it('writes the file even when the error budget then exits 3, and nothing on bad input', () => {
-    const { dir, tasks, replies } = scoreSetup();
+  it('writes the file even when the error budget then exits 3, and nothing on bad input', async () => {
+    const { dir, tasks, replies } = await scoreSetup();
     const out = join(dir, 'scored.jsonl');
-    const r = bas(['score', '--tasks', tasks, '--replies', replies, '--out', out]);
+    const r = await bas(['score', '--tasks', tasks, '--replies', replies, '--out', out]);
     expect(r.code).toBe(3);
     expect(readFileSync(out, 'utf8').trim().split('\n')).toHaveLength(3);
     writeFileSync(replies, '{"index": 0, "reply": "x"}\n{"index": 9, "reply": "x"}\n');
     const bad = join(dir, 'bad.jsonl');
-    const refused = bas(['score', '--tasks', tasks, '--replies', replies, '--out', bad]);
+    const refused = await bas(['score', '--tasks', tasks, '--replies', replies, '--out', bad]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/replies\.jsonl:2: reply for task 9/);
     expect(existsSync(bad)).toBe(false);
@@ -331,10 +331,10 @@ describe('bas score --out FILE', () => {
   it.each([
     ['the replies file', (d: string) => join(d, 'replies.jsonl'), /--out .*replies\.jsonl is the input/],
     ['a file inside --output', (d: string) => join(d, 'run', 'x.jsonl'), /--out .*inside/],
-  ])('refuses --out over %s before reading anything', (_name, target, message) => {
-    const { dir, tasks, replies } = scoreSetup();
+  ])('refuses --out over %s before reading anything', async (_name, target, message) => {
+    const { dir, tasks, replies } = await scoreSetup();
     const before = readFileSync(replies, 'utf8');
-    const r = bas([
+    const r = await bas([
       'score',
       '--tasks',
       tasks,
@@ -358,21 +358,24 @@ describe('number flags', () => {
     ['+0.5', 0.5],
     ['1e0', 1],
     ['.25', 0.25],
-  ])('--fault-rate %s is the number %d', (text, value) => {
-    const r = bas(['gen', '-n', '1', '--fault-rate', text]);
+  ])('--fault-rate %s is the number %d', async (text, value) => {
+    const r = await bas(['gen', '-n', '1', '--fault-rate', text]);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).config.fault_rate).toBe(value);
   });
 });
 
 describe('bas --version', () => {
-  it.each([['--version'], ['-V']])('%s prints the package version and exits 0', (flag) => {
-    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
-      version: string;
-    };
-    const r = bas([flag]);
-    expect(r.code).toBe(0);
-    expect(r.stdout).toBe(`${version}\n`);
-    expect(r.stderr).toBe('');
-  });
+  it.each([['--version'], ['-V']])(
+    '%s prints the package version and exits 0 (the launcher answers it alone)',
+    async (flag) => {
+      const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+        version: string;
+      };
+      const r = await basProcess([flag]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(`${version}\n`);
+      expect(r.stderr).toBe('');
+    },
+  );
 });

@@ -38,10 +38,10 @@ describe('runPromptVersion', () => {
 });
 
 describe('the task generator version', () => {
-  it('is recorded in run.json, and runs of another generator are never mixed', () => {
+  it('is recorded in run.json, and runs of another generator are never mixed', async () => {
     const dir = tempDir();
-    const run = (name: string, extra: string[] = []) =>
-      bas([
+    const run = async (name: string, extra: string[] = []) =>
+      await bas([
         'eval',
         '-m',
         'builtin:oracle',
@@ -53,39 +53,39 @@ describe('the task generator version', () => {
         '--json',
         ...extra,
       ]);
-    expect(run('new').code).toBe(0);
+    expect((await run('new')).code).toBe(0);
     expect(JSON.parse(readFileSync(join(dir, 'new', 'run.json'), 'utf8'))).toMatchObject({
       generator: GENERATOR_VERSION,
       prompt_version: PROMPT_VERSION,
     });
 
     // --resume refuses a run whose tasks came from another generator.
-    expect(run('old').code).toBe(0);
+    expect((await run('old')).code).toBe(0);
     makeOld(join(dir, 'old'));
-    const resumed = bas(['eval', '--resume', join(dir, 'old'), '--no-progress']);
+    const resumed = await bas(['eval', '--resume', join(dir, 'old'), '--no-progress']);
     expect(resumed.code).toBe(2);
     expect(resumed.stderr).toMatch(
       new RegExp(`made with task generator 1, and this bas \\(.*\\) has generator ${GENERATOR_VERSION}`),
     );
 
     // merge refuses to join shards of different generators.
-    expect(run('s1', ['--shard', '1/2']).code).toBe(0);
-    expect(run('s2', ['--shard', '2/2']).code).toBe(0);
+    expect((await run('s1', ['--shard', '1/2'])).code).toBe(0);
+    expect((await run('s2', ['--shard', '2/2'])).code).toBe(0);
     makeOld(join(dir, 's2'));
-    const merged = bas(['merge', join(dir, 's1'), join(dir, 's2'), '--output', join(dir, 'm')]);
+    const merged = await bas(['merge', join(dir, 's1'), join(dir, 's2'), '--output', join(dir, 'm')]);
     expect(merged.code).toBe(2);
     expect(merged.stderr).toMatch(new RegExp(`task generator 1, .* with ${GENERATOR_VERSION}: their tasks differ`));
 
     // compare shows both, but does not pair tasks across generators.
-    const compared = JSON.parse(bas(['compare', join(dir, 'new'), join(dir, 'old'), '--json']).stdout);
+    const compared = JSON.parse((await bas(['compare', join(dir, 'new'), join(dir, 'old'), '--json'])).stdout);
     expect(compared.pairings[0]).toMatchObject({ comparable: false });
     expect(compared.pairings[0].note).toMatch(new RegExp(`task generator 1 .* with ${GENERATOR_VERSION}`));
   });
 
-  it('the prompt version is checked beside it: resume, merge and compare refuse to mix prompts', () => {
+  it('the prompt version is checked beside it: resume, merge and compare refuse to mix prompts', async () => {
     const dir = tempDir();
-    const run = (name: string, extra: string[] = []) =>
-      bas([
+    const run = async (name: string, extra: string[] = []) =>
+      await bas([
         'eval',
         '-m',
         'builtin:oracle',
@@ -97,23 +97,23 @@ describe('the task generator version', () => {
         '--json',
         ...extra,
       ]);
-    expect(run('new').code).toBe(0);
-    expect(run('other').code).toBe(0);
+    expect((await run('new')).code).toBe(0);
+    expect((await run('other')).code).toBe(0);
     setPrompt(join(dir, 'other'), PROMPT_VERSION + 1);
-    const resumed = bas(['eval', '--resume', join(dir, 'other'), '--no-progress']);
+    const resumed = await bas(['eval', '--resume', join(dir, 'other'), '--no-progress']);
     expect(resumed.code).toBe(2);
     expect(resumed.stderr).toMatch(
       new RegExp(`made with prompt ${PROMPT_VERSION + 1}, and this bas \\(.*\\) has prompt ${PROMPT_VERSION}`),
     );
 
-    expect(run('s1', ['--shard', '1/2']).code).toBe(0);
-    expect(run('s2', ['--shard', '2/2']).code).toBe(0);
+    expect((await run('s1', ['--shard', '1/2'])).code).toBe(0);
+    expect((await run('s2', ['--shard', '2/2'])).code).toBe(0);
     setPrompt(join(dir, 's2'), PROMPT_VERSION + 1);
-    const merged = bas(['merge', join(dir, 's1'), join(dir, 's2'), '--output', join(dir, 'm')]);
+    const merged = await bas(['merge', join(dir, 's1'), join(dir, 's2'), '--output', join(dir, 'm')]);
     expect(merged.code).toBe(2);
     expect(merged.stderr).toMatch(/was made with prompt \d+, .* with \d+: their models were asked differently/);
 
-    const compared = JSON.parse(bas(['compare', join(dir, 'new'), join(dir, 'other'), '--json']).stdout);
+    const compared = JSON.parse((await bas(['compare', join(dir, 'new'), join(dir, 'other'), '--json'])).stdout);
     expect(compared.pairings[0]).toMatchObject({ comparable: false });
     expect(compared.pairings[0].note).toMatch(new RegExp(`prompt ${PROMPT_VERSION + 1} and .* with ${PROMPT_VERSION}`));
   });

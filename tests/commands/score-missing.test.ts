@@ -11,10 +11,10 @@ import { bas, tempDir } from '../support/cli.js';
 let dir: string;
 let tasks: string;
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = tempDir();
   tasks = join(dir, 'tasks.jsonl');
-  expect(bas(['gen', '-n', '20', '-o', tasks]).code).toBe(0);
+  expect((await bas(['gen', '-n', '20', '-o', tasks])).code).toBe(0);
 });
 
 /** A replies file answering the tasks `indices` (the replies score 0; what counts is that they exist). */
@@ -27,9 +27,9 @@ function replies(name: string, indices: number[]): string {
 const range = (n: number) => [...Array(n).keys()];
 
 describe('bas score and missing replies', () => {
-  it('exits 3 when more replies are missing than --max-error-rate allows, after printing and writing them', () => {
+  it('exits 3 when more replies are missing than --max-error-rate allows, after printing and writing them', async () => {
     const out = join(dir, 'most-missing');
-    const r = bas(['score', '--tasks', tasks, '--replies', replies('five.jsonl', range(5)), '--output', out]);
+    const r = await bas(['score', '--tasks', tasks, '--replies', replies('five.jsonl', range(5)), '--output', out]);
     expect(r.code).toBe(3);
     const lines = r.stderr.trim().split('\n');
     expect(lines).toHaveLength(2);
@@ -45,9 +45,9 @@ describe('bas score and missing replies', () => {
     expect(info).toMatchObject({ status: 'incomplete', max_error_rate: 0.1 });
   });
 
-  it('accepts them within --max-error-rate, and records the budget for the leaderboard', () => {
+  it('accepts them within --max-error-rate, and records the budget for the leaderboard', async () => {
     const out = join(dir, 'allowed');
-    const r = bas([
+    const r = await bas([
       'score',
       '--tasks',
       tasks,
@@ -65,13 +65,13 @@ describe('bas score and missing replies', () => {
     expect(JSON.parse(readFileSync(join(out, 'run.json'), 'utf8')).max_error_rate).toBe(0.75);
   });
 
-  it('lets one missing reply in twenty pass with its warning (the default budget is 0.1)', () => {
-    const r = bas(['score', '--tasks', tasks, '--replies', replies('nineteen.jsonl', range(19)), '--json']);
+  it('lets one missing reply in twenty pass with its warning (the default budget is 0.1)', async () => {
+    const r = await bas(['score', '--tasks', tasks, '--replies', replies('nineteen.jsonl', range(19)), '--json']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/incomplete: 19 of 20 planned rollouts have a reply/);
   });
 
-  it('exits 3 when no reply completed, whatever the budget', () => {
+  it('exits 3 when no reply completed, whatever the budget', async () => {
     const batch = join(dir, 'batch-failed.jsonl');
     writeFileSync(
       batch,
@@ -85,20 +85,20 @@ describe('bas score and missing replies', () => {
         )
         .join('\n') + '\n',
     );
-    const r = bas(['score', '--tasks', tasks, '--replies', batch, '--max-error-rate', '1']);
+    const r = await bas(['score', '--tasks', tasks, '--replies', batch, '--max-error-rate', '1']);
     expect(r.code).toBe(3);
     expect(r.stderr.trim().split('\n').at(-1)).toMatch(/^bas: no rollout completed \(20 errored: 20 provider\)/);
   });
 
-  it('refuses a budget outside 0..1 before reading any file', () => {
-    const r = bas(['score', '--tasks', '/nonexistent', '--replies', '/nonexistent', '--max-error-rate', '2']);
+  it('refuses a budget outside 0..1 before reading any file', async () => {
+    const r = await bas(['score', '--tasks', '/nonexistent', '--replies', '/nonexistent', '--max-error-rate', '2']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^bas: --max-error-rate must be/);
   });
 });
 
 describe('bas score of a run folder’s own results.jsonl', () => {
-  it('grades its replies again and keeps its errored lines as errored rollouts of their type', () => {
+  it('grades its replies again and keeps its errored lines as errored rollouts of their type', async () => {
     const lines = range(20).map((index) =>
       index < 18
         ? { index, rollout: 0, reply: 'no answer', reward: 0, error: null }
@@ -112,7 +112,7 @@ describe('bas score of a run folder’s own results.jsonl', () => {
     const results = join(dir, 'results-of-a-run.jsonl');
     writeFileSync(results, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
     const out = join(dir, 'regraded.jsonl');
-    const r = bas(['score', '--tasks', tasks, '--replies', results, '--out', out, '--json']);
+    const r = await bas(['score', '--tasks', tasks, '--replies', results, '--out', out, '--json']);
     expect(r.code).toBe(0);
     const summary = JSON.parse(r.stdout);
     expect(summary.counts).toMatchObject({ completed: 18, errored: 2, errors_by_type: { timeout: 2 } });
@@ -126,10 +126,10 @@ describe('bas score of a run folder’s own results.jsonl', () => {
     expect(scored[18].error.message).not.toContain('\u001b');
   });
 
-  it('refuses a null reply without a recorded error, naming the line', () => {
+  it('refuses a null reply without a recorded error, naming the line', async () => {
     const file = join(dir, 'null-reply.jsonl');
     writeFileSync(file, '{"index": 0, "reply": "x"}\n{"index": 1, "reply": null, "error": {"type": "Timeout!"}}\n');
-    const r = bas(['score', '--tasks', tasks, '--replies', file]);
+    const r = await bas(['score', '--tasks', tasks, '--replies', file]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/null-reply\.jsonl:2: "reply" must be a string \(or null, with the "error"/);
   });

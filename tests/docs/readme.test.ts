@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bas, tempDir } from '../support/cli.js';
+import { basProcess, tempDir } from '../support/cli.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const README_LIMIT = 500;
@@ -143,14 +143,14 @@ describe('the README and the docs', () => {
     expect(staleSectionNames(file, anchors(readFileSync(join(ROOT, 'README.md'), 'utf8')))).toEqual([]);
   });
 
-  it('the quick start sets up with npm ci, tests with npm test, and its eval command runs as written', () => {
+  it('the quick start sets up with npm ci, tests with npm test, and its eval command runs as written', async () => {
     const quick = /## Quick start\n([\s\S]*?)\n## /.exec(readFileSync(join(ROOT, 'README.md'), 'utf8'))?.[1] ?? '';
     const first = /^npm ci && node bin\/bas\.js (eval [^#\n]*?)\s*(#.*)?$/m.exec(quick);
     expect(first, 'the quick start line `npm ci && node bin/bas.js eval …`').not.toBeNull();
     expect(quick).toMatch(/^npm test\b/m);
     const args = first![1]!.split(/\s+/);
     expect(args.join(' ')).toMatch(/--model builtin:oracle|-m builtin:oracle/);
-    const r = bas(args, { cwd: tempDir() });
+    const r = await basProcess(args, { cwd: tempDir() });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/reward/);
   });

@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basAsync, serve, tempDir, type Served } from '../support/cli.js';
+import { bas, serve, tempDir, type Served } from '../support/cli.js';
 import { hostileServer, sendJson, type HostileServer } from '../support/hostile-server.js';
 import { runPolicy } from '../../src/task/policies.js';
 import type { ChatMessage } from '../../src/task/types.js';
@@ -52,7 +52,7 @@ afterAll(async () => {
 });
 
 const check = (url: string, more: string[]) =>
-  basAsync(['check', '-m', 'm1', '--base-url', url, '--api-key-var', 'K', ...more], { env: KEY });
+  bas(['check', '-m', 'm1', '--base-url', url, '--api-key-var', 'K', ...more], { env: KEY });
 
 describe('bas check --stream', () => {
   it('sends the probe as a stream and reports the time to the first token', async () => {
@@ -117,7 +117,7 @@ describe('bas check --stream', () => {
     expect(JSON.parse(fake.seen[before]!.body).stream).toBe(true);
 
     const dir = join(tempDir(), 'run');
-    const e = await basAsync(
+    const e = await bas(
       [
         'eval',
         '-m',

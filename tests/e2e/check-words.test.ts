@@ -8,14 +8,14 @@ import { describe, expect, it } from 'vitest';
 import { runPolicy } from '../../src/task/policies.js';
 import { closedPort } from '../support/closed-port.js';
 import { hostileServer, sendJson, type Respond } from '../support/hostile-server.js';
-import { basAsync, tempDir, type CliResult } from '../support/cli.js';
+import { bas, tempDir, type CliResult } from '../support/cli.js';
 
 const ENV = { K: 'key-0123456789' };
 
 async function checkAgainst(respond: Respond, extra: string[] = []): Promise<CliResult> {
   const server = await hostileServer(respond);
   try {
-    return await basAsync(['check', '-m', 'm', '--base-url', server.url, '--api-key-var', 'K', ...extra], {
+    return await bas(['check', '-m', 'm', '--base-url', server.url, '--api-key-var', 'K', ...extra], {
       env: ENV,
     });
   } finally {
@@ -51,7 +51,7 @@ describe('bas check says what it learned, once, in plain words', () => {
 
   it('a refused connection is not reachable, and no status is made up', async () => {
     const port = await closedPort();
-    const r = await basAsync(['check', '-m', 'm', '--base-url', `http://127.0.0.1:${port}/v1`, '--api-key-var', 'K'], {
+    const r = await bas(['check', '-m', 'm', '--base-url', `http://127.0.0.1:${port}/v1`, '--api-key-var', 'K'], {
       env: ENV,
     });
     expect(r.code).toBe(1);
@@ -70,7 +70,7 @@ describe('bas check says what it learned, once, in plain words', () => {
       sendJson(res, 401, { error: { message: 'Incorrect API key provided.', type: 'invalid_api_key' } }),
     );
     try {
-      const r = await basAsync(
+      const r = await bas(
         ['eval', '-m', 'm', '-n', '1', '--base-url', server.url, '--api-key-var', 'K', '--output', tempDir()],
         { env: ENV },
       );
@@ -102,11 +102,11 @@ describe('bas check says what it learned, once, in plain words', () => {
     try {
       const own = join(tempDir(), 'p.toml');
       writeFileSync(own, `[here]\nbase_url = "${server.url}"\napi_key_var = "HERE_KEY"\nkey_required = false\n`);
-      const r = await basAsync(['check', '-m', 'm', '--provider', 'here', '--providers', own]);
+      const r = await bas(['check', '-m', 'm', '--provider', 'here', '--providers', own]);
       expect(r.code).toBe(0);
       expect(r.stdout).toContain('HERE_KEY not set: a placeholder key was sent');
       expect(r.stdout).not.toContain('key from HERE_KEY');
-      const set = await basAsync(['check', '-m', 'm', '--provider', 'here', '--providers', own], {
+      const set = await bas(['check', '-m', 'm', '--provider', 'here', '--providers', own], {
         env: { HERE_KEY: 'x' },
       });
       expect(set.stdout).toContain('key from HERE_KEY');

@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allFiles, basAsync, serve, tempDir, type Served } from '../support/cli.js';
+import { allFiles, bas, serve, tempDir, type Served } from '../support/cli.js';
 import { runPolicy } from '../../src/task/policies.js';
 import type { ChatMessage } from '../../src/task/types.js';
 
@@ -85,7 +85,7 @@ const KEY = { K: 'sekret' };
 
 describe('bas check', () => {
   it("reports an endpoint that accepts the run's settings, with its rate-limit headers, and exits 0", async () => {
-    const r = await basAsync(['check', '-m', 'r1', '--temperature', '1', '--base-url', fakeURL, '--api-key-var', 'K'], {
+    const r = await bas(['check', '-m', 'r1', '--temperature', '1', '--base-url', fakeURL, '--api-key-var', 'K'], {
       env: KEY,
     });
     expect(r.code).toBe(0);
@@ -100,7 +100,7 @@ describe('bas check', () => {
   });
 
   it('names the parameter the provider refused, with its message, and exits 1', async () => {
-    const r = await basAsync(['check', '-m', 'r1', '--temperature', '0', '--base-url', fakeURL, '--api-key-var', 'K'], {
+    const r = await bas(['check', '-m', 'r1', '--temperature', '0', '--base-url', fakeURL, '--api-key-var', 'K'], {
       env: KEY,
     });
     expect(r.code).toBe(1);
@@ -113,7 +113,7 @@ describe('bas check', () => {
     [['-m', 'nope'], KEY, /model +not known/, /does not know model "nope"/],
     [['-m', 'm1'], { K: 'wrong' }, /key +refused/, /refused the key in K \(HTTP 401\)/],
   ])('%j fails with one line on the cause', async (args, env, report, line) => {
-    const r = await basAsync(['check', ...args, '--base-url', served.url, '--api-key-var', 'K'], { env: env });
+    const r = await bas(['check', ...args, '--base-url', served.url, '--api-key-var', 'K'], { env: env });
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(report);
     expect(r.stderr).toMatch(line);
@@ -122,7 +122,7 @@ describe('bas check', () => {
 
   it('an unreachable endpoint is named with the cause', async () => {
     const port = await closedPort();
-    const r = await basAsync(['check', '-m', 'm1', '--base-url', `http://127.0.0.1:${port}/v1`], {
+    const r = await bas(['check', '-m', 'm1', '--base-url', `http://127.0.0.1:${port}/v1`], {
       env: { OPENAI_API_KEY: 'k' },
     });
     expect(r.code).toBe(1);
@@ -136,7 +136,7 @@ describe('bas check', () => {
   });
 
   it('--json prints the report as an object', async () => {
-    const r = await basAsync(['check', '-m', 'm1', '--base-url', served.url, '--api-key-var', 'K', '--json'], {
+    const r = await bas(['check', '-m', 'm1', '--base-url', served.url, '--api-key-var', 'K', '--json'], {
       env: KEY,
     });
     expect(r.code).toBe(0);
@@ -153,16 +153,16 @@ describe('bas check', () => {
 
 describe('bas models', () => {
   it("lists the endpoint's models, as lines or JSON", async () => {
-    const r = await basAsync(['models', '--base-url', served.url, '--api-key-var', 'K'], { env: KEY });
+    const r = await bas(['models', '--base-url', served.url, '--api-key-var', 'K'], { env: KEY });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('m1\nm2\n');
-    const j = await basAsync(['models', '--base-url', served.url, '--api-key-var', 'K', '--json'], { env: KEY });
+    const j = await bas(['models', '--base-url', served.url, '--api-key-var', 'K', '--json'], { env: KEY });
     expect(JSON.parse(j.stdout).map((m: { id: string }) => m.id)).toEqual(['m1', 'm2']);
   });
 
   it('an unreachable endpoint is one line and exit 1', async () => {
     const port = await closedPort();
-    const r = await basAsync(['models', '--base-url', `http://127.0.0.1:${port}/v1`], { env: { OPENAI_API_KEY: 'k' } });
+    const r = await bas(['models', '--base-url', `http://127.0.0.1:${port}/v1`], { env: { OPENAI_API_KEY: 'k' } });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(
       new RegExp(`^bas: cannot list the models of http://127\\.0\\.0\\.1:${port}/v1: connection failed`),
@@ -173,7 +173,7 @@ describe('bas models', () => {
     const [user, pass, token] = ['userkey-0123456789', 'passkey-0123456789', 'querykey-0123456789'];
     const url = served.url.replace('http://', `http://${user}:${pass}@`) + `?api-key=${token}`;
     for (const args of [['models'], ['check', '-m', 'm1']]) {
-      const r = await basAsync([...args, '--base-url', url, '--api-key-var', 'K'], { env: KEY });
+      const r = await bas([...args, '--base-url', url, '--api-key-var', 'K'], { env: KEY });
       const out = r.stdout + r.stderr;
       expect(out).toMatch(/127\.0\.0\.1/);
       for (const secret of [user, pass, token]) expect(out).not.toContain(secret);
@@ -183,7 +183,7 @@ describe('bas models', () => {
   it('a local provider needs no key', async () => {
     const own = join(tempDir(), 'p.toml');
     writeFileSync(own, `[here]\nbase_url = "${served.url}"\napi_key_var = "HERE_KEY"\nkey_required = false\n`);
-    const r = await basAsync(['models', '--provider', 'here', '--providers', own]);
+    const r = await bas(['models', '--provider', 'here', '--providers', own]);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('m1\nm2\n');
   });
@@ -192,7 +192,7 @@ describe('bas models', () => {
 describe('bas eval --check', () => {
   it('stops before creating the run folder when the check fails', async () => {
     const dir = join(tempDir(), 'run');
-    const r = await basAsync(
+    const r = await bas(
       [
         'eval',
         '-m',
@@ -218,7 +218,7 @@ describe('bas eval --check', () => {
 
   it('runs when the check passes, with the report on stderr and the summary alone on stdout', async () => {
     const dir = join(tempDir(), 'run');
-    const r = await basAsync(
+    const r = await bas(
       [
         'eval',
         '-m',
@@ -246,7 +246,7 @@ describe('bas eval --check', () => {
 describe('--resume', () => {
   it('of a finished run says there is nothing to do, without a key and without touching the folder', async () => {
     const dir = join(tempDir(), 'run');
-    const first = await basAsync(
+    const first = await bas(
       [
         'eval',
         '-m',
@@ -267,7 +267,7 @@ describe('--resume', () => {
     );
     expect(first.code).toBe(0);
     const before = allFiles(dir).map((f) => [f.path, createHash('sha256').update(f.text).digest('hex')]);
-    const r = await basAsync(['eval', '--resume', dir, '--json']);
+    const r = await bas(['eval', '--resume', dir, '--json']);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe(
       `bas: nothing to do: all 6 rollouts of ${dir} are recorded and scored (bas report ${dir} shows them)\n`,
@@ -278,14 +278,12 @@ describe('--resume', () => {
 
   it('of a run killed after its last record marks it complete, under the lock, and runs nothing', async () => {
     const dir = join(tempDir(), 'run');
-    expect((await basAsync(['eval', '-m', 'builtin:oracle', '-n', '3', '--output', dir, '--no-progress'])).code).toBe(
-      0,
-    );
+    expect((await bas(['eval', '-m', 'builtin:oracle', '-n', '3', '--output', dir, '--no-progress'])).code).toBe(0);
     const file = join(dir, 'run.json');
     const info = JSON.parse(readFileSync(file, 'utf8'));
     writeFileSync(file, JSON.stringify({ ...info, status: 'running', ended_at: null, summary: null }));
     const results = readFileSync(join(dir, 'results.jsonl'), 'utf8');
-    const r = await basAsync(['eval', '--resume', dir, '--json']);
+    const r = await bas(['eval', '--resume', dir, '--json']);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/marked "running"; it is now marked complete/);
     const after = JSON.parse(readFileSync(file, 'utf8'));
@@ -297,14 +295,14 @@ describe('--resume', () => {
 
   it('of an unfinished run says how many rollouts remain before it starts', async () => {
     const dir = join(tempDir(), 'run');
-    await basAsync(
+    await bas(
       ['eval', '-m', 'm1', '-n', '4', '--base-url', served.url, '--api-key-var', 'K', '--output', dir, '--no-progress'],
       { env: KEY },
     );
     const results = join(dir, 'results.jsonl');
     const lines = readFileSync(results, 'utf8').trimEnd().split('\n');
     writeFileSync(results, `${lines.slice(0, 1).join('\n')}\n`);
-    const r = await basAsync(
+    const r = await bas(
       ['eval', '--resume', dir, '--no-progress', '--json', '--base-url', served.url, '--api-key-var', 'K'],
       { env: KEY },
     );

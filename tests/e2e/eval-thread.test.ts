@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { basAsync, readResults, stableSummary, startBas, tempDir } from '../support/cli.js';
+import { bas, readResults, stableSummary, startBas, tempDir } from '../support/cli.js';
 import { gatedServer, type GatedServer } from '../support/gated-server.js';
 
 const THREAD = { BAS_EVAL_THREAD: 'always' };
@@ -34,8 +34,8 @@ describe('bas eval in a worker thread', () => {
   it('prints what the same run prints on the main thread', async () => {
     const args = (dir: string) => ['eval', '--model', 'builtin:oracle', '-n', '12', '-r', '2', '--output', dir];
     const [thread, main] = await Promise.all([
-      basAsync(args(join(tempDir(), 'run')), { env: THREAD }),
-      basAsync(args(join(tempDir(), 'run')), { env: MAIN }),
+      bas(args(join(tempDir(), 'run')), { env: THREAD }),
+      bas(args(join(tempDir(), 'run')), { env: MAIN }),
     ]);
     expect(thread.code).toBe(0);
     expect(main.code).toBe(0);
@@ -46,7 +46,7 @@ describe('bas eval in a worker thread', () => {
     expect(thread.stderr).toMatch(/bas: results in /);
 
     const json = (dir: string, env: Record<string, string>) =>
-      basAsync(['eval', '--model', 'builtin:oracle', '-n', '5', '--output', dir, '--json', '--no-progress'], { env });
+      bas(['eval', '--model', 'builtin:oracle', '-n', '5', '--output', dir, '--json', '--no-progress'], { env });
     const [a, b] = await Promise.all([json(join(tempDir(), 'a'), THREAD), json(join(tempDir(), 'b'), MAIN)]);
     expect(stableSummary(JSON.parse(a.stdout))).toEqual(stableSummary(JSON.parse(b.stdout)));
     expect(a.stderr).toMatch(/^bas: results in .*\n$/);
@@ -80,7 +80,7 @@ describe('bas eval in a worker thread', () => {
       expect(existsSync(join(dir, '.bas.lock'))).toBe(false);
       gate.release();
 
-      const resumed = await basAsync(['eval', '--resume', dir, '--no-progress', '--json', '--base-url', gate.url], {
+      const resumed = await bas(['eval', '--resume', dir, '--no-progress', '--json', '--base-url', gate.url], {
         env: { ...THREAD, OPENAI_API_KEY: KEY },
       });
       expect(resumed.code).toBe(0);
@@ -91,10 +91,9 @@ describe('bas eval in a worker thread', () => {
 
   it('runs --check before the run, on the main thread', async () => {
     const dir = join(tempDir(), 'run');
-    const r = await basAsync(
-      ['eval', '--model', 'builtin:oracle', '-n', '3', '--output', dir, '--check', '--no-progress'],
-      { env: THREAD },
-    );
+    const r = await bas(['eval', '--model', 'builtin:oracle', '-n', '3', '--output', dir, '--check', '--no-progress'], {
+      env: THREAD,
+    });
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/^bas check: builtin:oracle is built in: no endpoint, nothing to check\n/);
   });
@@ -102,8 +101,8 @@ describe('bas eval in a worker thread', () => {
   it('keeps the line and exit code of bad input', async () => {
     const missing = join(tempDir(), 'nothing');
     const [thread, main] = await Promise.all([
-      basAsync(['eval', '--resume', missing], { env: THREAD }),
-      basAsync(['eval', '--resume', missing], { env: MAIN }),
+      bas(['eval', '--resume', missing], { env: THREAD }),
+      bas(['eval', '--resume', missing], { env: MAIN }),
     ]);
     expect(thread.code).toBe(2);
     expect(thread.stderr).toBe(main.stderr);
@@ -126,10 +125,7 @@ describe('bas eval in a worker thread', () => {
       '--verbose',
     ];
     const dirs = [join(tempDir(), 'sweep'), join(tempDir(), 'sweep')] as const;
-    const [thread, main] = await Promise.all([
-      basAsync(args(dirs[0]), { env: THREAD }),
-      basAsync(args(dirs[1]), { env: MAIN }),
-    ]);
+    const [thread, main] = await Promise.all([bas(args(dirs[0]), { env: THREAD }), bas(args(dirs[1]), { env: MAIN })]);
     expect(thread.code, thread.stderr).toBe(0);
     expect(thread.stdout.replaceAll(dirs[0], 'DIR')).toEqual(main.stdout.replaceAll(dirs[1], 'DIR'));
     const points = (stderr: string) => stderr.split('\n').filter((l) => /^bas: \[\d\/4\]/.test(l));
@@ -141,7 +137,7 @@ describe('bas eval in a worker thread', () => {
 
   it('refuses a BAS_EVAL_THREAD it does not know, in one line', async () => {
     const dir = join(tempDir(), 'run');
-    const r = await basAsync(['eval', '--model', 'builtin:oracle', '-n', '1', '--output', dir], {
+    const r = await bas(['eval', '--model', 'builtin:oracle', '-n', '1', '--output', dir], {
       env: { BAS_EVAL_THREAD: 'sometimes' },
     });
     expect(r.code).toBe(2);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   allFiles,
-  basAsync,
+  bas,
   readResults,
   ROOT,
   serve,
@@ -67,7 +67,7 @@ describe('bas eval against bas serve', () => {
       '3',
     ]);
     const dir = join(tempDir(), 'run');
-    const r = await basAsync(
+    const r = await bas(
       evalArgs(s.url, dir, [
         '-n',
         '40',
@@ -113,7 +113,7 @@ describe('bas eval against bas serve', () => {
   it('honours Retry-After: waits at least as long as asked, and never past the episode deadline', async () => {
     const s = await start(['--rate-limit-rate', '0.5', '--retry-after', '0.2', '--seed', '5']);
     const dir = join(tempDir(), 'run');
-    const r = await basAsync(evalArgs(s.url, dir, ['-n', '8', '-c', '4', '--max-retries', '8']), {
+    const r = await bas(evalArgs(s.url, dir, ['-n', '8', '-c', '4', '--max-retries', '8']), {
       env: { OPENAI_API_KEY: KEY },
     });
     expect(r.code).toBe(0);
@@ -123,7 +123,7 @@ describe('bas eval against bas serve', () => {
 
     const slow = await start(['--rate-limit-rate', '1', '--retry-after', '30']);
     const dir2 = join(tempDir(), 'run');
-    const r2 = await basAsync(evalArgs(slow.url, dir2, ['-n', '3', '--timeout', '5']), {
+    const r2 = await bas(evalArgs(slow.url, dir2, ['-n', '3', '--timeout', '5']), {
       env: { OPENAI_API_KEY: KEY },
     });
     // Nothing completed: never exit 0. A wait past the episode fails each rollout at once, and
@@ -140,7 +140,7 @@ describe('bas eval against bas serve', () => {
   it('a malformed endpoint answer is a typed error, not a crash', async () => {
     const s = await start(['--malformed-rate', '1']);
     const dir = join(tempDir(), 'run');
-    const r = await basAsync(evalArgs(s.url, dir, ['-n', '8']), { env: { OPENAI_API_KEY: KEY } });
+    const r = await bas(evalArgs(s.url, dir, ['-n', '8']), { env: { OPENAI_API_KEY: KEY } });
     expect(r.code).toBe(3);
     expect(readResults(dir).map((x) => x.error?.type)).toEqual(Array(8).fill('malformed'));
     expect(r.stderr).not.toMatch(/\n\s+at /);
@@ -149,7 +149,7 @@ describe('bas eval against bas serve', () => {
   it('a refused key stops the run with one message, exit 1, and the key appears nowhere', async () => {
     const s = await start(['--api-key', 'the-right-key']);
     const dir = join(tempDir(), 'run');
-    const r = await basAsync(evalArgs(s.url, dir, ['-n', '50', '-c', '4']), { env: { OPENAI_API_KEY: KEY } });
+    const r = await bas(evalArgs(s.url, dir, ['-n', '50', '-c', '4']), { env: { OPENAI_API_KEY: KEY } });
     expect(r.code).toBe(1);
     const lines = r.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
@@ -162,7 +162,7 @@ describe('bas eval against bas serve', () => {
 
   it('an unknown model stops the run', async () => {
     const s = await start(['--models', 'served-model']);
-    const r = await basAsync(evalArgs(s.url, join(tempDir(), 'run'), ['-n', '5']), { env: { OPENAI_API_KEY: KEY } });
+    const r = await bas(evalArgs(s.url, join(tempDir(), 'run'), ['-n', '5']), { env: { OPENAI_API_KEY: KEY } });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^bas: the endpoint does not know this model/);
   });
@@ -170,7 +170,7 @@ describe('bas eval against bas serve', () => {
   it('the API key is written to no file and no output of a normal run', async () => {
     const s = await start(['--api-key', KEY, '--error-rate', '0.2', '--retry-after', '0.01']);
     const dir = join(tempDir(), 'run');
-    const r = await basAsync(
+    const r = await bas(
       ['eval', '-m', 'test-model', '--base-url', s.url, '--output', dir, '-n', '10', '--api-key-var', 'MY_KEY'],
       { env: { MY_KEY: KEY } },
     );
@@ -188,7 +188,7 @@ describe('bas eval against bas serve', () => {
     const open = await gatedServer(Infinity);
     gates.push(open);
     const whole = join(tempDir(), 'whole');
-    const full = await basAsync(evalArgs(open.url, whole, args), { env: { OPENAI_API_KEY: KEY } });
+    const full = await bas(evalArgs(open.url, whole, args), { env: { OPENAI_API_KEY: KEY } });
     expect(full.code).toBe(0);
 
     // The endpoint answers 14 requests and holds the rest, so the run is mid-way when killed.
@@ -206,7 +206,7 @@ describe('bas eval against bas serve', () => {
     expect(JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')).status).toBe('running');
     appendFileSync(file, '{"index": 59, "rollout": 1, "reply": "torn wri'); // a write cut short by the kill
 
-    const resumed = await basAsync(['eval', '--resume', dir, '--no-progress', '--json', '--base-url', gate.url], {
+    const resumed = await bas(['eval', '--resume', dir, '--no-progress', '--json', '--base-url', gate.url], {
       env: { OPENAI_API_KEY: KEY },
     });
     expect(resumed.stderr).not.toMatch(/line \d+/);
@@ -242,7 +242,7 @@ describe('bas eval against bas serve', () => {
     gate.release();
 
     // The endpoint is given again: a resume never takes it from run.json alone.
-    const resumed = await basAsync(
+    const resumed = await bas(
       ['eval', '--resume', dir, '--no-progress', '--json', '-c', '16', '--base-url', gate.url],
       {
         env: { OPENAI_API_KEY: KEY },
@@ -256,7 +256,7 @@ describe('bas eval against bas serve', () => {
 describe('bas eval without a server', () => {
   it('runs a built-in model with no key and no network', async () => {
     const dir = join(tempDir(), 'run');
-    const r = await basAsync(['eval', '--model', 'builtin:oracle', '-n', '20', '--output', dir, '--json']);
+    const r = await bas(['eval', '--model', 'builtin:oracle', '-n', '20', '--output', dir, '--json']);
     expect(r.code).toBe(0);
     const summary = JSON.parse(r.stdout);
     expect(summary.counts.completed).toBe(20);
@@ -267,7 +267,7 @@ describe('bas eval without a server', () => {
   it('a run whose errored share passes --max-error-rate exits 3, and says why', async () => {
     const s = await start(['--error-rate', '0.5', '--retry-after', '0', '--seed', '2']);
     const dir = join(tempDir(), 'run');
-    const r = await basAsync(evalArgs(s.url, dir, ['-n', '30', '-c', '4', '--max-retries', '0']), {
+    const r = await bas(evalArgs(s.url, dir, ['-n', '30', '-c', '4', '--max-retries', '0']), {
       env: { OPENAI_API_KEY: KEY },
     });
     expect(r.code).toBe(3);
@@ -279,7 +279,7 @@ describe('bas eval without a server', () => {
       type: 'provider',
       messages: [{ example: expect.stringContaining('HTTP 500') }],
     });
-    const ok = await basAsync(
+    const ok = await bas(
       evalArgs(s.url, join(tempDir(), 'run'), ['-n', '30', '-c', '4', '--max-retries', '0', '--max-error-rate', '0.9']),
       { env: { OPENAI_API_KEY: KEY } },
     );
@@ -289,7 +289,7 @@ describe('bas eval without a server', () => {
   it("paces itself to an endpoint's rate limit: loses nothing, and run.json records how the limit moved", async () => {
     const s = await start(['--rate-limit', '20', '--latency', '40']);
     const dir = join(tempDir(), 'run');
-    const r = await basAsync(
+    const r = await bas(
       ['eval', '-m', 'm', '--base-url', s.url, '--output', dir, '--no-progress', '-n', '80', '-c', '32'],
       { env: { OPENAI_API_KEY: KEY } },
     );
@@ -306,7 +306,7 @@ describe('bas eval without a server', () => {
   });
 
   it('prints the summary tables by default', async () => {
-    const r = await basAsync([
+    const r = await bas([
       'eval',
       '-m',
       'builtin:blanket',
@@ -323,7 +323,7 @@ describe('bas eval without a server', () => {
 
   it('reads @FILE configurations, and a changed task configuration cannot resume', async () => {
     const dir = join(tempDir(), 'run');
-    const r = await basAsync([
+    const r = await bas([
       'eval',
       `@${join(ROOT, 'configs', 'au-bas-reconciliation.toml')}`,
       '-m',
@@ -340,7 +340,7 @@ describe('bas eval without a server', () => {
       fault_rate: 0.35,
       seed: 20260826,
     });
-    const again = await basAsync(['eval', '--resume', dir, '--fault-rate', '0.2']);
+    const again = await bas(['eval', '--resume', dir, '--fault-rate', '0.2']);
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/^bas: --resume: --fault-rate 0.2 differs from the saved run's 0.35/);
   });
@@ -359,7 +359,7 @@ describe('bas eval without a server', () => {
     [['--config', '/nonexistent.toml'], /cannot read config file/],
     [['--resume', '/nonexistent-run'], /not a run folder/],
   ])('bad input %j exits 2 with one line', async (args, message) => {
-    const r = await basAsync(['eval', ...args]);
+    const r = await bas(['eval', ...args]);
     expect(r.code).toBe(2);
     const lines = r.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
@@ -375,7 +375,7 @@ describe('bas eval without a server', () => {
     [['--error-rate', '0.6', '--hang-rate', '0.6'], /at most 1/],
     [['--rate-limit', 'fast'], /--rate-limit must be a number/],
   ])('bas serve %j exits 2 with one line', async (args, message) => {
-    const r = await basAsync(['serve', ...args]);
+    const r = await bas(['serve', ...args]);
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(message);

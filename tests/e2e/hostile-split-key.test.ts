@@ -16,7 +16,7 @@ import {
   splitKey,
   type HostileServer,
 } from '../support/hostile-server.js';
-import { basAsync, tempDir, type CliResult } from '../support/cli.js';
+import { bas, tempDir, type CliResult } from '../support/cli.js';
 
 const KEY = 'sk-Zq81vXk2Lm0Tt9WqR';
 const ENV = { HOSTILE_KEY: KEY };
@@ -67,13 +67,13 @@ describe('a key split by hidden characters and cut at every offset', () => {
     const [a, b] = await Promise.all([hostileServer(echoSplitKeys()), hostileServer(echoSplitKeys())]);
     servers.push(a!, b!);
     const [text, json] = await Promise.all([
-      basAsync(evalArgs(a!.url, dir), { env: ENV }),
-      basAsync(evalArgs(b!.url, join(root, 'run-json'), ['--json']), { env: ENV }),
+      bas(evalArgs(a!.url, dir), { env: ENV }),
+      bas(evalArgs(b!.url, join(root, 'run-json'), ['--json']), { env: ENV }),
     ]);
     const html = join(root, 'report.html');
     const [report, reportJson] = await Promise.all([
-      basAsync(['report', dir, '--html', html], { env: ENV }),
-      basAsync(['report', dir, '--json']),
+      bas(['report', dir, '--html', html], { env: ENV }),
+      bas(['report', dir, '--json']),
     ]);
     const add = (name: string, r: CliResult) =>
       outputs.push([`${name} stdout`, r.stdout], [`${name} stderr`, r.stderr]);
@@ -120,8 +120,8 @@ describe('check and models against an endpoint that echoes the key split', () =>
     });
     try {
       const [text, json] = await Promise.all([
-        basAsync(['check', '-m', 'm', '--base-url', server.url, '--api-key-var', 'HOSTILE_KEY'], { env: ENV }),
-        basAsync(['check', '-m', 'm', '--base-url', server.url, '--api-key-var', 'HOSTILE_KEY', '--json'], {
+        bas(['check', '-m', 'm', '--base-url', server.url, '--api-key-var', 'HOSTILE_KEY'], { env: ENV }),
+        bas(['check', '-m', 'm', '--base-url', server.url, '--api-key-var', 'HOSTILE_KEY', '--json'], {
           env: ENV,
         }),
       ]);
@@ -147,7 +147,7 @@ describe('check and models against an endpoint that echoes the key split', () =>
       });
     });
     try {
-      const r = await basAsync(['check', '-m', 'm', '--base-url', server.url, '--api-key-var', 'HOSTILE_KEY'], {
+      const r = await bas(['check', '-m', 'm', '--base-url', server.url, '--api-key-var', 'HOSTILE_KEY'], {
         env: ENV,
       });
       // The reply holds no answer, so the check fails (exit 1); what matters is what it prints.
@@ -170,12 +170,9 @@ describe('check and models against an endpoint that echoes the key split', () =>
     });
     try {
       const args = ['models', '--base-url', server.url, '--api-key-var', 'HOSTILE_KEY'];
-      const [listed, listedJson] = await Promise.all([
-        basAsync(args, { env: ENV }),
-        basAsync([...args, '--json'], { env: ENV }),
-      ]);
+      const [listed, listedJson] = await Promise.all([bas(args, { env: ENV }), bas([...args, '--json'], { env: ENV })]);
       refuse = true;
-      const refused = await basAsync(args, { env: ENV });
+      const refused = await bas(args, { env: ENV });
       expect(listed.code).toBe(0);
       expect(refused.code).toBe(1);
       for (const r of [listed, listedJson, refused]) expect(leaks(r.stdout + r.stderr)).toEqual([]);

@@ -14,7 +14,7 @@ import {
   type HostileServer,
   type Respond,
 } from '../support/hostile-server.js';
-import { basAsync, tempDir } from '../support/cli.js';
+import { bas, tempDir } from '../support/cli.js';
 
 const KEY = 'sk-hostile-Zq81vXk2Lm0';
 const ENV = { HOSTILE_KEY: KEY };
@@ -25,7 +25,7 @@ async function runAgainst(respond: Respond): Promise<{ dir: string; out: string;
   const server: HostileServer = await hostileServer(respond);
   const dir = join(tempDir(), 'run');
   try {
-    const r = await basAsync(
+    const r = await bas(
       [
         'eval',
         '-m',
@@ -45,7 +45,7 @@ async function runAgainst(respond: Respond): Promise<{ dir: string; out: string;
       { env: ENV },
     );
     const html = join(dir, '..', 'report.html');
-    const rep = await basAsync(['report', dir, '--html', html]);
+    const rep = await bas(['report', dir, '--html', html]);
     const files = ['results.jsonl', 'run.json']
       .map((f) => join(dir, f))
       .filter(existsSync)
@@ -81,7 +81,7 @@ describe('an endpoint that sends a body without end', () => {
     const server = await hostileServer(endlessBody('x'.repeat(1 << 20)));
     const dir = join(tempDir(), 'run');
     try {
-      const r = await basAsync(
+      const r = await bas(
         [
           'eval',
           '-m',
@@ -118,7 +118,7 @@ describe('credentials in a base URL', () => {
     dir = join(tempDir(), 'run');
   });
   it('are not kept in run.json', async () => {
-    const r = await basAsync(
+    const r = await bas(
       [
         'eval',
         '-m',
@@ -144,7 +144,7 @@ describe('credentials in a base URL', () => {
     expect(info.base_url).toBe('http://127.0.0.1:9/v1');
   });
   it('are not echoed in an error about the URL', async () => {
-    const r = await basAsync(
+    const r = await bas(
       [
         'eval',
         '-m',
@@ -164,7 +164,7 @@ describe('credentials in a base URL', () => {
     expect(r.stderr).not.toContain('pw');
   });
   it('a base URL with a long run of slashes is read in linear time', async () => {
-    const r = await basAsync(
+    const r = await bas(
       [
         'eval',
         '-m',
@@ -188,7 +188,7 @@ describe('credentials in a base URL', () => {
     expect(r.signal).toBeNull();
   });
   it('a key given as --api-key-var is not echoed', async () => {
-    const r = await basAsync(['eval', '-m', 'm', '-n', '1', '--api-key-var', 'gsk_3f9aK2lmQ8xZ0pWv7TnB'], { env: ENV });
+    const r = await bas(['eval', '-m', 'm', '-n', '1', '--api-key-var', 'gsk_3f9aK2lmQ8xZ0pWv7TnB'], { env: ENV });
     expect(r.code).not.toBe(0);
     expect(r.stderr).not.toContain('gsk_3f9aK2lmQ8xZ0pWv7TnB');
   });

@@ -6,7 +6,7 @@ import { closedPort } from '../support/closed-port.js';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { basAsync, BIN, serve, startBas, tempDir } from '../support/cli.js';
+import { bas, BIN, serve, startBas, tempDir } from '../support/cli.js';
 import { gatedServer } from '../support/gated-server.js';
 
 describe('eval refuses what cannot work', () => {
@@ -14,7 +14,7 @@ describe('eval refuses what cannot work', () => {
     const dir = join(tempDir(), 'run');
     // A port just freed on loopback: nothing listens, so every connection is refused at once.
     const port = await closedPort();
-    const r = await basAsync(
+    const r = await bas(
       [
         'eval',
         '-m',
@@ -38,7 +38,7 @@ describe('eval refuses what cannot work', () => {
   });
 
   it('refuses a key that cannot go in a header, without printing it', async () => {
-    const r = await basAsync(['eval', '-m', 'm', '-n', '1', '--output', join(tempDir(), 'run')], {
+    const r = await bas(['eval', '-m', 'm', '-n', '1', '--output', join(tempDir(), 'run')], {
       env: { OPENAI_API_KEY: 'sk-secret-value\r' },
     });
     expect(r.code).toBe(2);
@@ -49,7 +49,7 @@ describe('eval refuses what cannot work', () => {
   it.each([['sk-proj-Abc123-secret'], ['A'.repeat(80)]])(
     'never echoes a key given to --api-key-var (%#)',
     async (value) => {
-      const r = await basAsync(['eval', '-m', 'm', '--api-key-var', value]);
+      const r = await bas(['eval', '-m', 'm', '--api-key-var', value]);
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(/--api-key-var/);
       expect(r.stderr).not.toContain(value);
@@ -80,7 +80,7 @@ describe('one process per run folder', () => {
     const child = startBas(args, { env: { OPENAI_API_KEY: 'k' } });
     try {
       while (!existsSync(join(dir, 'run.json'))) await new Promise((r) => setTimeout(r, 20));
-      const second = await basAsync(['eval', '--resume', dir, '--no-progress', '--base-url', s.url], {
+      const second = await bas(['eval', '--resume', dir, '--no-progress', '--base-url', s.url], {
         env: { OPENAI_API_KEY: 'k' },
       });
       expect(second.code).toBe(2);
@@ -92,12 +92,9 @@ describe('one process per run folder', () => {
     s.release();
     // The killed process left its lock behind; a resume takes the folder over and finishes.
     expect(existsSync(join(dir, '.bas.lock'))).toBe(true);
-    const resumed = await basAsync(
-      ['eval', '--resume', dir, '--no-progress', '-c', '40', '--json', '--base-url', s.url],
-      {
-        env: { OPENAI_API_KEY: 'k' },
-      },
-    );
+    const resumed = await bas(['eval', '--resume', dir, '--no-progress', '-c', '40', '--json', '--base-url', s.url], {
+      env: { OPENAI_API_KEY: 'k' },
+    });
     await s.close();
     expect(resumed.code).toBe(0);
     expect(JSON.parse(resumed.stdout).counts.completed).toBe(40);

@@ -8,7 +8,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basAsync, readResults, serve, tempDir, type Served } from '../support/cli.js';
+import { bas, readResults, serve, tempDir, type Served } from '../support/cli.js';
 
 let thinker: Served;
 let flaky: Served;
@@ -52,7 +52,7 @@ const spent = ['--max-tokens', '4096', '--reasoning-effort', 'high'];
 
 describe('bas check against a reasoning model out of tokens', () => {
   it('fails, says what it saw and what to change, and never says ok', async () => {
-    const r = await basAsync(['check', '-m', 'r1', '--base-url', thinker.url, ...spent], { env: KEY });
+    const r = await bas(['check', '-m', 'r1', '--base-url', thinker.url, ...spent], { env: KEY });
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/task +0 \(the run's first\)/);
     expect(r.stdout).toMatch(/finish +length/);
@@ -67,7 +67,7 @@ describe('bas check against a reasoning model out of tokens', () => {
   });
 
   it('passes with a limit that leaves room for the answer, grading it', async () => {
-    const r = await basAsync(['check', '-m', 'r1', '--base-url', thinker.url, '--max-tokens', '8000', '--json'], {
+    const r = await bas(['check', '-m', 'r1', '--base-url', thinker.url, '--max-tokens', '8000', '--json'], {
       env: KEY,
     });
     expect(r.code).toBe(0);
@@ -78,7 +78,7 @@ describe('bas check against a reasoning model out of tokens', () => {
 
   it('eval --check stops before the run folder exists', async () => {
     const dir = join(tempDir(), 'run');
-    const r = await basAsync(
+    const r = await bas(
       ['eval', '-m', 'r1', '-n', '5', '--check', '--base-url', thinker.url, ...spent, '--output', dir, '--no-progress'],
       { env: KEY },
     );
@@ -107,7 +107,7 @@ describe('bas eval against a reasoning model out of tokens', () => {
       '--no-progress',
     ];
     const prices = ['--price-in', '1', '--price-out', '8'];
-    const r = await basAsync([...args, ...spent, ...prices], { env: KEY });
+    const r = await bas([...args, ...spent, ...prices], { env: KEY });
     const after = await stats(thinker);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/sent no usable reply: malformed response: the reply has reasoning but no content/);
@@ -135,22 +135,22 @@ describe('bas eval against a reasoning model out of tokens', () => {
     expect(info.summary.tokens.unscored.total).toBe(info.summary.tokens.total);
 
     // The report prices them, and says they bought nothing.
-    const rep = await basAsync(['report', dir, '--json']);
+    const rep = await bas(['report', dir, '--json']);
     const j = JSON.parse(rep.stdout);
     const dollars = (sum('prompt_tokens') * 1 + sum('completion_tokens') * 8) / 1e6;
     expect(j.cost.total_usd).toBeCloseTo(dollars, 10);
     expect(j.cost.unscored_usd).toBeCloseTo(dollars, 10);
-    const text = await basAsync(['report', dir]);
+    const text = await bas(['report', dir]);
     expect(text.stdout).toMatch(/of which bought nothing \(3 errored rollouts, [\d,]+ tokens\) +│ +\$0\.\d{4}/);
     expect(text.stdout).toMatch(/of which bought no score +│ +[\d,]+/);
-    const lb = await basAsync(['leaderboard', dir, '--json']);
+    const lb = await bas(['leaderboard', dir, '--json']);
     // A failed run is listed below the ranking, with its cost all the same.
     const group = JSON.parse(lb.stdout).groups[0];
     expect(group.runs).toEqual([]);
     expect(group.unranked[0].cost.unscored_usd).toBeCloseTo(dollars, 10);
 
     // The same folder takes the corrected settings.
-    const again = await basAsync(
+    const again = await bas(
       ['eval', '-m', 'r1', '-n', '3', '-c', '1', '--base-url', thinker.url, '--max-tokens', '8000'].concat([
         '--output',
         dir,
@@ -167,7 +167,7 @@ describe('bas eval against a reasoning model out of tokens', () => {
   it('random failures (500s, garbled bodies) never stop a run, and its token sums equal the server count', async () => {
     const dir = join(tempDir(), 'run');
     const before = await stats(flaky);
-    const r = await basAsync(
+    const r = await bas(
       ['eval', '-m', 'r1', '-n', '30', '-c', '4', '--max-retries', '1', '--max-error-rate', '1'].concat([
         '--base-url',
         flaky.url,

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { taskFromJson } from '../../src/task/serialize.js';
-import { bas, basAsync, startBas } from '../support/cli.js';
+import { bas, startBas } from '../support/cli.js';
 import { openrlhfBody, repliesFor } from '../support/replies.js';
 
 interface Row {
@@ -56,7 +56,17 @@ function lines<T>(text: string): T[] {
 
 describe('a trainer of OpenRLHF against bas reward-server', () => {
   it('gets the rewards bas score gives, for the dataset it exported', async () => {
-    const gen = bas(['gen', '--format', 'dataset', '-n', '300', '--split', 'train', '--out', join(dir, 'train.jsonl')]);
+    const gen = await bas([
+      'gen',
+      '--format',
+      'dataset',
+      '-n',
+      '300',
+      '--split',
+      'train',
+      '--out',
+      join(dir, 'train.jsonl'),
+    ]);
     expect(gen.code, gen.stderr).toBe(0);
     expect(gen.stderr).toMatch(
       /^bas gen: train split of seed 20260826: tasks of seed \d+; the test split is seed 20260826\n$/,
@@ -67,7 +77,7 @@ describe('a trainer of OpenRLHF against bas reward-server', () => {
 
     // The same tasks with their keys, for bas score (the seed the split used is in every label).
     const seed = /:s(\d+):/.exec(rows[0]!.label)![1]!;
-    const tasksText = bas(['gen', '--format', 'jsonl', '-n', '300', '--seed', seed]).stdout;
+    const tasksText = (await bas(['gen', '--format', 'jsonl', '-n', '300', '--seed', seed])).stdout;
     writeFileSync(join(dir, 'tasks.jsonl'), tasksText);
     const tasks = lines<unknown>(tasksText).map(taskFromJson);
 
@@ -79,7 +89,7 @@ describe('a trainer of OpenRLHF against bas reward-server', () => {
       join(dir, 'replies.jsonl'),
       samples.map((s) => `${JSON.stringify({ index: s.index, rollout: s.rollout, reply: s.reply })}\n`).join(''),
     );
-    const score = bas([
+    const score = await bas([
       'score',
       '--tasks',
       join(dir, 'tasks.jsonl'),
@@ -163,7 +173,7 @@ describe('bas reward-server refuses bad flags in one line', () => {
       'bas: --token-var must be the NAME of an environment variable (letters, digits, _), not its value\n',
     ],
   ])('%j', async (args, message) => {
-    const r = await basAsync(['reward-server', ...args]);
+    const r = await bas(['reward-server', ...args]);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(message);
     expect(r.stdout).toBe('');
@@ -174,7 +184,7 @@ describe('bas reward-server refuses bad flags in one line', () => {
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     const port = (taken.address() as AddressInfo).port;
     try {
-      const r = await basAsync(['reward-server', '--port', String(port)]);
+      const r = await bas(['reward-server', '--port', String(port)]);
       expect(r.code).toBe(2);
       expect(r.stderr).toBe(`bas: cannot listen on 127.0.0.1:${port}: the port is in use (try --port 0)\n`);
     } finally {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runPolicy } from '../../src/task/policies.js';
 import type { ChatMessage } from '../../src/task/types.js';
-import { basAsync, readResults, stableSummary, tempDir } from '../support/cli.js';
+import { bas, readResults, stableSummary, tempDir } from '../support/cli.js';
 
 /** A stand-in for a batch engine: answers each request with a policy, failing the ones asked. */
 function runBatch(requests: string, fail: (customId: string) => Record<string, unknown> | null): string {
@@ -38,7 +38,7 @@ function runBatch(requests: string, fail: (customId: string) => Record<string, u
 }
 
 const summaryOf = async (args: string[]) => {
-  const r = await basAsync([...args, '--json']);
+  const r = await bas([...args, '--json']);
   expect(r.stderr).not.toMatch(/\n\s+at /);
   expect(r.code).toBe(0);
   return JSON.parse(r.stdout);
@@ -48,9 +48,9 @@ describe('batch files round trip', () => {
   it('gen --format batch, a batch engine, score: the same summary as eval with the same policy', async () => {
     const dir = tempDir();
     const task = ['-n', '12', '--seed', '9', '--fault-rate', '0.4'];
-    writeFileSync(join(dir, 'tasks.jsonl'), (await basAsync(['gen', ...task])).stdout);
+    writeFileSync(join(dir, 'tasks.jsonl'), (await bas(['gen', ...task])).stdout);
     const requests = (
-      await basAsync(['gen', ...task, '--format', 'batch', '-m', 'batch-model', '-r', '2', '--temperature', '0'])
+      await bas(['gen', ...task, '--format', 'batch', '-m', 'batch-model', '-r', '2', '--temperature', '0'])
     ).stdout;
     const lines = requests
       .trim()
@@ -94,18 +94,18 @@ describe('batch files round trip', () => {
     expect(scored.tokens.prompt).toBe(2400);
 
     // The run folder reads like any other.
-    const report = JSON.parse((await basAsync(['report', join(dir, 'run'), '--json'])).stdout);
+    const report = JSON.parse((await bas(['report', join(dir, 'run'), '--json'])).stdout);
     expect(report.run.model).toBe('batch-model');
     expect(report.summary.counts.rollouts).toBe(24);
-    const compare = await basAsync(['compare', join(dir, 'eval'), join(dir, 'run')]);
+    const compare = await bas(['compare', join(dir, 'eval'), join(dir, 'run')]);
     expect(compare.code).toBe(0);
     expect(compare.stdout).toMatch(/no difference shown at 95%/);
   });
 
   it('failed batch requests become typed errors, counted and left out of the means', async () => {
     const dir = tempDir();
-    writeFileSync(join(dir, 'tasks.jsonl'), (await basAsync(['gen', '-n', '4'])).stdout);
-    const requests = (await basAsync(['gen', '-n', '4', '--format', 'batch', '-m', 'm'])).stdout;
+    writeFileSync(join(dir, 'tasks.jsonl'), (await bas(['gen', '-n', '4'])).stdout);
+    const requests = (await bas(['gen', '-n', '4', '--format', 'batch', '-m', 'm'])).stdout;
     writeFileSync(
       join(dir, 'output.jsonl'),
       runBatch(requests, (id) =>
@@ -146,14 +146,14 @@ describe('batch files round trip', () => {
 describe('score --output', () => {
   it('refuses a tasks file that mixes task configurations, writing nothing', async () => {
     const dir = tempDir();
-    const lines = (await basAsync(['gen', '-n', '2'])).stdout
+    const lines = (await bas(['gen', '-n', '2'])).stdout
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));
     lines[1].config.seed = 77;
     writeFileSync(join(dir, 'tasks.jsonl'), lines.map((l) => JSON.stringify(l)).join('\n'));
     writeFileSync(join(dir, 'replies.jsonl'), '{"index": 0, "reply": "x"}\n{"index": 1, "reply": "y"}\n');
-    const r = await basAsync([
+    const r = await bas([
       'score',
       '--tasks',
       join(dir, 'tasks.jsonl'),
@@ -166,7 +166,7 @@ describe('score --output', () => {
     expect(r.stderr).toMatch(/mixes task configurations \(task 0 and task 1 differ\)/);
     expect(() => readFileSync(join(dir, 'run', 'run.json'))).toThrow();
     // Refused from the tasks alone, before any reply is read.
-    const early = await basAsync([
+    const early = await bas([
       'score',
       '--tasks',
       join(dir, 'tasks.jsonl'),
@@ -239,29 +239,9 @@ describe('shards', () => {
 
   it('merge refuses overlapping shards and mismatched configurations, and leaves nothing behind', async () => {
     const dir = tempDir();
-    await basAsync([
-      'eval',
-      '-m',
-      'builtin:oracle',
-      ...task,
-      '--shard',
-      '1/2',
-      '--output',
-      join(dir, 'a'),
-      '--no-progress',
-    ]);
-    await basAsync([
-      'eval',
-      '-m',
-      'builtin:oracle',
-      ...task,
-      '--shard',
-      '1/2',
-      '--output',
-      join(dir, 'b'),
-      '--no-progress',
-    ]);
-    await basAsync([
+    await bas(['eval', '-m', 'builtin:oracle', ...task, '--shard', '1/2', '--output', join(dir, 'a'), '--no-progress']);
+    await bas(['eval', '-m', 'builtin:oracle', ...task, '--shard', '1/2', '--output', join(dir, 'b'), '--no-progress']);
+    await bas([
       'eval',
       '-m',
       'builtin:oracle',
@@ -277,20 +257,20 @@ describe('shards', () => {
       join(dir, 'c'),
       '--no-progress',
     ]);
-    const overlap = await basAsync(['merge', join(dir, 'a'), join(dir, 'b'), '--output', join(dir, 'm')]);
+    const overlap = await bas(['merge', join(dir, 'a'), join(dir, 'b'), '--output', join(dir, 'm')]);
     expect(overlap.code).toBe(2);
     expect(overlap.stderr).toMatch(/task 0 rollout 0 is in both .*overlapping shards/);
-    const mismatch = await basAsync(['merge', join(dir, 'a'), join(dir, 'c'), '--output', join(dir, 'm')]);
+    const mismatch = await bas(['merge', join(dir, 'a'), join(dir, 'c'), '--output', join(dir, 'm')]);
     expect(mismatch.code).toBe(2);
     expect(mismatch.stderr).toMatch(/cannot merge: .*c has task\.seed 4, .*a has 3\n/);
-    expect((await basAsync(['merge', join(dir, 'a'), '--output', join(dir, 'm')])).stderr).toMatch(/at least two/);
+    expect((await bas(['merge', join(dir, 'a'), '--output', join(dir, 'm')])).stderr).toMatch(/at least two/);
     expect(() => readFileSync(join(dir, 'm', 'run.json'))).toThrow();
   });
 
   it('merge keeps the prices its inputs agree on, and forgets the others', async () => {
     const dir = tempDir();
     const shard = (i: number, priceIn: string) =>
-      basAsync([
+      bas([
         'eval',
         '-m',
         'builtin:oracle',
@@ -308,7 +288,7 @@ describe('shards', () => {
       ]);
     await shard(1, '0.5');
     await shard(2, '0.7');
-    expect((await basAsync(['merge', join(dir, 's1'), join(dir, 's2'), '--output', join(dir, 'm')])).code).toBe(0);
+    expect((await bas(['merge', join(dir, 's1'), join(dir, 's2'), '--output', join(dir, 'm')])).code).toBe(0);
     expect(JSON.parse(readFileSync(join(dir, 'm', 'run.json'), 'utf8')).prices).toEqual({ in: null, out: 2 });
   });
 
@@ -320,16 +300,16 @@ describe('shards', () => {
     const again = await summaryOf(['eval', '--resume', out, '--no-progress']);
     expect(readResults(out)).toHaveLength(before);
     expect(again.counts.rollouts).toBe(6);
-    const refused = await basAsync(['eval', '--resume', out, '--shard', '1/4', '--no-progress']);
+    const refused = await bas(['eval', '--resume', out, '--shard', '1/4', '--no-progress']);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/--shard "1\/4" differs/);
 
     // A hand-edited shard that is no shard (count 0 would step by nothing) is refused, not looped on.
     const file = join(out, 'run.json');
     writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), shard: { index: 1, count: 0 } }));
-    const broken = await basAsync(['eval', '--resume', out, '--no-progress']);
+    const broken = await bas(['eval', '--resume', out, '--no-progress']);
     expect(broken.code).toBe(2);
     expect(broken.stderr).toMatch(/has an unreadable "shard"/);
-    expect((await basAsync(['report', out, '--json'])).code).toBe(0);
+    expect((await bas(['report', out, '--json'])).code).toBe(0);
   });
 });

@@ -5,7 +5,7 @@
  */
 import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { serve, type Served } from '../support/cli.js';
+import { serveProcess as serve, type Served } from '../support/cli.js';
 import { generateTask } from '../../src/task/generate.js';
 import { DEFAULT_TASK_CONFIG } from '../../src/task/config.js';
 
@@ -42,7 +42,7 @@ function post(url: string, body: string | Buffer, headers: Record<string, string
 const good = JSON.stringify({ model: 'm', messages: generateTask(DEFAULT_TASK_CONFIG, 0).prompt });
 
 function alive(s: Served): boolean {
-  return s.proc.exitCode === null && s.proc.signalCode === null;
+  return !s.ended();
 }
 
 describe('bas serve survives its clients', () => {

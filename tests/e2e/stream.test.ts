@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { basAsync, readResults, serve, tempDir, type Served } from '../support/cli.js';
+import { bas, readResults, serve, tempDir, type Served } from '../support/cli.js';
 
 const KEY = 'sk-bas-stream-SECRET-51c0';
 const servers: Served[] = [];
@@ -31,7 +31,7 @@ describe('bas eval --stream against bas serve', () => {
     const s = await serve(['--latency', '20']);
     servers.push(s);
     const dir = join(tempDir(), 'run');
-    const r = await basAsync(evalArgs(s.url, dir, ['-n', '6', '-c', '3']), { env: { OPENAI_API_KEY: KEY } });
+    const r = await bas(evalArgs(s.url, dir, ['-n', '6', '-c', '3']), { env: { OPENAI_API_KEY: KEY } });
     expect(r.code).toBe(0);
     const records = readResults(dir);
     expect(records).toHaveLength(6);
@@ -53,7 +53,7 @@ describe('bas eval --stream against bas serve', () => {
     const s = await serve(['--cut-rate', '0.25', '--stall-rate', '0.25', '--seed', '4']);
     servers.push(s);
     const dir = join(tempDir(), 'run');
-    const r = await basAsync(
+    const r = await bas(
       evalArgs(s.url, dir, [
         '-n',
         '8',

@@ -119,8 +119,8 @@ describe('replies in flight share it', () => {
 });
 
 describe('--max-response-mb', () => {
-  it('refuses a cap no reply can be held under (a body becomes one string, and V8 cannot make one of 512 MB)', () => {
-    const r = bas(['eval', '-m', 'builtin:oracle', '-n', '1', '--max-response-mb', '600', '--no-progress']);
+  it('refuses a cap no reply can be held under (a body becomes one string, and V8 cannot make one of 512 MB)', async () => {
+    const r = await bas(['eval', '-m', 'builtin:oracle', '-n', '1', '--max-response-mb', '600', '--no-progress']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--max-response-mb .*500/);
   });

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import * as sdk from 'openai';
 import { describe, expect, it } from 'vitest';
 import { sdkErrorKind } from '../../src/endpoint/sdk-errors.js';
-import { bas, tempDir } from '../support/cli.js';
+import { basProcess, tempDir } from '../support/cli.js';
 
 /** An instance of every error class the installed SDK exports (its prototype chain is what counts). */
 function sdkErrors(): [string, Error][] {
@@ -74,22 +74,27 @@ describe('the SDK is loaded only to reach an endpoint', () => {
     return { NODE_OPTIONS: `--import=${join(dir, 'register.mjs')}` };
   }
 
-  it('a built-in model runs, resumes and is refused bad input without it', () => {
+  it('a built-in model runs, resumes and is refused bad input without it', async () => {
     const env = refusingSdk();
     const dir = join(tempDir(), 'run');
-    const run = bas(['eval', '-m', 'builtin:oracle', '-n', '3', '--output', dir, '--no-progress'], { env });
+    const run = await basProcess(['eval', '-m', 'builtin:oracle', '-n', '3', '--output', dir, '--no-progress'], {
+      env,
+    });
     expect(run.stderr).not.toMatch(/SDK was imported/);
     expect(run.code).toBe(0);
-    expect(bas(['eval', '--resume', dir, '--no-progress'], { env }).code).toBe(0);
-    const bad = bas(['eval', '-m', 'x', '--base-url', 'http://127.0.0.1:1/v1', '-n', '0'], { env });
+    expect((await basProcess(['eval', '--resume', dir, '--no-progress'], { env })).code).toBe(0);
+    const bad = await basProcess(['eval', '-m', 'x', '--base-url', 'http://127.0.0.1:1/v1', '-n', '0'], { env });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^bas: -n /);
   });
 
-  it('the hook bites: talking to an endpoint does load it', () => {
-    const r = bas(['models', '--base-url', 'http://127.0.0.1:1/v1', '--api-key-var', 'NO_SUCH_KEY_VAR_SET'], {
-      env: { ...refusingSdk(), NO_SUCH_KEY_VAR_SET: 'sk-test' },
-    });
+  it('the hook bites: talking to an endpoint does load it', async () => {
+    const r = await basProcess(
+      ['models', '--base-url', 'http://127.0.0.1:1/v1', '--api-key-var', 'NO_SUCH_KEY_VAR_SET'],
+      {
+        env: { ...refusingSdk(), NO_SUCH_KEY_VAR_SET: 'sk-test' },
+      },
+    );
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/SDK was imported/);
   });

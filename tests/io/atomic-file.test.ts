@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AtomicFile } from '../../src/io/atomic-file.js';
-import { basAsync } from '../support/cli.js';
+import { bas, basProcess } from '../support/cli.js';
 
 const dir = () => mkdtempSync(join(tmpdir(), 'bas-atomic-'));
 
@@ -41,8 +41,9 @@ describe('AtomicFile: what stands at the path is never destroyed', () => {
     const d = dir();
     const fifo = join(d, 'pipe');
     execFileSync('mkfifo', [fifo]);
-    // A reader on the other end, as `bas gen -o pipe` would have in a shell.
-    const reading = basAsync(['gen', '-n', '2', '-o', fifo]);
+    // A reader on the other end, as `bas gen -o pipe` would have in a shell. The writer is a
+    // process of its own: opening a FIFO waits for its reader, and this reader blocks this process.
+    const reading = basProcess(['gen', '-n', '2', '-o', fifo]);
     const got = execFileSync('cat', [fifo], { encoding: 'utf8' });
     const r = await reading;
     expect(r.code).toBe(0);
@@ -55,7 +56,7 @@ describe('AtomicFile: what stands at the path is never destroyed', () => {
     const d = dir();
     writeFileSync(join(d, 'tasks.jsonl'), 'old\n');
     symlinkSync(join(d, 'tasks.jsonl'), join(d, 'latest.jsonl'));
-    const r = await basAsync(['gen', '-n', '3', '-o', join(d, 'latest.jsonl')]);
+    const r = await bas(['gen', '-n', '3', '-o', join(d, 'latest.jsonl')]);
     expect(r.code).toBe(0);
     expect(lstatSync(join(d, 'latest.jsonl')).isSymbolicLink()).toBe(true);
     expect(readFileSync(join(d, 'tasks.jsonl'), 'utf8').trim().split('\n')).toHaveLength(3);

@@ -48,8 +48,8 @@ beforeAll(() => {
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe('bas report', () => {
-  it('prints the tables of a run', () => {
-    const r = bas(['report', join(root, 'mixed')]);
+  it('prints the tables of a run', async () => {
+    const r = await bas(['report', join(root, 'mixed')]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('builtin:mixed');
     expect(r.stdout).toContain('reward (errors as 0)');
@@ -58,8 +58,8 @@ describe('bas report', () => {
     expect(r.stdout).toMatch(/errored\s*│\s*1/);
   });
 
-  it('--json holds the summary, breakdowns and cost', () => {
-    const r = bas(['report', join(root, 'multi'), '--json']);
+  it('--json holds the summary, breakdowns and cost', async () => {
+    const r = await bas(['report', join(root, 'multi'), '--json']);
     expect(r.code).toBe(0);
     const j = JSON.parse(r.stdout);
     expect(j.summary.counts).toMatchObject({ tasks: 5, rollouts: 20, max_rollouts: 4, completed: 20 });
@@ -73,23 +73,25 @@ describe('bas report', () => {
     expect(j.summary.reward_histogram).toHaveLength(10);
   });
 
-  it('flags override run.json prices', () => {
-    const j = JSON.parse(bas(['report', join(root, 'multi'), '--json', '--price-in', '0', '--price-out', '10']).stdout);
+  it('flags override run.json prices', async () => {
+    const j = JSON.parse(
+      (await bas(['report', join(root, 'multi'), '--json', '--price-in', '0', '--price-out', '10'])).stdout,
+    );
     expect(j.cost.input_usd).toBe(0);
     expect(j.cost.price_out_per_million).toBe(10);
   });
 
-  it('reports a cut-off run, skipping its torn last line with a warning', () => {
-    const r = bas(['report', join(root, 'partial')]);
+  it('reports a cut-off run, skipping its torn last line with a warning', async () => {
+    const r = await bas(['report', join(root, 'partial')]);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/warning: .*skipped line 9/);
     expect(r.stdout).toMatch(/interrupted/);
     expect(r.stdout).toMatch(/8 of 10 rollouts are recorded/);
   });
 
-  it('writes the HTML page', () => {
+  it('writes the HTML page', async () => {
     const file = join(root, 'report.html');
-    const r = bas(['report', join(root, 'mixed'), '--html', file]);
+    const r = await bas(['report', join(root, 'mixed'), '--html', file]);
     expect(r.code).toBe(0);
     const html = readFileSync(file, 'utf8');
     expect(html).toContain('<script type="application/json" id="bas-data">');
@@ -109,13 +111,13 @@ describe('bas report', () => {
     [['compare', 'RUN', 'RUN/'], /compare: .*oracle and .*oracle\/ are the same run/],
     [['compare', 'MIX', 'RUN', 'RUN/../oracle/results.jsonl'], /are the same run/],
     [['compare', 'RUN', 'LINK'], /are the same run/],
-  ])('bad input %j: one line, exit 2, no stack', (args, message) => {
+  ])('bad input %j: one line, exit 2, no stack', async (args, message) => {
     const path = (a: string) =>
       a
         .replace(/^RUN/, join(root, 'oracle'))
         .replace(/^MIX$/, join(root, 'mixed'))
         .replace(/^LINK$/, join(root, 'oracle-link'));
-    const r = bas(args.map(path));
+    const r = await bas(args.map(path));
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
@@ -124,8 +126,8 @@ describe('bas report', () => {
 });
 
 describe('bas compare', () => {
-  it('pairs runs on shared tasks and gives a verdict', () => {
-    const r = bas(['compare', join(root, 'mixed'), join(root, 'oracle'), join(root, 'blanket'), '--json']);
+  it('pairs runs on shared tasks and gives a verdict', async () => {
+    const r = await bas(['compare', join(root, 'mixed'), join(root, 'oracle'), join(root, 'blanket'), '--json']);
     expect(r.code).toBe(0);
     const c = JSON.parse(r.stdout);
     expect(c.runs.map((x: { label: string; model: string }) => `${x.label}:${x.model}`)).toEqual([
@@ -148,28 +150,38 @@ describe('bas compare', () => {
     expect(b.diff.ci95[0]).toBeGreaterThan(0);
   });
 
-  it('says "no difference shown" for identical runs, and is reproducible for a seed', () => {
-    const run = () =>
+  it('says "no difference shown" for identical runs, and is reproducible for a seed', async () => {
+    const run = async () =>
       JSON.parse(
-        bas(['compare', join(root, 'oracle'), join(root, 'mixed'), '--json', '--seed', '5', '--resamples', '2000'])
-          .stdout,
+        (
+          await bas([
+            'compare',
+            join(root, 'oracle'),
+            join(root, 'mixed'),
+            '--json',
+            '--seed',
+            '5',
+            '--resamples',
+            '2000',
+          ])
+        ).stdout,
       );
-    expect(run()).toEqual(run());
-    const same = JSON.parse(bas(['compare', join(root, 'oracle'), join(root, 'oracle-copy'), '--json']).stdout);
+    expect(await run()).toEqual(await run());
+    const same = JSON.parse((await bas(['compare', join(root, 'oracle'), join(root, 'oracle-copy'), '--json'])).stdout);
     expect(same.pairings[0].verdict).toBe('no difference shown at 95%');
   });
 
-  it('lists runs on other task configurations with a note, no pairing', () => {
-    const r = bas(['compare', join(root, 'oracle'), join(root, 'other')]);
+  it('lists runs on other task configurations with a note, no pairing', async () => {
+    const r = await bas(['compare', join(root, 'oracle'), join(root, 'other')]);
     expect(r.code).toBe(0);
     // Notes wrap at 80 columns: read them with their line breaks as spaces.
     expect(r.stdout.replace(/\s+/g, ' ')).toMatch(/not comparable task by task/);
     expect(r.stdout).toMatch(/not comparable/);
   });
 
-  it('prints tables and writes HTML', () => {
+  it('prints tables and writes HTML', async () => {
     const file = join(root, 'compare.html');
-    const r = bas(['compare', join(root, 'mixed'), join(root, 'oracle'), '--html', file]);
+    const r = await bas(['compare', join(root, 'mixed'), join(root, 'oracle'), '--html', file]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('paired differences against the baseline A');
     expect(r.stdout).toContain('B better');

@@ -161,11 +161,11 @@ describe('leaderboard ranking', () => {
     for (const l of text.split('\n')) expect(textWidth(l), l).toBeLessThanOrEqual(80);
   });
 
-  it('the CLI prints --csv and --latex', () => {
-    const csv = bas(['leaderboard', join(root, 'runs'), '--csv', '--resamples', '100']);
+  it('the CLI prints --csv and --latex', async () => {
+    const csv = await bas(['leaderboard', join(root, 'runs'), '--csv', '--resamples', '100']);
     expect(csv.code).toBe(0);
     expect(csv.stdout.split('\n')[0]).toMatch(/^group,rank,ranked,why_not_ranked,run,/);
-    const tex = bas(['leaderboard', join(root, 'runs'), '--latex', '--include-incomplete', '--resamples', '100']);
+    const tex = await bas(['leaderboard', join(root, 'runs'), '--latex', '--include-incomplete', '--resamples', '100']);
     expect(tex.code).toBe(0);
     expect(tex.stdout).toContain('\\begin{tabular}');
     expect(tex.stdout).toContain('ranked only by --include-incomplete');

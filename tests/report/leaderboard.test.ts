@@ -175,8 +175,8 @@ describe('buildLeaderboard', () => {
 });
 
 describe('bas leaderboard (CLI)', () => {
-  it('reads a folder of run folders and a sweep folder, skipping a run with no lines yet', () => {
-    const r = bas(['leaderboard', join(root, 'runs'), join(root, 'sweep'), '--json', '--resamples', '200']);
+  it('reads a folder of run folders and a sweep folder, skipping a run with no lines yet', async () => {
+    const r = await bas(['leaderboard', join(root, 'runs'), join(root, 'sweep'), '--json', '--resamples', '200']);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/leaderboard: .*empty left out: .*holds no rollouts yet/);
     const lb = JSON.parse(r.stdout);
@@ -185,20 +185,20 @@ describe('bas leaderboard (CLI)', () => {
     expect(lb.groups.map((g: { runs: unknown[] }) => g.runs.length)).toEqual([4, 1, 1, 1]);
   });
 
-  it('prints text and Markdown, and writes HTML', () => {
+  it('prints text and Markdown, and writes HTML', async () => {
     const html = join(root, 'lb.html');
-    const text = bas(['leaderboard', join(root, 'runs'), '--html', html, '--resamples', '200']);
+    const text = await bas(['leaderboard', join(root, 'runs'), '--html', html, '--resamples', '200']);
     expect(text.code).toBe(0);
     expect(text.stdout).toContain('best first by reward with errors counted as 0');
     expect(readFileSync(html, 'utf8')).toContain('class="whisker"');
-    const md = bas(['leaderboard', join(root, 'runs'), '--markdown', '--resamples', '200']);
+    const md = await bas(['leaderboard', join(root, 'runs'), '--markdown', '--resamples', '200']);
     expect(md.stdout).toMatch(/^### /);
   });
 
-  it('--html over one of the runs it reads is refused, and the run kept', () => {
+  it('--html over one of the runs it reads is refused, and the run kept', async () => {
     const target = join(root, 'runs', 'oracle', 'run.json');
     const before = readFileSync(target, 'utf8');
-    const r = bas(['leaderboard', join(root, 'runs'), '--html', target, '--resamples', '200']);
+    const r = await bas(['leaderboard', join(root, 'runs'), '--html', target, '--resamples', '200']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--html .* is the input .*choose another file/);
     expect(readFileSync(target, 'utf8')).toBe(before);
@@ -216,8 +216,8 @@ describe('bas leaderboard (CLI)', () => {
     [['leaderboard', 'ROOT/runs', '--json', '--markdown'], /give one of --json, --markdown, --csv and --latex/],
     [['leaderboard', 'ROOT/runs', '--csv', '--latex'], /not --csv and --latex/],
     [['leaderboard', 'ROOT/runs/empty'], /holds no rollouts yet/],
-  ])('bad input %j: one line, exit 2', (args, message) => {
-    const r = bas(args.map((a) => a.replace('ROOT', root)));
+  ])('bad input %j: one line, exit 2', async (args, message) => {
+    const r = await bas(args.map((a) => a.replace('ROOT', root)));
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);

@@ -67,8 +67,8 @@ describe('provenance', () => {
     expect(provenanceOf(fresh, 'm', null).wall_time_s).toBe(300);
   });
 
-  it('bas report: every provenance line in text and JSON; an old folder says unknown', () => {
-    const text = bas(['report', join(root, 'cold')]).stdout;
+  it('bas report: every provenance line in text and JSON; an old folder says unknown', async () => {
+    const text = (await bas(['report', join(root, 'cold')])).stdout;
     expect(text).toMatch(/model: +m\/one · openrouter\.ai \(provider openrouter\)/);
     expect(text).toMatch(/sampling: +temperature 0 · max tokens 4096 · reasoning effort low/);
     expect(text).toMatch(/tasks: +8 tasks × 1 rollout · 12 rows, fault rate 0\.3, seed 7/);
@@ -76,16 +76,16 @@ describe('provenance', () => {
     expect(text).toMatch(/wall time: 12 min 35 s/);
     expect(text).not.toContain('secret');
     for (const l of text.split('\n')) expect(textWidth(l), l).toBeLessThanOrEqual(80);
-    const old = bas(['report', join(root, 'old')]).stdout;
+    const old = (await bas(['report', join(root, 'old')])).stdout;
     expect(old).toMatch(/sampling: +unknown/);
     expect(old).toMatch(/versions: +bas unknown/);
     expect(old).toMatch(/model: +m\/old · unknown \(provider unknown\)/);
-    const json = JSON.parse(bas(['report', join(root, 'old'), '--json']).stdout);
+    const json = JSON.parse((await bas(['report', join(root, 'old'), '--json'])).stdout);
     expect(json.run.provenance).toMatchObject({ sampling: null, bas_version: null, provider: null, endpoint: null });
   });
 
-  it('compare: a pair sampled differently says so in its verdict, in text and JSON', () => {
-    const r = bas(['compare', join(root, 'cold'), join(root, 'warm'), '--resamples', '200']);
+  it('compare: a pair sampled differently says so in its verdict, in text and JSON', async () => {
+    const r = await bas(['compare', join(root, 'cold'), join(root, 'warm'), '--resamples', '200']);
     expect(r.code).toBe(0);
     // The verdict cell wraps; read it back column by column.
     const verdict = r.stdout
@@ -96,7 +96,7 @@ describe('provenance', () => {
     expect(verdict).toMatch(/A better; sampling differs \(temperature 0 vs 0\.7\)/);
     for (const l of r.stdout.split('\n')) expect(textWidth(l), l).toBeLessThanOrEqual(80);
     const c = JSON.parse(
-      bas(['compare', join(root, 'cold'), join(root, 'warm'), '--json', '--resamples', '200']).stdout,
+      (await bas(['compare', join(root, 'cold'), join(root, 'warm'), '--json', '--resamples', '200'])).stdout,
     );
     expect(c.pairings[0].sampling_differs).toBe('temperature 0 vs 0.7');
     expect(c.pairings[0].verdict).toMatch(/sampling differs/);
@@ -106,19 +106,19 @@ describe('provenance', () => {
     expect(samplingDifference(SAMPLING, null)).toMatch(/unknown/);
   });
 
-  it("leaderboard --json and --markdown carry each run's provenance", () => {
-    const lb = JSON.parse(bas(['leaderboard', root, '--json', '--resamples', '100']).stdout);
+  it("leaderboard --json and --markdown carry each run's provenance", async () => {
+    const lb = JSON.parse((await bas(['leaderboard', root, '--json', '--resamples', '100'])).stdout);
     const runs = lb.groups.flatMap((g: { runs: unknown[]; unranked: unknown[] }) => [...g.runs, ...g.unranked]);
     expect(runs.map((r: { provenance: { sampling: unknown } }) => r.provenance.sampling)).toContainEqual(SAMPLING);
-    const md = bas(['leaderboard', root, '--markdown', '--resamples', '100']).stdout;
+    const md = (await bas(['leaderboard', root, '--markdown', '--resamples', '100'])).stdout;
     expect(md).toContain('temperature 0.7 · max tokens 4096 · reasoning effort low');
     expect(md).toContain('openrouter.ai (provider openrouter)');
   });
 });
 
 describe('bas report --rollout', () => {
-  it('prints one rollout: scores, figures, marked rows and the reply', () => {
-    const r = bas(['report', join(root, 'warm'), '--rollout', '5:0']);
+  it('prints one rollout: scores, figures, marked rows and the reply', async () => {
+    const r = await bas(['report', join(root, 'warm'), '--rollout', '5:0']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/rollout: +task 5, rollout 0 of/);
     expect(r.stdout).toContain('BAS figures');
@@ -127,8 +127,8 @@ describe('bas report --rollout', () => {
     for (const l of r.stdout.split('\n').filter((x) => /^[┌│├└]/.test(x))) expect(textWidth(l)).toBeLessThanOrEqual(80);
   });
 
-  it('--json gives the named fields, the expected key and the ledger rows', () => {
-    const r = JSON.parse(bas(['report', join(root, 'warm'), '--rollout', '2', '--json']).stdout);
+  it('--json gives the named fields, the expected key and the ledger rows', async () => {
+    const r = JSON.parse((await bas(['report', join(root, 'warm'), '--rollout', '2', '--json'])).stdout);
     const x = r.rollouts[0];
     expect(x).toMatchObject({ index: 2, rollout: 0, reward: 1, error_type: null });
     expect(x.task.rows).toHaveLength(12);
@@ -140,16 +140,16 @@ describe('bas report --rollout', () => {
     [['--rollout', '99:0'], /has no rollout 99:0/],
     [['--rollout', '1:x'], /--rollout must be INDEX:ROLLOUT/],
     [['--rollout', '-1'], /--rollout must be INDEX:ROLLOUT/],
-  ])('bad %j: one line, exit 2', (args, message) => {
-    const r = bas(['report', join(root, 'warm'), ...args]);
+  ])('bad %j: one line, exit 2', async (args, message) => {
+    const r = await bas(['report', join(root, 'warm'), ...args]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
   });
 
-  it('with --html, the rollout asked for is embedded in the page', () => {
+  it('with --html, the rollout asked for is embedded in the page', async () => {
     const html = join(root, 'page.html');
-    expect(bas(['report', join(root, 'warm'), '--html', html, '--rollout', '7:0']).code).toBe(0);
+    expect((await bas(['report', join(root, 'warm'), '--html', html, '--rollout', '7:0'])).code).toBe(0);
     expect(readFileSync(html, 'utf8')).toContain('"asked for"');
   });
 });
@@ -183,11 +183,11 @@ describe('the page selection', () => {
 });
 
 describe('run.json fields older folders lack', () => {
-  it('a run.json with no sampling key reads as unknown, not as "not sent"', () => {
+  it('a run.json with no sampling key reads as unknown, not as "not sent"', async () => {
     const dir = join(root, 'old');
     const run = JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8'));
     delete run.sampling;
     writeFileSync(join(dir, 'run.json'), JSON.stringify(run));
-    expect(bas(['report', dir]).stdout).toMatch(/sampling: +unknown/);
+    expect((await bas(['report', dir])).stdout).toMatch(/sampling: +unknown/);
   });
 });

@@ -56,20 +56,20 @@ describe('a folder of bas 0.3 that kept an echoed key split by hidden characters
     },
   );
 
-  it('has the key cut out of the report when its variable is set', () => {
+  it('has the key cut out of the report when its variable is set', async () => {
     for (const args of [
       ['report', dir],
       ['report', dir, '--json'],
     ]) {
-      const r = bas(args, { env: { OLD_API_KEY: KEY } });
+      const r = await bas(args, { env: { OLD_API_KEY: KEY } });
       expect(r.code).toBe(0);
       expect(r.stdout).toContain('[redacted]');
       expect(r.stdout).not.toContain(KEY.slice(6));
     }
   });
 
-  it('without the key shows the hidden character, never the key whole to the eye', () => {
-    const r = bas(['report', dir, '--json']);
+  it('without the key shows the hidden character, never the key whole to the eye', async () => {
+    const r = await bas(['report', dir, '--json']);
     expect(r.stdout).toContain(`${KEY.slice(0, 6)}\\\\u200b${KEY.slice(6)}`);
     expect(r.stdout).not.toContain(split);
   });

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closedPort } from '../support/closed-port.js';
 import { textWidth } from '../../src/report/fit-table.js';
-import { bas, basAsync, startBas } from '../support/cli.js';
+import { bas, startBas } from '../support/cli.js';
 import { gatedServer } from '../support/gated-server.js';
 import { curveChart, curveStyle } from '../../src/report/html/svg.js';
 
@@ -40,9 +40,9 @@ interface Point {
 }
 
 describe('bas sweep', () => {
-  it('runs one eval per point into sub-folders and prints the curve in 80 columns', () => {
+  it('runs one eval per point into sub-folders and prints the curve in 80 columns', async () => {
     const html = join(root, 'sweep.html');
-    const r = bas([
+    const r = await bas([
       'sweep',
       '--num-transactions',
       '12,24,60',
@@ -72,8 +72,8 @@ describe('bas sweep', () => {
     expect(run.status).toBe('complete');
   });
 
-  it('--json: reward, bas_correct and fault_audit per point with bounded intervals', () => {
-    const r = bas(['sweep', '--resume', sweepDir, '--json', '--no-progress']);
+  it('--json: reward, bas_correct and fault_audit per point with bounded intervals', async () => {
+    const r = await bas(['sweep', '--resume', sweepDir, '--json', '--no-progress']);
     expect(r.code, r.stderr).toBe(0);
     const j = JSON.parse(r.stdout) as { points: Point[] };
     expect(j.points.map((p) => p.num_transactions)).toEqual([12, 24, 60]);
@@ -87,18 +87,18 @@ describe('bas sweep', () => {
     }
   });
 
-  it('--html over one of its own inputs is refused, and the input kept', () => {
+  it('--html over one of its own inputs is refused, and the input kept', async () => {
     for (const target of [join(sweepDir, 'sweep.json'), join(sweepDir, 'rows-12', 'run.json')]) {
       const before = readFileSync(target, 'utf8');
-      const r = bas(['sweep', '--resume', sweepDir, '--no-progress', '--html', target]);
+      const r = await bas(['sweep', '--resume', sweepDir, '--no-progress', '--html', target]);
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(/--html .* is the input .*choose another file/);
       expect(readFileSync(target, 'utf8')).toBe(before);
     }
   });
 
-  it('refuses a base URL carrying credentials, which sweep.json would keep', () => {
-    const r = bas([
+  it('refuses a base URL carrying credentials, which sweep.json would keep', async () => {
+    const r = await bas([
       'sweep',
       '--num-transactions',
       '12',
@@ -118,11 +118,11 @@ describe('bas sweep', () => {
     expect(existsSync(join(root, 'cred', 'sweep.json'))).toBe(false);
   });
 
-  it('--resume finishes a cut-off point and starts a missing one, with the saved settings', () => {
+  it('--resume finishes a cut-off point and starts a missing one, with the saved settings', async () => {
     rmSync(join(sweepDir, 'rows-60'), { recursive: true });
     const results = join(sweepDir, 'rows-24', 'results.jsonl');
     writeFileSync(results, readFileSync(results, 'utf8').split('\n').slice(0, 3).join('\n') + '\n');
-    const r = bas(['sweep', '--resume', sweepDir, '--json', '--no-progress']);
+    const r = await bas(['sweep', '--resume', sweepDir, '--json', '--no-progress']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain('24 rows (resumed)');
     const j = JSON.parse(r.stdout) as { points: Point[] };
@@ -130,27 +130,27 @@ describe('bas sweep', () => {
     expect(JSON.parse(readFileSync(join(sweepDir, 'rows-60', 'run.json'), 'utf8')).n).toBe(8);
   });
 
-  it('a sweep folder is read by the leaderboard: one group per point, never ranked together', () => {
-    const r = bas(['leaderboard', sweepDir, '--json', '--resamples', '200']);
+  it('a sweep folder is read by the leaderboard: one group per point, never ranked together', async () => {
+    const r = await bas(['leaderboard', sweepDir, '--json', '--resamples', '200']);
     expect(r.code, r.stderr).toBe(0);
     const lb = JSON.parse(r.stdout) as { groups: Array<{ runs: unknown[] }> };
     expect(lb.groups).toHaveLength(3);
     expect(lb.groups.every((g) => g.runs.length === 1)).toBe(true);
   });
 
-  it('--resume of a folder whose sweep.json is a link to a device that never ends stops in one line', () => {
+  it('--resume of a folder whose sweep.json is a link to a device that never ends stops in one line', async () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'bas-sweep-zero-')), 'sweep');
     mkdirSync(dir);
     symlinkSync('/dev/zero', join(dir, 'sweep.json'));
-    const r = bas(['sweep', '--resume', dir, '--no-progress']);
+    const r = await bas(['sweep', '--resume', dir, '--no-progress']);
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/sweep\.json is larger than 10000000 bytes: not a bas sweep plan/);
   });
 
-  it('fault rates make a grid of points', () => {
+  it('fault rates make a grid of points', async () => {
     const dir = join(root, 'grid');
-    const r = bas([
+    const r = await bas([
       'sweep',
       '--num-transactions',
       '12,24',
@@ -193,16 +193,16 @@ describe('bas sweep', () => {
     ],
     [['sweep', '--resume', 'SWEEP', '-m', 'other'], /takes only --json, --csv, --html, --verbose, --no-progress/],
     [['sweep', '--resume', 'ROOT'], /is not a sweep folder/],
-  ])('bad input %j: one line, exit 2', (args, message) => {
-    const r = bas(args.map((a) => a.replace('SWEEP', sweepDir).replace('ROOT', root)));
+  ])('bad input %j: one line, exit 2', async (args, message) => {
+    const r = await bas(args.map((a) => a.replace('SWEEP', sweepDir).replace('ROOT', root)));
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
   });
 
-  it('takes its plan back when eval refuses the first point, so the folder can be used again', () => {
+  it('takes its plan back when eval refuses the first point, so the folder can be used again', async () => {
     const dir = join(root, 'refused');
-    const r = bas([
+    const r = await bas([
       'sweep',
       '--num-transactions',
       '12',
@@ -223,13 +223,13 @@ describe('bas sweep', () => {
     const dir = join(root, 'unreachable');
     const port = await closedPort();
     const args = ['sweep', '--num-transactions', '12,24', '-n', '2', '--output', dir, '--no-progress'];
-    const first = bas([...args, '-m', 'm', '--base-url', `http://127.0.0.1:${port}/v1`], {
+    const first = await bas([...args, '-m', 'm', '--base-url', `http://127.0.0.1:${port}/v1`], {
       env: { OPENAI_API_KEY: 'k' },
     });
     expect(first.code).toBe(1);
     expect(first.stderr).toMatch(/run the same bas sweep command with the cause fixed/);
     expect(existsSync(join(dir, 'sweep.json'))).toBe(false);
-    const again = bas([...args, '-m', 'builtin:oracle', '--json']);
+    const again = await bas([...args, '-m', 'builtin:oracle', '--json']);
     expect(again.code, again.stderr).toBe(0);
     expect(JSON.parse(again.stdout).points.map((p: Point) => p.completed)).toEqual([2, 2]);
   });
@@ -255,9 +255,9 @@ describe('bas sweep of several models', () => {
   let html: string;
   const models = ['builtin:oracle', 'builtin:silent'];
 
-  it('refuses an unknown model among several before any run, writing nothing', () => {
+  it('refuses an unknown model among several before any run, writing nothing', async () => {
     const dir = join(root, 'unknown-second-model');
-    const r = bas([
+    const r = await bas([
       'sweep',
       '--num-transactions',
       '12,24',
@@ -278,10 +278,10 @@ describe('bas sweep of several models', () => {
     expect(existsSync(dir)).toBe(false);
   });
 
-  it('runs a 2-model × 2-point grid into one folder, quietly: one line per point and one table', () => {
+  it('runs a 2-model × 2-point grid into one folder, quietly: one line per point and one table', async () => {
     grid = join(root, 'two-models');
     html = join(root, 'two-models.html');
-    const r = bas([
+    const r = await bas([
       'sweep',
       '--num-transactions',
       '12,24',
@@ -327,15 +327,15 @@ describe('bas sweep of several models', () => {
     expect([run.model, run.task.num_transactions, run.status]).toEqual(['builtin:silent', 24, 'complete']);
   });
 
-  it("--verbose adds every point's own summary", () => {
-    const r = bas(['sweep', '--resume', grid, '--verbose', '--no-progress']);
+  it("--verbose adds every point's own summary", async () => {
+    const r = await bas(['sweep', '--resume', grid, '--verbose', '--no-progress']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr.split('\n').length).toBeGreaterThan(40);
   });
 
-  it('--json and --csv give the same numbers', () => {
-    const j = bas(['sweep', '--resume', grid, '--json', '--no-progress']);
-    const c = bas(['sweep', '--resume', grid, '--csv', '--no-progress']);
+  it('--json and --csv give the same numbers', async () => {
+    const j = await bas(['sweep', '--resume', grid, '--json', '--no-progress']);
+    const c = await bas(['sweep', '--resume', grid, '--csv', '--no-progress']);
     expect(j.code, j.stderr).toBe(0);
     expect(c.code, c.stderr).toBe(0);
     const json = JSON.parse(j.stdout) as { models: string[]; points: GridPoint[] };
@@ -419,7 +419,7 @@ describe('bas sweep of several models', () => {
       expect(await exited).toBe(130);
       expect(stderr).toMatch(/interrupted by SIGINT at .*: continue the whole sweep with bas sweep --resume/);
       gate.release();
-      const r = await basAsync(['sweep', '--resume', dir, '--base-url', gate.url, '--json', '--no-progress'], { env });
+      const r = await bas(['sweep', '--resume', dir, '--base-url', gate.url, '--json', '--no-progress'], { env });
       expect(r.code, r.stderr).toBe(0);
       const j = JSON.parse(r.stdout) as { points: GridPoint[] };
       expect(j.points.map((p) => [p.model, p.num_transactions, p.completed, p.status])).toEqual([
@@ -434,24 +434,33 @@ describe('bas sweep of several models', () => {
     }
   });
 
-  it('takes its models from models = [...] in its config file', () => {
+  it('takes its models from models = [...] in its config file', async () => {
     const config = join(root, 'models.toml');
     writeFileSync(config, 'models = ["builtin:oracle", "builtin:blanket"]\nn = 2\n');
     const dir = join(root, 'from-config');
-    const r = bas(['sweep', `@${config}`, '--num-transactions', '12', '--output', dir, '--no-progress', '--json']);
+    const r = await bas([
+      'sweep',
+      `@${config}`,
+      '--num-transactions',
+      '12',
+      '--output',
+      dir,
+      '--no-progress',
+      '--json',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const j = JSON.parse(r.stdout) as { models: string[]; points: GridPoint[] };
     expect(j.models).toEqual(['builtin:oracle', 'builtin:blanket']);
     expect(j.points.map((p) => p.completed)).toEqual([2, 2]);
     // bas eval runs one model: the list is refused there with a pointer.
-    const e = bas(['eval', `@${config}`, '--output', join(root, 'eval-models'), '--no-progress']);
+    const e = await bas(['eval', `@${config}`, '--output', join(root, 'eval-models'), '--no-progress']);
     expect(e.code).toBe(2);
     expect(e.stderr).toMatch(/"models" is read by bas sweep only/);
   });
 
-  it('reads and resumes a sweep folder written by bas 0.3 (one model, no models list)', () => {
+  it('reads and resumes a sweep folder written by bas 0.3 (one model, no models list)', async () => {
     const dir = join(root, 'old');
-    const made = bas([
+    const made = await bas([
       'sweep',
       '--num-transactions',
       '12,24',
@@ -481,7 +490,7 @@ describe('bas sweep of several models', () => {
     expect(old.points.map((p: { folder: string }) => p.folder)).toEqual(['rows-12', 'rows-24']);
     writeFileSync(join(dir, 'sweep.json'), JSON.stringify(old, null, 2));
     rmSync(join(dir, 'rows-24'), { recursive: true });
-    const r = bas(['sweep', '--resume', dir, '--json', '--no-progress']);
+    const r = await bas(['sweep', '--resume', dir, '--json', '--no-progress']);
     expect(r.code, r.stderr).toBe(0);
     const j = JSON.parse(r.stdout) as { model: string; points: GridPoint[] };
     expect(j.model).toBe('builtin:oracle');
@@ -491,9 +500,9 @@ describe('bas sweep of several models', () => {
     ]);
   });
 
-  it('bas leaderboard of several sweep folders overlays their curves', () => {
+  it('bas leaderboard of several sweep folders overlays their curves', async () => {
     const other = join(root, 'other-sweep');
-    const made = bas([
+    const made = await bas([
       'sweep',
       '--num-transactions',
       '12,24',
@@ -507,7 +516,7 @@ describe('bas sweep of several models', () => {
     ]);
     expect(made.code, made.stderr).toBe(0);
     const page = join(root, 'overlay.html');
-    const r = bas(['leaderboard', grid, other, '--resamples', '200', '--html', page]);
+    const r = await bas(['leaderboard', grid, other, '--resamples', '200', '--html', page]);
     expect(r.code, r.stderr).toBe(0);
     // In text, a grid table per model after the ranking.
     for (const m of [...models, 'builtin:blanket']) expect(r.stdout).toContain(`model ${m}`);
@@ -519,18 +528,28 @@ describe('bas sweep of several models', () => {
       ),
     );
     expect(looks.size).toBe(3);
-    const j = JSON.parse(bas(['leaderboard', grid, other, '--resamples', '200', '--json']).stdout);
+    const j = JSON.parse((await bas(['leaderboard', grid, other, '--resamples', '200', '--json'])).stdout);
     expect(j.sweep.models).toEqual([...models, 'builtin:blanket']);
     expect(j.sweep.points).toHaveLength(6);
   });
 
-  it('-m is repeatable for sweep only: repeated on eval it is an error', () => {
-    const r = bas(['eval', '-m', 'builtin:oracle', '-m', 'builtin:silent', '-n', '2', '--output', join(root, 'twice')]);
+  it('-m is repeatable for sweep only: repeated on eval it is an error', async () => {
+    const r = await bas([
+      'eval',
+      '-m',
+      'builtin:oracle',
+      '-m',
+      'builtin:silent',
+      '-n',
+      '2',
+      '--output',
+      join(root, 'twice'),
+    ]);
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/given twice/);
     expect(existsSync(join(root, 'twice'))).toBe(false);
-    const same = bas(['sweep', '--num-transactions', '12', '-m', 'builtin:oracle', '-m', 'builtin:oracle']);
+    const same = await bas(['sweep', '--num-transactions', '12', '-m', 'builtin:oracle', '-m', 'builtin:oracle']);
     expect(same.code).toBe(2);
     expect(same.stderr).toMatch(/names "builtin:oracle" twice/);
   });

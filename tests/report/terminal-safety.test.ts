@@ -27,22 +27,22 @@ beforeAll(() => {
 });
 
 describe('no control sequence from a run folder reaches the terminal', () => {
-  it('bas report', () => {
-    const r = bas(['report', a]);
+  it('bas report', async () => {
+    const r = await bas(['report', a]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('evil');
     expect(r.stdout).not.toMatch(CONTROL);
     expect(r.stderr).not.toMatch(CONTROL);
   });
-  it('bas compare', () => {
-    const r = bas(['compare', a, b]);
+  it('bas compare', async () => {
+    const r = await bas(['compare', a, b]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('evil');
     expect(r.stdout).not.toMatch(CONTROL);
     expect(r.stderr).not.toMatch(CONTROL);
   });
-  it('an error naming the folder', () => {
-    const r = bas(['report', join(a, 'missing\x1b]0;x\x07')]);
+  it('an error naming the folder', async () => {
+    const r = await bas(['report', join(a, 'missing\x1b]0;x\x07')]);
     expect(r.code).not.toBe(0);
     expect(r.stderr).not.toMatch(CONTROL);
   });

@@ -91,21 +91,21 @@ function expectNoSpace(r: { code: number | null; stderr: string }, file: string)
 }
 
 describe.skipIf(!probe)('a full disk', () => {
-  it('gen -o fails in words and keeps the previous file', () => {
+  it('gen -o fails in words and keeps the previous file', async () => {
     const disk = smallDisk();
     const out = join(disk, 'tasks.jsonl');
     writeFileSync(out, 'the previous file\n');
     fill(disk, 2);
-    const r = bas(['gen', '-n', '50', '-o', out]);
+    const r = await bas(['gen', '-n', '50', '-o', out]);
     expectNoSpace(r, out);
     expect(readFileSync(out, 'utf8')).toBe('the previous file\n');
     expect(temps(disk)).toEqual([]);
   });
 
-  it('score --output fails in words and leaves no folder', () => {
+  it('score --output fails in words and leaves no folder', async () => {
     const work = mkdtempSync(join(tmpdir(), 'bas-full-in-'));
     const tasks = join(work, 'tasks.jsonl');
-    expect(bas(['gen', '-n', '40', '-o', tasks]).code).toBe(0);
+    expect((await bas(['gen', '-n', '40', '-o', tasks])).code).toBe(0);
     const replies = join(work, 'replies.jsonl');
     writeFileSync(
       replies,
@@ -114,60 +114,60 @@ describe.skipIf(!probe)('a full disk', () => {
     const disk = smallDisk();
     const out = join(disk, 'scored');
     fill(disk, 1);
-    const r = bas(['score', '--tasks', tasks, '--replies', replies, '--output', out]);
+    const r = await bas(['score', '--tasks', tasks, '--replies', replies, '--output', out]);
     expectNoSpace(r, disk);
     expect(existsSync(out)).toBe(false);
     expect(temps(disk)).toEqual([]);
   });
 
-  it('report --html fails in words and leaves no file', () => {
+  it('report --html fails in words and leaves no file', async () => {
     const run = join(mkdtempSync(join(tmpdir(), 'bas-full-in-')), 'run');
-    expect(bas(['eval', '-m', 'builtin:oracle', '-n', '3', '--output', run, '--no-progress']).code).toBe(0);
+    expect((await bas(['eval', '-m', 'builtin:oracle', '-n', '3', '--output', run, '--no-progress'])).code).toBe(0);
     const disk = smallDisk();
     const out = join(disk, 'report.html');
     fill(disk, 1);
-    const r = bas(['report', run, '--html', out]);
+    const r = await bas(['report', run, '--html', out]);
     expectNoSpace(r, out);
     expect(existsSync(out)).toBe(false);
     expect(temps(disk)).toEqual([]);
   });
 
-  it('--resume on a full disk keeps run.json as it was and leaves no lock', () => {
+  it('--resume on a full disk keeps run.json as it was and leaves no lock', async () => {
     const disk = smallDisk();
     const run = join(disk, 'run');
-    expect(bas(['eval', '-m', 'builtin:oracle', '-n', '2', '--output', run, '--no-progress']).code).toBe(0);
+    expect((await bas(['eval', '-m', 'builtin:oracle', '-n', '2', '--output', run, '--no-progress'])).code).toBe(0);
     const info = JSON.parse(readFileSync(join(run, 'run.json'), 'utf8'));
     const before = JSON.stringify({ ...info, n: 4, status: 'interrupted' }, null, 2);
     writeFileSync(join(run, 'run.json'), before);
     fill(disk, 1); // room for the lock, none for a new run.json
-    const r = bas(['eval', '--resume', run, '--no-progress']);
+    const r = await bas(['eval', '--resume', run, '--no-progress']);
     expectNoSpace(r, join(run, 'run.json'));
     expect(readFileSync(join(run, 'run.json'), 'utf8')).toBe(before);
     expect(temps(disk)).toEqual([]);
   });
 
-  it('a run that fails at its start on a full disk can be started again in the same folder', () => {
+  it('a run that fails at its start on a full disk can be started again in the same folder', async () => {
     const disk = smallDisk();
     const run = join(disk, 'run');
     fill(disk, 1);
-    const r = bas(['eval', '-m', 'builtin:oracle', '-n', '3', '--output', run, '--no-progress']);
+    const r = await bas(['eval', '-m', 'builtin:oracle', '-n', '3', '--output', run, '--no-progress']);
     expectNoSpace(r, join(run, 'run.json'));
     expect(temps(disk)).toEqual([]);
     rmSync(join(disk, 'filler'), { recursive: true });
-    const again = bas(['eval', '-m', 'builtin:oracle', '-n', '3', '--output', run, '--no-progress']);
+    const again = await bas(['eval', '-m', 'builtin:oracle', '-n', '3', '--output', run, '--no-progress']);
     expect(again.code).toBe(0);
     expect(again.stderr).toMatch(/recorded no scored rollout; starting it again/);
     expect(JSON.parse(readFileSync(join(run, 'run.json'), 'utf8')).status).toBe('complete');
   });
 
-  it('a run that fills the disk mid-way stops in one line, leaves no lock, and reads back as interrupted', () => {
+  it('a run that fills the disk mid-way stops in one line, leaves no lock, and reads back as interrupted', async () => {
     const disk = smallDisk();
     const run = join(disk, 'run');
-    const r = bas(['eval', '-m', 'builtin:oracle', '-n', '500', '--output', run, '--no-progress']);
+    const r = await bas(['eval', '-m', 'builtin:oracle', '-n', '500', '--output', run, '--no-progress']);
     expectNoSpace(r, join(run, 'results.jsonl'));
     expect(r.code).toBe(1);
     expect(temps(disk)).toEqual([]);
-    const report = bas(['report', run]);
+    const report = await bas(['report', run]);
     expect(report.code).toBe(0);
     expect(report.stdout).toMatch(/status: +interrupted/);
     expect(report.stdout.replace(/\s+/g, ' ')).toMatch(/bas eval --resume/);

@@ -162,7 +162,7 @@ describe('FolderLock', () => {
 
   it('twelve `bas eval --resume` on one folder at once: the results hold no pair twice', async () => {
     const dir = join(tmp(), 'run');
-    const first = bas(['eval', '-m', 'builtin:oracle', '-n', '1', '--output', dir, '--no-progress']);
+    const first = await bas(['eval', '-m', 'builtin:oracle', '-n', '1', '--output', dir, '--no-progress']);
     expect(first.code).toBe(0);
     // Widen the run so there is work left to fight over, as a user raising nothing could not;
     // the saved n is what resume runs.

@@ -6,11 +6,11 @@ import { bas, tempDir } from '../support/cli.js';
 // The merge warning used to say `--resume` could not fill a merged run with a shard missing;
 // it can, and the warning now gives that command beside merging again.
 describe('a merge with a shard missing', () => {
-  it('names the resume command, and that resume makes the merged run complete', () => {
+  it('names the resume command, and that resume makes the merged run complete', async () => {
     const dir = tempDir();
     const shard = (i: number) => join(dir, `shard-${i}`);
     for (const i of [1, 2]) {
-      const r = bas([
+      const r = await bas([
         'eval',
         '-m',
         'builtin:oracle',
@@ -26,13 +26,13 @@ describe('a merge with a shard missing', () => {
       expect(r.code, r.stderr).toBe(0);
     }
     const merged = join(dir, 'merged');
-    const m = bas(['merge', shard(1), shard(2), '--output', merged, '--json']);
+    const m = await bas(['merge', shard(1), shard(2), '--output', merged, '--json']);
     expect(m.code, m.stderr).toBe(0);
     expect(m.stderr).toContain('4 of 6 rollouts are in the inputs (2 missing)');
     expect(m.stderr).toContain(`bas eval --resume ${merged}`);
     expect(m.stderr).not.toContain('cannot fill');
 
-    const r = bas(['eval', '--resume', merged, '--no-progress', '--json']);
+    const r = await bas(['eval', '--resume', merged, '--no-progress', '--json']);
     expect(r.code, r.stderr).toBe(0);
     const info = JSON.parse(readFileSync(join(merged, 'run.json'), 'utf8'));
     expect(info.status).toBe('complete');

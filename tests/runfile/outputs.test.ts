@@ -14,9 +14,9 @@ import type { RunInfo } from '../../src/runfile/run-info.js';
 import { bas, BIN, DIST, startBas, tempDir } from '../support/cli.js';
 import { gatedServer } from '../support/gated-server.js';
 
-function oracleRun(n = 3): string {
+async function oracleRun(n = 3): Promise<string> {
   const dir = join(tempDir(), 'run');
-  const r = bas(['eval', '-m', 'builtin:oracle', '-n', String(n), '--output', dir, '--no-progress']);
+  const r = await bas(['eval', '-m', 'builtin:oracle', '-n', String(n), '--output', dir, '--no-progress']);
   expect(r.code).toBe(0);
   return dir;
 }
@@ -28,8 +28,8 @@ function oneLineRefusal(r: { code: number | null; stderr: string }, pattern: Reg
 }
 
 describe('an output that is one of the inputs', () => {
-  it('report --html over the results, by name, by another path or by a link, is refused and the results kept', () => {
-    const run = oracleRun();
+  it('report --html over the results, by name, by another path or by a link, is refused and the results kept', async () => {
+    const run = await oracleRun();
     const results = join(run, 'results.jsonl');
     const before = readFileSync(results, 'utf8');
     const link = join(run, '..', 'link.html');
@@ -38,27 +38,27 @@ describe('an output that is one of the inputs', () => {
     linkSync(join(run, 'run.json'), hard);
     for (const out of [results, join(run, '.', 'results.jsonl'), link, hard]) {
       oneLineRefusal(
-        bas(['report', run, '--html', out]),
+        await bas(['report', run, '--html', out]),
         /--html .* is the input .*: writing it would destroy what is being read/,
       );
     }
-    oneLineRefusal(bas(['compare', run, oracleRun(), '--html', join(run, 'run.json')]), /is the input/);
+    oneLineRefusal(await bas(['compare', run, await oracleRun(), '--html', join(run, 'run.json')]), /is the input/);
     expect(readFileSync(results, 'utf8')).toBe(before);
   });
 
-  it('score --output at the tasks or the replies is refused and both are kept', () => {
+  it('score --output at the tasks or the replies is refused and both are kept', async () => {
     const dir = tempDir();
     const tasks = join(dir, 'tasks.jsonl');
-    expect(bas(['gen', '-n', '2', '-o', tasks]).code).toBe(0);
+    expect((await bas(['gen', '-n', '2', '-o', tasks])).code).toBe(0);
     const replies = join(dir, 'replies.jsonl');
     writeFileSync(replies, '{"index": 0, "reply": "x"}\n{"index": 1, "reply": "y"}\n');
     const taskText = readFileSync(tasks, 'utf8');
     oneLineRefusal(
-      bas(['score', '--tasks', tasks, '--replies', replies, '--output', tasks]),
+      await bas(['score', '--tasks', tasks, '--replies', replies, '--output', tasks]),
       /--output .*tasks\.jsonl is a file, not a folder/,
     );
     oneLineRefusal(
-      bas(['score', '--tasks', tasks, '--replies', replies, '--output', `${dir}/./replies.jsonl`]),
+      await bas(['score', '--tasks', tasks, '--replies', replies, '--output', `${dir}/./replies.jsonl`]),
       /is a file, not a folder/,
     );
     expect(readFileSync(tasks, 'utf8')).toBe(taskText);

@@ -14,15 +14,15 @@ import { GENERATOR_VERSION } from '../../src/task/generate.js';
 import { bas, tempDir } from '../support/cli.js';
 import { writeRun } from '../report/make-run.js';
 
-function oracleRun(n = 2): string {
+async function oracleRun(n = 2): Promise<string> {
   const dir = join(tempDir(), 'run');
-  expect(bas(['eval', '-m', 'builtin:oracle', '-n', String(n), '--output', dir, '--no-progress']).code).toBe(0);
+  expect((await bas(['eval', '-m', 'builtin:oracle', '-n', String(n), '--output', dir, '--no-progress'])).code).toBe(0);
   return dir;
 }
 
 describe('read-back bounds', () => {
-  it('report --html of a line with num_transactions 10,000,000: one line naming file and line, exit 2, no page', () => {
-    const dir = oracleRun();
+  it('report --html of a line with num_transactions 10,000,000: one line naming file and line, exit 2, no page', async () => {
+    const dir = await oracleRun();
     const file = join(dir, 'results.jsonl');
     const lines = readFileSync(file, 'utf8').trim().split('\n');
     const bad = JSON.parse(lines[1]!);
@@ -30,7 +30,7 @@ describe('read-back bounds', () => {
     lines[1] = JSON.stringify(bad);
     writeFileSync(file, `${lines.join('\n')}\n`);
     const html = join(dir, '..', 'page.html');
-    const r = bas(['report', dir, '--html', html]);
+    const r = await bas(['report', dir, '--html', html]);
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(
@@ -40,7 +40,7 @@ describe('read-back bounds', () => {
   });
 
   it('the drill-down shows no ledger for a run of another generator, and the report says why', async () => {
-    const dir = oracleRun();
+    const dir = await oracleRun();
     const file = join(dir, 'run.json');
     writeFileSync(
       file,
@@ -52,7 +52,7 @@ describe('read-back bounds', () => {
     expect(drill.rollouts.map((r) => r[0])).toEqual([-1, -1]);
     expect(data.notes.join(' ')).toMatch(/replies without ledgers/);
     // This generator's own runs keep their ledgers.
-    const own = await buildDrillData(await readRun(oracleRun(), () => {}));
+    const own = await buildDrillData(await readRun(await oracleRun(), () => {}));
     expect(own.tasks).toHaveLength(2);
   });
 });
@@ -85,16 +85,16 @@ describe('system errors in words', () => {
     expect(fileErrorMessage('write', '/x/y', err)).toBe(`cannot write /x/y: ${words}`);
   });
 
-  it('an output under a file (ENOTDIR) or in a missing folder: one line with the path and the cause', () => {
+  it('an output under a file (ENOTDIR) or in a missing folder: one line with the path and the cause', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'afile'), 'x');
-    const r = bas(['gen', '-n', '1', '-o', join(dir, 'afile', 'tasks.jsonl')]);
+    const r = await bas(['gen', '-n', '1', '-o', join(dir, 'afile', 'tasks.jsonl')]);
     expect(r.code).toBe(2);
     // Checked before any task is generated (src/settings/output-paths.ts).
     expect(r.stderr).toBe(
       `bas: -o/--out ${join(dir, 'afile', 'tasks.jsonl')}: ${join(dir, 'afile')} is not a folder\n`,
     );
-    const m = bas(['gen', '-n', '1', '-o', join(dir, 'nope', 'tasks.jsonl')]);
+    const m = await bas(['gen', '-n', '1', '-o', join(dir, 'nope', 'tasks.jsonl')]);
     expect(m.stderr).toBe(
       `bas: -o/--out ${join(dir, 'nope', 'tasks.jsonl')}: the folder ${join(dir, 'nope')} does not exist\n`,
     );
@@ -112,9 +112,9 @@ function editResults(dir: string, edit: (lines: Array<Record<string, unknown>>) 
   writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
 }
 
-function shardRun(parent: string, i: number, of: number, n: number): string {
+async function shardRun(parent: string, i: number, of: number, n: number): Promise<string> {
   const dir = join(parent, `shard-${i}`);
-  const r = bas([
+  const r = await bas([
     'eval',
     '-m',
     'builtin:oracle',
@@ -132,13 +132,13 @@ function shardRun(parent: string, i: number, of: number, n: number): string {
 }
 
 describe('records that cannot belong to their run (issue 16 §6)', () => {
-  it("merge refuses a record past the run's n with file and line, and writes nothing", () => {
+  it("merge refuses a record past the run's n with file and line, and writes nothing", async () => {
     const parent = tempDir();
-    const [a, b] = [shardRun(parent, 1, 2, 10), shardRun(parent, 2, 2, 10)];
+    const [a, b] = [await shardRun(parent, 1, 2, 10), await shardRun(parent, 2, 2, 10)];
     // Two extra records of tasks 10 and 12: shard 1's slice by stride, but past n = 10.
     editResults(a, (lines) => lines.push({ ...lines[0]!, index: 10 }, { ...lines[0]!, index: 12 }));
     const out = join(parent, 'merged');
-    const r = bas(['merge', a, b, '--output', out]);
+    const r = await bas(['merge', a, b, '--output', out]);
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toContain(
@@ -147,19 +147,19 @@ describe('records that cannot belong to their run (issue 16 §6)', () => {
     expect(existsSync(out)).toBe(false);
   });
 
-  it("merge refuses a record of another shard's slice", () => {
+  it("merge refuses a record of another shard's slice", async () => {
     const parent = tempDir();
-    const [a, b] = [shardRun(parent, 1, 3, 9), shardRun(parent, 2, 3, 9)];
+    const [a, b] = [await shardRun(parent, 1, 3, 9), await shardRun(parent, 2, 3, 9)];
     editResults(a, (lines) => lines.push({ ...lines[0]!, index: 2 })); // task 2 is shard 3's
-    const r = bas(['merge', a, b, '--output', join(parent, 'merged')]);
+    const r = await bas(['merge', a, b, '--output', join(parent, 'merged')]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("line 4 cannot belong to its run: task 2 is not in the run's shard 1/3");
   });
 
-  it('report sets aside a record past n and never claims more rollouts than the run has', () => {
-    const dir = oracleRun(3);
+  it('report sets aside a record past n and never claims more rollouts than the run has', async () => {
+    const dir = await oracleRun(3);
     editResults(dir, (lines) => lines.push({ ...lines[0]!, index: 7 }, { ...lines[1]!, rollout: 4 }));
-    const r = bas(['report', dir, '--json']);
+    const r = await bas(['report', dir, '--json']);
     expect(r.code, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout);
     expect(report.summary.counts.rollouts).toBe(3);
@@ -167,13 +167,13 @@ describe('records that cannot belong to their run (issue 16 §6)', () => {
       /set aside 2 records that cannot belong to this run \(first: line 4, task 7 is outside the run's 3 tasks/,
     );
     expect(report.notes.join(' ')).toMatch(/2 records of .*results\.jsonl cannot belong to this run and are left out/);
-    const text = bas(['report', dir]);
+    const text = await bas(['report', dir]);
     expect(text.stdout).toMatch(/3 of 3 rollouts recorded/);
     expect(text.stdout).not.toMatch(/5 of 3/);
   });
 
-  it('a resume leaves a record outside the run out of its summary', () => {
-    const dir = oracleRun(3);
+  it('a resume leaves a record outside the run out of its summary', async () => {
+    const dir = await oracleRun(3);
     editResults(dir, (lines) => {
       lines.push({ ...lines[0]!, index: 9 });
       lines[2] = {
@@ -185,7 +185,7 @@ describe('records that cannot belong to their run (issue 16 §6)', () => {
         error: { type: 'timeout', message: 'slow' },
       };
     });
-    const r = bas(['eval', '--resume', dir, '--no-progress', '--json']);
+    const r = await bas(['eval', '--resume', dir, '--no-progress', '--json']);
     expect(r.code, r.stderr).toBe(0);
     const info = JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8'));
     expect(info.status).toBe('complete');
@@ -203,10 +203,10 @@ describe('records that cannot belong to their run (issue 16 §6)', () => {
       (l: Record<string, any>) => (l.metrics.num_flagged = -1),
       '"metrics.num_flagged" is -1, not a count',
     ],
-  ])('report refuses a score outside its range (%s) with file and line', (_name, spoil, reason) => {
-    const dir = oracleRun(2);
+  ])('report refuses a score outside its range (%s) with file and line', async (_name, spoil, reason) => {
+    const dir = await oracleRun(2);
     editResults(dir, (lines) => spoil(lines[1]!));
-    const r = bas(['report', dir]);
+    const r = await bas(['report', dir]);
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toContain(`results.jsonl: line 2 is not a rollout record: ${reason}`);

@@ -7,7 +7,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basAsync, serve, tempDir, type Served } from '../support/cli.js';
+import { bas, serve, tempDir, type Served } from '../support/cli.js';
 
 let server: Served;
 beforeAll(async () => {
@@ -19,17 +19,17 @@ describe('a failed start', () => {
   it('a run refused at its start is started again in the same folder with a corrected key', async () => {
     const dir = join(tempDir(), 'run');
     const args = ['eval', '-m', 'm1', '-n', '3', '--base-url', server.url, '--output', dir, '--no-progress'];
-    const refused = await basAsync(args, { env: { OPENAI_API_KEY: 'wrong-key' } });
+    const refused = await bas(args, { env: { OPENAI_API_KEY: 'wrong-key' } });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(new RegExp(`can be started again: fix the cause and run bas eval --output ${dir}`));
     expect(JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')).status).toBe('failed');
-    const again = await basAsync(args, { env: { OPENAI_API_KEY: 'right-key' } });
+    const again = await bas(args, { env: { OPENAI_API_KEY: 'right-key' } });
     expect(again.code).toBe(0);
     expect(again.stderr).toMatch(/recorded no scored rollout; starting it again/);
     const lines = readFileSync(join(dir, 'results.jsonl'), 'utf8').trim().split('\n');
     expect(lines.map((l) => JSON.parse(l).error)).toEqual([null, null, null]);
     // Once something is scored, the folder is a run: --output refuses it, --resume continues it.
-    const twice = await basAsync(args, { env: { OPENAI_API_KEY: 'right-key' } });
+    const twice = await bas(args, { env: { OPENAI_API_KEY: 'right-key' } });
     expect(twice.code).toBe(2);
     expect(twice.stderr).toMatch(/already holds a run: continue it with --resume/);
   }, 60_000);
@@ -42,7 +42,7 @@ describe('a failed start', () => {
     it(`a folder whose ${name} bas did not write (${JSON.stringify(text.slice(0, 12))}) is refused by --output and left as it was`, async () => {
       const dir = tempDir();
       writeFileSync(join(dir, name), text);
-      const r = await basAsync(['eval', '-m', 'builtin:oracle', '-n', '2', '--output', dir, '--no-progress']);
+      const r = await bas(['eval', '-m', 'builtin:oracle', '-n', '2', '--output', dir, '--no-progress']);
       expect(r.code).toBe(2);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
       expect(r.stderr).toMatch(
@@ -57,7 +57,7 @@ describe('a failed start', () => {
   it('--resume of a folder with no run.json says how to start it again', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'results.jsonl'), '');
-    const r = await basAsync(['eval', '--resume', dir, '--no-progress']);
+    const r = await bas(['eval', '--resume', dir, '--no-progress']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/has no run\.json, so there is no run to continue; .* --output/);
   });
@@ -66,9 +66,7 @@ describe('a failed start', () => {
 describe('run.json read back on resume', () => {
   async function savedRun(): Promise<string> {
     const dir = join(tempDir(), 'run');
-    expect((await basAsync(['eval', '-m', 'builtin:oracle', '-n', '2', '--output', dir, '--no-progress'])).code).toBe(
-      0,
-    );
+    expect((await bas(['eval', '-m', 'builtin:oracle', '-n', '2', '--output', dir, '--no-progress'])).code).toBe(0);
     return dir;
   }
 
@@ -90,7 +88,7 @@ describe('run.json read back on resume', () => {
       const file = join(dir, 'run.json');
       const edited = JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), [key]: value, status: 'interrupted' });
       writeFileSync(file, edited);
-      const r = await basAsync(['eval', '--resume', dir, '--no-progress']);
+      const r = await bas(['eval', '--resume', dir, '--no-progress']);
       expect(r.code).toBe(2);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
       expect(r.stderr).toMatch(pattern);
@@ -104,11 +102,11 @@ describe('missing rollouts', () => {
   it('score counts each missing reply as an errored rollout and the run as incomplete, "2 of 4"', async () => {
     const dir = tempDir();
     const tasks = join(dir, 'tasks.jsonl');
-    expect((await basAsync(['gen', '-n', '4', '-o', tasks])).code).toBe(0);
+    expect((await bas(['gen', '-n', '4', '-o', tasks])).code).toBe(0);
     const replies = join(dir, 'replies.jsonl');
     writeFileSync(replies, '{"index": 0, "reply": "a"}\n{"index": 2, "reply": "b"}\n');
     const out = join(dir, 'run');
-    const r = await basAsync(['score', '--tasks', tasks, '--replies', replies, '--output', out, '--json']);
+    const r = await bas(['score', '--tasks', tasks, '--replies', replies, '--output', out, '--json']);
     // Half missing is over eval's default error budget (0.1): exit 3, with everything written.
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(
@@ -119,17 +117,17 @@ describe('missing rollouts', () => {
     expect(summary.counts.errors_by_type.missing_reply).toBe(2);
     const info = JSON.parse(readFileSync(join(out, 'run.json'), 'utf8'));
     expect(info.status).toBe('incomplete');
-    const report = await basAsync(['report', out]);
+    const report = await bas(['report', out]);
     expect(report.stdout).toMatch(/status: +incomplete \(2 of 4 rollouts replied to, 2 missing\)/);
   }, 30_000);
 
   it('score refuses a reply numbered past the last rollout a run can have, instead of planning a billion missing ones', async () => {
     const dir = tempDir();
     const tasks = join(dir, 'tasks.jsonl');
-    expect((await basAsync(['gen', '-n', '2', '-o', tasks])).code).toBe(0);
+    expect((await bas(['gen', '-n', '2', '-o', tasks])).code).toBe(0);
     const replies = join(dir, 'replies.jsonl');
     writeFileSync(replies, '{"index": 0, "reply": "a"}\n{"index": 1, "rollout": 999999999, "reply": "b"}\n');
-    const r = await basAsync(['score', '--tasks', tasks, '--replies', replies, '--json']);
+    const r = await bas(['score', '--tasks', tasks, '--replies', replies, '--json']);
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/replies\.jsonl:2: rollout 999999999 is out of range: rollouts are numbered 0 to 999/);
@@ -141,7 +139,7 @@ describe('missing rollouts', () => {
     for (const i of [1, 2]) {
       expect(
         (
-          await basAsync([
+          await bas([
             'eval',
             '-m',
             'builtin:oracle',
@@ -157,7 +155,7 @@ describe('missing rollouts', () => {
       ).toBe(0);
     }
     const out = join(root, 'merged');
-    const r = await basAsync(['merge', shard(1), shard(2), '--output', out, '--json']);
+    const r = await bas(['merge', shard(1), shard(2), '--output', out, '--json']);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/incomplete: 3 of 4 rollouts are in the inputs \(1 missing\)/);
     expect(JSON.parse(readFileSync(join(out, 'run.json'), 'utf8')).status).toBe('incomplete');
@@ -171,11 +169,11 @@ describe('a scored run keeps the versions of its tasks', () => {
     writeFileSync(tasks, tasksText);
     const replies = join(dir, 'replies.jsonl');
     writeFileSync(replies, '{"index": 0, "reply": "a"}\n{"index": 1, "reply": "b"}\n');
-    return basAsync(['score', '--tasks', tasks, '--replies', replies, '--output', out, '--json']);
+    return bas(['score', '--tasks', tasks, '--replies', replies, '--output', out, '--json']);
   };
   const genTasks = async () => {
     const file = join(tempDir(), 't.jsonl');
-    expect((await basAsync(['gen', '-n', '2', '-o', file])).code).toBe(0);
+    expect((await bas(['gen', '-n', '2', '-o', file])).code).toBe(0);
     return readFileSync(file, 'utf8');
   };
 
@@ -185,7 +183,7 @@ describe('a scored run keeps the versions of its tasks', () => {
     const info = JSON.parse(readFileSync(join(out, 'run.json'), 'utf8'));
     expect(info.generator).toBe(3);
     expect(typeof info.prompt_version).toBe('number');
-    const r = await basAsync(['eval', '--resume', out]);
+    const r = await bas(['eval', '--resume', out]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/written by bas score, not bas eval/);
   });
@@ -199,16 +197,14 @@ describe('a scored run keeps the versions of its tasks', () => {
     const scored = join(tempDir(), 'old');
     expect((await scoreInto(`${old.join('\n')}\n`, scored)).code).toBe(0);
     const run = join(tempDir(), 'run');
-    expect((await basAsync(['eval', '-m', 'builtin:oracle', '-n', '2', '--output', run, '--no-progress'])).code).toBe(
-      0,
-    );
-    const c = await basAsync(['compare', run, scored, '--json', '--resamples', '200']);
+    expect((await bas(['eval', '-m', 'builtin:oracle', '-n', '2', '--output', run, '--no-progress'])).code).toBe(0);
+    const c = await bas(['compare', run, scored, '--json', '--resamples', '200']);
     expect(c.code).toBe(0);
     const pair = JSON.parse(c.stdout).pairings[0];
     expect(pair).toMatchObject({ comparable: false, shared_tasks: 0 });
     expect(pair.note).toMatch(/task generator 2/);
     // A bare results file records no version: it pairs only with another unknown one.
-    const bare = await basAsync(['compare', run, join(scored, 'results.jsonl'), '--json', '--resamples', '200']);
+    const bare = await bas(['compare', run, join(scored, 'results.jsonl'), '--json', '--resamples', '200']);
     expect(bare.code).toBe(0);
     const p2 = JSON.parse(bare.stdout).pairings[0];
     expect(p2).toMatchObject({ comparable: false, shared_tasks: 0 });

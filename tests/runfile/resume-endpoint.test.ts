@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unconfirmedEndpoint } from '../../src/settings/resume-trust.js';
 import { loadProviders } from '../../src/settings/providers.js';
-import { basAsync, serve, tempDir, type Served } from '../support/cli.js';
+import { bas, serve, tempDir, type Served } from '../support/cli.js';
 import { hostileServer, type HostileServer } from '../support/hostile-server.js';
 
 const registry = loadProviders(null, {});
@@ -73,7 +73,7 @@ describe('bas eval --resume of a folder from elsewhere', () => {
   /** A run of 4 tasks against `url` with one rollout recorded, as `kill -9` would leave it. */
   async function halfRun(url: string): Promise<string> {
     const dir = join(tempDir(), 'run');
-    const r = await basAsync(
+    const r = await bas(
       ['eval', '-m', 'm1', '-n', '4', '--base-url', url, '--api-key-var', 'K', '--output', dir, '--no-progress'],
       { env: { K: 'k' } },
     );
@@ -93,12 +93,12 @@ describe('bas eval --resume of a folder from elsewhere', () => {
   it('refuses before any request when run.json names a host and variable the user never gave', async () => {
     const dir = await halfRun(a.url);
     edit(dir, { base_url: collector.url, api_key_var: 'HOME' });
-    const r = await basAsync(['eval', '--resume', dir, '--no-progress']);
+    const r = await bas(['eval', '--resume', dir, '--no-progress']);
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split('\n').at(-1)).toMatch(
       /names the endpoint .* give --base-url http:\/\/127\.0\.0\.1:\d+\/v1 again/,
     );
-    const named = await basAsync(['eval', '--resume', dir, '--no-progress', '--base-url', collector.url]);
+    const named = await bas(['eval', '--resume', dir, '--no-progress', '--base-url', collector.url]);
     expect(named.code).toBe(2);
     expect(named.stderr).toMatch(
       /send the key from HOME to http:\/\/127\.0\.0\.1:\d+, .* give --api-key-var HOME again/,
@@ -108,7 +108,7 @@ describe('bas eval --resume of a folder from elsewhere', () => {
 
   it('goes on once both are given again', async () => {
     const dir = await halfRun(a.url);
-    const r = await basAsync(['eval', '--resume', dir, '--no-progress', '--base-url', a.url, '--api-key-var', 'K'], {
+    const r = await bas(['eval', '--resume', dir, '--no-progress', '--base-url', a.url, '--api-key-var', 'K'], {
       env: { K: 'k' },
     });
     expect(r.code, r.stderr).toBe(0);
@@ -119,7 +119,7 @@ describe('bas eval --resume of a folder from elsewhere', () => {
 
   it('against another endpoint records both, with the rollouts each answered, and the report names them', async () => {
     const dir = await halfRun(a.url);
-    const r = await basAsync(['eval', '--resume', dir, '--no-progress', '--base-url', b.url, '--api-key-var', 'K'], {
+    const r = await bas(['eval', '--resume', dir, '--no-progress', '--base-url', b.url, '--api-key-var', 'K'], {
       env: { K: 'k' },
     });
     expect(r.code, r.stderr).toBe(0);
@@ -129,10 +129,10 @@ describe('bas eval --resume of a folder from elsewhere', () => {
       { base_url: a.url, provider: null, rollouts: 1 },
       { base_url: b.url, provider: null, rollouts: 3 },
     ]);
-    const report = await basAsync(['report', dir]);
+    const report = await bas(['report', dir]);
     expect(report.stdout).toMatch(new RegExp(`endpoint: +${a.url} answered 1\n`));
     expect(report.stdout).toMatch(new RegExp(`endpoint: +${b.url} answered 3\n`));
-    const json = JSON.parse((await basAsync(['report', dir, '--json'])).stdout);
+    const json = JSON.parse((await bas(['report', dir, '--json'])).stdout);
     expect(json.run.endpoints).toHaveLength(2);
   });
 });
@@ -142,7 +142,7 @@ describe('bas sweep --resume of a plan from elsewhere', () => {
     const collector = await hostileServer((_req, res) => res.end('{}'));
     try {
       const dir = join(tempDir(), 'sweep');
-      const first = await basAsync([
+      const first = await bas([
         'sweep',
         '-m',
         'builtin:oracle',
@@ -161,10 +161,10 @@ describe('bas sweep --resume of a plan from elsewhere', () => {
       plan.points.push({ num_transactions: 16, fault_rate: null, folder: 'rows-16' });
       plan.flags = { ...plan.flags, model: 'm1', baseUrl: collector.url, apiKeyVar: 'HOME' };
       writeFileSync(file, JSON.stringify(plan));
-      const r = await basAsync(['sweep', '--resume', dir, '--no-progress']);
+      const r = await bas(['sweep', '--resume', dir, '--no-progress']);
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(/sweep\.json names the endpoint .* give --base-url http:\/\/127\.0\.0\.1:\d+\/v1 again/);
-      const var_ = await basAsync(['sweep', '--resume', dir, '--no-progress', '--base-url', collector.url]);
+      const var_ = await bas(['sweep', '--resume', dir, '--no-progress', '--base-url', collector.url]);
       expect(var_.code).toBe(2);
       expect(var_.stderr).toMatch(/give --api-key-var HOME again/);
       expect(collector.seen).toHaveLength(0);

@@ -76,19 +76,22 @@ describe('--shard auto reads the job array', () => {
     expect(() => shardFromEnv(env)).toThrow(message);
   });
 
-  it('the CLI takes the shard from the environment, records it, and refuses a bad environment in one line', () => {
+  it('the CLI takes the shard from the environment, records it, and refuses a bad environment in one line', async () => {
     const out = join(mkdtempSync(join(tmpdir(), 'bas-shard-auto-')), 'run');
     const env = { JOB_COMPLETION_INDEX: '1', BAS_SHARD_COUNT: '3' };
-    const ok = bas(['eval', '-m', 'builtin:oracle', '-n', '7', '--shard', 'auto', '--no-progress', '--output', out], {
-      env,
-    });
+    const ok = await bas(
+      ['eval', '-m', 'builtin:oracle', '-n', '7', '--shard', 'auto', '--no-progress', '--output', out],
+      {
+        env,
+      },
+    );
     expect(ok.code).toBe(0);
     const run = JSON.parse(readFileSync(join(out, 'run.json'), 'utf8')) as { shard: unknown };
     expect(run.shard).toEqual({ index: 2, count: 3 });
     // Tasks 1 and 4 of 0..6: the second of three strided slices.
     const lines = readFileSync(join(out, 'results.jsonl'), 'utf8').trim().split('\n');
     expect(lines.map((l) => (JSON.parse(l) as { index: number }).index).sort()).toEqual([1, 4]);
-    const bad = bas(['eval', '-m', 'builtin:oracle', '-n', '7', '--shard', 'auto', '--no-progress'], {
+    const bad = await bas(['eval', '-m', 'builtin:oracle', '-n', '7', '--shard', 'auto', '--no-progress'], {
       env: { JOB_COMPLETION_INDEX: '1' },
     });
     expect(bad.code).toBe(2);

@@ -65,11 +65,11 @@ describe('grading equals bas score', () => {
   const items: Array<{ index: number; rollout: number; reply: string }> = [];
   let scored: Array<Record<string, unknown>> = [];
 
-  beforeAll(() => {
+  beforeAll(async () => {
     for (const t of many) repliesFor(t).forEach((reply, rollout) => items.push({ index: t.index, rollout, reply }));
     writeFileSync(join(dir, 'tasks.jsonl'), many.map((t) => `${JSON.stringify(taskToJson(t))}\n`).join(''));
     writeFileSync(join(dir, 'replies.jsonl'), items.map((r) => `${JSON.stringify(r)}\n`).join(''));
-    const r = bas([
+    const r = await bas([
       'score',
       '--tasks',
       join(dir, 'tasks.jsonl'),

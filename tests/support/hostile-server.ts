@@ -2,7 +2,7 @@
  * An endpoint that misbehaves on purpose, for tests: it answers each request with whatever
  * `respond` decides, and the canned behaviours below cover what issue 9 found (echoing the
  * key, terminal control sequences, bodies that never end, degenerate replies). It runs in the
- * test's own process, so drive the CLI against it with an asynchronous spawn.
+ * test's own process, beside the CLI that `bas()` (tests/support/cli.ts) runs against it.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
