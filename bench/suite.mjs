@@ -26,7 +26,7 @@ function childrenCpu() {
   }
 }
 
-/** Runs the whole suite; resolves to {seconds, cpuSeconds, tests, failed}. */
+/** Runs the whole suite; resolves to {seconds, cpuSeconds, passed, failed, failures (vitest's FAIL lines)}. */
 function runSuite() {
   const before = childrenCpu();
   const started = process.hrtime.bigint();
@@ -49,6 +49,8 @@ function runSuite() {
         cpuSeconds: before === null || after === null ? null : after - before,
         passed: tests ? Number(tests[2]) : 0,
         failed: code === 0 ? 0 : tests?.[1] ? Number(tests[1]) : 1,
+        // vitest's own summary names each failed test on a line that starts with FAIL.
+        failures: plain.split('\n').filter((l) => /^\s*FAIL\s/.test(l)),
       });
     });
   });
@@ -76,6 +78,8 @@ export async function benchSuite() {
     ['as the machine is', quiet, null],
     ['beside two busy loops', loaded, LIMIT_S],
   ]) {
+    // A failed test would otherwise show only as a count: name it, so a flake can be chased.
+    for (const line of r.failures) process.stderr.write(`suite, ${label}: ${line.trim()}\n`);
     rows.push({
       name: `npm test, ${label}: wall (${r.passed} tests, ${r.failed} failed)`,
       value: r.seconds,
