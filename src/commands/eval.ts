@@ -137,26 +137,23 @@ const STOPS: Record<'SIGINT' | 'SIGTERM' | 'SIGPIPE', () => InterruptedError> = 
 };
 
 /**
- * Runs `body` with an AbortSignal that Ctrl-C, SIGTERM and a closed output pipe abort (the
- * first wins), with the process handlers removed again afterwards, however it ends.
+ * Runs `body` with an AbortSignal that Ctrl-C, SIGTERM, the run's `stop` (src/io/std.ts
+ * `onStop`) and a closed output pipe abort (the first wins), with every handler removed again
+ * afterwards, however it ends. While it runs, a repeated stop signal within a second is the
+ * same stop delivered twice and is ignored; a later one ends the process at once.
  */
 export async function withStopSignal<T>(body: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const stop = new AbortController();
   const onSignal = (sig: keyof typeof STOPS): void => {
     if (!stop.signal.aborted) stop.abort(STOPS[sig]());
   };
-  const onInt = (): void => onSignal('SIGINT');
-  const onTerm = (): void => onSignal('SIGTERM');
-  // once: a second Ctrl-C finds no handler and ends the process at once, as users expect.
-  process.once('SIGINT', onInt);
-  process.once('SIGTERM', onTerm);
+  const offStop = std.onStop(onSignal);
   // A reader that went away (`| head -1`) ends the run as a signal would: run.json final, lock removed.
   const offPipe = onOutputClosed(() => onSignal('SIGPIPE'));
   try {
     return await body(stop.signal);
   } finally {
-    process.removeListener('SIGINT', onInt);
-    process.removeListener('SIGTERM', onTerm);
+    offStop();
     offPipe();
   }
 }

@@ -62,9 +62,15 @@ export async function rewardServer(flags: Record<string, unknown>): Promise<void
     .write(
       `bas reward-server: listening on ${server.url} (POST /get_reward, POST /score, GET /health; at most ${o.maxBatch} items a batch, ${o.workers > 0 ? `${o.workers} grading threads` : 'grading on the main thread'}${o.token ? '; bearer token required' : ''})\n`,
     );
-  const signal = await std.untilStopSignal();
+  // Until it has closed, a repeated signal is the same stop (src/io/std.ts): the close runs on.
+  let off = (): void => {};
+  const signal = await new Promise<std.StopSignal>((resolve) => (off = std.onStop(resolve)));
   std.stderr().write(`bas reward-server: ${signal}: finishing the requests under way\n`);
-  await server.close();
+  try {
+    await server.close();
+  } finally {
+    off();
+  }
   const s = server.stats;
   const c = server.cache();
   std

@@ -71,8 +71,14 @@ export async function serve(flags: Record<string, unknown>): Promise<void> {
     .write(
       `bas serve: listening on ${server.url} (policy ${o.policy}, latency ${o.latencyMs} ms${thinks}${faults.length ? `, faults: ${faults.join(', ')}` : ''}${o.apiKey ? ', key required' : ''})\n`,
     );
-  await std.untilStopSignal();
-  await server.close();
+  // Until it has closed, a repeated signal is the same stop (src/io/std.ts): the close runs on.
+  let off = (): void => {};
+  await new Promise<std.StopSignal>((resolve) => (off = std.onStop(resolve)));
+  try {
+    await server.close();
+  } finally {
+    off();
+  }
   const s = server.stats;
   std
     .stderr()

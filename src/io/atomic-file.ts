@@ -23,6 +23,7 @@ import {
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { ConfigError, fileError } from '../errors/index.js';
+import { beforeSignalDeath } from './std.js';
 
 /** Temporary paths this process made and has not yet committed or removed: path -> is a folder. */
 const liveTemps = new Map<string, boolean>();
@@ -40,34 +41,24 @@ function removeLiveTemps(): void {
   liveTemps.clear();
 }
 
-function stopListening(): void {
-  process.removeListener('SIGINT', onSignal);
-  process.removeListener('SIGTERM', onSignal);
-}
-
-const onSignal = (sig: NodeJS.Signals): void => {
-  removeLiveTemps();
-  stopListening();
-  // Die of the same signal, as if we had not caught it: the shell sees 130 or 143.
-  process.kill(process.pid, sig);
-};
+/** Undoes `beforeSignalDeath`, while some temporary path lives. */
+let stopCleaning: (() => void) | null = null;
 
 /**
- * Records a temporary path, so that Ctrl-C or SIGTERM removes it before the process ends;
- * `forgetTemp` when it is committed or removed. The signal handlers are on exactly while some
- * temporary path lives: the first one installs them and forgetting the last removes them, so a
- * command that has finished (or runs inside another program, as the tests run the CLI) leaves
- * none behind. `bas eval` handles its own signals and never holds a temporary file across a turn.
+ * Records a temporary path, so that Ctrl-C or SIGTERM removes it before the process dies of
+ * the signal (src/io/std.ts, the one owner of stop signals, decides when that is: never for a
+ * program hosting the CLI); `forgetTemp` when it is committed or removed. The cleanup is
+ * registered exactly while some temporary path lives, so a finished command leaves nothing.
  */
 export function trackTemp(path: string, folder: boolean): void {
   liveTemps.set(path, folder);
-  if (liveTemps.size === 1) {
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-  }
+  stopCleaning ??= beforeSignalDeath(removeLiveTemps);
 }
 export function forgetTemp(path: string): void {
-  if (liveTemps.delete(path) && liveTemps.size === 0) stopListening();
+  if (liveTemps.delete(path) && liveTemps.size === 0) {
+    stopCleaning?.();
+    stopCleaning = null;
+  }
 }
 
 /** A name beside `target` that no one else uses: dot-prefixed, with pid and random part. */

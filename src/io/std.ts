@@ -68,24 +68,108 @@ export function env(): NodeJS.ProcessEnv {
   return current.getStore()?.env ?? process.env;
 }
 
+/** The signals that ask a command to stop: Ctrl-C and a polite kill. */
+export type StopSignal = 'SIGINT' | 'SIGTERM';
+
 /**
- * Resolves with the first SIGINT or SIGTERM the process receives (or the run's `stop`), for a
- * server that runs until told to stop. Its handlers are removed once one fires, so a later
- * signal ends the process as usual and nothing is left behind.
+ * A repeat of a stop signal this soon after the one that stopped the command is ignored: GNU
+ * `timeout -s INT`, a process manager or a terminal may deliver one stop twice (to the process,
+ * then to its group) within milliseconds. A repeat after this is a person pressing Ctrl-C again
+ * to force the end: the process dies of that signal at once (docs/signals.md).
  */
-export function untilStopSignal(): Promise<NodeJS.Signals> {
-  const stopRun = current.getStore()?.stop;
-  return new Promise((resolve) => {
-    const stop = (sig: NodeJS.Signals): void => {
-      process.removeListener('SIGINT', stop);
-      process.removeListener('SIGTERM', stop);
-      stopRun?.removeEventListener('abort', onAbort);
-      resolve(sig);
-    };
-    const onAbort = (): void => stop(stopRun?.reason === 'SIGINT' ? 'SIGINT' : 'SIGTERM');
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-    if (stopRun?.aborted) onAbort();
-    else stopRun?.addEventListener('abort', onAbort, { once: true });
-  });
+export const STOP_REPEAT_GRACE_MS = 1000;
+
+interface Stopper {
+  /** Told of the stop: a command that ends itself (eval, sweep, serve) or a cleanup. */
+  cb: (sig: StopSignal) => void;
+  /** A cleanup (temporary files) runs only when the process is about to die of a signal. */
+  cleanup: boolean;
+}
+
+/** Everyone told of the process's stop signals; the handlers are on while this is not empty. */
+const stoppers = new Set<Stopper>();
+/** When the first stop signal was handed to a command, while one runs; null before. */
+let stoppedAt: number | null = null;
+
+function cleanUp(): void {
+  for (const s of [...stoppers]) if (s.cleanup) s.cb('SIGTERM');
+}
+
+function listen(on: boolean): void {
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+    if (on) process.on(sig, onProcessSignal);
+    else process.removeListener(sig, onProcessSignal);
+  }
+}
+
+/**
+ * Removes what is half-written and dies of `sig`, as if it had not been caught (the shell sees
+ * 130 or 143). Not when the program hosting the CLI (runCli inside it) handles the signal too:
+ * that program decides what the signal does, and its process is not ours to kill.
+ */
+function dieOf(sig: StopSignal): void {
+  if (process.listenerCount(sig) > 1) return;
+  cleanUp();
+  stoppers.clear();
+  stoppedAt = null;
+  listen(false);
+  process.kill(process.pid, sig);
+}
+
+function onProcessSignal(sig: StopSignal): void {
+  const commands = [...stoppers].filter((s) => !s.cleanup);
+  // Nothing under way ends itself: nothing to wait for.
+  if (commands.length === 0) return dieOf(sig);
+  const now = Date.now();
+  if (stoppedAt === null) {
+    stoppedAt = now;
+    for (const s of commands) s.cb(sig);
+  } else if (now - stoppedAt >= STOP_REPEAT_GRACE_MS) {
+    // Asked again, well after the first: the user wants it over now.
+    dieOf(sig);
+  }
+  // Else: the same stop delivered twice; the command is already stopping.
+}
+
+function subscribe(s: Stopper): () => void {
+  stoppers.add(s);
+  if (stoppers.size === 1) listen(true);
+  return () => {
+    if (!stoppers.delete(s)) return;
+    if (![...stoppers].some((x) => !x.cleanup)) stoppedAt = null;
+    if (stoppers.size === 0) listen(false);
+  };
+}
+
+/**
+ * Calls `cb` once when the command is asked to stop: the first SIGINT or SIGTERM the process
+ * receives, or the run's `stop` (a caller running the CLI in its own process). Until `off()`,
+ * which the command calls when it has ended, a repeat within STOP_REPEAT_GRACE_MS is ignored
+ * and a later one ends the process at once. The one owner of the process's stop signals.
+ */
+export function onStop(cb: (sig: StopSignal) => void): () => void {
+  const run = current.getStore()?.stop;
+  let told = false;
+  const once = (sig: StopSignal): void => {
+    if (told) return;
+    told = true;
+    cb(sig);
+  };
+  const onAbort = (): void => once(run?.reason === 'SIGINT' ? 'SIGINT' : 'SIGTERM');
+  const off = subscribe({ cb: once, cleanup: false });
+  if (run?.aborted) onAbort();
+  else run?.addEventListener('abort', onAbort, { once: true });
+  return () => {
+    run?.removeEventListener('abort', onAbort);
+    off();
+  };
+}
+
+/**
+ * Calls `cleanup` just before the process dies of a stop signal (nothing under way stops
+ * itself, or the user forced the end), to remove what is half-written. A run of the CLI
+ * inside another program is never killed by it: see `dieOf`.
+ */
+export function beforeSignalDeath(cleanup: () => void): () => void {
+  return subscribe({ cb: () => cleanup(), cleanup: true });
 }

@@ -30,6 +30,8 @@ export const DIST = join(ROOT, 'dist');
 /** Extra environment for a run, merged over cleanEnv() (`undefined` removes a variable). */
 export interface RunOptions {
   env?: Record<string, string | undefined>;
+  /** Stops an in-process run as a signal would (its reason 'SIGINT' or 'SIGTERM'); bas() only. */
+  stop?: AbortSignal;
 }
 
 /** How a child is started: also its working folder and standard input. */
@@ -88,7 +90,12 @@ export async function bas(args: string[], options: RunOptions = {}): Promise<Cli
   const { runCli } = await loadCli();
   const out = capture();
   const err = capture();
-  const code = await runCli(args, { stdout: out.stream, stderr: err.stream, env: runEnv(options.env) });
+  const code = await runCli(args, {
+    stdout: out.stream,
+    stderr: err.stream,
+    env: runEnv(options.env),
+    stop: options.stop,
+  });
   return { code, signal: null, stdout: out.text(), stderr: err.text() };
 }
 
