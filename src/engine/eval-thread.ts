@@ -91,7 +91,8 @@ function deathError(err: Error | null, code: number, dir: string | null): Error 
  * caller gets its own back. And a stop that came after the thread's last rollout but before
  * its answer arrived (the reader of the output went away as the last progress line was
  * written, say) still makes the outcome `interrupted`: the run had finished, so it is
- * `complete`, as run.json says.
+ * `complete`, as run.json says. Applied as the answer arrives, after every event before it was
+ * shown: a stop after that leaves the outcome alone, as it does once runEval has returned.
  */
 function withCallerStop(result: EvalResult, signal: AbortSignal | undefined): EvalResult {
   const { outcome } = result;
@@ -159,8 +160,10 @@ export function runEvalInWorker(settings: EvalSettings, options: WorkerEvalOptio
             );
           return;
         case 'result': {
-          const { result } = m;
-          end = () => resolve(withCallerStop(result, signal));
+          // Fixed now, as runEval's is when it returns: every event has been shown, so a stop
+          // from here on (before the thread has exited) comes after the run ended.
+          const result = withCallerStop(m.result, signal);
+          end = () => resolve(result);
           break;
         }
         case 'error':
