@@ -26,9 +26,9 @@ export interface Std {
   stderr: OutStream;
   env: NodeJS.ProcessEnv;
   /**
-   * Asks a server command (serve, reward-server) to stop as SIGTERM would, for a caller that
-   * runs the CLI in its own process and cannot signal it. Aborted with a signal's name as its
-   * reason, that name is what the command reports.
+   * Asks a command that runs until stopped (eval, sweep, serve, reward-server) to stop as
+   * SIGTERM would, for a caller that runs the CLI in its own process and cannot signal it.
+   * Aborted with 'SIGINT' as its reason, it stops as Ctrl-C would (`onStop`).
    */
   stop?: AbortSignal;
 }
@@ -75,7 +75,7 @@ export type StopSignal = 'SIGINT' | 'SIGTERM';
  * A repeat of a stop signal this soon after the one that stopped the command is ignored: GNU
  * `timeout -s INT`, a process manager or a terminal may deliver one stop twice (to the process,
  * then to its group) within milliseconds. A repeat after this is a person pressing Ctrl-C again
- * to force the end: the process dies of that signal at once (docs/signals.md).
+ * to force the end: the process dies of that signal at once (docs/commands.md, "Stopping and resuming").
  */
 export const STOP_REPEAT_GRACE_MS = 1000;
 
