@@ -20,7 +20,7 @@ import type { Summary } from '../summary/summary.js';
 import { configPathFrom, loadConfigFile, type FileConfig } from '../settings/config.js';
 import { progressDisplay, PROGRESS_EVENTS } from '../engine/progress.js';
 import type { EvalEvent, EvalResult } from '../engine/events.js';
-import { runEvalWhereBest } from '../engine/eval-placement.js';
+import { runEvalWhereBest, threadChoice } from '../engine/eval-placement.js';
 import { resolveSettings, type EvalFlags, type EvalSettings } from '../settings/settings.js';
 import { pricesOf } from '../settings/setting-table.js';
 import { readSavedRun } from '../runfile/run-info.js';
@@ -219,6 +219,7 @@ export function reportEval(
 
 /** Runs `bas eval` with commander's options and `@FILE` words. */
 export async function evalCommand(words: string[], flags: EvalFlags & { json?: boolean }): Promise<void> {
+  threadChoice(std.env()); // a bad BAS_EVAL_THREAD is refused before anything else
   const settings = await evalSettingsFromFlags(words, flags);
   // The run folder is checked before the key is read and before --check sends its request.
   if (!flags.resume) checkOutputs([{ flag: '--output', path: settings.output ?? 'runs', kind: 'folder' }]);

@@ -43,7 +43,7 @@ import { configPathFrom, loadConfigFile } from '../settings/config.js';
 import { loadProviders } from '../settings/providers.js';
 import { unconfirmedPlanEndpoint, type EndpointFlags } from '../settings/resume-trust.js';
 import type { EvalEvent, EvalResult } from '../engine/events.js';
-import { runEvalWhereBest } from '../engine/eval-placement.js';
+import { runEvalWhereBest, threadChoice } from '../engine/eval-placement.js';
 import { COMMAND_FLAGS } from '../settings/command-flags.js';
 import { checkOutputs } from '../settings/output-paths.js';
 import {
@@ -282,6 +282,8 @@ function pointFlags(plan: SweepPlan, p: SweepPlanPoint, sub: string, confirm: Re
 
 export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
   if ([flags.json, flags.csv].filter(Boolean).length > 1) throw new ConfigError('give --json or --csv, not both');
+  // Checked once, before the plan and its folder are made, rather than at the first point.
+  threadChoice(std.env());
   let dir: string;
   let plan: SweepPlan;
   /** Endpoint flags given again on a resume: they go to every point. */

@@ -19,18 +19,31 @@ import { rolloutReward } from './progress.js';
 const THREAD_MIN_ROLLOUTS = 2000;
 
 /**
- * Whether a run of these settings gets a thread of its own: `BAS_EVAL_THREAD` says `always`,
- * `never` or `auto` (the default: a built-in model's run of THREAD_MIN_ROLLOUTS planned
- * rollouts or more). A run against an endpoint stays here by default: its memory is the
- * requests in flight more than the young generation, and a capped young generation copies
- * those at every collection, costing 10 to 15% more CPU for the same peak (docs/performance.md).
+ * What `BAS_EVAL_THREAD` asks for: `always`, `never` or `auto` (the default, also when empty).
+ * Anything else is a ConfigError; the commands call this at their start, so a sweep refuses a
+ * bad value before it makes its folder, not at its first point.
+ */
+export function threadChoice(env: NodeJS.ProcessEnv): 'always' | 'never' | 'auto' {
+  const choice = env.BAS_EVAL_THREAD || 'auto';
+  if (choice === 'always' || choice === 'never' || choice === 'auto') return choice;
+  throw new ConfigError(`BAS_EVAL_THREAD must be always, never or auto, not ${JSON.stringify(choice.slice(0, 40))}`);
+}
+
+/**
+ * Whether a run of these settings gets a thread of its own, as `threadChoice` says (`auto`: a
+ * built-in model's run of THREAD_MIN_ROLLOUTS planned rollouts or more). A run against an
+ * endpoint stays here by default: its memory is the requests in flight more than the young
+ * generation, and a capped young generation copies those at every collection, which cost
+ * about 10% more CPU at -c 64 (docs/performance.md has the figures). Exported for tests only;
+ * `runEvalWhereBest` is what callers use.
+ *
+ * The plan, not what is left, decides: a resume with nothing left still starts a thread
+ * (about 0.12 s of CPU) because knowing what is left means reading results.jsonl, which is
+ * the long read the thread is there for.
  */
 export function wantsThread(settings: EvalSettings, env: NodeJS.ProcessEnv): boolean {
-  const choice = env.BAS_EVAL_THREAD || 'auto';
-  if (choice === 'always') return true;
-  if (choice === 'never') return false;
-  if (choice !== 'auto')
-    throw new ConfigError(`BAS_EVAL_THREAD must be always, never or auto, not ${JSON.stringify(choice.slice(0, 40))}`);
+  const choice = threadChoice(env);
+  if (choice !== 'auto') return choice === 'always';
   if (builtinPolicy(settings.model) === null) return false;
   return shardSize(settings.num, settings.shard) * settings.rollouts >= THREAD_MIN_ROLLOUTS;
 }

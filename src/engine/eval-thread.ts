@@ -15,7 +15,9 @@ import { Worker, type ResourceLimits } from 'node:worker_threads';
 import { FatalRunError } from '../errors/index.js';
 import { builtinPolicy } from '../endpoint/client.js';
 import { errorFromData } from '../errors/transfer.js';
-import type { EvalSettings } from '../settings/settings.js';
+import { registerSecret } from '../io/secrets.js';
+import { RunFolder } from '../runfile/run-folder.js';
+import { apiKeyFor, type EvalSettings } from '../settings/settings.js';
 import type { EvalEvent, EvalResult } from './events.js';
 import type { RunEvalOptions } from './run-eval.js';
 import type { FromWorker, ToWorker, WorkerStart } from './eval-worker.js';
@@ -59,9 +61,9 @@ export interface WorkerEvalOptions extends RunEvalOptions {
    * between threads instead of its record. Leave 'rollout' out of `events` then.
    */
   onRewards?: (rewards: ArrayLike<number>) => void;
-  /** The thread's script (tests give the compiled one, or one of their own); default dist/engine/eval-worker.js. */
+  /** For tests only: the thread's script (the compiled one, or a stand-in); default ./eval-worker.js beside this file. */
   script?: URL;
-  /** The thread's memory limits (tests); default a capped young generation. */
+  /** For tests only: the thread's memory limits; default a capped young generation (`youngGenerationMb`). */
   resourceLimits?: ResourceLimits;
 }
 
@@ -72,17 +74,23 @@ function definedEnv(env: NodeJS.ProcessEnv): Record<string, string> {
   return out;
 }
 
-/** What a thread's death without an answer says: out of memory is the run's limit, anything else a bug. */
+/**
+ * What a thread's death without an answer says: out of memory is the run's limit, anything
+ * else a bug. `dir` is the folder the run had begun writing (its `started` or `resuming`
+ * event), null when it died before: then nothing was recorded, and the run is begun again.
+ */
 function deathError(err: Error | null, code: number, dir: string | null): Error {
-  const kept = dir ? `; rollouts recorded so far are kept in ${dir}: continue with bas eval --resume ${dir}` : '';
+  const next = dir
+    ? `; rollouts recorded so far are kept in ${dir}: continue with bas eval --resume ${dir}`
+    : '; it died before its first rollout, so nothing was recorded: run it again';
   if ((err as { code?: unknown } | null)?.code === 'ERR_WORKER_OUT_OF_MEMORY')
-    return new FatalRunError(`the run ran out of memory${kept}`);
+    return new FatalRunError(`the run ran out of memory${next}`);
   if (err) {
-    const bug = new Error(`the eval thread failed: ${err.message}${kept}`, { cause: err });
+    const bug = new Error(`the eval thread failed: ${err.message}${next}`, { cause: err });
     bug.stack = err.stack;
     return bug;
   }
-  return new Error(`the eval thread stopped (exit code ${code}) before the run ended${kept}`);
+  return new Error(`the eval thread stopped (exit code ${code}) before the run ended${next}`);
 }
 
 /**
@@ -108,6 +116,14 @@ function withCallerStop(result: EvalResult, signal: AbortSignal | undefined): Ev
  */
 export function runEvalInWorker(settings: EvalSettings, options: WorkerEvalOptions): Promise<EvalResult> {
   const { signal, onEvent, preflight } = options;
+  // The thread's own makeSdk registers the key there; this thread prints what the thread
+  // says (its errors, warnings, notices), so the key is cut out here as well. A missing key
+  // is left for the thread to report, as runEval does.
+  try {
+    registerSecret(apiKeyFor(settings, options.env));
+  } catch {
+    // No usable key: nothing to keep out of the output.
+  }
   const wanted = new Set(onEvent ? (options.events ?? EVERY_EVENT) : []);
   const start: WorkerStart = {
     settings,
@@ -126,12 +142,15 @@ export function runEvalInWorker(settings: EvalSettings, options: WorkerEvalOptio
     // Nothing reads it; the run's events are how it speaks.
     stdin: false,
   });
+  // Read now: a thread that has exited has no id any more.
+  const thread = worker.threadId;
   const tell = (m: ToWorker): void => worker.postMessage(m);
   const onAbort = (): void => tell({ type: 'abort' });
   signal?.addEventListener('abort', onAbort, { once: true });
 
   return new Promise<EvalResult>((resolve, reject) => {
-    let dir: string | null = options.dir ?? null;
+    /** The folder the run began writing, once its `started` or `resuming` event said so. */
+    let dir: string | null = null;
     let death: Error | null = null;
     let preflightError: unknown = null;
     /** The run's end, once the thread has said it: applied when the thread has exited. */
@@ -186,8 +205,19 @@ export function runEvalInWorker(settings: EvalSettings, options: WorkerEvalOptio
     worker.on('error', (err) => (death ??= err));
     worker.on('exit', (code) => {
       signal?.removeEventListener('abort', onAbort);
-      if (end) end();
-      else reject(deathError(death, code, dir));
+      if (end) return end();
+      // A thread that died holds its folder (this process's pid is in the lock) and left
+      // run.json saying `running`: the folder is given back here, so a resume can take it.
+      const held = dir ?? options.dir;
+      const freed = held ? RunFolder.endLeftByThread(held, thread) : Promise.resolve(false);
+      freed.then(
+        () => reject(deathError(death, code, dir)),
+        (err: unknown) => {
+          const error = deathError(death, code, dir);
+          error.message += ` (and ${held} could not be released: ${(err as Error).message})`;
+          reject(error);
+        },
+      );
     });
   });
 }

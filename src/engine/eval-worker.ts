@@ -113,6 +113,9 @@ try {
               endRewards();
               batch.push(e);
             });
+            // The folder's name goes at once: a thread that dies in the next moments is then
+            // reported with it, and the caller frees the folder (eval-thread.ts).
+            if (e.type === 'started' || e.type === 'resuming') flush();
           }
         : undefined,
     preflight: start.preflight

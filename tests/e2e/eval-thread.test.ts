@@ -144,4 +144,14 @@ describe('bas eval in a worker thread', () => {
     expect(r.stderr).toBe('bas: BAS_EVAL_THREAD must be always, never or auto, not "sometimes"\n');
     expect(existsSync(dir)).toBe(false);
   });
+
+  it('refuses it in a sweep before the sweep makes its folder', async () => {
+    const dir = join(tempDir(), 'sweep');
+    const r = await bas(['sweep', '--num-transactions', '12,24', '-m', 'builtin:oracle', '-n', '2', '--output', dir], {
+      env: { BAS_EVAL_THREAD: 'sometimes' },
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('bas: BAS_EVAL_THREAD must be always, never or auto, not "sometimes"\n');
+    expect(existsSync(dir)).toBe(false);
+  });
 });

@@ -4,13 +4,15 @@
  * preflight honoured, errors back as their own classes, the environment the caller gives and
  * no other, and a thread that dies ending the call with one clear error instead of a hang.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runEvalInWorker } from '../../src/engine/eval-thread.js';
 import { wantsThread } from '../../src/engine/eval-placement.js';
 import { runEval, type EvalEvent } from '../../src/engine/run-eval.js';
 import { ConfigError, FatalRunError, describeError } from '../../src/errors/index.js';
+import { forgetSecrets, redact } from '../../src/io/secrets.js';
 import { evalSettings, type EvalConfig } from '../../src/settings/eval-config.js';
 import { gatedServer, type GatedServer } from '../support/gated-server.js';
 import { hostileServer, sendJson, type HostileServer } from '../support/hostile-server.js';
@@ -240,11 +242,63 @@ describe('runEvalInWorker', () => {
         ...more,
       }).catch((e: unknown) => e);
 
-    it('out of memory ends the call with one line, not as a bug', async () => {
-      const err = await dying('oom', { resourceLimits: { maxOldGenerationSizeMb: 12, maxYoungGenerationSizeMb: 2 } });
+    const small = { maxOldGenerationSizeMb: 12, maxYoungGenerationSizeMb: 2 };
+
+    it('out of memory ends the call with one line, not as a bug; before the run began, it says to run it again', async () => {
+      const err = await dying('oom', { resourceLimits: small });
       expect(err).toBeInstanceOf(FatalRunError);
       expect(describeError(err)).toMatchObject({ exitCode: 1, internal: false });
-      expect(describeError(err).line).toMatch(/^the run ran out of memory; .*bas eval --resume /);
+      // The folder was given, but the run never began writing it: there is nothing to resume.
+      expect(describeError(err).line).toBe(
+        'the run ran out of memory; it died before its first rollout, so nothing was recorded: run it again',
+      );
+    });
+
+    it('gives its folder back: run.json says interrupted, the lock is gone, and a resume in the same process continues it', async () => {
+      const dir = join(tempDir(), 'run');
+      const settings = await oracle({ n: 50 });
+      const err = await runEvalInWorker(settings, {
+        dir,
+        env: { DIE: 'oom-at-first-record' },
+        script: DYING,
+        resourceLimits: small,
+      }).catch((e: unknown) => e);
+      // The death came as the first record was written, moments after the run began: the
+      // folder's name had already crossed.
+      expect(describeError(err).line).toBe(
+        `the run ran out of memory; rollouts recorded so far are kept in ${dir}: continue with bas eval --resume ${dir}`,
+      );
+      expect(runJson(dir).status).toBe('interrupted');
+      expect(existsSync(join(dir, '.bas.lock'))).toBe(false);
+      const resumed = await runEval(settings, { dir, resume: true });
+      expect(resumed.outcome.kind).toBe('ok');
+      expect(runJson(dir).status).toBe('complete');
+    });
+
+    it('leaves alone a folder whose lock is not its own', async () => {
+      const dir = join(tempDir(), 'run');
+      mkdirSync(dir);
+      const lock = JSON.stringify({ program: 'bas', pid: process.pid, host: hostname(), token: 't', since: '' });
+      writeFileSync(join(dir, '.bas.lock'), lock);
+      await dying('oom', { dir, resourceLimits: small });
+      expect(readFileSync(join(dir, '.bas.lock'), 'utf8')).toBe(lock);
+    });
+
+    it('has the key cut out of what it says, on this thread too', async () => {
+      forgetSecrets();
+      const key = 'sk-thread-secret-0123456789';
+      const env = { BAS_THREAD_TEST_KEY: key, DIE: 'throw', SAY: `Bearer ${key}` };
+      const settings = await evalSettings(
+        { model: 'm', n: 2, base_url: 'http://127.0.0.1:9/v1', api_key_var: 'BAS_THREAD_TEST_KEY' },
+        { env },
+      );
+      const err = await runEvalInWorker(settings, { dir: join(tempDir(), 'run'), env, script: DYING }).catch(
+        (e: unknown) => e,
+      );
+      const line = describeError(err).line;
+      expect(line).toContain('a bug in the thread: Bearer');
+      expect(redact(line)).not.toContain(key);
+      forgetSecrets();
     });
 
     it('a crash is reported as a bug of bas, with where it happened', async () => {

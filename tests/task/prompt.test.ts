@@ -308,7 +308,8 @@ describe('the prompt written in a scratch buffer', () => {
     const user = (l: typeof base.ledger) => buildPrompt(l).find((m) => m.role === 'user')!.content;
     const rulesOf = (l: typeof base.ledger) => {
       const text = user(l);
-      const start = text.indexOf('\n\n') + 2;
+      // The rules follow the quarter's line: a business name may itself hold a blank line.
+      const start = text.indexOf('\n\n', text.indexOf('\nBAS quarter: ')) + 2;
       return text.slice(start, text.indexOf('\n\nLedger (CSV):'));
     };
     const text = fc.oneof(
@@ -326,7 +327,8 @@ describe('the prompt written in a scratch buffer', () => {
         const ledger = { ...base.ledger, business: { ...base.ledger.business, name }, rows };
         expect(user(ledger)).toBe(reference(ledger, rulesOf(ledger)));
       }),
-      { numRuns: 500 },
+      // A business name holding a blank line once fooled the test's own search for the rules.
+      { numRuns: 500, examples: [['\n\n', '', '', 0, 0, 0]] },
     );
   });
 });
