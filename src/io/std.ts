@@ -84,22 +84,39 @@ interface Stopper {
   cb: (sig: StopSignal) => void;
   /** A cleanup (temporary files) runs only when the process is about to die of a signal. */
   cleanup: boolean;
+  /** A command that has been told, and is stopping. */
+  told: boolean;
 }
 
-/** Everyone told of the process's stop signals; the handlers are on while this is not empty. */
+/** Everyone told of the process's stop signals. */
 const stoppers = new Set<Stopper>();
-/** When the first stop signal was handed to a command, while one runs; null before. */
+/** When a stop signal was last handed to the commands under way; null before any. */
 let stoppedAt: number | null = null;
+const inGrace = (now: number): boolean => stoppedAt !== null && now - stoppedAt < STOP_REPEAT_GRACE_MS;
 
 function cleanUp(): void {
   for (const s of [...stoppers]) if (s.cleanup) s.cb('SIGTERM');
 }
 
+/** Turns the process handlers on or off (on: while someone listens, and for the grace after a stop). */
 function listen(on: boolean): void {
   for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-    if (on) process.on(sig, onProcessSignal);
-    else process.removeListener(sig, onProcessSignal);
+    const has = process.listeners(sig).includes(onProcessSignal as NodeJS.SignalsListener);
+    if (on && !has) process.on(sig, onProcessSignal);
+    else if (!on && has) process.removeListener(sig, onProcessSignal);
   }
+}
+
+/**
+ * Turns the handlers off once no one listens. A command stopped by a signal has ended but the
+ * process may still be exiting: until the grace is over a repeat is still the same stop, so
+ * the handlers stay (an unref'd timer, which keeps no process alive) and ignore it.
+ */
+function settle(): void {
+  if (stoppers.size > 0) return;
+  const left = stoppedAt === null ? 0 : stoppedAt + STOP_REPEAT_GRACE_MS - Date.now();
+  if (left <= 0) return listen(false);
+  setTimeout(settle, left).unref();
 }
 
 /**
@@ -111,33 +128,32 @@ function dieOf(sig: StopSignal): void {
   if (process.listenerCount(sig) > 1) return;
   cleanUp();
   stoppers.clear();
-  stoppedAt = null;
   listen(false);
   process.kill(process.pid, sig);
 }
 
 function onProcessSignal(sig: StopSignal): void {
+  const now = Date.now();
+  // The same stop delivered twice: what it stopped is already stopping (or has ended).
+  if (inGrace(now)) return;
   const commands = [...stoppers].filter((s) => !s.cleanup);
+  // Asked again, well after the first: the user wants it over now.
+  if (commands.some((s) => s.told)) return dieOf(sig);
   // Nothing under way ends itself: nothing to wait for.
   if (commands.length === 0) return dieOf(sig);
-  const now = Date.now();
-  if (stoppedAt === null) {
-    stoppedAt = now;
-    for (const s of commands) s.cb(sig);
-  } else if (now - stoppedAt >= STOP_REPEAT_GRACE_MS) {
-    // Asked again, well after the first: the user wants it over now.
-    dieOf(sig);
+  stoppedAt = now;
+  for (const s of commands) {
+    s.told = true;
+    s.cb(sig);
   }
-  // Else: the same stop delivered twice; the command is already stopping.
 }
 
-function subscribe(s: Stopper): () => void {
+function subscribe(cb: (sig: StopSignal) => void, cleanup: boolean): () => void {
+  const s: Stopper = { cb, cleanup, told: false };
   stoppers.add(s);
-  if (stoppers.size === 1) listen(true);
+  listen(true);
   return () => {
-    if (!stoppers.delete(s)) return;
-    if (![...stoppers].some((x) => !x.cleanup)) stoppedAt = null;
-    if (stoppers.size === 0) listen(false);
+    if (stoppers.delete(s)) settle();
   };
 }
 
@@ -156,7 +172,7 @@ export function onStop(cb: (sig: StopSignal) => void): () => void {
     cb(sig);
   };
   const onAbort = (): void => once(run?.reason === 'SIGINT' ? 'SIGINT' : 'SIGTERM');
-  const off = subscribe({ cb: once, cleanup: false });
+  const off = subscribe(once, false);
   if (run?.aborted) onAbort();
   else run?.addEventListener('abort', onAbort, { once: true });
   return () => {
@@ -171,5 +187,5 @@ export function onStop(cb: (sig: StopSignal) => void): () => void {
  * inside another program is never killed by it: see `dieOf`.
  */
 export function beforeSignalDeath(cleanup: () => void): () => void {
-  return subscribe({ cb: () => cleanup(), cleanup: true });
+  return subscribe(() => cleanup(), true);
 }

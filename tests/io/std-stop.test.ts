@@ -16,6 +16,8 @@ const saved = new Map<StopSignal, Array<(...a: unknown[]) => void>>();
 const send = (sig: StopSignal): boolean => process.emit(sig, sig);
 const handlers = (): number[] => SIGNALS.map((s) => process.listenerCount(s));
 let kill: ReturnType<typeof vi.spyOn>;
+/** Each test's clock starts well after the last one's: a stop's grace never reaches into the next test. */
+let clock = Date.now();
 
 beforeEach(() => {
   // The test runner's own handlers are set aside: here the CLI is the process.
@@ -24,7 +26,7 @@ beforeEach(() => {
     process.removeAllListeners(s);
   }
   kill = vi.spyOn(process, 'kill').mockImplementation(() => true);
-  vi.useFakeTimers({ toFake: ['Date'] });
+  vi.useFakeTimers({ toFake: ['Date', 'setTimeout'], now: (clock += 1e7) });
 });
 afterEach(() => {
   vi.useRealTimers();
@@ -45,8 +47,12 @@ describe('onStop', () => {
     vi.advanceTimersByTime(STOP_REPEAT_GRACE_MS - 2);
     send('SIGTERM');
     expect(told).toEqual(['SIGINT']);
-    expect(kill).not.toHaveBeenCalled();
     off();
+    // The command has ended but the process may still be exiting: the grace still holds.
+    send('SIGINT');
+    expect(handlers()).toEqual([1, 1]);
+    expect(kill).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(2);
     expect(handlers()).toEqual([0, 0]);
   });
 
@@ -73,6 +79,7 @@ describe('onStop', () => {
     send('SIGTERM');
     first();
     vi.advanceTimersByTime(STOP_REPEAT_GRACE_MS * 5);
+    expect(handlers()).toEqual([0, 0]);
     const told: string[] = [];
     const off = onStop((s) => told.push(s));
     send('SIGTERM');
