@@ -54,25 +54,30 @@ export async function evalSettingsFromFlags(
   );
 }
 
+type Notice<K extends EvalEvent['type']> = (e: Extract<EvalEvent, { type: K }>) => string | null;
+
+/**
+ * The line each event with one gets on stderr (progress is drawn apart). The one table both
+ * says which events a run in a thread must send (NOTICE_EVENTS) and words them (evalNotice),
+ * so a new notice cannot be worded here and left behind in the thread.
+ */
+const NOTICES: { [K in EvalEvent['type']]?: Notice<K> } = {
+  'nothing-to-do': (e) =>
+    e.marked === null
+      ? null
+      : `bas: ${e.dir} had every rollout recorded but was marked ${JSON.stringify(e.marked)}; it is now marked complete\n`,
+  resuming: (e) => `bas: resuming ${e.dir}: ${e.pending} of ${e.total} rollouts to run\n`,
+  restarted: (e) => `bas: ${e.dir} held a run that recorded no scored rollout; starting it again with these settings\n`,
+  warning: (e) => `bas: warning: ${terminalText(redact(e.message))}\n`,
+};
+
 /** The events `evalNotice` has a line for. */
-export const NOTICE_EVENTS: ReadonlyArray<EvalEvent['type']> = ['nothing-to-do', 'resuming', 'restarted', 'warning'];
+export const NOTICE_EVENTS = Object.keys(NOTICES) as ReadonlyArray<EvalEvent['type']>;
 
 /** The line an event gets on stderr, or null (progress is drawn apart). */
 export function evalNotice(e: EvalEvent): string | null {
-  switch (e.type) {
-    case 'nothing-to-do':
-      return e.marked === null
-        ? null
-        : `bas: ${e.dir} had every rollout recorded but was marked ${JSON.stringify(e.marked)}; it is now marked complete\n`;
-    case 'resuming':
-      return `bas: resuming ${e.dir}: ${e.pending} of ${e.total} rollouts to run\n`;
-    case 'restarted':
-      return `bas: ${e.dir} held a run that recorded no scored rollout; starting it again with these settings\n`;
-    case 'warning':
-      return `bas: warning: ${terminalText(redact(e.message))}\n`;
-    default:
-      return null;
-  }
+  const notice = NOTICES[e.type] as Notice<typeof e.type> | undefined;
+  return notice ? notice(e as never) : null;
 }
 
 /** What a finished eval prints on its standard output: the header, the tables and the cost, or JSON. */
