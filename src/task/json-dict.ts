@@ -75,7 +75,7 @@ class Parser {
       this.at++;
       return out;
     }
-    for (;;) {
+    do {
       if (this.s.charCodeAt(this.at) !== 34) this.fail('expected a key');
       const key = this.string();
       this.space();
@@ -83,15 +83,8 @@ class Parser {
       this.space();
       out[key] = this.value();
       this.space();
-      const c = this.s.charCodeAt(this.at);
-      this.at++;
-      if (c === 125) return out;
-      if (c !== 44) {
-        this.at--;
-        this.fail("expected ',' or '}'");
-      }
-      this.space();
-    }
+    } while (this.another(125, "'}'"));
+    return out;
   }
 
   private array(): unknown[] {
@@ -102,18 +95,21 @@ class Parser {
       this.at++;
       return out;
     }
-    for (;;) {
+    do {
       out.push(this.value());
       this.space();
-      const c = this.s.charCodeAt(this.at);
-      this.at++;
-      if (c === 93) return out;
-      if (c !== 44) {
-        this.at--;
-        this.fail("expected ',' or ']'");
-      }
-      this.space();
-    }
+    } while (this.another(93, "']'"));
+    return out;
+  }
+
+  /** After a member: true past a ',' (another member follows), false past `close` (the container ends). */
+  private another(close: number, closeText: string): boolean {
+    const c = this.s.charCodeAt(this.at);
+    if (c !== 44 && c !== close) this.fail(`expected ',' or ${closeText}`);
+    this.at++;
+    if (c === close) return false;
+    this.space();
+    return true;
   }
 
   private string(): string {
