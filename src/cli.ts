@@ -10,7 +10,6 @@ import type * as Commander from 'commander';
 import type { Flag } from './settings/flag.js';
 import { COMMAND_NAMES } from './settings/command-names.js';
 import * as std from './io/std.js';
-import { processStd, withStd, type Std } from './io/std.js';
 
 type Declaration = typeof import('./settings/command-flags.js');
 /** The commands, as the declaration keys them (from a module of their own, so `bas --help` need not load it). */
@@ -161,8 +160,8 @@ function buildProgram(decl: Declaration | null, ended: { code: number }): Comman
  * never exits the process, and prints no stack trace: a failure is one line on the run's
  * standard error. Tests run the CLI in their own process through this.
  */
-export async function runCli(args: string[], io: Std = processStd()): Promise<number> {
-  return withStd(io, async () => {
+export async function runCli(args: string[], io: std.Std = std.processStd()): Promise<number> {
+  return std.withStd(io, async () => {
     const named = args.some((a) => COMMANDS.has(a));
     const ended = { code: 0 };
     try {
