@@ -34,17 +34,18 @@ function youngGenerationMb(settings: EvalSettings): number {
   return builtinPolicy(settings.model) !== null ? 6 : 16;
 }
 
-const EVERY_EVENT: ReadonlyArray<EvalEvent['type']> = [
-  'nothing-to-do',
-  'resuming',
-  'restarted',
-  'started',
-  'rollout-started',
-  'retry',
-  'rollout',
-  'pace',
-  'warning',
-];
+/** Every event type, held complete by the compiler: a new event cannot be left out of a thread's run. */
+const EVERY_EVENT = Object.keys({
+  'nothing-to-do': true,
+  resuming: true,
+  restarted: true,
+  started: true,
+  'rollout-started': true,
+  retry: true,
+  rollout: true,
+  pace: true,
+  warning: true,
+} satisfies Record<EvalEvent['type'], true>) as ReadonlyArray<EvalEvent['type']>;
 
 /** runEval's options, plus what only a thread needs. */
 export interface WorkerEvalOptions extends RunEvalOptions {
