@@ -166,7 +166,7 @@ export const UNDER_ONE_MS_S = 0.0005;
  */
 export function durationText(s: number | null): string {
   if (s === null) return UNKNOWN;
-  if (s < 0.0005) return 'under 1 ms';
+  if (s < UNDER_ONE_MS_S) return 'under 1 ms';
   if (s < 0.9995) return `${Math.round(s * 1000)} ms`;
   if (s < 60) return `${s.toFixed(1)} s`;
   const m = Math.floor(s / 60);
