@@ -96,7 +96,6 @@ export interface ReplyView {
   problem: string | null;
 }
 
-/** "4,096". */
 /** A count with thousands grouped: `4,096`. */
 export function grouped(n: number): string {
   return n.toLocaleString('en-US');

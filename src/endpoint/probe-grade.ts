@@ -28,7 +28,6 @@ export interface GradedReply {
   reward: number | null;
 }
 
-/** "4,096". */
 /** Grades a 200's body against the task's key, as the runner would score it. */
 export function grade(view: ReplyView, key: AnswerKey): GradedReply {
   const u = view.usage;

@@ -8,7 +8,6 @@ import type { ProbeReport } from './endpoint-check.js';
 
 type GradedReply = NonNullable<ProbeReport['graded']>;
 
-/** "4,096". */
 /** "4,096 completion (4,000 reasoning, 96 content)", from what the endpoint reported. */
 function tokenLine(g: GradedReply): string {
   if (g.completionTokens === null) return 'not reported';
