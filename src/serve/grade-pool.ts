@@ -33,6 +33,9 @@ interface Reply {
   error?: string;
 }
 
+/** Old-generation heap a grading thread may have beyond its share of the key cache, in MiB. */
+const HEAP_ROOM_MB = 96;
+
 /** A fixed number of grading threads, replaced if one dies. */
 export class GradePool {
   private readonly slots: Slot[] = [];
@@ -56,7 +59,13 @@ export class GradePool {
 
   private spawn(): Slot {
     const share = this.share;
-    const worker = new Worker(this.script, { workerData: share });
+    // The thread's heap is held to its share of the cache and room to generate the largest
+    // ledger (10,000 rows take some 40 MB while they are built): V8 then collects the garbage
+    // of one key before it would grow the heap for the next.
+    const worker = new Worker(this.script, {
+      workerData: share,
+      resourceLimits: { maxOldGenerationSizeMb: Math.ceil(share.bytes / 2 ** 20) + HEAP_ROOM_MB },
+    });
     let started = (): void => undefined;
     let never = (_err: Error): void => undefined;
     const online = new Promise<void>((resolve, reject) => {

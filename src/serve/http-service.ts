@@ -114,7 +114,7 @@ export class RequestGate {
     };
     res.once('close', giveBack);
     return new Promise((resolve) => {
-      const body = new BodyBuffer(known ? declared : null);
+      const body = new BodyBuffer(known ? declared : maxBodyBytes);
       req.on('data', (c: Buffer) => {
         if (body.dropped) return;
         const extra = body.size + c.length - reserved;
@@ -135,7 +135,10 @@ export class RequestGate {
         body.add(c);
       });
       req.on('end', () => {
-        if (!body.dropped) resolve(body.text());
+        if (body.dropped) return;
+        const text = body.text();
+        // The text holds the body now; the budget counts it until the answer is sent.
+        resolve(text);
       });
       // The client left mid-body: what was held goes now, not when the answer would have.
       const gone = (): void => {
@@ -178,41 +181,45 @@ export class RequestGate {
   }
 }
 
+/** A resizable ArrayBuffer: ES2024, which Node 20 has and this project's TypeScript lib does not name yet. */
+interface Resizable extends ArrayBuffer {
+  resize(bytes: number): void;
+}
+const ResizableBuffer = ArrayBuffer as unknown as new (bytes: number, o: { maxByteLength: number }) => Resizable;
+
 /**
- * A body as it arrives: copied into one buffer of the declared length (a large one is its own
- * allocation, returned to the system as soon as it is let go), or kept as chunks when no
- * length was declared.
+ * A body as it arrives, in one resizable buffer that grows with it up to `max` bytes: memory
+ * is taken only for what has come, and given back to the system the moment the body is
+ * decoded or dropped (a shrink returns the pages at once, where a dropped buffer would wait
+ * for a garbage collection that an idle server may not run for a long time).
  */
 class BodyBuffer {
   size = 0;
   dropped = false;
-  private whole: Buffer | null;
-  private chunks: Buffer[] = [];
+  private readonly bytes: Resizable;
 
-  constructor(declared: number | null) {
-    this.whole = declared === null ? null : Buffer.allocUnsafeSlow(declared);
+  constructor(max: number) {
+    this.bytes = new ResizableBuffer(0, { maxByteLength: max });
   }
 
   add(c: Buffer): void {
-    if (this.whole && this.size + c.length <= this.whole.length) c.copy(this.whole, this.size);
-    else this.chunks.push(c);
+    this.bytes.resize(this.size + c.length);
+    new Uint8Array(this.bytes, this.size, c.length).set(c);
     this.size += c.length;
   }
 
+  /** The body as text; its bytes are given back. */
   text(): string {
-    if (this.whole && this.chunks.length === 0) return this.whole.toString('utf8', 0, this.size);
-    const head = this.whole ? [this.whole.subarray(0, this.size - sum(this.chunks))] : [];
-    return Buffer.concat([...head, ...this.chunks]).toString('utf8');
+    const text = Buffer.from(this.bytes, 0, this.size).toString('utf8');
+    this.drop();
+    return text;
   }
 
   drop(): void {
     this.dropped = true;
-    this.whole = null;
-    this.chunks = [];
+    this.bytes.resize(0);
   }
 }
-
-const sum = (chunks: readonly Buffer[]): number => chunks.reduce((n, c) => n + c.length, 0);
 
 /** Listens on `port` and `host`; resolves to the port had (the one picked, for port 0) and the host as a URL writes it. */
 export function listen(server: Server, port: number, host: string): Promise<{ port: number; host: string }> {
