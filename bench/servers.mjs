@@ -3,6 +3,8 @@
 // batch whose labels ask for the largest ledgers, with an honest one-item request sent beside
 // it. Each server is a real child process started as a user starts it; its memory is read
 // from /proc (peak: VmHWM, now: VmRSS), so this section needs Linux.
+// Targets: a peak at most the body budget plus 64 MB over the baseline; under 10,000-row
+// ledgers, at most 300 MB and no honest request slower than a second.
 // Run directly: `node bench/servers.mjs`.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -99,7 +101,7 @@ async function slowBodies(url, path, n, declared, sent) {
 const settle = () => new Promise((r) => setTimeout(r, Number(process.env.BAS_BENCH_SETTLE_MS ?? 1500)));
 
 /** Unfinished bodies against one server: peak above the baseline, and what is left once the clients go. */
-async function bodiesRows(name, command, path, n, declared, sent, warm) {
+async function bodiesRows(name, command, path, n, declared, sent, budgetMb, warm) {
   const server = await start(command);
   try {
     await warm(server.url);
@@ -112,7 +114,13 @@ async function bodiesRows(name, command, path, n, declared, sent, warm) {
     const refused = statuses.filter((s) => s >= 400).length;
     return [
       { name: `${name}: ${n} bodies of ${sent / MB} MB left unfinished: baseline`, value: base, unit: 'MB' },
-      { name: '  same: peak resident memory', value: peak, unit: 'MB' },
+      {
+        name: '  same: peak resident memory over the baseline',
+        value: peak - base,
+        unit: 'MB',
+        target: `<= ${Math.round(budgetMb + 64)}`,
+        pass: peak - base <= budgetMb + 64,
+      },
       { name: '  same: after the clients left', value: after, unit: 'MB' },
       { name: '  same: connections refused with a status', value: refused, unit: `of ${n}` },
     ];
@@ -155,11 +163,13 @@ async function ledgerRows(requests, items) {
     return [
       { name: `reward-server: ${requests} x /score of ${items} 10,000-row labels: baseline`, value: base, unit: 'MB' },
       { name: `  same: statuses (${statuses}), the last answered after`, value: slowest, unit: 'ms' },
-      { name: '  same: peak resident memory', value: peak, unit: 'MB' },
+      { name: '  same: peak resident memory', value: peak, unit: 'MB', target: '<= 300', pass: peak <= 300 },
       {
         name: `  same: slowest of ${delays.length} honest one-item requests beside them`,
         value: Math.max(...delays),
         unit: 'ms',
+        target: '<= 1,000',
+        pass: Math.max(...delays) <= 1000,
       },
       { name: '  same: median of those', value: delays.sort((a, b) => a - b)[delays.length >> 1], unit: 'ms' },
     ];
@@ -174,8 +184,30 @@ export async function benchServers(only = process.env.BAS_BENCH_SERVERS ?? 'bodi
     post(`${url}/v1/chat/completions`, JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }));
   const rows = [];
   if (only.includes('bodies')) {
-    rows.push(...(await bodiesRows('reward-server', 'reward-server', '/score', 24, 63 * MB, 60 * MB, warmReward)));
-    rows.push(...(await bodiesRows('bas serve', 'serve', '/v1/chat/completions', 60, 8 * MB, 7.9 * MB, warmServe)));
+    rows.push(
+      ...(await bodiesRows(
+        'reward-server',
+        'reward-server',
+        '/score',
+        24,
+        63 * MB,
+        60 * MB,
+        128 * 1.048576,
+        warmReward,
+      )),
+    );
+    rows.push(
+      ...(await bodiesRows(
+        'bas serve',
+        'serve',
+        '/v1/chat/completions',
+        60,
+        8 * MB,
+        7.9 * MB,
+        64 * 1.048576,
+        warmServe,
+      )),
+    );
   }
   if (only.includes('ledgers')) {
     rows.push(...(await ledgerRows(1, 512)));
