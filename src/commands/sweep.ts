@@ -46,13 +46,7 @@ import type { EvalEvent, EvalResult } from '../engine/events.js';
 import { runEval } from '../engine/run-eval.js';
 import { COMMAND_FLAGS } from '../settings/command-flags.js';
 import { checkOutputs } from '../settings/output-paths.js';
-import {
-  evalNotice,
-  evalSettingsFromFlags,
-  outcomeError,
-  renderEvalResult,
-  withStopSignal,
-} from './eval.js';
+import { evalNotice, evalSettingsFromFlags, outcomeError, renderEvalResult, withStopSignal } from './eval.js';
 import * as std from '../io/std.js';
 
 export type SweepFlags = Omit<EvalFlags, 'model'> & {
