@@ -33,7 +33,7 @@ import {
 import { runEndpoints, useEndpoint } from '../runfile/endpoints.js';
 import * as std from '../io/std.js';
 
-export type { EvalEvent, EvalResult } from './events.js';
+export type { EvalResult } from './events.js';
 
 /** The plan of a run, whose resume (if any) carries its run.json as src/runfile reads it. */
 export type RunPlan = EvalPlan<RunInfo>;

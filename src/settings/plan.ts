@@ -48,7 +48,7 @@ export interface EndpointTarget {
 }
 
 /** The tasks of a run: the generator's configuration and which (task, rollout) pairs. */
-export interface TaskPlan {
+interface TaskPlan {
   config: TaskConfig;
   n: number;
   rollouts: number;
@@ -56,7 +56,7 @@ export interface TaskPlan {
 }
 
 /** How a run is bounded. */
-export interface RunLimits {
+interface RunLimits {
   concurrency: number;
   maxRetries: number;
   episodeTimeoutMs: number;
