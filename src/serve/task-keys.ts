@@ -28,7 +28,7 @@ export interface CacheStats {
  * little for the rest. A default task's key is about 2 KB; a 10,000-row ledger whose every
  * row is faulty, about 2.2 MB.
  */
-export function keyBytes(key: AnswerKey): number {
+function keyBytes(key: AnswerKey): number {
   let bytes = 1024;
   for (const id in key.faults) bytes += 200 + 2 * id.length + 16 * key.faults[id]!.length;
   return bytes;

@@ -376,7 +376,7 @@ export const COMMAND_FLAGS = {
       default: 8,
       parse: number(0.001, 1024),
     } satisfies Flag<number>,
-    // The same as serve's DEFAULT_BODY_BUDGET_BYTES and DEFAULT_MAX_CONNECTIONS (the same test).
+    // The same as serve's DEFAULT_BODY_BUDGET_BYTES and DEFAULT_MAX_CONNECTIONS (tests/serve/bounds.test.ts holds them equal).
     bodyBudgetMb: bodyBudget(64),
     maxConnections: maxConnections(4096),
     seed: {
@@ -440,7 +440,7 @@ export const COMMAND_FLAGS = {
       default: 64,
       parse: number(0.001, 1024),
     } satisfies Flag<number>,
-    // The same as the reward server's DEFAULT_BODY_BUDGET_BYTES and DEFAULT_MAX_CONNECTIONS (a test holds them equal).
+    // The same as the reward server's defaults, as are --cache-mb and --max-rows (tests/serve/bounds.test.ts).
     bodyBudgetMb: bodyBudget(128),
     maxConnections: maxConnections(1024),
     // A default task's key is about 1 KB (20,000 keys, some 20 MB); a 10,000-row one about 3 MB.

@@ -10,8 +10,11 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GradeQueue, RowBudget, type Lane } from '../../src/serve/grade-queue.js';
+import * as rewardDefaults from '../../src/serve/reward-server.js';
 import { startRewardServer, type RewardServerOptions } from '../../src/serve/reward-server.js';
+import * as serveDefaults from '../../src/serve/serve.js';
 import { startServer, type RunningServer } from '../../src/serve/serve.js';
+import { COMMAND_FLAGS } from '../../src/settings/command-flags.js';
 import type { Scores } from '../../src/task/types.js';
 import { DIST } from '../support/cli.js';
 import { QUIET_SERVE } from '../support/serve-options.js';
@@ -226,5 +229,19 @@ describe('grading takes every request in turn', () => {
     order.push(`honest ${honest.status}`);
     await hostile;
     expect(order).toEqual(['honest 200', 'hostile 200']);
+  });
+});
+
+describe('the flags that set the bounds', () => {
+  it("default to the servers' own defaults (settings do not import serve)", () => {
+    const MIB = 1024 * 1024;
+    const serve = COMMAND_FLAGS.serve;
+    expect(serve.bodyBudgetMb.default * MIB).toBe(serveDefaults.DEFAULT_BODY_BUDGET_BYTES);
+    expect(serve.maxConnections.default).toBe(serveDefaults.DEFAULT_MAX_CONNECTIONS);
+    const r = COMMAND_FLAGS['reward-server'];
+    expect(r.bodyBudgetMb.default * MIB).toBe(rewardDefaults.DEFAULT_BODY_BUDGET_BYTES);
+    expect(r.maxConnections.default).toBe(rewardDefaults.DEFAULT_MAX_CONNECTIONS);
+    expect(r.cacheMb.default * MIB).toBe(rewardDefaults.DEFAULT_CACHE_BYTES);
+    expect(r.maxRows.default).toBe(rewardDefaults.DEFAULT_MAX_ROWS);
   });
 });
