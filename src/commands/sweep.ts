@@ -27,26 +27,27 @@ import {
   MAX_POINTS,
   planModels,
   readSweepPlan,
-  removeSweepPlan,
   sweepFile,
   writeSweepPlan,
   type SweepPlan,
   type SweepPlanPoint,
 } from '../runfile/sweep-file.js';
 import { urlWithoutCredentials } from '../io/secrets.js';
-import { readRun } from '../report/read.js';
-import { buildSweep, pointName, renderSweep, renderSweepCsv, type SweepResult } from '../report/sweep.js';
+import { pointName, readSweepFolder, renderSweep, renderSweepCsv } from '../report/sweep.js';
 import { durationText } from '../report/provenance.js';
-import { CompensatedSum } from '../summary/compensated-sum.js';
+import { progressDisplay, type ProgressDisplay } from '../engine/progress.js';
 import type { EvalFlags } from '../settings/settings.js';
 import { configPathFrom, loadConfigFile } from '../settings/config.js';
 import { loadProviders } from '../settings/providers.js';
 import { unconfirmedPlanEndpoint, type EndpointFlags } from '../settings/resume-trust.js';
 import type { EvalEvent, EvalResult } from '../engine/events.js';
-import { runEval, type RunPlan } from '../engine/run-eval.js';
+import type { RunPlan } from '../engine/run-eval.js';
+import { planPoint, runSweep, type SweepOutcome, type SweepPoint, type SweepRun } from '../engine/sweep.js';
+import { SETTINGS } from '../settings/setting-table.js';
 import { COMMAND_FLAGS } from '../settings/command-flags.js';
 import { checkOutputs } from '../settings/output-paths.js';
-import { evalNotice, evalPlanFromFlags, outcomeError, renderEvalResult, withStopSignal } from './eval.js';
+import { withStopSignal } from '../io/stop-signal.js';
+import { evalNotice, evalPlanFromFlags, outcomeError, renderEvalResult } from './eval-run.js';
 import * as std from '../io/std.js';
 
 export type SweepFlags = Omit<EvalFlags, 'model'> & {
@@ -191,54 +192,29 @@ function reworded(err: unknown, message: (text: string) => string): unknown {
 }
 
 /**
- * One line per point on stderr: on a terminal with progress on, redrawn in place as rollouts
- * finish (reward so far), then left as the point's final line; elsewhere only the final line.
+ * One line per point on stderr: on a terminal with progress on, the progress display of
+ * `bas eval` redrawn in place after the point's label, then the point's final line; elsewhere
+ * only the final line.
  */
 class PointLine {
-  private done = 0;
-  private errored = 0;
-  private readonly rewardSum = new CompensatedSum();
-  private total = 0;
-  private last = 0;
   private readonly t0 = Date.now();
-  private readonly live: boolean;
+  private readonly display: ProgressDisplay | null;
 
   constructor(
     private readonly label: string,
-    live: boolean,
+    progress: boolean,
   ) {
-    this.live = live && std.stderr().isTTY === true;
+    this.display = progress ? progressDisplay({ stream: std.stderr(), label, milestones: false }) : null;
   }
 
   onEvent(e: EvalEvent): void {
-    if (e.type === 'started') {
-      this.total = e.total;
-      this.done = e.already;
-    } else if (e.type === 'rollout') {
-      this.done++;
-      if (e.record.error === null || e.record.error === undefined) this.rewardSum.add(e.record.reward ?? 0);
-      else this.errored++;
-      const now = Date.now();
-      if (this.live && now - this.last >= 250) {
-        this.last = now;
-        const scored = this.done - this.errored;
-        const so = scored > 0 ? `reward ${(this.rewardSum.value / scored).toFixed(3)} so far` : 'no reward yet';
-        this.draw(
-          `${this.done}/${this.total} rollouts, ${so}, ${this.errored} errored, ${durationText((now - this.t0) / 1000)}`,
-        );
-      }
-    }
+    this.display?.onEvent(e);
   }
 
-  private draw(text: string): void {
-    const width = Math.max(40, (std.stderr().columns ?? 100) - 1);
-    std.stderr().write(`\r\x1b[K${terminalText(`${this.label}: ${text}`).slice(0, width)}`);
-  }
-
-  /** The final line (a newline ends a live one). */
+  /** The final line (the live one is cleared first). */
   finish(text: string): void {
-    const line = `${terminalText(`${this.label}: ${text}`)}, ${durationText((Date.now() - this.t0) / 1000)}`;
-    std.stderr().write(this.live ? `\r\x1b[K${line}\n` : `${line}\n`);
+    this.display?.finish();
+    std.stderr().write(`${terminalText(`${this.label}: ${text}`)}, ${durationText((Date.now() - this.t0) / 1000)}\n`);
   }
 }
 
@@ -273,14 +249,161 @@ function pointFlags(plan: SweepPlan, p: SweepPlanPoint, sub: string, confirm: Re
   };
 }
 
+/** Where a point stands, for the words of a failure: `model, 12 rows` (the model only when there are several). */
+function whereOf(run: SweepRun, point: SweepPoint): string {
+  return `${planModels(run.file).length > 1 ? `${point.model}, ` : ''}${pointName(point.spec)}`;
+}
+
+/**
+ * Each point's plan, before the first runs: a point begun already resumes with its run.json's
+ * plan; the others take their model's plan (resolved once from the sweep's flags and config)
+ * with their own rows, fault rate and folder. On a resume a point that cannot be planned says
+ * which it is and how to go on.
+ */
+async function planSweep(
+  dir: string,
+  file: SweepPlan,
+  fresh: boolean,
+  confirm: Record<string, string>,
+): Promise<SweepRun> {
+  const models = planModels(file);
+  const bases = new Map<string, RunPlan>();
+  const run: SweepRun = { dir, file, fresh, points: [] };
+  for (const spec of file.points) {
+    const sub = join(dir, spec.folder);
+    const model = spec.model ?? models[0] ?? '';
+    try {
+      if (!fresh && existsSync(join(sub, RUN_FILE))) {
+        const plan = await evalPlanFromFlags([], { resume: sub, ...confirm }, { models: true });
+        run.points.push({ spec, model, dir: sub, resumed: true, plan });
+        continue;
+      }
+      let base = bases.get(model);
+      if (base === undefined) {
+        base = await evalPlanFromFlags(file.words, pointFlags(file, spec, sub, confirm), { models: true });
+        bases.set(model, base);
+      }
+      // sweep.json is a file from elsewhere: its grid values are checked as the flags are.
+      const checked = {
+        ...spec,
+        num_transactions: SETTINGS.numTransactions.parse(
+          spec.num_transactions,
+          `${sweepFile(dir)}: "num_transactions"`,
+        ),
+        fault_rate:
+          spec.fault_rate === null
+            ? null
+            : SETTINGS.faultRate.parse(spec.fault_rate, `${sweepFile(dir)}: "fault_rate"`),
+      };
+      run.points.push(planPoint(base, checked, sub));
+    } catch (err) {
+      if (fresh) throw err;
+      const where = `${spec.model === undefined ? '' : `${spec.model}, `}${pointName(spec)}`;
+      throw reworded(
+        err,
+        (m) => `sweep stopped at ${where}: ${asClause(m)}; continue the whole sweep with bas sweep --resume ${dir}`,
+      );
+    }
+  }
+  return run;
+}
+
+/**
+ * Runs the sweep with its points' lines on stderr, stopped by the process's signals, and
+ * returns how it ended. `--check` checks each model's endpoint once, before its first run
+ * that has work.
+ */
+async function runSweepCommand(run: SweepRun, flags: SweepFlags): Promise<SweepOutcome> {
+  const progress = flags.progress !== false;
+  const checked = new Set<string>();
+  let line: PointLine | null = null;
+  const total = run.points.length;
+  return withStopSignal((signal) =>
+    runSweep(run, {
+      signal,
+      env: std.env(),
+      preflight: async (point) => {
+        if (!point.plan.settings.check || checked.has(point.model)) return;
+        checked.add(point.model);
+        await (await import('./check.js')).runCheck(point.plan, std.env(), std.stderr());
+      },
+      onEvent: (e) => {
+        switch (e.type) {
+          case 'point-started': {
+            const label = `bas: [${e.index + 1}/${total}] ${total > 1 && planModels(run.file).length > 1 ? `${e.point.model}, ` : ''}${pointName(e.point.spec)}${e.point.resumed ? ' (resumed)' : ''}`;
+            line = new PointLine(label, progress);
+            return;
+          }
+          case 'point-event': {
+            line?.onEvent(e.event);
+            // Notices of a resumed or restarted point are the sweep's own line's business;
+            // warnings are always shown.
+            const notice = evalNotice(e.event);
+            if (notice !== null && (flags.verbose || e.event.type === 'warning')) std.stderr().write(notice);
+            return;
+          }
+          case 'point-failed':
+            line?.finish('not run');
+            return;
+          case 'point-ended':
+            line?.finish(pointOutcome(e.result));
+            if (flags.verbose) std.stderr().write(renderEvalResult(e.result, e.point.plan, false));
+            return;
+        }
+      },
+    }),
+  );
+}
+
+/** The error a sweep's end gives `bas sweep` (its exit code and its one line), or null when every point went well. */
+function sweepError(run: SweepRun, outcome: SweepOutcome): unknown {
+  const { dir } = run;
+  const afresh = (m: string): string =>
+    `${asClause(m)}. Nothing of the sweep was scored: run the same bas sweep command with the cause fixed, in the same --output ${dir}`;
+  const later = (point: SweepPoint) => (m: string) =>
+    `sweep stopped at ${point.spec.model === undefined ? '' : `${point.spec.model}, `}${pointName(point.spec)}: ${asClause(m)}; continue the whole sweep with bas sweep --resume ${dir}`;
+  switch (outcome.kind) {
+    case 'failed': {
+      const point = run.points[outcome.index]!;
+      return reworded(outcome.error, outcome.withdrawn ? afresh : later(point));
+    }
+    case 'stopped': {
+      // A stop of the whole sweep: its own line, naming the run, with the sweep's resume
+      // (eval's line would point at the run's folder).
+      const point = run.points[outcome.index]!;
+      const where = whereOf(run, point);
+      const o = outcome.result.outcome;
+      if (o.kind === 'interrupted') {
+        const reason = o.reason instanceof InterruptedError ? o.reason : null;
+        return new InterruptedError(
+          `${reason?.message ?? 'interrupted'} at ${where}; finished rollouts are kept: continue the whole sweep with bas sweep --resume ${dir}`,
+          reason?.exitCode ?? 130,
+        );
+      }
+      const message = o.kind === 'endpoint-stopped' ? o.failure.message : '';
+      if (outcome.withdrawn) return reworded(new FatalRunError(message), afresh);
+      return new FatalRunError(
+        `${asClause(message)}; sweep stopped at ${where}: fix the cause and continue the whole sweep with bas sweep --resume ${dir}`,
+      );
+    }
+    case 'done': {
+      if (outcome.failed.length === 0) return null;
+      const first = outcome.failed[0]!;
+      const point = run.points[first.index]!;
+      const error = outcomeError(first.result, point.plan)!;
+      return new ErrorRateError(
+        `${outcome.failed.length} of ${run.points.length} runs ended over their error budget or with nothing completed (first: ${point.model} at ${pointName(point.spec)}: ${error.message.replace(/[.\s]+$/, '')}); bas sweep --resume ${dir} re-runs their errored rollouts`,
+      );
+    }
+  }
+}
+
 export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
   if ([flags.json, flags.csv].filter(Boolean).length > 1) throw new ConfigError('give --json or --csv, not both');
   let dir: string;
-  let plan: SweepPlan;
+  let file: SweepPlan;
   /** Endpoint flags given again on a resume: they go to every point. */
   const confirm: Record<string, string> = {};
-  /** Settings already read, by point folder: each model's first point of a fresh sweep. */
-  const read = new Map<string, RunPlan>();
   if (flags.resume) {
     // `adapt: true` is commander's default for `--no-adapt`, not something the user said.
     const extra = Object.entries(flags).filter(
@@ -292,63 +415,19 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
       );
     }
     dir = flags.resume;
-    plan = readSweepPlan(dir);
+    file = readSweepPlan(dir);
     for (const k of ENDPOINT_FLAGS) {
       const v = flags[k as keyof SweepFlags];
       if (typeof v === 'string') confirm[k] = v;
     }
-    refuseUnconfirmedPlan(plan, confirm, sweepFile(dir));
+    refuseUnconfirmedPlan(file, confirm, sweepFile(dir));
   } else {
-    const numTransactions = textFlag(flags.numTransactions);
-    const faultRate = textFlag(flags.faultRate);
-    const output = textFlag(flags.output);
-    // sweep.json keeps the flags for --resume, and a file must never hold a secret.
-    const baseUrl = textFlag(flags.baseUrl);
-    if (baseUrl !== undefined && urlWithoutCredentials(baseUrl) !== baseUrl) {
-      throw new ConfigError(
-        '--base-url carries credentials (user:password@ or a key in its query), which sweep.json would keep for --resume: give the key through --api-key-var instead',
-      );
-    }
-    if (!numTransactions)
-      throw new ConfigError(
-        'bas sweep needs --num-transactions with the points, e.g. --num-transactions 12,24,60,120,240',
-      );
-    const { numTransactions: rowsFlag, faultRate: ratesFlag } = COMMAND_FLAGS.sweep;
-    const rows = rowsFlag.parse(numTransactions, '--num-transactions');
-    const rates = faultRate === undefined ? [null] : ratesFlag.parse(faultRate, '--fault-rate');
-    const models = sweepModels(flags.model, words, textFlag(flags.config));
-    const count = rows.length * rates.length * models.length;
-    if (count > MAX_POINTS)
-      throw new ConfigError(
-        `a sweep has at most ${MAX_POINTS} runs (models × rows × fault rates); these make ${count}`,
-      );
-    dir = output ?? defaultSweepDir(models);
-    if (existsSync(dir) && readdirSync(dir).length > 0 && !(await onlyFailedStarts(dir))) {
-      throw new ConfigError(
-        `sweep folder ${dir} exists and is not empty: continue it with bas sweep --resume ${dir}, or give another --output`,
-      );
-    }
-    const evalFlags = Object.fromEntries(
-      Object.entries(flags).filter(([k, v]) => v !== undefined && !OWN.has(k)),
-    ) as SweepPlan['flags'];
-    plan = {
-      kind: 'bas-sweep',
-      created_at: new Date().toISOString(),
-      model: models.length === 1 ? models[0]! : null,
-      models,
-      points: gridPoints(models, rows, rates),
-      flags: evalFlags,
-      words,
-    };
-    // Each model's settings are read as its runs will read them (an unknown built-in model,
-    // a flag its settings refuse) before the plan is written or any run starts; its first
-    // point runs with them, so the config file and the registry are read once for it.
-    for (const m of models) {
-      const first = plan.points.find((p) => (p.model ?? models[0]) === m)!;
-      const flagsOf = pointFlags(plan, first, join(dir, first.folder), confirm);
-      read.set(first.folder, await evalPlanFromFlags(words, flagsOf, { models: true }));
-    }
+    ({ dir, file } = await newSweep(words, flags));
   }
+  // Every point is planned before any runs: a setting a point's run would refuse (an unknown
+  // built-in model, a bad --temperature) is refused before sweep.json is written.
+  const fresh = !flags.resume;
+  const run = await planSweep(dir, file, fresh, confirm);
   // Every output is checked before the first point runs: the HTML page may not be written
   // into the sweep folder, which the sweep fills itself.
   checkOutputs([
@@ -357,116 +436,19 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
       flag: '--html',
       path: flags.html,
       kind: 'file',
-      inputs: [sweepFile(dir), ...plan.points.flatMap((p) => runInputs(join(dir, p.folder)))],
+      inputs: [sweepFile(dir), ...file.points.flatMap((p) => runInputs(join(dir, p.folder)))],
       owned: [dir],
     },
   ]);
+  // A fresh sweep writes its plan first; if its first point is refused before anything was
+  // scored, runSweep takes the plan back, so the same command, corrected, can use the folder.
+  if (fresh) await writeSweepPlan(dir, file);
 
-  // A fresh sweep writes its plan first; if eval then refuses the first point's flags (say,
-  // a bad --temperature) before anything ran, the plan is taken back, so the same command,
-  // corrected, can use the same folder.
-  const fresh = !flags.resume;
-  if (fresh) await writeSweepPlan(dir, plan);
+  const outcome = await runSweepCommand(run, flags);
+  const error = sweepError(run, outcome);
+  if (outcome.kind !== 'done') throw error;
 
-  const progress = flags.progress !== false;
-  /** Points whose run ended over its error budget or with nothing completed: the sweep goes on, and exits 3. */
-  const failed: Array<{ label: string; error: Error }> = [];
-  /** Models whose endpoint --check has checked in this invocation. */
-  const checked = new Set<string>();
-  await withStopSignal(async (signal) => {
-    for (const [i, p] of plan.points.entries()) {
-      const sub = join(dir, p.folder);
-      // A fresh sweep starts every point anew (eval starts a failed start's folder again).
-      const started = !fresh && existsSync(join(sub, RUN_FILE));
-      const model = p.model ?? planModels(plan)[0] ?? '';
-      const label = `bas: [${i + 1}/${plan.points.length}] ${plan.points.length > 1 && planModels(plan).length > 1 ? `${model}, ` : ''}${pointName(p)}${started ? ' (resumed)' : ''}`;
-      let settings: RunPlan;
-      let result: EvalResult;
-      const line = new PointLine(label, progress);
-      try {
-        settings =
-          read.get(p.folder) ??
-          (await evalPlanFromFlags(
-            started ? [] : plan.words,
-            started ? { resume: sub, ...confirm } : pointFlags(plan, p, sub, confirm),
-            { models: true },
-          ));
-        const s = settings;
-        // --check: each model's endpoint is checked once, before its first run that has work.
-        const check = s.settings.check && !checked.has(model);
-        result = await runEval(settings, {
-          signal,
-          env: std.env(),
-          preflight: check
-            ? async () => {
-                checked.add(model);
-                await (await import('./check.js')).runCheck(s, std.env(), std.stderr());
-              }
-            : undefined,
-          onEvent: (e) => {
-            line.onEvent(e);
-            // Notices of a resumed or restarted point are the sweep's own line's business;
-            // warnings are always shown.
-            const notice = evalNotice(e);
-            if (notice !== null && (flags.verbose || e.type === 'warning')) std.stderr().write(notice);
-          },
-        });
-      } catch (err) {
-        line.finish('not run');
-        throw await pointFailure(err, i, sub, p);
-      }
-      line.finish(pointOutcome(result));
-      if (flags.verbose) std.stderr().write(renderEvalResult(result, settings, false));
-      const error = outcomeError(result, settings);
-      if (error === null) continue;
-      if (result.outcome.kind === 'over-error-budget' || result.outcome.kind === 'nothing-completed') {
-        failed.push({ label: `${model} at ${pointName(p)}`, error });
-        continue;
-      }
-      // A stop of the whole sweep: its own line, naming the run, with the sweep's resume
-      // (eval's line would point at the run's folder).
-      const where = `${planModels(plan).length > 1 ? `${model}, ` : ''}${pointName(p)}`;
-      const { outcome } = result;
-      if (outcome.kind === 'interrupted') {
-        const reason = outcome.reason instanceof InterruptedError ? outcome.reason : null;
-        throw new InterruptedError(
-          `${reason?.message ?? 'interrupted'} at ${where}; finished rollouts are kept: continue the whole sweep with bas sweep --resume ${dir}`,
-          reason?.exitCode ?? 130,
-        );
-      }
-      if (outcome.kind === 'endpoint-stopped' && !(fresh && i === 0 && outcome.restartable))
-        throw new FatalRunError(
-          `${asClause(outcome.failure.message)}; sweep stopped at ${where}: fix the cause and continue the whole sweep with bas sweep --resume ${dir}`,
-        );
-      throw await pointFailure(
-        outcome.kind === 'endpoint-stopped' ? new FatalRunError(outcome.failure.message) : error,
-        i,
-        sub,
-        p,
-      );
-    }
-  });
-
-  async function pointFailure(err: unknown, i: number, sub: string, p: SweepPlanPoint): Promise<unknown> {
-    if (fresh && i === 0 && (!existsSync(join(sub, RUN_FILE)) || (await heldRun(sub)) === 'failed-start')) {
-      // Nothing was scored: the plan is taken back, and the point's folder is one eval can
-      // start again, so the same sweep command, corrected, can use this folder.
-      removeSweepPlan(dir);
-      return reworded(
-        err,
-        (m) =>
-          `${asClause(m)}. Nothing of the sweep was scored: run the same bas sweep command with the cause fixed, in the same --output ${dir}`,
-      );
-    }
-    // Eval's message names the point's folder; the sweep is continued as a whole.
-    return reworded(
-      err,
-      (m) =>
-        `sweep stopped at ${p.model === undefined ? '' : `${p.model}, `}${pointName(p)}: ${asClause(m)}; continue the whole sweep with bas sweep --resume ${dir}`,
-    );
-  }
-
-  const result = await sweepResult(dir, plan);
+  const result = await readSweepFolder(dir);
   if (flags.html) {
     const { sweepPage } = await import('../report/html/sweep-page.js');
     await withSink(fileSink(flags.html, '--html'), async (sink) => sink.write(sweepPage(result)));
@@ -477,24 +459,49 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
       flags.json ? JSON.stringify(result, null, 2) + '\n' : flags.csv ? renderSweepCsv(result) : renderSweep(result),
     );
   if (flags.html) std.stderr().write(`bas: HTML sweep written to ${flags.html}\n`);
-  if (failed.length > 0) {
-    const first = failed[0]!;
-    throw new ErrorRateError(
-      `${failed.length} of ${plan.points.length} runs ended over their error budget or with nothing completed (first: ${first.label}: ${first.error.message.replace(/[.\s]+$/, '')}); bas sweep --resume ${dir} re-runs their errored rollouts`,
-    );
-  }
+  if (error !== null) throw error;
 }
 
-/** Every point of a sweep folder, read back from its run folders. */
-async function sweepResult(dir: string, plan: SweepPlan): Promise<SweepResult> {
-  const models = planModels(plan);
-  const points = [];
-  for (const p of plan.points)
-    points.push({
-      num_transactions: p.num_transactions,
-      fault_rate: p.fault_rate,
-      model: p.model ?? (models.length === 1 ? models[0] : null),
-      data: await readRun(join(dir, p.folder)),
-    });
-  return buildSweep(dir, points, models);
+/** A new sweep's folder and plan, from its flags: the grid, the models, the folder (empty, or only failed starts). */
+async function newSweep(words: string[], flags: SweepFlags): Promise<{ dir: string; file: SweepPlan }> {
+  const numTransactions = textFlag(flags.numTransactions);
+  const faultRate = textFlag(flags.faultRate);
+  const output = textFlag(flags.output);
+  // sweep.json keeps the flags for --resume, and a file must never hold a secret.
+  const baseUrl = textFlag(flags.baseUrl);
+  if (baseUrl !== undefined && urlWithoutCredentials(baseUrl) !== baseUrl) {
+    throw new ConfigError(
+      '--base-url carries credentials (user:password@ or a key in its query), which sweep.json would keep for --resume: give the key through --api-key-var instead',
+    );
+  }
+  if (!numTransactions)
+    throw new ConfigError(
+      'bas sweep needs --num-transactions with the points, e.g. --num-transactions 12,24,60,120,240',
+    );
+  const { numTransactions: rowsFlag, faultRate: ratesFlag } = COMMAND_FLAGS.sweep;
+  const rows = rowsFlag.parse(numTransactions, '--num-transactions');
+  const rates = faultRate === undefined ? [null] : ratesFlag.parse(faultRate, '--fault-rate');
+  const models = sweepModels(flags.model, words, textFlag(flags.config));
+  const count = rows.length * rates.length * models.length;
+  if (count > MAX_POINTS)
+    throw new ConfigError(`a sweep has at most ${MAX_POINTS} runs (models × rows × fault rates); these make ${count}`);
+  const dir = output ?? defaultSweepDir(models);
+  if (existsSync(dir) && readdirSync(dir).length > 0 && !(await onlyFailedStarts(dir))) {
+    throw new ConfigError(
+      `sweep folder ${dir} exists and is not empty: continue it with bas sweep --resume ${dir}, or give another --output`,
+    );
+  }
+  const evalFlags = Object.fromEntries(
+    Object.entries(flags).filter(([k, v]) => v !== undefined && !OWN.has(k)),
+  ) as SweepPlan['flags'];
+  const file: SweepPlan = {
+    kind: 'bas-sweep',
+    created_at: new Date().toISOString(),
+    model: models.length === 1 ? models[0]! : null,
+    models,
+    points: gridPoints(models, rows, rates),
+    flags: evalFlags,
+    words,
+  };
+  return { dir, file };
 }

@@ -12,6 +12,10 @@ import type { OutStream } from '../io/std.js';
 export interface ProgressOptions {
   stream: OutStream;
   now?: () => number;
+  /** Words before the line (`bas sweep` names the point). */
+  label?: string;
+  /** In a pipe or a log, a line every tenth of the run (default); false: nothing but on a terminal. */
+  milestones?: boolean;
 }
 
 function duration(seconds: number): string {
@@ -77,6 +81,7 @@ export interface ProgressDisplay {
 export function progressDisplay(o: ProgressOptions): ProgressDisplay {
   const now = o.now ?? Date.now;
   const tty = Boolean(o.stream.isTTY);
+  const prefix = o.label === undefined ? '' : `${o.label}: `;
   // Set by the 'started' event: the run's size, what earlier sessions did, the ceiling (-c).
   let total = 0;
   let already = 0;
@@ -115,16 +120,17 @@ export function progressDisplay(o: ProgressOptions): ProgressDisplay {
     if (tty) {
       if (t - lastDraw < 100 && finished < total) return;
       lastDraw = t;
-      const width = o.stream.columns ? o.stream.columns - 1 : 200;
-      o.stream.write(`\r${terminalText(progressLine(state(), width))}\x1b[K`);
+      const width = (o.stream.columns ? o.stream.columns - 1 : 200) - prefix.length;
+      o.stream.write(`\r${terminalText(prefix + progressLine(state(), Math.max(20, width)))}\x1b[K`);
       drawn = true;
       return;
     }
+    if (o.milestones === false) return;
     const share = finished / total;
     if (share >= nextMilestone && (t - lastDraw >= 5000 || finished === total)) {
       lastDraw = t;
       while (nextMilestone <= share) nextMilestone += 0.1;
-      o.stream.write(`bas: ${terminalText(progressLine(state(), 200))}\n`);
+      o.stream.write(`${o.label === undefined ? 'bas: ' : ''}${terminalText(prefix + progressLine(state(), 200))}\n`);
     }
   };
 

@@ -1,0 +1,114 @@
+/**
+ * What `bas eval` and `bas sweep` share about one run: its plan from the flags (over a config
+ * file, over the saved run with --resume), the line each notice gets on stderr, the tables a
+ * finished run prints, and the error (with its exit code) its outcome ends the command with.
+ */
+import { asClause } from '../io/outside-text.js';
+import { join } from 'node:path';
+import { ConfigError, ErrorRateError, FatalRunError, InterruptedError } from '../errors/index.js';
+import { renderSummary } from '../report/tables.js';
+import { renderEvalHeader, renderEvalCost } from '../report/eval-header.js';
+import { costOf } from '../report/run-report.js';
+import type { Summary } from '../summary/summary.js';
+import { configPathFrom, loadConfigFile, type FileConfig } from '../settings/config.js';
+import type { EvalEvent, EvalResult } from '../engine/events.js';
+import type { RunPlan } from '../engine/run-eval.js';
+import type { EvalFlags } from '../settings/settings.js';
+import { resolvePlan } from '../settings/plan.js';
+import { readSavedRun } from '../runfile/run-info.js';
+import { RUN_FILE } from '../runfile/files.js';
+import { redact } from '../io/secrets.js';
+import { terminalText } from '../io/terminal-text.js';
+import * as std from '../io/std.js';
+
+/** The plan `bas eval` runs: flags over a config file, over the saved run with --resume. */
+export async function evalPlanFromFlags(
+  words: string[],
+  flags: EvalFlags,
+  opts: { models?: boolean } = {},
+): Promise<RunPlan> {
+  const configPath = configPathFrom(words, flags.config, opts.models ? 'bas sweep' : 'bas eval');
+  // A sweep's config may list its `models` (`opts.models`); each of its runs gets its own -m.
+  const file: FileConfig | null = configPath ? loadConfigFile(configPath, { models: opts.models }) : null;
+  if (flags.resume && flags.output)
+    throw new ConfigError('--resume DIR continues the run in DIR; it does not take --output');
+  const resume = flags.resume
+    ? { dir: flags.resume, run: await readSavedRun(flags.resume), file: join(flags.resume, RUN_FILE) }
+    : null;
+  return resolvePlan(flags, file, configPath ?? '', std.env(), resume);
+}
+
+type Notice<K extends EvalEvent['type']> = (e: Extract<EvalEvent, { type: K }>) => string | null;
+
+/** The line each event with one gets on stderr (progress is drawn apart). */
+const NOTICES: { [K in EvalEvent['type']]?: Notice<K> } = {
+  'nothing-to-do': (e) =>
+    e.marked === null
+      ? null
+      : `bas: ${e.dir} had every rollout recorded but was marked ${JSON.stringify(e.marked)}; it is now marked complete\n`,
+  resuming: (e) => `bas: resuming ${e.dir}: ${e.pending} of ${e.total} rollouts to run\n`,
+  restarted: (e) => `bas: ${e.dir} held a run that recorded no scored rollout; starting it again with these settings\n`,
+  warning: (e) => `bas: warning: ${terminalText(redact(e.message))}\n`,
+};
+
+/** The line an event gets on stderr, or null (progress is drawn apart). */
+export function evalNotice(e: EvalEvent): string | null {
+  const notice = NOTICES[e.type] as Notice<typeof e.type> | undefined;
+  return notice ? notice(e as never) : null;
+}
+
+/** What a finished eval prints on its standard output: the header, the tables and the cost, or JSON. */
+export function renderEvalResult(r: EvalResult, plan: RunPlan, json: boolean): string {
+  // The summary, with what it cost at the run's prices (errored rollouts' part apart).
+  if (json) return `${JSON.stringify({ ...r.summary, cost: costOf(r.summary, {}, plan.prices) }, null, 2)}\n`;
+  // A resume with nothing left prints the summary alone, as it always has: nothing ran.
+  if (r.outcome.kind === 'nothing-to-do') return `${renderSummary(r.summary, { title: `${plan.model} · ${r.dir}` })}\n`;
+  const header = renderEvalHeader({ dir: r.dir, info: r.info, elapsedS: r.elapsedS, ranHere: r.ranHere });
+  return `${header}\n${renderSummary(r.summary)}${renderEvalCost(r.summary, plan.prices)}`;
+}
+
+/** "; it used 15,552 tokens ($0.1016), 15,552 of them on errored rollouts", or nothing when none were reported. */
+function spentSoFar(summary: Summary, plan: RunPlan): string {
+  const t = summary.tokens;
+  if (t.total === 0) return '';
+  const c = costOf(summary, {}, plan.prices);
+  const usd = c.total_usd === null ? '' : ` ($${c.total_usd.toFixed(4)})`;
+  const lost = t.unscored.total > 0 ? `, ${t.unscored.total.toLocaleString('en-US')} of them on errored rollouts` : '';
+  return `; it used ${t.total.toLocaleString('en-US')} tokens${usd}${lost}`;
+}
+
+/** The error a run's outcome ends `bas eval` with (its exit code and its one line), or null for success. */
+export function outcomeError(r: EvalResult, plan: RunPlan): Error | null {
+  const { dir, outcome } = r;
+  const { errored, rollouts } = r.summary.counts;
+  const top = r.summary.errors[0];
+  const why = top?.messages[0] ? `; commonest: ${top.type}, "${top.messages[0].example}"` : '';
+  switch (outcome.kind) {
+    case 'ok':
+    case 'nothing-to-do':
+      return null;
+    case 'endpoint-stopped': {
+      const how = outcome.restartable
+        ? `no rollout was scored, so ${dir} can be started again: fix the cause and run bas eval --output ${dir} with the corrected settings`
+        : `finished rollouts are kept in ${dir}; fix the cause and continue with --resume ${dir}`;
+      return new FatalRunError(
+        `${asClause(outcome.failure.message)}; run stopped (${how})${spentSoFar(r.summary, plan)}`,
+      );
+    }
+    case 'interrupted': {
+      const reason = outcome.reason instanceof InterruptedError ? outcome.reason : null;
+      const after = outcome.complete
+        ? `the run had finished: all ${r.total} rollouts are recorded in ${dir}, which is marked complete (bas report ${dir} shows them)`
+        : `finished rollouts are kept in ${dir}: continue with bas eval --resume ${dir}`;
+      return new InterruptedError(`${reason?.message ?? 'interrupted'}; ${after}`, reason?.exitCode ?? 130);
+    }
+    case 'nothing-completed':
+      return new ErrorRateError(
+        `no rollout completed (${errored} errored${why}); bas eval --resume ${dir} re-runs them once the cause is fixed`,
+      );
+    case 'over-error-budget':
+      return new ErrorRateError(
+        `${errored} of ${rollouts} rollouts errored, more than --max-error-rate ${plan.limits.maxErrorRate} allows${why}; bas eval --resume ${dir} re-runs them`,
+      );
+  }
+}

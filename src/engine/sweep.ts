@@ -1,0 +1,124 @@
+/**
+ * A sweep as a library call: `runSweep(sweep, { signal, onEvent })` runs one eval per point of
+ * a planned grid (each through `runEval`, in its own run folder), one after the other, and
+ * says how it ended. Like runEval it prints nothing and installs no handler: the points' own
+ * events come out wrapped with the point they belong to, and `bas sweep` renders them.
+ *
+ * What a point runs is decided before the first one starts (`planPoint`, pure): a new point's
+ * plan is its model's plan with the point's rows, fault rate and folder; a point already begun
+ * resumes with the plan its run.json gives.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { RUN_FILE } from '../runfile/files.js';
+import { heldRun } from '../runfile/results.js';
+import { removeSweepPlan, type SweepPlan, type SweepPlanPoint } from '../runfile/sweep-file.js';
+import { planOf } from '../settings/plan.js';
+import type { EvalEvent, EvalResult } from './events.js';
+import { runEval, type RunPlan } from './run-eval.js';
+
+/** One run of the grid: where it stands in sweep.json, its model, its folder and its plan. */
+export interface SweepPoint {
+  spec: SweepPlanPoint;
+  model: string;
+  dir: string;
+  /** True when its folder held a run already: the plan resumes it. */
+  resumed: boolean;
+  plan: RunPlan;
+}
+
+/** Everything a sweep runs: its folder, its sweep.json, and each point's plan in order. */
+export interface SweepRun {
+  dir: string;
+  file: SweepPlan;
+  /** A sweep begun by this call (sweep.json just written), not a resume. */
+  fresh: boolean;
+  points: SweepPoint[];
+}
+
+/**
+ * A new point's plan: its model's plan (resolved once per model, from the sweep's flags and
+ * config) with the point's rows, fault rate (null: the model plan's) and folder.
+ */
+export function planPoint(base: RunPlan, spec: SweepPlanPoint, dir: string): SweepPoint {
+  const s = base.settings;
+  const settings = {
+    ...s,
+    numTransactions: spec.num_transactions,
+    faultRate: spec.fault_rate ?? s.faultRate,
+    output: dir,
+  };
+  return { spec, model: base.model, dir, resumed: false, plan: planOf(settings) };
+}
+
+/** What `onEvent` hears: a point starting, each event of its run, and how it ended. */
+type SweepEvent =
+  | { type: 'point-started'; index: number; point: SweepPoint }
+  | { type: 'point-event'; index: number; point: SweepPoint; event: EvalEvent }
+  | { type: 'point-ended'; index: number; point: SweepPoint; result: EvalResult }
+  /** Its run rejected: the sweep ends `failed` with the error. */
+  | { type: 'point-failed'; index: number; point: SweepPoint };
+
+/**
+ * How a sweep ended. `done`: every point ran (`failed` lists those over their error budget or
+ * with nothing completed, whose rollouts a resume runs again). `stopped`: a point was
+ * interrupted or stopped by its endpoint; `failed`: a point's run rejected with `error` (a bad
+ * folder, a refused key before any request). The points after either did not run.
+ * `withdrawn`: nothing of a new sweep was scored, so sweep.json was taken back and the same
+ * command may start it again in the same folder.
+ */
+export type SweepOutcome =
+  | { kind: 'done'; failed: Array<{ index: number; result: EvalResult }> }
+  | { kind: 'stopped'; index: number; result: EvalResult; withdrawn: boolean }
+  | { kind: 'failed'; index: number; error: unknown; withdrawn: boolean };
+
+export interface RunSweepOptions {
+  signal?: AbortSignal;
+  onEvent?: (event: SweepEvent) => void;
+  /** Called before a point's run takes its folder, once there is work to do (`bas sweep --check`). */
+  preflight?: (point: SweepPoint) => Promise<void>;
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * Whether a fresh sweep's first point left nothing scored: then sweep.json is taken back, and
+ * the point's folder is one eval starts again, so the same sweep, corrected, can use the folder.
+ */
+async function withdrawn(sweep: SweepRun, index: number): Promise<boolean> {
+  if (!sweep.fresh || index !== 0) return false;
+  const sub = sweep.points[0]!.dir;
+  if (existsSync(join(sub, RUN_FILE)) && (await heldRun(sub)) !== 'failed-start') return false;
+  removeSweepPlan(sweep.dir);
+  return true;
+}
+
+/** Runs every point of `sweep` in order, and resolves with how it ended. */
+export async function runSweep(sweep: SweepRun, options: RunSweepOptions = {}): Promise<SweepOutcome> {
+  const emit = options.onEvent ?? (() => {});
+  const failed: Array<{ index: number; result: EvalResult }> = [];
+  for (const [index, point] of sweep.points.entries()) {
+    emit({ type: 'point-started', index, point });
+    let result: EvalResult;
+    try {
+      const preflight = options.preflight;
+      result = await runEval(point.plan, {
+        signal: options.signal,
+        env: options.env,
+        onEvent: (event) => emit({ type: 'point-event', index, point, event }),
+        preflight: preflight ? () => preflight(point) : undefined,
+      });
+    } catch (err) {
+      emit({ type: 'point-failed', index, point });
+      return { kind: 'failed', index, error: err, withdrawn: await withdrawn(sweep, index) };
+    }
+    emit({ type: 'point-ended', index, point, result });
+    const kind = result.outcome.kind;
+    if (kind === 'over-error-budget' || kind === 'nothing-completed') failed.push({ index, result });
+    else if (kind === 'interrupted' || kind === 'endpoint-stopped') {
+      // A fresh sweep whose first point was refused before scoring anything may start again.
+      const back = kind === 'endpoint-stopped' && result.outcome.restartable && (await withdrawn(sweep, index));
+      return { kind: 'stopped', index, result, withdrawn: back };
+    }
+  }
+  return { kind: 'done', failed };
+}
