@@ -167,7 +167,8 @@ export async function gradeBatch(batch: RewardBatch, keys: TaskKeys, sliceMs = 1
   const out: Scores[] = [];
   let since = performance.now();
   for (let i = 0; i < batch.responses.length; i++) {
-    out.push(scoreReply(batch.responses[i]!, keys.keyFor(batch.labels[i])));
+    const { key, figures } = keys.keyFor(batch.labels[i]);
+    out.push(scoreReply(batch.responses[i]!, key, figures));
     if (performance.now() - since > sliceMs) {
       await new Promise<void>((resolve) => setImmediate(resolve));
       since = performance.now();

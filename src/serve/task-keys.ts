@@ -9,6 +9,7 @@ import { generateLedger, GENERATOR_VERSION } from '../task/generate.js';
 import { parseLabel, type TaskLabel } from '../task/label.js';
 import { PROMPT_VERSION } from '../task/prompt.js';
 import { deriveKey } from '../task/rules.js';
+import { ledgerFigures, type LedgerFigures } from '../task/implied.js';
 import type { AnswerKey } from '../task/types.js';
 
 /** Counts for /health. */
@@ -41,15 +42,21 @@ export function checkLabel(label: unknown): TaskLabel {
 }
 
 /** Regenerates answer keys from labels, keeping at most `max` of them (least recently used out first). */
+/** What grading a reply needs of its task: the key, and each row's figures (for its consistency). */
+export interface TaskGrading {
+  key: AnswerKey;
+  figures: LedgerFigures;
+}
+
 export class TaskKeys {
-  private readonly keys = new Map<string, AnswerKey>();
+  private readonly keys = new Map<string, TaskGrading>();
   private hits = 0;
   private misses = 0;
 
   constructor(private readonly max: number) {}
 
-  /** The key of the task `label` names; throws a LabelError when there is none to give. */
-  keyFor(label: unknown): AnswerKey {
+  /** The key and row figures of the task `label` names; throws a LabelError when there is none to give. */
+  keyFor(label: unknown): TaskGrading {
     if (typeof label === 'string') {
       const cached = this.keys.get(label);
       if (cached) {
@@ -62,12 +69,13 @@ export class TaskKeys {
     }
     const t = checkLabel(label);
     this.misses++;
-    const key = deriveKey(generateLedger(t.config, t.index).ledger);
+    const { ledger } = generateLedger(t.config, t.index);
+    const graded = { key: deriveKey(ledger), figures: ledgerFigures(ledger) };
     if (this.max > 0) {
       if (this.keys.size >= this.max) this.keys.delete(this.keys.keys().next().value!);
-      this.keys.set(label as string, key);
+      this.keys.set(label as string, graded);
     }
-    return key;
+    return graded;
   }
 
   stats(): CacheStats {

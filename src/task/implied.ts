@@ -17,7 +17,7 @@ import {
 } from './types.js';
 
 /** What the implied BAS reads of a row; a Ledger's rows have it, and a runner may keep only this. */
-export type RowFigures = Pick<Row, 'id' | 'type' | 'amount' | 'gst'>;
+type RowFigures = Pick<Row, 'id' | 'type' | 'amount' | 'gst'>;
 
 /** The rows of a ledger as the implied BAS reads them (see `RowFigures`). */
 export interface LedgerFigures {

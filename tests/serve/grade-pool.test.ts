@@ -28,7 +28,7 @@ describe('GradePool', () => {
     pool = new GradePool(3, 1000, WORKER);
     const got = await pool.grade(labels, replies);
     expect(got.map((s) => JSON.stringify(s))).toEqual(
-      items.map((it) => JSON.stringify(scoreReply(it.reply, it.task.key))),
+      items.map((it) => JSON.stringify(scoreReply(it.reply, it.task.key, it.task.ledger))),
     );
     // 40 tasks, 7 replies each: one regeneration per task, however the labels are spread.
     await pool.grade(labels, replies);
