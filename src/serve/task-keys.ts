@@ -16,8 +16,24 @@ import type { AnswerKey } from '../task/types.js';
 export interface CacheStats {
   size: number;
   max: number;
+  /** What the kept keys take, estimated (keyBytes), and the most they may. */
+  bytes: number;
+  maxBytes: number;
   hits: number;
   misses: number;
+}
+
+/**
+ * About what a key takes in memory, a little over rather than under: measured on the heap,
+ * some 220 bytes for each faulty row (its id, its list of codes, the object's slot) and a
+ * little for the rest, and some 64 bytes a row for the figures the consistency split reads.
+ * A default task's is about 3.5 KB; a 10,000-row ledger whose every row is faulty, about 2.8 MB.
+ */
+function keyBytes({ key, figures }: TaskGrading): number {
+  // Each row's figures: a small object of four fields (the id string is the ledger's own).
+  let bytes = 1024 + 64 * figures.rows.length;
+  for (const id in key.faults) bytes += 200 + 2 * id.length + 16 * key.faults[id]!.length;
+  return bytes;
 }
 
 /** The task a label names, when this bas can grade it; throws a LabelError otherwise. */
@@ -41,19 +57,26 @@ export function checkLabel(label: unknown): TaskLabel {
   return t;
 }
 
-/** Regenerates answer keys from labels, keeping at most `max` of them (least recently used out first). */
 /** What grading a reply needs of its task: the key, and each row's figures (for its consistency). */
 export interface TaskGrading {
   key: AnswerKey;
   figures: LedgerFigures;
 }
 
+/**
+ * Regenerates answer keys from labels, keeping at most `max` of them and `maxBytes` of them
+ * together (least recently used out first). A key larger than `maxBytes` alone is not kept.
+ */
 export class TaskKeys {
-  private readonly keys = new Map<string, TaskGrading>();
+  private readonly keys = new Map<string, { grading: TaskGrading; bytes: number }>();
+  private bytes = 0;
   private hits = 0;
   private misses = 0;
 
-  constructor(private readonly max: number) {}
+  constructor(
+    private readonly max: number,
+    private readonly maxBytes: number,
+  ) {}
 
   /** The key and row figures of the task `label` names; throws a LabelError when there is none to give. */
   keyFor(label: unknown): TaskGrading {
@@ -64,21 +87,31 @@ export class TaskKeys {
         // Map keeps insertion order: re-inserting makes it the most recent.
         this.keys.delete(label);
         this.keys.set(label, cached);
-        return cached;
+        return cached.grading;
       }
     }
     const t = checkLabel(label);
     this.misses++;
     const { ledger } = generateLedger(t.config, t.index);
     const graded = { key: deriveKey(ledger), figures: ledgerFigures(ledger) };
-    if (this.max > 0) {
-      if (this.keys.size >= this.max) this.keys.delete(this.keys.keys().next().value!);
-      this.keys.set(label as string, graded);
-    }
+    this.keep(label as string, graded);
     return graded;
   }
 
+  private keep(label: string, grading: TaskGrading): void {
+    const bytes = keyBytes(grading);
+    if (this.max === 0 || bytes > this.maxBytes) return;
+    for (const [old, entry] of this.keys) {
+      if (this.keys.size < this.max && this.bytes + bytes <= this.maxBytes) break;
+      this.keys.delete(old);
+      this.bytes -= entry.bytes;
+    }
+    this.keys.set(label, { grading, bytes });
+    this.bytes += bytes;
+  }
+
   stats(): CacheStats {
-    return { size: this.keys.size, max: this.max, hits: this.hits, misses: this.misses };
+    const { max, maxBytes, hits, misses } = this;
+    return { size: this.keys.size, max, bytes: this.bytes, maxBytes, hits, misses };
   }
 }
