@@ -103,5 +103,5 @@ describe.skipIf(process.platform !== 'linux')('bas sweep', () => {
     expect(tasks('builtin-blanket--rows-4')).toBe(2);
     expect([tasks('builtin-oracle--rows-5'), tasks('builtin-blanket--rows-5')]).toEqual([3, 4]);
     expect(config.reads()).toBe(4);
-  }, 120_000);
+  });
 });

@@ -122,7 +122,7 @@ describe('signals', () => {
     const r = await interrupt([BIN, 'gen', '-n', '1000000', '-o', out], () => tempsIn(dir).length > 0, 'SIGINT');
     expect(r.signal).toBe('SIGINT');
     expect(readdirSync(dir)).toEqual([]);
-  }, 60_000);
+  });
 
   it('SIGTERM during a folder build (merge, score --output) leaves no temporary folder', async () => {
     const dir = tempDir();
@@ -135,7 +135,7 @@ describe('signals', () => {
     const r = await interrupt(['--input-type=module', '-e', script], () => tempsIn(dir).length > 0, 'SIGTERM');
     expect(r.signal).toBe('SIGTERM');
     expect(readdirSync(dir)).toEqual([]);
-  }, 60_000);
+  });
 
   // A signal that lands the instant the temporary folder or file exists, before the code after
   // the mkdir or open has run: the process sends it to itself from inside that call, so the
@@ -173,9 +173,7 @@ describe('signals', () => {
       const [, signal] = (await once(child, 'close')) as [number | null, NodeJS.Signals | null];
       expect(signal, stderr).toBe('SIGTERM');
       expect(readdirSync(dir)).toEqual([]);
-    },
-    60_000,
-  );
+    });
 });
 
 describe('a closed output pipe', () => {
