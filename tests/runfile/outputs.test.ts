@@ -144,11 +144,9 @@ describe('signals', () => {
   it.each([
     ['a folder build', 'mkdirSync', `buildRunFolder(join(dir, 'merged'), '--output', () => new Promise(() => {}))`],
     ['an atomic write', 'openSync', `new AtomicFile(join(dir, 'out.json'))`],
-  ])(
-    'SIGTERM on the instant %s makes its temporary path leaves none',
-    async (_, call, build) => {
-      const dir = tempDir();
-      const script = `
+  ])('SIGTERM on the instant %s makes its temporary path leaves none', async (_, call, build) => {
+    const dir = tempDir();
+    const script = `
       const { createRequire, syncBuiltinESMExports } = await import('node:module');
       const fs = createRequire(import.meta.url)('node:fs');
       const { join } = await import('node:path');
@@ -165,15 +163,15 @@ describe('signals', () => {
       // Kept alive, the temporary path still open, until the signal ends the process.
       setInterval(() => {}, 1000);
       await ${build};`;
-      const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
-        stdio: ['ignore', 'ignore', 'pipe'],
-      });
-      let stderr = '';
-      child.stderr.on('data', (d) => (stderr += d));
-      const [, signal] = (await once(child, 'close')) as [number | null, NodeJS.Signals | null];
-      expect(signal, stderr).toBe('SIGTERM');
-      expect(readdirSync(dir)).toEqual([]);
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      stdio: ['ignore', 'ignore', 'pipe'],
     });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const [, signal] = (await once(child, 'close')) as [number | null, NodeJS.Signals | null];
+    expect(signal, stderr).toBe('SIGTERM');
+    expect(readdirSync(dir)).toEqual([]);
+  });
 });
 
 describe('a closed output pipe', () => {
