@@ -1,43 +1,110 @@
 /**
- * A fresh `bas sweep` plans every point before any runs: each point runs with the sweep's
- * config file and flags, its own model, rows and folder; and a point whose settings a run
- * would refuse stops the sweep before anything is written.
+ * A fresh `bas sweep` plans every point before any runs: each model's settings are read once
+ * (which refuses an unknown model before anything is written), config file included, and
+ * every point of that model runs with that reading and its own rows.
+ *
+ * The config file is a FIFO that hands each reader a different `n` (the first reader gets
+ * `n = 1`, the next `n = 2`, ...), so each point's run.json says which reading it ran with,
+ * and the reads are counted where they happen: at the file, not in the code.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { closeSync, constants, existsSync, openSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bas, tempDir } from '../support/cli.js';
+import { bas, startBas, tempDir } from '../support/cli.js';
 
-const runJson = (dir: string): Record<string, any> => JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8'));
+/** Whether process `pid` holds `path` open (Linux: its /proc/PID/fd links). */
+function holds(pid: number, path: string): boolean {
+  try {
+    return readdirSync(`/proc/${pid}/fd`).some((fd) => {
+      try {
+        return readlinkSync(`/proc/${pid}/fd/${fd}`) === path;
+      } catch {
+        return false;
+      }
+    });
+  } catch {
+    return false;
+  }
+}
 
-describe('bas sweep', () => {
-  it('runs each point with the config file, its model, its rows and its folder', async () => {
-    const dir = tempDir();
-    const config = join(dir, 'sweep.toml');
-    writeFileSync(config, 'n = 2\n[task]\nseed = 11\n');
-    const out = join(dir, 'sweep');
-    const r = await bas([
-      'sweep',
-      '-m',
-      'builtin:oracle',
-      '-m',
-      'builtin:blanket',
-      '--num-transactions',
-      '4,5',
-      `@${config}`,
-      '--output',
-      out,
-      '--no-progress',
-    ]);
-    expect(r.code, r.stderr).toBe(0);
-    for (const [folder, model, rows] of [
-      ['builtin-oracle--rows-4', 'builtin:oracle', 4],
-      ['builtin-blanket--rows-4', 'builtin:blanket', 4],
-      ['builtin-oracle--rows-5', 'builtin:oracle', 5],
-      ['builtin-blanket--rows-5', 'builtin:blanket', 5],
-    ] as const) {
-      expect(runJson(join(out, folder))).toMatchObject({ model, n: 2, task: { num_transactions: rows, seed: 11 } });
+/**
+ * Serves `n = k` to the k-th reader of the FIFO at `path` until `stop()`; `reads()` counts
+ * them. A reading ends when the reader has closed the FIFO (else the next text would join
+ * the one it is still reading): `reader()` names the process to watch.
+ */
+function fifoConfig(path: string, reader: () => number | undefined) {
+  execFileSync('mkfifo', [path]);
+  let reads = 0;
+  let stopped = false;
+  const serving = (async () => {
+    for (;;) {
+      // Opening a FIFO to write waits (on libuv's thread pool) for a reader.
+      const fifo = await open(path, 'w');
+      if (stopped) return void (await fifo.close());
+      reads++;
+      await fifo.writeFile(`n = ${reads}\n`);
+      await fifo.close();
+      const pid = reader();
+      while (pid !== undefined && holds(pid, path)) await new Promise((r) => setImmediate(r));
     }
+  })();
+  return {
+    reads: () => reads,
+    async stop(): Promise<void> {
+      stopped = true;
+      // The pending open for writing completes once a reader appears: this one, which never waits.
+      const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+      await serving;
+      closeSync(fd);
+    },
+  };
+}
+
+describe.skipIf(process.platform !== 'linux')('bas sweep', () => {
+  it('runs every point of a model with the settings read once for that model', async () => {
+    const dir = tempDir();
+    const fifo = join(dir, 'sweep.toml');
+    let child: ChildProcess | undefined;
+    const config = fifoConfig(fifo, () => child?.pid);
+    let code: number | null = null;
+    let stderr = '';
+    try {
+      child = startBas(
+        [
+          'sweep',
+          '-m',
+          'builtin:oracle',
+          '-m',
+          'builtin:blanket',
+          '--num-transactions',
+          '4,5',
+          '--config',
+          fifo,
+          '--output',
+          join(dir, 'sweep'),
+          '--no-progress',
+        ],
+        { stdio: ['ignore', 'ignore', 'pipe'] },
+      );
+      child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+      [code] = (await once(child, 'close')) as [number | null];
+    } finally {
+      await config.stop();
+    }
+    expect(code, stderr).toBe(0);
+    const tasks = (folder: string): number =>
+      JSON.parse(readFileSync(join(dir, 'sweep', folder, 'run.json'), 'utf8')).n;
+    // The plan read the config once for oracle, then once for blanket; each model's points
+    // (4 and 5 rows) ran with its reading.
+    expect([tasks('builtin-oracle--rows-4'), tasks('builtin-oracle--rows-5')]).toEqual([1, 1]);
+    expect([tasks('builtin-blanket--rows-4'), tasks('builtin-blanket--rows-5')]).toEqual([2, 2]);
+    const rows = (folder: string): number =>
+      JSON.parse(readFileSync(join(dir, 'sweep', folder, 'run.json'), 'utf8')).task.num_transactions;
+    expect([rows('builtin-oracle--rows-4'), rows('builtin-blanket--rows-5')]).toEqual([4, 5]);
+    expect(config.reads()).toBe(2);
   });
 
   it("refuses a point's settings before anything is written", async () => {
