@@ -1,0 +1,40 @@
+/**
+ * The command that continues a stopped run, as a stop or an error budget prints it: every flag
+ * a resume must be given again, so that it runs as printed. Most settings come back from
+ * run.json; what cannot is the trust of a host and a key variable (resume-trust.ts), and the
+ * provider registry file, which run.json does not keep.
+ */
+import { builtinPolicy } from '../endpoint/client.js';
+import { loadProviders } from './providers.js';
+import { flagsToConfirm } from './resume-trust.js';
+import type { EvalSettings } from './settings.js';
+
+/** A word as a POSIX shell reads it back: bare when it has nothing the shell would act on, else single-quoted. */
+export function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * `bas eval --resume DIR` and the endpoint flags its resume needs to be trusted: the URL when no
+ * registry of the user's names its host, the key variable (by name) when nothing pairs it with
+ * that host, and `--providers FILE` when the run's provider comes from that file.
+ */
+export function resumeCommand(dir: string, s: EvalSettings, env: NodeJS.ProcessEnv): string {
+  const words = ['bas', 'eval', '--resume', dir];
+  if (builtinPolicy(s.model) === null) words.push(...endpointFlags(s, env));
+  return words.map(shellWord).join(' ');
+}
+
+function endpointFlags(s: EvalSettings, env: NodeJS.ProcessEnv): string[] {
+  try {
+    const usual = loadProviders(null, env);
+    // The user's own registry file is not in run.json: name it again when the run's provider is only there.
+    const own = s.provider !== null && s.providers !== null && !usual.has(s.provider);
+    const registry = own ? loadProviders(s.providers, env) : usual;
+    const trust = flagsToConfirm({ baseURL: s.baseUrl, apiKeyVar: s.apiKeyVar }, registry, env);
+    return own ? ['--providers', s.providers!, ...trust] : trust;
+  } catch {
+    // A registry that no longer reads (a file since removed): both flags, which need none.
+    return ['--base-url', s.baseUrl, '--api-key-var', s.apiKeyVar];
+  }
+}
