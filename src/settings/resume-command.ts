@@ -15,24 +15,31 @@ export function shellWord(word: string): string {
 }
 
 /**
- * `bas eval --resume DIR` and the endpoint flags its resume needs to be trusted: the URL when no
- * registry of the user's names its host, the key variable (by name) when nothing pairs it with
- * that host, and `--providers FILE` when the run's provider comes from that file.
+ * `bas eval --resume DIR` (or `bas sweep --resume DIR` with `sweep`) and the endpoint flags its
+ * resume needs to be trusted: the URL when no registry of the user's names its host, the key
+ * variable (by name) when nothing pairs it with that host, and `--providers FILE` when the
+ * run's provider comes from that file (a sweep's plan that names one is refused without it).
  */
-export function resumeCommand(dir: string, s: EvalSettings, env: NodeJS.ProcessEnv): string {
-  const words = ['bas', 'eval', '--resume', dir];
-  if (builtinPolicy(s.model) === null) words.push(...endpointFlags(s, env));
+export function resumeCommand(
+  dir: string,
+  s: EvalSettings,
+  env: NodeJS.ProcessEnv,
+  sweep: { providers: string | null } | null = null,
+): string {
+  const words = ['bas', sweep ? 'sweep' : 'eval', '--resume', dir];
+  if (builtinPolicy(s.model) === null) words.push(...endpointFlags(s, env, sweep?.providers ?? null));
   return words.map(shellWord).join(' ');
 }
 
-function endpointFlags(s: EvalSettings, env: NodeJS.ProcessEnv): string[] {
+function endpointFlags(s: EvalSettings, env: NodeJS.ProcessEnv, planProviders: string | null): string[] {
   try {
     const usual = loadProviders(null, env);
     // The user's own registry file is not in run.json: name it again when the run's provider is only there.
-    const own = s.provider !== null && s.providers !== null && !usual.has(s.provider);
-    const registry = own ? loadProviders(s.providers, env) : usual;
+    const file =
+      planProviders ?? (s.provider !== null && s.providers !== null && !usual.has(s.provider) ? s.providers : null);
+    const registry = file !== null ? loadProviders(file, env) : usual;
     const trust = flagsToConfirm({ baseURL: s.baseUrl, apiKeyVar: s.apiKeyVar }, registry, env);
-    return own ? ['--providers', s.providers!, ...trust] : trust;
+    return file !== null ? ['--providers', file, ...trust] : trust;
   } catch {
     // A registry that no longer reads (a file since removed): both flags, which need none.
     return ['--base-url', s.baseUrl, '--api-key-var', s.apiKeyVar];
