@@ -22,7 +22,7 @@ import { fileSink, withSink } from '../io/output.js';
 import { terminalText } from '../io/terminal-text.js';
 import { runInputs } from '../runfile/read.js';
 import { heldRun } from '../runfile/results.js';
-import { RUN_FILE } from '../runfile/files.js';
+import { modelFolderPart, RUN_FILE } from '../runfile/files.js';
 import {
   MAX_POINTS,
   planModels,
@@ -197,8 +197,7 @@ function gridPoints(models: string[], rows: number[], rates: Array<number | null
 
 function defaultSweepDir(models: string[]): string {
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const name =
-    models.length === 1 ? models[0]!.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80) : `${models.length}-models`;
+  const name = models.length === 1 ? modelFolderPart(models[0]!, 80) : `${models.length}-models`;
   return join('runs', `${stamp}-sweep-${name}`);
 }
 
