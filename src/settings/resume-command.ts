@@ -4,10 +4,9 @@
  * run.json; what cannot is the trust of a host and a key variable (resume-trust.ts), and the
  * provider registry file, which run.json does not keep.
  */
-import { builtinPolicy } from '../endpoint/client.js';
 import { loadProviders } from './providers.js';
 import { flagsToConfirm } from './resume-trust.js';
-import type { EvalSettings } from './settings.js';
+import type { EndpointTarget, EvalPlan } from './plan.js';
 
 /** A word as a POSIX shell reads it back: bare when it has nothing the shell would act on, else single-quoted. */
 export function shellWord(word: string): string {
@@ -22,26 +21,34 @@ export function shellWord(word: string): string {
  */
 export function resumeCommand(
   dir: string,
-  s: EvalSettings,
+  plan: EvalPlan,
   env: NodeJS.ProcessEnv,
   sweep: { providers: string | null } | null = null,
 ): string {
   const words = ['bas', sweep ? 'sweep' : 'eval', '--resume', dir];
-  if (builtinPolicy(s.model) === null) words.push(...endpointFlags(s, env, sweep?.providers ?? null));
+  if (plan.target.kind === 'endpoint') words.push(...endpointFlags(plan.target, plan.settings.providers, env, sweep));
   return words.map(shellWord).join(' ');
 }
 
-function endpointFlags(s: EvalSettings, env: NodeJS.ProcessEnv, planProviders: string | null): string[] {
+function endpointFlags(
+  e: EndpointTarget,
+  providers: string | null,
+  env: NodeJS.ProcessEnv,
+  sweep: { providers: string | null } | null,
+): string[] {
   try {
     const usual = loadProviders(null, env);
     // The user's own registry file is not in run.json: name it again when the run's provider is only there.
-    const file =
-      planProviders ?? (s.provider !== null && s.providers !== null && !usual.has(s.provider) ? s.providers : null);
+    const file = sweep
+      ? sweep.providers
+      : e.provider !== null && providers !== null && !usual.has(e.provider)
+        ? providers
+        : null;
     const registry = file !== null ? loadProviders(file, env) : usual;
-    const trust = flagsToConfirm({ baseURL: s.baseUrl, apiKeyVar: s.apiKeyVar }, registry, env);
+    const trust = flagsToConfirm({ baseURL: e.baseURL, apiKeyVar: e.apiKeyVar }, registry, env);
     return file !== null ? ['--providers', file, ...trust] : trust;
   } catch {
     // A registry that no longer reads (a file since removed): both flags, which need none.
-    return ['--base-url', s.baseUrl, '--api-key-var', s.apiKeyVar];
+    return ['--base-url', e.baseURL, '--api-key-var', e.apiKeyVar];
   }
 }

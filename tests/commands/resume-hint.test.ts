@@ -11,7 +11,7 @@ import { gatedServer, type GatedServer } from '../support/gated-server.js';
 import { loadProviders } from '../../src/settings/providers.js';
 import { flagsToConfirm } from '../../src/settings/resume-trust.js';
 import { resumeCommand, shellWord } from '../../src/settings/resume-command.js';
-import { resolveSettings } from '../../src/settings/settings.js';
+import { resolvePlan } from '../../src/settings/plan.js';
 
 const KEY = 'sk-bas-hint-SECRET-5c20';
 const gates: GatedServer[] = [];
@@ -37,7 +37,7 @@ describe('the resume command a stop prints', () => {
     gates.push(gate);
     const dir = join(tempDir(), 'a run');
     const stop = new AbortController();
-    const env = { BAS_EVAL_THREAD: 'never', HINT_KEY: KEY };
+    const env = { HINT_KEY: KEY };
     const first = bas(
       ['eval', '-m', 'm', '--base-url', gate.url, '--api-key-var', 'HINT_KEY', '--output', dir, '--no-progress'].concat(
         ['-n', '12', '-c', '2'],
@@ -64,7 +64,7 @@ describe('the resume command a stop prints', () => {
 
   it('is the bare command for a built-in model, which sends nothing anywhere', () => {
     const env = { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' };
-    const s = resolveSettings({ model: 'builtin:oracle', apiKeyVar: 'HOME' }, null, '', env);
+    const s = resolvePlan({ model: 'builtin:oracle', apiKeyVar: 'HOME' }, null, '', env);
     expect(resumeCommand('runs/x', s, env)).toBe('bas eval --resume runs/x');
   });
 
@@ -73,7 +73,7 @@ describe('the resume command a stop prints', () => {
     const file = join(dir, 'mine.toml');
     writeFileSync(file, '[mine]\nbase_url = "http://127.0.0.1:9/v1"\napi_key_var = "MINE_KEY"\n');
     const env = {};
-    const s = resolveSettings({ model: 'm', provider: 'mine', providers: file }, null, '', env);
+    const s = resolvePlan({ model: 'm', provider: 'mine', providers: file }, null, '', env);
     expect(resumeCommand('runs/x', s, env)).toBe(`bas eval --resume runs/x --providers ${file}`);
   });
 });
