@@ -15,6 +15,7 @@ import type { EvalEvent, EvalResult } from '../engine/events.js';
 import type { RunPlan } from '../engine/run-eval.js';
 import type { EvalFlags } from '../settings/settings.js';
 import { resolvePlan } from '../settings/plan.js';
+import { resumeCommand } from '../settings/resume-command.js';
 import { readSavedRun } from '../runfile/run-info.js';
 import { RUN_FILE } from '../runfile/files.js';
 import { redact } from '../io/secrets.js';
@@ -80,6 +81,7 @@ function spentSoFar(summary: Summary, plan: RunPlan): string {
 /** The error a run's outcome ends `bas eval` with (its exit code and its one line), or null for success. */
 export function outcomeError(r: EvalResult, plan: RunPlan): Error | null {
   const { dir, outcome } = r;
+  const resume = (): string => resumeCommand(dir, plan, std.env());
   const { errored, rollouts } = r.summary.counts;
   const top = r.summary.errors[0];
   const why = top?.messages[0] ? `; commonest: ${top.type}, "${top.messages[0].example}"` : '';
@@ -90,7 +92,7 @@ export function outcomeError(r: EvalResult, plan: RunPlan): Error | null {
     case 'endpoint-stopped': {
       const how = outcome.restartable
         ? `no rollout was scored, so ${dir} can be started again: fix the cause and run bas eval --output ${dir} with the corrected settings`
-        : `finished rollouts are kept in ${dir}; fix the cause and continue with --resume ${dir}`;
+        : `finished rollouts are kept in ${dir}; fix the cause and continue with ${resume()}`;
       return new FatalRunError(
         `${asClause(outcome.failure.message)}; run stopped (${how})${spentSoFar(r.summary, plan)}`,
       );
@@ -99,16 +101,16 @@ export function outcomeError(r: EvalResult, plan: RunPlan): Error | null {
       const reason = outcome.reason instanceof InterruptedError ? outcome.reason : null;
       const after = outcome.complete
         ? `the run had finished: all ${r.total} rollouts are recorded in ${dir}, which is marked complete (bas report ${dir} shows them)`
-        : `finished rollouts are kept in ${dir}: continue with bas eval --resume ${dir}`;
+        : `finished rollouts are kept in ${dir}: continue with ${resume()}`;
       return new InterruptedError(`${reason?.message ?? 'interrupted'}; ${after}`, reason?.exitCode ?? 130);
     }
     case 'nothing-completed':
       return new ErrorRateError(
-        `no rollout completed (${errored} errored${why}); bas eval --resume ${dir} re-runs them once the cause is fixed`,
+        `no rollout completed (${errored} errored${why}); ${resume()} re-runs them once the cause is fixed`,
       );
     case 'over-error-budget':
       return new ErrorRateError(
-        `${errored} of ${rollouts} rollouts errored, more than --max-error-rate ${plan.limits.maxErrorRate} allows${why}; bas eval --resume ${dir} re-runs them`,
+        `${errored} of ${rollouts} rollouts errored, more than --max-error-rate ${plan.limits.maxErrorRate} allows${why}; ${resume()} re-runs them`,
       );
   }
 }

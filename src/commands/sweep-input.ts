@@ -8,7 +8,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, ErrorRateError, FatalRunError, InterruptedError } from '../errors/index.js';
 import { heldRun } from '../runfile/results.js';
-import { RUN_FILE } from '../runfile/files.js';
+import { modelFolderPart, RUN_FILE } from '../runfile/files.js';
 import {
   MAX_POINTS,
   planModels,
@@ -25,6 +25,7 @@ import { loadProviders } from '../settings/providers.js';
 import { unconfirmedPlanEndpoint, type EndpointFlags } from '../settings/resume-trust.js';
 import type { RunPlan } from '../engine/run-eval.js';
 import { planPoint, type SweepRun } from '../engine/sweep.js';
+import { countPending, readRecorded } from '../engine/session.js';
 import { SETTINGS } from '../settings/setting-table.js';
 import { COMMAND_FLAGS } from '../settings/command-flags.js';
 import { evalPlanFromFlags } from './eval-run.js';
@@ -73,6 +74,33 @@ function refuseUnconfirmedPlan(plan: SweepPlan, confirm: EndpointFlags, planFile
   const registry = loadProviders(confirm.providers ?? null, std.env());
   const why = unconfirmedPlanEndpoint(flags, config, confirm, registry, std.env(), planFile);
   if (why !== null) throw new ConfigError(why);
+}
+
+/**
+ * Whether every point of a resumed sweep has each of its rollouts recorded and scored, so that
+ * its resume sends no request. Each point's plan read for this goes into `read`, for its run.
+ * Anything unreadable is left for the run itself to report.
+ */
+async function everyPointFinished(
+  dir: string,
+  file: SweepPlan,
+  confirm: Record<string, string>,
+  read: Map<string, RunPlan>,
+): Promise<boolean> {
+  try {
+    for (const p of file.points) {
+      const sub = join(dir, p.folder);
+      if (!existsSync(join(sub, RUN_FILE))) return false;
+      const plan = await evalPlanFromFlags([], { resume: sub, ...confirm }, { models: true });
+      const { n, rollouts, shard } = plan.tasks;
+      const recorded = await readRecorded(sub, () => {}, { n, rollouts, shard, indices: null });
+      if (countPending(n, rollouts, recorded.finished, shard) > 0) return false;
+      read.set(p.folder, plan);
+    }
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -151,8 +179,7 @@ function gridPoints(models: string[], rows: number[], rates: Array<number | null
 
 function defaultSweepDir(models: string[]): string {
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const name =
-    models.length === 1 ? models[0]!.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80) : `${models.length}-models`;
+  const name = models.length === 1 ? modelFolderPart(models[0]!, 80) : `${models.length}-models`;
   return join('runs', `${stamp}-sweep-${name}`);
 }
 
@@ -194,6 +221,7 @@ async function planSweep(
   file: SweepPlan,
   fresh: boolean,
   confirm: Record<string, string>,
+  read: Map<string, RunPlan>,
 ): Promise<SweepRun> {
   const models = planModels(file);
   const bases = new Map<string, RunPlan>();
@@ -203,7 +231,8 @@ async function planSweep(
     const model = spec.model ?? models[0] ?? '';
     try {
       if (!fresh && existsSync(join(sub, RUN_FILE))) {
-        const plan = await evalPlanFromFlags([], { resume: sub, ...confirm }, { models: true });
+        const plan =
+          read.get(spec.folder) ?? (await evalPlanFromFlags([], { resume: sub, ...confirm }, { models: true }));
         run.points.push({ spec, model, dir: sub, resumed: true, plan });
         continue;
       }
@@ -290,6 +319,8 @@ export async function readSweep(words: string[], flags: SweepFlags): Promise<Swe
   let file: SweepPlan;
   /** Endpoint flags given again on a resume: they go to every point. */
   const confirm: Record<string, string> = {};
+  /** Resumed points' plans, read once. */
+  const read = new Map<string, RunPlan>();
   if (flags.resume) {
     // `adapt: true` is commander's default for `--no-adapt`, not something the user said.
     const extra = Object.entries(flags).filter(
@@ -306,12 +337,14 @@ export async function readSweep(words: string[], flags: SweepFlags): Promise<Swe
       const v = flags[k as keyof SweepFlags];
       if (typeof v === 'string') confirm[k] = v;
     }
-    refuseUnconfirmedPlan(file, confirm, sweepFile(dir));
+    // A finished sweep sends nothing (each point's resume has nothing to do), so re-printing
+    // its table needs no endpoint confirmed.
+    if (!(await everyPointFinished(dir, file, confirm, read))) refuseUnconfirmedPlan(file, confirm, sweepFile(dir));
   } else {
     ({ dir, file } = await newSweep(words, flags));
   }
   // Every point is planned before any runs: a setting a point's run would refuse (an unknown
   // built-in model, a bad --temperature) is refused before sweep.json is written.
   const fresh = !flags.resume;
-  return planSweep(dir, file, fresh, confirm);
+  return planSweep(dir, file, fresh, confirm, read);
 }

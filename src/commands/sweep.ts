@@ -30,6 +30,8 @@ import { progressDisplay, type ProgressDisplay } from '../engine/progress.js';
 import type { EvalEvent, EvalResult } from '../engine/events.js';
 import { runSweep, type SweepOutcome, type SweepPoint, type SweepRun } from '../engine/sweep.js';
 import { checkOutputs } from '../settings/output-paths.js';
+import { resumeCommand } from '../settings/resume-command.js';
+import type { RunPlan } from '../engine/run-eval.js';
 import * as std from '../io/std.js';
 
 /**
@@ -135,6 +137,10 @@ function sweepError(run: SweepRun, outcome: SweepOutcome): unknown {
   const { dir } = run;
   const afresh = (m: string): string =>
     `${asClause(m)}. Nothing of the sweep was scored: run the same bas sweep command with the cause fixed, in the same --output ${dir}`;
+  // The whole command a resume needs, with the endpoint flags a point's plan must be confirmed by.
+  const providers = run.file.flags.providers;
+  const resume = (plan: RunPlan): string =>
+    resumeCommand(dir, plan, std.env(), { providers: typeof providers === 'string' ? providers : null });
   const later = (point: SweepPoint) => (m: string) =>
     `sweep stopped at ${point.spec.model === undefined ? '' : `${point.spec.model}, `}${pointName(point.spec)}: ${asClause(m)}; continue the whole sweep with bas sweep --resume ${dir}`;
   switch (outcome.kind) {
@@ -151,14 +157,14 @@ function sweepError(run: SweepRun, outcome: SweepOutcome): unknown {
       if (o.kind === 'interrupted') {
         const reason = o.reason instanceof InterruptedError ? o.reason : null;
         return new InterruptedError(
-          `${reason?.message ?? 'interrupted'} at ${where}; finished rollouts are kept: continue the whole sweep with bas sweep --resume ${dir}`,
+          `${reason?.message ?? 'interrupted'} at ${where}; finished rollouts are kept: continue the whole sweep with ${resume(point.plan)}`,
           reason?.exitCode ?? 130,
         );
       }
       const message = o.kind === 'endpoint-stopped' ? o.failure.message : '';
       if (outcome.withdrawn) return reworded(new FatalRunError(message), afresh);
       return new FatalRunError(
-        `${asClause(message)}; sweep stopped at ${where}: fix the cause and continue the whole sweep with bas sweep --resume ${dir}`,
+        `${asClause(message)}; sweep stopped at ${where}: fix the cause and continue the whole sweep with ${resume(point.plan)}`,
       );
     }
     case 'done': {
@@ -167,7 +173,7 @@ function sweepError(run: SweepRun, outcome: SweepOutcome): unknown {
       const point = run.points[first.index]!;
       const error = outcomeError(first.result, point.plan)!;
       return new ErrorRateError(
-        `${outcome.failed.length} of ${run.points.length} runs ended over their error budget or with nothing completed (first: ${point.model} at ${pointName(point.spec)}: ${error.message.replace(/[.\s]+$/, '')}); bas sweep --resume ${dir} re-runs their errored rollouts`,
+        `${outcome.failed.length} of ${run.points.length} runs ended over their error budget or with nothing completed (first: ${point.model} at ${pointName(point.spec)}: ${error.message.replace(/[.\s]+$/, '')}); ${resume(run.points[run.points.length - 1]!.plan)} re-runs their errored rollouts`,
       );
     }
   }
