@@ -1,10 +1,7 @@
 // Peak memory of a long eval, started the way the README says (`node bin/bas.js eval …`, no
-// node flags): a built-in model, so the figure is bas's own and not an endpoint's, at 10,000,
-// 100,000 and 200,000 rollouts, and the growth per rollout from 10k to 100k (the issue's
-// measure) and from 100k to 200k. Each size runs as bas chooses (a built-in model from 2,000
-// rollouts up: the engine in a worker thread with a capped young generation), so all three run the same way;
-// on the main thread, V8's growing young generation made the growth depend on where a run
-// ended. docs/performance.md explains the figures.
+// node flags, on the main thread): a built-in model, so the figure is bas's own and not an
+// endpoint's, at 10,000, 100,000 and 200,000 rollouts, and the growth per rollout from 10k to
+// 100k and from 100k to 200k. docs/performance.md explains the figures.
 // Run directly: `node bench/memory.mjs`.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -35,7 +35,14 @@ export type { RunInfo, RunFile } from './runfile/run-info.js';
 export type { PaceRecord, RunSession, RunTime } from './runfile/sessions.js';
 export type { Summary } from './summary/summary.js';
 export type { Failure } from './endpoint/classify.js';
-export { ConfigError, ErrorRateError, FatalRunError, InterruptedError } from './errors/index.js';
+export {
+  BasError,
+  ConfigError,
+  ErrorRateError,
+  FatalRunError,
+  InterruptedError,
+  type BasErrorCode,
+} from './errors/index.js';
 
 /**
  * Task `index` (0, 1, 2 …) of a task configuration; missing values take the defaults (24

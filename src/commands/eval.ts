@@ -18,9 +18,9 @@ import { renderEvalHeader, renderEvalCost } from '../report/eval-header.js';
 import { costOf } from '../report/run-report.js';
 import type { Summary } from '../summary/summary.js';
 import { configPathFrom, loadConfigFile, type FileConfig } from '../settings/config.js';
-import { progressDisplay, PROGRESS_EVENTS } from '../engine/progress.js';
+import { progressDisplay } from '../engine/progress.js';
 import type { EvalEvent, EvalResult } from '../engine/events.js';
-import { runEvalWhereBest, threadChoice } from '../engine/eval-placement.js';
+import { runEval } from '../engine/run-eval.js';
 import { resolveSettings, type EvalFlags, type EvalSettings } from '../settings/settings.js';
 import { pricesOf } from '../settings/setting-table.js';
 import { readSavedRun } from '../runfile/run-info.js';
@@ -56,11 +56,7 @@ export async function evalSettingsFromFlags(
 
 type Notice<K extends EvalEvent['type']> = (e: Extract<EvalEvent, { type: K }>) => string | null;
 
-/**
- * The line each event with one gets on stderr (progress is drawn apart). The one table both
- * says which events a run in a thread must send (NOTICE_EVENTS) and words them (evalNotice),
- * so a new notice cannot be worded here and left behind in the thread.
- */
+/** The line each event with one gets on stderr (progress is drawn apart). */
 const NOTICES: { [K in EvalEvent['type']]?: Notice<K> } = {
   'nothing-to-do': (e) =>
     e.marked === null
@@ -70,9 +66,6 @@ const NOTICES: { [K in EvalEvent['type']]?: Notice<K> } = {
   restarted: (e) => `bas: ${e.dir} held a run that recorded no scored rollout; starting it again with these settings\n`,
   warning: (e) => `bas: warning: ${terminalText(redact(e.message))}\n`,
 };
-
-/** The events `evalNotice` has a line for. */
-export const NOTICE_EVENTS = Object.keys(NOTICES) as ReadonlyArray<EvalEvent['type']>;
 
 /** The line an event gets on stderr, or null (progress is drawn apart). */
 export function evalNotice(e: EvalEvent): string | null {
@@ -164,9 +157,8 @@ export async function withStopSignal<T>(body: (signal: AbortSignal) => Promise<T
 }
 
 /**
- * Runs one eval for a command, a long one in a worker thread (engine/eval-thread.ts: flat
- * memory however long the run): its notices and progress on `err`, stopped by the process's signals. The
- * caller prints the result and chooses the exit code.
+ * Runs one eval for a command: its notices and progress on `err`, stopped by the process's
+ * signals. The caller prints the result and chooses the exit code.
  */
 export async function runEvalCommand(
   settings: EvalSettings,
@@ -176,13 +168,10 @@ export async function runEvalCommand(
   const progress = settings.progress ? progressDisplay({ stream: err }) : null;
   try {
     return await withStopSignal((signal) =>
-      runEvalWhereBest(settings, {
+      runEval(settings, {
         ...folder,
         signal,
         env: std.env(),
-        // Only what is shown crosses from a thread: rollouts as their rewards, for the progress line.
-        events: progress ? [...NOTICE_EVENTS, ...PROGRESS_EVENTS] : NOTICE_EVENTS,
-        onRewards: progress?.onRewards,
         onEvent: (e) => {
           progress?.onEvent(e);
           const line = evalNotice(e);
@@ -224,7 +213,6 @@ export function reportEval(
 
 /** Runs `bas eval` with commander's options and `@FILE` words. */
 export async function evalCommand(words: string[], flags: EvalFlags & { json?: boolean }): Promise<void> {
-  threadChoice(std.env()); // a bad BAS_EVAL_THREAD is refused before anything else
   const settings = await evalSettingsFromFlags(words, flags);
   // The run folder is checked before the key is read and before --check sends its request.
   if (!flags.resume) checkOutputs([{ flag: '--output', path: settings.output ?? 'runs', kind: 'folder' }]);

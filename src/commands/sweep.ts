@@ -43,17 +43,10 @@ import { configPathFrom, loadConfigFile } from '../settings/config.js';
 import { loadProviders } from '../settings/providers.js';
 import { unconfirmedPlanEndpoint, type EndpointFlags } from '../settings/resume-trust.js';
 import type { EvalEvent, EvalResult } from '../engine/events.js';
-import { runEvalWhereBest, threadChoice } from '../engine/eval-placement.js';
+import { runEval } from '../engine/run-eval.js';
 import { COMMAND_FLAGS } from '../settings/command-flags.js';
 import { checkOutputs } from '../settings/output-paths.js';
-import {
-  evalNotice,
-  evalSettingsFromFlags,
-  NOTICE_EVENTS,
-  outcomeError,
-  renderEvalResult,
-  withStopSignal,
-} from './eval.js';
+import { evalNotice, evalSettingsFromFlags, outcomeError, renderEvalResult, withStopSignal } from './eval.js';
 import * as std from '../io/std.js';
 
 export type SweepFlags = Omit<EvalFlags, 'model'> & {
@@ -282,8 +275,6 @@ function pointFlags(plan: SweepPlan, p: SweepPlanPoint, sub: string, confirm: Re
 
 export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
   if ([flags.json, flags.csv].filter(Boolean).length > 1) throw new ConfigError('give --json or --csv, not both');
-  // Checked once, before the plan and its folder are made, rather than at the first point.
-  threadChoice(std.env());
   let dir: string;
   let plan: SweepPlan;
   /** Endpoint flags given again on a resume: they go to every point. */
@@ -403,14 +394,11 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
         const s = settings;
         // --check: each model's endpoint is checked once, before its first run that has work.
         const check = s.check && !checked.has(model);
-        // A long point runs in a thread of its own, as bas eval's runs do.
-        result = await runEvalWhereBest(settings, {
+        result = await runEval(settings, {
           dir: sub,
           resume: started,
           signal,
           env: std.env(),
-          // Rollouts cross from a thread only for a line redrawn live on a terminal.
-          events: progress && std.stderr().isTTY ? [...NOTICE_EVENTS, 'started', 'rollout'] : NOTICE_EVENTS,
           preflight: check
             ? async () => {
                 checked.add(model);

@@ -67,23 +67,10 @@ export function progressLine(p: ProgressState, width: number): string {
   }
 }
 
-/**
- * The events the display needs besides the rollouts themselves, which it may instead be given
- * as rewards (`onRewards`): the way a run in another thread feeds it, 8 bytes a rollout.
- */
-export const PROGRESS_EVENTS: ReadonlyArray<EvalEvent['type']> = ['started', 'pace', 'retry'];
-
-/** What the display takes: every event (or PROGRESS_EVENTS and `onRewards`); `finish()` clears the live line. */
+/** What the display takes: every event of the run; `finish()` clears the live line. */
 export interface ProgressDisplay {
   onEvent: (e: EvalEvent) => void;
-  /** Finished rollouts in order, each as `rolloutReward` gives it: the same as their 'rollout' events. */
-  onRewards: (rewards: ArrayLike<number>) => void;
   finish: () => void;
-}
-
-/** A finished rollout as a number: its reward when it was scored, NaN when it errored. */
-export function rolloutReward(record: { error: unknown; reward: number | null }): number {
-  return record.error ? Number.NaN : (record.reward ?? 0);
 }
 
 /** A display of the run on `o.stream`. */
@@ -156,17 +143,17 @@ export function progressDisplay(o: ProgressOptions): ProgressDisplay {
         retries++;
         break;
       case 'rollout':
-        return finished(rolloutReward(e.record));
+        return finished(e.record.error ? null : (e.record.reward ?? 0));
       default:
         return;
     }
     update();
   };
 
-  /** One finished rollout: its reward, NaN when it errored. */
-  const finished = (reward: number): void => {
+  /** One finished rollout: its reward, null when it errored. */
+  const finished = (reward: number | null): void => {
     done++;
-    if (Number.isNaN(reward)) errors++;
+    if (reward === null) errors++;
     else {
       scored++;
       rewardSum.add(reward);
@@ -176,9 +163,6 @@ export function progressDisplay(o: ProgressOptions): ProgressDisplay {
 
   return {
     onEvent,
-    onRewards: (rewards) => {
-      for (let i = 0; i < rewards.length; i++) finished(rewards[i]!);
-    },
     finish: () => {
       if (tty && drawn) o.stream.write('\r\x1b[K');
     },

@@ -1,4 +1,5 @@
-import { fileErrorMessage, systemErrorCode } from './file-error.js';
+import { BasError } from './bas-error.js';
+import { fileErrorMessage, systemErrorCode } from './files.js';
 
 /** What the CLI prints for an error that ended a command, and the exit code. */
 export interface ErrorReport {
@@ -10,14 +11,14 @@ export interface ErrorReport {
 }
 
 /**
- * Sorts an error that reached the top into the user's or the endpoint's (a named error with
- * an `exitCode`, or a system error such as a full disk, said in words with its path) and a bug
- * of bas, which is said to be one, never passed off as bad input.
+ * Sorts an error that reached the top into the user's or the endpoint's (a `BasError`, with
+ * its own exit code, or a system error such as a full disk, said in words with its path) and a
+ * bug of bas, which is said to be one, never passed off as bad input.
  */
 export function describeError(err: unknown): ErrorReport {
-  const e = err as { exitCode?: unknown; message?: unknown; path?: unknown; syscall?: unknown } | null;
+  if (err instanceof BasError) return { line: err.message, exitCode: err.exitCode, internal: false };
+  const e = err as { message?: unknown; path?: unknown; syscall?: unknown } | null;
   const message = typeof e?.message === 'string' ? e.message : String(err);
-  if (typeof e?.exitCode === 'number') return { line: message, exitCode: e.exitCode, internal: false };
   if (systemErrorCode(err) !== null) {
     // A system error that no command put into words still gets one line with path and cause.
     const line =

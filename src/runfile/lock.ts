@@ -14,16 +14,14 @@
  * removing it, so a lock another process has just made is never removed by mistake.
  * `release()` removes the lock only while it still holds our own token.
  *
- * A lock taken from a worker thread also names the thread (`thread`, its threadId): the
- * process lives on when such a thread dies, so its lock would look alive for ever. The thread
- * that started it gives the lock up instead (`FolderLock.leftByThread`).
+ * Development builds of 0.4.1 ran long evals in a worker thread and wrote its id in the lock
+ * (`thread`); such a lock is read like any other, by its process.
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, linkSync, openSync, readFileSync, unlinkSync } from 'node:fs';
 import { readSmallFile } from '../io/jsonl.js';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { isMainThread, threadId } from 'node:worker_threads';
 import { writeFully } from '../io/atomic-file.js';
 import { ConfigError, fileError, FileTooLargeError, systemErrorCode } from '../errors/index.js';
 
@@ -41,8 +39,6 @@ export interface LockOwner {
   host: string;
   token: string;
   since: string;
-  /** The worker thread that took it (its threadId); absent for the main thread, and in locks of bas 0.4.0 and earlier. */
-  thread?: number;
 }
 
 /**
@@ -107,7 +103,6 @@ export function readLockOwner(file: string): LockOwner | null | 'unreadable' {
         host: o.host,
         token: o.token,
         since: String(o.since ?? ''),
-        ...(typeof o.thread === 'number' && Number.isSafeInteger(o.thread) ? { thread: o.thread } : {}),
       };
     }
   } catch {
@@ -200,7 +195,6 @@ export class FolderLock {
       host: hostname(),
       token: randomBytes(12).toString('hex'),
       since: new Date().toISOString(),
-      ...(isMainThread ? {} : { thread: threadId }),
     };
     const file = join(dir, LOCK_FILE);
     const mine = join(dir, `${LOCK_FILE}.${me.token}`);
@@ -232,18 +226,6 @@ export class FolderLock {
       }
     }
     throw new ConfigError(`cannot lock ${dir}: other processes keep taking it`);
-  }
-
-  /**
-   * The lock on `dir` when it was taken by worker thread `thread` of this process, which has
-   * ended without giving it up (it died): the caller may then end that thread's run and
-   * `release()` it. Null when the lock is anyone else's, or gone.
-   */
-  static leftByThread(dir: string, thread: number): FolderLock | null {
-    const owner = readLockOwner(join(dir, LOCK_FILE));
-    if (owner === null || owner === 'unreadable') return null;
-    const ours = owner.pid === process.pid && owner.host === hostname() && owner.thread === thread;
-    return ours ? new FolderLock(dir, owner) : null;
   }
 
   /** Gives the folder up, if the lock is still ours. */

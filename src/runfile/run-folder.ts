@@ -9,9 +9,7 @@
 import { FolderLock } from './lock.js';
 import type { RolloutRecord } from './record.js';
 import { ResultStore } from './results.js';
-import { join } from 'node:path';
-import { RUN_FILE } from './files.js';
-import { readRunInfo, writeRunInfo, type RunInfo } from './run-info.js';
+import { writeRunInfo, type RunInfo } from './run-info.js';
 import { runTime, sessionsOf, type PaceRecord, type RunSession } from './sessions.js';
 
 /** How a session ended, as run.json records it. */
@@ -125,26 +123,5 @@ export class RunFolder {
     } finally {
       lock.release();
     }
-  }
-
-  /**
-   * Ends the run of a worker thread that died (out of memory, a crash) holding `dir`, for the
-   * thread that started it: the process lives on, so its lock would keep the folder "in use"
-   * and run.json would say `running` until it ended. A run.json saying `running` becomes
-   * `interrupted` (what was recorded is kept, for `--resume`), and the lock is removed. Only a
-   * lock that names `thread` of this process is touched; false when there was none.
-   */
-  static async endLeftByThread(dir: string, thread: number, now = new Date()): Promise<boolean> {
-    const lock = FolderLock.leftByThread(dir, thread);
-    if (!lock) return false;
-    try {
-      const info = await readRunInfo(join(dir, RUN_FILE));
-      // The session that died never wrote its end: it stays of unknown length.
-      if (info?.status === 'running')
-        writeRunInfo(dir, { ...(info as RunInfo), status: 'interrupted', ended_at: now.toISOString() });
-    } finally {
-      lock.release();
-    }
-    return true;
   }
 }

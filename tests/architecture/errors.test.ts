@@ -1,12 +1,15 @@
 /**
- * Every error class of src/ lives in src/errors/, one file per class, the file named after the
- * class (ConfigError in config-error.ts), and is exported from src/errors/index.ts: a reader
- * looking for what can be thrown finds it in one folder.
+ * Every error class of src/ lives in src/errors/, in a file grouped by what it is about (not
+ * one file per class), extends BasError with a code of its own, and is exported from
+ * src/errors/index.ts: a reader looking for what can be thrown finds it in one folder, and a
+ * user of the API catches one base class and branches on a stable code (issue 24 §4).
  */
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
+import * as api from '../../src/index.js';
+import * as named from '../../src/errors/index.js';
 import { SRC, sourceFiles } from '../support/source-files.js';
 const ERRORS = join(SRC, 'errors');
 
@@ -19,7 +22,10 @@ function errorClasses(text: string): string[] {
   return found;
 }
 
-const kebab = (name: string) => name.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
+type ErrorClass = abstract new (...args: never[]) => Error;
+const classes = (Object.entries(named) as [string, unknown][]).filter(
+  (e): e is [string, ErrorClass] => typeof e[1] === 'function' && (e[1] as ErrorClass).prototype instanceof Error,
+);
 
 describe('the error classes of src/', () => {
   const files = sourceFiles(SRC);
@@ -28,22 +34,45 @@ describe('the error classes of src/', () => {
     const outside = files
       .filter((f) => !f.startsWith(ERRORS + '/'))
       .flatMap((f) => errorClasses(readFileSync(f, 'utf8')).map((c) => `${relative(SRC, f)}: ${c}`));
-    expect(outside, 'error classes outside src/errors/: move each to its own file there').toEqual([]);
+    expect(outside, 'error classes outside src/errors/: move each to the file of its subject there').toEqual([]);
   });
 
-  it('live one to a file named after the class, exported from the index', () => {
-    const index = readFileSync(join(ERRORS, 'index.ts'), 'utf8');
-    const wrong: string[] = [];
-    for (const f of files.filter((f) => f.startsWith(ERRORS + '/'))) {
-      const classes = errorClasses(readFileSync(f, 'utf8'));
-      const file = relative(ERRORS, f);
-      if (classes.length > 1) wrong.push(`${file} declares ${classes.join(', ')}`);
-      for (const c of classes) {
-        if (file !== `${kebab(c)}.ts`) wrong.push(`${c} is in ${file}, not ${kebab(c)}.ts`);
-        if (!new RegExp(`\\b${c}\\b[^\\n]*from './${kebab(c)}\\.js'`).test(index))
-          wrong.push(`${c} is not exported from index.ts`);
-      }
+  it('are each exported from the index', () => {
+    const declared = files
+      .filter((f) => f.startsWith(ERRORS + '/'))
+      .flatMap((f) => errorClasses(readFileSync(f, 'utf8')));
+    expect(declared.length).toBeGreaterThan(10);
+    expect(classes.map(([name]) => name).sort()).toEqual([...declared].sort());
+  });
+
+  it('are grouped: no file of src/errors/ holds a lone small class', () => {
+    const lone = files
+      .filter((f) => f.startsWith(ERRORS + '/'))
+      .filter((f) => {
+        const text = readFileSync(f, 'utf8');
+        return errorClasses(text).length === 1 && text.split('\n').length < 30;
+      })
+      .map((f) => relative(ERRORS, f));
+    expect(lone, 'a class this small belongs in the file of its subject').toEqual([]);
+  });
+
+  it('extend BasError, each with a code of its own and an exit code', () => {
+    const codes = new Map<string, string>();
+    for (const [name, cls] of classes) {
+      if (cls === named.BasError) continue;
+      expect(cls.prototype, name).toBeInstanceOf(named.BasError);
+      // Made without its constructor (each takes other arguments): the fields are set by it.
+      const sample = Reflect.construct(cls, ['x', 1]) as InstanceType<typeof named.BasError>;
+      expect(sample.name, name).toBe(name);
+      expect(sample.code, name).toMatch(/^BAS_[A-Z_]+$/);
+      expect(Number.isInteger(sample.exitCode) && sample.exitCode > 0, name).toBe(true);
+      expect(codes.get(sample.code), `${name} reuses the code of ${codes.get(sample.code)}`).toBeUndefined();
+      codes.set(sample.code, name);
     }
-    expect(wrong).toEqual([]);
+  });
+
+  it('the base class is part of the public API', () => {
+    expect(api.BasError).toBe(named.BasError);
+    expect(new api.ConfigError('bad')).toBeInstanceOf(api.BasError);
   });
 });

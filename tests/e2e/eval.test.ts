@@ -264,6 +264,17 @@ describe('bas eval without a server', () => {
     expect(JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')).base_url).toBeNull();
   });
 
+  it('ignores BAS_EVAL_THREAD, which development builds of 0.4.1 read: any value runs as without it', async () => {
+    for (const value of ['always', 'sometimes']) {
+      const dir = join(tempDir(), 'run');
+      const r = await bas(['eval', '--model', 'builtin:oracle', '-n', '3', '--output', dir, '--no-progress'], {
+        env: { BAS_EVAL_THREAD: value },
+      });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toBe(`bas: results in ${dir}\n`);
+    }
+  });
+
   it('a run whose errored share passes --max-error-rate exits 3, and says why', async () => {
     const s = await start(['--error-rate', '0.5', '--retry-after', '0', '--seed', '2']);
     const dir = join(tempDir(), 'run');

@@ -42,33 +42,31 @@ function expectInterrupted(dir: string, recorded: number): void {
 }
 
 describe('a stop signal sent twice in a burst', () => {
-  for (const thread of ['never', 'always']) {
-    for (const when of ['1 ms later', 'as its last line is printed'] as const) {
-      it(`stops bas eval once, the repeat ${when} (BAS_EVAL_THREAD=${thread}): exit 130, run.json interrupted`, async () => {
-        const run = await heldRun(4);
-        const child = startBas(
-          ['eval', '-m', 'm', '--base-url', run.url, '--output', run.dir, '--no-progress', '-n', '60', '-c', '2'],
-          { env: { BAS_EVAL_THREAD: thread, OPENAI_API_KEY: KEY }, stdio: ['ignore', 'ignore', 'pipe'] },
-        );
-        let stderr = '';
-        child.stderr!.on('data', (d: Buffer) => {
-          stderr += d.toString();
-          // The run has ended and the process is on its way out: the repeat must not kill it.
-          if (when === 'as its last line is printed' && stderr.includes('\n')) child.kill('SIGINT');
-        });
-        const exited = new Promise<[number | null, NodeJS.Signals | null]>((r) =>
-          child.once('exit', (code, sig) => r([code, sig])),
-        );
-        await until(run.recorded);
-        // As `timeout -s INT` delivers it: to the process, then to its group.
-        child.kill('SIGINT');
-        if (when === '1 ms later') setTimeout(() => child.kill('SIGINT'), 1);
-        expect(await exited).toEqual([130, null]);
-        expect(stderr).toMatch(/^bas: interrupted by SIGINT; finished rollouts are kept in .*--resume/);
-        expect(stderr.trim().split('\n')).toHaveLength(1);
-        expectInterrupted(run.dir, 4);
+  for (const when of ['1 ms later', 'as its last line is printed'] as const) {
+    it(`stops bas eval once, the repeat ${when}: exit 130, run.json interrupted`, async () => {
+      const run = await heldRun(4);
+      const child = startBas(
+        ['eval', '-m', 'm', '--base-url', run.url, '--output', run.dir, '--no-progress', '-n', '60', '-c', '2'],
+        { env: { OPENAI_API_KEY: KEY }, stdio: ['ignore', 'ignore', 'pipe'] },
+      );
+      let stderr = '';
+      child.stderr!.on('data', (d: Buffer) => {
+        stderr += d.toString();
+        // The run has ended and the process is on its way out: the repeat must not kill it.
+        if (when === 'as its last line is printed' && stderr.includes('\n')) child.kill('SIGINT');
       });
-    }
+      const exited = new Promise<[number | null, NodeJS.Signals | null]>((r) =>
+        child.once('exit', (code, sig) => r([code, sig])),
+      );
+      await until(run.recorded);
+      // As `timeout -s INT` delivers it: to the process, then to its group.
+      child.kill('SIGINT');
+      if (when === '1 ms later') setTimeout(() => child.kill('SIGINT'), 1);
+      expect(await exited).toEqual([130, null]);
+      expect(stderr).toMatch(/^bas: interrupted by SIGINT; finished rollouts are kept in .*--resume/);
+      expect(stderr.trim().split('\n')).toHaveLength(1);
+      expectInterrupted(run.dir, 4);
+    });
   }
 });
 
@@ -83,7 +81,7 @@ describe("an eval run inside another program, stopped through the run's stop", (
       const stop = new AbortController();
       const ended = bas(
         ['eval', '-m', 'm', '--base-url', run.url, '--output', run.dir, '--no-progress', '-n', '40', '-c', '2'],
-        { env: { BAS_EVAL_THREAD: 'never', OPENAI_API_KEY: KEY }, stop: stop.signal },
+        { env: { OPENAI_API_KEY: KEY }, stop: stop.signal },
       );
       await until(run.recorded);
       stop.abort(reason);

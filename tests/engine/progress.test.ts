@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { progressDisplay, progressLine, rolloutReward, type ProgressState } from '../../src/engine/progress.js';
+import { progressDisplay, progressLine, type ProgressState } from '../../src/engine/progress.js';
 import type { RolloutRecord } from '../../src/runfile/record.js';
 import type { RunInfo } from '../../src/runfile/run-info.js';
 import { mean } from '../../src/summary/stats.js';
@@ -98,39 +98,5 @@ describe('progressDisplay', () => {
       display.onEvent({ type: 'rollout', record: { reward, error: null } as RolloutRecord });
     expect(mean(rewards)!.toFixed(3)).toBe('0.288');
     expect(out.at(-1)).toContain('mean reward 0.288 ·');
-  });
-
-  it('draws the same lines from rollouts given as rewards as from their records', () => {
-    const a = lineDisplay();
-    const b = lineDisplay();
-    const started = {
-      type: 'started',
-      dir: 'd',
-      info: {} as RunInfo,
-      total: 30,
-      pending: 30,
-      already: 0,
-      concurrency: 4,
-    } as const;
-    a.display.onEvent(started);
-    b.display.onEvent(started);
-    const records = Array.from({ length: 30 }, (_, i) =>
-      i % 7 === 3
-        ? ({ reward: null, error: { type: 'provider', message: 'x' } } as RolloutRecord)
-        : ({ reward: (i % 5) / 4, error: null } as RolloutRecord),
-    );
-    for (const record of records) a.display.onEvent({ type: 'rollout', record });
-    // In uneven batches, as a thread sends them.
-    const rewards = records.map(rolloutReward);
-    for (const [from, to] of [
-      [0, 1],
-      [1, 12],
-      [12, 13],
-      [13, 30],
-    ] as const)
-      b.display.onRewards(Float64Array.from(rewards.slice(from, to)));
-    expect(b.out).toEqual(a.out);
-    expect(a.out.length).toBeGreaterThanOrEqual(3);
-    expect(a.out.at(-1)).toMatch(/^bas: 30\/30 done · 4 errors · /);
   });
 });

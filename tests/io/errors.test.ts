@@ -5,7 +5,15 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, describeError, FatalRunError, InputLineError, TaskShapeError } from '../../src/errors/index.js';
+import {
+  BasError,
+  ConfigError,
+  describeError,
+  FatalRunError,
+  InputLineError,
+  StreamCutError,
+  TaskShapeError,
+} from '../../src/errors/index.js';
 import { readJsonLines } from '../../src/io/jsonl.js';
 import { asClause } from '../../src/io/outside-text.js';
 import { tempDir } from '../support/cli.js';
@@ -69,6 +77,18 @@ describe('describeError', () => {
       exitCode: 1,
       internal: false,
     });
+  });
+
+  it("prints every BasError as the user's or the endpoint's, with its own exit code", () => {
+    const cut = new StreamCutError('the stream ended before [DONE]');
+    expect(cut).toBeInstanceOf(BasError);
+    expect(cut.code).toBe('BAS_STREAM_CUT');
+    expect(describeError(cut)).toEqual({ line: 'the stream ended before [DONE]', exitCode: 1, internal: false });
+  });
+
+  it('does not take an exitCode field alone for a named error', () => {
+    const lookalike = Object.assign(new Error('not ours'), { exitCode: 2 });
+    expect(describeError(lookalike)).toMatchObject({ exitCode: 1, internal: true });
   });
 
   it('calls a bug a bug', () => {

@@ -149,6 +149,28 @@ describe('FolderLock', () => {
     expect(() => FolderLock.acquire(dir)).toThrow(/in use by bas on host elsewhere\.example/);
   });
 
+  it('a lock naming a worker thread (development builds of 0.4.1) is read by its process, alive or dead', () => {
+    const dir = tmp();
+    const start = processStartTime(process.pid);
+    const live = {
+      pid: process.pid,
+      start,
+      host: hostname(),
+      token: 'threaded',
+      since: '2026-12-03T10:00:00Z',
+      thread: 1,
+    };
+    writeFileSync(join(dir, LOCK_FILE), JSON.stringify(live));
+    expect(readLockOwner(join(dir, LOCK_FILE))).toMatchObject({ pid: process.pid, token: 'threaded' });
+    expect(() => FolderLock.acquire(dir)).toThrow(new RegExp(`in use by another bas process \\(pid ${process.pid}\\)`));
+    // Its process gone: taken over as any dead owner's lock is.
+    writeFileSync(join(dir, LOCK_FILE), JSON.stringify({ ...live, pid: 2 ** 22 + 17, start: '5' }));
+    const lock = FolderLock.acquire(dir);
+    expect(JSON.parse(readFileSync(join(dir, LOCK_FILE), 'utf8'))).not.toHaveProperty('thread');
+    lock.release();
+    expect(existsSync(join(dir, LOCK_FILE))).toBe(false);
+  });
+
   it('the lock file is whole from the moment it exists, and release removes only our own lock', () => {
     const dir = tmp();
     const lock = FolderLock.acquire(dir);

@@ -2,8 +2,19 @@
  * File operations that failed, in words: what was being done, the path, and why. Every
  * command reports file errors through these, so the user never sees a bare code.
  */
-import { ConfigError } from './config-error.js';
-import { FatalRunError } from './fatal-run-error.js';
+import { BasError, ConfigError, FatalRunError, type BasErrorCode } from './bas-error.js';
+
+/** A file past the size its reader accepts; `limit` is that size in bytes. Exit code 2. */
+export class FileTooLargeError extends BasError {
+  readonly code: BasErrorCode = 'BAS_FILE_TOO_LARGE';
+  readonly exitCode: number = 2;
+  constructor(
+    readonly path: string,
+    readonly limit: number,
+  ) {
+    super(`${path} is larger than ${limit} bytes`);
+  }
+}
 
 /** What a system error code means, in words a user can act on. */
 const SYSTEM_ERROR_WORDS: Readonly<Record<string, string>> = Object.freeze({
