@@ -7,9 +7,16 @@
  * Money in the typed objects (`Task.key`, `Ledger` rows) is in integer cents; `taskToJson`
  * gives the JSON lines form of `bas gen`, with two-decimal strings.
  */
+import { join } from 'node:path';
 import { ConfigError } from './errors/index.js';
+import { runEval as runPlan } from './engine/run-eval.js';
+import type { EvalEvent, EvalResult } from './engine/events.js';
+import * as std from './io/std.js';
 import { readRun } from './report/read.js';
-import type { RunFile } from './runfile/run-info.js';
+import { RUN_FILE } from './runfile/files.js';
+import { readSavedRun, type RunFile } from './runfile/run-info.js';
+import { API_SOURCE, checkEvalConfig, type EvalConfig } from './settings/eval-config.js';
+import { resolvePlan } from './settings/plan.js';
 import { timeOfRun, type RunTime } from './runfile/sessions.js';
 import type { Summary } from './summary/summary.js';
 import { MAX_TASKS, resolveTaskConfig } from './task/config.js';
@@ -19,10 +26,8 @@ import { scoreReply as score } from './task/score.js';
 import { keyInCents, type AnswerKeyJson } from './task/serialize.js';
 import type { AnswerKey, Scores } from './task/types.js';
 
-export { runEval, type RunEvalOptions } from './engine/run-eval.js';
 export type { EvalEvent, EvalOutcome, EvalResult } from './engine/events.js';
-export { evalSettings, type EvalConfig } from './settings/eval-config.js';
-export type { EvalSettings } from './settings/settings.js';
+export type { EvalConfig } from './settings/eval-config.js';
 export { buildPrompt, PROMPT_VERSION } from './task/prompt.js';
 export { parseAnswer, type ParseResult, type Answer } from './task/answer.js';
 export { taskToJson } from './task/serialize.js';
@@ -43,6 +48,42 @@ export {
   InterruptedError,
   type BasErrorCode,
 } from './errors/index.js';
+
+/** How `runEval` runs: whether it continues a run, how to stop it and who hears its events. */
+export interface RunEvalOptions {
+  /**
+   * The folder of a run to continue: its rollouts never recorded, or whose last record is an
+   * error, run again, with its saved settings under those of `config` (which may change how it
+   * runs, never what it measures).
+   */
+  resume?: string;
+  /** Aborting it stops the run: no new rollout starts, those in flight are dropped (a resume redoes them). */
+  signal?: AbortSignal;
+  /** Called with every event, synchronously; it must not throw. */
+  onEvent?: (event: EvalEvent) => void;
+  /** Where the API key variable (and the endpoint's environment defaults) are read; default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /**
+   * Called once there is work to do, before the folder is taken; a throw ends the call with
+   * that error and leaves the folder untouched.
+   */
+  preflight?: () => Promise<void>;
+}
+
+/**
+ * Runs one eval, or with `resume` continues one, and resolves once run.json is final and the
+ * folder is released. `config` takes the keys of a TOML run configuration, checked as a config
+ * file is. Bad settings or folders reject with a ConfigError, a failing disk with a
+ * FatalRunError; how the run itself went is the result's `outcome`.
+ */
+export async function runEval(config: EvalConfig = {}, options: RunEvalOptions = {}): Promise<EvalResult> {
+  const env = options.env ?? std.env();
+  const file = checkEvalConfig(config);
+  const dir = options.resume;
+  const resume = dir === undefined ? null : { dir, run: await readSavedRun(dir), file: join(dir, RUN_FILE) };
+  const plan = resolvePlan({}, file, API_SOURCE, env, resume);
+  return runPlan(plan, { signal: options.signal, onEvent: options.onEvent, env, preflight: options.preflight });
+}
 
 /**
  * Task `index` (0, 1, 2 …) of a task configuration; missing values take the defaults (24

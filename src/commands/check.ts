@@ -10,18 +10,18 @@
  */
 import { FatalRunError } from '../errors/index.js';
 import { urlWithoutCredentials } from '../io/secrets.js';
-import { builtinPolicy } from '../endpoint/client.js';
+import { apiKeyFor } from '../endpoint/api-key.js';
 import { configPathFrom, loadConfigFile } from '../settings/config.js';
 import { probe, type CheckTask, type ProbeReport } from '../endpoint/endpoint-check.js';
 import { renderProbe } from '../endpoint/probe-text.js';
 import { generateTask } from '../task/generate.js';
-import { apiKeyFor, resolveSettings, type EvalFlags, type EvalSettings } from '../settings/settings.js';
-import { maxResponseBytesOf, samplingOf, taskConfigOf } from '../settings/setting-table.js';
+import type { EvalFlags } from '../settings/settings.js';
+import { resolvePlan, type EndpointTarget, type EvalPlan } from '../settings/plan.js';
 import * as std from '../io/std.js';
 
 /** Why a probe failed, in a few words. */
-function reason(r: ProbeReport, s: EvalSettings): string {
-  if (!r.reachable) return `cannot reach ${urlWithoutCredentials(s.baseUrl)}: ${r.message ?? 'no answer'}`;
+function reason(r: ProbeReport, s: EndpointTarget): string {
+  if (!r.reachable) return `cannot reach ${urlWithoutCredentials(s.baseURL)}: ${r.message ?? 'no answer'}`;
   if (r.keyAccepted === false) return `the endpoint refused the key in ${s.apiKeyVar} (HTTP ${r.status})`;
   if (r.modelKnown === false)
     return `the endpoint does not know model ${JSON.stringify(s.model)} (bas models lists the ones it has)`;
@@ -35,57 +35,58 @@ function reason(r: ProbeReport, s: EvalSettings): string {
 }
 
 /** Where the key came from, for the report's first line: the variable, or the placeholder sent. */
-function keySource(s: EvalSettings, env: NodeJS.ProcessEnv): string {
+function keySource(s: EndpointTarget, env: NodeJS.ProcessEnv): string {
   return env[s.apiKeyVar] ? `key from ${s.apiKeyVar}` : `${s.apiKeyVar} not set: a placeholder key was sent`;
 }
 
 /** The first task the run would send: task 0, or the first of its shard. */
-function firstTask(s: EvalSettings): CheckTask {
-  const index = s.shard ? s.shard.index - 1 : 0;
-  const t = generateTask(taskConfigOf(s), index);
+function firstTask(tasks: EvalPlan['tasks']): CheckTask {
+  const index = tasks.shard ? tasks.shard.index - 1 : 0;
+  const t = generateTask(tasks.config, index);
   return { index, prompt: t.prompt, key: t.key };
 }
 
 /**
- * Checks the endpoint these settings name, writing the report to `out`. Throws a
- * FatalRunError naming the cause when it fails; a built-in model has nothing to check.
+ * Checks the endpoint a plan names, writing the report to `out`. Throws a FatalRunError
+ * naming the cause when it fails; a built-in model has nothing to check.
  */
 export async function runCheck(
-  s: EvalSettings,
+  plan: EvalPlan,
   env: NodeJS.ProcessEnv,
   out: NodeJS.WritableStream,
   json = false,
 ): Promise<ProbeReport | null> {
-  if (builtinPolicy(s.model) !== null) {
+  const s = plan.target;
+  if (s.kind === 'builtin') {
     out.write(
       json
         ? `${JSON.stringify({ ok: true, builtin: true }, null, 2)}\n`
-        : `bas check: ${s.model} is built in: no endpoint, nothing to check\n`,
+        : `bas check: ${plan.model} is built in: no endpoint, nothing to check\n`,
     );
     return null;
   }
   const apiKey = apiKeyFor(s, env);
   const r = await probe(
     {
-      baseURL: s.baseUrl,
+      baseURL: s.baseURL,
       apiKey,
-      requestTimeoutMs: s.requestTimeout * 1000,
-      maxResponseBytes: maxResponseBytesOf(s),
+      requestTimeoutMs: s.requestTimeoutMs,
+      maxResponseBytes: s.maxResponseBytes,
     },
     s.model,
-    samplingOf(s),
-    firstTask(s),
+    s.sampling,
+    firstTask(plan.tasks),
     // A streamed run is checked as it will run: the same request, read the same way.
-    s.stream ? { idleTimeoutMs: s.streamIdleTimeout * 1000 } : null,
+    s.stream,
   );
   const via = s.provider ? `provider ${s.provider}, ` : '';
   if (json)
     out.write(
-      `${JSON.stringify({ model: s.model, base_url: urlWithoutCredentials(s.baseUrl), provider: s.provider, ...r }, null, 2)}\n`,
+      `${JSON.stringify({ model: s.model, base_url: urlWithoutCredentials(s.baseURL), provider: s.provider, ...r }, null, 2)}\n`,
     );
   else
     out.write(
-      `${renderProbe(r, `bas check: ${s.model} at ${urlWithoutCredentials(s.baseUrl)} (${via}${keySource(s, env)})`)}\n`,
+      `${renderProbe(r, `bas check: ${s.model} at ${urlWithoutCredentials(s.baseURL)} (${via}${keySource(s, env)})`)}\n`,
     );
   if (!r.ok) throw new FatalRunError(`check failed: ${reason(r, s)}`);
   return r;
@@ -95,6 +96,6 @@ export async function runCheck(
 export async function checkCommand(words: string[], flags: EvalFlags): Promise<void> {
   const configPath = configPathFrom(words, flags.config, 'bas check');
   const file = configPath ? loadConfigFile(configPath) : null;
-  const settings = resolveSettings(flags, file, configPath ?? '', std.env());
-  await runCheck(settings, std.env(), std.stdout(), flags.json === true);
+  const plan = resolvePlan(flags, file, configPath ?? '', std.env());
+  await runCheck(plan, std.env(), std.stdout(), flags.json === true);
 }

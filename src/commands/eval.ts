@@ -1,6 +1,6 @@
 /**
  * `bas eval`: runs a model over the benchmark. Reads flags (over a TOML config, or over the
- * saved run with --resume), hands the settings to the engine (`runEval`), shows its events
+ * saved run with --resume), hands its plan to the engine (`runEval`), shows its events
  * (progress and notices on stderr) and prints the summary tables (or JSON); the exit code
  * comes from the run's typed outcome.
  *
@@ -20,9 +20,9 @@ import type { Summary } from '../summary/summary.js';
 import { configPathFrom, loadConfigFile, type FileConfig } from '../settings/config.js';
 import { progressDisplay } from '../engine/progress.js';
 import type { EvalEvent, EvalResult } from '../engine/events.js';
-import { runEval } from '../engine/run-eval.js';
-import { resolveSettings, type EvalFlags, type EvalSettings } from '../settings/settings.js';
-import { pricesOf } from '../settings/setting-table.js';
+import { runEval, type RunPlan } from '../engine/run-eval.js';
+import type { EvalFlags } from '../settings/settings.js';
+import { resolvePlan } from '../settings/plan.js';
 import { readSavedRun } from '../runfile/run-info.js';
 import { RUN_FILE } from '../runfile/files.js';
 import { onOutputClosed } from '../io/output.js';
@@ -32,26 +32,21 @@ import { checkOutputs } from '../settings/output-paths.js';
 import * as std from '../io/std.js';
 import type { OutStream } from '../io/std.js';
 
-/** The settings `bas eval` runs with: flags over a config file, over the saved run with --resume. */
-export async function evalSettingsFromFlags(
+/** The plan `bas eval` runs: flags over a config file, over the saved run with --resume. */
+export async function evalPlanFromFlags(
   words: string[],
   flags: EvalFlags,
   opts: { models?: boolean } = {},
-): Promise<EvalSettings> {
+): Promise<RunPlan> {
   const configPath = configPathFrom(words, flags.config, opts.models ? 'bas sweep' : 'bas eval');
   // A sweep's config may list its `models` (`opts.models`); each of its runs gets its own -m.
   const file: FileConfig | null = configPath ? loadConfigFile(configPath, { models: opts.models }) : null;
   if (flags.resume && flags.output)
     throw new ConfigError('--resume DIR continues the run in DIR; it does not take --output');
-  const saved = flags.resume ? await readSavedRun(flags.resume) : null;
-  return resolveSettings(
-    flags,
-    file,
-    configPath ?? '',
-    std.env(),
-    saved,
-    flags.resume ? join(flags.resume, RUN_FILE) : undefined,
-  );
+  const resume = flags.resume
+    ? { dir: flags.resume, run: await readSavedRun(flags.resume), file: join(flags.resume, RUN_FILE) }
+    : null;
+  return resolvePlan(flags, file, configPath ?? '', std.env(), resume);
 }
 
 type Notice<K extends EvalEvent['type']> = (e: Extract<EvalEvent, { type: K }>) => string | null;
@@ -74,27 +69,27 @@ export function evalNotice(e: EvalEvent): string | null {
 }
 
 /** What a finished eval prints on its standard output: the header, the tables and the cost, or JSON. */
-export function renderEvalResult(r: EvalResult, s: EvalSettings, json: boolean): string {
+export function renderEvalResult(r: EvalResult, plan: RunPlan, json: boolean): string {
   // The summary, with what it cost at the run's prices (errored rollouts' part apart).
-  if (json) return `${JSON.stringify({ ...r.summary, cost: costOf(r.summary, {}, pricesOf(s)) }, null, 2)}\n`;
+  if (json) return `${JSON.stringify({ ...r.summary, cost: costOf(r.summary, {}, plan.prices) }, null, 2)}\n`;
   // A resume with nothing left prints the summary alone, as it always has: nothing ran.
-  if (r.outcome.kind === 'nothing-to-do') return `${renderSummary(r.summary, { title: `${s.model} · ${r.dir}` })}\n`;
+  if (r.outcome.kind === 'nothing-to-do') return `${renderSummary(r.summary, { title: `${plan.model} · ${r.dir}` })}\n`;
   const header = renderEvalHeader({ dir: r.dir, info: r.info, elapsedS: r.elapsedS, ranHere: r.ranHere });
-  return `${header}\n${renderSummary(r.summary)}${renderEvalCost(r.summary, pricesOf(s))}`;
+  return `${header}\n${renderSummary(r.summary)}${renderEvalCost(r.summary, plan.prices)}`;
 }
 
 /** "; it used 15,552 tokens ($0.1016), 15,552 of them on errored rollouts", or nothing when none were reported. */
-function spentSoFar(summary: Summary, s: EvalSettings): string {
+function spentSoFar(summary: Summary, plan: RunPlan): string {
   const t = summary.tokens;
   if (t.total === 0) return '';
-  const c = costOf(summary, {}, pricesOf(s));
+  const c = costOf(summary, {}, plan.prices);
   const usd = c.total_usd === null ? '' : ` ($${c.total_usd.toFixed(4)})`;
   const lost = t.unscored.total > 0 ? `, ${t.unscored.total.toLocaleString('en-US')} of them on errored rollouts` : '';
   return `; it used ${t.total.toLocaleString('en-US')} tokens${usd}${lost}`;
 }
 
 /** The error a run's outcome ends `bas eval` with (its exit code and its one line), or null for success. */
-export function outcomeError(r: EvalResult, s: EvalSettings): Error | null {
+export function outcomeError(r: EvalResult, plan: RunPlan): Error | null {
   const { dir, outcome } = r;
   const { errored, rollouts } = r.summary.counts;
   const top = r.summary.errors[0];
@@ -107,7 +102,9 @@ export function outcomeError(r: EvalResult, s: EvalSettings): Error | null {
       const how = outcome.restartable
         ? `no rollout was scored, so ${dir} can be started again: fix the cause and run bas eval --output ${dir} with the corrected settings`
         : `finished rollouts are kept in ${dir}; fix the cause and continue with --resume ${dir}`;
-      return new FatalRunError(`${asClause(outcome.failure.message)}; run stopped (${how})${spentSoFar(r.summary, s)}`);
+      return new FatalRunError(
+        `${asClause(outcome.failure.message)}; run stopped (${how})${spentSoFar(r.summary, plan)}`,
+      );
     }
     case 'interrupted': {
       const reason = outcome.reason instanceof InterruptedError ? outcome.reason : null;
@@ -122,7 +119,7 @@ export function outcomeError(r: EvalResult, s: EvalSettings): Error | null {
       );
     case 'over-error-budget':
       return new ErrorRateError(
-        `${errored} of ${rollouts} rollouts errored, more than --max-error-rate ${s.maxErrorRate} allows${why}; bas eval --resume ${dir} re-runs them`,
+        `${errored} of ${rollouts} rollouts errored, more than --max-error-rate ${plan.limits.maxErrorRate} allows${why}; bas eval --resume ${dir} re-runs them`,
       );
   }
 }
@@ -160,16 +157,11 @@ export async function withStopSignal<T>(body: (signal: AbortSignal) => Promise<T
  * Runs one eval for a command: its notices and progress on `err`, stopped by the process's
  * signals. The caller prints the result and chooses the exit code.
  */
-export async function runEvalCommand(
-  settings: EvalSettings,
-  folder: { dir?: string; resume: boolean },
-  err: OutStream,
-): Promise<EvalResult> {
-  const progress = settings.progress ? progressDisplay({ stream: err }) : null;
+export async function runEvalCommand(plan: RunPlan, err: OutStream): Promise<EvalResult> {
+  const progress = plan.settings.progress ? progressDisplay({ stream: err }) : null;
   try {
     return await withStopSignal((signal) =>
-      runEval(settings, {
-        ...folder,
+      runEval(plan, {
         signal,
         env: std.env(),
         onEvent: (e) => {
@@ -177,8 +169,8 @@ export async function runEvalCommand(
           const line = evalNotice(e);
           if (line !== null) err.write(line);
         },
-        preflight: settings.check
-          ? async () => void (await (await import('./check.js')).runCheck(settings, std.env(), err))
+        preflight: plan.settings.check
+          ? async () => void (await (await import('./check.js')).runCheck(plan, std.env(), err))
           : undefined,
       }),
     );
@@ -192,15 +184,10 @@ export async function runEvalCommand(
  * then throws the outcome's error, if any. A stopped run prints no tables: its one line says
  * what happened and how to go on.
  */
-export function reportEval(
-  result: EvalResult,
-  settings: EvalSettings,
-  out: NodeJS.WritableStream,
-  json: boolean,
-): void {
-  const failed = outcomeError(result, settings);
+export function reportEval(result: EvalResult, plan: RunPlan, out: NodeJS.WritableStream, json: boolean): void {
+  const failed = outcomeError(result, plan);
   if (result.outcome.kind === 'endpoint-stopped' || result.outcome.kind === 'interrupted') throw failed;
-  out.write(renderEvalResult(result, settings, json));
+  out.write(renderEvalResult(result, plan, json));
   std
     .stderr()
     .write(
@@ -213,10 +200,9 @@ export function reportEval(
 
 /** Runs `bas eval` with commander's options and `@FILE` words. */
 export async function evalCommand(words: string[], flags: EvalFlags & { json?: boolean }): Promise<void> {
-  const settings = await evalSettingsFromFlags(words, flags);
+  const plan = await evalPlanFromFlags(words, flags);
   // The run folder is checked before the key is read and before --check sends its request.
-  if (!flags.resume) checkOutputs([{ flag: '--output', path: settings.output ?? 'runs', kind: 'folder' }]);
-  const folder = { dir: flags.resume ?? settings.output ?? undefined, resume: Boolean(flags.resume) };
-  const result = await runEvalCommand(settings, folder, std.stderr());
-  reportEval(result, settings, std.stdout(), Boolean(flags.json));
+  if (!plan.resume) checkOutputs([{ flag: '--output', path: plan.output ?? 'runs', kind: 'folder' }]);
+  const result = await runEvalCommand(plan, std.stderr());
+  reportEval(result, plan, std.stdout(), Boolean(flags.json));
 }

@@ -11,7 +11,7 @@ import type { Task, TaskConfig } from '../task/types.js';
 import type { GenFormat } from '../settings/choices.js';
 import type { EvalFlags } from '../settings/settings.js';
 import { COMMAND_FLAGS } from '../settings/command-flags.js';
-import { samplingOf, taskConfigOf } from '../settings/setting-table.js';
+import { taskConfigOf } from '../settings/setting-table.js';
 import { readFlags, type FlagValues } from '../settings/flag.js';
 import { checkOutputs } from '../settings/output-paths.js';
 import * as std from '../io/std.js';
@@ -31,19 +31,19 @@ function promptText(task: Task): string {
 
 /** Requests as `bas eval` would send them, checked by the same rules as its flags. */
 async function batchRenderer(flags: Record<string, unknown>): Promise<(task: Task) => string> {
-  const [{ resolveSettings }, { requestFields, builtinPolicy }, { batchRequestLines }] = await Promise.all([
-    import('../settings/settings.js'),
+  const [{ resolvePlan }, { requestFields }, { batchRequestLines }] = await Promise.all([
+    import('../settings/plan.js'),
     import('../endpoint/client.js'),
     import('../endpoint/batch-file.js'),
   ]);
   if (flags.model === undefined)
     throw new ConfigError('--format batch needs -m/--model: the model id each request names');
-  const settings = resolveSettings(flags as EvalFlags, null, '', std.env());
-  if (builtinPolicy(settings.model) !== null)
+  const plan = resolvePlan(flags as EvalFlags, null, '', std.env());
+  if (plan.target.kind === 'builtin')
     throw new ConfigError('--format batch needs a real model id; built-in models run with bas eval');
   const options = {
-    fields: requestFields(settings.model, samplingOf(settings), settings.baseUrl),
-    rollouts: settings.rollouts,
+    fields: requestFields(plan.target.model, plan.target.sampling, plan.target.baseURL),
+    rollouts: plan.tasks.rollouts,
   };
   return (task) => batchRequestLines(task, options);
 }

@@ -7,7 +7,8 @@ import { urlWithoutCredentials } from '../io/secrets.js';
 import { classifyError } from '../endpoint/classify.js';
 import { outsideText } from '../io/outside-text.js';
 import { listModels } from '../endpoint/endpoint-check.js';
-import { apiKeyFor, resolveEndpoint, type EvalFlags } from '../settings/settings.js';
+import { apiKeyFor } from '../endpoint/api-key.js';
+import { resolveEndpoint, type EvalFlags } from '../settings/settings.js';
 import * as std from '../io/std.js';
 
 export async function modelsCommand(flags: EvalFlags): Promise<void> {

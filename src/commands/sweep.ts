@@ -38,15 +38,15 @@ import { readRun } from '../report/read.js';
 import { buildSweep, pointName, renderSweep, renderSweepCsv, type SweepResult } from '../report/sweep.js';
 import { durationText } from '../report/provenance.js';
 import { CompensatedSum } from '../summary/compensated-sum.js';
-import type { EvalFlags, EvalSettings } from '../settings/settings.js';
+import type { EvalFlags } from '../settings/settings.js';
 import { configPathFrom, loadConfigFile } from '../settings/config.js';
 import { loadProviders } from '../settings/providers.js';
 import { unconfirmedPlanEndpoint, type EndpointFlags } from '../settings/resume-trust.js';
 import type { EvalEvent, EvalResult } from '../engine/events.js';
-import { runEval } from '../engine/run-eval.js';
+import { runEval, type RunPlan } from '../engine/run-eval.js';
 import { COMMAND_FLAGS } from '../settings/command-flags.js';
 import { checkOutputs } from '../settings/output-paths.js';
-import { evalNotice, evalSettingsFromFlags, outcomeError, renderEvalResult, withStopSignal } from './eval.js';
+import { evalNotice, evalPlanFromFlags, outcomeError, renderEvalResult, withStopSignal } from './eval.js';
 import * as std from '../io/std.js';
 
 export type SweepFlags = Omit<EvalFlags, 'model'> & {
@@ -280,7 +280,7 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
   /** Endpoint flags given again on a resume: they go to every point. */
   const confirm: Record<string, string> = {};
   /** Settings already read, by point folder: each model's first point of a fresh sweep. */
-  const read = new Map<string, EvalSettings>();
+  const read = new Map<string, RunPlan>();
   if (flags.resume) {
     // `adapt: true` is commander's default for `--no-adapt`, not something the user said.
     const extra = Object.entries(flags).filter(
@@ -346,7 +346,7 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
     for (const m of models) {
       const first = plan.points.find((p) => (p.model ?? models[0]) === m)!;
       const flagsOf = pointFlags(plan, first, join(dir, first.folder), confirm);
-      read.set(first.folder, await evalSettingsFromFlags(words, flagsOf, { models: true }));
+      read.set(first.folder, await evalPlanFromFlags(words, flagsOf, { models: true }));
     }
   }
   // Every output is checked before the first point runs: the HTML page may not be written
@@ -380,23 +380,21 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
       const started = !fresh && existsSync(join(sub, RUN_FILE));
       const model = p.model ?? planModels(plan)[0] ?? '';
       const label = `bas: [${i + 1}/${plan.points.length}] ${plan.points.length > 1 && planModels(plan).length > 1 ? `${model}, ` : ''}${pointName(p)}${started ? ' (resumed)' : ''}`;
-      let settings: EvalSettings;
+      let settings: RunPlan;
       let result: EvalResult;
       const line = new PointLine(label, progress);
       try {
         settings =
           read.get(p.folder) ??
-          (await evalSettingsFromFlags(
+          (await evalPlanFromFlags(
             started ? [] : plan.words,
             started ? { resume: sub, ...confirm } : pointFlags(plan, p, sub, confirm),
             { models: true },
           ));
         const s = settings;
         // --check: each model's endpoint is checked once, before its first run that has work.
-        const check = s.check && !checked.has(model);
+        const check = s.settings.check && !checked.has(model);
         result = await runEval(settings, {
-          dir: sub,
-          resume: started,
           signal,
           env: std.env(),
           preflight: check

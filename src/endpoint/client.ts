@@ -12,6 +12,7 @@ import { DEFAULT_MAX_RESPONSE_BYTES } from './http-fetch.js';
 import { replyBudget } from './reply-budget.js';
 import { budgetSpent } from './retry-after.js';
 import { completeStreamed, isEventStream } from './event-stream.js';
+import type { Sampling } from '../settings/setting-table.js';
 
 /** Anything that turns a prompt into reply text; `signal` aborts the attempt. */
 export interface ModelClient {
@@ -21,22 +22,6 @@ export interface ModelClient {
    * the run's stop signal and no timeout of its own.
    */
   readonly inProcess?: boolean;
-}
-
-/** Sampling settings sent with every request. */
-export interface Sampling {
-  temperature: number | null;
-  max_tokens: number | null;
-  reasoning_effort: string | null;
-  /** Extra request fields, merged in last (`--sampling`). */
-  extra: Record<string, unknown>;
-}
-
-const BUILTIN_PREFIX = 'builtin:';
-
-/** The policy behind a `builtin:NAME` model id, or null for a real model. */
-export function builtinPolicy(model: string): string | null {
-  return model.startsWith(BUILTIN_PREFIX) ? model.slice(BUILTIN_PREFIX.length) : null;
 }
 
 /** A built-in policy as a model: no key, no network, same pipeline. */

@@ -18,13 +18,8 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders, t
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { MalformedResponseError, ResponseTooLargeError } from '../errors/index.js';
 import { outsideText } from '../io/outside-text.js';
-import {
-  MAX_RESPONSE_MB,
-  noteAbortedWhileWaiting,
-  replyBudget,
-  type BudgetClaim,
-  type ReplyBudget,
-} from './reply-budget.js';
+import { noteAbortedWhileWaiting, replyBudget, type BudgetClaim, type ReplyBudget } from './reply-budget.js';
+import { MAX_RESPONSE_MB } from '../settings/setting-parse.js';
 
 const httpAgent = new HttpAgent({ keepAlive: true, scheduling: 'lifo', noDelay: true });
 const httpsAgent = new HttpsAgent({ keepAlive: true, scheduling: 'lifo', noDelay: true });

@@ -6,7 +6,7 @@
  */
 import { scoreReply } from '../task/score.js';
 import type { AnswerKey } from '../task/types.js';
-import type { Sampling } from './client.js';
+import type { Sampling } from '../settings/setting-table.js';
 import { grouped, type ReplyView } from './completion.js';
 
 /** A reply to the check's task, as a rollout would see it. */

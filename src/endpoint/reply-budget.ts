@@ -24,9 +24,6 @@
 import { totalmem } from 'node:os';
 import * as std from '../io/std.js';
 
-/** The largest `--max-response-mb` that can be honoured: V8 cannot make a string of 512 MiB or more, which a body becomes. */
-export const MAX_RESPONSE_MB = 500;
-
 const MIB = 1024 * 1024;
 const DEFAULT_BUDGET_BYTES = 512 * MIB;
 

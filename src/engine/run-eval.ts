@@ -1,6 +1,7 @@
 /**
- * One eval as a library call: `runEval(settings, { dir, resume, signal, onEvent })` runs (or
- * resumes) a run in a run folder and returns its run.json, its summary and a typed outcome.
+ * One eval as a library call: `runEval(plan, { signal, onEvent })` runs (or resumes) a run in a
+ * run folder and returns its run.json, its summary and a typed outcome. The plan
+ * (src/settings/plan.ts) says everything: the engine reads no setting of its own.
  * It writes nothing to stdout or stderr, never exits the process and installs no process-wide
  * handler: progress and notices are events, a stop is the caller's AbortSignal, and the exit
  * code is the caller's choice. Nothing is kept between calls, so one process may run several
@@ -8,15 +9,14 @@
  */
 import { ConfigError } from '../errors/index.js';
 import { errorBudget } from '../summary/error-budget.js';
-import { isPolicyName } from '../task/policies.js';
-import { builtinClient, builtinPolicy, httpClient, type ModelClient } from '../endpoint/client.js';
+import { builtinClient, httpClient, type ModelClient } from '../endpoint/client.js';
+import { apiKeyFor } from '../endpoint/api-key.js';
 import { DEFAULT_RETRY_POLICY } from '../endpoint/retry.js';
 import { pairKey } from '../runfile/record.js';
 import { RunFolder, type EndStatus } from '../runfile/run-folder.js';
-import { readSavedRun, type RunInfo } from '../runfile/run-info.js';
-import { shardSize } from '../runfile/shard.js';
-import { apiKeyFor, refuseMeasuredChanges, type EvalSettings } from '../settings/settings.js';
-import { maxResponseBytesOf, samplingOf, taskConfigOf } from '../settings/setting-table.js';
+import type { RunInfo } from '../runfile/run-info.js';
+import { shardSize } from '../settings/shard.js';
+import type { EvalPlan } from '../settings/plan.js';
 import type { Summary } from '../summary/summary.js';
 import type { EvalEvent, EvalOutcome, EvalResult } from './events.js';
 import { Runner } from './runner.js';
@@ -33,14 +33,13 @@ import {
 import { runEndpoints, useEndpoint } from '../runfile/endpoints.js';
 import * as std from '../io/std.js';
 
-export type { EvalEvent, EvalResult } from './events.js';
+export type { EvalResult } from './events.js';
 
-/** How to run: where, whether to continue a run, how to stop it and who hears its events. */
+/** The plan of a run, whose resume (if any) carries its run.json as src/runfile reads it. */
+export type RunPlan = EvalPlan<RunInfo>;
+
+/** How to run: how to stop it and who hears its events (the plan says what and where). */
 export interface RunEvalOptions {
-  /** The run folder. Required with `resume`; else `settings.output`, else `runs/<UTC time>-<model>`. */
-  dir?: string;
-  /** Continue the run in `dir`: rollouts never recorded, or whose last record is an error, run again. */
-  resume?: boolean;
   /** Aborting it stops the run: no new rollout starts, those in flight are dropped (a resume redoes them). */
   signal?: AbortSignal;
   /** Called with every event, synchronously; it must not throw. */
@@ -54,18 +53,9 @@ export interface RunEvalOptions {
   preflight?: () => Promise<void>;
 }
 
-function makeClient(s: EvalSettings, env: NodeJS.ProcessEnv): ModelClient {
-  const policy = builtinPolicy(s.model);
-  if (policy !== null && isPolicyName(policy)) return builtinClient(policy);
-  return httpClient({
-    model: s.model,
-    baseURL: s.baseUrl,
-    apiKey: apiKeyFor(s, env),
-    sampling: samplingOf(s),
-    requestTimeoutMs: s.requestTimeout * 1000,
-    maxResponseBytes: maxResponseBytesOf(s),
-    stream: s.stream ? { idleTimeoutMs: s.streamIdleTimeout * 1000 } : null,
-  });
+function makeClient(target: RunPlan['target'], env: NodeJS.ProcessEnv): ModelClient {
+  if (target.kind === 'builtin') return builtinClient(target.policy);
+  return httpClient({ ...target, apiKey: apiKeyFor(target, env) });
 }
 
 /** The outcome of a run that was not stopped, from its summary. */
@@ -77,24 +67,21 @@ function budgetOutcome(summary: Summary, maxErrorRate: number): EvalOutcome {
 }
 
 /**
- * Runs one eval, or with `resume` continues the run in `dir`, and resolves once run.json is
- * final and the folder is released. Bad settings or folders reject with a ConfigError, a
- * failing disk with a FatalRunError; how the run itself went is the result's `outcome`.
+ * Runs one eval, or with the plan's `resume` continues that run, and resolves once run.json
+ * is final and the folder is released. Bad folders reject with a ConfigError, a failing disk
+ * with a FatalRunError; how the run itself went is the result's `outcome`.
  */
-export async function runEval(settings: EvalSettings, options: RunEvalOptions = {}): Promise<EvalResult> {
+export async function runEval(plan: RunPlan, options: RunEvalOptions = {}): Promise<EvalResult> {
   const emit = options.onEvent ?? (() => {});
   const env = options.env ?? std.env();
-  const { num: n, rollouts, shard } = settings;
+  const { n, rollouts, shard } = plan.tasks;
   const total = shardSize(n, shard) * rollouts;
   // Records outside the run (a task past n, another shard's) are set aside wherever read.
   const bounds = { n, rollouts, shard, indices: null };
-  let saved: RunInfo | null = null;
+  const saved: RunInfo | null = plan.resume?.run ?? null;
   let dir: string;
-  if (options.resume) {
-    if (!options.dir) throw new ConfigError('resume needs the folder of the run to continue');
-    dir = options.dir;
-    saved = await readSavedRun(dir);
-    refuseMeasuredChanges(settings, saved);
+  if (plan.resume && saved) {
+    dir = plan.resume.dir;
     // Decided before asking for a key or taking the folder: a finished run is left as it is.
     const left = await rolloutsLeft(dir, n, rollouts, shard);
     if (left.pending === 0) {
@@ -108,11 +95,12 @@ export async function runEval(settings: EvalSettings, options: RunEvalOptions = 
     }
     emit({ type: 'resuming', dir, pending: left.pending, total: left.total });
   } else {
-    dir = options.dir ?? settings.output ?? defaultOutputDir(settings.model, shard);
+    dir = plan.output ?? defaultOutputDir(plan.model, shard);
   }
   // A run folder does not choose where the key goes: refused before the first request.
-  if (settings.unconfirmed !== null) throw new ConfigError(settings.unconfirmed);
-  const client = makeClient(settings, env);
+  if (plan.target.kind === 'endpoint' && plan.target.unconfirmed !== null)
+    throw new ConfigError(plan.target.unconfirmed);
+  const client = makeClient(plan.target, env);
   await options.preflight?.();
   // Stopped before anything started: the folder is not touched, and the call rejects with
   // the signal's reason, as fetch() does.
@@ -131,7 +119,7 @@ export async function runEval(settings: EvalSettings, options: RunEvalOptions = 
     let lines = already + countInPlan(errored, n, rollouts, shard);
     const started = Date.now();
     // Every endpoint the run used, with the scored rollouts each answered (docs/run-folder.md).
-    const fresh = runInfoFor(settings, new Date(started));
+    const fresh = runInfoFor(plan.record, new Date(started));
     const here = { base_url: fresh.base_url, provider: fresh.provider ?? null };
     const used = useEndpoint(saved ? (runEndpoints(saved, already) ?? []) : [], here);
     if (fresh.base_url !== null) fresh.endpoints = used.list;
@@ -144,17 +132,18 @@ export async function runEval(settings: EvalSettings, options: RunEvalOptions = 
         `${dir} was run against ${saved.base_url}${saved.provider ? ` (provider ${saved.provider})` : ''} and continues against ${here.base_url}${here.provider ? ` (provider ${here.provider})` : ''}; run.json records each endpoint with the rollouts it answered`,
       );
     const info = folder.begin(fresh);
-    emit({ type: 'started', dir, info, total, pending, already, concurrency: settings.concurrency });
+    const { limits } = plan;
+    emit({ type: 'started', dir, info, total, pending, already, concurrency: limits.concurrency });
 
     const runner = new Runner({
-      taskConfig: taskConfigOf(settings),
-      model: settings.model,
+      taskConfig: plan.tasks.config,
+      model: plan.model,
       client,
-      policy: { ...DEFAULT_RETRY_POLICY, maxRetries: settings.maxRetries },
-      concurrency: settings.concurrency,
-      episodeTimeoutMs: settings.timeout * 1000,
-      requestTimeoutMs: settings.requestTimeout * 1000,
-      adaptive: settings.adapt,
+      policy: { ...DEFAULT_RETRY_POLICY, maxRetries: limits.maxRetries },
+      concurrency: limits.concurrency,
+      episodeTimeoutMs: limits.episodeTimeoutMs,
+      requestTimeoutMs: limits.requestTimeoutMs,
+      adaptive: limits.adapt,
       endpoint: info.base_url ?? 'the endpoint',
       sink: (record) => {
         folder.append(record);
@@ -191,7 +180,7 @@ export async function runEval(settings: EvalSettings, options: RunEvalOptions = 
     if (run.fatal)
       outcome = { kind: 'endpoint-stopped', failure: run.fatal, restartable: summary.counts.completed === 0 };
     else if (signal?.aborted) outcome = { kind: 'interrupted', reason: signal.reason, complete };
-    else outcome = budgetOutcome(summary, settings.maxErrorRate);
+    else outcome = budgetOutcome(summary, limits.maxErrorRate);
     return { dir, info: final, summary, outcome, total, ranHere: pending, elapsedS };
   } finally {
     // The folder stays ours until its final run.json is written: a resume started earlier

@@ -11,17 +11,9 @@ import { pairKey, splitPairKey, type PairKey, type RolloutRecord } from '../runf
 import { RESULTS_FILE } from '../runfile/files.js';
 import { makeRunInfo, type RunInfo } from '../runfile/run-info.js';
 import { foldWinningRecords, Winners, type RunBounds } from '../runfile/winners.js';
-import { settingsForRunJson, type EvalSettings, type SavedSettings } from '../settings/settings.js';
-import { builtinPolicy } from '../endpoint/client.js';
-import { inShard, shardSize, type Shard } from '../runfile/shard.js';
+import { inShard, shardSize, type Shard } from '../settings/shard.js';
 import { GENERATOR_VERSION } from '../task/generate.js';
 import { PROMPT_VERSION } from '../task/prompt.js';
-import { urlWithoutCredentials } from '../io/secrets.js';
-
-/** The parts of a saved run that resolveSettings starts from: run.json itself, as declared. */
-export function savedSettings(info: RunInfo): SavedSettings {
-  return info;
-}
 
 /** `runs/<UTC time>-<model>`, the model made safe for a folder name. */
 export function defaultOutputDir(model: string, shard: Shard | null = null, now = new Date()): string {
@@ -37,10 +29,9 @@ export function defaultOutputDir(model: string, shard: Shard | null = null, now 
   return dir;
 }
 
-/** run.json for these settings; strips credentials from a base URL (`user:pw@`, `?api-key=`). */
-export function runInfoFor(s: EvalSettings, startedAt: Date): RunInfo {
-  const baseURL = urlWithoutCredentials(s.baseUrl);
-  const declared = settingsForRunJson(s) as Pick<
+/** run.json of a new session: the plan's record (its settings and endpoint), running from `startedAt`. */
+export function runInfoFor(record: Record<string, unknown>, startedAt: Date): RunInfo {
+  const declared = record as Pick<
     RunInfo,
     | 'model'
     | 'task'
@@ -54,13 +45,13 @@ export function runInfoFor(s: EvalSettings, startedAt: Date): RunInfo {
     | 'prices'
     | 'api_key_var'
     | 'shard'
+    | 'base_url'
+    | 'provider'
   >;
   return makeRunInfo({
     generator: GENERATOR_VERSION,
     prompt_version: PROMPT_VERSION,
     ...declared,
-    base_url: builtinPolicy(s.model) === null ? baseURL : null,
-    provider: builtinPolicy(s.model) === null ? s.provider : null,
     indices: null,
     status: 'running',
     started_at: startedAt.toISOString(),

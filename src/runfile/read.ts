@@ -13,7 +13,7 @@ import { BadRecordError, ConfigError, fileError, systemErrorCode } from '../erro
 import { boundedFileLines } from '../io/jsonl.js';
 import { terminalText } from '../io/terminal-text.js';
 import { checkRecord, type RolloutRecord } from './record.js';
-import { readShard, shardSize } from './shard.js';
+import { readShard, shardSize } from '../settings/shard.js';
 import { RESULTS_FILE, RUN_FILE } from './files.js';
 import type { RunFile } from './run-info.js';
 import * as std from '../io/std.js';

@@ -13,7 +13,7 @@ import { ConfigError, fileError, FileTooLargeError, systemErrorCode } from '../e
 import { MAX_TASKS, checkInteger, checkNumber, resolveTaskConfig } from '../task/config.js';
 import { GENERATOR_VERSION } from '../task/generate.js';
 import type { TaskConfig } from '../task/types.js';
-import { readShard } from './shard.js';
+import { readShard } from '../settings/shard.js';
 import { BAS_VERSION, OPENAI_VERSION, runGenerator, runPromptVersion } from './versions.js';
 import { PROMPT_VERSION } from '../task/prompt.js';
 import type { PaceRecord, RunSession } from './sessions.js';

@@ -20,7 +20,7 @@
 import { ConfigError } from '../errors/index.js';
 import { forEachRecord, stderrWarn, type Warn } from './read.js';
 import { pairKey, splitPairKey, type PairKey, type RolloutRecord } from './record.js';
-import { inShard, readShard, type Shard } from './shard.js';
+import { inShard, readShard, type Shard } from '../settings/shard.js';
 
 /** What a run's records must fit: its tasks and its rollouts per task, as run.json says. */
 export interface RunBounds {

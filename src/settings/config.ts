@@ -120,7 +120,7 @@ function plain(v: unknown, name: string): unknown {
 /**
  * Checks a configuration against the schema; `file` names it in errors. `toml` says it was
  * read by loadConfigFile, whose integers are bigints, so a number for an integer key is a
- * TOML float; a configuration built in code (the library's evalSettings) has plain numbers.
+ * TOML float; a configuration built in code (the library's runEval) has plain numbers.
  */
 export function checkConfig(doc: Record<string, unknown>, file: string, toml = false): FileConfig {
   checkTable(file, doc, SCHEMA.get('')!, '', toml);

@@ -1,15 +1,10 @@
 /**
- * The settings of a run for a program that calls bas (the public `evalSettings`): the keys of
+ * The configuration of a run for a program that calls bas (the public `runEval`): the keys of
  * a TOML run configuration, as a plain object, checked exactly as a config file is (the same
  * declaration, ranges and messages), with the same defaults, endpoint and provider rules.
  */
-import { join } from 'node:path';
-import { readSavedRun } from '../runfile/run-info.js';
-import { RUN_FILE } from '../runfile/files.js';
-import { checkConfig } from './config.js';
-import { resolveSettings, type EvalSettings } from './settings.js';
+import { checkConfig, type FileConfig } from './config.js';
 import type { TomlConfig } from './setting-table.js';
-import * as std from '../io/std.js';
 
 /**
  * A run's settings by their TOML keys (docs/flags.md lists them; `task` and `sampling` are
@@ -28,26 +23,10 @@ function given(o: object): Record<string, unknown> {
   return out;
 }
 
-/** How `evalSettings()` names itself in an error: `"n" in evalSettings() must be …`. */
-const SOURCE = 'evalSettings()';
+/** How the library names itself in an error: `"n" in runEval() must be …`. */
+export const API_SOURCE = 'runEval()';
 
-/**
- * Checks `config` and fills in the defaults. With `resume` (a run folder), the saved run's
- * settings are the base, and a setting that would change what the run measures is refused.
- * Rejects with a ConfigError naming the key and the allowed range.
- */
-export async function evalSettings(
-  config: EvalConfig = {},
-  options: { resume?: string; env?: NodeJS.ProcessEnv } = {},
-): Promise<EvalSettings> {
-  const file = checkConfig(given(config), SOURCE);
-  const saved = options.resume ? await readSavedRun(options.resume) : null;
-  return resolveSettings(
-    {},
-    file,
-    SOURCE,
-    options.env ?? std.env(),
-    saved,
-    options.resume ? join(options.resume, RUN_FILE) : undefined,
-  );
+/** `config` checked as a config file is: throws a ConfigError naming the key, the value and the range. */
+export function checkEvalConfig(config: EvalConfig): FileConfig {
+  return checkConfig(given(config), API_SOURCE);
 }

@@ -14,12 +14,24 @@ export const RESERVED_FIELDS = ['model', 'messages', 'stream', 'stream_options',
 /** Largest -n: the one cap that gen and validate share (src/task/config.ts). */
 export const MAX_N = MAX_TASKS;
 export const SECONDS = (name: string, v: unknown): number => parseNumber(v, name, 0.001, 86_400);
+/** The largest `--max-response-mb` that can be honoured: V8 cannot make a string of 512 MiB or more, which a body becomes. */
+export const MAX_RESPONSE_MB = 500;
 
 export function parseModel(value: unknown, name: string): string {
   const model = String(value).trim();
   if (model === '') throw new ConfigError(`${name} must name a model, got an empty string`);
   // Built-in names are checked by resolveSettings, which may load the policies.
   return model;
+}
+
+const BUILTIN_PREFIX = 'builtin:';
+
+/**
+ * The policy a `builtin:NAME` model id names (any NAME: resolveSettings checks it), or null for
+ * a model behind an endpoint. Read once, as settings are resolved: the plan says which it is.
+ */
+export function builtinName(model: string): string | null {
+  return model.startsWith(BUILTIN_PREFIX) ? model.slice(BUILTIN_PREFIX.length) : null;
 }
 
 /** An http(s) URL without trailing slashes. */

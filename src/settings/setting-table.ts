@@ -10,11 +10,12 @@
  * setting needs. It imports nothing heavy: `bas --help` builds its options from it.
  */
 import { MAX_TRANSACTIONS, MIN_TRANSACTIONS } from '../task/config.js';
-import { parseShard, readShard, shardLabel } from '../runfile/shard.js';
+import { parseShard, readShard, shardLabel } from './shard.js';
 import { type Flag } from './flag.js';
 import { integer as count, number } from './numbers.js';
 import {
   MAX_N,
+  MAX_RESPONSE_MB,
   parseBaseURL,
   parseEffort,
   parseExtra,
@@ -27,9 +28,6 @@ import {
   RESERVED_FIELDS,
   SECONDS,
 } from './setting-parse.js';
-
-import { MAX_RESPONSE_MB } from '../endpoint/reply-budget.js';
-import type { Sampling } from '../endpoint/client.js';
 import type { TaskConfig } from '../task/types.js';
 
 export { parseBaseURL, parseProviderName, parseVarName } from './setting-parse.js';
@@ -445,6 +443,15 @@ export const MEASURED_RUN_JSON_KEYS: readonly string[] = SETTING_KEYS.flatMap((k
 /** The generator's configuration (run.json's `task`). */
 export function taskConfigOf(v: Pick<SettingValues, 'numTransactions' | 'faultRate' | 'seed'>): TaskConfig {
   return { num_transactions: v.numTransactions, fault_rate: v.faultRate, seed: v.seed };
+}
+
+/** Sampling settings sent with every request (run.json's `sampling`). */
+export interface Sampling {
+  temperature: number | null;
+  max_tokens: number | null;
+  reasoning_effort: string | null;
+  /** Extra request fields, merged in last (`--sampling`). */
+  extra: Record<string, unknown>;
 }
 
 /** The sampling fields of each request (run.json's `sampling`): `--sampling` is its `extra`. */

@@ -6,9 +6,8 @@
  */
 import { ConfigError } from '../errors/index.js';
 import { isPolicyName, POLICY_NAMES } from '../task/policies.js';
-import { builtinPolicy } from '../endpoint/client.js';
 import { valueAt, type FileConfig } from './config.js';
-import { findProvider, loadProviders, PLACEHOLDER_KEY, type Provider } from './providers.js';
+import { findProvider, loadProviders, type Provider } from './providers.js';
 import {
   flagName,
   isNegatable,
@@ -18,9 +17,9 @@ import {
   type SettingKey,
   type SettingValues,
 } from './setting-table.js';
-import type { RunInfo } from '../runfile/store.js';
 import { canon } from '../io/canon.js';
 import { registerUrlSecrets } from '../io/secrets.js';
+import { builtinName } from './setting-parse.js';
 import { unconfirmedEndpoint, DEFAULT_KEY_VAR, OPENAI_DEFAULT_BASE_URL } from './resume-trust.js';
 
 /** The options of `bas eval` as commander hands them over (strings and switches, unchecked). */
@@ -49,8 +48,8 @@ export interface EvalSettings extends Omit<SettingValues, 'model' | 'baseUrl' | 
 /** The endpoint part of the resolved settings. */
 type Endpoint = Pick<EvalSettings, 'baseUrl' | 'apiKeyVar' | 'keyRequired' | 'unconfirmed'>;
 
-/** What a saved run.json contributes on --resume: the run.json itself (old ones included). */
-export type SavedSettings = Partial<RunInfo>;
+/** What a saved run.json contributes on --resume: the run.json itself, as data (old ones included). */
+export type SavedSettings = Readonly<Record<string, unknown>>;
 
 /** Where a value came from: a flag or config key (given now) or the saved run. */
 interface Picked<V> {
@@ -76,7 +75,7 @@ function pickOne<K extends SettingKey>(
   const fromFile = file && spec.toml ? valueAt(file, spec.toml) : undefined;
   const inFile = `"${spec.toml}" in ${fileName}`;
   if (fromFile !== undefined) return { value: spec.parse(fromFile, inFile), given: true, name: inFile };
-  const fromSaved = saved && spec.runJson ? valueAt(saved as Record<string, unknown>, spec.runJson) : undefined;
+  const fromSaved = saved && spec.runJson ? valueAt(saved, spec.runJson) : undefined;
   // A null in run.json is a value only where the setting's own default is null (a sampling
   // field left to the endpoint); elsewhere it is an old or built-in run's gap.
   if (fromSaved !== undefined && (fromSaved !== null || spec.default === null)) {
@@ -164,28 +163,6 @@ export function resolveEndpoint(
 }
 
 /**
- * The API key, from the variable the settings name. A local provider's server needs none: an
- * unset variable then gives a placeholder. The key itself never appears in a message.
- */
-export function apiKeyFor(s: { apiKeyVar: string; keyRequired: boolean }, env: NodeJS.ProcessEnv): string {
-  const apiKey = env[s.apiKeyVar];
-  if (!apiKey) {
-    if (!s.keyRequired) return PLACEHOLDER_KEY;
-    throw new ConfigError(
-      `${s.apiKeyVar} is not set: export the API key in it, or name another variable with --api-key-var (a local server that needs no key takes any value)`,
-    );
-  }
-  // A key with a line break or other control character (a file saved on Windows, a stray
-  // newline) cannot go in a header: every request would fail as a network error.
-  if (!/^[\x21-\x7e]+$/.test(apiKey)) {
-    throw new ConfigError(
-      `${s.apiKeyVar} holds characters that cannot go in an HTTP header (spaces, line breaks or non-ASCII): check how the key was exported`,
-    );
-  }
-  return apiKey;
-}
-
-/**
  * Resolves and checks the settings. With `saved` (a resumed run), the saved values are the
  * base, and a value given now that would change what the run measures (the settings
  * declared `measured`) is refused; operational ones may change.
@@ -204,7 +181,7 @@ export function resolveSettings(
       '-m/--model is required: a model id such as openai/gpt-5-mini, or builtin:oracle (no key, no network)',
     );
   }
-  const policy = builtinPolicy(v.model);
+  const policy = builtinName(v.model);
   if (policy !== null && !isPolicyName(policy)) {
     throw new ConfigError(
       `${names.model}: unknown built-in model ${JSON.stringify(v.model)} (choose builtin:${POLICY_NAMES.join(', builtin:')})`,
@@ -237,15 +214,6 @@ function refuseChanges(now: SettingValues, given: Set<SettingKey>, saved: SavedS
       );
     }
   }
-}
-
-/**
- * Refuses settings that would measure something other than the saved run (any setting
- * declared `measured` with another value): `runEval` checks it on a resume, whoever made
- * the settings.
- */
-export function refuseMeasuredChanges(s: EvalSettings, saved: SavedSettings): void {
-  refuseChanges(s, new Set(SETTING_KEYS), saved);
 }
 
 /** The run.json entries of these settings, at their declared keys. */

@@ -18,10 +18,13 @@ const LAYERS: readonly (readonly string[])[] = [
   ['cli.ts', 'index.ts'],
   ['commands'],
   ['engine', 'serve', 'report'],
-  ['settings'],
   ['endpoint'],
   ['runfile'],
   ['summary'],
+  // Settings resolve flags, config files, the registry and a saved run.json (handed in as
+  // data) into a plan that the layers above take as it is: they configure endpoint and
+  // runfile, and so sit below them, reading only io and task.
+  ['settings'],
   ['io'],
   ['task'],
   // The error classes: plain data with a message, shared by every layer (the task layer's

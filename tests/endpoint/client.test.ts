@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { builtinClient, builtinPolicy, requestFields, type Sampling } from '../../src/endpoint/client.js';
+import { builtinClient, requestFields } from '../../src/endpoint/client.js';
+import type { Sampling } from '../../src/settings/setting-table.js';
 import { addUsage, readCompletion } from '../../src/endpoint/completion.js';
 import { MalformedResponseError, ReasoningOnlyError } from '../../src/errors/index.js';
 import { generateTask } from '../../src/task/generate.js';
@@ -60,10 +61,6 @@ describe('requestFields', () => {
 });
 
 describe('built-in models', () => {
-  it('maps builtin:NAME to a policy', () => {
-    expect(builtinPolicy('builtin:oracle')).toBe('oracle');
-    expect(builtinPolicy('openai/gpt-5-mini')).toBeNull();
-  });
   it('answer through the same interface, and the oracle scores 1', async () => {
     const task = generateTask(DEFAULT_TASK_CONFIG, 3);
     const c = await builtinClient('oracle').complete(task.prompt, new AbortController().signal);

@@ -1,5 +1,5 @@
 /**
- * runEval as a library call: it prints nothing, installs no process handler, returns a typed
+ * runEval as a library call (the public one, which plans and runs): it prints nothing, installs no process handler, returns a typed
  * outcome for every way a run ends, and writes run.json's status and sessions through the
  * run folder's owner. A run whose every rollout is recorded is complete even when its stop
  * came after the last record; the time a run took counts every session.
@@ -7,17 +7,18 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { runEval, type EvalEvent } from '../../src/engine/run-eval.js';
-import { evalSettings, type EvalConfig } from '../../src/settings/eval-config.js';
-import { readRunFolder } from '../../src/index.js';
+import { readRunFolder, runEval, type EvalConfig, type EvalEvent } from '../../src/index.js';
 import { buildRunReport, renderRunReport } from '../../src/report/run-report.js';
 import { readRun } from '../../src/report/read.js';
 import { closedPort } from '../support/closed-port.js';
 import { hostileServer, sendJson, type HostileServer } from '../support/hostile-server.js';
 import { tempDir } from '../support/cli.js';
 
-const oracle = (more: EvalConfig = {}): Promise<Awaited<ReturnType<typeof evalSettings>>> =>
-  evalSettings({ model: 'builtin:oracle', task: { num_transactions: 8 }, ...more });
+const oracle = (more: EvalConfig = {}): EvalConfig => ({
+  model: 'builtin:oracle',
+  task: { num_transactions: 8 },
+  ...more,
+});
 
 const runJson = (dir: string): Record<string, any> => JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8'));
 
@@ -43,8 +44,7 @@ describe('runEval', () => {
     const dir = join(tempDir(), 'run');
     const events: EvalEvent['type'][] = [];
     let handlers = -1;
-    const r = await runEval(await oracle({ n: 6 }), {
-      dir,
+    const r = await runEval(oracle({ n: 6, output: dir }), {
       onEvent: (e) => {
         events.push(e.type);
         if (e.type === 'started') handlers = process.listenerCount('SIGINT');
@@ -63,8 +63,8 @@ describe('runEval', () => {
   it('runs two evals side by side in one process without sharing anything', async () => {
     const [a, b] = [join(tempDir(), 'a'), join(tempDir(), 'b')];
     const [ra, rb] = await Promise.all([
-      runEval(await oracle({ n: 5 }), { dir: a }),
-      runEval(await evalSettings({ model: 'builtin:silent', n: 3 }), { dir: b }),
+      runEval(oracle({ n: 5, output: a })),
+      runEval({ model: 'builtin:silent', n: 3, output: b }),
     ]);
     expect(ra.summary.counts.completed).toBe(5);
     expect(ra.summary.reward.mean).toBe(1);
@@ -78,8 +78,7 @@ describe('runEval', () => {
     const dir = join(tempDir(), 'run');
     const stop = new AbortController();
     let seen = 0;
-    const r = await runEval(await oracle({ n: 4 }), {
-      dir,
+    const r = await runEval(oracle({ n: 4, output: dir }), {
       signal: stop.signal,
       onEvent: (e) => {
         // The reader of the output goes away just as the last rollout ends (`| head -1`).
@@ -95,8 +94,7 @@ describe('runEval', () => {
     const dir = join(tempDir(), 'run');
     const stop = new AbortController();
     let seen = 0;
-    const first = await runEval(await oracle({ n: 6, concurrency: 1 }), {
-      dir,
+    const first = await runEval(oracle({ n: 6, concurrency: 1, output: dir }), {
       signal: stop.signal,
       onEvent: (e) => {
         if (e.type === 'rollout' && ++seen === 2) stop.abort('SIGINT');
@@ -109,11 +107,13 @@ describe('runEval', () => {
     expect(kept).toBeLessThan(6);
 
     const events: EvalEvent[] = [];
-    const again = await runEval(await evalSettings({}, { resume: dir }), {
-      dir,
-      resume: true,
-      onEvent: (e) => events.push(e),
-    });
+    const again = await runEval(
+      {},
+      {
+        resume: dir,
+        onEvent: (e) => events.push(e),
+      },
+    );
     expect(events[0]).toEqual({ type: 'resuming', dir, pending: 6 - kept, total: 6 });
     expect(again.outcome).toEqual({ kind: 'ok' });
     expect(again.ranHere).toBe(6 - kept);
@@ -133,14 +133,14 @@ describe('runEval', () => {
     const text = renderRunReport(buildRunReport(await readRun(dir, () => {})));
     expect(text).toMatch(/^wall time: +(\d+ ms|\d+\.\d s) over 2 sessions$/m);
 
-    const done = await runEval(await evalSettings({}, { resume: dir }), { dir, resume: true });
+    const done = await runEval({}, { resume: dir });
     expect(done.outcome).toEqual({ kind: 'nothing-to-do' });
     expect(runJson(dir).sessions).toHaveLength(2);
   });
 
   it('resumes a run folder written by bas 0.3 (no sessions) and counts its time as far as it is known', async () => {
     const dir = join(tempDir(), 'run');
-    await runEval(await oracle({ n: 2 }), { dir });
+    await runEval(oracle({ n: 2, output: dir }));
     // What 0.3 wrote after a first session and one resume, both cut short: no sessions, no
     // elapsed_s, the end of the last session only.
     const { sessions: _s, elapsed_s: _e, ...old } = runJson(dir);
@@ -160,7 +160,7 @@ describe('runEval', () => {
       /^wall time: +at least 10\.0 s over 2 sessions, 1 of unknown length$/m,
     );
 
-    const r = await runEval(await evalSettings({}, { resume: dir }), { dir, resume: true });
+    const r = await runEval({}, { resume: dir });
     expect(r.outcome).toEqual({ kind: 'ok' });
     expect(r.ranHere).toBe(2);
     const info = runJson(dir);
@@ -179,8 +179,8 @@ describe('runEval', () => {
 
   it('refuses, on a resume, settings that measure something else', async () => {
     const dir = join(tempDir(), 'run');
-    await runEval(await oracle({ n: 2 }), { dir });
-    await expect(runEval(await oracle({ n: 3, task: { num_transactions: 9 } }), { dir, resume: true })).rejects.toThrow(
+    await runEval(oracle({ n: 2, output: dir }));
+    await expect(runEval(oracle({ n: 3, task: { num_transactions: 9 } }), { resume: dir })).rejects.toThrow(
       /differs from the saved run/,
     );
   });
@@ -189,7 +189,7 @@ describe('runEval', () => {
     const dir = join(tempDir(), 'run');
     const stop = new AbortController();
     stop.abort(new Error('not now'));
-    await expect(runEval(await oracle({ n: 2 }), { dir, signal: stop.signal })).rejects.toThrow('not now');
+    await expect(runEval(oracle({ n: 2, output: dir }), { signal: stop.signal })).rejects.toThrow('not now');
     await expect(readRunFolder(dir)).rejects.toThrow();
   });
 
@@ -197,8 +197,8 @@ describe('runEval', () => {
     const dir = join(tempDir(), 'run');
     const env = { K: 'sk-test' };
     const url = `http://127.0.0.1:${await closedPort()}/v1`;
-    const s = await evalSettings({ model: 'm', n: 4, base_url: url, api_key_var: 'K', max_retries: 0 }, { env });
-    const r = await runEval(s, { dir, env });
+    const s = { model: 'm', n: 4, base_url: url, api_key_var: 'K', max_retries: 0, output: dir };
+    const r = await runEval(s, { env });
     expect(r.outcome).toMatchObject({ kind: 'endpoint-stopped', restartable: true, failure: { type: 'network' } });
     expect(runJson(dir).status).toBe('failed');
   });
@@ -222,28 +222,29 @@ describe('runEval', () => {
     });
     afterEach(() => server.close());
 
-    const settings = (more: EvalConfig) =>
-      evalSettings(
-        { model: 'm', base_url: server.url, api_key_var: 'K', max_retries: 0, concurrency: 1, ...more },
-        { env: { K: 'k' } },
-      );
+    const settings = (more: EvalConfig): EvalConfig => ({
+      model: 'm',
+      base_url: server.url,
+      api_key_var: 'K',
+      max_retries: 0,
+      concurrency: 1,
+      output: join(tempDir(), 'run'),
+      ...more,
+    });
 
     it('reports errors over the budget with their counts', async () => {
-      const r = await runEval(await settings({ n: 4 }), { dir: join(tempDir(), 'run'), env: { K: 'k' } });
+      const r = await runEval(settings({ n: 4 }), { env: { K: 'k' } });
       expect(r.outcome).toEqual({ kind: 'over-error-budget', errored: 2, rollouts: 4, maxErrorRate: 0.1 });
       expect(r.info.status).toBe('complete');
     });
 
     it('is ok when the errors are within the budget', async () => {
-      const r = await runEval(await settings({ n: 4, max_error_rate: 0.5 }), {
-        dir: join(tempDir(), 'run'),
-        env: { K: 'k' },
-      });
+      const r = await runEval(settings({ n: 4, max_error_rate: 0.5 }), { env: { K: 'k' } });
       expect(r.outcome).toEqual({ kind: 'ok' });
     });
 
     it('says so when nothing completed', async () => {
-      const r = await runEval(await settings({ n: 1 }), { dir: join(tempDir(), 'run'), env: { K: 'k' } });
+      const r = await runEval(settings({ n: 1 }), { env: { K: 'k' } });
       expect(r.outcome).toEqual({ kind: 'nothing-completed' });
     });
   });

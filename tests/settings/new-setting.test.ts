@@ -39,9 +39,10 @@ vi.mock('../../src/settings/setting-table.js', async (importOriginal) => {
 const { COMMAND_FLAGS } = await import('../../src/settings/command-flags.js');
 const { checkConfig } = await import('../../src/settings/config.js');
 const { resolveSettings } = await import('../../src/settings/settings.js');
-const { evalSettings } = await import('../../src/settings/eval-config.js');
+const { planOf, resolvePlan } = await import('../../src/settings/plan.js');
 const { renderFlagsDoc } = await import('../../src/settings/setting-docs.js');
-const { runEval } = await import('../../src/engine/run-eval.js');
+const { runEval } = await import('../../src/index.js');
+const { readSavedRun } = await import('../../src/runfile/run-info.js');
 const { runInfoFor } = await import('../../src/engine/session.js');
 const { Option } = createRequire(import.meta.url)('commander') as typeof Commander;
 
@@ -75,13 +76,14 @@ describe('a setting added to the table, and nowhere else', () => {
 
   it('is kept in run.json, read back on --resume, and a change of it refused (it is measured)', async () => {
     expect(
-      runInfoFor(resolveSettings({ model: 'm', probeDepth: '6' } as never, null, '', {}), new Date()),
+      runInfoFor(planOf(resolveSettings({ model: 'm', probeDepth: '6' } as never, null, '', {})).record, new Date()),
     ).toMatchObject({ probe_depth: 6 });
     const dir = join(tempDir(), 'run');
-    await runEval(await evalSettings({ model: 'builtin:oracle', n: 2, probe_depth: 7 } as never), { dir });
+    await runEval({ model: 'builtin:oracle', n: 2, probe_depth: 7, output: dir } as never);
     expect(JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')).probe_depth).toBe(7);
-    expect(depth(await evalSettings({}, { resume: dir }))).toBe(7);
-    await expect(evalSettings({ probe_depth: 8 } as never, { resume: dir })).rejects.toThrow(
+    const resume = { dir, run: await readSavedRun(dir), file: join(dir, 'run.json') };
+    expect(depth(resolvePlan({}, null, '', {}, resume).settings)).toBe(7);
+    await expect(runEval({ probe_depth: 8 } as never, { resume: dir })).rejects.toThrow(
       /^--resume: --probe-depth 8 differs from the saved run's 7/,
     );
   });
@@ -95,7 +97,7 @@ describe('the types follow the table', () => {
     expectTypeOf<EvalSettings['numTransactions']>().toEqualTypeOf<number>();
     expectTypeOf<EvalSettings['temperature']>().toEqualTypeOf<number | null>();
     expectTypeOf<EvalSettings['baseUrl']>().toEqualTypeOf<string>();
-    expectTypeOf<EvalSettings['shard']>().toEqualTypeOf<import('../../src/runfile/shard.js').Shard | null>();
+    expectTypeOf<EvalSettings['shard']>().toEqualTypeOf<import('../../src/settings/shard.js').Shard | null>();
   });
 
   it("the library's configuration holds every TOML path of the table, sections included", () => {

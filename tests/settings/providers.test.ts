@@ -4,9 +4,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfigFile } from '../../src/settings/config.js';
 import { loadProviders, PLACEHOLDER_KEY } from '../../src/settings/providers.js';
-import { apiKeyFor, resolveEndpoint, resolveSettings } from '../../src/settings/settings.js';
+import { resolveEndpoint, resolveSettings } from '../../src/settings/settings.js';
+import { apiKeyFor } from '../../src/endpoint/api-key.js';
 import { runInfoFor } from '../../src/engine/session.js';
+import { planOf } from '../../src/settings/plan.js';
+import type { EvalSettings } from '../../src/settings/settings.js';
 
+/** run.json as a new run of these settings would start it. */
+const runInfoOf = (s: EvalSettings, at: Date) => runInfoFor(planOf(s).record, at);
 function file(text: string): string {
   const f = join(mkdtempSync(join(tmpdir(), 'bas-prov-')), 'p.toml');
   writeFileSync(f, text);
@@ -112,7 +117,7 @@ describe('choosing the endpoint', () => {
       'PRIME_API_KEY',
     ]);
     expect(apiKeyFor(s, { PRIME_API_KEY: 'pk' })).toBe('pk');
-    expect(runInfoFor(s, new Date()).provider).toBe('prime');
+    expect(runInfoOf(s, new Date()).provider).toBe('prime');
   });
 
   it('a local provider needs no key; a variable named by the user does', () => {
@@ -127,7 +132,7 @@ describe('choosing the endpoint', () => {
   });
 
   it('a provider named at resume replaces the saved endpoint; otherwise the saved one stays', () => {
-    const saved = runInfoFor(resolveSettings({ model: 'm', provider: 'together' }, null, '', {}), new Date());
+    const saved = runInfoOf(resolveSettings({ model: 'm', provider: 'together' }, null, '', {}), new Date());
     expect(resolveSettings({}, null, '', {}, saved)).toMatchObject({
       provider: 'together',
       baseUrl: 'https://api.together.xyz/v1',
@@ -142,10 +147,7 @@ describe('choosing the endpoint', () => {
 
   it('a saved provider missing from the registry now still resumes, with the saved endpoint', () => {
     const own = file('[lab]\nbase_url = "https://lab.example/v1"\napi_key_var = "LAB_KEY"\n');
-    const saved = runInfoFor(
-      resolveSettings({ model: 'm', provider: 'lab', providers: own }, null, '', {}),
-      new Date(),
-    );
+    const saved = runInfoOf(resolveSettings({ model: 'm', provider: 'lab', providers: own }, null, '', {}), new Date());
     expect(resolveSettings({}, null, '', {}, saved)).toMatchObject({
       provider: 'lab',
       baseUrl: 'https://lab.example/v1',

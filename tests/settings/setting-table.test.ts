@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import type * as Commander from 'commander';
 import { describe, expect, it } from 'vitest';
 import { checkConfig } from '../../src/settings/config.js';
-import { runInfoFor, savedSettings } from '../../src/engine/session.js';
+import { runInfoFor } from '../../src/engine/session.js';
 import { renderFlagsDoc } from '../../src/settings/setting-docs.js';
 import { COMMAND_FLAGS, COMMAND_NAMES } from '../../src/settings/command-flags.js';
 import {
@@ -15,7 +15,11 @@ import {
 } from '../../src/settings/setting-table.js';
 import { resolveSettings } from '../../src/settings/settings.js';
 import type { RunInfo } from '../../src/runfile/store.js';
+import { planOf } from '../../src/settings/plan.js';
+import type { EvalSettings } from '../../src/settings/settings.js';
 
+/** run.json as a new run of these settings would start it. */
+const runInfoOf = (s: EvalSettings, at: Date) => runInfoFor(planOf(s).record, at);
 const { Option } = createRequire(import.meta.url)('commander') as typeof Commander;
 
 describe('the settings declaration', () => {
@@ -71,8 +75,8 @@ describe('the settings declaration', () => {
       priceOut: '2',
     };
     const first = resolveSettings(flags, null, '', {});
-    const info = JSON.parse(JSON.stringify(runInfoFor(first, new Date(0)))) as RunInfo;
-    const again = resolveSettings({}, null, '', {}, savedSettings(info));
+    const info = JSON.parse(JSON.stringify(runInfoOf(first, new Date(0)))) as RunInfo;
+    const again = resolveSettings({}, null, '', {}, info);
     const { check: _c, output: _o, progress: _p, unconfirmed: _u, ...kept } = first;
     expect(again).toMatchObject(kept);
     // The endpoint came from run.json alone: a resume must have it given again (resume-trust.ts).
@@ -106,7 +110,7 @@ describe('the settings declaration', () => {
       prices: { in: null, out: null },
       status: 'complete',
     } as unknown as RunInfo;
-    const s = resolveSettings({}, null, '', {}, savedSettings(old));
+    const s = resolveSettings({}, null, '', {}, old);
     expect(s).toMatchObject({
       baseUrl: 'http://127.0.0.1:5/v1',
       apiKeyVar: 'K',

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseShard, shardFromEnv } from '../../src/runfile/shard.js';
+import { parseShard, shardFromEnv } from '../../src/settings/shard.js';
 import { bas } from '../support/cli.js';
 
 const slurm = (id: number, min: number, max: number, extra: Record<string, string> = {}) => ({
