@@ -77,11 +77,12 @@ function postJson(url, body, via = agent) {
  * same machine from minute to minute. Each side has its own cold cache.
  */
 async function run(url, pid, bodies) {
-  const [{ TaskKeys }, { readRewardRequest, gradeBatch, rewardAnswer }] = await Promise.all([
+  const [{ TaskKeys }, { readRewardRequest, mainThreadLane, rewardAnswer }, { GradeQueue }] = await Promise.all([
     load('serve/task-keys.js'),
     load('serve/reward-grade.js'),
+    load('serve/grade-queue.js'),
   ]);
-  const keys = new TaskKeys(20_000);
+  const queue = new GradeQueue([mainThreadLane(new TaskKeys(20_000, 64 * 1024 * 1024))]);
   const local = [];
   const remote = [];
   let localCpu = 0;
@@ -90,7 +91,7 @@ async function run(url, pid, bodies) {
     const cpu = process.cpuUsage();
     let t = process.hrtime.bigint();
     const batch = readRewardRequest(body, 4096);
-    rewardAnswer(await gradeBatch(batch, keys), batch.sources);
+    rewardAnswer(await queue.grade(batch.labels, batch.responses), batch.sources);
     local.push(Number(process.hrtime.bigint() - t) / 1e6);
     const used = process.cpuUsage(cpu);
     if (b >= WARMUP) localCpu += (used.user + used.system) / 1000;

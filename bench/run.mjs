@@ -14,6 +14,12 @@ const SECTIONS = [
   ['hostile', 'hostile.mjs', 'benchHostile', 'Grading hostile ~1 MB replies'],
   ['pace', 'pace.mjs', 'benchPace', 'bas eval against a rate-limited bas serve (rate limits as a pace)'],
   ['reward', 'reward.mjs', 'benchReward', 'bas reward-server: batches of 256 graded over loopback HTTP'],
+  [
+    'servers',
+    'servers.mjs',
+    'benchServers',
+    'The two servers under hostile load: unfinished bodies, 10,000-row ledgers',
+  ],
   // Several minutes, so only when named: `npm run bench -- suite`.
   ['suite', 'suite.mjs', 'benchSuite', 'The test suite (npm test), as the machine is and under load', 'named'],
 ];

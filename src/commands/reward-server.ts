@@ -8,6 +8,7 @@ import { availableParallelism } from 'node:os';
 import { ConfigError } from '../errors/index.js';
 import { COMMAND_FLAGS } from '../settings/command-flags.js';
 import { readFlags } from '../settings/flag.js';
+import { listenError, runUntilStopped } from '../serve/http-service.js';
 import { startRewardServer, type RewardServerOptions } from '../serve/reward-server.js';
 import * as std from '../io/std.js';
 
@@ -37,6 +38,10 @@ export function rewardServerOptions(given: Record<string, unknown>, env: NodeJS.
     maxBatch: f.maxBatch,
     maxBodyBytes: Math.round(f.maxBodyMb * 1024 * 1024),
     cacheSize: f.cacheSize,
+    cacheBytes: Math.round(f.cacheMb * 1024 * 1024),
+    maxRows: f.maxRows,
+    bodyBudgetBytes: Math.round(f.bodyBudgetMb * 1024 * 1024),
+    maxConnections: f.maxConnections,
     graceMs: GRACE_MS,
     workers: f.workers ?? defaultWorkers(),
   };
@@ -46,31 +51,17 @@ export function rewardServerOptions(given: Record<string, unknown>, env: NodeJS.
 export async function rewardServer(flags: Record<string, unknown>): Promise<void> {
   const o = rewardServerOptions(flags, std.env());
   o.warn = (line) => std.stderr().write(`bas reward-server: warning: ${line}\n`);
-  let server;
-  try {
-    server = await startRewardServer(o);
-  } catch (err) {
-    // Only the listening socket's failures are about the flags; anything else says itself.
-    if ((err as { syscall?: string }).syscall !== 'listen') throw err;
-    const code = (err as { code?: string }).code;
-    throw new ConfigError(
-      `cannot listen on ${o.host}:${o.port}${code === 'EADDRINUSE' ? ': the port is in use (try --port 0)' : code ? ` (${code})` : ''}`,
-    );
-  }
+  const server = await startRewardServer(o).catch((err: unknown) => {
+    throw listenError(err, o.host, o.port);
+  });
   std
     .stdout()
     .write(
-      `bas reward-server: listening on ${server.url} (POST /get_reward, POST /score, GET /health; at most ${o.maxBatch} items a batch, ${o.workers > 0 ? `${o.workers} grading threads` : 'grading on the main thread'}${o.token ? '; bearer token required' : ''})\n`,
+      `bas reward-server: listening on ${server.url} (POST /get_reward, POST /score, GET /health; at most ${o.maxBatch} items and ${o.maxRows} ledger rows a batch, ${o.workers > 0 ? `${o.workers} grading threads` : 'grading on the main thread'}${o.token ? '; bearer token required' : ''})\n`,
     );
-  // Until it has closed, a repeated signal is the same stop (src/io/std.ts): the close runs on.
-  let off = (): void => {};
-  const signal = await new Promise<std.StopSignal>((resolve) => (off = std.onStop(resolve)));
-  std.stderr().write(`bas reward-server: ${signal}: finishing the requests under way\n`);
-  try {
-    await server.close();
-  } finally {
-    off();
-  }
+  await runUntilStopped(server, (signal) =>
+    std.stderr().write(`bas reward-server: ${signal}: finishing the requests under way\n`),
+  );
   const s = server.stats;
   const c = server.cache();
   std

@@ -6,6 +6,7 @@ import { ConfigError } from '../errors/index.js';
 import type { PolicyName } from '../task/policy-names.js';
 import { COMMAND_FLAGS } from '../settings/command-flags.js';
 import { readFlags } from '../settings/flag.js';
+import { listenError, runUntilStopped } from '../serve/http-service.js';
 import { startServer, type ServeOptions } from '../serve/serve.js';
 import * as std from '../io/std.js';
 
@@ -27,6 +28,8 @@ function serveOptions(given: Record<string, unknown>): ServeOptions {
     cutRate: f.cutRate,
     stallRate: f.stallRate,
     maxRequestBytes: Math.round(f.maxRequestMb * 1024 * 1024),
+    bodyBudgetBytes: Math.round(f.bodyBudgetMb * 1024 * 1024),
+    maxConnections: f.maxConnections,
     seed: f.seed,
     reasoningTokens: f.reasoningTokens,
     apiKey: f.apiKey,
@@ -46,15 +49,9 @@ function serveOptions(given: Record<string, unknown>): ServeOptions {
 /** Runs `bas serve` until a signal. */
 export async function serve(flags: Record<string, unknown>): Promise<void> {
   const o = serveOptions(flags);
-  let server;
-  try {
-    server = await startServer(o);
-  } catch (err) {
-    const code = (err as { code?: string }).code;
-    throw new ConfigError(
-      `cannot listen on ${o.host}:${o.port}${code === 'EADDRINUSE' ? ': the port is in use (try --port 0)' : code ? ` (${code})` : ''}`,
-    );
-  }
+  const server = await startServer(o).catch((err: unknown) => {
+    throw listenError(err, o.host, o.port);
+  });
   const faults = [
     o.errorRate && `500s ${o.errorRate}`,
     o.rateLimitRate && `429s ${o.rateLimitRate}`,
@@ -71,18 +68,11 @@ export async function serve(flags: Record<string, unknown>): Promise<void> {
     .write(
       `bas serve: listening on ${server.url} (policy ${o.policy}, latency ${o.latencyMs} ms${thinks}${faults.length ? `, faults: ${faults.join(', ')}` : ''}${o.apiKey ? ', key required' : ''})\n`,
     );
-  // Until it has closed, a repeated signal is the same stop (src/io/std.ts): the close runs on.
-  let off = (): void => {};
-  await new Promise<std.StopSignal>((resolve) => (off = std.onStop(resolve)));
-  try {
-    await server.close();
-  } finally {
-    off();
-  }
+  await runUntilStopped(server);
   const s = server.stats;
   std
     .stderr()
     .write(
-      `bas serve: ${s.requests} requests, ${s.ok} answered, ${s.errors} 500s, ${s.rateLimited} 429s, ${s.hung} hung, ${s.malformed} malformed, ${s.cut} cut, ${s.stalled} stalled, ${s.throttled} over the rate limit, ${s.unauthorized} refused, ${s.rejected} rejected (400/413), ${s.failed} failed (500); usage reported: ${s.promptTokens} prompt, ${s.completionTokens} completion (${s.reasoningTokens} reasoning) tokens\n`,
+      `bas serve: ${s.requests} requests, ${s.ok} answered, ${s.errors} 500s, ${s.rateLimited} 429s, ${s.hung} hung, ${s.malformed} malformed, ${s.cut} cut, ${s.stalled} stalled, ${s.throttled} over the rate limit, ${s.unauthorized} refused, ${s.rejected} rejected (400/413/503), ${s.failed} failed (500); usage reported: ${s.promptTokens} prompt, ${s.completionTokens} completion (${s.reasoningTokens} reasoning) tokens\n`,
     );
 }

@@ -3,7 +3,6 @@
  * sends them: a role chunk, content pieces, a chunk with the finish reason, the usage chunk
  * when asked, `[DONE]`), API errors, and the malformed bodies sloppy endpoints send.
  */
-import type { ServerResponse } from 'node:http';
 
 /** A reply, the reasoning before it (when the server acts as a reasoning model), and its usage. */
 export interface Answer {
@@ -30,14 +29,7 @@ export function seeded(seed: number): () => number {
   };
 }
 
-export function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  // The client may have gone away meanwhile (a timeout, a cut): nothing to answer then.
-  if (res.headersSent || res.destroyed) return;
-  const text = typeof body === 'string' ? body : JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
-  res.end(text);
-}
-
+/** An error body as OpenAI shapes it. */
 export function apiError(message: string, type: string, code: string | null): unknown {
   return { error: { message, type, code, param: null } };
 }

@@ -26,7 +26,8 @@ const MAX_MESSAGES = 10_000;
 
 /**
  * Checks the shape of a chat request; returns it, or what is wrong with it (one line, for a
- * 400). Content may be a string, null, or a list of text parts, as the API allows.
+ * 400). Content may be a string or a list of text parts, or null in an assistant's message,
+ * as the API allows.
  */
 export function checkChatRequest(body: unknown): ChatRequest | string {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return 'the request body must be a JSON object';
@@ -44,8 +45,12 @@ export function checkChatRequest(body: unknown): ChatRequest | string {
     if (typeof role !== 'string') return `messages[${i}].role must be a string`;
     let text: string;
     if (typeof content === 'string') text = content;
-    else if (content === null || content === undefined) text = '';
-    else if (Array.isArray(content)) {
+    else if (content === null || content === undefined) {
+      // As OpenAI has it: only an assistant's turn (one that called tools) may have no content.
+      if (role !== 'assistant')
+        return `messages[${i}].content must be a string or a list of parts for a ${role} message, got ${content === null ? 'null' : 'none'}`;
+      text = '';
+    } else if (Array.isArray(content)) {
       const parts: string[] = [];
       for (let j = 0; j < content.length; j++) {
         const part = content[j] as { type?: unknown; text?: unknown } | null;
@@ -57,7 +62,7 @@ export function checkChatRequest(body: unknown): ChatRequest | string {
         }
       }
       text = parts.join('');
-    } else return `messages[${i}].content must be a string, null or a list of parts`;
+    } else return `messages[${i}].content must be a string, a list of parts, or null (in an assistant's message)`;
     messages.push({ role: role as ChatMessage['role'], content: text });
   }
   if (b.stream !== undefined && b.stream !== null && typeof b.stream !== 'boolean') return '"stream" must be a boolean';

@@ -1,11 +1,13 @@
 /**
  * Grading threads for the reward server, so a batch is graded on every core while the main
- * thread reads the next request. Items go to a thread by a hash of their label: the samples
- * of one prompt meet the same thread, whose key cache then serves all but the first. Results
- * come back in the order of the batch, equal to grading on the main thread (same function).
+ * thread reads the next request. Each thread is a lane of the GradeQueue (grade-queue.ts),
+ * which sends items to a lane by a hash of their label: the samples of one prompt meet the
+ * same thread, whose key cache then serves all but the first. Scores are equal to grading on
+ * the main thread (same function).
  */
 import { Worker } from 'node:worker_threads';
 import type { Scores } from '../task/types.js';
+import type { Lane } from './grade-queue.js';
 import type { CacheStats } from './task-keys.js';
 
 interface Pending {
@@ -31,37 +33,39 @@ interface Reply {
   error?: string;
 }
 
-/** FNV-1a over the label's UTF-16 units: cheap, and the same label always lands on one thread. */
-function hash(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  return h >>> 0;
-}
+/** Old-generation heap a grading thread may have beyond its share of the key cache, in MiB. */
+const HEAP_ROOM_MB = 96;
 
 /** A fixed number of grading threads, replaced if one dies. */
 export class GradePool {
   private readonly slots: Slot[] = [];
   private next = 0;
   private closing = false;
-  private readonly share: number;
+  private readonly share: { keys: number; bytes: number };
 
   /**
    * @param size threads to start
-   * @param cacheSize keys kept in all (each thread keeps its share)
+   * @param cache keys, and bytes of keys, kept in all (each thread keeps its share)
    * @param script the compiled grade-worker.js
    */
   constructor(
     size: number,
-    cacheSize: number,
+    cache: { keys: number; bytes: number },
     private readonly script: URL,
   ) {
-    this.share = Math.ceil(cacheSize / size);
+    this.share = { keys: Math.ceil(cache.keys / size), bytes: Math.floor(cache.bytes / size) };
     for (let i = 0; i < size; i++) this.slots.push(this.spawn());
   }
 
   private spawn(): Slot {
     const share = this.share;
-    const worker = new Worker(this.script, { workerData: { cacheSize: share } });
+    // The thread's heap is held to its share of the cache and room to generate the largest
+    // ledger (10,000 rows take some 40 MB while they are built): V8 then collects the garbage
+    // of one key before it would grow the heap for the next.
+    const worker = new Worker(this.script, {
+      workerData: share,
+      resourceLimits: { maxOldGenerationSizeMb: Math.ceil(share.bytes / 2 ** 20) + HEAP_ROOM_MB },
+    });
     let started = (): void => undefined;
     let never = (_err: Error): void => undefined;
     const online = new Promise<void>((resolve, reject) => {
@@ -75,7 +79,7 @@ export class GradePool {
       started: false,
       dead: null,
       pending: new Map(),
-      cache: { size: 0, max: share, hits: 0, misses: 0 },
+      cache: { size: 0, max: share.keys, bytes: 0, maxBytes: share.bytes, hits: 0, misses: 0 },
     };
     worker.on('message', (r: Reply) => {
       // The thread says it is ready once its module has loaded ('online' comes before that).
@@ -119,40 +123,15 @@ export class GradePool {
     });
   }
 
-  /** The scores of each (label, response) pair, in order; every label has been checked already. */
-  async grade(labels: readonly string[], responses: readonly string[]): Promise<Scores[]> {
-    const n = this.slots.length;
-    const parts = Array.from({ length: n }, () => ({
-      at: [] as number[],
-      labels: [] as string[],
-      responses: [] as string[],
-    }));
-    labels.forEach((label, i) => {
-      const part = parts[hash(label) % n]!;
-      part.at.push(i);
-      part.labels.push(label);
-      part.responses.push(responses[i]!);
-    });
-    const out: Scores[] = new Array<Scores>(labels.length);
-    await Promise.all(
-      parts.map(async (part, k) => {
-        if (part.at.length === 0) return;
-        const scores = await this.run(this.slots[k]!, part.labels, part.responses);
-        part.at.forEach((i, j) => (out[i] = scores[j]!));
-      }),
-    );
-    return out;
+  /** One lane per thread, for a GradeQueue: a lane grades on whichever thread holds its place now. */
+  lanes(): Lane[] {
+    return this.slots.map((_, k) => (labels, responses) => this.run(this.slots[k]!, labels, responses));
   }
 
   /** The threads' caches added up, as of their last answers. */
   cache(): CacheStats {
-    const sum = { size: 0, max: 0, hits: 0, misses: 0 };
-    for (const s of this.slots) {
-      sum.size += s.cache.size;
-      sum.max += s.cache.max;
-      sum.hits += s.cache.hits;
-      sum.misses += s.cache.misses;
-    }
+    const sum: CacheStats = { size: 0, max: 0, bytes: 0, maxBytes: 0, hits: 0, misses: 0 };
+    for (const s of this.slots) for (const k of Object.keys(sum) as Array<keyof CacheStats>) sum[k] += s.cache[k];
     return sum;
   }
 

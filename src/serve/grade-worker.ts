@@ -15,7 +15,8 @@ interface Job {
   responses: string[];
 }
 
-const keys = new TaskKeys((workerData as { cacheSize: number }).cacheSize);
+const share = workerData as { keys: number; bytes: number };
+const keys = new TaskKeys(share.keys, share.bytes);
 parentPort!.on('message', (job: Job) => {
   try {
     const scores = job.labels.map((label, i) => scoreReply(job.responses[i]!, keys.keyFor(label)));

@@ -6,6 +6,7 @@
 import { LabelError, RequestError } from '../errors/index.js';
 import { scoreReply } from '../task/score.js';
 import type { Scores } from '../task/types.js';
+import { labelRows, type Lane } from './grade-queue.js';
 import { checkLabel, type TaskKeys } from './task-keys.js';
 
 /**
@@ -113,6 +114,14 @@ export interface RewardBatch {
   responses: string[];
   /** Where each response was found in its query (empty for /score, which is given the response). */
   sources: ResponseSource[];
+  /** Ledger rows grading may need generated: the rows of each different label, added up. */
+  rows: number;
+}
+
+function rowsOf(labels: readonly string[]): number {
+  let rows = 0;
+  for (const label of new Set(labels)) rows += labelRows(label);
+  return rows;
 }
 
 /** Reads `{"query": [...], "prompts": [...], "labels": [...]}`; throws a RequestError naming the fault. */
@@ -136,7 +145,7 @@ export function readRewardRequest(body: unknown, maxBatch: number): RewardBatch 
     responses.push(r.response);
     sources.push(r.from);
   }
-  return { labels: checked, responses, sources };
+  return { labels: checked, responses, sources, rows: rowsOf(checked) };
 }
 
 /** Reads `[{"label", "completion"}, ...]` (or `{"items": [...]}`) for POST /score. */
@@ -156,24 +165,19 @@ export function readScoreRequest(body: unknown, maxBatch: number): RewardBatch {
     labels.push(label);
     responses.push(completion);
   }
-  return { labels: checkLabels(labels, (i) => `item ${i}: label`), responses, sources: [] };
+  const checked = checkLabels(labels, (i) => `item ${i}: label`);
+  return { labels: checked, responses, sources: [], rows: rowsOf(checked) };
 }
 
 /**
- * Grades the batch on this thread, with keys from `keys`, handing control back to the event
- * loop every `sliceMs` so other requests interleave.
+ * A lane of the GradeQueue on this thread, with keys from `keys`: it hands control back to
+ * the event loop before each piece, so requests are read and answered between pieces.
  */
-export async function gradeBatch(batch: RewardBatch, keys: TaskKeys, sliceMs = 10): Promise<Scores[]> {
-  const out: Scores[] = [];
-  let since = performance.now();
-  for (let i = 0; i < batch.responses.length; i++) {
-    out.push(scoreReply(batch.responses[i]!, keys.keyFor(batch.labels[i])));
-    if (performance.now() - since > sliceMs) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      since = performance.now();
-    }
-  }
-  return out;
+export function mainThreadLane(keys: TaskKeys): Lane {
+  return async (labels, responses) => {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    return labels.map((label, i) => scoreReply(responses[i]!, keys.keyFor(label)));
+  };
 }
 
 /** Per-item numbers OpenRLHF logs (it turns each `extra_logs` list into a tensor, so numbers only). */

@@ -1,25 +1,30 @@
 /**
  * The reward service for RL trainers (`bas reward-server`): OpenRLHF's remote reward API
  * (POST /get_reward), a plain POST /score, and GET /health. It keeps no state on disk, only a
- * bounded cache of regenerated keys, so it scales by running more copies. Everything from the
- * network is bounded (body bytes, items per batch) and every bad request gets a 4xx with a
- * one-line reason; nothing a client sends can stop the process.
+ * cache of regenerated keys bounded in count and bytes, so it scales by running more copies.
+ * What a client can make it hold or do is bounded: connections, body bytes (each, and all
+ * unanswered ones together: http-service.ts), items per batch, and ledger rows to generate
+ * (each request, and all under way together); grading takes every request's pieces in turn
+ * (grade-queue.ts), so a large batch cannot starve a small one. Every bad request gets a 4xx,
+ * and a full server a 503, with a one-line reason; nothing a client sends can stop the process.
  */
 import { timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { RequestError } from '../errors/index.js';
 import { GENERATOR_VERSION } from '../task/generate.js';
 import { PROMPT_VERSION } from '../task/prompt.js';
+import { GradePool } from './grade-pool.js';
+import { GradeQueue, RowBudget } from './grade-queue.js';
+import { listen, RequestGate, sendJson as send } from './http-service.js';
 import {
-  gradeBatch,
+  mainThreadLane,
   readRewardRequest,
   readScoreRequest,
   rewardAnswer,
   scoreAnswer,
+  type RewardBatch,
   type ResponseSource,
 } from './reward-grade.js';
-import { GradePool } from './grade-pool.js';
 import { TaskKeys, type CacheStats } from './task-keys.js';
 
 export interface RewardServerOptions {
@@ -31,6 +36,14 @@ export interface RewardServerOptions {
   maxBatch: number;
   /** Answer keys kept in memory; 0 regenerates every key. */
   cacheSize: number;
+  /** Bytes the kept keys may take together (default 64 MiB). */
+  cacheBytes?: number;
+  /** Ledger rows one request may need generated (default 1,000,000); four times this across all requests under way. */
+  maxRows?: number;
+  /** Bytes all unanswered requests' bodies may hold together (default 128 MiB). */
+  bodyBudgetBytes?: number;
+  /** Connections open at once (default 1,024). */
+  maxConnections?: number;
   /**
    * Grading threads; 0 grades on the main thread. Threads need the compiled program
    * (dist/serve/grade-worker.js): the CLI always has it.
@@ -42,12 +55,18 @@ export interface RewardServerOptions {
   warn?: (line: string) => void;
 }
 
+export const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_MAX_ROWS = 1_000_000;
+/** Two bodies at the default --max-body-mb. */
+export const DEFAULT_BODY_BUDGET_BYTES = 128 * 1024 * 1024;
+export const DEFAULT_MAX_CONNECTIONS = 1024;
+
 /** What the server has done, for /health and the closing line. */
 interface RewardStats {
   requests: number;
   /** Items graded. */
   graded: number;
-  /** Requests refused with a 4xx. */
+  /** Requests refused with a 4xx, or a 503 while full or stopping. */
   refused: number;
   /** Requests that failed inside the server (a 500): none, unless there is a bug. */
   failed: number;
@@ -64,15 +83,148 @@ export interface RunningRewardServer {
   close(): Promise<void>;
 }
 
-function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  if (res.headersSent) return;
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
-  res.end(text);
+/** One server's state, handed to the route handlers. */
+interface Rewarder {
+  o: RewardServerOptions;
+  stats: RewardStats;
+  gate: RequestGate;
+  queue: GradeQueue;
+  cache: () => CacheStats;
+  token: Buffer | null;
+  /** Rows the requests under way may need generated. */
+  rows: RowBudget;
+  stopping: boolean;
+  warned: Set<string>;
 }
 
 function sendError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
   send(res, status, { error: { message } }, headers);
+}
+
+/** Starts the server; resolves once it listens. */
+export async function startRewardServer(o: RewardServerOptions): Promise<RunningRewardServer> {
+  const cacheBytes = o.cacheBytes ?? DEFAULT_CACHE_BYTES;
+  const keys = new TaskKeys(o.cacheSize, cacheBytes);
+  const pool = await startPool(o, cacheBytes);
+  const r: Rewarder = {
+    o,
+    stats: {
+      requests: 0,
+      graded: 0,
+      refused: 0,
+      failed: 0,
+      responseFrom: { prompt: 0, prompt_loose: 0, marker: 0, none: 0 },
+    },
+    gate: new RequestGate(
+      {
+        maxBodyBytes: o.maxBodyBytes,
+        bodyBudgetBytes: o.bodyBudgetBytes ?? DEFAULT_BODY_BUDGET_BYTES,
+        maxConnections: o.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
+        flags: { maxBody: '--max-body-mb', bodyBudget: '--body-budget-mb', maxConnections: '--max-connections' },
+      },
+      (message) => ({ error: { message } }),
+    ),
+    queue: new GradeQueue(pool ? pool.lanes() : [mainThreadLane(keys)]),
+    cache: () => pool?.cache() ?? keys.stats(),
+    token: o.token === null ? null : Buffer.from(o.token),
+    rows: new RowBudget(o.maxRows ?? DEFAULT_MAX_ROWS),
+    stopping: false,
+    warned: new Set(),
+  };
+  const server = createServer((req, res) => route(r, req, res));
+  server.keepAliveTimeout = 60_000;
+  r.gate.watch(server);
+  // A port that cannot be had: the threads already started must not keep the process alive.
+  const at = await listen(server, o.port, o.host).catch(async (err: unknown) => {
+    await pool?.close();
+    throw err;
+  });
+  let closing: Promise<void> | null = null;
+  return {
+    url: `http://${at.host}:${at.port}`,
+    port: at.port,
+    stats: r.stats,
+    cache: r.cache,
+    close: () => (closing ??= stop(r, server, pool)),
+  };
+}
+
+/** The grading threads, started; null for grading on the main thread. */
+async function startPool(o: RewardServerOptions, cacheBytes: number): Promise<GradePool | null> {
+  if (o.workers === 0) return null;
+  const pool = new GradePool(
+    o.workers,
+    { keys: o.cacheSize, bytes: cacheBytes },
+    new URL('./grade-worker.js', import.meta.url),
+  );
+  try {
+    await pool.ready();
+    return pool;
+  } catch (err) {
+    await pool.close();
+    throw new Error(`the grading threads did not start: ${(err as Error).message} (try --workers 0)`, { cause: err });
+  }
+}
+
+/** Refuses new requests, waits up to graceMs for those under way, then closes. */
+function stop(r: Rewarder, server: Server, pool: GradePool | null): Promise<void> {
+  return new Promise<void>((done) => {
+    r.stopping = true;
+    const timer = setTimeout(() => server.closeAllConnections(), r.o.graceMs);
+    server.close(() => {
+      clearTimeout(timer);
+      void (pool?.close() ?? Promise.resolve()).then(done);
+    });
+    server.closeIdleConnections();
+  });
+}
+
+function route(r: Rewarder, req: IncomingMessage, res: ServerResponse): void {
+  const path = (req.url ?? '').split('?')[0];
+  if (path === '/health') {
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      return sendError(res, 405, 'use GET /health', { allow: 'GET, HEAD' });
+    return health(r, res);
+  }
+  if (path !== '/get_reward' && path !== '/score')
+    return sendError(res, 404, `no route ${path}: the routes are POST /get_reward, POST /score and GET /health`);
+  r.stats.requests++;
+  const refusal = refusalOf(r, req, path);
+  if (refusal) {
+    r.stats.refused++;
+    req.resume();
+    return sendError(res, refusal.status, refusal.message, refusal.headers);
+  }
+  post(r, path, req, res).catch((err: unknown) => {
+    if (err instanceof RequestError) {
+      r.stats.refused++;
+      return sendError(res, err.status, err.message, err.status === 503 ? { 'retry-after': '1' } : {});
+    }
+    r.stats.failed++;
+    sendError(res, 500, 'internal error while grading');
+  });
+}
+
+/** Why a POST is refused before its body is read, if it is. */
+function refusalOf(
+  r: Rewarder,
+  req: IncomingMessage,
+  path: string,
+): { status: number; message: string; headers: Record<string, string> } | null {
+  if (req.method !== 'POST') return { status: 405, message: `use POST ${path}`, headers: { allow: 'POST' } };
+  if (!authorized(req, r.token))
+    return {
+      status: 401,
+      message: 'this server needs "Authorization: Bearer <token>"',
+      headers: { 'www-authenticate': 'Bearer', connection: 'close' },
+    };
+  if (r.stopping)
+    return {
+      status: 503,
+      message: 'the server is shutting down',
+      headers: { connection: 'close', 'retry-after': '1' },
+    };
+  return null;
 }
 
 /** Whether the request carries the bearer token; compared in constant time. */
@@ -83,174 +235,61 @@ function authorized(req: IncomingMessage, token: Buffer | null): boolean {
   return given.length === want.length && timingSafeEqual(given, want);
 }
 
-/**
- * The request body; null after a 413 has been sent for one over `max` bytes, or when the
- * client went away before sending all of it (there is no one to answer).
- */
-function readBody(req: IncomingMessage, res: ServerResponse, max: number): Promise<string | null> {
-  return new Promise((resolve) => {
-    const tooBig = (): void => {
-      sendError(res, 413, `the body is larger than ${max} bytes (--max-body-mb): send smaller batches`, {
-        connection: 'close',
-      });
-      req.resume();
-      resolve(null);
-    };
-    const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > max) return tooBig();
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let over = false;
-    req.on('data', (c: Buffer) => {
-      if (over) return;
-      size += c.length;
-      if (size > max) {
-        over = true;
-        chunks.length = 0;
-        return tooBig();
-      }
-      chunks.push(c);
-    });
-    req.on('end', () => {
-      if (!over) resolve(Buffer.concat(chunks).toString('utf8'));
-    });
-    // A promise settles once: after 'end' these change nothing.
-    req.on('error', () => resolve(null));
-    req.on('close', () => resolve(null));
+function health(r: Rewarder, res: ServerResponse): void {
+  const { o, stopping } = r;
+  send(res, stopping ? 503 : 200, {
+    status: stopping ? 'stopping' : 'ok',
+    generator: GENERATOR_VERSION,
+    prompt_version: PROMPT_VERSION,
+    max_batch: o.maxBatch,
+    max_body_bytes: o.maxBodyBytes,
+    max_rows: r.rows.perRequest,
+    workers: o.workers,
+    stats: r.stats,
+    cache: r.cache(),
+    load: { ...r.gate.load(), rows: r.rows.inUse },
   });
 }
 
-/** Starts the server; resolves once it listens. */
-export async function startRewardServer(o: RewardServerOptions): Promise<RunningRewardServer> {
-  const keys = new TaskKeys(o.cacheSize);
-  const pool =
-    o.workers > 0 ? new GradePool(o.workers, o.cacheSize, new URL('./grade-worker.js', import.meta.url)) : null;
-  const cache = (): CacheStats => pool?.cache() ?? keys.stats();
-  const token = o.token === null ? null : Buffer.from(o.token);
-  const stats: RewardStats = {
-    requests: 0,
-    graded: 0,
-    refused: 0,
-    failed: 0,
-    responseFrom: { prompt: 0, prompt_loose: 0, marker: 0, none: 0 },
-  };
-  let stopping = false;
-  const warned = new Set<string>();
-  const warnOnce = (kind: string, line: string): void => {
-    if (warned.has(kind)) return;
-    warned.add(kind);
-    o.warn?.(line);
-  };
-
-  const health = (res: ServerResponse): void =>
-    send(res, stopping ? 503 : 200, {
-      status: stopping ? 'stopping' : 'ok',
-      generator: GENERATOR_VERSION,
-      prompt_version: PROMPT_VERSION,
-      max_batch: o.maxBatch,
-      max_body_bytes: o.maxBodyBytes,
-      workers: o.workers,
-      stats,
-      cache: cache(),
-    });
-
-  const post = async (route: '/get_reward' | '/score', req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const raw = await readBody(req, res, o.maxBodyBytes);
-    if (raw === null) return void stats.refused++;
-    let body: unknown;
-    try {
-      body = JSON.parse(raw);
-    } catch {
-      throw new RequestError(400, 'the body is not valid JSON');
-    }
-    const batch = route === '/get_reward' ? readRewardRequest(body, o.maxBatch) : readScoreRequest(body, o.maxBatch);
-    const scores = pool ? await pool.grade(batch.labels, batch.responses) : await gradeBatch(batch, keys);
-    stats.graded += scores.length;
-    for (const f of batch.sources) stats.responseFrom[f]++;
-    if (batch.sources.some((f) => f === 'marker' || f === 'none'))
-      warnOnce(
-        'prefix',
-        'a query did not start with its prompt: its response was taken after the last assistant marker, or as empty where there was none (see docs/training.md; /health counts them)',
-      );
-    // While stopping, answer and let the connection go, so keep-alive clients reconnect elsewhere.
-    send(res, 200, route === '/get_reward' ? rewardAnswer(scores, batch.sources) : scoreAnswer(scores), {
-      ...(stopping ? { connection: 'close' } : {}),
-    });
-  };
-
-  const server = createServer((req, res) => {
-    const path = (req.url ?? '').split('?')[0];
-    if (path === '/health') {
-      if (req.method !== 'GET' && req.method !== 'HEAD')
-        return sendError(res, 405, 'use GET /health', { allow: 'GET, HEAD' });
-      return health(res);
-    }
-    if (path !== '/get_reward' && path !== '/score')
-      return sendError(res, 404, `no route ${path}: the routes are POST /get_reward, POST /score and GET /health`);
-    stats.requests++;
-    if (req.method !== 'POST') {
-      stats.refused++;
-      return sendError(res, 405, `use POST ${path}`, { allow: 'POST' });
-    }
-    if (!authorized(req, token)) {
-      stats.refused++;
-      req.resume();
-      return sendError(res, 401, 'this server needs "Authorization: Bearer <token>"', {
-        'www-authenticate': 'Bearer',
-        connection: 'close',
-      });
-    }
-    if (stopping) {
-      stats.refused++;
-      req.resume();
-      return sendError(res, 503, 'the server is shutting down', { connection: 'close', 'retry-after': '1' });
-    }
-    post(path, req, res).catch((err: unknown) => {
-      if (err instanceof RequestError) {
-        stats.refused++;
-        return sendError(res, err.status, err.message);
-      }
-      stats.failed++;
-      sendError(res, 500, 'internal error while grading');
-    });
-  });
-  server.keepAliveTimeout = 60_000;
-
-  if (pool) {
-    try {
-      await pool.ready();
-    } catch (err) {
-      await pool.close();
-      throw new Error(`the grading threads did not start: ${(err as Error).message} (try --workers 0)`, {
-        cause: err,
-      });
-    }
+async function post(
+  r: Rewarder,
+  route: '/get_reward' | '/score',
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  if (!r.gate.admit(req, res)) return void r.stats.refused++;
+  const raw = await r.gate.readBody(req, res);
+  if (raw === null) return void r.stats.refused++;
+  let body: unknown;
+  try {
+    body = JSON.parse(raw);
+  } catch {
+    throw new RequestError(400, 'the body is not valid JSON');
   }
-  return new Promise((resolve, reject) => {
-    // A port that cannot be had: the threads already started must not keep the process alive.
-    const failed = (err: Error): void => void (pool?.close() ?? Promise.resolve()).then(() => reject(err));
-    server.once('error', failed);
-    server.listen(o.port, o.host, () => {
-      server.off('error', failed);
-      const port = (server.address() as AddressInfo).port;
-      const host = o.host.includes(':') ? `[${o.host}]` : o.host;
-      let closing: Promise<void> | null = null;
-      resolve({
-        url: `http://${host}:${port}`,
-        port,
-        stats,
-        cache,
-        close: () =>
-          (closing ??= new Promise<void>((done) => {
-            stopping = true;
-            const timer = setTimeout(() => server.closeAllConnections(), o.graceMs);
-            server.close(() => {
-              clearTimeout(timer);
-              void (pool?.close() ?? Promise.resolve()).then(done);
-            });
-            server.closeIdleConnections();
-          })),
-      });
-    });
+  const max = r.o.maxBatch;
+  const batch = route === '/get_reward' ? readRewardRequest(body, max) : readScoreRequest(body, max);
+  const scores = await graded(r, batch);
+  if (batch.sources.some((f) => f === 'marker' || f === 'none') && !r.warned.has('prefix')) {
+    r.warned.add('prefix');
+    r.o.warn?.(
+      'a query did not start with its prompt: its response was taken after the last assistant marker, or as empty where there was none (see docs/training.md; /health counts them)',
+    );
+  }
+  // While stopping, answer and let the connection go, so keep-alive clients reconnect elsewhere.
+  send(res, 200, route === '/get_reward' ? rewardAnswer(scores, batch.sources) : scoreAnswer(scores), {
+    ...(r.stopping ? { connection: 'close' } : {}),
   });
+}
+
+/** Grades a batch within the row budgets: its own (413 past it) and the server's (503 while full). */
+async function graded(r: Rewarder, batch: RewardBatch): ReturnType<GradeQueue['grade']> {
+  r.rows.take(batch.rows);
+  try {
+    const scores = await r.queue.grade(batch.labels, batch.responses);
+    r.stats.graded += scores.length;
+    for (const f of batch.sources) r.stats.responseFrom[f]++;
+    return scores;
+  } finally {
+    r.rows.give(batch.rows);
+  }
 }

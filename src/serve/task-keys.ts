@@ -15,8 +15,23 @@ import type { AnswerKey } from '../task/types.js';
 export interface CacheStats {
   size: number;
   max: number;
+  /** What the kept keys take, estimated (keyBytes), and the most they may. */
+  bytes: number;
+  maxBytes: number;
   hits: number;
   misses: number;
+}
+
+/**
+ * About what a key takes in memory, a little over rather than under: measured on the heap,
+ * some 220 bytes for each faulty row (its id, its list of codes, the object's slot) and a
+ * little for the rest. A default task's key is about 2 KB; a 10,000-row ledger whose every
+ * row is faulty, about 2.2 MB.
+ */
+function keyBytes(key: AnswerKey): number {
+  let bytes = 1024;
+  for (const id in key.faults) bytes += 200 + 2 * id.length + 16 * key.faults[id]!.length;
+  return bytes;
 }
 
 /** The task a label names, when this bas can grade it; throws a LabelError otherwise. */
@@ -40,13 +55,20 @@ export function checkLabel(label: unknown): TaskLabel {
   return t;
 }
 
-/** Regenerates answer keys from labels, keeping at most `max` of them (least recently used out first). */
+/**
+ * Regenerates answer keys from labels, keeping at most `max` of them and `maxBytes` of them
+ * together (least recently used out first). A key larger than `maxBytes` alone is not kept.
+ */
 export class TaskKeys {
-  private readonly keys = new Map<string, AnswerKey>();
+  private readonly keys = new Map<string, { key: AnswerKey; bytes: number }>();
+  private bytes = 0;
   private hits = 0;
   private misses = 0;
 
-  constructor(private readonly max: number) {}
+  constructor(
+    private readonly max: number,
+    private readonly maxBytes: number,
+  ) {}
 
   /** The key of the task `label` names; throws a LabelError when there is none to give. */
   keyFor(label: unknown): AnswerKey {
@@ -57,20 +79,30 @@ export class TaskKeys {
         // Map keeps insertion order: re-inserting makes it the most recent.
         this.keys.delete(label);
         this.keys.set(label, cached);
-        return cached;
+        return cached.key;
       }
     }
     const t = checkLabel(label);
     this.misses++;
     const key = deriveKey(generateLedger(t.config, t.index).ledger);
-    if (this.max > 0) {
-      if (this.keys.size >= this.max) this.keys.delete(this.keys.keys().next().value!);
-      this.keys.set(label as string, key);
-    }
+    this.keep(label as string, key);
     return key;
   }
 
+  private keep(label: string, key: AnswerKey): void {
+    const bytes = keyBytes(key);
+    if (this.max === 0 || bytes > this.maxBytes) return;
+    for (const [old, entry] of this.keys) {
+      if (this.keys.size < this.max && this.bytes + bytes <= this.maxBytes) break;
+      this.keys.delete(old);
+      this.bytes -= entry.bytes;
+    }
+    this.keys.set(label, { key, bytes });
+    this.bytes += bytes;
+  }
+
   stats(): CacheStats {
-    return { size: this.keys.size, max: this.max, hits: this.hits, misses: this.misses };
+    const { max, maxBytes, hits, misses } = this;
+    return { size: this.keys.size, max, bytes: this.bytes, maxBytes, hits, misses };
   }
 }

@@ -376,6 +376,9 @@ export const COMMAND_FLAGS = {
       default: 8,
       parse: number(0.001, 1024),
     } satisfies Flag<number>,
+    // The same as serve's DEFAULT_BODY_BUDGET_BYTES and DEFAULT_MAX_CONNECTIONS (tests/serve/bounds.test.ts holds them equal).
+    bodyBudgetMb: bodyBudget(64),
+    maxConnections: maxConnections(4096),
     seed: {
       flags: '--seed <S>',
       help: 'seed of the fault draws, 0..4294967295',
@@ -437,13 +440,31 @@ export const COMMAND_FLAGS = {
       default: 64,
       parse: number(0.001, 1024),
     } satisfies Flag<number>,
-    // About 1 KB a key: 20,000 keys is some 20 MB.
+    // The same as the reward server's defaults, as are --cache-mb and --max-rows (tests/serve/bounds.test.ts).
+    bodyBudgetMb: bodyBudget(128),
+    maxConnections: maxConnections(1024),
+    // A default task's key is about 1 KB (20,000 keys, some 20 MB); a 10,000-row one about 3 MB.
     cacheSize: {
       flags: '--cache-size <N>',
       help: 'answer keys kept in memory, least recently used out first, 0..10000000',
       defaultText: '20000',
       default: 20_000,
       parse: integer(0, 10_000_000),
+    } satisfies Flag<number>,
+    cacheMb: {
+      flags: '--cache-mb <MB>',
+      help: 'MiB the kept answer keys may take together, 0..65536; the least recently used go first',
+      defaultText: '64',
+      default: 64,
+      parse: number(0, 65_536),
+    } satisfies Flag<number>,
+    // A trainer's batch of 4,096 different 240-row tasks asks for 983,040 rows.
+    maxRows: {
+      flags: '--max-rows <N>',
+      help: "ledger rows one request may need generated (its different labels' rows added up), 1..100000000; more get 413, and four times this in all requests at once gets 503",
+      defaultText: '1000000',
+      default: 1_000_000,
+      parse: integer(1, 100_000_000),
     } satisfies Flag<number>,
     workers: {
       flags: '--workers <N>',
@@ -498,6 +519,28 @@ export const COMMAND_FLAGS = {
     } satisfies Flag<string[]>,
   },
 } satisfies Record<CommandName, FlagSet>;
+
+/** The servers' budget for the bodies of all requests not yet answered, in MiB. */
+function bodyBudget(mb: number): Flag<number> {
+  return {
+    flags: '--body-budget-mb <MB>',
+    help: 'MiB the bodies of all requests not yet answered may hold together, 0.001..65536; past it a request gets 503 with Retry-After',
+    defaultText: String(mb),
+    default: mb,
+    parse: number(0.001, 65_536),
+  };
+}
+
+/** The servers' limit on connections open at once. */
+function maxConnections(n: number): Flag<number> {
+  return {
+    flags: '--max-connections <N>',
+    help: 'connections open at once, 1..1000000; a request on one past it gets 503 and the connection closes',
+    defaultText: String(n),
+    default: n,
+    parse: integer(1, 1_000_000),
+  };
+}
 
 function rate(flags: string, help: string): Flag<number> {
   return { flags, help: `${help}, 0..1`, defaultText: '0', default: 0, parse: number(0, 1) };

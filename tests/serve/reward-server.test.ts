@@ -231,7 +231,9 @@ describe('bad requests get a 4xx and one reason, and the server goes on', () => 
     expect((tooMany.body.error as { message: string }).message).toContain('at most 2 items (--max-batch), got 3');
     const big = await post(s, '/score', [{ label: rows[0]!.label, completion: 'x'.repeat(300_000) }]);
     expect(big.status).toBe(413);
-    expect((big.body.error as { message: string }).message).toContain('larger than 200000 bytes');
+    expect((big.body.error as { message: string }).message).toContain(
+      'larger than the 200000 bytes (0.191 MiB, --max-body-mb)',
+    );
     // A body that says nothing of its length is cut off as it streams in.
     const streamed = await new Promise<number>((resolve, reject) => {
       const req = request(`${s.url}/score`, { method: 'POST', headers: { 'transfer-encoding': 'chunked' } }, (res) => {

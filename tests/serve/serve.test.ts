@@ -155,24 +155,39 @@ describe('bas serve through the real SDK', () => {
   });
 
   it('the runner keeps at most -c requests open at the server', async () => {
-    // Long enough that a busy machine still sends all five before the first answer comes back.
-    server = await startServer({ ...base, latencyMs: 250 });
-    const records: RolloutRecord[] = [];
-    const runner = new Runner({
-      taskConfig: DEFAULT_TASK_CONFIG,
-      model: 'm',
-      client: httpClient({ model: 'm', baseURL: server.url, apiKey: 'k', sampling, requestTimeoutMs: 5000 }),
-      policy: DEFAULT_RETRY_POLICY,
-      concurrency: 5,
-      episodeTimeoutMs: 30_000,
-      requestTimeoutMs: 5_000,
-      sink: (r) => records.push(r),
-    });
-    const pairs = Array.from({ length: 20 }, (_, i) => [i, 0] as const);
-    await runner.run(pairs);
-    expect(records).toHaveLength(20);
-    expect(records.every((r) => r.reward === 1)).toBe(true);
-    expect(server.stats.maxInFlight).toBe(5);
+    // The server's latency timers are fake: every answer waits until the test moves the
+    // clock, and the test moves it only once all the requests the runner may have open have
+    // arrived. So five are in flight at once however fast or slow the machine is.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      server = await startServer({ ...base, latencyMs: 1000 });
+      const stats = server.stats;
+      const records: RolloutRecord[] = [];
+      const runner = new Runner({
+        taskConfig: DEFAULT_TASK_CONFIG,
+        model: 'm',
+        client: httpClient({ model: 'm', baseURL: server.url, apiKey: 'k', sampling, requestTimeoutMs: 5000 }),
+        policy: DEFAULT_RETRY_POLICY,
+        concurrency: 5,
+        episodeTimeoutMs: 30_000,
+        requestTimeoutMs: 5_000,
+        sink: (r) => records.push(r),
+      });
+      const pairs = Array.from({ length: 20 }, (_, i) => [i, 0] as const);
+      let done = false;
+      const ran = runner.run(pairs).finally(() => (done = true));
+      while (!done) {
+        const open = stats.requests - stats.ok;
+        if (open >= Math.min(5, 20 - stats.ok)) vi.advanceTimersByTime(1000);
+        await new Promise((r) => setImmediate(r));
+      }
+      await ran;
+      expect(records).toHaveLength(20);
+      expect(records.every((r) => r.reward === 1)).toBe(true);
+      expect(stats.maxInFlight).toBe(5);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

@@ -1,0 +1,263 @@
+/**
+ * The HTTP plumbing both servers share: how much a client may make them hold (connections, one
+ * body, and all unfinished bodies together), reading a body within those bounds, listening,
+ * and running until SIGINT or SIGTERM. A client that would pass a bound gets a status and a
+ * JSON error at once (413 for its own body, 503 with Retry-After for a full server), never a
+ * connection held open while the server decides.
+ */
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { ConfigError } from '../errors/index.js';
+import * as std from '../io/std.js';
+
+/** What one server lets its clients make it hold. */
+export interface ServiceLimits {
+  /** Largest body of one request, in bytes (413 past it). */
+  maxBodyBytes: number;
+  /** Bytes all bodies of requests not yet answered may hold together (503 past it). */
+  bodyBudgetBytes: number;
+  /** Connections open at once; a request on one past it is answered 503 and the connection closed. */
+  maxConnections: number;
+  /** The flags that set the three, named in the refusals. */
+  flags: { maxBody: string; bodyBudget: string; maxConnections: string };
+}
+
+/** The error body a server answers with: OpenAI's shape for `bas serve`, a plain one for the reward server. */
+export type ErrorBody = (message: string, status: number) => unknown;
+
+/** Sends a JSON answer, unless one was sent already or the client has gone. */
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  if (res.headersSent || res.destroyed) return;
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+const MIB = 1024 * 1024;
+const mib = (bytes: number): string => `${Math.round((bytes / MIB) * 1000) / 1000} MiB`;
+
+/**
+ * Counts a server's connections and the bytes its unanswered requests' bodies hold. A body's
+ * bytes are counted from its first byte (or its whole declared length, up front) until its
+ * answer is sent or its client leaves, so a client that sends slowly, or never finishes,
+ * holds its share of one budget rather than memory of its own.
+ */
+export class RequestGate {
+  private connections = 0;
+  private held = 0;
+  private readonly over = new WeakSet<Socket>();
+
+  constructor(
+    private readonly limits: ServiceLimits,
+    private readonly errorBody: ErrorBody,
+  ) {}
+
+  /** Counts the server's connections from now on. */
+  watch(server: Server): void {
+    server.on('connection', (socket: Socket) => {
+      this.connections++;
+      if (this.connections > this.limits.maxConnections) this.over.add(socket);
+      socket.once('close', () => this.connections--);
+    });
+  }
+
+  /** Bytes held now by unanswered requests' bodies, and connections open (for /health and tests). */
+  load(): { bodyBytes: number; connections: number } {
+    return { bodyBytes: this.held, connections: this.connections };
+  }
+
+  /**
+   * Refuses a request that arrived on a connection past the limit (a 503, then the connection
+   * closes, nothing of its body read); true when the request may go on.
+   */
+  admit(req: IncomingMessage, res: ServerResponse): boolean {
+    if (!this.over.has(req.socket)) return true;
+    this.refuse(
+      req,
+      res,
+      503,
+      `the server has ${this.limits.maxConnections} connections open, its limit (${this.limits.flags.maxConnections}): try again shortly`,
+    );
+    return false;
+  }
+
+  /**
+   * Reads the whole body within the limits; null when it was refused (a 413 or 503 has been
+   * sent) or when the client left before sending all of it (there is no one to answer).
+   */
+  readBody(req: IncomingMessage, res: ServerResponse): Promise<string | null> {
+    const { maxBodyBytes, bodyBudgetBytes } = this.limits;
+    const declared = Number(req.headers['content-length']);
+    const known = Number.isSafeInteger(declared) && declared >= 0;
+    if (known && declared > maxBodyBytes) {
+      this.tooLarge(req, res);
+      return Promise.resolve(null);
+    }
+    // A declared length is reserved whole before any byte is read: a client cannot hold the
+    // budget's room for later and then fill it.
+    let reserved = known ? declared : 0;
+    if (this.held + reserved > bodyBudgetBytes) {
+      this.full(req, res);
+      return Promise.resolve(null);
+    }
+    this.held += reserved;
+    let given = false;
+    const giveBack = (): void => {
+      if (given) return;
+      given = true;
+      this.held -= reserved;
+    };
+    res.once('close', giveBack);
+    return new Promise((resolve) => {
+      const body = new BodyBuffer(known ? declared : maxBodyBytes);
+      req.on('data', (c: Buffer) => {
+        if (body.dropped) return;
+        const extra = body.size + c.length - reserved;
+        if (body.size + c.length > maxBodyBytes) {
+          body.drop();
+          this.tooLarge(req, res);
+          return resolve(null);
+        }
+        if (extra > 0) {
+          if (this.held + extra > bodyBudgetBytes) {
+            body.drop();
+            this.full(req, res);
+            return resolve(null);
+          }
+          this.held += extra;
+          reserved += extra;
+        }
+        body.add(c);
+      });
+      req.on('end', () => {
+        if (body.dropped) return;
+        const text = body.text();
+        // The text holds the body now; the budget counts it until the answer is sent.
+        resolve(text);
+      });
+      // The client left mid-body: what was held goes now, not when the answer would have.
+      const gone = (): void => {
+        body.drop();
+        giveBack();
+        resolve(null);
+      };
+      req.on('error', gone);
+      req.on('close', () => {
+        if (!req.complete) gone();
+      });
+    });
+  }
+
+  private tooLarge(req: IncomingMessage, res: ServerResponse): void {
+    this.refuse(
+      req,
+      res,
+      413,
+      `the request body is larger than the ${this.limits.maxBodyBytes} bytes (${mib(this.limits.maxBodyBytes)}, ${this.limits.flags.maxBody}) this server accepts`,
+    );
+  }
+
+  private full(req: IncomingMessage, res: ServerResponse): void {
+    this.refuse(
+      req,
+      res,
+      503,
+      `the server already holds ${mib(this.held)} of request bodies, its limit being ${mib(this.limits.bodyBudgetBytes)} (${this.limits.flags.bodyBudget}): try again shortly`,
+    );
+  }
+
+  /** Answers with the status and closes the connection once the answer is out, reading nothing more. */
+  private refuse(req: IncomingMessage, res: ServerResponse, status: number, message: string): void {
+    sendJson(res, status, this.errorBody(message, status), {
+      connection: 'close',
+      ...(status === 503 ? { 'retry-after': '1' } : {}),
+    });
+    res.once('finish', () => req.destroy());
+  }
+}
+
+/** A resizable ArrayBuffer: ES2024, which Node 20 has and this project's TypeScript lib does not name yet. */
+interface Resizable extends ArrayBuffer {
+  resize(bytes: number): void;
+}
+const ResizableBuffer = ArrayBuffer as unknown as new (bytes: number, o: { maxByteLength: number }) => Resizable;
+
+/**
+ * A body as it arrives, in one resizable buffer that grows with it up to `max` bytes: memory
+ * is taken only for what has come, and given back to the system the moment the body is
+ * decoded or dropped (a shrink returns the pages at once, where a dropped buffer would wait
+ * for a garbage collection that an idle server may not run for a long time).
+ */
+class BodyBuffer {
+  size = 0;
+  dropped = false;
+  private readonly bytes: Resizable;
+
+  constructor(max: number) {
+    this.bytes = new ResizableBuffer(0, { maxByteLength: max });
+  }
+
+  add(c: Buffer): void {
+    this.bytes.resize(this.size + c.length);
+    new Uint8Array(this.bytes, this.size, c.length).set(c);
+    this.size += c.length;
+  }
+
+  /** The body as text; its bytes are given back. */
+  text(): string {
+    const text = Buffer.from(this.bytes, 0, this.size).toString('utf8');
+    this.drop();
+    return text;
+  }
+
+  drop(): void {
+    this.dropped = true;
+    this.bytes.resize(0);
+  }
+}
+
+/** Listens on `port` and `host`; resolves to the port had (the one picked, for port 0) and the host as a URL writes it. */
+export function listen(server: Server, port: number, host: string): Promise<{ port: number; host: string }> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve({ port: (server.address() as AddressInfo).port, host: host.includes(':') ? `[${host}]` : host });
+    });
+  });
+}
+
+/**
+ * The error a command shows when its server could not start: a failure of the listening
+ * socket is about the flags (a ConfigError naming the address); anything else is returned as
+ * it was, to say itself.
+ */
+export function listenError(err: unknown, host: string, port: number): unknown {
+  if ((err as { syscall?: string } | null)?.syscall !== 'listen') return err;
+  const code = (err as { code?: string }).code;
+  const why = code === 'EADDRINUSE' ? ': the port is in use (try --port 0)' : code ? ` (${code})` : '';
+  return new ConfigError(`cannot listen on ${host}:${port}${why}`);
+}
+
+/**
+ * Waits for SIGINT or SIGTERM, tells `onSignal` which, then closes the server. Until it has
+ * closed, a repeated signal is the same stop (src/io/std.ts): the close runs on.
+ */
+export async function runUntilStopped(
+  server: { close(): Promise<void> },
+  onSignal: (signal: std.StopSignal) => void = () => undefined,
+): Promise<void> {
+  let off = (): void => {};
+  const signal = await new Promise<std.StopSignal>((resolve) => (off = std.onStop(resolve)));
+  onSignal(signal);
+  try {
+    await server.close();
+  } finally {
+    off();
+  }
+}
