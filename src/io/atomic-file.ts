@@ -150,12 +150,15 @@ export class AtomicFile {
     const direct = st !== null && !st.isFile();
     this.temp = direct ? null : tempNameFor(target);
     this.target = target;
+    // Tracked before it is made (and forgotten at once if that fails): a stop signal just
+    // after the open finds the cleanup in place, not the default action that leaves the file.
+    if (this.temp) trackTemp(this.temp, false);
     try {
       this.fd = openSync(this.temp ?? target, this.temp ? 'wx' : 'w');
     } catch (err) {
+      if (this.temp) forgetTemp(this.temp);
       throw fileError('write', path, err, label);
     }
-    if (this.temp) trackTemp(this.temp, false);
   }
 
   /** Where the bytes end up: the path itself, or the file a link points to. */

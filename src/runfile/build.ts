@@ -51,11 +51,15 @@ function makeTempFolder(out: string, flag: string): string {
   }
   for (let attempt = 0; ; attempt++) {
     const temp = join(parent, `.${basename(resolve(out))}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+    // Tracked before it exists: a stop signal that arrives just after the mkdir must find the
+    // cleanup in place, not the default action that kills the process and leaves the folder.
+    // A failed mkdir forgets it in the same synchronous step, before any signal handler can run.
+    trackTemp(temp, true);
     try {
       mkdirSync(temp);
-      trackTemp(temp, true);
       return temp;
     } catch (err) {
+      forgetTemp(temp);
       if (systemErrorCode(err) !== 'EEXIST' || attempt >= 5) throw fileError('create', temp, err, flag);
     }
   }

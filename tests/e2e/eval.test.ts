@@ -298,7 +298,9 @@ describe('bas eval without a server', () => {
   });
 
   it("paces itself to an endpoint's rate limit: loses nothing, and run.json records how the limit moved", async () => {
-    const s = await start(['--rate-limit', '20', '--latency', '40']);
+    // A share of the requests is refused whatever their pace (a limit in requests a second is
+    // never reached by a client that a loaded machine slows below it): the 429s are certain.
+    const s = await start(['--rate-limit-rate', '0.2', '--retry-after', '0.01', '--seed', '3', '--latency', '40']);
     const dir = join(tempDir(), 'run');
     const r = await bas(
       ['eval', '-m', 'm', '--base-url', s.url, '--output', dir, '--no-progress', '-n', '80', '-c', '32'],

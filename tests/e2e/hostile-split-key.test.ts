@@ -84,7 +84,7 @@ describe('a key split by hidden characters and cut at every offset', () => {
     for (const f of ['results.jsonl', 'run.json']) outputs.push([f, readFileSync(join(dir, f), 'utf8')]);
     outputs.push(['run-json/results.jsonl', readFileSync(join(root, 'run-json', 'results.jsonl'), 'utf8')]);
     outputs.push(['report.html', readFileSync(html, 'utf8')]);
-  }, 240_000);
+  });
 
   afterAll(async () => {
     await Promise.all(servers.map((s) => s.close()));

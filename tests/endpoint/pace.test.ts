@@ -132,17 +132,25 @@ describe('Pace', () => {
   });
 
   it('a 429 that names a wait closes the gate until then, for every request', async () => {
-    const { pace, clock } = paced(8);
-    const t = (await pace.acquire(never))!;
-    pace.release(t, 'limited', 30);
-    expect(pace.tryAcquire()).toBeNull();
-    let admitted = false;
-    const waiting = pace.acquire(never).then((x) => (admitted = x !== null));
-    await new Promise((r) => setTimeout(r, 5));
-    expect(admitted).toBe(false);
-    clock.t += 30;
-    await waiting;
-    expect(admitted).toBe(true);
+    // Fake timers: the gate's own timer fires when the clock says so, not when the machine gets to it.
+    vi.useFakeTimers();
+    try {
+      const { pace, clock } = paced(8);
+      const t = (await pace.acquire(never))!;
+      pace.release(t, 'limited', 30);
+      expect(pace.tryAcquire()).toBeNull();
+      let admitted = false;
+      const waiting = pace.acquire(never).then((x) => (admitted = x !== null));
+      clock.t += 29;
+      await vi.advanceTimersByTimeAsync(29);
+      expect(admitted).toBe(false);
+      clock.t += 1;
+      await vi.advanceTimersByTimeAsync(1);
+      await waiting;
+      expect(admitted).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('a whole-second Retry-After does not hold the others for that second: one probe goes at once, and its answer opens the gate', async () => {

@@ -122,7 +122,7 @@ describe('signals', () => {
     const r = await interrupt([BIN, 'gen', '-n', '1000000', '-o', out], () => tempsIn(dir).length > 0, 'SIGINT');
     expect(r.signal).toBe('SIGINT');
     expect(readdirSync(dir)).toEqual([]);
-  }, 60_000);
+  });
 
   it('SIGTERM during a folder build (merge, score --output) leaves no temporary folder', async () => {
     const dir = tempDir();
@@ -135,7 +135,43 @@ describe('signals', () => {
     const r = await interrupt(['--input-type=module', '-e', script], () => tempsIn(dir).length > 0, 'SIGTERM');
     expect(r.signal).toBe('SIGTERM');
     expect(readdirSync(dir)).toEqual([]);
-  }, 60_000);
+  });
+
+  // A signal that lands the instant the temporary folder or file exists, before the code after
+  // the mkdir or open has run: the process sends it to itself from inside that call, so the
+  // kernel delivers it on the call's return, whatever the machine's load. Were the cleanup
+  // registered only after the call, the default action would kill the process and leave it.
+  it.each([
+    ['a folder build', 'mkdirSync', `buildRunFolder(join(dir, 'merged'), '--output', () => new Promise(() => {}))`],
+    ['an atomic write', 'openSync', `new AtomicFile(join(dir, 'out.json'))`],
+  ])('SIGTERM on the instant %s makes its temporary path leaves none', async (_, call, build) => {
+    const dir = tempDir();
+    const script = `
+      const { createRequire, syncBuiltinESMExports } = await import('node:module');
+      const fs = createRequire(import.meta.url)('node:fs');
+      const { join } = await import('node:path');
+      const dir = ${JSON.stringify(dir)};
+      const real = fs.${call};
+      fs.${call} = function (path, ...rest) {
+        const out = real.call(this, path, ...rest);
+        if (String(path).endsWith('.tmp')) process.kill(process.pid, 'SIGTERM');
+        return out;
+      };
+      syncBuiltinESMExports();
+      const { buildRunFolder } = await import(${JSON.stringify(join(DIST, 'runfile/build.js'))});
+      const { AtomicFile } = await import(${JSON.stringify(join(DIST, 'io/atomic-file.js'))});
+      // Kept alive, the temporary path still open, until the signal ends the process.
+      setInterval(() => {}, 1000);
+      await ${build};`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const [, signal] = (await once(child, 'close')) as [number | null, NodeJS.Signals | null];
+    expect(signal, stderr).toBe('SIGTERM');
+    expect(readdirSync(dir)).toEqual([]);
+  });
 });
 
 describe('a closed output pipe', () => {

@@ -32,7 +32,7 @@ describe('a failed start', () => {
     const twice = await bas(args, { env: { OPENAI_API_KEY: 'right-key' } });
     expect(twice.code).toBe(2);
     expect(twice.stderr).toMatch(/already holds a run: continue it with --resume/);
-  }, 60_000);
+  });
 
   for (const [name, text] of [
     ['run.json', '{"hello": 1}\n'],
@@ -51,7 +51,7 @@ describe('a failed start', () => {
       expect(readFileSync(join(dir, name), 'utf8')).toBe(text);
       expect(existsSync(join(dir, name === 'run.json' ? 'results.jsonl' : 'run.json'))).toBe(false);
       expect(existsSync(join(dir, '.bas.lock'))).toBe(false);
-    }, 30_000);
+    });
   }
 
   it('--resume of a folder with no run.json says how to start it again', async () => {
@@ -94,7 +94,7 @@ describe('run.json read back on resume', () => {
       expect(r.stderr).toMatch(pattern);
       expect(readFileSync(file, 'utf8')).toBe(edited);
       expect(existsSync(join(dir, '.bas.lock'))).toBe(false);
-    }, 30_000);
+    });
   }
 });
 
@@ -119,7 +119,7 @@ describe('missing rollouts', () => {
     expect(info.status).toBe('incomplete');
     const report = await bas(['report', out]);
     expect(report.stdout).toMatch(/status: +incomplete \(2 of 4 rollouts replied to, 2 missing\)/);
-  }, 30_000);
+  });
 
   it('score refuses a reply numbered past the last rollout a run can have, instead of planning a billion missing ones', async () => {
     const dir = tempDir();
@@ -131,7 +131,7 @@ describe('missing rollouts', () => {
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/replies\.jsonl:2: rollout 999999999 is out of range: rollouts are numbered 0 to 999/);
-  }, 30_000);
+  });
 
   it('merge with a shard missing is incomplete and says "3 of 4"', async () => {
     const root = tempDir();
@@ -159,7 +159,7 @@ describe('missing rollouts', () => {
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/incomplete: 3 of 4 rollouts are in the inputs \(1 missing\)/);
     expect(JSON.parse(readFileSync(join(out, 'run.json'), 'utf8')).status).toBe('incomplete');
-  }, 60_000);
+  });
 });
 
 describe('a scored run keeps the versions of its tasks', () => {
