@@ -21,7 +21,7 @@ import { timeOfRun, type RunTime } from './runfile/sessions.js';
 import type { Summary } from './summary/summary.js';
 import { MAX_TASKS, resolveTaskConfig } from './task/config.js';
 import { generateTask as generate } from './task/generate.js';
-import type { Task, TaskConfig } from './task/types.js';
+import type { Ledger, Task, TaskConfig } from './task/types.js';
 import { scoreReply as score } from './task/score.js';
 import { keyInCents, type AnswerKeyJson } from './task/serialize.js';
 import type { AnswerKey, Scores } from './task/types.js';
@@ -33,7 +33,17 @@ export { parseAnswer, type ParseResult, type Answer } from './task/answer.js';
 export { taskToJson } from './task/serialize.js';
 export { GENERATOR_VERSION } from './task/generate.js';
 export { DEFAULT_TASK_CONFIG } from './task/config.js';
-export type { AnswerKey, ChatMessage, Ledger, Row, Scores, Task, TaskConfig } from './task/types.js';
+export type {
+  AnswerKey,
+  ChatMessage,
+  Consistency,
+  Ledger,
+  Row,
+  Scores,
+  Task,
+  TaskConfig,
+  WrongBasCause,
+} from './task/types.js';
 export type { AnswerKeyJson } from './task/serialize.js';
 export type { RolloutRecord } from './runfile/record.js';
 export type { RunInfo, RunFile } from './runfile/run-info.js';
@@ -105,16 +115,18 @@ export function generateTask(config: Partial<TaskConfig>, index: number): Task {
  * Grades `reply` against `key`: rewards, metrics and the per-label detail. The key may be
  * the typed one (`task.key`, integer cents) or a task file's (`"key"` of a `bas gen` line,
  * two-decimal strings). Throws a ConfigError naming the field when the key is neither, rather
- * than grading every figure as wrong.
+ * than grading every figure as wrong. Given the task's `ledger` (`task.ledger`), the detail of
+ * a parsed reply also says whether its BAS is the one its own faults imply, and why a wrong
+ * one is wrong (`detail.consistency`, docs/benchmark.md).
  */
-export function scoreReply(reply: string, key: AnswerKey | AnswerKeyJson): Scores {
+export function scoreReply(reply: string, key: AnswerKey | AnswerKeyJson, ledger?: Ledger): Scores {
   let checked: AnswerKey;
   try {
     checked = keyInCents(key);
   } catch (err) {
     throw new ConfigError(`scoreReply: ${(err as Error).message}`);
   }
-  return score(reply, checked);
+  return score(reply, checked, ledger);
 }
 
 /** A run folder read back: what `bas report` starts from. */

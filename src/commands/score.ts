@@ -23,6 +23,7 @@ import {
 } from '../runfile/record.js';
 import { scoreReply } from '../task/score.js';
 import { taskFromJson } from '../task/serialize.js';
+import { ledgerFigures, type LedgerFigures } from '../task/implied.js';
 import { isBatchLine, readBatchResult } from '../endpoint/batch-file.js';
 import type { AnswerKey, TaskConfig } from '../task/types.js';
 import { COMMAND_FLAGS } from '../settings/command-flags.js';
@@ -32,6 +33,7 @@ import * as std from '../io/std.js';
 
 interface KeyedTask {
   key: AnswerKey;
+  figures: LedgerFigures;
   config: TaskConfig;
   generator: number | null;
   prompt_version: number | null;
@@ -44,6 +46,7 @@ async function readTasks(path: string): Promise<Map<number, KeyedTask>> {
     if (tasks.has(task.index)) throw new ConfigError(`${path}:${line}: task index ${task.index} appears twice`);
     tasks.set(task.index, {
       key: task.key,
+      figures: ledgerFigures(task.ledger),
       config: task.config,
       generator: task.generator,
       prompt_version: task.prompt_version,
@@ -118,7 +121,7 @@ function toRecord(r: Reply, task: KeyedTask, model: string | null): RolloutRecor
   const extra = { usage: r.usage, finish_reason: r.finish_reason };
   if (r.error || r.reply === null)
     return erroredRecord(base, r.error ?? { type: 'malformed', message: 'no reply' }, { reply: r.reply, ...extra });
-  return scoredRecord(base, r.reply, scoreReply(r.reply, task.key), extra);
+  return scoredRecord(base, r.reply, scoreReply(r.reply, task.key, task.figures), extra);
 }
 
 /** As many rollouts per task as eval's -r allows. */

@@ -8,6 +8,7 @@ import pLimit from 'p-limit';
 import { generateTask } from '../task/generate.js';
 import { scoreReply } from '../task/score.js';
 import type { AnswerKey, ChatMessage, TaskConfig } from '../task/types.js';
+import { ledgerFigures, type LedgerFigures } from '../task/implied.js';
 import { erroredRecord, scoredRecord, type RolloutRecord } from '../runfile/record.js';
 import type { Failure } from '../endpoint/classify.js';
 import type { ModelClient } from '../endpoint/client.js';
@@ -20,9 +21,9 @@ import type { RetryPolicy } from '../endpoint/retry.js';
 type Finished = Exclude<EpisodeResult, { kind: 'aborted' }>;
 
 /**
- * A task as the runner holds it: the prompt and the answer key, nothing else. A run holds
+ * A task as the runner holds it: the prompt, the answer key and each row's figures, nothing else. A run holds
  * up to two waves of tasks, and in a latency-bound run every one of them outlives a young
- * garbage collection; keeping the ledger (or what was injected) would only make each of
+ * garbage collection; keeping the whole ledger (its text, or what was injected) would only make each of
  * those collections copy more.
  */
 interface RunTask {
@@ -30,11 +31,13 @@ interface RunTask {
   readonly config: TaskConfig;
   readonly prompt: ChatMessage[];
   readonly key: AnswerKey;
+  /** Each row's id, type, amount and GST: what grading a reply's consistency needs of the ledger. */
+  readonly figures: LedgerFigures;
 }
 
 function runTask(config: TaskConfig, index: number): RunTask {
-  const { prompt, key } = generateTask(config, index);
-  return { index, config: { ...config }, prompt, key };
+  const { prompt, key, ledger } = generateTask(config, index);
+  return { index, config: { ...config }, prompt, key, figures: ledgerFigures(ledger) };
 }
 
 /**
@@ -262,7 +265,7 @@ export class Runner {
     const base = { index, rollout, config: task.config, model: this.o.model };
     const record: RolloutRecord =
       result.kind === 'reply'
-        ? scoredRecord(base, result.completion.text, scoreReply(result.completion.text, task.key), {
+        ? scoredRecord(base, result.completion.text, scoreReply(result.completion.text, task.key, task.figures), {
             latency_ms: result.latencyMs,
             // Only streamed replies know it; other records stay as they were.
             ttft_ms: result.completion.ttft_ms ?? undefined,

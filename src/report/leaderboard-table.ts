@@ -49,6 +49,8 @@ export const RESULT_COLUMNS: Column[] = [
   { head: 'fault_recall', align: 'right', value: est((r) => r.measures.fault_recall) },
   { head: 'num_flagged', align: 'right', value: est((r) => r.measures.num_flagged, 2) },
   { head: 'parsed', align: 'right', value: est((r) => r.measures.parsed) },
+  { head: 'bas_consistent', align: 'right', value: est((r) => r.consistency.bas_consistent) },
+  { head: 'wrong BAS: audit / arithmetic / both', align: 'right', value: (r) => causesText(r) },
   {
     head: 'vs #1',
     align: 'left',
@@ -74,6 +76,14 @@ export const PROVENANCE_COLUMNS: Column[] = [
   { head: 'wall time', align: 'right', value: (r) => durationText(r.provenance.wall_time_s) },
   { head: 'status', align: 'left', value: (r) => r.status ?? 'unknown' },
 ];
+
+/** "12 / 3 / 1": wrong BAS by cause, or an en dash for a run that recorded no split (before 0.4.1). */
+function causesText(r: LeaderboardRun): string {
+  const c = r.consistency;
+  if (!c.n) return '–';
+  const e = c.bas_errors;
+  return `${fmtInt(e.audit)} / ${fmtInt(e.arithmetic)} / ${fmtInt(e.both)}`;
+}
 
 /** "bas 0.3.0, gen 3, prompt 2" or "bas unknown, tasks from a file". */
 export function versionsShort(r: LeaderboardRun): string {

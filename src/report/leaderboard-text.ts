@@ -55,6 +55,9 @@ function groupText(lb: Leaderboard, g: Leaderboard['groups'][number]): string[] 
   );
   out.push(columnsTable(lb, all, pick(['#', 'reward (errors as 0)', 'reward', 'bas_correct', 'fault_audit'])));
   out.push(columnsTable(lb, all, pick(['#', 'bas_label_accuracy', 'fault_precision', 'fault_recall', 'num_flagged'])));
+  // Where a wrong BAS comes from, for groups with a run that recorded it (since 0.4.1).
+  if (all.some((r) => r.consistency.n))
+    out.push(columnsTable(lb, all, pick(['#', 'bas_consistent', 'wrong BAS: audit / arithmetic / both'])));
   out.push(
     fitTable(
       ['#', 'parsed', 'pooled\nprecision', 'pooled\nrecall', 'tokens', 'cost'],

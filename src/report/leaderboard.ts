@@ -21,6 +21,7 @@ import { costOf, describeTask, type Cost } from './run-report.js';
 import { runNames } from './run-names.js';
 import type { Estimate } from '../summary/stats.js';
 import type { PooledFaults } from '../summary/aggregate.js';
+import type { ConsistencySummary } from '../summary/summary.js';
 import type { Provenance } from './provenance.js';
 
 import type { RankMeasure } from '../settings/choices.js';
@@ -62,6 +63,8 @@ export interface LeaderboardRun {
   };
   /** Precision and recall over all claimed and true pairs (see `PooledFaults`). */
   faults_pooled: PooledFaults;
+  /** Whether stated BAS are what their own faults imply, and wrong ones by cause (n 0 for a run before 0.4.1). */
+  consistency: ConsistencySummary;
   /** `unscored`: the part of the total that bought no score (errored rollouts, replaced lines). */
   tokens: { prompt: number; completion: number; total: number; unscored: number };
   /** At the prices recorded in the run's run.json; null parts where none were given. */
@@ -173,6 +176,7 @@ function entry(d: RunData, name: string, rank: number | null, vsBest: Pairing | 
       parsed: s.metrics.parsed,
     },
     faults_pooled: s.faults_pooled,
+    consistency: s.consistency,
     tokens: {
       prompt: s.tokens.prompt,
       completion: s.tokens.completion,

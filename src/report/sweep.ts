@@ -1,7 +1,7 @@
 /**
  * `bas sweep` in data: one run per model and point of the difficulty grid (ledger rows, and
  * fault rate when several are given), and reward, `bas_correct` and `fault_audit` against the
- * rows with their 95% intervals, as a text table per model, as JSON and as CSV. The three
+ * rows with their 95% intervals (and `bas_consistent`), as a text table per model, as JSON and as CSV. The three
  * give the same numbers; the HTML page and `bas leaderboard` draw them (report/html/sweep-page.ts).
  */
 import { basename, join } from 'node:path';
@@ -11,8 +11,13 @@ import { planModels, readSweepPlan } from '../runfile/sweep-file.js';
 import type { Estimate } from '../summary/stats.js';
 import { fmt, fmtInt } from './tables.js';
 
-/** The measures a sweep draws. */
-export const SWEEP_MEASURES = ['reward', 'bas_correct', 'fault_audit'] as const;
+/**
+ * The measures a sweep draws: the rewards, and how often a stated BAS is what the reply's own
+ * faults imply (no value for a point run before 0.4.1).
+ */
+export const SWEEP_MEASURES = ['reward', 'bas_correct', 'fault_audit', 'bas_consistent'] as const;
+/** The measures drawn as curves: the rewards (the table beside them has every measure). */
+export const SWEEP_CURVES = ['reward', 'bas_correct', 'fault_audit'] as const;
 type SweepMeasure = (typeof SWEEP_MEASURES)[number];
 
 /** Decimals of every mean and interval bound of a sweep (one number format per figure). */
@@ -70,7 +75,12 @@ export function buildSweep(dir: string, points: SweepInput[], models: string[] =
       n: data.expected ?? s.counts.rollouts,
       completed: s.counts.completed,
       errored: s.counts.errored,
-      measures: { reward: s.reward, bas_correct: s.rewards.bas_correct, fault_audit: s.rewards.fault_audit },
+      measures: {
+        reward: s.reward,
+        bas_correct: s.rewards.bas_correct,
+        fault_audit: s.rewards.fault_audit,
+        bas_consistent: s.consistency.bas_consistent,
+      },
       notes: data.notes,
     };
   });
@@ -126,8 +136,8 @@ function renderSweepGrid(r: SweepResult, model: string): string {
     'reward',
     'bas_correct',
     'fault_audit',
-    'completed',
-    'errored',
+    'bas_\nconsistent',
+    'completed\n/ errored',
   ];
   const rows = r.points
     .filter((p) => p.model === model)
@@ -137,8 +147,8 @@ function renderSweepGrid(r: SweepResult, model: string): string {
       cell(p.measures.reward),
       cell(p.measures.bas_correct),
       cell(p.measures.fault_audit),
-      `${fmtInt(p.completed)}\nof ${fmtInt(p.n)}`,
-      fmtInt(p.errored),
+      cell(p.measures.bas_consistent),
+      `${fmtInt(p.completed)} / ${fmtInt(p.errored)}\nof ${fmtInt(p.n)}`,
     ]);
   return fitTable(head, rows, { separators: true, align: head.map(() => 'right') });
 }

@@ -6,7 +6,7 @@ import Table from 'cli-table3';
 import { fitWidth, terminalText } from '../io/terminal-text.js';
 import { BAS_LABELS, FAULT_CODES } from '../task/types.js';
 import type { Estimate } from '../summary/stats.js';
-import type { Summary } from '../summary/summary.js';
+import type { CauseCounts, Summary } from '../summary/summary.js';
 
 /**
  * A table with our house look: no colour codes. Cells may quote outside text (model names,
@@ -122,6 +122,9 @@ export function renderSummary(s: Summary, opts: { title?: string } = {}): string
     'precision and recall here are pooled over all claimed and true (row, code)\npairs; fault_precision above is the mean per reply,\n0 for a reply that claims nothing',
   );
 
+  const consistency = renderConsistency(s);
+  if (consistency) parts.push(consistency);
+
   if (s.pass_at_k.length) {
     const pk = plainTable(['pass@k (bas_correct)', 'value', 'tasks']);
     for (const r of s.pass_at_k) pk.push([`pass@${r.k}`, fmt(r.value), String(r.tasks)]);
@@ -151,6 +154,41 @@ export function renderSummary(s: Summary, opts: { title?: string } = {}): string
     );
 
   return parts.join('\n') + '\n';
+}
+
+/** "12 (40%)": a count and its share of `of`. */
+function countShare(count: number, of: number): string {
+  return of ? `${fmtInt(count)} (${Math.round((100 * count) / of)}%)` : fmtInt(count);
+}
+
+/**
+ * Where a wrong BAS comes from: how often the stated BAS is the one the reply's own faults
+ * imply, and each wrong BAS (and label) by cause. Null for a run whose records have no split
+ * (written before bas 0.4.1).
+ */
+function renderConsistency(s: Summary): string | null {
+  const c = s.consistency;
+  if (!c?.n) return null;
+  const e = c.bas_consistent;
+  const lines = [`BAS as its own faults imply: ${fmt(e.mean)} ${fmtCi(e.ci95)} of ${fmtInt(c.n)} parsed replies`];
+  const t = plainTable(['wrong BAS, because of', 'audit', 'arithmetic', 'both', 'wrong']);
+  const row = (name: string, k: CauseCounts) => {
+    const wrong = k.audit + k.arithmetic + k.both;
+    t.push([
+      name,
+      countShare(k.audit, wrong),
+      countShare(k.arithmetic, wrong),
+      countShare(k.both, wrong),
+      fmtInt(wrong),
+    ]);
+  };
+  row('BAS (any label)', c.bas_errors);
+  for (const l of BAS_LABELS) row(`  ${l}`, c.labels[l]);
+  lines.push(
+    t.toString(),
+    'audit: it stated what its own faults imply, and they are wrong; arithmetic:\nits faults imply the right figure, and it stated another (docs/benchmark.md)',
+  );
+  return lines.join('\n');
 }
 
 /** Width of an example message in the text summary (JSON keeps the whole of it). */

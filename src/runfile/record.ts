@@ -156,6 +156,12 @@ function scoreOutOfRange(value: Record<string, unknown>): string | null {
   if (isObject(detail)) {
     if (detail.unknown_codes != null && !isCount(detail.unknown_codes))
       return `"detail.unknown_codes" is ${String(detail.unknown_codes)}, not a count`;
+    // Since 0.5 (absent before): where a wrong BAS comes from, a 0/1 and causes by name.
+    if (isObject(detail.consistency)) {
+      const c = detail.consistency;
+      if (c.bas_consistent != null && c.bas_consistent !== 0 && c.bas_consistent !== 1)
+        return `"detail.consistency.bas_consistent" is ${String(c.bas_consistent)}, not 0 or 1`;
+    }
     if (isObject(detail.codes)) {
       for (const [code, counts] of Object.entries(detail.codes)) {
         if (!isObject(counts)) continue;

@@ -19,7 +19,10 @@ const share = workerData as { keys: number; bytes: number };
 const keys = new TaskKeys(share.keys, share.bytes);
 parentPort!.on('message', (job: Job) => {
   try {
-    const scores = job.labels.map((label, i) => scoreReply(job.responses[i]!, keys.keyFor(label)));
+    const scores = job.labels.map((label, i) => {
+      const { key, figures } = keys.keyFor(label);
+      return scoreReply(job.responses[i]!, key, figures);
+    });
     parentPort!.postMessage({ id: job.id, scores, cache: keys.stats() });
   } catch (err) {
     parentPort!.postMessage({ id: job.id, error: err instanceof Error ? err.message : String(err) });

@@ -22,6 +22,12 @@ export interface ServiceLimits {
   flags: { maxBody: string; bodyBudget: string; maxConnections: string };
 }
 
+/** What one request holds of the body budget: the body's declared length, or what has come. */
+interface Share {
+  bytes: number;
+  given: boolean;
+}
+
 /** The error body a server answers with: OpenAI's shape for `bas serve`, a plain one for the reward server. */
 export type ErrorBody = (message: string, status: number) => unknown;
 
@@ -91,59 +97,35 @@ export class RequestGate {
    * sent) or when the client left before sending all of it (there is no one to answer).
    */
   readBody(req: IncomingMessage, res: ServerResponse): Promise<string | null> {
-    const { maxBodyBytes, bodyBudgetBytes } = this.limits;
+    const max = this.limits.maxBodyBytes;
     const declared = Number(req.headers['content-length']);
     const known = Number.isSafeInteger(declared) && declared >= 0;
-    if (known && declared > maxBodyBytes) {
-      this.tooLarge(req, res);
-      return Promise.resolve(null);
-    }
+    if (known && declared > max) return this.refused(req, res, 413);
     // A declared length is reserved whole before any byte is read: a client cannot hold the
     // budget's room for later and then fill it.
-    let reserved = known ? declared : 0;
-    if (this.held + reserved > bodyBudgetBytes) {
-      this.full(req, res);
-      return Promise.resolve(null);
-    }
-    this.held += reserved;
-    let given = false;
-    const giveBack = (): void => {
-      if (given) return;
-      given = true;
-      this.held -= reserved;
-    };
-    res.once('close', giveBack);
+    const share: Share = { bytes: 0, given: false };
+    if (!this.grow(share, known ? declared : 0)) return this.refused(req, res, 503);
+    res.once('close', () => this.giveBack(share));
     return new Promise((resolve) => {
-      const body = new BodyBuffer(known ? declared : maxBodyBytes);
+      const body = new BodyBuffer(known ? declared : max);
+      const refuse = (status: 413 | 503): void => {
+        body.drop();
+        resolve(this.refused(req, res, status));
+      };
       req.on('data', (c: Buffer) => {
         if (body.dropped) return;
-        const extra = body.size + c.length - reserved;
-        if (body.size + c.length > maxBodyBytes) {
-          body.drop();
-          this.tooLarge(req, res);
-          return resolve(null);
-        }
-        if (extra > 0) {
-          if (this.held + extra > bodyBudgetBytes) {
-            body.drop();
-            this.full(req, res);
-            return resolve(null);
-          }
-          this.held += extra;
-          reserved += extra;
-        }
+        const size = body.size + c.length;
+        if (size > max) return refuse(413);
+        if (size > share.bytes && !this.grow(share, size - share.bytes)) return refuse(503);
         body.add(c);
       });
       req.on('end', () => {
-        if (body.dropped) return;
-        const text = body.text();
-        // The text holds the body now; the budget counts it until the answer is sent.
-        resolve(text);
+        if (!body.dropped) resolve(body.text());
       });
       // The client left mid-body: what was held goes now, not when the answer would have.
       const gone = (): void => {
         body.drop();
-        giveBack();
+        this.giveBack(share);
         resolve(null);
       };
       req.on('error', gone);
@@ -151,6 +133,27 @@ export class RequestGate {
         if (!req.complete) gone();
       });
     });
+  }
+
+  /** Adds `bytes` to a request's share of the budget; false, adding nothing, when there is no room. */
+  private grow(share: Share, bytes: number): boolean {
+    if (this.held + bytes > this.limits.bodyBudgetBytes) return false;
+    this.held += bytes;
+    share.bytes += bytes;
+    return true;
+  }
+
+  /** Gives a request's share back to the budget, once. */
+  private giveBack(share: Share): void {
+    if (share.given) return;
+    share.given = true;
+    this.held -= share.bytes;
+  }
+
+  private refused(req: IncomingMessage, res: ServerResponse, status: 413 | 503): Promise<null> {
+    if (status === 413) this.tooLarge(req, res);
+    else this.full(req, res);
+    return Promise.resolve(null);
   }
 
   private tooLarge(req: IncomingMessage, res: ServerResponse): void {

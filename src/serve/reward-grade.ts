@@ -176,7 +176,10 @@ export function readScoreRequest(body: unknown, maxBatch: number): RewardBatch {
 export function mainThreadLane(keys: TaskKeys): Lane {
   return async (labels, responses) => {
     await new Promise<void>((resolve) => setImmediate(resolve));
-    return labels.map((label, i) => scoreReply(responses[i]!, keys.keyFor(label)));
+    return labels.map((label, i) => {
+      const { key, figures } = keys.keyFor(label);
+      return scoreReply(responses[i]!, key, figures);
+    });
   };
 }
 

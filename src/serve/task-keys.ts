@@ -9,6 +9,7 @@ import { generateLedger, GENERATOR_VERSION } from '../task/generate.js';
 import { parseLabel, type TaskLabel } from '../task/label.js';
 import { PROMPT_VERSION } from '../task/prompt.js';
 import { deriveKey } from '../task/rules.js';
+import { ledgerFigures, type LedgerFigures } from '../task/implied.js';
 import type { AnswerKey } from '../task/types.js';
 
 /** Counts for /health. */
@@ -25,11 +26,12 @@ export interface CacheStats {
 /**
  * About what a key takes in memory, a little over rather than under: measured on the heap,
  * some 220 bytes for each faulty row (its id, its list of codes, the object's slot) and a
- * little for the rest. A default task's key is about 2 KB; a 10,000-row ledger whose every
- * row is faulty, about 2.2 MB.
+ * little for the rest, and some 64 bytes a row for the figures the consistency split reads.
+ * A default task's is about 3.5 KB; a 10,000-row ledger whose every row is faulty, about 2.8 MB.
  */
-function keyBytes(key: AnswerKey): number {
-  let bytes = 1024;
+function keyBytes({ key, figures }: TaskGrading): number {
+  // Each row's figures: a small object of four fields (the id string is the ledger's own).
+  let bytes = 1024 + 64 * figures.rows.length;
   for (const id in key.faults) bytes += 200 + 2 * id.length + 16 * key.faults[id]!.length;
   return bytes;
 }
@@ -55,12 +57,18 @@ export function checkLabel(label: unknown): TaskLabel {
   return t;
 }
 
+/** What grading a reply needs of its task: the key, and each row's figures (for its consistency). */
+export interface TaskGrading {
+  key: AnswerKey;
+  figures: LedgerFigures;
+}
+
 /**
  * Regenerates answer keys from labels, keeping at most `max` of them and `maxBytes` of them
  * together (least recently used out first). A key larger than `maxBytes` alone is not kept.
  */
 export class TaskKeys {
-  private readonly keys = new Map<string, { key: AnswerKey; bytes: number }>();
+  private readonly keys = new Map<string, { grading: TaskGrading; bytes: number }>();
   private bytes = 0;
   private hits = 0;
   private misses = 0;
@@ -70,8 +78,8 @@ export class TaskKeys {
     private readonly maxBytes: number,
   ) {}
 
-  /** The key of the task `label` names; throws a LabelError when there is none to give. */
-  keyFor(label: unknown): AnswerKey {
+  /** The key and row figures of the task `label` names; throws a LabelError when there is none to give. */
+  keyFor(label: unknown): TaskGrading {
     if (typeof label === 'string') {
       const cached = this.keys.get(label);
       if (cached) {
@@ -79,25 +87,26 @@ export class TaskKeys {
         // Map keeps insertion order: re-inserting makes it the most recent.
         this.keys.delete(label);
         this.keys.set(label, cached);
-        return cached.key;
+        return cached.grading;
       }
     }
     const t = checkLabel(label);
     this.misses++;
-    const key = deriveKey(generateLedger(t.config, t.index).ledger);
-    this.keep(label as string, key);
-    return key;
+    const { ledger } = generateLedger(t.config, t.index);
+    const graded = { key: deriveKey(ledger), figures: ledgerFigures(ledger) };
+    this.keep(label as string, graded);
+    return graded;
   }
 
-  private keep(label: string, key: AnswerKey): void {
-    const bytes = keyBytes(key);
+  private keep(label: string, grading: TaskGrading): void {
+    const bytes = keyBytes(grading);
     if (this.max === 0 || bytes > this.maxBytes) return;
     for (const [old, entry] of this.keys) {
       if (this.keys.size < this.max && this.bytes + bytes <= this.maxBytes) break;
       this.keys.delete(old);
       this.bytes -= entry.bytes;
     }
-    this.keys.set(label, { key, bytes });
+    this.keys.set(label, { grading, bytes });
     this.bytes += bytes;
   }
 

@@ -37,6 +37,12 @@ export interface SummaryRecord {
     labels?: Partial<Record<BasLabel, boolean>>;
     codes?: Partial<Record<FaultCode, { tp?: number; fp?: number; fn?: number }>>;
     unknown_codes?: number;
+    /** Absent from records of bas 0.4 and earlier, and from unparseable replies. */
+    consistency?: {
+      bas_consistent?: number;
+      bas_error?: string | null;
+      labels?: Partial<Record<BasLabel, string | null>>;
+    } | null;
   } | null;
   error: { type: string; message?: unknown } | null;
   latency_ms?: number | null;
@@ -59,6 +65,31 @@ interface CodeBreakdown {
   precision: number | null;
   /** Pooled over rollouts: tp / (tp + fn); null when the keys held none of this code. */
   recall: number | null;
+}
+
+/** Wrong BAS (or wrong labels) by where the error comes from (task/implied.ts). */
+export interface CauseCounts {
+  /** The reply stated what its own faults imply, and those are wrong. */
+  audit: number;
+  /** Its own faults imply the key's figures, and it stated others. */
+  arithmetic: number;
+  /** Neither. */
+  both: number;
+}
+
+/** The stated BAS against the one each reply's own faults imply (docs/benchmark.md). */
+export interface ConsistencySummary {
+  /**
+   * Completed, parsed rollouts whose record holds the split: records written before bas 0.4.1
+   * (and replies graded without their ledger) have none, and are left out of all of this.
+   */
+  n: number;
+  /** Share of those whose four stated labels equal what their own faults imply. */
+  bas_consistent: Estimate;
+  /** Of those, the ones with a wrong BAS, by cause. */
+  bas_errors: CauseCounts;
+  /** Of those, each wrong label by cause. */
+  labels: Record<BasLabel, CauseCounts>;
 }
 
 export interface Summary {
@@ -95,6 +126,8 @@ export interface Summary {
   unknown_codes: number;
   /** The fault breakdown over all codes together (see `PooledFaults`). */
   faults_pooled: PooledFaults;
+  /** Whether each stated BAS is the one its own faults imply, and why wrong ones are wrong (since 0.4.1). */
+  consistency: ConsistencySummary;
   /**
    * Summed over every line that reported usage: errored rollouts included, and lines a later
    * line for the same rollout replaced (a resume re-running errored rollouts) too, since every
@@ -155,7 +188,9 @@ const K_AUDIT = 2;
 const K_METRIC = 3;
 const K_LABEL = K_METRIC + METRIC_NAMES.length;
 const K_ZERO = K_LABEL + BAS_LABELS.length;
-const N_COLUMNS = K_ZERO + 1;
+const K_CONSISTENT = K_ZERO + 1;
+const N_COLUMNS = K_CONSISTENT + 1;
+const CAUSES = ['audit', 'arithmetic', 'both'] as const;
 const N_TOK = 5;
 
 function num(v: unknown): number {
@@ -241,6 +276,8 @@ export class SummaryBuilder {
   private unknownCodes = 0;
   private readonly columns = Array.from({ length: N_COLUMNS }, () => new Moments());
   private readonly codeCounts = new Float64Array(3 * FAULT_CODES.length);
+  /** Wrong BAS by cause, then each label's wrong figures by cause (CAUSES order). */
+  private readonly causeCounts = new Float64Array(CAUSES.length * (1 + BAS_LABELS.length));
   private readonly histogram = new Float64Array(10);
   private readonly latencies = new Floats();
   private readonly ttfts = new Floats();
@@ -310,6 +347,25 @@ export class SummaryBuilder {
     });
     const unknown = num(detail.unknown_codes);
     if (unknown === unknown) this.unknownCodes += unknown;
+    const c = detail.consistency;
+    const consistent = num(c?.bas_consistent);
+    if (c && (consistent === 0 || consistent === 1)) {
+      this.push(K_CONSISTENT, consistent, slot);
+      this.countCause(0, c.bas_error);
+      BAS_LABELS.forEach((l, i) => this.countCause(1 + i, c.labels?.[l]));
+    }
+  }
+
+  /** Counts a cause (one of CAUSES; anything else, a right figure included, counts nothing) in row `at`. */
+  private countCause(at: number, cause: unknown): void {
+    const i = CAUSES.indexOf(cause as (typeof CAUSES)[number]);
+    if (i >= 0) this.causeCounts[CAUSES.length * at + i]!++;
+  }
+
+  /** Row `at` of the cause counts. */
+  private causes(at: number): CauseCounts {
+    const [audit, arithmetic, both] = this.causeCounts.subarray(CAUSES.length * at, CAUSES.length * (at + 1));
+    return { audit: audit!, arithmetic: arithmetic!, both: both! };
   }
 
   /**
@@ -400,6 +456,12 @@ export class SummaryBuilder {
       codes,
       unknown_codes: this.unknownCodes,
       faults_pooled: pooledFaults(Object.values(codes), this.unknownCodes),
+      consistency: {
+        n: this.columns[K_CONSISTENT]!.n,
+        bas_consistent: this.estimate(K_CONSISTENT),
+        bas_errors: this.causes(0),
+        labels: Object.fromEntries(BAS_LABELS.map((l, i) => [l, this.causes(1 + i)])) as Record<BasLabel, CauseCounts>,
+      },
       tokens: {
         prompt: all.prompt,
         completion: all.completion,

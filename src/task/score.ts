@@ -4,11 +4,13 @@
  * for the wrong reason earns nothing and flagging everything drowns precision.
  */
 import { parseAnswer, type Answer } from './answer.js';
+import { consistencyOf, impliedBas, type LedgerFigures } from './implied.js';
 import {
   BAS_LABELS,
   FAULT_CODES,
   type AnswerKey,
   type BasLabel,
+  type Cents,
   type FaultCode,
   type PairCounts,
   type Scores,
@@ -38,8 +40,8 @@ function inKey(faults: AnswerKey['faults'], id: string, code: string): boolean {
   return Object.hasOwn(faults, id) && faults[id]!.includes(code as FaultCode);
 }
 
-/** Scores an already parsed answer. */
-function scoreAnswer(answer: Answer, key: AnswerKey): Scores {
+/** Scores an already parsed answer; with its ledger, also where a wrong BAS comes from. */
+function scoreAnswer(answer: Answer, key: AnswerKey, ledger?: LedgerFigures): Scores {
   const labels = {} as Record<BasLabel, boolean>;
   let right = 0;
   for (const label of BAS_LABELS) {
@@ -86,8 +88,17 @@ function scoreAnswer(answer: Answer, key: AnswerKey): Scores {
       num_flagged: claimed,
       parsed: 1,
     },
-    detail: { labels, codes, unknown_codes: unknown },
+    detail: ledger
+      ? { labels, codes, unknown_codes: unknown, consistency: consistencyOfAnswer(answer, key, ledger) }
+      : { labels, codes, unknown_codes: unknown },
   };
+}
+
+/** The stated BAS of `answer` against the one its own faults imply on `ledger`, and the key's. */
+function consistencyOfAnswer(answer: Answer, key: AnswerKey, ledger: LedgerFigures): Scores['detail']['consistency'] {
+  const stated = {} as Record<BasLabel, Cents | null>;
+  for (const label of BAS_LABELS) stated[label] = answer.figures[label].cents;
+  return consistencyOf(stated, impliedBas(ledger, answer.faults), key.bas);
 }
 
 /** The scores of a reply that could not be parsed: zero everywhere, every true pair missed. */
@@ -107,8 +118,11 @@ function unparseableScores(key: AnswerKey, reason: string): Scores {
   };
 }
 
-/** Parses and scores a reply's text against `key`. */
-export function scoreReply(reply: string, key: AnswerKey): Scores {
+/**
+ * Parses and scores a reply's text against `key`. Given the task's `ledger` (the one `key`
+ * was derived from), a parsed reply's detail also holds its consistency (implied.ts).
+ */
+export function scoreReply(reply: string, key: AnswerKey, ledger?: LedgerFigures): Scores {
   const parsed = parseAnswer(reply);
-  return parsed.ok ? scoreAnswer(parsed.answer, key) : unparseableScores(key, parsed.reason);
+  return parsed.ok ? scoreAnswer(parsed.answer, key, ledger) : unparseableScores(key, parsed.reason);
 }

@@ -103,6 +103,23 @@ export interface Task {
   prompt: ChatMessage[];
 }
 
+/**
+ * Why a label (or the whole BAS) is wrong: `audit` when the reply stated what its own faults
+ * imply and those are wrong, `arithmetic` when its faults imply the key's figure and it stated
+ * another, `both` when it stated neither.
+ */
+export type WrongBasCause = 'audit' | 'arithmetic' | 'both';
+
+/** The consistency of one parsed reply; an unparseable reply has none. */
+export interface Consistency {
+  /** 1 when all four stated labels equal what the reply's own faults imply. */
+  bas_consistent: 0 | 1;
+  /** Why the BAS is wrong; null when all four labels are right. */
+  bas_error: WrongBasCause | null;
+  /** Per label: why it is wrong, null when it is right. */
+  labels: Record<BasLabel, WrongBasCause | null>;
+}
+
 /** Per-code pair counts for one reply: true positives, false positives, false negatives. */
 export interface PairCounts {
   tp: number;
@@ -130,5 +147,11 @@ export interface Scores {
     unknown_codes: number;
     /** Why the reply was unparseable; absent when it parsed. */
     unparseable?: string;
+    /**
+     * The stated BAS against the one the reply's own faults imply (implied.ts). Absent when
+     * the reply was unparseable, when it was graded without its ledger, and in records
+     * written before bas 0.4.1.
+     */
+    consistency?: Consistency;
   };
 }

@@ -102,6 +102,19 @@ describe('buildLeaderboard', () => {
     }
   });
 
+  it('says where each wrong BAS comes from: blanket and raw-sums state what their faults imply', () => {
+    const lb = buildLeaderboard(runs, { seed: 1, resamples: 200 });
+    const byDir = new Map(lb.groups[0]!.runs.map((r) => [r.dir.split('/').pop(), r]));
+    const blanket = byDir.get('blanket')!.consistency;
+    expect(blanket.bas_consistent.mean).toBe(1);
+    expect(blanket.bas_errors).toEqual({ audit: 20, arithmetic: 0, both: 0 });
+    expect(byDir.get('oracle')!.consistency.bas_errors).toEqual({ audit: 0, arithmetic: 0, both: 0 });
+    // mixed: five raw-sums replies (every fourth task), each wrong because of its audit.
+    expect(byDir.get('mixed')!.consistency.bas_errors.audit).toBe(5);
+    const text = renderLeaderboard(lb);
+    expect(text).toMatch(/│ 4 │ +1\.000 │ +20 \/ 0 \/ 0 │/);
+  });
+
   it('puts runs asked with another prompt in a group of their own', async () => {
     const lb = buildLeaderboard([...runs, await read('prompts/p1')], { seed: 1, resamples: 200 });
     expect(lb.groups).toHaveLength(3);

@@ -47,7 +47,7 @@ export function makeRecord(
   }
   const task = generateTask(config, index);
   const reply = typeof choice === 'string' ? runPolicy(choice, task.prompt) : choice.reply;
-  const s = scoreReply(reply, task.key);
+  const s = scoreReply(reply, task.key, task.ledger);
   return {
     ...base,
     reply,

@@ -25,7 +25,12 @@ function point(num_transactions: number, fault_rate: number | null, reward: Esti
     n: 20,
     completed: 20,
     errored: 0,
-    measures: { reward, bas_correct: est(0.5, [0.25, 0.75]), fault_audit: est(1, [0.839, 1]) },
+    measures: {
+      reward,
+      bas_correct: est(0.5, [0.25, 0.75]),
+      fault_audit: est(1, [0.839, 1]),
+      bas_consistent: est(0.25, [0.1, 0.5]),
+    },
     notes: [],
   };
 }

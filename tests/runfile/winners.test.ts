@@ -140,6 +140,16 @@ describe('records that cannot belong to their run', () => {
       (r: RolloutRecord) => (r.metrics!.fault_recall = 2),
       '"metrics.fault_recall" is 2, outside 0..1',
     ],
+    [
+      'detail.consistency.bas_consistent',
+      (r: RolloutRecord) =>
+        (r.detail!.consistency = {
+          bas_consistent: 2 as 1,
+          bas_error: null,
+          labels: { G1: null, '1A': null, '1B': null, net: null },
+        }),
+      '"detail.consistency.bas_consistent" is 2, not 0 or 1',
+    ],
   ])('a score outside its range (%s) is refused with file and line', async (_name, spoil, reason) => {
     const bad = done(1, 0, { bas: 1, audit: 1 });
     spoil(bad);

@@ -30,7 +30,7 @@ describe('GradePool', () => {
     const queue = new GradeQueue(pool.lanes());
     const got = await queue.grade(labels, replies);
     expect(got.map((s) => JSON.stringify(s))).toEqual(
-      items.map((it) => JSON.stringify(scoreReply(it.reply, it.task.key))),
+      items.map((it) => JSON.stringify(scoreReply(it.reply, it.task.key, it.task.ledger))),
     );
     // 40 tasks, 7 replies each: one regeneration per task, however the labels are spread.
     await queue.grade(labels, replies);

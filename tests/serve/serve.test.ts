@@ -230,27 +230,47 @@ describe('serve --rate-limit', () => {
   });
 
   it('answers 429 with Retry-After and rate-limit headers when the bucket is empty, and the runner paces itself to it', async () => {
-    // A rate the client passes easily even on a busy machine, with room for 4 requests in
-    // flight (20/s × 0.2 s): below one, a limit on requests in flight cannot pace at all.
-    server = await startServer({ ...base, rateLimitRps: 20, latencyMs: 200 });
-    const client = httpClient({ model: 'm', baseURL: server.url, apiKey: 'k', sampling, requestTimeoutMs: 5000 });
-    const records: RolloutRecord[] = [];
-    const r = new Runner({
-      taskConfig: DEFAULT_TASK_CONFIG,
-      model: 'm',
-      client,
-      policy: DEFAULT_RETRY_POLICY,
-      concurrency: 32,
-      episodeTimeoutMs: 30_000,
-      requestTimeoutMs: 5000,
-      sink: (x) => records.push(x),
-    });
-    const out = await r.run(
-      (function* () {
-        for (let i = 0; i < 80; i++) yield [i, 0] as const;
-      })(),
-    );
-    expect(records.filter((x) => x.error === null)).toHaveLength(80);
+    // The bucket's clock is fake and moves only when the test moves it: a second passes each
+    // time the server has refused a request since the last move. The first wave of 32 then
+    // meets 20 tokens however fast or slow the machine sends it, and the run always ends.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    let out;
+    try {
+      server = await startServer({ ...base, rateLimitRps: 20, latencyMs: 200 });
+      const stats = server.stats;
+      const client = httpClient({ model: 'm', baseURL: server.url, apiKey: 'k', sampling, requestTimeoutMs: 5000 });
+      const records: RolloutRecord[] = [];
+      const r = new Runner({
+        taskConfig: DEFAULT_TASK_CONFIG,
+        model: 'm',
+        client,
+        policy: DEFAULT_RETRY_POLICY,
+        concurrency: 32,
+        episodeTimeoutMs: 30_000,
+        requestTimeoutMs: 5000,
+        sink: (x) => records.push(x),
+      });
+      let done = false;
+      const ran = r
+        .run(
+          (function* () {
+            for (let i = 0; i < 80; i++) yield [i, 0] as const;
+          })(),
+        )
+        .finally(() => (done = true));
+      let seen = 0;
+      while (!done) {
+        if (stats.throttled > seen) {
+          seen = stats.throttled;
+          vi.setSystemTime(Date.now() + 1000);
+        }
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      out = await ran;
+      expect(records.filter((x) => x.error === null)).toHaveLength(80);
+    } finally {
+      vi.useRealTimers();
+    }
     expect(server.stats.throttled).toBeGreaterThan(0);
     expect(out.pace.lowest).toBeLessThan(32);
     // Every 429 cost one extra request; the pace keeps them few.

@@ -362,3 +362,48 @@ describe('the latencies', () => {
     for (const ms of [[-0, 0.5, -0], [-0], [3, -0, 2 ** 32, -0]]) expect(latencyOf(ms)).toEqual(expected(ms));
   });
 });
+
+describe('where a wrong BAS comes from', () => {
+  const withSplit = (
+    index: number,
+    bas: 0 | 1,
+    consistent: 0 | 1,
+    cause: 'audit' | 'arithmetic' | 'both' | null,
+    net: 'audit' | 'arithmetic' | 'both' | null,
+  ) => {
+    const r = done(index, 0, { bas, audit: 0.5 });
+    r.detail!.consistency = {
+      bas_consistent: consistent,
+      bas_error: cause,
+      labels: { G1: null, '1A': null, '1B': null, net },
+    };
+    return r;
+  };
+  const s = summarize([
+    withSplit(0, 1, 1, null, null),
+    withSplit(1, 0, 1, 'audit', 'audit'),
+    withSplit(2, 0, 0, 'arithmetic', 'arithmetic'),
+    withSplit(3, 0, 0, 'both', 'audit'),
+    withSplit(4, 1, 0, null, null),
+    // Written by bas 0.4: no split, so left out of it (but not out of the rewards).
+    done(5, 0, { bas: 0, audit: 0 }),
+    failed(6, 0, 'timeout'),
+  ]);
+
+  it('counts only the records that hold the split, and each wrong BAS and label by cause', () => {
+    expect(s.consistency.n).toBe(5);
+    expect(s.consistency.bas_consistent.mean).toBeCloseTo(2 / 5, 12);
+    expect(s.consistency.bas_consistent.method).toBe('wilson');
+    expect(s.consistency.bas_errors).toEqual({ audit: 1, arithmetic: 1, both: 1 });
+    expect(s.consistency.labels.net).toEqual({ audit: 2, arithmetic: 1, both: 0 });
+    expect(s.consistency.labels.G1).toEqual({ audit: 0, arithmetic: 0, both: 0 });
+    expect(s.rewards.bas_correct.n).toBe(6);
+  });
+
+  it('shows it in the text summary, and not at all for a run without it', () => {
+    const text = renderSummary(s);
+    expect(text).toContain('BAS as its own faults imply: 0.400');
+    expect(text).toMatch(/BAS \(any label\) +│ +1 \(33%\) │ +1 \(33%\) │ +1 \(33%\) │ +3 │/);
+    expect(renderSummary(summarize([done(0, 0, { bas: 0, audit: 0 })]))).not.toContain('own faults');
+  });
+});

@@ -18,6 +18,7 @@ function usd(v: number | null): string {
 
 const FIRST = ['#', 'run', 'date', 'n × r', 'completed / errored', 'reward (errors as 0)', 'reward', 'bas_correct'];
 const SECOND = ['#', 'fault_audit', 'bas_label_accuracy', 'fault_precision', 'fault_recall', 'num_flagged', 'parsed'];
+const THIRD = ['#', 'bas_consistent', 'wrong BAS: audit / arithmetic / both'];
 
 /** The whole page for `bas leaderboard --html`; `extra` is trusted HTML put after the tables (the curves of sweep folders). */
 export function leaderboardPage(lb: Leaderboard, extra = ''): string {
@@ -48,6 +49,15 @@ export function leaderboardPage(lb: Leaderboard, extra = ''): string {
       ]),
       { lineBreaks: true },
     );
+    // Where a wrong BAS comes from: only for groups with a run that recorded it (since 0.4.1).
+    const third = cols(THIRD);
+    const consistency = rows.some((r) => r.consistency.n)
+      ? htmlTable(
+          third.map((c) => head(c.head)),
+          rows.map((r) => third.map((c) => stackedCell(c.value(r, lb)))),
+          { lineBreaks: true },
+        )
+      : '';
     const provenance = htmlTable(
       PROVENANCE_COLUMNS.map((c) => c.head),
       rows.map((r) => PROVENANCE_COLUMNS.map((c) => stackedCell(c.value(r, lb)))),
@@ -80,7 +90,7 @@ export function leaderboardPage(lb: Leaderboard, extra = ''): string {
     ]
       .map((n) => `<p class="note">${escapeHtml(n)}</p>`)
       .join('');
-    return `<section class="board"><h2>${escapeHtml(g.title)}</h2>${results}<div style="margin-top:12px">${metrics}</div>${unranked}<h3>How each run was made</h3>${provenance}<div style="margin-top:14px">${g.runs.length ? chart : ''}</div>${notes}</section>`;
+    return `<section class="board"><h2>${escapeHtml(g.title)}</h2>${results}<div style="margin-top:12px">${metrics}</div>${consistency ? `<div style="margin-top:12px">${consistency}</div>` : ''}${unranked}<h3>How each run was made</h3>${provenance}<div style="margin-top:14px">${g.runs.length ? chart : ''}</div>${notes}</section>`;
   });
   const apart =
     lb.groups.length > 1

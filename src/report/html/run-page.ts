@@ -7,6 +7,7 @@ import { BAS_LABELS, FAULT_CODES } from '../../task/types.js';
 import type { RunReport } from '../run-report.js';
 import { provenanceLines } from '../provenance.js';
 import type { Estimate } from '../../summary/stats.js';
+import type { CauseCounts } from '../../summary/summary.js';
 import { fmt, fmtCi, fmtEstimate, fmtInt } from '../tables.js';
 import { RUN_PAGE_SCRIPT } from './client.js';
 import type { DrillData } from './drilldown.js';
@@ -144,6 +145,22 @@ export function runPage(r: RunReport, drill: DrillData): string {
       ['cost that bought no score', usd(r.cost.unscored_usd)],
     ],
   );
+  // Where a wrong BAS comes from (records since 0.4.1 only).
+  const c = s.consistency;
+  const causeRow = (name: string, k: CauseCounts) => [
+    name,
+    fmtInt(k.audit),
+    fmtInt(k.arithmetic),
+    fmtInt(k.both),
+    fmtInt(k.audit + k.arithmetic + k.both),
+  ];
+  const consistency = c?.n
+    ? htmlTable(
+        ['wrong BAS, because of', 'audit', 'arithmetic', 'both', 'wrong'],
+        [causeRow('BAS (any label)', c.bas_errors), ...BAS_LABELS.map((l) => causeRow(l, c.labels[l]))],
+      ) +
+      `<p class="small">BAS as its own faults imply: ${escapeHtml(fmtEstimate(c.bas_consistent))} of ${fmtInt(c.n)} parsed replies. Audit: it stated what its own faults imply, and they are wrong; arithmetic: its faults imply the right figure and it stated another (docs/benchmark.md).</p>`
+    : '';
   const passK = s.pass_at_k.length
     ? htmlTable(
         ['pass@k (bas_correct)', 'value', 'tasks'],
@@ -169,7 +186,7 @@ ${embeddedNote(drill)}
 <div id="drill"></div>`;
   const body = `
 <section><h2>Scores</h2><div class="grid"><div>${scores}<p class="small">Means over completed rollouts. Intervals stay inside what each score can be: Wilson for 0/1 scores, Wilson on an effective sample size for other scores in [0, 1], a Poisson score interval for counts (docs/statistics.md); tasks are clusters when they have several rollouts.</p></div><div>${headline}</div></div></section>
-<section><h2>Where it goes wrong</h2><div class="grid"><div>${labels}</div><div>${codes}</div><div>${histogramChart(s.reward_histogram, 'Reward distribution (completed rollouts)')}</div></div></section>
+<section><h2>Where it goes wrong</h2><div class="grid"><div>${labels}</div><div>${codes}</div>${consistency ? `<div>${consistency}</div>` : ''}<div>${histogramChart(s.reward_histogram, 'Reward distribution (completed rollouts)')}</div></div></section>
 <section><h2>Details</h2><div class="grid"><div>${counts}</div><div>${codeTable}</div><div>${usage}</div>${passK ? `<div>${passK}</div>` : ''}</div></section>
 ${tasks}`;
   return page({ title, header: header(r, title), body, data: jsonForScript(drill), script: RUN_PAGE_SCRIPT });

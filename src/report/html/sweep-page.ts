@@ -4,7 +4,7 @@
  * and the table of points. `sweepFigures` is also the curve figure of `bas leaderboard` over
  * sweep folders.
  */
-import { hasFaultRates, pointName, SWEEP_MEASURES, type SweepResult } from '../sweep.js';
+import { hasFaultRates, pointName, SWEEP_CURVES, SWEEP_MEASURES, type SweepResult } from '../sweep.js';
 import { fmt, fmtInt } from '../tables.js';
 import { escapeHtml } from './escape.js';
 import { htmlTable, page } from './page.js';
@@ -18,7 +18,7 @@ export function sweepFigures(r: SweepResult): string {
   const domain: [number, number] = [Math.min(...rows), Math.max(...rows)];
   const rates = [...new Set(r.points.map((p) => p.fault_rate))].sort((a, b) => (a ?? 0) - (b ?? 0));
   const width = 560;
-  const figures = SWEEP_MEASURES.map((m) => {
+  const figures = SWEEP_CURVES.map((m) => {
     const panels = rates.map((rate) => {
       const series = r.models.map((model) => ({
         name: model,
