@@ -29,6 +29,7 @@ import { onOutputClosed } from '../io/output.js';
 import { redact } from '../io/secrets.js';
 import { terminalText } from '../io/terminal-text.js';
 import { checkOutputs } from '../settings/output-paths.js';
+import { resumeCommand } from '../settings/resume-command.js';
 import * as std from '../io/std.js';
 import type { OutStream } from '../io/std.js';
 
@@ -91,6 +92,7 @@ function spentSoFar(summary: Summary, plan: RunPlan): string {
 /** The error a run's outcome ends `bas eval` with (its exit code and its one line), or null for success. */
 export function outcomeError(r: EvalResult, plan: RunPlan): Error | null {
   const { dir, outcome } = r;
+  const resume = (): string => resumeCommand(dir, plan, std.env());
   const { errored, rollouts } = r.summary.counts;
   const top = r.summary.errors[0];
   const why = top?.messages[0] ? `; commonest: ${top.type}, "${top.messages[0].example}"` : '';
@@ -101,7 +103,7 @@ export function outcomeError(r: EvalResult, plan: RunPlan): Error | null {
     case 'endpoint-stopped': {
       const how = outcome.restartable
         ? `no rollout was scored, so ${dir} can be started again: fix the cause and run bas eval --output ${dir} with the corrected settings`
-        : `finished rollouts are kept in ${dir}; fix the cause and continue with --resume ${dir}`;
+        : `finished rollouts are kept in ${dir}; fix the cause and continue with ${resume()}`;
       return new FatalRunError(
         `${asClause(outcome.failure.message)}; run stopped (${how})${spentSoFar(r.summary, plan)}`,
       );
@@ -110,16 +112,16 @@ export function outcomeError(r: EvalResult, plan: RunPlan): Error | null {
       const reason = outcome.reason instanceof InterruptedError ? outcome.reason : null;
       const after = outcome.complete
         ? `the run had finished: all ${r.total} rollouts are recorded in ${dir}, which is marked complete (bas report ${dir} shows them)`
-        : `finished rollouts are kept in ${dir}: continue with bas eval --resume ${dir}`;
+        : `finished rollouts are kept in ${dir}: continue with ${resume()}`;
       return new InterruptedError(`${reason?.message ?? 'interrupted'}; ${after}`, reason?.exitCode ?? 130);
     }
     case 'nothing-completed':
       return new ErrorRateError(
-        `no rollout completed (${errored} errored${why}); bas eval --resume ${dir} re-runs them once the cause is fixed`,
+        `no rollout completed (${errored} errored${why}); ${resume()} re-runs them once the cause is fixed`,
       );
     case 'over-error-budget':
       return new ErrorRateError(
-        `${errored} of ${rollouts} rollouts errored, more than --max-error-rate ${plan.limits.maxErrorRate} allows${why}; bas eval --resume ${dir} re-runs them`,
+        `${errored} of ${rollouts} rollouts errored, more than --max-error-rate ${plan.limits.maxErrorRate} allows${why}; ${resume()} re-runs them`,
       );
   }
 }

@@ -22,7 +22,7 @@ import { fileSink, withSink } from '../io/output.js';
 import { terminalText } from '../io/terminal-text.js';
 import { runInputs } from '../runfile/read.js';
 import { heldRun } from '../runfile/results.js';
-import { RUN_FILE } from '../runfile/files.js';
+import { modelFolderPart, RUN_FILE } from '../runfile/files.js';
 import {
   MAX_POINTS,
   planModels,
@@ -41,9 +41,11 @@ import { CompensatedSum } from '../summary/compensated-sum.js';
 import type { EvalFlags } from '../settings/settings.js';
 import { configPathFrom, loadConfigFile } from '../settings/config.js';
 import { loadProviders } from '../settings/providers.js';
+import { resumeCommand } from '../settings/resume-command.js';
 import { unconfirmedPlanEndpoint, type EndpointFlags } from '../settings/resume-trust.js';
 import type { EvalEvent, EvalResult } from '../engine/events.js';
 import { runEval, type RunPlan } from '../engine/run-eval.js';
+import { rolloutsLeft } from '../engine/session.js';
 import { COMMAND_FLAGS } from '../settings/command-flags.js';
 import { checkOutputs } from '../settings/output-paths.js';
 import { evalNotice, evalPlanFromFlags, outcomeError, renderEvalResult, withStopSignal } from './eval.js';
@@ -92,6 +94,31 @@ function refuseUnconfirmedPlan(plan: SweepPlan, confirm: EndpointFlags, planFile
   const registry = loadProviders(confirm.providers ?? null, std.env());
   const why = unconfirmedPlanEndpoint(flags, config, confirm, registry, std.env(), planFile);
   if (why !== null) throw new ConfigError(why);
+}
+
+/**
+ * Whether every point of a resumed sweep has each of its rollouts recorded and scored, so that
+ * its resume sends no request. Each point's settings read for this go into `read`, for its run.
+ * Anything unreadable is left for the run itself to report.
+ */
+async function everyPointFinished(
+  dir: string,
+  plan: SweepPlan,
+  confirm: Record<string, string>,
+  read: Map<string, RunPlan>,
+): Promise<boolean> {
+  try {
+    for (const p of plan.points) {
+      const sub = join(dir, p.folder);
+      if (!existsSync(join(sub, RUN_FILE))) return false;
+      const s = await evalPlanFromFlags([], { resume: sub, ...confirm }, { models: true });
+      if ((await rolloutsLeft(sub, s.tasks.n, s.tasks.rollouts, s.tasks.shard)).pending > 0) return false;
+      read.set(p.folder, s);
+    }
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -170,8 +197,7 @@ function gridPoints(models: string[], rows: number[], rates: Array<number | null
 
 function defaultSweepDir(models: string[]): string {
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const name =
-    models.length === 1 ? models[0]!.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80) : `${models.length}-models`;
+  const name = models.length === 1 ? modelFolderPart(models[0]!, 80) : `${models.length}-models`;
   return join('runs', `${stamp}-sweep-${name}`);
 }
 
@@ -297,7 +323,9 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
       const v = flags[k as keyof SweepFlags];
       if (typeof v === 'string') confirm[k] = v;
     }
-    refuseUnconfirmedPlan(plan, confirm, sweepFile(dir));
+    // A finished sweep sends nothing (each point's resume has nothing to do), so re-printing
+    // its table needs no endpoint confirmed.
+    if (!(await everyPointFinished(dir, plan, confirm, read))) refuseUnconfirmedPlan(plan, confirm, sweepFile(dir));
   } else {
     const numTransactions = textFlag(flags.numTransactions);
     const faultRate = textFlag(flags.faultRate);
@@ -373,6 +401,10 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
   const failed: Array<{ label: string; error: Error }> = [];
   /** Models whose endpoint --check has checked in this invocation. */
   const checked = new Set<string>();
+  /** The settings of the last point run, for the resume command a stop prints. */
+  let last: RunPlan | null = null;
+  const sweepResume = (s: RunPlan): string =>
+    resumeCommand(dir, s, std.env(), { providers: textFlag(plan.flags.providers) ?? null });
   await withStopSignal(async (signal) => {
     for (const [i, p] of plan.points.entries()) {
       const sub = join(dir, p.folder);
@@ -417,6 +449,7 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
       }
       line.finish(pointOutcome(result));
       if (flags.verbose) std.stderr().write(renderEvalResult(result, settings, false));
+      last = settings;
       const error = outcomeError(result, settings);
       if (error === null) continue;
       if (result.outcome.kind === 'over-error-budget' || result.outcome.kind === 'nothing-completed') {
@@ -430,13 +463,13 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
       if (outcome.kind === 'interrupted') {
         const reason = outcome.reason instanceof InterruptedError ? outcome.reason : null;
         throw new InterruptedError(
-          `${reason?.message ?? 'interrupted'} at ${where}; finished rollouts are kept: continue the whole sweep with bas sweep --resume ${dir}`,
+          `${reason?.message ?? 'interrupted'} at ${where}; finished rollouts are kept: continue the whole sweep with ${sweepResume(settings)}`,
           reason?.exitCode ?? 130,
         );
       }
       if (outcome.kind === 'endpoint-stopped' && !(fresh && i === 0 && outcome.restartable))
         throw new FatalRunError(
-          `${asClause(outcome.failure.message)}; sweep stopped at ${where}: fix the cause and continue the whole sweep with bas sweep --resume ${dir}`,
+          `${asClause(outcome.failure.message)}; sweep stopped at ${where}: fix the cause and continue the whole sweep with ${sweepResume(settings)}`,
         );
       throw await pointFailure(
         outcome.kind === 'endpoint-stopped' ? new FatalRunError(outcome.failure.message) : error,
@@ -480,7 +513,7 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
   if (failed.length > 0) {
     const first = failed[0]!;
     throw new ErrorRateError(
-      `${failed.length} of ${plan.points.length} runs ended over their error budget or with nothing completed (first: ${first.label}: ${first.error.message.replace(/[.\s]+$/, '')}); bas sweep --resume ${dir} re-runs their errored rollouts`,
+      `${failed.length} of ${plan.points.length} runs ended over their error budget or with nothing completed (first: ${first.label}: ${first.error.message.replace(/[.\s]+$/, '')}); ${last ? sweepResume(last) : `bas sweep --resume ${dir}`} re-runs their errored rollouts`,
     );
   }
 }

@@ -14,7 +14,7 @@ export function apiKeyFor(s: { apiKeyVar: string; keyRequired: boolean }, env: N
   if (!apiKey) {
     if (!s.keyRequired) return PLACEHOLDER_KEY;
     throw new ConfigError(
-      `${s.apiKeyVar} is not set: export the API key in it, or name another variable with --api-key-var (a local server that needs no key takes any value)`,
+      `${s.apiKeyVar} is not set: export the API key in it, or name the variable that holds it (bas: --api-key-var; a config file or runEval: api_key_var); a local server that needs no key takes any value`,
     );
   }
   // A key with a line break or other control character (a file saved on Windows, a stray

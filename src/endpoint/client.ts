@@ -89,7 +89,7 @@ export function httpClient(opts: HttpClientOptions): ModelClient {
         stream: false,
       } as OpenAI.ChatCompletionCreateParamsNonStreaming;
       const { data, response } = await sdk.chat.completions.create(body, { signal }).withResponse();
-      const completion = readCompletion(data as unknown);
+      const completion = readCompletion(data as unknown, body as unknown as Record<string, unknown>);
       // A reply can say the budget is used up before any 429 does: the runner slows down.
       if (budgetSpent(response.headers)) completion.budget_spent = true;
       return held(completion);

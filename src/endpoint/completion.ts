@@ -5,6 +5,7 @@
  */
 import { MalformedResponseError, ReasoningOnlyError, type ReplyFault, type TokenUsage } from '../errors/index.js';
 import { outsideText } from '../io/outside-text.js';
+import { MAX_TOKENS } from '../summary/summary.js';
 
 /** Token counts as the endpoint reported them (declared with the error that carries them). */
 export type Usage = TokenUsage;
@@ -23,8 +24,9 @@ export interface Completion {
   ttft_ms?: number | null;
 }
 
+/** A token count as reported, or null: only a whole number from 0 to MAX_TOKENS is one. */
 function count(v: unknown): number | null {
-  return typeof v === 'number' && Number.isFinite(v) ? v : null;
+  return typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= MAX_TOKENS ? v : null;
 }
 
 function field(o: unknown, key: string): unknown {
@@ -49,7 +51,7 @@ function readUsage(u: unknown): Usage | null {
   const usage: Usage = {
     prompt_tokens: prompt,
     completion_tokens: completion,
-    // Some servers leave the total out; it is the sum of the other two by definition.
+    // Some servers leave the total out (or send one out of range); it is the sum of the other two by definition.
     total_tokens: total ?? (prompt !== null && completion !== null ? prompt + completion : null),
   };
   // Kept only where reported, so records of endpoints that do not report them stay as they were.
@@ -118,7 +120,7 @@ function spentOn(usage: Usage | null, reasoned: boolean): string {
  * Reads a chat completion by hand: compatible servers return all sorts, and the SDK passes
  * the parsed body through unchecked (or a string when it was not JSON). Never throws.
  */
-export function inspectReply(response: unknown): ReplyView {
+export function inspectReply(response: unknown, request?: Record<string, unknown>): ReplyView {
   const view: ReplyView = {
     text: null,
     finish_reason: null,
@@ -147,7 +149,7 @@ export function inspectReply(response: unknown): ReplyView {
   const content = choice?.message?.content;
   if (typeof content === 'string' && content.trim() !== '') return { ...view, text: content };
   const cut = finish === 'length';
-  const advice = 'raise --max-tokens or lower --reasoning-effort';
+  const advice = `${tokenAdvice(request)} or lower --reasoning-effort`;
   if (reasoning) {
     // The reasoning's length is left out of the message: the same cause reads the same on every rollout.
     const why = cut
@@ -173,9 +175,24 @@ export function inspectReply(response: unknown): ReplyView {
   return { ...view, fault: 'empty', problem: `empty content${after}` };
 }
 
-/** The reply to score, or a typed error (carrying the reply's usage) when there is none. */
-export function readCompletion(response: unknown): Completion {
-  const v = inspectReply(response);
+/**
+ * What to do about a token limit that ran out, by what the request sent: a limit to raise, or
+ * none (the endpoint's own default ran out), or, for a request not at hand, either.
+ */
+function tokenAdvice(request: Record<string, unknown> | undefined): string {
+  if (request === undefined) return 'raise --max-tokens';
+  const sent = count(request.max_tokens) ?? count(request.max_completion_tokens);
+  return sent === null
+    ? "set --max-tokens higher than the endpoint's default"
+    : `raise --max-tokens (now ${grouped(sent)})`;
+}
+
+/**
+ * The reply to score, or a typed error (carrying the reply's usage) when there is none.
+ * `request` (the body sent) words the advice for a reply the token limit cut.
+ */
+export function readCompletion(response: unknown, request?: Record<string, unknown>): Completion {
+  const v = inspectReply(response, request);
   if (v.text === null) {
     const extra = { fault: v.fault, usage: v.usage, finishReason: v.finish_reason };
     const message = v.problem ?? 'empty content';

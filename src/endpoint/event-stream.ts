@@ -121,24 +121,29 @@ class Assembly {
   }
 }
 
+/** The end of an SSE line: CR LF, LF or CR alone, as the event-stream format allows all three. */
+const LINE_END = /\r\n|\r|\n/g;
+
 /** Splits text into SSE lines in one pass per chunk; a line split across chunks is joined once. */
 class LineSplitter {
   private pending: string[] = [];
+  /** The last chunk ended in CR: an LF that opens the next one is the rest of a CR LF. */
+  private afterCR = false;
 
-  /** Calls `line` for every complete line in `text` (without its CR LF or LF). */
+  /** Calls `line` for every complete line in `text` (without its CR LF, LF or CR). */
   push(text: string, line: (l: string) => boolean): boolean {
-    let start = 0;
-    for (;;) {
-      const nl = text.indexOf('\n', start);
-      if (nl < 0) break;
-      let l = text.slice(start, nl);
+    let start = this.afterCR && text.charCodeAt(0) === 10 ? 1 : 0;
+    this.afterCR = false;
+    LINE_END.lastIndex = start;
+    for (let m = LINE_END.exec(text); m !== null; m = LINE_END.exec(text)) {
+      let l = text.slice(start, m.index);
       if (this.pending.length) {
         this.pending.push(l);
         l = this.pending.join('');
         this.pending = [];
       }
-      if (l.endsWith('\r')) l = l.slice(0, -1);
-      start = nl + 1;
+      start = LINE_END.lastIndex;
+      if (start === text.length && m[0] === '\r') this.afterCR = true;
       if (!line(l)) return false;
     }
     if (start < text.length) this.pending.push(text.slice(start));
@@ -345,7 +350,7 @@ export async function completeStreamed(
   bounds: StreamBounds,
 ): Promise<Completion> {
   const r = await requestStreamed(sdk, body, signal, bounds);
-  const completion = readCompletion(r.body);
+  const completion = readCompletion(r.body, body);
   if (budgetSpent(r.headers)) completion.budget_spent = true;
   if (r.streamed) completion.ttft_ms = r.ttftMs === null ? null : Math.round(r.ttftMs);
   return completion;

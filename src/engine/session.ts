@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { SummaryBuilder, type Summary } from '../summary/summary.js';
 import type { Warn } from '../runfile/read.js';
 import { pairKey, splitPairKey, type PairKey, type RolloutRecord } from '../runfile/record.js';
-import { RESULTS_FILE } from '../runfile/files.js';
+import { modelFolderPart, RESULTS_FILE } from '../runfile/files.js';
 import { makeRunInfo, type RunInfo } from '../runfile/run-info.js';
 import { foldWinningRecords, Winners, type RunBounds } from '../runfile/winners.js';
 import { inShard, shardSize, type Shard } from '../settings/shard.js';
@@ -22,8 +22,7 @@ export function defaultOutputDir(model: string, shard: Shard | null = null, now 
     .replace(/\.\d+Z$/, 'Z')
     .replace(/[-:]/g, '');
   // Cut to 100 characters: a folder name may not pass 255 bytes, and model ids are unbounded.
-  const safe =
-    model.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 100) + (shard ? `-shard${shard.index}of${shard.count}` : '');
+  const safe = modelFolderPart(model, 100) + (shard ? `-shard${shard.index}of${shard.count}` : '');
   let dir = join('runs', `${stamp}-${safe}`);
   for (let k = 2; existsSync(dir); k++) dir = join('runs', `${stamp}-${safe}-${k}`);
   return dir;

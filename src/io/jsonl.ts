@@ -117,8 +117,10 @@ export async function readJsonLines(
   let lineNo = 0;
   let count = 0;
   try {
-    for await (const line of lines) {
+    for await (const text of lines) {
       lineNo++;
+      // A byte-order mark (Windows editors save one) is not part of the first line's JSON.
+      const line = lineNo === 1 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
       if (line.trim() === '') continue;
       let value: unknown;
       try {

@@ -99,6 +99,9 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** The longest model name a run file may hold: past it, the file is damaged or not one bas wrote. */
+const MAX_MODEL_CHARS = 1000;
+
 /**
  * Checks the keys every reader relies on, where present: what sizes memory (n, rollouts,
  * indices, task) and what is shown (model, status). Returns the object with numbers normalised.
@@ -107,8 +110,13 @@ export function checkRunFile(value: unknown, file: string): RunFile {
   if (!isObject(value)) throw new ConfigError(`${file} is not a bas run file (not a JSON object)`);
   const key = (k: string): string => `${file}: "${k}"`;
   const v: RunFile = { ...value };
-  if (v.model !== undefined && (typeof v.model !== 'string' || v.model === '' || v.model.length > 1000)) {
+  if (v.model !== undefined && (typeof v.model !== 'string' || v.model === '')) {
     throw new ConfigError(`${key('model')} must be a model name (a non-empty string)`);
+  }
+  if (typeof v.model === 'string' && v.model.length > MAX_MODEL_CHARS) {
+    throw new ConfigError(
+      `${key('model')} is ${v.model.length.toLocaleString('en-US')} characters long; a model name has at most ${MAX_MODEL_CHARS.toLocaleString('en-US')}`,
+    );
   }
   if (v.n !== undefined) v.n = checkInteger(v.n, key('n'), 1, MAX_TASKS);
   if (v.rollouts !== undefined) v.rollouts = checkInteger(v.rollouts, key('rollouts'), 1, 1000);

@@ -53,24 +53,55 @@ export function unconfirmedEndpoint(
   savedFile: string,
 ): string | null {
   const host = origin(e.baseURL);
-  const envHost = env.OPENAI_BASE_URL ? origin(env.OPENAI_BASE_URL) : null;
-  const openai = origin(OPENAI_DEFAULT_BASE_URL);
-  const providers = [...registry.values()];
-  if (!e.urlGivenNow) {
-    const known =
-      host !== null && (host === openai || host === envHost || providers.some((p) => origin(p.baseURL) === host));
-    if (!known)
-      return `--resume: ${savedFile} names the endpoint ${JSON.stringify(e.baseURL)}, which no flag, config file or provider registry of yours names; a run folder from elsewhere must not choose where your key goes: give --base-url ${e.baseURL} again to use it`;
-  }
-  if (!e.keyVarGivenNow) {
-    const defaultHosts = [openai, envHost, ...(e.urlGivenNow ? [host] : [])];
-    const known =
-      providers.some((p) => p.apiKeyVar === e.apiKeyVar && origin(p.baseURL) === host) ||
-      (e.apiKeyVar === DEFAULT_KEY_VAR && defaultHosts.includes(host));
-    if (!known)
-      return `--resume: ${savedFile} says to send the key from ${e.apiKeyVar} to ${host ?? e.baseURL}, which no flag, config file or provider registry of yours pairs with it; a run folder from elsewhere must not choose which variable is sent: give --api-key-var ${e.apiKeyVar} again to use it`;
-  }
+  if (!e.urlGivenNow && !hostNamed(host, registry, env))
+    return `--resume: ${savedFile} names the endpoint ${JSON.stringify(e.baseURL)}, which no flag, config file or provider registry of yours names; a run folder from elsewhere must not choose where your key goes: give --base-url ${e.baseURL} again to use it`;
+  if (!e.keyVarGivenNow && !keyVarPaired(e.apiKeyVar, host, e.urlGivenNow, registry, env))
+    return `--resume: ${savedFile} says to send the key from ${e.apiKeyVar} to ${host ?? e.baseURL}, which no flag, config file or provider registry of yours pairs with it; a run folder from elsewhere must not choose which variable is sent: give --api-key-var ${e.apiKeyVar} again to use it`;
   return null;
+}
+
+/** The host is OpenAI's, `$OPENAI_BASE_URL`'s, or a provider's of the registry. */
+function hostNamed(host: string | null, registry: ReadonlyMap<string, Provider>, env: NodeJS.ProcessEnv): boolean {
+  const envHost = env.OPENAI_BASE_URL ? origin(env.OPENAI_BASE_URL) : null;
+  return (
+    host !== null &&
+    (host === origin(OPENAI_DEFAULT_BASE_URL) ||
+      host === envHost ||
+      [...registry.values()].some((p) => origin(p.baseURL) === host))
+  );
+}
+
+/** The registry pairs the variable with the host, or it is the default variable of a default host. */
+function keyVarPaired(
+  apiKeyVar: string,
+  host: string | null,
+  urlGivenNow: boolean,
+  registry: ReadonlyMap<string, Provider>,
+  env: NodeJS.ProcessEnv,
+): boolean {
+  const envHost = env.OPENAI_BASE_URL ? origin(env.OPENAI_BASE_URL) : null;
+  const defaultHosts = [origin(OPENAI_DEFAULT_BASE_URL), envHost, ...(urlGivenNow ? [host] : [])];
+  return (
+    [...registry.values()].some((p) => p.apiKeyVar === apiKeyVar && origin(p.baseURL) === host) ||
+    (apiKeyVar === DEFAULT_KEY_VAR && defaultHosts.includes(host))
+  );
+}
+
+/**
+ * The endpoint flags a resume given nothing else must be given again for `unconfirmedEndpoint`
+ * to let it go on (`--base-url URL`, `--api-key-var NAME`, both or none), as words of a
+ * command: what the hint after a stop prints. The key variable goes by name, never its value.
+ */
+export function flagsToConfirm(
+  e: { baseURL: string; apiKeyVar: string },
+  registry: ReadonlyMap<string, Provider>,
+  env: NodeJS.ProcessEnv,
+): string[] {
+  const host = origin(e.baseURL);
+  const url = hostNamed(host, registry, env) ? [] : ['--base-url', e.baseURL];
+  // Giving the URL again makes OPENAI_API_KEY, the default variable, fit to send to it.
+  const key = keyVarPaired(e.apiKeyVar, host, url.length > 0, registry, env) ? [] : ['--api-key-var', e.apiKeyVar];
+  return [...url, ...key];
 }
 
 /** The endpoint flags a resumed sweep may be given again to confirm where its key goes. */

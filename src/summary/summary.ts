@@ -168,7 +168,7 @@ interface TokenSums {
 }
 
 /** A reply's token count above this is not a count but a fault of the endpoint. */
-const MAX_TOKENS = 100_000_000;
+export const MAX_TOKENS = 100_000_000;
 
 const METRIC_NAMES = ['bas_label_accuracy', 'fault_precision', 'fault_recall', 'num_flagged', 'parsed'] as const;
 /** What each metric's values can be: all lie in [0, 1] but the count of claims. */

@@ -111,7 +111,7 @@ describe('bas eval against a reasoning model out of tokens', () => {
     const after = await stats(thinker);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/sent no usable reply: malformed response: the reply has reasoning but no content/);
-    expect(r.stderr).toMatch(/raise --max-tokens/);
+    expect(r.stderr).toMatch(/raise --max-tokens \(now 4,096\) or lower --reasoning-effort/);
     expect(r.stderr).toMatch(/the first 3 rollouts all ended this way/);
     expect(r.stderr).toMatch(/can be started again/);
     // What the stopped run cost is said at once: 3 × (prompt + 4,096) tokens, all wasted.

@@ -135,6 +135,21 @@ describe('readCompletion: what an unusable reply cost', () => {
     expect(err.message).toMatch(/the model spent all 4,096 completion tokens reasoning; raise --max-tokens/);
   });
 
+  it('words the advice by the limit the request sent: raise it, or set one when none was sent', () => {
+    const cut = body({ content: '' }, 'length', spent);
+    const advice = (request: Record<string, unknown>): string => {
+      try {
+        readCompletion(cut, request);
+      } catch (err) {
+        return (err as Error).message;
+      }
+      throw new Error('no error thrown');
+    };
+    expect(advice({ max_tokens: 4096 })).toMatch(/; raise --max-tokens \(now 4,096\) or lower --reasoning-effort\)$/);
+    expect(advice({ max_completion_tokens: 2048 })).toMatch(/raise --max-tokens \(now 2,048\)/);
+    expect(advice({})).toMatch(/; set --max-tokens higher than the endpoint's default or lower --reasoning-effort\)$/);
+  });
+
   it.each([
     [{ content: '', reasoning_content: 'hmm' }, 'length', 'cut_empty'],
     [{ content: null, reasoning: 'hmm' }, 'stop', 'reasoning_only'],

@@ -129,6 +129,39 @@ describe('streamed replies', () => {
     expect(r.ok?.text).toBe('Grüße, 日本 ✓');
   });
 
+  it('CR-only line ends, which the event-stream format allows, read right, a CR at the end of a write too', async () => {
+    const text = (chunk({ content: 'Grüße ✓' }, null) + chunk({}, 'stop') + DONE).replace(/\n/g, '\r');
+    const bytes = Buffer.from(`: keep-alive\r\r${text}`);
+    const r = await attempt((_req, res) => {
+      head(res);
+      let i = 0;
+      const step = (): void => {
+        if (i >= bytes.length) return void res.end();
+        res.write(bytes.subarray(i, i + 5));
+        i += 5;
+        setImmediate(step);
+      };
+      step();
+    });
+    expect(r.failure).toBeUndefined();
+    expect(r.ok?.text).toBe('Grüße ✓');
+  });
+
+  it('a total out of range beside good prompt and completion counts is their sum, not 0', async () => {
+    for (const total of [-1, 1.5, 1e300, '18']) {
+      const r = await attempt(
+        streams([
+          chunk({ content: 'x' }, 'stop'),
+          usageChunk({ prompt_tokens: 11, completion_tokens: 7, total_tokens: total }),
+          DONE,
+        ]),
+      );
+      expect(r.ok?.usage, String(total)).toMatchObject({ prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 });
+      await server?.close();
+      server = null;
+    }
+  });
+
   it('a server that ignores stream and sends a whole completion is read as one', async () => {
     const r = await attempt((_req, res) =>
       sendJson(res, 200, {

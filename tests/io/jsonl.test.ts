@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, FileTooLargeError } from '../../src/errors/index.js';
-import { boundedLines, readSmallFile } from '../../src/io/jsonl.js';
+import { boundedLines, readJsonLines, readSmallFile } from '../../src/io/jsonl.js';
 import { tempDir } from '../support/cli.js';
 
 async function all(path: string, max?: number): Promise<string[]> {
@@ -37,6 +37,21 @@ describe('boundedLines', () => {
     );
     await expect(all(file('ok\n0123456789ABC'), 10)).rejects.toBeInstanceOf(ConfigError);
     expect(await all(file('0123456789\n'), 10)).toEqual(['0123456789']);
+  });
+});
+
+describe('readJsonLines', () => {
+  it('reads a file that starts with a UTF-8 byte-order mark, as Windows editors save one', async () => {
+    const path = file('\ufeff{"index": 0}\n{"index": 1}\n');
+    const seen: unknown[] = [];
+    expect(await readJsonLines(path, '--tasks', (v) => seen.push(v))).toBe(2);
+    expect(seen).toEqual([{ index: 0 }, { index: 1 }]);
+  });
+
+  it('still refuses a mark anywhere but at the start of the file', async () => {
+    await expect(readJsonLines(file('{"index": 0}\n\ufeff{"index": 1}\n'), '--tasks', () => {})).rejects.toThrow(
+      /:2: not valid JSON/,
+    );
   });
 });
 

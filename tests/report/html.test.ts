@@ -237,6 +237,19 @@ describe.skipIf(!hasChromium)('in headless chromium', () => {
     return page;
   }
 
+  it('run page at 1400 px: the task list wraps its "embedded as" reasons instead of widening the page', async () => {
+    const page = await browser!.newPage({ viewport: { width: 1400, height: 900 } });
+    await page.goto(`file://${join(dir, 'a.html')}`);
+    const width = await page.evaluate(() => {
+      const d = (
+        globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }
+      ).document;
+      return { scroll: d.documentElement.scrollWidth, client: d.documentElement.clientWidth };
+    });
+    expect(width.scroll).toBeLessThanOrEqual(width.client);
+    await page.close();
+  });
+
   it('sweep page at 1280 px: a curve per model and measure with interval bands, nothing cut', async () => {
     const page = await fitsAt1280('sweep.html');
     expect(await page.locator('svg polyline.curve').count()).toBe(6);

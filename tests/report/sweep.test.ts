@@ -418,8 +418,11 @@ describe('bas sweep of several models', () => {
       child.kill('SIGINT');
       expect(await exited).toBe(130);
       expect(stderr).toMatch(/interrupted by SIGINT at .*: continue the whole sweep with bas sweep --resume/);
+      // The command printed carries the endpoint the resume must be given again, and runs as printed.
+      const printed = /continue the whole sweep with (bas sweep .*)$/m.exec(stderr)?.[1];
+      expect(printed).toBe(`bas sweep --resume ${dir} --base-url ${gate.url}`);
       gate.release();
-      const r = await bas(['sweep', '--resume', dir, '--base-url', gate.url, '--json', '--no-progress'], { env });
+      const r = await bas([...printed!.split(' ').slice(1), '--json', '--no-progress'], { env });
       expect(r.code, r.stderr).toBe(0);
       const j = JSON.parse(r.stdout) as { points: GridPoint[] };
       expect(j.points.map((p) => [p.model, p.num_transactions, p.completed, p.status])).toEqual([

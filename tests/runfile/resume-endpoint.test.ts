@@ -10,6 +10,7 @@ import { unconfirmedEndpoint } from '../../src/settings/resume-trust.js';
 import { loadProviders } from '../../src/settings/providers.js';
 import { bas, serve, tempDir, type Served } from '../support/cli.js';
 import { hostileServer, type HostileServer } from '../support/hostile-server.js';
+import { gatedServer } from '../support/gated-server.js';
 
 const registry = loadProviders(null, {});
 const check = (e: Partial<Parameters<typeof unconfirmedEndpoint>[0]>, env: NodeJS.ProcessEnv = {}) =>
@@ -134,6 +135,31 @@ describe('bas eval --resume of a folder from elsewhere', () => {
     expect(report.stdout).toMatch(new RegExp(`endpoint: +${b.url} answered 3\n`));
     const json = JSON.parse((await bas(['report', dir, '--json'])).stdout);
     expect(json.run.endpoints).toHaveLength(2);
+  });
+});
+
+describe('bas sweep --resume of a finished sweep', () => {
+  it('prints its table again without the endpoint, which it does not call', async () => {
+    const gate = await gatedServer(100);
+    const dir = join(tempDir(), 'sweep');
+    const env = { SWEEP_KEY: 'sk-sweep-finished-77' };
+    try {
+      const first = await bas(
+        ['sweep', '-m', 'm', '-n', '2', '--num-transactions', '8,12', '--output', dir, '--no-progress'].concat([
+          '--base-url',
+          gate.url,
+          '--api-key-var',
+          'SWEEP_KEY',
+        ]),
+        { env },
+      );
+      expect(first.code, first.stderr).toBe(0);
+    } finally {
+      await gate.close();
+    }
+    const r = await bas(['sweep', '--resume', dir, '--csv', '--no-progress'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.split('\n').filter((l) => /^m,/.test(l))).toHaveLength(2);
   });
 });
 

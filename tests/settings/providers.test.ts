@@ -131,6 +131,13 @@ describe('choosing the endpoint', () => {
     );
   });
 
+  it('a missing key names the setting in the words of the command line and of the library alike', () => {
+    const s = resolveSettings({ model: 'm' }, null, '', {});
+    expect(() => apiKeyFor(s, {})).toThrow(
+      'OPENAI_API_KEY is not set: export the API key in it, or name the variable that holds it (bas: --api-key-var; a config file or runEval: api_key_var)',
+    );
+  });
+
   it('a provider named at resume replaces the saved endpoint; otherwise the saved one stays', () => {
     const saved = runInfoOf(resolveSettings({ model: 'm', provider: 'together' }, null, '', {}), new Date());
     expect(resolveSettings({}, null, '', {}, saved)).toMatchObject({

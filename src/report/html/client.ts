@@ -72,7 +72,8 @@ export const RUN_PAGE_SCRIPT = String.raw`
       var st = el('td', 'text');
       st.appendChild(el('span', 'badge ' + kind(r), kindText(r)));
       tr.appendChild(st);
-      tr.appendChild(el('td', 'text small', r[F.why].join(', ')));
+      // Many reasons make a long line: it wraps, so the list never widens the page.
+      tr.appendChild(el('td', 'text small wrap', r[F.why].join(', ')));
       tr.addEventListener('click', function () { openDrill(r); });
       list.appendChild(tr);
     });

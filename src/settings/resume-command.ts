@@ -1,0 +1,54 @@
+/**
+ * The command that continues a stopped run, as a stop or an error budget prints it: every flag
+ * a resume must be given again, so that it runs as printed. Most settings come back from
+ * run.json; what cannot is the trust of a host and a key variable (resume-trust.ts), and the
+ * provider registry file, which run.json does not keep.
+ */
+import { loadProviders } from './providers.js';
+import { flagsToConfirm } from './resume-trust.js';
+import type { EndpointTarget, EvalPlan } from './plan.js';
+
+/** A word as a POSIX shell reads it back: bare when it has nothing the shell would act on, else single-quoted. */
+export function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * `bas eval --resume DIR` (or `bas sweep --resume DIR` with `sweep`) and the endpoint flags its
+ * resume needs to be trusted: the URL when no registry of the user's names its host, the key
+ * variable (by name) when nothing pairs it with that host, and `--providers FILE` when the
+ * run's provider comes from that file (a sweep's plan that names one is refused without it).
+ */
+export function resumeCommand(
+  dir: string,
+  plan: EvalPlan,
+  env: NodeJS.ProcessEnv,
+  sweep: { providers: string | null } | null = null,
+): string {
+  const words = ['bas', sweep ? 'sweep' : 'eval', '--resume', dir];
+  if (plan.target.kind === 'endpoint') words.push(...endpointFlags(plan.target, plan.settings.providers, env, sweep));
+  return words.map(shellWord).join(' ');
+}
+
+function endpointFlags(
+  e: EndpointTarget,
+  providers: string | null,
+  env: NodeJS.ProcessEnv,
+  sweep: { providers: string | null } | null,
+): string[] {
+  try {
+    const usual = loadProviders(null, env);
+    // The user's own registry file is not in run.json: name it again when the run's provider is only there.
+    const file = sweep
+      ? sweep.providers
+      : e.provider !== null && providers !== null && !usual.has(e.provider)
+        ? providers
+        : null;
+    const registry = file !== null ? loadProviders(file, env) : usual;
+    const trust = flagsToConfirm({ baseURL: e.baseURL, apiKeyVar: e.apiKeyVar }, registry, env);
+    return file !== null ? ['--providers', file, ...trust] : trust;
+  } catch {
+    // A registry that no longer reads (a file since removed): both flags, which need none.
+    return ['--base-url', e.baseURL, '--api-key-var', e.apiKeyVar];
+  }
+}
