@@ -9,8 +9,14 @@ import { ROOT } from './measure.mjs';
 const SECTIONS = [
   ['task', 'task.mjs', 'benchTask', 'The benchmark: generation, validation, start-up'],
   ['eval', 'eval.mjs', 'benchEval', 'bas eval against bas serve over loopback HTTP'],
-  ['memory', 'memory.mjs', 'benchMemory', 'Peak memory of a long eval of a built-in model, started without node flags'],
+  [
+    'memory',
+    'memory.mjs',
+    'benchMemory',
+    'Peak memory of a long eval (built-in model, and against bas serve), started without node flags',
+  ],
   ['report', 'report.mjs', 'benchReport', 'bas report on a large run'],
+  ['compare', 'compare.mjs', 'benchCompare', 'bas compare and bas leaderboard (tiers) of 100,000-task runs'],
   ['hostile', 'hostile.mjs', 'benchHostile', 'Grading hostile ~1 MB replies'],
   ['pace', 'pace.mjs', 'benchPace', 'bas eval against a rate-limited bas serve (rate limits as a pace)'],
   ['reward', 'reward.mjs', 'benchReward', 'bas reward-server: batches of 256 graded over loopback HTTP'],

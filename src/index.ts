@@ -74,8 +74,8 @@ export interface RunEvalOptions {
   /** Where the API key variable (and the endpoint's environment defaults) are read; default `process.env`. */
   env?: NodeJS.ProcessEnv;
   /**
-   * Called once there is work to do, before the folder is taken; a throw ends the call with
-   * that error and leaves the folder untouched.
+   * Called once there is work to do, before any rollout starts (a resume has taken and read
+   * its folder by then); a throw ends the call with that error and gives the folder back as it was.
    */
   preflight?: () => Promise<void>;
 }

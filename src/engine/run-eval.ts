@@ -26,9 +26,8 @@ import {
   nothingRecorded,
   pendingPairs,
   readRecorded,
-  readSummary,
-  rolloutsLeft,
   runInfoFor,
+  type Recorded,
 } from './session.js';
 import { runEndpoints, useEndpoint } from '../runfile/endpoints.js';
 import * as std from '../io/std.js';
@@ -47,8 +46,10 @@ export interface RunEvalOptions {
   /** Where the API key variable is read (default: the CLI's, `std.env()`, which outside the CLI is `process.env`). */
   env?: NodeJS.ProcessEnv;
   /**
-   * Called once there is work to do, before the folder is taken (`bas eval --check` checks the
-   * endpoint here); a throw ends the call with that error and leaves the folder untouched.
+   * Called once there is work to do, before the run starts (`bas eval --check` checks the
+   * endpoint here): before a new run's folder is taken, and after a resume has taken its
+   * folder and read it. A throw ends the call with that error and gives the folder back as
+   * it was (a torn last line a resume found is cut all the same).
    */
   preflight?: () => Promise<void>;
 }
@@ -79,38 +80,53 @@ export async function runEval(plan: RunPlan, options: RunEvalOptions = {}): Prom
   // Records outside the run (a task past n, another shard's) are set aside wherever read.
   const bounds = { n, rollouts, shard, indices: null };
   const saved: RunInfo | null = plan.resume?.run ?? null;
+  const warn = (message: string): void => emit({ type: 'warning', message });
   let dir: string;
+  /** A resume's folder, taken first and read once under its lock: what it holds decides what runs. */
+  let resumed: { folder: RunFolder; recorded: Recorded } | null = null;
   if (plan.resume && saved) {
     dir = plan.resume.dir;
-    // Decided before asking for a key or taking the folder: a finished run is left as it is.
-    const left = await rolloutsLeft(dir, n, rollouts, shard);
-    if (left.pending === 0) {
-      const summary = await readSummary(dir, bounds);
-      // Every rollout is in, but the run ended before its last run.json (a kill -9 after the
-      // final record): it is finished now, so reports stop calling it interrupted.
-      const marked = saved.status === 'complete' ? null : saved.status;
-      const info = marked === null ? saved : RunFolder.markComplete(dir, saved, summary);
-      emit({ type: 'nothing-to-do', dir, total: left.total, marked });
-      return { dir, info, summary, outcome: { kind: 'nothing-to-do' }, total, ranHere: 0, elapsedS: 0 };
+    const folder = RunFolder.resume(dir, saved);
+    try {
+      const recorded = await readRecorded(dir, warn, bounds);
+      const left = total - countInPlan(recorded.finished, n, rollouts, shard);
+      if (left === 0) {
+        // Decided before asking for a key: a finished run is left as it is. Every rollout is
+        // in, but the run may have ended before its last run.json (a kill -9 after the final
+        // record): it is finished now, so reports stop calling it interrupted.
+        const summary = recorded.summary();
+        const marked = saved.status === 'complete' ? null : saved.status;
+        const info = marked === null ? saved : folder.markComplete(summary);
+        emit({ type: 'nothing-to-do', dir, total, marked });
+        return { dir, info, summary, outcome: { kind: 'nothing-to-do' }, total, ranHere: 0, elapsedS: 0 };
+      }
+      emit({ type: 'resuming', dir, pending: left, total });
+      resumed = { folder, recorded };
+    } finally {
+      if (resumed === null) folder.release();
     }
-    emit({ type: 'resuming', dir, pending: left.pending, total: left.total });
   } else {
     dir = plan.output ?? defaultOutputDir(plan.model, shard);
   }
-  // A run folder does not choose where the key goes: refused before the first request.
-  if (plan.target.kind === 'endpoint' && plan.target.unconfirmed !== null)
-    throw new ConfigError(plan.target.unconfirmed);
-  const client = makeClient(plan.target, env);
-  await options.preflight?.();
-  // Stopped before anything started: the folder is not touched, and the call rejects with
-  // the signal's reason, as fetch() does.
-  options.signal?.throwIfAborted();
+  let client: ModelClient;
+  try {
+    // A run folder does not choose where the key goes: refused before the first request.
+    if (plan.target.kind === 'endpoint' && plan.target.unconfirmed !== null)
+      throw new ConfigError(plan.target.unconfirmed);
+    client = makeClient(plan.target, env);
+    await options.preflight?.();
+    // Stopped before anything started: the folder is not touched, and the call rejects with
+    // the signal's reason, as fetch() does.
+    options.signal?.throwIfAborted();
+  } catch (err) {
+    resumed?.folder.release();
+    throw err;
+  }
 
-  const folder = saved ? RunFolder.resume(dir, saved) : await RunFolder.start(dir);
+  const folder = resumed?.folder ?? (await RunFolder.start(dir));
   try {
     if (folder.restarted) emit({ type: 'restarted', dir });
-    const warn = (message: string): void => emit({ type: 'warning', message });
-    const recorded = saved ? await readRecorded(dir, warn, bounds) : nothingRecorded(rollouts);
+    const recorded = resumed?.recorded ?? nothingRecorded(rollouts);
     const { finished, errored } = recorded;
     const already = countInPlan(finished, n, rollouts, shard);
     const pending = total - already;
@@ -171,7 +187,7 @@ export async function runEval(plan: RunPlan, options: RunEvalOptions = {}): Prom
     } finally {
       signal?.removeEventListener('abort', stop);
     }
-    const summary = await recorded.summary();
+    const summary = recorded.summary();
     const complete = lines >= total;
     const status: EndStatus = run.fatal ? 'failed' : complete ? 'complete' : 'interrupted';
     const final = folder.end(status, summary, run.pace);

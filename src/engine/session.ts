@@ -10,7 +10,7 @@ import type { Warn } from '../runfile/read.js';
 import { pairKey, splitPairKey, type PairKey, type RolloutRecord } from '../runfile/record.js';
 import { modelFolderPart, RESULTS_FILE } from '../runfile/files.js';
 import { makeRunInfo, type RunInfo } from '../runfile/run-info.js';
-import { foldWinningRecords, Winners, type RunBounds } from '../runfile/winners.js';
+import { foldWinningRecords, SummaryFold, type RunBounds } from '../runfile/winners.js';
 import { inShard, shardSize, type Shard } from '../settings/shard.js';
 import { GENERATOR_VERSION } from '../task/generate.js';
 import { PROMPT_VERSION } from '../task/prompt.js';
@@ -71,7 +71,7 @@ export interface Recorded {
    * The summary of the folder's winning records: the scored ones read back, this session's,
    * and the old errored lines of pairs it did not reach, each rollout once.
    */
-  summary(): Promise<Summary>;
+  summary(): Summary;
 }
 
 /**
@@ -84,51 +84,49 @@ export function nothingRecorded(rolloutsPerTask = 2): Recorded {
     finished: new Set(),
     errored: new Set(),
     add: (r) => builder.add(r),
-    summary: async () => builder.result(),
+    summary: () => builder.result(),
   };
+}
+
+/** A resume's one pass over results.jsonl: which pairs are finished, which errored, and the summary so far. */
+class RecordedFold extends SummaryFold {
+  readonly finished = new Set<PairKey>();
+  readonly errored = new Set<PairKey>();
+
+  override add(r: RolloutRecord): void {
+    super.add(r);
+    const key = pairKey(r.index, r.rollout ?? 0);
+    if (r.error) this.errored.add(key);
+    else this.finished.add(key);
+  }
+
+  override replace(r: RolloutRecord): boolean {
+    if (!super.replace(r)) return false;
+    const key = pairKey(r.index, r.rollout ?? 0);
+    if (!r.error) {
+      this.errored.delete(key);
+      this.finished.add(key);
+    }
+    return true;
+  }
 }
 
 /**
  * Reads what a run folder holds (the caller holds its lock, and a torn last line was cut)
- * through the one reader of winning records; records outside `bounds` are set aside.
+ * through the one reader of winning records, in one pass: records outside `bounds` are set
+ * aside, and a pair recorded twice (an error, then its re-run) costs no second read.
  */
 export async function readRecorded(dir: string, warn: Warn, bounds: RunBounds | null = null): Promise<Recorded> {
-  const builder = new SummaryBuilder();
-  const finished = new Set<PairKey>();
-  const errored = new Set<PairKey>();
-  const winners = await Winners.scan(join(dir, RESULTS_FILE), { bounds, warn });
-  await winners.forEach(
-    (r) => {
-      const key = pairKey(r.index, r.rollout ?? 0);
-      if (r.error) errored.add(key);
-      else {
-        finished.add(key);
-        builder.add(r);
-      }
-    },
-    (r) => builder.addReplaced(r),
-  );
-  // Errored pairs run again; those not reached (a run stopped early) keep their old line.
-  const notRerun = new Set(errored);
+  const results = join(dir, RESULTS_FILE);
+  const fold = existsSync(results)
+    ? (await foldWinningRecords(results, () => new RecordedFold(), { bounds, warn })).fold
+    : new RecordedFold();
   return {
-    finished,
-    errored,
-    add(r) {
-      builder.add(r);
-      notRerun.delete(pairKey(r.index, r.rollout ?? 0));
-    },
-    async summary() {
-      if (errored.size > 0) {
-        await winners.forEach((r) => {
-          const key = pairKey(r.index, r.rollout ?? 0);
-          if (!errored.has(key)) return;
-          if (notRerun.has(key)) builder.add(r);
-          else builder.addReplaced(r);
-        });
-        errored.clear();
-      }
-      return builder.result();
-    },
+    finished: fold.finished,
+    errored: fold.errored,
+    // This session's records: a re-run makes the old errored line a replaced one.
+    add: (r) => fold.supersede(r),
+    summary: () => fold.summary(),
   };
 }
 
@@ -161,42 +159,4 @@ export function* pendingPairs(
 /** Counts the pairs `pendingPairs` will yield. */
 export function countPending(n: number, rollouts: number, finished: Set<PairKey>, shard: Shard | null = null): number {
   return shardSize(n, shard) * rollouts - countInPlan(finished, n, rollouts, shard);
-}
-
-/**
- * How many rollouts of a saved run remain, read without taking the folder (no lock, no
- * repair of a torn last line), so that --resume can say so before asking for a key.
- */
-export async function rolloutsLeft(
-  dir: string,
-  n: number,
-  rollouts: number,
-  shard: Shard | null,
-): Promise<{ pending: number; total: number }> {
-  const results = join(dir, RESULTS_FILE);
-  // A fresh set for each pass: the fold starts again when a pair has two lines.
-  const finished = existsSync(results)
-    ? (
-        await foldWinningRecords(
-          results,
-          () => {
-            const scored = new Set<PairKey>();
-            const add = (r: RolloutRecord): void => {
-              if (!r.error) scored.add(pairKey(r.index, r.rollout ?? 0));
-            };
-            return { scored, add };
-          },
-          { bounds: { n, rollouts, shard, indices: null }, warn: () => {} },
-        )
-      ).fold.scored
-    : new Set<PairKey>();
-  return { pending: countPending(n, rollouts, finished, shard), total: shardSize(n, shard) * rollouts };
-}
-
-/** The summary of a run folder's winning records, read without taking or changing the folder. */
-export async function readSummary(dir: string, bounds: RunBounds | null = null): Promise<Summary> {
-  const results = join(dir, RESULTS_FILE);
-  if (!existsSync(results)) return new SummaryBuilder().result();
-  const { fold } = await foldWinningRecords(results, () => new SummaryBuilder(), { bounds, warn: () => {} });
-  return fold.result();
 }

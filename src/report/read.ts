@@ -9,8 +9,8 @@ import { expectedRollouts, locateRun, readRunInfo, stderrWarn, type RunFile, typ
 import { folderLockState } from '../runfile/lock.js';
 import { runGenerator } from '../runfile/versions.js';
 import { GENERATOR_VERSION } from '../task/generate.js';
-import { SummaryBuilder, type Summary } from '../summary/summary.js';
-import { foldWinningRecords, runBounds, type WinnerFold } from '../runfile/winners.js';
+import type { SummaryBuilder, Summary } from '../summary/summary.js';
+import { foldWinningRecords, runBounds, SummaryFold, type WinnerFold } from '../runfile/winners.js';
 import type { RolloutRecord } from '../runfile/record.js';
 import { provenanceOf, type Provenance } from './provenance.js';
 import * as std from '../io/std.js';
@@ -34,10 +34,6 @@ export interface RunData {
   provenance: Provenance;
 }
 
-export interface ReadOptions {
-  warn?: Warn;
-}
-
 /**
  * A folder written by bas 0.3 may hold an endpoint's echo of the key split by hidden
  * characters, which that version's redaction missed. When the run's key variable is set here,
@@ -51,34 +47,45 @@ function registerReadBackKey(run: RunFile | null): void {
   if (value) registerSecret(value);
 }
 
-/** What a report reads from a run's winning records: the summary, the configurations and the model; and a caller's fold. */
-class RunFold<F extends WinnerFold | null> implements WinnerFold {
-  readonly builder = new SummaryBuilder();
+/**
+ * What a report reads from a run's winning records, in one pass: the summary (SummaryFold,
+ * which takes a re-run's line in place of the errored one), the configurations and the model;
+ * and a caller's fold, which must take such lines too (`replace`) for the read to stay one pass.
+ */
+class RunFold<F extends WinnerFold | null> extends SummaryFold {
   readonly configs = new Set<string>();
   firstConfig: TaskConfig | null = null;
   firstModel: string | null = null;
 
-  constructor(readonly also: F) {}
+  constructor(readonly also: F) {
+    super();
+  }
 
-  add(r: RolloutRecord, line: number): void {
-    this.builder.add(r);
+  private note(r: RolloutRecord): void {
     if (r.config && this.configs.size < 20) {
-      const key = JSON.stringify([r.config.num_transactions, r.config.fault_rate, r.config.seed]);
-      if (!this.configs.has(key)) this.configs.add(key);
+      this.configs.add(JSON.stringify([r.config.num_transactions, r.config.fault_rate, r.config.seed]));
       this.firstConfig ??= r.config;
     }
     if (typeof r.model === 'string') this.firstModel ??= r.model;
-    this.also?.add(r, line);
   }
 
-  addReplaced(r: RolloutRecord): void {
-    this.builder.addReplaced(r);
+  override add(r: RolloutRecord, line?: number): void {
+    super.add(r);
+    this.note(r);
+    this.also?.add(r, line ?? 0);
+  }
+
+  override replace(r: RolloutRecord, line?: number): boolean {
+    if (this.also !== null && !this.also.replace) return false;
+    if (!super.replace(r)) return false;
+    this.note(r);
+    return this.also === null || this.also.replace!(r, line ?? 0);
   }
 }
 
-/** Reads and summarises a run folder (or a bare results file). */
-export async function readRun(path: string, options: Warn | ReadOptions = {}): Promise<RunData> {
-  return (await readRunFolding(path, () => null, options)).data;
+/** Reads and summarises a run folder (or a bare results file); `warn` hears a torn last line and records set aside. */
+export async function readRun(path: string, warn?: Warn): Promise<RunData> {
+  return (await readRunFolding(path, () => null, warn)).data;
 }
 
 /**
@@ -91,20 +98,20 @@ export async function readRun(path: string, options: Warn | ReadOptions = {}): P
 export async function readRunFolding<F extends WinnerFold | null>(
   path: string,
   start: () => F,
-  options: Warn | ReadOptions = {},
+  warn: Warn = stderrWarn,
 ): Promise<{ data: RunData; fold: F }> {
-  const opts = typeof options === 'function' ? { warn: options } : options;
-  const warn = opts.warn ?? stderrWarn;
   const { dir, resultsPath, runPath } = locateRun(path);
   let run = runPath ? await readRunInfo(runPath) : null;
   registerReadBackKey(run);
   // Records that cannot belong to the run (a task past n, another shard's) are set aside and
-  // counted, never summarised as rollouts of it. One pass over the file unless a pair has two lines.
+  // counted, never summarised as rollouts of it. One pass over the file (two only for a
+  // caller's fold that cannot take a re-run's line in place of the errored one).
   const { fold, counts } = await foldWinningRecords(resultsPath, () => new RunFold(start()), {
     bounds: runBounds(run),
     warn,
   });
-  const { builder, configs, firstConfig, firstModel } = fold;
+  const { configs, firstConfig, firstModel } = fold;
+  const builder = fold.finish();
   const summary = builder.result();
   if (summary.counts.rollouts === 0) {
     throw new ConfigError(`${resultsPath} holds no rollouts yet: nothing to report`);

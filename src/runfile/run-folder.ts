@@ -102,26 +102,23 @@ export class RunFolder {
   }
 
   /**
-   * `complete`, for a run whose every rollout is recorded and scored but whose run.json says
-   * otherwise (killed after its last record, before its final run.json): written under the
-   * lock, so reports stop calling it interrupted. The session that never wrote its end stays
-   * of unknown length.
+   * `complete`, for a resumed run whose every rollout is recorded and scored but whose run.json
+   * says otherwise (killed after its last record, before its final run.json): written under
+   * the lock this folder holds, so reports stop calling it interrupted. The session that never
+   * wrote its end stays of unknown length.
    */
-  static markComplete(dir: string, saved: RunInfo, summary: unknown, now = new Date()): RunInfo {
-    const lock = FolderLock.acquire(dir);
-    try {
-      const sessions = sessionsOf(saved);
-      const info: RunInfo = {
-        ...saved,
-        status: 'complete',
-        ended_at: now.toISOString(),
-        ...(sessions.length > 0 ? { sessions, elapsed_s: runTime(sessions).elapsed_s } : {}),
-        summary,
-      };
-      writeRunInfo(dir, info);
-      return info;
-    } finally {
-      lock.release();
-    }
+  markComplete(summary: unknown, now = new Date()): RunInfo {
+    const saved = this.saved;
+    if (!saved) throw new Error('RunFolder.markComplete() of a new run');
+    const sessions = sessionsOf(saved);
+    const info: RunInfo = {
+      ...saved,
+      status: 'complete',
+      ended_at: now.toISOString(),
+      ...(sessions.length > 0 ? { sessions, elapsed_s: runTime(sessions).elapsed_s } : {}),
+      summary,
+    };
+    writeRunInfo(this.dir, info);
+    return info;
   }
 }

@@ -7,10 +7,12 @@
  *
  * The first pass finds each pair's last line and checks each record against the run it sits
  * in; a second hands the winners over in file order. A reader that folds the records into
- * something it can start again (a summary, the drill-down's selection) uses
- * `foldWinningRecords`, which folds during the first pass and reads the file again only when
- * that pass finds a pair recorded twice (a run resumed after errors). Memory is a few bytes
- * per pair, never the records themselves.
+ * something it can start again (a summary, a resume's state, the drill-down's selection) uses
+ * `foldWinningRecords`, which folds during the first pass. A pair recorded twice (a run
+ * resumed after errors: an errored line, then the line that re-ran it) is handed to the
+ * fold's `replace`; a fold that can take the earlier line back (`SummaryFold` holds errored
+ * winners until the end) keeps the read to one pass, and the file is read again only for a
+ * fold that cannot. Memory is a few bytes per pair, and the errored winners a summary holds.
  *
  * A record that cannot belong to its run (a task index past n, outside the run's shard or
  * its list of tasks, a rollout past the run's count) is either refused with the file and line
@@ -20,6 +22,7 @@
 import { ConfigError } from '../errors/index.js';
 import { forEachRecord, stderrWarn, type Warn } from './read.js';
 import { pairKey, splitPairKey, type PairKey, type RolloutRecord } from './record.js';
+import { SummaryBuilder, type Summary, type SummaryRecord } from '../summary/summary.js';
 import { inShard, readShard, type Shard } from '../settings/shard.js';
 
 /** What a run's records must fit: its tasks and its rollouts per task, as run.json says. */
@@ -210,30 +213,24 @@ export class Winners {
   }
 }
 
-/** Both passes: `fn` gets the winning records of `path` in file order; returns what the first pass counted. */
-export async function readWinningRecords(
-  path: string,
-  fn: (r: RolloutRecord, line: number) => void,
-  opts: WinnerOptions & { onReplaced?: (r: RolloutRecord, line: number) => void } = {},
-): Promise<WinnerCounts> {
-  const winners = await Winners.scan(path, opts);
-  await winners.forEach(fn, opts.onReplaced);
-  return winners.counts;
-}
-
 /** Something the winning records are folded into, one at a time, in file order. */
 export interface WinnerFold {
   add(r: RolloutRecord, line: number): void;
   /** A line a later line of its pair replaced (its tokens were still paid for). */
   addReplaced?(r: RolloutRecord, line: number): void;
+  /**
+   * In the first pass: `r` replaces the line of its pair that this fold was given last. True
+   * when the fold took it (the earlier line now counting as replaced); false when it cannot
+   * take the earlier line back, and the file is then read again into a fresh fold.
+   */
+  replace?(r: RolloutRecord, line: number): boolean;
 }
 
 /**
- * The winning records of `path` folded, in file order, into a fold made by `start`. One pass
- * when no pair has two lines: the records are folded as the first pass reads them. Otherwise
- * the fold of that pass is dropped when the first repeated pair shows up, and a new one is made
- * and fed by a second pass. Either way the fold sees exactly what `readWinningRecords` hands
- * over, and no more than one fold is held at a time.
+ * The winning records of `path` folded into a fold made by `start`. One pass when no pair has
+ * two lines, or when the fold takes each replacing line (`replace`). Otherwise the fold of that
+ * pass is dropped at the first line it cannot take, and a new one is made and fed the winners
+ * in file order by a second pass. No more than one fold is held at a time.
  */
 export async function foldWinningRecords<F extends WinnerFold>(
   path: string,
@@ -244,8 +241,8 @@ export async function foldWinningRecords<F extends WinnerFold>(
   const winners = await Winners.scan(path, {
     ...opts,
     onLine: (r, line, replaces) => {
-      if (replaces) fold = null;
-      else fold?.add(r, line);
+      if (!replaces) fold?.add(r, line);
+      else if (fold !== null && !fold.replace?.(r, line)) fold = null;
     },
   });
   if (fold !== null) return { fold, counts: winners.counts };
@@ -255,4 +252,73 @@ export async function foldWinningRecords<F extends WinnerFold>(
     again.addReplaced && ((r, line) => again.addReplaced!(r, line)),
   );
   return { fold: again, counts: winners.counts };
+}
+
+/** What the summary reads of an errored line, kept while a later line may still replace it. */
+function errorPart(r: RolloutRecord): SummaryRecord {
+  return {
+    index: r.index,
+    rollout: r.rollout ?? 0,
+    reward: null,
+    rewards: null,
+    metrics: null,
+    error: r.error,
+    usage: r.usage ?? null,
+  };
+}
+
+/**
+ * The summary of a run's winning records, read in one pass. A scored line is summarised at
+ * once (bas never writes a line after a scored one of the same pair); an errored one is held
+ * until the end, since a later line of its pair (a resume re-running it, in the file or in
+ * this session: `supersede`) makes it a replaced line instead. The summary does not depend on
+ * the order it is fed (src/summary), so holding lines back changes no figure.
+ */
+export class SummaryFold implements WinnerFold {
+  protected readonly builder: SummaryBuilder = new SummaryBuilder();
+  /** Errored lines that win so far, by pair. */
+  private readonly heldErrors = new Map<PairKey, SummaryRecord>();
+
+  add(r: RolloutRecord): void {
+    this.take(r);
+  }
+
+  private take(r: RolloutRecord): void {
+    if (r.error) this.heldErrors.set(pairKey(r.index, r.rollout ?? 0), errorPart(r));
+    else this.builder.add(r);
+  }
+
+  addReplaced(r: RolloutRecord): void {
+    this.builder.addReplaced(r);
+  }
+
+  /** Takes a line replacing an errored one; a scored line cannot be taken back (false). */
+  replace(r: RolloutRecord): boolean {
+    if (!this.heldErrors.has(pairKey(r.index, r.rollout ?? 0))) return false;
+    this.supersede(r);
+    return true;
+  }
+
+  /** A newer line of `r`'s pair (or of a new pair): it wins, and an errored line it replaces counts as replaced. */
+  supersede(r: RolloutRecord): void {
+    const key = pairKey(r.index, r.rollout ?? 0);
+    const held = this.heldErrors.get(key);
+    if (held !== undefined) {
+      this.heldErrors.delete(key);
+      this.builder.addReplaced(held);
+    }
+    this.take(r);
+  }
+
+  /** The builder with every winner in: the errored lines still held are summarised now. */
+  finish(): SummaryBuilder {
+    for (const r of this.heldErrors.values()) this.builder.add(r);
+    this.heldErrors.clear();
+    return this.builder;
+  }
+
+  /** The summary of every winner so far. */
+  summary(): Summary {
+    return this.finish().result();
+  }
 }

@@ -2,6 +2,7 @@
  * Summary parts computed from whole columns at the end: pass@k over tasks, the reward
  * histogram, and the fault counts pooled over codes.
  */
+import { CompensatedSum } from './compensated-sum.js';
 import { passAtK, passKs } from './stats.js';
 
 export interface PassAtKRow {
@@ -17,18 +18,18 @@ export interface HistogramBin {
   count: number;
 }
 
-/** pass@k per task, averaged over the tasks that have at least k rollouts. */
+/** pass@k per task, averaged (an exact sum: in any order of tasks) over the tasks that have at least k rollouts. */
 export function passAtKRows(tasks: Map<number, { n: number; c: number }>, maxRollouts: number): PassAtKRow[] {
   return passKs(maxRollouts).map((k) => {
-    let sum = 0;
+    const sum = new CompensatedSum();
     let used = 0;
     for (const t of tasks.values()) {
       const p = passAtK(t.n, t.c, k);
       if (p === null) continue;
-      sum += p;
+      sum.add(p);
       used++;
     }
-    return { k, value: used ? sum / used : 0, tasks: used };
+    return { k, value: used ? sum.value / used : 0, tasks: used };
   });
 }
 

@@ -55,7 +55,12 @@ function example(message: string): string {
   return outsideText(message, MESSAGE_CHARS);
 }
 
-/** The errored rollouts of a run, counted by type and message as they come. */
+/**
+ * The errored rollouts of a run, counted by type and message as they come. What it shows does
+ * not depend on their order: a group's example is the first of its messages in code-unit order,
+ * and ties of count are broken by that example. (Past MESSAGES_KEPT distinct messages, which
+ * ones were kept does depend on order.)
+ */
 export class ErrorMessages {
   private readonly ids = new Map<string, number>();
   private readonly examples: string[] = [];
@@ -69,6 +74,9 @@ export class ErrorMessages {
       if (this.examples.length >= MESSAGES_KEPT) return Number.NaN;
       id = this.examples.push(example(message)) - 1;
       this.ids.set(key, id);
+    } else {
+      const shown = example(message);
+      if (shown < this.examples[id]!) this.examples[id] = shown;
     }
     return id;
   }
@@ -86,7 +94,10 @@ export class ErrorMessages {
   digest(): ErrorDigest[] {
     return [...this.perType.entries()]
       .map(([type, t]) => {
-        const top = [...t.byMessage.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, MESSAGES_SHOWN);
+        const ex = this.examples;
+        const top = [...t.byMessage.entries()]
+          .sort((a, b) => b[1] - a[1] || (ex[a[0]]! < ex[b[0]]! ? -1 : ex[a[0]]! > ex[b[0]]! ? 1 : a[0] - b[0]))
+          .slice(0, MESSAGES_SHOWN);
         const messages = top.map(([id, count]) => ({ count, example: this.examples[id]! }));
         return { type, count: t.count, messages, other: t.count - messages.reduce((a, m) => a + m.count, 0) };
       })

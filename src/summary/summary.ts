@@ -284,7 +284,7 @@ export class SummaryBuilder {
   private readonly tokens = new TokenTotals();
   private readonly erroredTokens = new TokenTotals();
   private readonly replacedTokens = new TokenTotals();
-  /** Errored rollouts per type, in order of first sight (no prototype: a type is outside text). */
+  /** Errored rollouts per type (no prototype: a type is outside text). */
   private readonly errorsByType: Record<string, number> = Object.create(null) as Record<string, number>;
   private readonly messages = new ErrorMessages();
   private readonly tasks: TaskTable | null;
@@ -398,7 +398,7 @@ export class SummaryBuilder {
     const tasks = this.tasks;
     return this.columns[k]!.estimate(
       scale,
-      tasks === null ? undefined : { column: tasks.columns[k]!, slots: tasks.size, chunkBits: tasks.chunkBits },
+      tasks === null ? undefined : { column: tasks.columns[k]!, slots: tasks.size },
     );
   }
 
@@ -413,6 +413,17 @@ export class SummaryBuilder {
       cached: w[4]! + r[4]!,
       lines: winners.lines() + this.replacedTokens.lines(),
     };
+  }
+
+  /** Errored rollouts per type, commonest first (ties by type): the same whatever order they came in. */
+  private errorsByTypeSorted(): Record<string, number> {
+    const types = Object.keys(this.errorsByType).sort((a, b) => {
+      const d = this.errorsByType[b]! - this.errorsByType[a]!;
+      return d !== 0 ? d : a < b ? -1 : a > b ? 1 : 0;
+    });
+    const out = Object.create(null) as Record<string, number>;
+    for (const t of types) out[t] = this.errorsByType[t]!;
+    return out;
   }
 
   /** The summary of everything added so far. */
@@ -444,7 +455,7 @@ export class SummaryBuilder {
         max_rollouts: maxRollouts,
         completed: this.completedCount,
         errored: this.rollouts - this.completedCount,
-        errors_by_type: Object.assign(Object.create(null) as Record<string, number>, this.errorsByType),
+        errors_by_type: this.errorsByTypeSorted(),
       },
       errors: this.messages.digest(),
       truncated: this.truncated,

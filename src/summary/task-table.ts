@@ -5,11 +5,70 @@
  * live in fixed typed-array chunks and a task index finds its slot through one map, so a
  * sharded run's strided indices cost no more than a whole run's.
  */
+import { CompensatedSum } from './compensated-sum.js';
 import type { TaskColumn } from './moments.js';
 
 const CHUNK_BITS = 10;
 const CHUNK = 1 << CHUNK_BITS;
 const MASK = CHUNK - 1;
+
+/**
+ * One column's per-task sums, exact: each slot holds its sum as two doubles, the rounded sum
+ * and what rounding left out (so `sum` is the exact sum rounded once, whatever the order of
+ * the task's values), and a slot whose exact sum two doubles cannot hold (values of very
+ * different sizes) moves to a CompensatedSum of its own.
+ */
+class ExactTaskColumn implements TaskColumn {
+  private readonly highs: Float64Array[] = [];
+  private readonly lows: Float64Array[] = [];
+  private readonly counts: Uint16Array[] = [];
+  private readonly wide = new Map<number, CompensatedSum>();
+
+  grow(): void {
+    this.highs.push(new Float64Array(CHUNK));
+    this.lows.push(new Float64Array(CHUNK));
+    this.counts.push(new Uint16Array(CHUNK));
+  }
+
+  /** Adds `x` to the task in `slot`; returns how many values it now holds. */
+  add(slot: number, x: number): number {
+    const k = slot >>> CHUNK_BITS;
+    const j = slot & MASK;
+    const wide = this.wide.get(slot);
+    if (wide !== undefined) wide.add(x);
+    else {
+      const a = this.highs[k]![j]!;
+      const b = this.lows[k]![j]!;
+      // a + x = s + e exactly, then b + e = t + f exactly (Knuth's two-sum).
+      const s = a + x;
+      const sv = s - a;
+      const e = a - (s - sv) + (x - sv);
+      const t = b + e;
+      const tv = t - b;
+      const f = b - (t - tv) + (e - tv);
+      if (f !== 0 || !Number.isFinite(s)) {
+        const sum = new CompensatedSum();
+        for (const v of [a, b, x]) sum.add(v);
+        this.wide.set(slot, sum);
+      } else {
+        // s + t as the rounded sum and its error: the high part is the exact sum rounded once.
+        const u = s + t;
+        const uv = u - s;
+        this.highs[k]![j] = u;
+        this.lows[k]![j] = s - (u - uv) + (t - uv);
+      }
+    }
+    return ++this.counts[k]![j]!;
+  }
+
+  sum(slot: number): number {
+    return this.wide.get(slot)?.value ?? this.highs[slot >>> CHUNK_BITS]![slot & MASK]!;
+  }
+
+  count(slot: number): number {
+    return this.counts[slot >>> CHUNK_BITS]![slot & MASK]!;
+  }
+}
 
 export class TaskTable {
   private readonly slotOf = new Map<number, number>();
@@ -17,13 +76,12 @@ export class TaskTable {
   private readonly rollouts: Uint16Array[] = [];
   private readonly done: Uint16Array[] = [];
   private readonly hits: Uint16Array[] = [];
-  readonly columns: TaskColumn[];
+  readonly columns: ExactTaskColumn[];
   size = 0;
   maxRollouts = 0;
-  readonly chunkBits = CHUNK_BITS;
 
   constructor(columns: number) {
-    this.columns = Array.from({ length: columns }, () => ({ sums: [], counts: [] }));
+    this.columns = Array.from({ length: columns }, () => new ExactTaskColumn());
   }
 
   /** The slot of task `index`, made on first sight; counts one more rollout of it. */
@@ -37,10 +95,7 @@ export class TaskTable {
         this.rollouts.push(new Uint16Array(CHUNK));
         this.done.push(new Uint16Array(CHUNK));
         this.hits.push(new Uint16Array(CHUNK));
-        for (const c of this.columns) {
-          c.sums.push(new Float64Array(CHUNK));
-          c.counts.push(new Uint16Array(CHUNK));
-        }
+        for (const c of this.columns) c.grow();
       }
       this.indices[s >>> CHUNK_BITS]![s & MASK] = index;
     }
@@ -57,9 +112,7 @@ export class TaskTable {
 
   /** Adds `x` to column `c` of the task in `slot`; true when that task now holds two values or more. */
   add(c: number, slot: number, x: number): boolean {
-    const col = this.columns[c]!;
-    col.sums[slot >>> CHUNK_BITS]![slot & MASK]! += x;
-    return ++col.counts[slot >>> CHUNK_BITS]![slot & MASK]! >= 2;
+    return this.columns[c]!.add(slot, x) >= 2;
   }
 
   /** Each task's index, rollouts, completed rollouts, BAS hits and the sum of column `c`, in slot order. */
@@ -72,7 +125,7 @@ export class TaskTable {
         rollouts: this.rollouts[k]![j]!,
         done: this.done[k]![j]!,
         hits: this.hits[k]![j]!,
-        sum: this.columns[c]!.sums[k]![j]!,
+        sum: this.columns[c]!.sum(s),
       };
     }
   }

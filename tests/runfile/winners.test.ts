@@ -7,7 +7,18 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { RolloutRecord } from '../../src/runfile/record.js';
-import { foldWinningRecords, readWinningRecords, runBounds, Winners } from '../../src/runfile/winners.js';
+import { foldWinningRecords, runBounds, Winners } from '../../src/runfile/winners.js';
+
+/** Both passes of the reader: the winners in file order, and the lines they replaced. */
+async function readWinningRecords(
+  path: string,
+  fn: (r: RolloutRecord, line: number) => void,
+  opts: Parameters<typeof Winners.scan>[1] & { onReplaced?: (r: RolloutRecord, line: number) => void } = {},
+) {
+  const w = await Winners.scan(path, opts);
+  await w.forEach(fn, opts.onReplaced);
+  return w.counts;
+}
 import { done, failed } from '../report/fixtures.js';
 import { tempDir } from '../support/cli.js';
 

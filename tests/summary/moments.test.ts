@@ -1,31 +1,18 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Moments, type TaskColumn } from '../../src/summary/moments.js';
+import { Moments } from '../../src/summary/moments.js';
+import { TaskTable } from '../../src/summary/task-table.js';
 import { estimate, type Estimate, type Scale } from '../../src/summary/stats.js';
 
-const CHUNK_BITS = 4;
-
-/** The running version of `estimate(xs, groups, scale)`: values pushed one by one, tasks kept in slots. */
+/** The running version of `estimate(xs, groups, scale)`: values pushed one by one, tasks kept in a TaskTable. */
 function streamed(xs: number[], groups: number[] | undefined, scale: Scale): Estimate {
   const m = new Moments();
-  const column: TaskColumn = { sums: [], counts: [] };
-  const slotOf = new Map<number, number>();
+  const tasks = new TaskTable(1);
   xs.forEach((x, i) => {
     m.push(x);
-    if (!groups) return;
-    let s = slotOf.get(groups[i]!);
-    if (s === undefined) {
-      slotOf.set(groups[i]!, (s = slotOf.size));
-      if (s >>> CHUNK_BITS >= column.sums.length) {
-        column.sums.push(new Float64Array(1 << CHUNK_BITS));
-        column.counts.push(new Uint16Array(1 << CHUNK_BITS));
-      }
-    }
-    const k = s & ((1 << CHUNK_BITS) - 1);
-    column.sums[s >>> CHUNK_BITS]![k]! += x;
-    if (++column.counts[s >>> CHUNK_BITS]![k]! === 2) m.repeats = true;
+    if (groups && tasks.add(0, tasks.rollout(groups[i]!), x)) m.repeats = true;
   });
-  return m.estimate(scale, groups ? { column, slots: slotOf.size, chunkBits: CHUNK_BITS } : undefined);
+  return m.estimate(scale, groups ? { column: tasks.columns[0]!, slots: tasks.size } : undefined);
 }
 
 function close(a: number | null, b: number | null): boolean {
@@ -76,5 +63,39 @@ describe('Moments', () => {
 
   it('gives no interval and null fields for no values', () => {
     expect(new Moments().estimate('unit')).toEqual({ n: 0, mean: null, stderr: null, ci95: null, method: null });
+  });
+
+  it('gives the same figures to the bit whatever order the values come in, per task too', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ x: value, task: fc.integer({ min: 0, max: 12 }) }), { minLength: 2, maxLength: 60 }),
+        fc.integer(),
+        (rows, seed) => {
+          const shuffled = [...rows];
+          // A seeded Fisher-Yates shuffle, so a failure replays.
+          let r = seed;
+          for (let i = shuffled.length - 1; i > 0; i--) {
+            r = (Math.imul(r, 1103515245) + 12345) | 0;
+            const j = (r >>> 1) % (i + 1);
+            [shuffled[i], shuffled[j]] = [shuffled[j]!, shuffled[i]!];
+          }
+          const one = (rs: typeof rows) =>
+            JSON.stringify([
+              streamed(
+                rs.map((x) => x.x),
+                undefined,
+                'real',
+              ),
+              streamed(
+                rs.map((x) => x.x),
+                rs.map((x) => x.task),
+                'real',
+              ),
+            ]);
+          expect(one(shuffled)).toBe(one(rows));
+        },
+      ),
+      { numRuns: 400 },
+    );
   });
 });
