@@ -116,6 +116,13 @@ export function renderLeaderboardCsv(lb: Leaderboard): string {
     'vs_best_ci_low',
     'vs_best_ci_high',
     'vs_best_verdict',
+    'bas_consistent',
+    'bas_consistent_ci_low',
+    'bas_consistent_ci_high',
+    'wrong_bas_audit',
+    'wrong_bas_arithmetic',
+    'wrong_bas_both',
+    'tier',
   ];
   const lines = [head.join(',')];
   const estCells = (e: Estimate) => [e.mean, e.ci95?.[0] ?? null, e.ci95?.[1] ?? null];
@@ -164,6 +171,16 @@ export function renderLeaderboardCsv(lb: Leaderboard): string {
         d?.ci95?.[0] ?? null,
         d?.ci95?.[1] ?? null,
         r.rank === null || r.rank === 1 ? null : vsBestText(r, lb.by).verdict,
+        // Where a wrong BAS comes from: empty for a run recorded before 0.4.1.
+        ...(r.consistency.n
+          ? [
+              ...estCells(r.consistency.bas_consistent),
+              r.consistency.bas_errors.audit,
+              r.consistency.bas_errors.arithmetic,
+              r.consistency.bas_errors.both,
+            ]
+          : [null, null, null, null, null, null]),
+        r.tier,
       ];
       lines.push(row.map(csvField).join(','));
     }

@@ -36,6 +36,7 @@ function sizeText(r: LeaderboardRun): string {
 
 export const RESULT_COLUMNS: Column[] = [
   { head: '#', align: 'right', value: rankText },
+  { head: 'tier', align: 'right', value: (r) => (r.tier === null ? '–' : String(r.tier)) },
   { head: 'run', align: 'left', value: (r) => r.name },
   { head: 'date', align: 'left', value: (r) => dateText(r.provenance.started_at) },
   { head: 'n × r', align: 'right', value: sizeText },

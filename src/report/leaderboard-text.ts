@@ -45,12 +45,17 @@ function groupText(lb: Leaderboard, g: Leaderboard['groups'][number]): string[] 
       `${g.title}: ${g.runs.length} run${g.runs.length === 1 ? '' : 's'} ranked${counted}, best first by ${measureText(lb.by)}; means over 95% intervals`,
     ),
   );
-  const first = pick(['#', 'run', 'date', 'n × r', 'completed / errored']);
+  const first = pick(['#', 'tier', 'run', 'date', 'n × r', 'completed / errored']);
   out.push(
     fitTable(
-      ['#', 'run\nfolder', 'date', 'n × r', 'completed /\nerrored'],
-      all.map((r) => [rankText(r), `${r.name}\n${r.dir}`, ...first.slice(2).map((c) => stackedCell(c.value(r, lb)))]),
-      { align: first.map((c) => c.align), separators: true, wrap: [1] },
+      ['#', 'tier', 'run\nfolder', 'date', 'n × r', 'completed /\nerrored'],
+      all.map((r) => [
+        rankText(r),
+        stackedCell(first[1]!.value(r, lb)),
+        `${r.name}\n${r.dir}`,
+        ...first.slice(3).map((c) => stackedCell(c.value(r, lb))),
+      ]),
+      { align: first.map((c) => c.align), separators: true, wrap: [2] },
     ),
   );
   out.push(columnsTable(lb, all, pick(['#', 'reward (errors as 0)', 'reward', 'bas_correct', 'fault_audit'])));

@@ -20,6 +20,7 @@ import type { RunData } from './read.js';
 import { costOf, describeTask, type Cost } from './run-report.js';
 import { runNames } from './run-names.js';
 import type { Estimate } from '../summary/stats.js';
+import { holmRejects, pairedTTest } from '../summary/paired.js';
 import type { PooledFaults } from '../summary/aggregate.js';
 import type { ConsistencySummary } from '../summary/summary.js';
 import type { Provenance } from './provenance.js';
@@ -71,6 +72,12 @@ export interface LeaderboardRun {
   cost: Cost;
   /** Paired difference (this run − the best) on shared tasks; null for the best and unranked runs. */
   vs_best: Pairing | null;
+  /**
+   * 1 for the best run's tier, 2 for the next …: runs share a tier when a paired test cannot
+   * tell them from the tier's first run at 95%, Holm-corrected over every pair of the group
+   * (see `tiersOf`); null for a run not ranked.
+   */
+  tier: number | null;
 }
 
 interface LeaderboardGroup {
@@ -93,7 +100,69 @@ export interface Leaderboard {
   include_incomplete: boolean;
   seed: number;
   resamples: number;
+  /** How tiers are formed (docs/leaderboard.md). */
+  tiers: { test: 'paired t-test'; correction: 'holm'; alpha: number };
   groups: LeaderboardGroup[];
+}
+
+/** Family-wise level of the tiers' tests. */
+const TIER_ALPHA = 0.05;
+
+/** Per task, in index order: the task and its per-task mean of the ranking measure (NaN: none completed). */
+function taskMeans(d: RunData, by: RankMeasure): { index: Float64Array; value: Float64Array } {
+  const rows = d.builder.perTask();
+  const zero = by === 'reward_errors_as_zero';
+  return {
+    index: Float64Array.from(rows, (t) => t.index),
+    value: Float64Array.from(rows, (t) => (zero ? t.rewardZero : t.reward)),
+  };
+}
+
+/** The differences (b − a) over tasks both have a value on (both lists in index order). */
+function pairedDiffs(a: ReturnType<typeof taskMeans>, b: ReturnType<typeof taskMeans>): Float64Array {
+  const out: number[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.index.length && j < b.index.length) {
+    const [x, y] = [a.index[i]!, b.index[j]!];
+    if (x < y) i++;
+    else if (y < x) j++;
+    else {
+      const diff = b.value[j]! - a.value[i]!;
+      if (diff === diff) out.push(diff);
+      i++;
+      j++;
+    }
+  }
+  return Float64Array.from(out);
+}
+
+/**
+ * Tiers of ranked runs (best first): every pair is tested (paired t-test over the tasks both
+ * ran, per-task means of the reward, or of the reward with errors as 0 when ranking by it),
+ * Holm-corrected over the pairs; then, walking down the ranking, a run joins the current
+ * tier unless it is told apart from that tier's first run, in which case it starts the next.
+ * Tiers are so contiguous in rank, and every run is indistinguishable from its tier's best.
+ */
+function tiersOf(ranked: RunData[], by: RankMeasure): number[] {
+  const measure = by === 'reward_errors_as_zero' ? by : 'reward';
+  const means = ranked.map((d) => taskMeans(d, measure));
+  const pairs: Array<[number, number]> = [];
+  const ps: number[] = [];
+  for (let a = 0; a < ranked.length; a++)
+    for (let b = a + 1; b < ranked.length; b++) {
+      pairs.push([a, b]);
+      ps.push(pairedTTest(pairedDiffs(means[a]!, means[b]!)).p);
+    }
+  const apart = holmRejects(ps, TIER_ALPHA);
+  const told = new Set(pairs.filter((_, k) => apart[k]).map(([a, b]) => a * ranked.length + b));
+  const tiers: number[] = [];
+  let leader = 0;
+  ranked.forEach((_, i) => {
+    if (i > 0 && told.has(leader * ranked.length + i)) leader = i;
+    tiers.push(i === 0 ? 1 : tiers[i - 1]! + (leader === i ? 1 : 0));
+  });
+  return tiers;
 }
 
 function groupKey(d: RunData): string {
@@ -146,7 +215,13 @@ function rankOrder(runs: Array<{ d: RunData; name: string }>, by: RankMeasure): 
   });
 }
 
-function entry(d: RunData, name: string, rank: number | null, vsBest: Pairing | null): LeaderboardRun {
+function entry(
+  d: RunData,
+  name: string,
+  rank: number | null,
+  vsBest: Pairing | null,
+  tier: number | null = null,
+): LeaderboardRun {
   const s = d.summary;
   return {
     rank,
@@ -185,6 +260,7 @@ function entry(d: RunData, name: string, rank: number | null, vsBest: Pairing | 
     },
     cost: costOf(s, {}, d.run?.prices),
     vs_best: vsBest,
+    tier,
   };
 }
 
@@ -206,6 +282,7 @@ export function buildLeaderboard(
     include_incomplete: include,
     seed: opts.seed,
     resamples: opts.resamples,
+    tiers: { test: 'paired t-test', correction: 'holm', alpha: TIER_ALPHA },
     groups: [...groups.values()].map((members): LeaderboardGroup => {
       const rankable = members.filter(({ d }) => include || unrankableReason(d) === null);
       const ranked = rankOrder(rankable, by);
@@ -215,13 +292,23 @@ export function buildLeaderboard(
       );
       const first = (ranked[0] ?? left[0])!;
       const best = ranked[0];
+      const tiers = tiersOf(
+        ranked.map((r) => r.d),
+        by,
+      );
       return {
         task: first.d.task,
         generator: runGenerator(first.d.run),
         prompt_version: runPromptVersion(first.d.run),
         title: groupTitle(first.d),
         runs: ranked.map(({ d, name }, i) =>
-          entry(d, name, i + 1, i === 0 ? null : pairRuns(best!.d, '#1', d, `#${i + 1}`, opts.seed, opts.resamples)),
+          entry(
+            d,
+            name,
+            i + 1,
+            i === 0 ? null : pairRuns(best!.d, '#1', d, `#${i + 1}`, opts.seed, opts.resamples),
+            tiers[i]!,
+          ),
         ),
         unranked: left.map(({ d, name }) => entry(d, name, null, null)),
       };

@@ -7,6 +7,7 @@
 import { uniformInt } from 'pure-rand/distribution/uniformInt';
 import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
 import { CompensatedSum } from './compensated-sum.js';
+import { bootstrapPercentiles } from './paired.js';
 
 /**
  * What a column's values can be, which decides the interval: `unit` scores lie in [0, 1]
@@ -281,18 +282,33 @@ export interface PairedBootstrap {
   ci95: [number, number] | null;
   seed: number;
   resamples: number;
+  /**
+   * `drawn`: the resamples were drawn; `expansion`: the sample was too large to draw them in
+   * reasonable time, and the percentiles come from the bootstrap distribution's cumulants.
+   */
+  method: 'drawn' | 'expansion';
 }
+
+/**
+ * Draws past this many (tasks × resamples) are not drawn: 10,000 resamples of 100,000 tasks
+ * would take a minute, and at such sizes the expansion is closer to the bootstrap
+ * distribution than 10,000 draws are.
+ */
+const DRAW_LIMIT = 2 ** 24;
 
 /**
  * Paired bootstrap of the mean difference: resample the task differences with replacement
  * `resamples` times from xoroshiro128+ seeded with `seed` (pure-rand), and take the
  * 2.5th and 97.5th percentiles of the resampled means. The same seed and data give the same
- * interval on every machine.
+ * interval on every machine. Above DRAW_LIMIT draws, the same percentiles are read off the
+ * bootstrap distribution itself (`bootstrapPercentiles`, paired.ts).
  */
 export function pairedBootstrap(diffs: ArrayLike<number>, seed: number, resamples: number): PairedBootstrap {
   const n = diffs.length;
   const m = mean(diffs);
-  if (m === null) return { n: 0, mean: null, ci95: null, seed, resamples };
+  if (m === null) return { n: 0, mean: null, ci95: null, seed, resamples, method: 'drawn' };
+  if (n * resamples > DRAW_LIMIT)
+    return { n, mean: m, ci95: bootstrapPercentiles(diffs), seed, resamples, method: 'expansion' };
   const rng = xoroshiro128plus(seed);
   const means = new Float64Array(resamples);
   for (let b = 0; b < resamples; b++) {
@@ -307,5 +323,6 @@ export function pairedBootstrap(diffs: ArrayLike<number>, seed: number, resample
     ci95: [percentileSorted(means, 0.025)!, percentileSorted(means, 0.975)!],
     seed,
     resamples,
+    method: 'drawn',
   };
 }

@@ -115,6 +115,30 @@ describe('buildLeaderboard', () => {
     expect(text).toMatch(/│ 4 │ +1\.000 │ +20 \/ 0 \/ 0 │/);
   });
 
+  it("gives tiers: runs a paired test cannot tell from their tier's best share it (Holm over the pairs)", async () => {
+    // A is right everywhere and B on all but one task; C states the key but claims nothing
+    // (0.6 on every task), D likewise but for one task. A and B cannot be told apart, nor C
+    // and D; every other pair differs on every task.
+    const dirs = { A: 'tiers/a', B: 'tiers/b', C: 'tiers/c', D: 'tiers/d' };
+    writeRun(join(root, dirs.A), { n: 40, model: 'a', choose: () => 'oracle' });
+    writeRun(join(root, dirs.B), { n: 40, model: 'b', choose: (i) => (i === 0 ? 'raw-sums' : 'oracle') });
+    writeRun(join(root, dirs.C), { n: 40, model: 'c', choose: () => 'silent' });
+    writeRun(join(root, dirs.D), { n: 40, model: 'd', choose: (i) => (i === 1 ? 'raw-sums' : 'silent') });
+    const lb = buildLeaderboard([await read(dirs.D), await read(dirs.B), await read(dirs.C), await read(dirs.A)], {
+      seed: 1,
+      resamples: 200,
+    });
+    expect(lb.tiers).toEqual({ test: 'paired t-test', correction: 'holm', alpha: 0.05 });
+    const g = lb.groups[0]!;
+    expect(g.runs.map((r) => [r.model, r.tier])).toEqual([
+      ['a', 1],
+      ['b', 1],
+      ['c', 2],
+      ['d', 2],
+    ]);
+    expect(renderLeaderboard(lb)).toMatch(/│ 3 │    2 │ c /);
+  });
+
   it('puts runs asked with another prompt in a group of their own', async () => {
     const lb = buildLeaderboard([...runs, await read('prompts/p1')], { seed: 1, resamples: 200 });
     expect(lb.groups).toHaveLength(3);

@@ -16,7 +16,17 @@ function usd(v: number | null): string {
   return v === null ? '–' : `$${v.toFixed(v < 1 ? 4 : 2)}`;
 }
 
-const FIRST = ['#', 'run', 'date', 'n × r', 'completed / errored', 'reward (errors as 0)', 'reward', 'bas_correct'];
+const FIRST = [
+  '#',
+  'tier',
+  'run',
+  'date',
+  'n × r',
+  'completed / errored',
+  'reward (errors as 0)',
+  'reward',
+  'bas_correct',
+];
 const SECOND = ['#', 'fault_audit', 'bas_label_accuracy', 'fault_precision', 'fault_recall', 'num_flagged', 'parsed'];
 const THIRD = ['#', 'bas_consistent', 'wrong BAS: audit / arithmetic / both'];
 
@@ -35,7 +45,7 @@ export function leaderboardPage(lb: Leaderboard, extra = ''): string {
         const v = vsBestText(r, lb.by);
         return [...first.map((c) => stackedCell(c.value(r, lb))), v.diff ? `${v.diff}\n${v.verdict}` : v.verdict];
       }),
-      { textCols: [1, 2, 8], wrapCols: [1, 8], lineBreaks: true },
+      { textCols: [2, 3, 9], wrapCols: [2, 9], lineBreaks: true },
     );
     const second = cols(SECOND);
     const metrics = htmlTable(
