@@ -160,3 +160,26 @@ export function* pendingPairs(
 export function countPending(n: number, rollouts: number, finished: Set<PairKey>, shard: Shard | null = null): number {
   return shardSize(n, shard) * rollouts - countInPlan(finished, n, rollouts, shard);
 }
+
+/**
+ * How many rollouts of a saved run remain, read without taking the folder (no lock, no repair
+ * of a torn last line): for a caller that only asks whether a run is finished (a finished
+ * sweep re-prints its table). A resume reads this under its lock instead (`readRecorded`).
+ */
+export async function rolloutsLeft(
+  dir: string,
+  n: number,
+  rollouts: number,
+  shard: Shard | null,
+): Promise<{ pending: number; total: number }> {
+  const results = join(dir, RESULTS_FILE);
+  const finished = existsSync(results)
+    ? (
+        await foldWinningRecords(results, () => new RecordedFold(), {
+          bounds: { n, rollouts, shard, indices: null },
+          warn: () => {},
+        })
+      ).fold.finished
+    : new Set<PairKey>();
+  return { pending: countPending(n, rollouts, finished, shard), total: shardSize(n, shard) * rollouts };
+}

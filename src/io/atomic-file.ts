@@ -10,6 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   closeSync,
+  constants,
   fsyncSync,
   lstatSync,
   openSync,
@@ -66,6 +67,38 @@ function tempNameFor(target: string): string {
   return join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
 }
 
+/**
+ * The refusal of a symbolic link where bas names the file itself (a run folder's files): a
+ * link there could send a write, a truncation or a read outside the folder.
+ */
+export function linkRefusal(path: string): ConfigError {
+  return new ConfigError(
+    `${path} is a symbolic link: bas never follows a link for a file it keeps in a run folder (it would write outside the folder); replace the link with the file itself, or choose another folder`,
+  );
+}
+
+/**
+ * Opens a file a run folder holds without following a link (O_NOFOLLOW: the check and the
+ * open are one system call, so a link put in its place meanwhile cannot be followed either).
+ * `how`: 'r' to read, 'r+' to read and write, 'a' to append (created if missing), 'w' to
+ * truncate (created if missing). A link is refused with `linkRefusal`; other system errors are
+ * thrown as they come.
+ */
+export function openNoFollow(path: string, how: 'r' | 'r+' | 'a' | 'w'): number {
+  const flags = {
+    r: constants.O_RDONLY,
+    'r+': constants.O_RDWR,
+    a: constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT,
+    w: constants.O_WRONLY | constants.O_TRUNC | constants.O_CREAT,
+  }[how];
+  try {
+    return openSync(path, flags | constants.O_NOFOLLOW, 0o666);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw linkRefusal(path);
+    throw err;
+  }
+}
+
 /** Writes all of `bytes` to `fd`: continues after a short write, fails when nothing moves. */
 export function writeFully(fd: number, bytes: Uint8Array): void {
   for (let done = 0; done < bytes.length;) {
@@ -82,6 +115,10 @@ export function writeFully(fd: number, bytes: Uint8Array): void {
  * symbolic link is followed, so the file it points to is the one replaced and the link stays
  * a link. Anything else that is not a folder (a FIFO, `/dev/stdout`, a terminal) cannot be
  * replaced without destroying it, so it is written directly, as a shell's `>` would.
+ *
+ * With `noFollow` (the files bas names itself in a run folder) a link is refused instead, and
+ * the rename replaces the name itself: a link put there after the check is replaced, never
+ * written through, since rename() does not follow its target.
  */
 export class AtomicFile {
   private fd: number | null;
@@ -92,10 +129,12 @@ export class AtomicFile {
   constructor(
     readonly path: string,
     private readonly label?: string,
+    noFollow = false,
   ) {
     const named = label ? `${label} ` : '';
     let target = path;
     let st = statOrNull(path, lstatSync);
+    if (st?.isSymbolicLink() && noFollow) throw linkRefusal(path);
     if (st?.isSymbolicLink()) {
       try {
         target = realpathSync(path);
@@ -105,6 +144,9 @@ export class AtomicFile {
       st = statOrNull(target, statSync);
     }
     if (st?.isDirectory()) throw new ConfigError(`${named}${path} is a folder; give a file name`);
+    // A FIFO or a device where a run folder's file belongs is not written into either.
+    if (noFollow && st !== null && !st.isFile() && !st.isDirectory())
+      throw new ConfigError(`${named}${path} is not a regular file; bas keeps only regular files in a run folder`);
     const direct = st !== null && !st.isFile();
     this.temp = direct ? null : tempNameFor(target);
     this.target = target;
@@ -179,9 +221,12 @@ function statOrNull(path: string, how: typeof statSync): Stats | null {
   }
 }
 
-/** Replaces `path` with `text` in one go, atomically (run.json and other small files). */
-export function writeFileAtomic(path: string, text: string, label?: string): void {
-  const file = new AtomicFile(path, label);
+/**
+ * Replaces `path` with `text` in one go, atomically (run.json and other small files).
+ * `noFollow` refuses a link at `path` rather than writing the file it points to.
+ */
+export function writeFileAtomic(path: string, text: string, label?: string, noFollow = false): void {
+  const file = new AtomicFile(path, label, noFollow);
   file.write(text);
   file.commit();
 }

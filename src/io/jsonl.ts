@@ -3,6 +3,7 @@
  * file and the line. Blank lines are ignored.
  */
 import { closeSync, createReadStream, openSync, readSync, statSync } from 'node:fs';
+import { openNoFollow } from './atomic-file.js';
 import { ConfigError, fileError, FileTooLargeError, InputLineError, systemErrorCode } from '../errors/index.js';
 
 /** Fails early, with a ConfigError, when `path` is not a readable file. */
@@ -20,10 +21,11 @@ function requireFile(path: string, flag: string): void {
 /**
  * A whole small file as UTF-8 text, read at most `maxBytes` + 1 bytes far: a device such as
  * /dev/zero, or a file grown huge, fails with a FileTooLargeError at once instead of filling
- * memory. System errors (ENOENT ...) are thrown as they come.
+ * memory. System errors (ENOENT ...) are thrown as they come. `noFollow` refuses a symbolic
+ * link (a run folder's own files) instead of reading what it points to.
  */
-export function readSmallFile(path: string, maxBytes: number): string {
-  const fd = openSync(path, 'r');
+export function readSmallFile(path: string, maxBytes: number, noFollow = false): string {
+  const fd = noFollow ? openNoFollow(path, 'r') : openSync(path, 'r');
   try {
     const buf = Buffer.alloc(Math.min(maxBytes + 1, 1 << 16));
     const parts: Buffer[] = [];
@@ -46,14 +48,21 @@ export function readSmallFile(path: string, maxBytes: number): string {
  * capped by --max-response-mb, 32 MB by default); past this a line is refused at once, where
  * node's own line reader would keep growing its buffer until the process dies with a stack trace.
  */
-const MAX_LINE_CHARS = 256 * 1024 * 1024;
+export const MAX_LINE_CHARS = 256 * 1024 * 1024;
+
+/** One line of a file: its text without the line end, and whether a `\n` ended it (only a file's last line may lack one). */
+export interface FileLine {
+  text: string;
+  ended: boolean;
+}
 
 /**
- * The lines of a UTF-8 file, without their `\n` (or `\r\n`), one at a time; a last line
- * without a newline is yielded too. A line longer than `maxChars` throws a ConfigError naming
- * the file and the line, so memory stays bounded whatever the file holds.
+ * The lines of a UTF-8 file, without their `\n` (or `\r\n`), one at a time, each saying
+ * whether its newline was there; a last line without a newline is yielded too (`ended`
+ * false). A line longer than `maxChars` throws a ConfigError naming the file and the line, so
+ * memory stays bounded whatever the file holds.
  */
-export async function* boundedLines(path: string, maxChars = MAX_LINE_CHARS): AsyncGenerator<string> {
+export async function* boundedFileLines(path: string, maxChars = MAX_LINE_CHARS): AsyncGenerator<FileLine> {
   const input = createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 20 });
   const tooLong = (line: number): ConfigError =>
     new ConfigError(
@@ -71,14 +80,24 @@ export async function* boundedLines(path: string, maxChars = MAX_LINE_CHARS): As
         const line = partial + chunk.slice(from, nl);
         partial = '';
         from = nl + 1;
-        yield done(line);
+        yield { text: done(line), ended: true };
       }
       if (partial.length + chunk.length - from > maxChars) throw tooLong(lineNo + 1);
       partial += chunk.slice(from);
     }
-    if (partial !== '') yield done(partial);
+    if (partial !== '') yield { text: done(partial), ended: false };
   } finally {
     input.destroy();
+  }
+}
+
+/** The text of each line of `boundedFileLines`. */
+export async function* boundedLines(path: string, maxChars = MAX_LINE_CHARS): AsyncGenerator<string> {
+  const lines = boundedFileLines(path, maxChars);
+  try {
+    for await (const line of lines) yield line.text;
+  } finally {
+    await lines.return(undefined);
   }
 }
 

@@ -56,10 +56,11 @@ function stdoutSink(): OutputSink {
 /**
  * A sink on a file, through the one atomic writer: written to a temporary name, every byte
  * checked, renamed on `end()`. Each 64 KiB chunk yields to the event loop once, so Ctrl-C
- * is heard (and the temporary file removed) even in a long `gen -o`.
+ * is heard (and the temporary file removed) even in a long `gen -o`. `noFollow` refuses a
+ * link at `path` (a file bas keeps in a run or sweep folder) instead of writing through it.
  */
-export function fileSink(path: string, flag: string): OutputSink {
-  const file = new AtomicFile(path, flag);
+export function fileSink(path: string, flag: string, noFollow = false): OutputSink {
+  const file = new AtomicFile(path, flag, noFollow);
   let buffer = '';
   const flush = async (): Promise<void> => {
     if (buffer === '') return;

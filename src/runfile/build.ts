@@ -9,7 +9,7 @@
  * The only folder ever removed recursively is our own temporary one.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { forgetTemp, trackTemp } from '../io/atomic-file.js';
 import { ConfigError, fileError, systemErrorCode } from '../errors/index.js';
@@ -19,12 +19,26 @@ import { writeRunInfo, type RunInfo } from './run-info.js';
 /** Refuses an output folder that already holds something. */
 export function requireEmptyOutput(out: string, flag: string): void {
   let entries: string[];
+  // A link named as the new folder is refused: the folder is renamed into place by its name,
+  // and what the link points to is not the folder being made.
+  if (isLink(out))
+    throw new ConfigError(
+      `${flag} ${out} is a symbolic link: bas makes a run folder only under its own name; give the folder's real path, or another name`,
+    );
   try {
     entries = existsSync(out) ? readdirSync(out) : [];
   } catch (err) {
     throw fileError('use', out, err, flag);
   }
   if (entries.length > 0) throw new ConfigError(`${flag} ${out} already exists and is not empty`);
+}
+
+function isLink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }
 
 /** Makes a new, private temporary folder beside `out` (never reusing an existing path). */

@@ -19,13 +19,17 @@
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, linkSync, openSync, readFileSync, unlinkSync } from 'node:fs';
+import { readSmallFile } from '../io/jsonl.js';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { writeFully } from '../io/atomic-file.js';
-import { ConfigError, fileError, systemErrorCode } from '../errors/index.js';
+import { ConfigError, fileError, FileTooLargeError, systemErrorCode } from '../errors/index.js';
 
 import { LOCK_FILE } from './files.js';
 const TAKEOVER_SUFFIX = '.takeover';
+
+/** A lock bas writes is one short line; a file far larger is not a lock. */
+const MAX_LOCK_BYTES = 4096;
 
 /** Who holds a lock. `start` is null where the system does not tell a process's start time. */
 export interface LockOwner {
@@ -71,8 +75,12 @@ function pidRunning(pid: number): boolean {
 export function readLockOwner(file: string): LockOwner | null | 'unreadable' {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    // Never through a link: a lock that points elsewhere is not one bas made (it links a
+    // private file of its own), and is refused rather than read, taken over or removed.
+    text = readSmallFile(file, MAX_LOCK_BYTES, true);
   } catch (err) {
+    if (err instanceof ConfigError) throw err;
+    if (err instanceof FileTooLargeError) return 'unreadable';
     if (systemErrorCode(err) === 'ENOENT') return null;
     throw fileError('read', file, err);
   }

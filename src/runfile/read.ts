@@ -2,13 +2,15 @@
  * Reading a run folder back: results.jsonl one line at a time (so a run of any length is read
  * in memory proportional to what the caller keeps), run.json, and where the two are.
  *
- * A crash can leave the last line half-written: that line is skipped with a warning. A bad
- * line anywhere else means the file was damaged or edited, and is refused with its number.
+ * A crash can leave the last line half-written, without its newline: that line is skipped with
+ * a warning. Any other bad line means the file was damaged or edited, and is refused with its
+ * number (`judgeLine` is the rule).
  */
-import { statSync } from 'node:fs';
+import { lstatSync, statSync } from 'node:fs';
+import { linkRefusal } from '../io/atomic-file.js';
 import { join } from 'node:path';
 import { BadRecordError, ConfigError, fileError, systemErrorCode } from '../errors/index.js';
-import { boundedLines } from '../io/jsonl.js';
+import { boundedFileLines } from '../io/jsonl.js';
 import { terminalText } from '../io/terminal-text.js';
 import { checkRecord, type RolloutRecord } from './record.js';
 import { readShard, shardSize } from '../settings/shard.js';
@@ -22,39 +24,52 @@ export type Warn = (message: string) => void;
 export const stderrWarn: Warn = (m) => std.stderr().write(`bas: warning: ${terminalText(m)}\n`);
 
 /**
+ * What one line of a results file is: a record, `torn`, or damage (the reason, in words to
+ * follow "line N "). This is the one rule for a bad last line, used by the reader for every
+ * line and by the resume's cutter for the end of the file (results.ts), so the two never
+ * disagree. bas writes each line together with its newline in one write, so a process killed
+ * mid-write leaves at most a last line WITHOUT its newline: such a line that is not JSON is
+ * torn (skipped, and cut by a resume); one that is a whole record is kept (a resume adds its
+ * newline). A line that ended with its newline was written whole: if it is not a record the
+ * file was damaged or edited, wherever the line is, and it is refused, never skipped.
+ */
+export function judgeLine(text: string, ended: boolean): RolloutRecord | 'torn' | { damaged: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    if (!ended) return 'torn';
+    return {
+      damaged: `is not valid JSON (${(err as Error).message}); the file is damaged (a line cut off mid-write has no newline at its end, and this one has)`,
+    };
+  }
+  const r = checkRecord(value);
+  return typeof r === 'string' ? { damaged: `is not a rollout record: ${r}` } : r;
+}
+
+/**
  * Calls `fn` for every record of a results file, in order, with its 1-based line number; `fn`
- * may return false to stop there. This is the one place the torn-last-line rule lives: a line
- * that does not parse is skipped with a warning when it is the last (a crash cut it mid-write);
- * any other bad line throws a BadRecordError naming the file and line.
+ * may return false to stop there. Each line is judged by `judgeLine`: a torn last line is
+ * skipped with a warning; any damaged line throws a BadRecordError naming the file and line.
  */
 export async function forEachRecord(
   path: string,
   fn: (r: RolloutRecord, line: number) => boolean | void,
   warn: Warn = stderrWarn,
 ): Promise<void> {
-  const lines = boundedLines(path);
-  // A line that did not parse is held back until we know whether it was the last one.
-  let pending: { line: number; reason: string } | null = null;
+  const lines = boundedFileLines(path);
+  let torn: number | null = null;
   let lineNo = 0;
   try {
-    for await (const text of lines) {
+    for await (const { text, ended } of lines) {
       lineNo++;
       if (text.trim() === '') continue;
-      if (pending)
-        throw new BadRecordError(
-          `${path}: line ${pending.line} is not valid JSON (${pending.reason}); the file is damaged`,
-          pending.line,
-        );
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch (err) {
-        pending = { line: lineNo, reason: (err as Error).message };
+      const r = judgeLine(text, ended);
+      if (r === 'torn') {
+        torn = lineNo; // only the last line lacks its newline
         continue;
       }
-      const r = checkRecord(value);
-      if (typeof r === 'string')
-        throw new BadRecordError(`${path}: line ${lineNo} is not a rollout record: ${r}`, lineNo);
+      if ('damaged' in r) throw new BadRecordError(`${path}: line ${lineNo} ${r.damaged}`, lineNo);
       if (fn(r, lineNo) === false) return;
     }
   } catch (err) {
@@ -63,8 +78,8 @@ export async function forEachRecord(
   } finally {
     await lines.return(undefined);
   }
-  if (pending)
-    warn(`${path}: skipped line ${pending.line}, cut off mid-write (the run probably stopped while writing it)`);
+  if (torn !== null)
+    warn(`${path}: skipped line ${torn}, cut off mid-write (the run probably stopped while writing it)`);
 }
 
 /** Where the results are: DIR/results.jsonl, or the path itself when it is a file. */
@@ -78,11 +93,15 @@ export function locateRun(path: string): { dir: string; resultsPath: string; run
   }
   if (st.isFile()) return { dir: path, resultsPath: path, runPath: null };
   const resultsPath = join(path, RESULTS_FILE);
+  let results;
   try {
-    statSync(resultsPath);
+    results = lstatSync(resultsPath);
   } catch {
     throw new ConfigError(`${path} is not a run folder: it has no ${RESULTS_FILE} (bas eval --output writes one)`);
   }
+  // A run folder's own file is never read through a link (see openNoFollow): name the file
+  // itself to read one from elsewhere.
+  if (results.isSymbolicLink()) throw linkRefusal(resultsPath);
   return { dir: path, resultsPath, runPath: join(path, RUN_FILE) };
 }
 

@@ -9,13 +9,14 @@
  * re-run and its new line appended): the LAST line for a pair is the one that counts.
  */
 import { stringifyRedacted } from '../io/secrets.js';
-import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { BadRecordError, ConfigError, fileError, FatalRunError, fileErrorMessage } from '../errors/index.js';
-import { writeFully } from '../io/atomic-file.js';
+import { openNoFollow, writeFully } from '../io/atomic-file.js';
 import { FolderLock } from './lock.js';
 import type { RolloutRecord } from './record.js';
-import { forEachRecord } from './read.js';
+import { forEachRecord, judgeLine } from './read.js';
+import { MAX_LINE_CHARS } from '../io/jsonl.js';
 import { readRunInfo } from './run-info.js';
 import { RESULTS_FILE, RUN_FILE } from './files.js';
 
@@ -40,9 +41,12 @@ export class ResultStore {
   ) {
     const file = join(dir, RESULTS_FILE);
     try {
-      this.fd = openSync(file, flags);
+      // Never through a link: a results.jsonl that points elsewhere would have records (and,
+      // on a resume, the cut of a torn line) land outside the folder.
+      this.fd = openNoFollow(file, flags);
     } catch (err) {
       lock.release();
+      if (err instanceof ConfigError) throw err;
       throw fileError('write', file, err);
     }
   }
@@ -164,34 +168,67 @@ export class ResultStore {
 const FLUSH_AT = 65_536;
 
 /**
- * Cuts a torn last line (the process died in the middle of writing it) so the file ends at
- * a line boundary again. Returns whether anything was cut.
+ * Ends the file at a line boundary again before a resume appends to it, by the reader's own
+ * rule for its last line (`judgeLine`): what follows the last newline is cut when it is torn
+ * (not JSON: the process died writing it), and given its newline when it is a whole record
+ * (the process died just before the newline). A last line that is damage, with its newline or
+ * without, is refused: appending after it would bury it in the middle of the file, which every
+ * later reader refuses. Returns whether the file was changed.
  */
 export function repairTail(file: string): boolean {
-  if (!existsSync(file)) return false;
-  const fd = openSync(file, 'r+');
+  let fd: number;
+  try {
+    fd = openNoFollow(file, 'r+');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    if (err instanceof ConfigError) throw err;
+    throw fileError('write', file, err);
+  }
   try {
     const size = fstatSync(fd).size;
-    if (size === 0) return false;
-    const chunk = Buffer.alloc(Math.min(size, 1 << 16));
-    let end = size;
-    // Walk back to the last newline; a torn line is at most one record long.
-    while (end > 0) {
-      const from = Math.max(0, end - chunk.length);
-      const got = readSync(fd, chunk, 0, end - from, from);
-      const nl = chunk.subarray(0, got).lastIndexOf(0x0a);
-      if (nl >= 0) {
-        const keep = from + nl + 1;
-        if (keep === size) return false;
-        ftruncateSync(fd, keep);
-        return true;
-      }
-      end = from;
+    const keep = lastNewlineEnd(fd, size);
+    if (keep === size) return false;
+    if (size - keep > MAX_LINE_CHARS * 4)
+      throw new BadRecordError(
+        `${file}: its last line is longer than ${MAX_LINE_CHARS} characters: the file is damaged`,
+        0,
+      );
+    const tail = Buffer.alloc(size - keep);
+    readFully(fd, tail, keep);
+    const text = tail.toString('utf8');
+    const verdict = judgeLine(text.endsWith('\r') ? text.slice(0, -1) : text, false);
+    if (text.trim() === '' || verdict === 'torn') {
+      ftruncateSync(fd, keep);
+      return true;
     }
-    ftruncateSync(fd, 0);
+    if ('damaged' in verdict)
+      throw new BadRecordError(`${file}: its last line ${verdict.damaged}; remove that line to continue the run`, 0);
+    if (writeSync(fd, Buffer.from('\n'), 0, 1, size) !== 1)
+      throw Object.assign(new Error('the write made no progress'), { code: 'EIO' });
     return true;
   } finally {
     closeSync(fd);
+  }
+}
+
+/** Where the file's last line begins: just past its last newline (0 when it has none). */
+function lastNewlineEnd(fd: number, size: number): number {
+  const chunk = Buffer.alloc(Math.min(size, 1 << 16));
+  for (let end = size; end > 0;) {
+    const from = Math.max(0, end - chunk.length);
+    const got = readSync(fd, chunk, 0, end - from, from);
+    const nl = chunk.subarray(0, got).lastIndexOf(0x0a);
+    if (nl >= 0) return from + nl + 1;
+    end = from;
+  }
+  return 0;
+}
+
+function readFully(fd: number, into: Buffer, at: number): void {
+  for (let done = 0; done < into.length;) {
+    const n = readSync(fd, into, done, into.length - done, at + done);
+    if (n === 0) throw Object.assign(new Error('the file ended early'), { code: 'EIO' });
+    done += n;
   }
 }
 

@@ -169,8 +169,9 @@ const MAX_RUN_FILE_BYTES = 256 * 1024 * 1024;
 export async function readRunInfo(file: string): Promise<RunFile | null> {
   let text: string;
   try {
-    text = readSmallFile(file, MAX_RUN_FILE_BYTES);
+    text = readSmallFile(file, MAX_RUN_FILE_BYTES, true);
   } catch (err) {
+    if (err instanceof ConfigError) throw err;
     if (err instanceof FileTooLargeError)
       throw new ConfigError(
         `${file} is larger than ${MAX_RUN_FILE_BYTES} bytes: the file is damaged, or not one bas wrote`,
@@ -266,5 +267,5 @@ export function makeRunInfo(fields: RunFields): RunInfo {
 
 /** Writes run.json atomically, every byte checked; on failure the previous run.json stays as it was. */
 export function writeRunInfo(dir: string, info: RunInfo): void {
-  writeFileAtomic(join(dir, RUN_FILE), `${stringifyRedacted(info, 2)}\n`);
+  writeFileAtomic(join(dir, RUN_FILE), `${stringifyRedacted(info, 2)}\n`, undefined, true);
 }

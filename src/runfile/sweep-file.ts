@@ -72,7 +72,7 @@ export async function writeSweepPlan(dir: string, plan: SweepPlan): Promise<void
       `--output: cannot create the sweep folder ${dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
     );
   }
-  await withSink(fileSink(sweepFile(dir), '--output'), async (sink) =>
+  await withSink(fileSink(sweepFile(dir), '--output', true), async (sink) =>
     sink.write(JSON.stringify(plan, null, 2) + '\n'),
   );
 }
@@ -88,8 +88,9 @@ export function readSweepPlan(dir: string, who = '--resume'): SweepPlan {
   if (!existsSync(file)) throw new ConfigError(`${who}: ${dir} is not a sweep folder (no ${SWEEP_FILE})`);
   let plan: SweepPlan;
   try {
-    plan = JSON.parse(readSmallFile(file, MAX_PLAN_BYTES)) as SweepPlan;
+    plan = JSON.parse(readSmallFile(file, MAX_PLAN_BYTES, true)) as SweepPlan;
   } catch (err) {
+    if (err instanceof ConfigError) throw err;
     if (err instanceof FileTooLargeError)
       throw new ConfigError(`${who}: ${file} is larger than ${MAX_PLAN_BYTES} bytes: not a bas sweep plan`);
     throw new ConfigError(`${who}: ${file} is not valid JSON (${(err as Error).message.slice(0, 120)})`);

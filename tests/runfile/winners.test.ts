@@ -2,7 +2,7 @@
  * The winning records of a results file: the last line of a pair counts, a torn last line is
  * skipped, a record that cannot belong to its run is set aside (or refused) and never counted.
  */
-import { writeFileSync } from 'node:fs';
+import { statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -85,7 +85,9 @@ describe('the last line of a pair wins', () => {
 
   it('a torn last line is skipped with one warning, and the earlier line of its pair still counts', async () => {
     const whole = JSON.stringify(done(0, 0, { bas: 0, audit: 0 }));
+    // Torn: cut off before its newline (one that ended with a newline would be damage).
     const file = resultsFile([done(0, 0, { bas: 1, audit: 1 }), whole.slice(0, 40)]);
+    truncateSync(file, statSync(file).size - 1);
     const warnings: string[] = [];
     const { got } = await winners(file, { warn: (m) => warnings.push(m) });
     expect(got).toEqual([[0, 0, 1, null]]);
