@@ -25,7 +25,7 @@ import { loadProviders } from '../settings/providers.js';
 import { unconfirmedPlanEndpoint, type EndpointFlags } from '../settings/resume-trust.js';
 import type { RunPlan } from '../engine/run-eval.js';
 import { planPoint, type SweepRun } from '../engine/sweep.js';
-import { countPending, readRecorded } from '../engine/session.js';
+import { rolloutsLeft } from '../engine/session.js';
 import { SETTINGS } from '../settings/setting-table.js';
 import { COMMAND_FLAGS } from '../settings/command-flags.js';
 import { evalPlanFromFlags } from './eval-run.js';
@@ -93,8 +93,7 @@ async function everyPointFinished(
       if (!existsSync(join(sub, RUN_FILE))) return false;
       const plan = await evalPlanFromFlags([], { resume: sub, ...confirm }, { models: true });
       const { n, rollouts, shard } = plan.tasks;
-      const recorded = await readRecorded(sub, () => {}, { n, rollouts, shard, indices: null });
-      if (countPending(n, rollouts, recorded.finished, shard) > 0) return false;
+      if ((await rolloutsLeft(sub, n, rollouts, shard)).pending > 0) return false;
       read.set(p.folder, plan);
     }
     return true;
