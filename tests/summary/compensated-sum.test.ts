@@ -81,9 +81,13 @@ describe('CompensatedSum', () => {
     );
   });
 
+  const squarable = fc.double({ min: -1e6, max: 1e6, noNaN: true }).filter((x) => x === 0 || Math.abs(x) > 2 ** -440);
+
   it('adds products exactly', () => {
     fc.assert(
-      fc.property(fc.array(fc.double({ min: -1e6, max: 1e6, noNaN: true }), { maxLength: 50 }), (xs) => {
+      // Exact down to 2^-440 in magnitude, as the class documents: below it a square and its error term
+      // fall into the subnormal range, where neither this reference nor the sum can be exact.
+      fc.property(fc.array(squarable, { maxLength: 50 }), (xs) => {
         const sum = new CompensatedSum();
         for (const x of xs) sum.addProduct(x, x);
         // Each square is exact as the sum of its two halves' products, which the reference adds exactly.
