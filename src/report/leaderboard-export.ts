@@ -8,6 +8,7 @@
 import type { Estimate } from '../summary/stats.js';
 import { measureText, vsBestText, type Leaderboard, type LeaderboardRun } from './leaderboard.js';
 import { groupRows, inlineCell, PROVENANCE_COLUMNS, RESULT_COLUMNS, type Column } from './leaderboard-table.js';
+import { csvField } from './csv.js';
 
 /** Text safe in a Markdown table cell: no control characters or line breaks, `|` escaped, no raw HTML. */
 export function markdownCell(text: string): string {
@@ -53,14 +54,6 @@ export function renderLeaderboardMarkdown(lb: Leaderboard): string {
     `Intervals: 95%, see docs/statistics.md. Paired differences: bootstrap over shared tasks, ${lb.resamples} resamples, seed ${lb.seed}.`,
   );
   return out.join('\n') + '\n';
-}
-
-/** A CSV field: quoted when it holds a comma, quote or line break; text that a spreadsheet would run as a formula gets a leading `'`. */
-function csvField(v: string | number | null): string {
-  if (v === null) return '';
-  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : '';
-  const s = /^[=+@\t\r]/.test(v) ? `'${v}` : v;
-  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
 const CSV_MEASURES = [

@@ -4,6 +4,7 @@
  */
 import { formatCents } from '../task/money.js';
 import { BAS_LABELS, type FaultCode, type Task } from '../task/types.js';
+import { csvField } from './csv.js';
 
 /** The width a terminal is assumed to have: every line of the table view fits in it. */
 export const TABLE_WIDTH = 80;
@@ -97,12 +98,6 @@ export function renderTaskTable(task: Task): string {
     `Faulty rows: ${faultRows} of ${ledger.rows.length}`,
     '',
   ].join('\n');
-}
-
-/** Quotes a CSV field when it needs it (RFC 4180). */
-function csvField(value: string | number): string {
-  const s = String(value);
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
 export const CSV_HEADER = 'task,id,date,type,counterparty,description,category,amount,gst,invoice,abn,faults\n';

@@ -10,6 +10,7 @@ import { readRun, type RunData } from './read.js';
 import { planModels, readSweepPlan } from '../runfile/sweep-file.js';
 import type { Estimate } from '../summary/stats.js';
 import { fmt, fmtInt } from './tables.js';
+import { csvField } from './csv.js';
 
 /**
  * The measures a sweep draws: the rewards, and how often a stated BAS is what the reply's own
@@ -175,14 +176,6 @@ const CSV_HEAD = [
   'status',
   'folder',
 ];
-
-/** A CSV field: quoted when it holds a comma, a quote or a line break; text a spreadsheet would run as a formula gets a leading `'`. */
-function csvField(v: string | number | null | undefined): string {
-  if (v === null || v === undefined) return '';
-  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : '';
-  const s = /^[=+@\t\r-]/.test(v) ? `'${v}` : v;
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
 
 /** The sweep as CSV: the numbers of `--json` at full precision, one line per model and point, empty where there is none. */
 export function renderSweepCsv(r: SweepResult): string {

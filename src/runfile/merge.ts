@@ -125,8 +125,13 @@ export async function mergeRuns(dirs: string[], out: string, mustAgree: readonly
     // How one process paced its requests, when it was resumed and how long its sessions took
     // say nothing of the merged run (shards may have run side by side).
     const { pace: _pace, resumed_at: _resumed, sessions: _sessions, elapsed_s: _elapsed, ...base } = first.info;
+    const strictest = strictestErrorRate(inputs.map((i) => i.info.max_error_rate));
+    const { max_error_rate: _rate, ...rest } = base;
     merged = {
-      ...base,
+      ...rest,
+      // The error budget the merged run is ranked by: the strictest any input was run under, so
+      // the verdict does not depend on the order the inputs were given in.
+      ...(strictest === null ? {} : { max_error_rate: strictest }),
       prices: { in: agreed('in'), out: agreed('out') },
       shard: null,
       indices: null,
@@ -152,4 +157,10 @@ export async function mergeRuns(dirs: string[], out: string, mustAgree: readonly
     return merged;
   });
   return { dir: out, info: merged!, summary: merged!.summary as Summary, missing, expected };
+}
+
+/** The smallest of the inputs' recorded `max_error_rate` values (those in 0..1), or null when none records one. */
+function strictestErrorRate(rates: ReadonlyArray<unknown>): number | null {
+  const valid = rates.filter((r): r is number => typeof r === 'number' && r >= 0 && r <= 1);
+  return valid.length === 0 ? null : Math.min(...valid);
 }

@@ -68,7 +68,28 @@ export function parseExtra(value: unknown, name: string): Record<string, unknown
   }
   const bad = Object.keys(v).find((k) => RESERVED_FIELDS.includes(k));
   if (bad) throw new ConfigError(`${name} may not set "${bad}": bas sets it itself`);
+  const path = prototypeKey(v);
+  if (path !== null)
+    throw new ConfigError(
+      `${name} may not hold the key "__proto__" (at ${path}): JavaScript would take it as the object's prototype and never send it, while run.json would record it as sent`,
+    );
   return v as Record<string, unknown>;
+}
+
+/**
+ * Where an own key `__proto__` sits in `value` (a dotted path), or null. Such a key is lost on
+ * its way into a request body (assigning it sets a prototype), so what run.json records would
+ * not be what was sent. Walked with a stack, not recursion: a parsed value may be deep.
+ */
+function prototypeKey(value: object): string | null {
+  const stack: Array<[unknown, string]> = [[value, '']];
+  while (stack.length > 0) {
+    const [v, at] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (!Array.isArray(v) && Object.hasOwn(v, '__proto__')) return at === '' ? 'the top' : at;
+    for (const [k, child] of Object.entries(v)) stack.push([child, at === '' ? k : `${at}.${k}`]);
+  }
+  return null;
 }
 
 export function parseEffort(value: unknown, name: string): string {

@@ -194,7 +194,7 @@ export const SETTINGS = {
   sampling: setting({
     flags: '--sampling <JSON>',
     help: 'extra request fields as a JSON object, e.g. \'{"top_p": 0.9}\'',
-    doc: `Extra request fields, merged into the body last, e.g. \`'{"top_p": 0.9}'\` or \`'{"reasoning": {"effort": "low"}}'\` for OpenRouter. It may not set ${RESERVED_FIELDS.map((f) => `\`${f}\``).join(', ')}.`,
+    doc: `Extra request fields, merged into the body last, e.g. \`'{"top_p": 0.9}'\` or \`'{"reasoning": {"effort": "low"}}'\` for OpenRouter. It may not set ${RESERVED_FIELDS.map((f) => `\`${f}\``).join(', ')}, nor hold a \`__proto__\` key at any depth (it would be recorded in run.json but never sent).`,
     defaultText: '`{}`',
     default: {},
     toml: 'sampling.extra',
