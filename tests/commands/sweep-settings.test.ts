@@ -65,34 +65,45 @@ function fifoConfig(path: string, reader: () => number | undefined) {
 
 describe.skipIf(process.platform !== 'linux')('bas sweep', () => {
   it('runs every point of a model with the settings read once for that model', async () => {
-    const dir = tempDir();
-    const fifo = join(dir, 'sweep.toml');
-    let child: ChildProcess | undefined;
-    const config = fifoConfig(fifo, () => child?.pid);
+    // The FIFO harness has one race of its own: the kernel pairs a reader with the writer before
+    // the reader's descriptor shows in /proc, so on a busy machine the next text can join a
+    // reading still in progress ("n = 1" then "n = 2" in one read, refused as a redefined key).
+    // That is the harness, not bas, so such a run is tried again (a few times at most); any other
+    // outcome is judged as it stands.
+    let dir = '';
     let code: number | null = null;
     let stderr = '';
-    try {
-      child = startBas(
-        [
-          'sweep',
-          '-m',
-          'builtin:oracle',
-          '-m',
-          'builtin:blanket',
-          '--num-transactions',
-          '4,5',
-          '--config',
-          fifo,
-          '--output',
-          join(dir, 'sweep'),
-          '--no-progress',
-        ],
-        { stdio: ['ignore', 'ignore', 'pipe'] },
-      );
-      child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-      [code] = (await once(child, 'close')) as [number | null];
-    } finally {
-      await config.stop();
+    let config: ReturnType<typeof fifoConfig> | undefined;
+    for (let attempt = 0; attempt < 5; attempt++) {
+      dir = tempDir();
+      const fifo = join(dir, 'sweep.toml');
+      let child: ChildProcess | undefined;
+      config = fifoConfig(fifo, () => child?.pid);
+      stderr = '';
+      try {
+        child = startBas(
+          [
+            'sweep',
+            '-m',
+            'builtin:oracle',
+            '-m',
+            'builtin:blanket',
+            '--num-transactions',
+            '4,5',
+            '--config',
+            fifo,
+            '--output',
+            join(dir, 'sweep'),
+            '--no-progress',
+          ],
+          { stdio: ['ignore', 'ignore', 'pipe'] },
+        );
+        child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+        [code] = (await once(child, 'close')) as [number | null];
+      } finally {
+        await config.stop();
+      }
+      if (!/redefine an already defined/.test(stderr)) break;
     }
     expect(code, stderr).toBe(0);
     const tasks = (folder: string): number =>
@@ -104,7 +115,7 @@ describe.skipIf(process.platform !== 'linux')('bas sweep', () => {
     const rows = (folder: string): number =>
       JSON.parse(readFileSync(join(dir, 'sweep', folder, 'run.json'), 'utf8')).task.num_transactions;
     expect([rows('builtin-oracle--rows-4'), rows('builtin-blanket--rows-5')]).toEqual([4, 5]);
-    expect(config.reads()).toBe(2);
+    expect(config!.reads()).toBe(2);
   });
 
   it("refuses a point's settings before anything is written", async () => {
