@@ -84,3 +84,26 @@ export function startServe(args) {
     proc.once('exit', (code) => reject(new Error(`bas serve exited with ${code}`)));
   });
 }
+
+/** Starts `bas <command> --port 0 ...args` (a server); resolves to {url, pid, stop} once it listens. */
+export function startServer(command, args = []) {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, [BIN, command, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    proc.stdout.on('data', (d) => {
+      out += d;
+      const m = /listening on (http:\/\/[^\s/]+)/.exec(out);
+      if (m)
+        resolve({
+          url: m[1],
+          pid: proc.pid,
+          stop: () =>
+            new Promise((done) => {
+              proc.once('exit', done);
+              proc.kill('SIGTERM');
+            }),
+        });
+    });
+    proc.once('exit', (code) => reject(new Error(`bas ${command} exited with ${code}`)));
+  });
+}

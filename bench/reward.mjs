@@ -3,12 +3,11 @@
 // with the same batches, the same cold cache, the same grader. Two shapes of batch: a
 // trainer's (32 prompts x 8 samples, so each key is regenerated once and hit 7 times) and the
 // worst case (256 different tasks, every key regenerated). Run directly: `node bench/reward.mjs`.
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { BIN, ROOT, median } from './measure.mjs';
+import { ROOT, median, startServer } from './measure.mjs';
 
 const BATCH = 256;
 const BATCHES = 60;
@@ -141,32 +140,9 @@ function cpuMs(pid) {
   }
 }
 
-/** Starts `bas reward-server --port 0`; resolves to {url, pid, stop}. */
-function startRewardServer() {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [BIN, 'reward-server', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    proc.stdout.on('data', (d) => {
-      out += d;
-      const m = /listening on (http:\/\/\S+) /.exec(out);
-      if (m)
-        resolve({
-          url: m[1],
-          pid: proc.pid,
-          stop: () =>
-            new Promise((done) => {
-              proc.once('exit', done);
-              proc.kill('SIGTERM');
-            }),
-        });
-    });
-    proc.once('exit', (code) => reject(new Error(`bas reward-server exited with ${code}`)));
-  });
-}
-
 export async function benchReward() {
   const rows = [];
-  const server = await startRewardServer();
+  const server = await startServer('reward-server');
   try {
     for (const [samples, title] of [
       [8, '32 prompts x 8 samples'],

@@ -6,11 +6,10 @@
 // Targets: a peak at most the body budget plus 64 MB over the baseline; under 10,000-row
 // ledgers, at most 300 MB and no honest request slower than a second.
 // Run directly: `node bench/servers.mjs`.
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { pathToFileURL } from 'node:url';
-import { BIN } from './measure.mjs';
+import { startServer } from './measure.mjs';
 
 const MB = 1e6;
 
@@ -19,29 +18,6 @@ function memory(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (field) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? Number.NaN);
   return { peak: kb('VmHWM') / 1024, now: kb('VmRSS') / 1024 };
-}
-
-/** Starts `bas <command> --port 0 ...args`; resolves to {url, pid, stop}. */
-function start(command, args = []) {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [BIN, command, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    proc.stdout.on('data', (d) => {
-      out += d;
-      const m = /listening on (http:\/\/[^\s/]+)/.exec(out);
-      if (m)
-        resolve({
-          url: m[1],
-          pid: proc.pid,
-          stop: () =>
-            new Promise((done) => {
-              proc.once('exit', done);
-              proc.kill('SIGTERM');
-            }),
-        });
-    });
-    proc.once('exit', (code) => reject(new Error(`bas ${command} exited with ${code}`)));
-  });
 }
 
 /** POSTs a body; resolves to {status, ms}. */
@@ -102,7 +78,7 @@ const settle = () => new Promise((r) => setTimeout(r, Number(process.env.BAS_BEN
 
 /** Unfinished bodies against one server: peak above the baseline, and what is left once the clients go. */
 async function bodiesRows(name, command, path, n, declared, sent, budgetMb, warm) {
-  const server = await start(command);
+  const server = await startServer(command);
   try {
     await warm(server.url);
     const base = memory(server.pid).now;
@@ -136,7 +112,7 @@ const label = (n, k) => `bas:g3:p2:n${n}:f1:s7:i${k}`;
  * one-item requests sent one after another while they are under way.
  */
 async function ledgerRows(requests, items) {
-  const server = await start('reward-server');
+  const server = await startServer('reward-server');
   try {
     const honest = JSON.stringify([{ label: 'bas:g3:p2:n24:f0.25:s20260826:i0', completion: 'x' }]);
     await post(`${server.url}/score`, honest);
