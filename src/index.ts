@@ -47,11 +47,13 @@ export type {
 export type { AnswerKeyJson } from './task/serialize.js';
 export type { RolloutRecord } from './runfile/record.js';
 export type { RunInfo, RunFile } from './runfile/run-info.js';
-export type { PaceRecord, RunSession, RunTime } from './runfile/sessions.js';
+export type { PaceRecord, RunSession, RunTime, SessionSpend } from './runfile/sessions.js';
+export type { RunStop, StopKind } from './engine/stop.js';
 export type { Summary } from './summary/summary.js';
 export type { Failure } from './endpoint/classify.js';
 export {
   BasError,
+  BudgetError,
   ConfigError,
   ErrorRateError,
   FatalRunError,

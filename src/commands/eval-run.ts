@@ -5,10 +5,10 @@
  */
 import { asClause } from '../io/outside-text.js';
 import { join } from 'node:path';
-import { ConfigError, ErrorRateError, FatalRunError, InterruptedError } from '../errors/index.js';
+import { BudgetError, ConfigError, ErrorRateError, FatalRunError, InterruptedError } from '../errors/index.js';
 import { renderSummary } from '../report/tables.js';
 import { renderEvalHeader, renderEvalCost } from '../report/eval-header.js';
-import { costOf } from '../report/run-report.js';
+import { costOf, costText } from '../report/run-report.js';
 import type { Summary } from '../summary/summary.js';
 import { configPathFrom, loadConfigFile, type FileConfig } from '../settings/config.js';
 import type { EvalEvent, EvalResult } from '../engine/events.js';
@@ -68,14 +68,31 @@ export function renderEvalResult(r: EvalResult, plan: RunPlan, json: boolean): s
   return `${header}\n${renderSummary(r.summary)}${renderEvalCost(r.summary, plan.prices)}`;
 }
 
-/** "; it used 15,552 tokens ($0.1016), 15,552 of them on errored rollouts", or nothing when none were reported. */
+/**
+ * "; it used 15,552 tokens ($0.1016), 15,552 of them on errored rollouts", or nothing when
+ * none were reported and none were in flight. With requests abandoned in flight, a lower
+ * bound said as one: "; it used at least 15,552 tokens, at least $0.1016 (8 requests were in
+ * flight when the run stopped; up to about $0.2718 more)".
+ */
 function spentSoFar(summary: Summary, plan: RunPlan): string {
   const t = summary.tokens;
-  if (t.total === 0) return '';
+  const flight = t.in_flight ?? { requests: 0, prompt: 0, completion: 0 };
+  if (t.total === 0 && flight.requests === 0) return '';
   const c = costOf(summary, {}, plan.prices);
-  const usd = c.total_usd === null ? '' : ` ($${c.total_usd.toFixed(4)})`;
   const lost = t.unscored.total > 0 ? `, ${t.unscored.total.toLocaleString('en-US')} of them on errored rollouts` : '';
-  return `; it used ${t.total.toLocaleString('en-US')} tokens${usd}${lost}`;
+  const tokens = t.total.toLocaleString('en-US');
+  if (flight.requests === 0) {
+    const usd = c.total_usd === null ? '' : ` ($${c.total_usd.toFixed(4)})`;
+    return `; it used ${tokens} tokens${usd}${lost}`;
+  }
+  const text = costText(c);
+  if (text !== null) return `; it used at least ${tokens} tokens${lost}, ${text}`;
+  const n = flight.requests;
+  const more =
+    flight.completion === null
+      ? 'their cost is unknown'
+      : `up to about ${(flight.prompt + flight.completion).toLocaleString('en-US')} more tokens`;
+  return `; it used at least ${tokens} tokens${lost} (${n.toLocaleString('en-US')} request${n === 1 ? ' was' : 's were'} in flight when the run stopped; ${more})`;
 }
 
 /** The error a run's outcome ends `bas eval` with (its exit code and its one line), or null for success. */
@@ -102,8 +119,18 @@ export function outcomeError(r: EvalResult, plan: RunPlan): Error | null {
       const after = outcome.complete
         ? `the run had finished: all ${r.total} rollouts are recorded in ${dir}, which is marked complete (bas report ${dir} shows them)`
         : `finished rollouts are kept in ${dir}: continue with ${resume()}`;
-      return new InterruptedError(`${reason?.message ?? 'interrupted'}; ${after}`, reason?.exitCode ?? 130);
+      return new InterruptedError(
+        `${reason?.message ?? 'interrupted'}; ${after}${outcome.complete ? '' : spentSoFar(r.summary, plan)}`,
+        reason?.exitCode ?? 130,
+      );
     }
+    case 'stopped':
+      if (outcome.stop.kind === 'budget')
+        return new BudgetError(
+          `run stopped: ${outcome.stop.message}; finished rollouts are kept in ${dir}: continue with a larger budget, ${resume()} --max-cost USD or --max-total-tokens N${spentSoFar(r.summary, plan)}`,
+        );
+      // A stopping rule that found its answer: the run did what was asked.
+      return null;
     case 'nothing-completed':
       return new ErrorRateError(
         `no rollout completed (${errored} errored${why}); ${resume()} re-runs them once the cause is fixed`,

@@ -7,6 +7,7 @@ import type { Failure } from '../endpoint/classify.js';
 import type { RolloutRecord } from '../runfile/record.js';
 import type { RunInfo } from '../runfile/run-info.js';
 import type { Summary } from '../summary/summary.js';
+import type { RunStop } from './stop.js';
 
 /** One event of a run, in the order they happen. */
 export type EvalEvent =
@@ -57,7 +58,12 @@ export type EvalOutcome =
    * when every rollout was recorded all the same (the stop came after the last one): run.json
    * then says `complete`.
    */
-  | { kind: 'interrupted'; reason: unknown; complete: boolean };
+  | { kind: 'interrupted'; reason: unknown; complete: boolean }
+  /**
+   * A rule stopped the run before its last rollout: its budget (`stop.kind` `budget`), or a
+   * stopping rule (`precision`, `decided`). run.json's status says which (stop.ts).
+   */
+  | { kind: 'stopped'; stop: RunStop };
 
 /** What `runEval` returns. */
 export interface EvalResult {

@@ -33,7 +33,7 @@ const UNREACHABLE = [
 ];
 
 /** True for a failure to reach the endpoint at all. */
-function isUnreachable(f: Failure): boolean {
+export function isUnreachable(f: Failure): boolean {
   if (f.type !== 'network') return false;
   const text = f.message.toLowerCase();
   return UNREACHABLE.some((w) => text.includes(w));
@@ -82,6 +82,18 @@ export class FirstContact {
 
   /** @param endpoint the base URL, named in the message. */
   constructor(private readonly endpoint: string) {}
+
+  /**
+   * True once this rule can no longer stop the run: a request got a reply, or the first
+   * attempts and rollouts already differ from every pattern it stops on. Until then the
+   * runner sends one rollout at a time (slow start).
+   */
+  get settled(): boolean {
+    if (this.succeeded) return true;
+    const attemptsRule = this.unreachable === this.attempts && this.attempts < CONNECT_ATTEMPTS;
+    const rolloutsRule = this.first !== '' && this.rollouts < REFUSED_ROLLOUTS;
+    return !attemptsRule && !rolloutsRule;
+  }
 
   /** Learns from one finished attempt (null: it got a reply); returns the failure that stops the run, if this is one. */
   attempt(f: Failure | null): Failure | null {

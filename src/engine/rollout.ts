@@ -13,6 +13,8 @@ import { addUsage, type Completion, type Usage } from '../endpoint/completion.js
 import { MalformedResponseError } from '../errors/index.js';
 import { asClause } from '../io/outside-text.js';
 import type { AttemptOutcome, Pace, Ticket } from '../endpoint/pace.js';
+import type { Billed, Hold, Spend } from './spend.js';
+import { isUnreachable } from './first-contact.js';
 import { plannedDelay, sleep, type RetryPolicy } from '../endpoint/retry.js';
 
 export interface EpisodeOptions {
@@ -30,6 +32,10 @@ export interface EpisodeOptions {
   onAttempt?: (failure: Failure | null) => void;
   /** The run's gate: every attempt holds one of its slots while it is in flight. */
   pace?: Pace;
+  /** The run's spend: every attempt holds a reservation of its worst case while it is out (spend.ts). */
+  spend?: Spend;
+  /** The prompt's size in UTF-8 bytes, for the spend's estimate of its tokens. */
+  promptBytes?: number;
   random?: () => number;
 }
 
@@ -48,7 +54,13 @@ export type EpisodeResult =
       /** The last attempt's `finish_reason`, when it got a reply that could not be scored. */
       finishReason: string | null;
     }
-  | { kind: 'aborted' };
+  | {
+      kind: 'aborted';
+      /** What the attempts that came back before the stop reported (they were billed all the same). */
+      usage: Usage | null;
+      /** True when the stop cut a request in flight: sent, its reply never read (its cost unknown). */
+      inFlight: boolean;
+    };
 
 /** The usage a failed attempt's response reported: an unusable reply is still a billed one. */
 function usageOf(err: unknown): Usage | null {
@@ -81,13 +93,22 @@ export async function runEpisode(messages: readonly ChatMessage[], o: EpisodeOpt
   for (let attempt = 1; ; attempt++) {
     // A free slot is taken at once; only a run held back by its limit waits for one.
     const ticket = o.pace ? (o.pace.tryAcquire() ?? (await slot(o.pace, o.stop, attempt > 1, deadline))) : null;
-    if (o.stop.aborted) {
+    // The budget's reservation, taken after the slot: a request waits for it holding its slot,
+    // so the requests in flight (whose return may make room) are never kept from theirs.
+    let hold: Hold | null = null;
+    if (o.spend && !o.stop.aborted) {
+      const now = o.spend.tryAcquire(o.promptBytes ?? 0, o.stop);
+      hold = now !== undefined ? now : await o.spend.acquire(o.promptBytes ?? 0, o.stop);
+    }
+    if (o.stop.aborted || (o.spend && hold === null)) {
       if (ticket) o.pace!.release(ticket, 'other');
-      return { kind: 'aborted' };
+      if (hold) o.spend!.settle(hold, null, 'none');
+      return { kind: 'aborted', usage, inFlight: false };
     }
     const remaining = deadline - Date.now();
     if (remaining <= 0) {
       if (ticket) o.pace!.release(ticket, 'other');
+      if (hold) o.spend!.settle(hold, null, 'none');
       const waited = o.pace && !ticket ? ' while waiting for a free request slot (the endpoint is rate limiting)' : '';
       return failed(
         {
@@ -109,14 +130,22 @@ export async function runEpisode(messages: readonly ChatMessage[], o: EpisodeOpt
       const completion = await o.client.complete(messages, bound.signal);
       outcome = completion.budget_spent ? 'spent' : 'ok';
       usage = addUsage(usage, completion.usage);
+      if (hold) o.spend!.settle(hold, completion.usage, 'reply');
+      hold = null;
       o.onAttempt?.(null);
       return { kind: 'reply', completion, attempts: attempt, latencyMs: latency(), usage };
     } catch (err) {
       usage = addUsage(usage, usageOf(err));
       finishReason = err instanceof MalformedResponseError ? err.finishReason : null;
-      if (o.stop.aborted) return { kind: 'aborted' };
+      if (o.stop.aborted) {
+        if (hold) o.spend!.abandon(hold);
+        hold = null;
+        return { kind: 'aborted', usage, inFlight: true };
+      }
       const timedOut = bound.timedOut();
       failure = classifyError(err, timedOut);
+      if (hold) o.spend!.settle(hold, usageOf(err), billedAs(err, failure));
+      hold = null;
       if (failure.type === 'rate_limit') outcome = 'limited';
       if (timedOut) {
         const cut =
@@ -154,8 +183,16 @@ export async function runEpisode(messages: readonly ChatMessage[], o: EpisodeOpt
     if (waiting) lastWait = delay;
     o.onRetry?.(attempt, delay, failure);
     await sleep(delay, o.stop);
-    if (o.stop.aborted) return { kind: 'aborted' };
+    if (o.stop.aborted) return { kind: 'aborted', usage, inFlight: false };
   }
+}
+
+/** What a failed attempt is charged: a 200 its usage, a refusal nothing, a reply lost on its way its worst case. */
+function billedAs(err: unknown, f: Failure): Billed {
+  if (err instanceof MalformedResponseError) return 'reply';
+  if (f.type === 'timeout' || f.type === 'response_too_large') return 'unknown';
+  if (f.type === 'network') return isUnreachable(f) ? 'none' : 'unknown';
+  return 'none';
 }
 
 /** One attempt's signal: aborted by the run's stop or by the attempt's timeout. */

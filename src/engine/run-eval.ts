@@ -17,7 +17,9 @@ import { RunFolder, type EndStatus } from '../runfile/run-folder.js';
 import type { RunInfo } from '../runfile/run-info.js';
 import { shardSize } from '../settings/shard.js';
 import type { EvalPlan } from '../settings/plan.js';
-import type { Summary } from '../summary/summary.js';
+import { withSpend, type Summary } from '../summary/summary.js';
+import { sessionsOf, spendOf } from '../runfile/sessions.js';
+import { statusOf } from './stop.js';
 import type { EvalEvent, EvalOutcome, EvalResult } from './events.js';
 import { Runner } from './runner.js';
 import {
@@ -149,6 +151,9 @@ export async function runEval(plan: RunPlan, options: RunEvalOptions = {}): Prom
       );
     const info = folder.begin(fresh);
     const { limits } = plan;
+    // What earlier sessions spent beside their records (unrecorded rollouts, requests abandoned in flight).
+    const before = spendOf(saved ? sessionsOf(saved) : []);
+    const tokensBefore = recorded.tokens();
     emit({ type: 'started', dir, info, total, pending, already, concurrency: limits.concurrency });
 
     const runner = new Runner({
@@ -161,6 +166,12 @@ export async function runEval(plan: RunPlan, options: RunEvalOptions = {}): Prom
       requestTimeoutMs: limits.requestTimeoutMs,
       adaptive: limits.adapt,
       endpoint: info.base_url ?? 'the endpoint',
+      maxTokens: fresh.sampling.max_tokens,
+      // Earlier sessions' spend counts against a budget, their abandoned requests at their worst case.
+      spentBefore: {
+        prompt: tokensBefore.prompt + before.unrecorded.prompt + before.in_flight.prompt,
+        completion: tokensBefore.completion + before.unrecorded.completion + (before.in_flight.completion ?? 0),
+      },
       sink: (record) => {
         folder.append(record);
         recorded.add(record);
@@ -178,8 +189,8 @@ export async function runEval(plan: RunPlan, options: RunEvalOptions = {}): Prom
         .on('pace', (e) => emit({ type: 'pace', limit: e.limit }));
 
     const signal = options.signal;
-    const stop = (): void => runner.stop();
-    if (signal?.aborted) runner.stop();
+    const stop = (): void => runner.stop({ kind: 'interrupted', message: 'interrupted' });
+    if (signal?.aborted) stop();
     signal?.addEventListener('abort', stop, { once: true });
     let run;
     try {
@@ -187,15 +198,25 @@ export async function runEval(plan: RunPlan, options: RunEvalOptions = {}): Prom
     } finally {
       signal?.removeEventListener('abort', stop);
     }
-    const summary = recorded.summary();
     const complete = lines >= total;
-    const status: EndStatus = run.fatal ? 'failed' : complete ? 'complete' : 'interrupted';
-    const final = folder.end(status, summary, run.pace);
+    const stopped = run.stop;
+    const status: EndStatus = run.fatal
+      ? 'failed'
+      : complete
+        ? 'complete'
+        : stopped
+          ? statusOf(stopped)
+          : 'interrupted';
+    // The summary counts what every session spent beside its records too (this one's included).
+    const summary = withSpend(recorded.summary(), spendOf([...(saved ? sessionsOf(saved) : []), { spend: run.spend }]));
+    const final = folder.end(status, summary, run.pace, run.spend);
     const elapsedS = (Date.parse(final.ended_at!) - started) / 1000;
     let outcome: EvalOutcome;
     if (run.fatal)
       outcome = { kind: 'endpoint-stopped', failure: run.fatal, restartable: summary.counts.completed === 0 };
-    else if (signal?.aborted) outcome = { kind: 'interrupted', reason: signal.reason, complete };
+    else if (stopped?.kind === 'interrupted' || (stopped === null && signal?.aborted))
+      outcome = { kind: 'interrupted', reason: signal?.reason, complete };
+    else if (stopped && !complete) outcome = { kind: 'stopped', stop: stopped };
     else outcome = budgetOutcome(summary, limits.maxErrorRate);
     return { dir, info: final, summary, outcome, total, ranHere: pending, elapsedS };
   } finally {

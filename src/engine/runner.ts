@@ -17,6 +17,9 @@ import { Pace } from '../endpoint/pace.js';
 import type { PaceRecord } from '../runfile/sessions.js';
 import { runEpisode, type EpisodeResult } from './rollout.js';
 import type { RetryPolicy } from '../endpoint/retry.js';
+import { Spend, type Budget, type Tokens } from './spend.js';
+import type { SessionSpend } from '../runfile/sessions.js';
+import type { RunStop } from './stop.js';
 
 type Finished = Exclude<EpisodeResult, { kind: 'aborted' }>;
 
@@ -33,11 +36,15 @@ interface RunTask {
   readonly key: AnswerKey;
   /** Each row's id, type, amount and GST: what grading a reply's consistency needs of the ledger. */
   readonly figures: LedgerFigures;
+  /** The prompt's size in UTF-8 bytes: what the spend estimates its tokens from. */
+  readonly bytes: number;
 }
 
 function runTask(config: TaskConfig, index: number): RunTask {
   const { prompt, key, ledger } = generateTask(config, index);
-  return { index, config: { ...config }, prompt, key, figures: ledgerFigures(ledger) };
+  let bytes = 0;
+  for (const m of prompt) bytes += Buffer.byteLength(m.content);
+  return { index, config: { ...config }, prompt, key, figures: ledgerFigures(ledger), bytes };
 }
 
 /**
@@ -122,23 +129,42 @@ export interface RunnerOptions {
   endpoint?: string;
   /** Called once per finished rollout, synchronously, before the next event. */
   sink: (record: RolloutRecord) => void;
+  /** The `--max-tokens` sent with each request (bounds each request's worst case), or null. */
+  maxTokens?: number | null;
+  /** `--max-cost` / `--max-total-tokens`: no request starts that could take the run past them. */
+  budget?: Budget | null;
+  /** What earlier sessions of the run spent, counted against the budget. */
+  spentBefore?: Tokens;
+  /**
+   * Send the first rollout alone and open to `concurrency` once first contact is made (default:
+   * true, except for an in-process client, which costs nothing and cannot fail to be reached).
+   */
+  slowStart?: boolean;
 }
 
 export interface RunOutcome {
   /** True when stop() was called before every pair ran. */
   stopped: boolean;
-  /** The failure that stopped the run (a refused key, an unknown model), if any. */
+  /** Why the run stopped (the first reason given), or null when it was not stopped. */
+  stop: RunStop | null;
+  /** The failure that stopped the run (a refused key, an unknown model), if any: `stop.failure` of a `fatal` stop. */
   fatal: Failure | null;
   /** How the requests in flight were paced. */
   pace: PaceRecord;
+  /** What this session spent beside its records: unrecorded rollouts' usage, requests abandoned in flight. */
+  spend: SessionSpend;
 }
 
 export class Runner {
   private readonly listeners: { [K in keyof RunnerEvents]?: Array<Listener<K>> } = {};
   private readonly abort = new AbortController();
-  private fatal: Failure | null = null;
+  private reason: RunStop | null = null;
   private readonly pace: Pace;
   private readonly contact: FirstContact;
+  private readonly spend: Spend;
+  /** Wakes the loop of run() (a pair settled, or first contact was made). */
+  private wake: (() => void) | null = null;
+  private readonly slowStart: boolean;
 
   constructor(private readonly o: RunnerOptions) {
     // Every episode in flight listens to the stop signal: that is c listeners, not a leak.
@@ -146,6 +172,13 @@ export class Runner {
     this.pace = new Pace({ max: o.concurrency, adaptive: o.adaptive ?? true });
     this.pace.onChange = (limit) => this.emit('pace', { limit });
     this.contact = new FirstContact(o.endpoint ?? 'the endpoint');
+    this.slowStart = o.slowStart ?? !o.client.inProcess;
+    this.spend = new Spend({
+      maxTokens: o.maxTokens ?? null,
+      budget: o.budget ?? null,
+      before: o.spentBefore ?? { prompt: 0, completion: 0 },
+      onExhausted: (message) => this.stop({ kind: 'budget', message }),
+    });
   }
 
   /** The number of requests allowed in flight now. */
@@ -153,10 +186,9 @@ export class Runner {
     return this.pace.limit;
   }
 
-  /** Stops the run for `failure` (the first such reason wins). */
+  /** Stops the run for `failure` (the first reason wins). */
   private stopFor(failure: Failure): void {
-    this.fatal ??= failure;
-    this.stop();
+    this.stop({ kind: 'fatal', message: failure.message, failure });
   }
 
   on<K extends keyof RunnerEvents>(event: K, fn: Listener<K>): this {
@@ -168,13 +200,36 @@ export class Runner {
     for (const fn of (this.listeners[event] ?? []) as Array<Listener<K>>) fn(payload);
   }
 
-  /** Starts no new rollout and aborts those in flight; they are not recorded. */
-  stop(): void {
+  /**
+   * Stops the run for `reason` (the first reason given wins): no new request starts, the
+   * requests in flight are aborted and counted as abandoned (spend.ts), and their rollouts
+   * are not recorded (a resume runs them). Rollouts that came back before the stop are
+   * recorded as usual. Safe to call from a `sink` or an event listener, any number of times.
+   */
+  stop(reason: RunStop = { kind: 'interrupted', message: 'interrupted' }): void {
+    this.reason ??= reason;
     this.abort.abort();
+    this.nudge();
   }
 
   get stopped(): boolean {
     return this.abort.signal.aborted;
+  }
+
+  /** Why the run stopped, or null. */
+  get stopReason(): RunStop | null {
+    return this.reason;
+  }
+
+  /** Requests out now (sent, their reply not yet read). */
+  get inFlight(): number {
+    return this.spend.inFlight;
+  }
+
+  private nudge(): void {
+    const w = this.wake;
+    this.wake = null;
+    w?.();
   }
 
   /**
@@ -190,14 +245,22 @@ export class Runner {
     // lives the whole run and grows and shrinks by one on every pair reallocates its table,
     // and each table outlives the young collections.
     let open = 0;
-    let wake: (() => void) | null = null;
+    // Pairs whose episode is still running (their scoring may still wait in the backlog).
+    let running = 0;
     let failure: unknown = null;
     let task: RunTask | null = null;
     const backlog = new Backlog();
     const held = 2 * this.o.concurrency;
     for (const [index, rollout] of pairs) {
-      while (limit.activeCount + limit.pendingCount + backlog.size >= held && !this.stopped) {
-        await new Promise<void>((resolve) => (wake = resolve));
+      // Slow start: until first contact is made (a reply came back, or the first-contact rule
+      // can no longer stop the run), one rollout at a time, so an endpoint that can only fail
+      // is paid for at most three requests (first-contact.ts) whatever -c is.
+      while (
+        (limit.activeCount + limit.pendingCount + backlog.size >= held ||
+          (running > 0 && this.slowStart && !this.contact.settled)) &&
+        !this.stopped
+      ) {
+        await new Promise<void>((resolve) => (this.wake = resolve));
       }
       if (this.stopped) break;
       if (task?.index !== index) task = runTask(this.o.taskConfig, index);
@@ -205,8 +268,13 @@ export class Runner {
       // The slot is held for the episode only; scoring and recording go to the backlog, so a
       // burst of replies sends its follow-up requests first.
       open++;
+      running++;
       void limit(() => this.episode(t, rollout))
-        .then((result) => (result ? backlog.later(() => this.finish(t, rollout, result)) : undefined))
+        .then((result) => {
+          running--;
+          if (!this.contact.settled || this.stopped) this.nudge();
+          return result ? backlog.later(() => this.finish(t, rollout, result)) : undefined;
+        })
         .catch((err: unknown) => {
           // A bug, not a model problem: stop and report it rather than record it as data.
           failure ??= err;
@@ -214,9 +282,7 @@ export class Runner {
         })
         .finally(() => {
           open--;
-          const w = wake;
-          wake = null;
-          w?.();
+          this.nudge();
         });
       // Let pending I/O run before preparing the next pair: in the first wave each request
       // leaves before the next is prepared (rather than the whole cold burst being prepared
@@ -224,9 +290,16 @@ export class Runner {
       // preparation.
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
-    while (open > 0) await new Promise<void>((resolve) => (wake = resolve));
+    while (open > 0) await new Promise<void>((resolve) => (this.wake = resolve));
     if (failure) throw failure;
-    return { stopped: this.stopped, fatal: this.fatal, pace: this.pace.record() };
+    const stop = this.reason;
+    return {
+      stopped: this.stopped,
+      stop,
+      fatal: stop?.kind === 'fatal' ? (stop.failure ?? null) : null,
+      pace: this.pace.record(),
+      spend: this.spend.record(),
+    };
   }
 
   /** Runs the episode; null when it was aborted or stopped the run. */
@@ -246,10 +319,17 @@ export class Runner {
         if (unreachable) this.stopFor(unreachable);
       },
       pace: this.pace,
+      spend: this.spend,
+      promptBytes: task.bytes,
     });
-    if (result.kind === 'aborted') return null;
+    if (result.kind === 'aborted') {
+      // Not recorded (a resume runs it again), but what came back of it was billed.
+      this.spend.unrecorded(result.usage);
+      return null;
+    }
     if (result.kind === 'failed' && result.failure.fatal) {
       // The first refusal stops the run; the rollout is left unrecorded so a resume redoes it.
+      this.spend.unrecorded(result.usage);
       this.stopFor(result.failure);
       return null;
     }

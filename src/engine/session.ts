@@ -72,6 +72,8 @@ export interface Recorded {
    * and the old errored lines of pairs it did not reach, each rollout once.
    */
   summary(): Summary;
+  /** Prompt and completion tokens over every line read so far, without finishing the summary. */
+  tokens(): { prompt: number; completion: number };
 }
 
 /**
@@ -85,6 +87,7 @@ export function nothingRecorded(rolloutsPerTask = 2): Recorded {
     errored: new Set(),
     add: (r) => builder.add(r),
     summary: () => builder.result(),
+    tokens: () => ({ prompt: 0, completion: 0 }),
   };
 }
 
@@ -127,6 +130,7 @@ export async function readRecorded(dir: string, warn: Warn, bounds: RunBounds | 
     // This session's records: a re-run makes the old errored line a replaced one.
     add: (r) => fold.supersede(r),
     summary: () => fold.summary(),
+    tokens: () => fold.tokens(),
   };
 }
 

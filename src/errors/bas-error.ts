@@ -9,6 +9,7 @@ export type BasErrorCode =
   | 'BAS_CONFIG'
   | 'BAS_FATAL'
   | 'BAS_ERROR_RATE'
+  | 'BAS_BUDGET'
   | 'BAS_INTERRUPTED'
   | 'BAS_INPUT_LINE'
   | 'BAS_TASK_SHAPE'
@@ -53,6 +54,12 @@ export class FatalRunError extends BasError {
 export class ErrorRateError extends BasError {
   readonly code: BasErrorCode = 'BAS_ERROR_RATE';
   readonly exitCode: number = 3;
+}
+
+/** A run stopped because its next request would not have fitted in --max-cost / --max-total-tokens. Exit code 4. */
+export class BudgetError extends BasError {
+  readonly code: BasErrorCode = 'BAS_BUDGET';
+  readonly exitCode: number = 4;
 }
 
 /** A run ended by a signal or a closed output pipe; the exit code is 128 + the signal's number, as a shell gives. */

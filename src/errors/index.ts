@@ -7,6 +7,7 @@
  */
 export {
   BasError,
+  BudgetError,
   ConfigError,
   ErrorRateError,
   FatalRunError,

@@ -78,7 +78,12 @@ export function renderEvalCost(s: Summary, prices: { in: number | null; out: num
   const t = plainTable(['cost', 'USD']);
   t.push([`input at $${c.price_in_per_million}/M tokens`, `$${c.input_usd!.toFixed(4)}`]);
   t.push([`output at $${c.price_out_per_million}/M tokens`, `$${c.output_usd!.toFixed(4)}`]);
-  t.push(['total', `$${c.total_usd.toFixed(4)}`]);
+  t.push([c.in_flight_requests > 0 ? 'total, at least' : 'total', `$${c.total_usd.toFixed(4)}`]);
+  if (c.in_flight_requests > 0)
+    t.push([
+      `${c.in_flight_requests.toLocaleString('en-US')} in flight at the stop, up to about`,
+      c.in_flight_up_to_usd === null ? 'unknown' : `$${c.in_flight_up_to_usd.toFixed(4)}`,
+    ]);
   const lost = unscoredLine(s, c, (v) => `$${(v ?? 0).toFixed(4)}`);
   if (lost) t.push(lost);
   return `${t.toString()}\n`;

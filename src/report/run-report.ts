@@ -29,6 +29,27 @@ export interface Cost {
    * a resume replaced. Null unless both prices are known.
    */
   unscored_usd: number | null;
+  /**
+   * Requests in flight when the run stopped (since 0.4.1): their replies were never read, so
+   * `total_usd` is a lower bound when this is above 0, by at most `in_flight_up_to_usd` (null
+   * when prices are unknown or nothing bounded their replies).
+   */
+  in_flight_requests: number;
+  in_flight_up_to_usd: number | null;
+}
+
+/**
+ * A run's cost in words, honest about what is unknown: "$0.1234", or "at least $0.1234 (3
+ * requests were in flight when the run stopped; up to about $0.0456 more)". Null without prices.
+ */
+export function costText(c: Cost): string | null {
+  if (c.total_usd === null) return null;
+  const usd = `$${c.total_usd.toFixed(4)}`;
+  if (c.in_flight_requests === 0) return usd;
+  const n = c.in_flight_requests;
+  const more =
+    c.in_flight_up_to_usd === null ? 'their cost is unknown' : `up to about $${c.in_flight_up_to_usd.toFixed(4)} more`;
+  return `at least ${usd} (${n.toLocaleString('en-US')} request${n === 1 ? ' was' : 's were'} in flight when the run stopped; ${more})`;
 }
 
 /** Everything `bas report --json` prints. */
@@ -70,6 +91,8 @@ export function costOf(s: Summary, flags: { in?: number; out?: number }, runPric
   const output = pout === null ? null : (s.tokens.completion / 1e6) * pout;
   // A summary written before 0.4 has no split: nothing is known to have bought nothing.
   const lost = s.tokens.unscored ?? { prompt: 0, completion: 0 };
+  // A summary written before 0.4.1 knows of no request abandoned in flight.
+  const flight = s.tokens.in_flight ?? { requests: 0, prompt: 0, completion: 0 };
   return {
     price_in_per_million: pin,
     price_out_per_million: pout,
@@ -77,6 +100,11 @@ export function costOf(s: Summary, flags: { in?: number; out?: number }, runPric
     output_usd: output,
     total_usd: input !== null && output !== null ? input + output : null,
     unscored_usd: pin !== null && pout !== null ? (lost.prompt / 1e6) * pin + (lost.completion / 1e6) * pout : null,
+    in_flight_requests: flight.requests,
+    in_flight_up_to_usd:
+      pin !== null && pout !== null && flight.completion !== null
+        ? (flight.prompt / 1e6) * pin + (flight.completion / 1e6) * pout
+        : null,
   };
 }
 

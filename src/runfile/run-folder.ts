@@ -10,10 +10,13 @@ import { FolderLock } from './lock.js';
 import type { RolloutRecord } from './record.js';
 import { ResultStore } from './results.js';
 import { writeRunInfo, type RunInfo } from './run-info.js';
-import { runTime, sessionsOf, type PaceRecord, type RunSession } from './sessions.js';
+import { runTime, sessionsOf, type PaceRecord, type RunSession, type SessionSpend } from './sessions.js';
 
-/** How a session ended, as run.json records it. */
-export type EndStatus = 'complete' | 'interrupted' | 'failed';
+/**
+ * How a session ended, as run.json records it: `budget` when the next request would not
+ * have fitted in --max-cost / --max-total-tokens, `stopped` when a stopping rule ended it.
+ */
+export type EndStatus = 'complete' | 'interrupted' | 'failed' | 'budget' | 'stopped';
 
 /** An open run folder: locked for this process until `release()`. */
 export class RunFolder {
@@ -79,10 +82,17 @@ export class RunFolder {
    * summary, the pace and the time over every session. The folder stays locked until
    * `release()`, so a resume started meanwhile cannot be overwritten by this run.json.
    */
-  end(status: EndStatus, summary: unknown, pace: PaceRecord, now = new Date()): RunInfo {
+  end(
+    status: EndStatus,
+    summary: unknown,
+    pace: PaceRecord,
+    spend: SessionSpend | null = null,
+    now = new Date(),
+  ): RunInfo {
     if (!this.info || !this.session) throw new Error('RunFolder.end() before begin()');
     this.store.close();
     this.session.ended_at = now.toISOString();
+    if (spend) this.session.spend = spend;
     const info: RunInfo = {
       ...this.info,
       status,

@@ -9,6 +9,7 @@
  * written (a resumed one, whose end 0.3 did not keep, or one killed with `kill -9`) counts as
  * of unknown length rather than a guess.
  */
+import type { InFlight, SpendBeside, TokenSums } from '../summary/summary.js';
 
 /** One change of the limit on requests in flight, for run.json. */
 export interface PaceChange {
@@ -29,6 +30,14 @@ export interface PaceRecord {
   dropped: number;
 }
 
+/** What run.json keeps of one session's spend beside its records (additive, since 0.4.1). */
+export interface SessionSpend extends SpendBeside {
+  /** Usage reported by responses whose rollouts were not recorded (abandoned by a stop, or the refusal that stopped the run); `lines`: rollouts. */
+  unrecorded: TokenSums;
+  /** Requests in flight when the run stopped, and the most they may have cost (completion null: unknown). */
+  in_flight: InFlight;
+}
+
 /** One process's part of a run, as run.json's `sessions` lists it. */
 export interface RunSession {
   started_at: string;
@@ -36,6 +45,8 @@ export interface RunSession {
   ended_at: string | null;
   /** Rollouts it recorded; null where unknown (sessions rebuilt from a bas 0.3 run.json). */
   rollouts: number | null;
+  /** What it spent beside its records (since 0.4.1; absent before, and while it runs). */
+  spend?: SessionSpend;
 }
 
 /** The time a run took, for a header or a report. */
@@ -54,15 +65,61 @@ function isTime(v: unknown): v is string {
   return typeof v === 'string' && v.length <= 40 && Number.isFinite(Date.parse(v));
 }
 
+/** A count as run.json may hold one: a whole number from 0 up; anything else is not believed. */
+function isCount(v: unknown): v is number {
+  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+}
+
+const UNRECORDED_KEYS = ['prompt', 'completion', 'total', 'reasoning', 'cached', 'lines'] as const;
+
+/** A session's `spend` when every count in it reads, else null (a damaged one is left out, not guessed). */
+function readSpend(v: unknown): SessionSpend | null {
+  if (typeof v !== 'object' || v === null) return null;
+  const { unrecorded: u, in_flight: f } = v as Record<string, unknown>;
+  if (typeof u !== 'object' || u === null || typeof f !== 'object' || f === null) return null;
+  const ur = u as Record<string, unknown>;
+  const fr = f as Record<string, unknown>;
+  if (!UNRECORDED_KEYS.every((k) => isCount(ur[k]))) return null;
+  if (!isCount(fr.requests) || !isCount(fr.prompt) || !(fr.completion === null || isCount(fr.completion))) return null;
+  const unrecorded = Object.fromEntries(UNRECORDED_KEYS.map((k) => [k, ur[k]])) as unknown as TokenSums;
+  return {
+    unrecorded,
+    in_flight: { requests: fr.requests, prompt: fr.prompt, completion: fr.completion as number | null },
+  };
+}
+
+/**
+ * The spend beside the records over `sessions`: the usage of unrecorded rollouts summed, and
+ * the requests abandoned in flight with their worst case (completion null when any was unknown).
+ */
+export function spendOf(sessions: ReadonlyArray<{ spend?: SessionSpend }>): SessionSpend {
+  const out: SessionSpend = {
+    unrecorded: { prompt: 0, completion: 0, total: 0, reasoning: 0, cached: 0, lines: 0 },
+    in_flight: { requests: 0, prompt: 0, completion: 0 },
+  };
+  for (const s of sessions) {
+    if (!s.spend) continue;
+    for (const k of UNRECORDED_KEYS) out.unrecorded[k] += s.spend.unrecorded[k];
+    const f = s.spend.in_flight;
+    out.in_flight.requests += f.requests;
+    out.in_flight.prompt += f.prompt;
+    out.in_flight.completion =
+      out.in_flight.completion === null || f.completion === null ? null : out.in_flight.completion + f.completion;
+  }
+  return out;
+}
+
 function readSession(v: unknown): RunSession | null {
   if (typeof v !== 'object' || v === null) return null;
   const s = v as Record<string, unknown>;
   if (!isTime(s.started_at)) return null;
   const rollouts = s.rollouts;
+  const spend = readSpend(s.spend);
   return {
     started_at: s.started_at,
     ended_at: isTime(s.ended_at) ? s.ended_at : null,
     rollouts: typeof rollouts === 'number' && Number.isSafeInteger(rollouts) && rollouts >= 0 ? rollouts : null,
+    ...(spend ? { spend } : {}),
   };
 }
 

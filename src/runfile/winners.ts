@@ -22,7 +22,7 @@
 import { ConfigError } from '../errors/index.js';
 import { forEachRecord, stderrWarn, type Warn } from './read.js';
 import { pairKey, splitPairKey, type PairKey, type RolloutRecord } from './record.js';
-import { SummaryBuilder, type Summary, type SummaryRecord } from '../summary/summary.js';
+import { MAX_TOKENS, SummaryBuilder, type Summary, type SummaryRecord } from '../summary/summary.js';
 import { inShard, readShard, type Shard } from '../settings/shard.js';
 
 /** What a run's records must fit: its tasks and its rollouts per task, as run.json says. */
@@ -315,6 +315,24 @@ export class SummaryFold implements WinnerFold {
     for (const r of this.heldErrors.values()) this.builder.add(r);
     this.heldErrors.clear();
     return this.builder;
+  }
+
+  /**
+   * Prompt and completion tokens over every line so far (winning, held back, replaced), without
+   * finishing the fold: what a resumed run spent before, for its budget.
+   */
+  tokens(): { prompt: number; completion: number } {
+    const t = this.builder.result().tokens;
+    let prompt = t.prompt;
+    let completion = t.completion;
+    for (const r of this.heldErrors.values()) {
+      const p = r.usage?.prompt_tokens;
+      const c = r.usage?.completion_tokens;
+      // The same bounds as the summary's: a count past them is a fault, not tokens.
+      if (typeof p === 'number' && Number.isSafeInteger(p) && p >= 0 && p <= MAX_TOKENS) prompt += p;
+      if (typeof c === 'number' && Number.isSafeInteger(c) && c >= 0 && c <= MAX_TOKENS) completion += c;
+    }
+    return { prompt, completion };
   }
 
   /** The summary of every winner so far. */

@@ -144,8 +144,19 @@ export interface Summary {
     rollouts_with_usage: number;
     /** Token counts left out because they were negative, fractional or absurd. */
     ignored: number;
-    /** Of the sums above, the tokens that bought no score: errored rollouts' and replaced lines'. */
+    /** Of the sums above, the tokens that bought no score: errored rollouts' and replaced lines', and `unrecorded`. */
     unscored: TokenSums;
+    /**
+     * Of the sums above, what responses reported for rollouts that were never recorded (a stop
+     * abandoned them, or their refusal stopped the run): run.json keeps it per session (since 0.4.1).
+     */
+    unrecorded: TokenSums;
+    /**
+     * Requests in flight when the run (any of its sessions) stopped: their replies were never
+     * read, so the sums above are a lower bound, by at most `prompt` and `completion` tokens
+     * (their worst case; completion null when nothing bounded it). Since 0.4.1.
+     */
+    in_flight: InFlight;
   };
   /** Over completed rollouts that recorded a latency. */
   latency_ms: { n: number; mean: number | null; p50: number | null; p95: number | null };
@@ -157,8 +168,53 @@ export interface Summary {
   reward_histogram: HistogramBin[];
 }
 
+/** Requests abandoned in flight, and the most they may have cost in tokens. */
+export interface InFlight {
+  requests: number;
+  prompt: number;
+  completion: number | null;
+}
+
+/** What a run spent beside its records, as run.json's sessions keep it. */
+export interface SpendBeside {
+  unrecorded: TokenSums;
+  in_flight: InFlight;
+}
+
+/**
+ * `summary` with what the run spent beside its records added: the usage of unrecorded
+ * rollouts joins the token sums (and the part that bought no score), the requests abandoned
+ * in flight are said apart. The summary of the records alone cannot know them.
+ */
+export function withSpend(summary: Summary, spend: SpendBeside): Summary {
+  const t = summary.tokens;
+  const u = spend.unrecorded;
+  const add = (a: TokenSums): TokenSums => ({
+    prompt: a.prompt + u.prompt,
+    completion: a.completion + u.completion,
+    total: a.total + u.total,
+    reasoning: a.reasoning + u.reasoning,
+    cached: a.cached + u.cached,
+    lines: a.lines + u.lines,
+  });
+  return {
+    ...summary,
+    tokens: {
+      ...t,
+      prompt: t.prompt + u.prompt,
+      completion: t.completion + u.completion,
+      total: t.total + u.total,
+      reasoning: t.reasoning + u.reasoning,
+      cached: t.cached + u.cached,
+      unscored: add(t.unscored),
+      unrecorded: { ...u },
+      in_flight: { ...spend.in_flight },
+    },
+  };
+}
+
 /** Token sums over some lines, and how many of those lines reported usage. */
-interface TokenSums {
+export interface TokenSums {
   prompt: number;
   completion: number;
   total: number;
@@ -482,6 +538,8 @@ export class SummaryBuilder {
         rollouts_with_usage: this.tokens.lines(),
         ignored: this.ignoredTokens,
         unscored: this.tokenSums(this.erroredTokens),
+        unrecorded: { prompt: 0, completion: 0, total: 0, reasoning: 0, cached: 0, lines: 0 },
+        in_flight: { requests: 0, prompt: 0, completion: 0 },
       },
       latency_ms: {
         n: lat.length,

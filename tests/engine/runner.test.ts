@@ -31,9 +31,19 @@ function countingClient(ms: number) {
   return { client, seen };
 }
 
-/** A runner over the default tasks that hands each record to `sink` (or collects it in `records`). */
-function runner(client: ModelClient, concurrency: number, records: RolloutRecord[], sink?: (r: RolloutRecord) => void) {
+/**
+ * A runner over the default tasks that hands each record to `sink` (or collects it in `records`).
+ * `slowStart` is off unless asked for: most tests here are about the run once it is open.
+ */
+function runner(
+  client: ModelClient,
+  concurrency: number,
+  records: RolloutRecord[],
+  sink?: (r: RolloutRecord) => void,
+  slowStart = false,
+) {
   return new Runner({
+    slowStart,
     taskConfig: DEFAULT_TASK_CONFIG,
     model: 'test',
     client,

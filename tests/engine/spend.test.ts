@@ -1,0 +1,222 @@
+/**
+ * Issue 25 §1: slow start (the first rollout alone, then the run opens to -c), and what a
+ * stopped run spent: every response that came back counted, recorded or not, and the requests
+ * abandoned in flight counted as such. Counts and events only, no clocks.
+ */
+import { describe, expect, it } from 'vitest';
+import { APIError } from 'openai';
+import type { ModelClient } from '../../src/endpoint/client.js';
+import { DEFAULT_RETRY_POLICY } from '../../src/endpoint/retry.js';
+import { Runner, type RunnerOptions } from '../../src/engine/runner.js';
+import type { RolloutRecord } from '../../src/runfile/record.js';
+import { DEFAULT_TASK_CONFIG } from '../../src/task/config.js';
+import { runPolicy } from '../../src/task/policies.js';
+import { MalformedResponseError } from '../../src/errors/index.js';
+
+const policy = { ...DEFAULT_RETRY_POLICY, baseDelayMs: 1, maxDelayMs: 2, maxRetries: 3, waitFloorMs: 1 };
+
+function* pairs(n: number): Generator<readonly [number, number]> {
+  for (let i = 0; i < n; i++) yield [i, 0] as const;
+}
+
+function runner(client: ModelClient, concurrency: number, extra: Partial<RunnerOptions> = {}) {
+  const records: RolloutRecord[] = [];
+  const r = new Runner({
+    taskConfig: DEFAULT_TASK_CONFIG,
+    model: 'm',
+    client,
+    policy,
+    concurrency,
+    episodeTimeoutMs: 60_000,
+    requestTimeoutMs: 30_000,
+    endpoint: 'http://x/v1',
+    sink: (x) => records.push(x),
+    ...extra,
+  });
+  return { r, records };
+}
+
+/** A reasoning model out of budget: every reply empty, cut by the limit, 4,096 tokens billed. */
+function outOfBudget() {
+  const seen = { requests: 0, inFlight: 0, max: 0, completion: 0 };
+  const client: ModelClient = {
+    async complete() {
+      seen.requests++;
+      seen.inFlight++;
+      seen.max = Math.max(seen.max, seen.inFlight);
+      await new Promise((r) => setImmediate(r));
+      seen.inFlight--;
+      seen.completion += 4096;
+      throw new MalformedResponseError('empty content (finish_reason "length")', {
+        fault: 'cut_empty',
+        finishReason: 'length',
+        usage: { prompt_tokens: 1000, completion_tokens: 4096, total_tokens: 5096, reasoning_tokens: 4096 },
+      });
+    },
+  };
+  return { client, seen };
+}
+
+describe('slow start', () => {
+  for (const c of [1, 8, 64]) {
+    it(`a run whose endpoint can only fail sends at most 3 requests at -c ${c}, one at a time, and counts what they cost`, async () => {
+      const { client, seen } = outOfBudget();
+      const { r, records } = runner(client, c);
+      const out = await r.run(pairs(200));
+      expect(out.fatal?.message).toMatch(/sent no usable reply: .*the first 3 rollouts all ended this way/);
+      expect(out.stop?.kind).toBe('fatal');
+      expect(seen.requests).toBe(3);
+      expect(seen.max).toBe(1);
+      // Every billed token is in a record; nothing was abandoned.
+      const recorded = records.reduce((a, x) => a + (x.usage?.completion_tokens ?? 0), 0);
+      expect(recorded).toBe(seen.completion);
+      expect(out.spend.in_flight.requests).toBe(0);
+    });
+  }
+
+  it('refused every time (a 400): 3 requests at -c 64', async () => {
+    let calls = 0;
+    const client: ModelClient = {
+      async complete() {
+        calls++;
+        throw APIError.generate(
+          400,
+          { error: { message: 'unsupported parameter: temperature' } },
+          undefined,
+          new Headers(),
+        );
+      },
+    };
+    const { r } = runner(client, 64);
+    const out = await r.run(pairs(100));
+    expect(out.fatal?.message).toMatch(/refused every request/);
+    expect(calls).toBe(3);
+  });
+
+  it('the first request goes alone; once it is answered the run opens to -c at once', async () => {
+    // Each request waits until the test lets it go: the number in flight is what the runner sent.
+    const waiting: Array<() => void> = [];
+    let inFlight = 0;
+    const client: ModelClient = {
+      async complete(messages) {
+        inFlight++;
+        await new Promise<void>((r) => waiting.push(r));
+        inFlight--;
+        return { text: runPolicy('oracle', messages), finish_reason: 'stop', usage: null };
+      },
+    };
+    const { r, records } = runner(client, 8);
+    const done = r.run(pairs(30));
+    const settle = async (): Promise<void> => {
+      // Turns of the event loop until nothing new is sent.
+      for (let last = -1, same = 0; same < 20;) {
+        await new Promise((res) => setImmediate(res));
+        if (inFlight === last) same++;
+        else [last, same] = [inFlight, 0];
+      }
+    };
+    await settle();
+    expect(inFlight).toBe(1);
+    waiting.shift()!();
+    await settle();
+    // One round trip of slow start, then a full window.
+    expect(inFlight).toBe(8);
+    while (records.length < 30) {
+      for (const w of waiting.splice(0)) w();
+      await settle();
+    }
+    await done;
+  });
+
+  it('a random failure first (a 500) does not keep the run at one request: first contact can no longer stop it', async () => {
+    let calls = 0;
+    let inFlight = 0;
+    let max = 0;
+    const client: ModelClient = {
+      async complete(messages) {
+        calls++;
+        inFlight++;
+        max = Math.max(max, inFlight);
+        await new Promise((r) => setImmediate(r));
+        inFlight--;
+        if (calls <= 4) throw APIError.generate(500, { error: { message: 'oops' } }, undefined, new Headers());
+        for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+        return { text: runPolicy('oracle', messages), finish_reason: 'stop', usage: null };
+      },
+    };
+    const { r, records } = runner(client, 4);
+    await r.run(pairs(40));
+    expect(records).toHaveLength(40);
+    expect(max).toBeGreaterThan(1);
+  });
+
+  it('an in-process client starts at -c (it costs nothing and is always there)', async () => {
+    let inFlight = 0;
+    let max = 0;
+    let open: () => void = () => {};
+    const full = new Promise<void>((r) => (open = r));
+    const client: ModelClient = {
+      inProcess: true,
+      async complete(messages) {
+        inFlight++;
+        max = Math.max(max, inFlight);
+        if (inFlight === 4) open();
+        await full;
+        inFlight--;
+        return { text: runPolicy('oracle', messages), finish_reason: 'stop', usage: null };
+      },
+    };
+    const { r, records } = runner(client, 4);
+    await r.run(pairs(12));
+    expect(records).toHaveLength(12);
+    expect(max).toBe(4);
+  });
+});
+
+describe('a stop with a reason, and what it abandons', () => {
+  it('counts the requests in flight at the stop as abandoned, and the usage of rollouts it leaves unrecorded', async () => {
+    // The run's first rollout is answered; every later one gets a garbled reply first (billed
+    // 100 completion tokens, retried), and its retry hangs until the stop.
+    let requests = 0;
+    let answered = 0;
+    const tries = new WeakMap<object, number>();
+    const client: ModelClient = {
+      async complete(messages, signal) {
+        requests++;
+        if (requests === 1) return { text: runPolicy('oracle', messages), finish_reason: 'stop', usage: usage(200) };
+        const n = (tries.get(messages) ?? 0) + 1;
+        tries.set(messages, n);
+        if (n === 1) {
+          answered++;
+          throw new MalformedResponseError('not JSON', {
+            fault: 'shape',
+            usage: { prompt_tokens: 1000, completion_tokens: 100, total_tokens: 1100 },
+          });
+        }
+        return await new Promise((_, rej) =>
+          signal!.addEventListener('abort', () => rej(new DOMException('aborted', 'AbortError'))),
+        );
+      },
+    };
+    const { r, records } = runner(client, 4, { policy: { ...policy, retryOn: ['malformed', ...policy.retryOn] } });
+    const done = r.run(pairs(50));
+    while (r.inFlight < 4) await new Promise((res) => setImmediate(res));
+    r.stop({ kind: 'precision', message: 'the interval is narrow enough' });
+    r.stop({ kind: 'interrupted', message: 'later reasons do not replace the first' });
+    const out = await done;
+    expect(out.stop).toEqual({ kind: 'precision', message: 'the interval is narrow enough' });
+    expect(out.fatal).toBeNull();
+    expect(records).toHaveLength(1);
+    expect(out.spend.in_flight.requests).toBe(4);
+    // Four garbled replies came back for rollouts that were never recorded: billed all the same.
+    expect(answered).toBe(4);
+    expect(out.spend.unrecorded).toMatchObject({ prompt: 4000, completion: 400, total: 4400, lines: 4 });
+    // Their worst case: the largest completion seen (200) with its margin, and the prompt's estimate.
+    expect(out.spend.in_flight.completion).toBe(4 * 300);
+    expect(out.spend.in_flight.prompt).toBeGreaterThan(0);
+  });
+});
+
+function usage(completion: number) {
+  return { prompt_tokens: 1000, completion_tokens: completion, total_tokens: 1000 + completion };
+}
