@@ -32,6 +32,7 @@ function serveOptions(given: Record<string, unknown>): ServeOptions {
     maxConnections: f.maxConnections,
     seed: f.seed,
     reasoningTokens: f.reasoningTokens,
+    maxCompletionTokens: f.maxCompletionTokens,
     apiKey: f.apiKey,
     models: f.models,
   };
@@ -62,7 +63,9 @@ export async function serve(flags: Record<string, unknown>): Promise<void> {
     o.rateLimitRps &&
       `at most ${o.rateLimitRps} requests/s${o.wholeSecondRetryAfter ? ' (whole-second Retry-After)' : ''}`,
   ].filter(Boolean);
-  const thinks = o.reasoningTokens ? `, reasons ${o.reasoningTokens} tokens before answering` : '';
+  const thinks =
+    (o.reasoningTokens ? `, reasons ${o.reasoningTokens} tokens before answering` : '') +
+    (o.maxCompletionTokens ? `, writes at most ${o.maxCompletionTokens} completion tokens` : '');
   std
     .stdout()
     .write(

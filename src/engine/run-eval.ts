@@ -151,6 +151,10 @@ export async function runEval(plan: RunPlan, options: RunEvalOptions = {}): Prom
       );
     const info = folder.begin(fresh);
     const { limits } = plan;
+    if (limits.budget && fresh.sampling.max_tokens === null)
+      warn(
+        'the budget is kept by estimate without --max-tokens: each request is reserved 1.5 times the longest completion seen so far, and a reply longer than that can take the run past it; set --max-tokens for a hard bound (docs/cost.md, Budgets)',
+      );
     // What earlier sessions spent beside their records (unrecorded rollouts, requests abandoned in flight).
     const before = spendOf(saved ? sessionsOf(saved) : []);
     const tokensBefore = recorded.tokens();
@@ -167,6 +171,10 @@ export async function runEval(plan: RunPlan, options: RunEvalOptions = {}): Prom
       adaptive: limits.adapt,
       endpoint: info.base_url ?? 'the endpoint',
       maxTokens: fresh.sampling.max_tokens,
+      budget: limits.budget && {
+        ...limits.budget,
+        prices: plan.prices.in !== null && plan.prices.out !== null ? { in: plan.prices.in, out: plan.prices.out } : null,
+      },
       // Earlier sessions' spend counts against a budget, their abandoned requests at their worst case.
       spentBefore: {
         prompt: tokensBefore.prompt + before.unrecorded.prompt + before.in_flight.prompt,

@@ -50,6 +50,8 @@ export interface Hold {
   readonly worst: { prompt: number; completion: number | null };
   /** Bytes of the prompt, to learn tokens per byte from its usage. */
   readonly bytes: number;
+  /** Nothing bounded its reply: it went alone, holding what was left of the budget. */
+  readonly exclusive: boolean;
 }
 
 interface Waiter {
@@ -206,13 +208,16 @@ export class Spend {
   private release(hold: Hold): void {
     this.out--;
     this.held.prompt -= hold.worst.prompt;
-    if (hold.worst.completion === null) this.exclusive = false;
-    else this.held.completion -= hold.worst.completion;
+    if (hold.exclusive) this.exclusive = false;
+    else if (hold.worst.completion !== null) this.held.completion -= hold.worst.completion;
   }
 
-  /** A hold when it fits now; null when it never will (exhausted); undefined when it must wait. */
-  private tryHold(bytes: number): Hold | null | undefined {
-    if (this.waiters.length > 0 || this.exclusive) return undefined;
+  /**
+   * A hold when it fits now; null when it never will (exhausted); undefined when it must wait.
+   * `first`: the request is the head of the queue (else it waits behind whoever queued first).
+   */
+  private tryHold(bytes: number, first = false): Hold | null | undefined {
+    if ((this.waiters.length > 0 && !first) || this.exclusive) return undefined;
     const worst = this.worstCase(bytes);
     const budget = this.o.budget;
     // Unbounded and not alone: wait until the others are back (and have bounded it).
@@ -223,14 +228,14 @@ export class Spend {
       this.exhaust(budget!, worst);
       return null;
     }
+    // Unbounded under a budget: it goes alone and holds what is left, for what it is charged if it never comes back.
+    const exclusive = budget !== null && worst.completion === null;
+    const completion = exclusive ? this.left(budget, worst.prompt) : worst.completion;
     this.out++;
     this.held.prompt += worst.prompt;
-    if (worst.completion === null) {
-      if (budget !== null) this.exclusive = true;
-    } else this.held.completion += worst.completion;
-    // Unbounded under a budget: it holds what is left, for what it is charged if it never comes back.
-    const completion = worst.completion ?? (budget === null ? null : this.left(budget, worst.prompt));
-    return { worst: { prompt: worst.prompt, completion: budget === null ? worst.completion : completion }, bytes };
+    if (exclusive) this.exclusive = true;
+    else if (completion !== null) this.held.completion += completion;
+    return { worst: { prompt: worst.prompt, completion }, bytes, exclusive };
   }
 
   /** Completion tokens left under the budget after `prompt` more prompt tokens. */
@@ -283,7 +288,7 @@ export class Spend {
     while (this.waiters.length > 0 && this.exhausted === null) {
       const w = this.waiters[0]!;
       this.waiters.shift();
-      const h = this.tryHold(w.bytes);
+      const h = this.tryHold(w.bytes, true);
       if (h === undefined) {
         this.waiters.unshift(w);
         return;

@@ -9,7 +9,8 @@ import { expectedRollouts, locateRun, readRunInfo, stderrWarn, type RunFile, typ
 import { folderLockState } from '../runfile/lock.js';
 import { runGenerator } from '../runfile/versions.js';
 import { GENERATOR_VERSION } from '../task/generate.js';
-import type { SummaryBuilder, Summary } from '../summary/summary.js';
+import { withSpend, type SummaryBuilder, type Summary } from '../summary/summary.js';
+import { sessionsOf, spendOf } from '../runfile/sessions.js';
 import { foldWinningRecords, runBounds, SummaryFold, type WinnerFold } from '../runfile/winners.js';
 import type { RolloutRecord } from '../runfile/record.js';
 import { provenanceOf, type Provenance } from './provenance.js';
@@ -112,7 +113,8 @@ export async function readRunFolding<F extends WinnerFold | null>(
   });
   const { configs, firstConfig, firstModel } = fold;
   const builder = fold.finish();
-  const summary = builder.result();
+  // What the run spent beside its records (unrecorded rollouts, requests abandoned in flight), from run.json.
+  const summary = withSpend(builder.result(), spendOf(sessionsOf(run as Record<string, unknown> | null)));
   if (summary.counts.rollouts === 0) {
     throw new ConfigError(`${resultsPath} holds no rollouts yet: nothing to report`);
   }
@@ -130,6 +132,10 @@ export async function readRunFolding<F extends WinnerFold | null>(
   else if (status === 'incomplete')
     notes.push(
       'This run is incomplete: some planned rollouts are in none of its inputs (missing replies or a missing shard).',
+    );
+  else if (status === 'budget')
+    notes.push(
+      `This run stopped at its budget (--max-cost / --max-total-tokens) before it finished: the figures cover what completed. \`bas eval --resume ${dir}\` with a larger budget finishes it.`,
     );
   else if (status === 'interrupted' || status === 'failed')
     notes.push(

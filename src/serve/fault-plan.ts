@@ -17,6 +17,8 @@ export interface FaultRates {
   cutRate?: number;
   stallRate?: number;
   reasoningTokens?: number;
+  /** The model's own cap on completion tokens (reasoning included), whatever the request asks; 0 or absent: none. */
+  maxCompletionTokens?: number;
 }
 
 export type Fate = 'hang' | 'error' | 'rate_limit' | 'malformed' | 'cut' | 'stall' | 'ok';
@@ -39,8 +41,9 @@ export function answers(fate: Fate): boolean {
 
 /**
  * The policy's reply to `messages` and its usage; a token is about four characters. As a
- * reasoning model, the request's token `limit` caps reasoning and reply together: a limit
- * at or below the reasoning budget leaves empty content, cut by the limit.
+ * reasoning model, the request's token `limit` (or the model's own cap, the tighter of the two)
+ * caps reasoning and reply together: a limit at or below the reasoning budget leaves empty
+ * content, cut by the limit. Without reasoning, the cap cuts the reply.
  */
 export function answerFor(o: FaultRates, messages: ChatMessage[], limit: number | null): Answer {
   const reply = runPolicy(o.policy, messages);
@@ -54,8 +57,10 @@ export function answerFor(o: FaultRates, messages: ChatMessage[], limit: number 
     usage: { prompt_tokens, completion_tokens: Math.ceil(reply.length / 4), total_tokens: 0 },
   };
   const thinks = o.reasoningTokens ?? 0;
+  // The tighter of the request's limit and the model's own.
+  const own = o.maxCompletionTokens ? o.maxCompletionTokens : null;
+  const cap = Math.min(limit ?? Number.POSITIVE_INFINITY, own ?? Number.POSITIVE_INFINITY);
   if (thinks > 0) {
-    const cap = limit ?? Number.POSITIVE_INFINITY;
     const thought = Math.min(thinks, cap);
     a.reasoning = `Checking the ledger row by row (${thought} tokens of reasoning).`;
     if (thought + a.usage.completion_tokens > cap) {
@@ -66,6 +71,10 @@ export function answerFor(o: FaultRates, messages: ChatMessage[], limit: number 
       a.usage.completion_tokens += thought;
     }
     a.usage.completion_tokens_details = { reasoning_tokens: thought };
+  } else if (a.usage.completion_tokens > cap) {
+    a.finish = 'length';
+    a.reply = reply.slice(0, cap * 4);
+    a.usage.completion_tokens = cap;
   }
   a.usage.total_tokens = prompt_tokens + a.usage.completion_tokens;
   return a;

@@ -174,6 +174,8 @@ const CHECK_IGNORES: readonly SettingKey[] = [
   'progress',
   'priceIn',
   'priceOut',
+  'maxCost',
+  'maxTotalTokens',
 ];
 
 function checkSettings(): Omit<SettingTable, 'check'> {
@@ -389,6 +391,13 @@ export const COMMAND_FLAGS = {
     reasoningTokens: {
       flags: '--reasoning-tokens <N>',
       help: 'act as a reasoning model that reasons N tokens before answering, 0..10000000; a max_tokens at or below N gets empty content cut by the limit',
+      defaultText: '0',
+      default: 0,
+      parse: integer(0, 10_000_000),
+    } satisfies Flag<number>,
+    maxCompletionTokens: {
+      flags: '--max-completion-tokens <N>',
+      help: "the model's own cap on completion tokens (reasoning included) whatever the request asks, 0..10000000; 0: none. With --reasoning-tokens above it, every reply is empty content cut by the limit, as a reasoning model out of budget",
       defaultText: '0',
       default: 0,
       parse: integer(0, 10_000_000),

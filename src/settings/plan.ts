@@ -64,6 +64,8 @@ interface RunLimits {
   /** Lower the requests in flight under rate limits (`--no-adapt` turns it off). */
   adapt: boolean;
   maxErrorRate: number;
+  /** `--max-cost` (US dollars, at `prices`) and `--max-total-tokens`; null when neither is set. */
+  budget: { maxCostUsd: number | null; maxTotalTokens: number | null } | null;
 }
 
 /** A run to continue: its folder, its run.json as the caller read it, and how messages name that file. */
@@ -147,6 +149,10 @@ export function planOf<R>(s: EvalSettings, resume: SavedRun<R> | null = null): E
       requestTimeoutMs: s.requestTimeout * 1000,
       adapt: s.adapt,
       maxErrorRate: s.maxErrorRate,
+      budget:
+        s.maxCost === null && s.maxTotalTokens === null
+          ? null
+          : { maxCostUsd: s.maxCost, maxTotalTokens: s.maxTotalTokens },
     },
     output: s.output,
     resume,

@@ -421,6 +421,30 @@ export const SETTINGS = {
     measured: false,
     parse: number(0, 1e6),
   }),
+  maxCost: setting({
+    flags: '--max-cost <USD>',
+    help: 'stop before a request could take the run past USD (needs --price-in and --price-out); exit 4',
+    doc: 'A budget in US dollars for the whole run, every session and retry included: no request starts that could take it past, each request in flight counted at its worst case (see [docs/cost.md](docs/cost.md#budgets)). Needs `--price-in` and `--price-out` (or the saved run\'s prices). When the next request does not fit, the run stops with status `budget` and exit 4; `--resume` with a larger budget continues.',
+    defaultText: 'none',
+    default: null,
+    toml: 'max_cost',
+    kind: 'number',
+    runJson: 'budget.max_cost_usd',
+    measured: false,
+    parse: number(0, 1e9),
+  }),
+  maxTotalTokens: setting({
+    flags: '--max-total-tokens <N>',
+    help: 'stop before a request could take the run past N prompt and completion tokens; exit 4',
+    doc: 'A budget in tokens (prompt and completion together) for the whole run, as `--max-cost`.',
+    defaultText: 'none',
+    default: null,
+    toml: 'max_total_tokens',
+    kind: 'integer',
+    runJson: 'budget.max_total_tokens',
+    measured: false,
+    parse: count(1, Number.MAX_SAFE_INTEGER),
+  }),
 };
 
 export type SettingTable = typeof SETTINGS;

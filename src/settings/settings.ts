@@ -208,6 +208,11 @@ export function resolveSettings(
     );
   }
   if (saved) refuseChanges(v, given, saved);
+  // A budget in dollars is counted at the run's prices: without both, nothing could be checked against it.
+  if (v.maxCost !== null && (v.priceIn === null || v.priceOut === null))
+    throw new ConfigError(
+      `${names.maxCost} ${v.maxCost} needs both prices to count dollars: give --price-in and --price-out (US dollars per million tokens), or budget in tokens with --max-total-tokens`,
+    );
   const ep: Endpoint =
     policy !== null
       ? {

@@ -220,3 +220,123 @@ describe('a stop with a reason, and what it abandons', () => {
 function usage(completion: number) {
   return { prompt_tokens: 1000, completion_tokens: completion, total_tokens: 1000 + completion };
 }
+
+describe('budgets (issue 25 §2)', () => {
+  /**
+   * An endpoint that bills like a provider: the prompt at a quarter of its characters, a
+   * completion drawn from [lo, hi] (never above the request's max_tokens), a share of 500s
+   * (not billed, retried) and of garbled 200s (billed, errored). It counts what it billed.
+   */
+  function billing(seed: number, lo: number, hi: number, maxTokens: number | null) {
+    let x = seed >>> 0 || 1;
+    const rand = (): number => {
+      x ^= x << 13;
+      x ^= x >>> 17;
+      x ^= x << 5;
+      return (x >>> 0) / 2 ** 32;
+    };
+    const billed = { requests: 0, prompt: 0, completion: 0, inFlight: 0 };
+    const client: ModelClient = {
+      async complete(messages) {
+        billed.requests++;
+        billed.inFlight++;
+        await new Promise((r) => setImmediate(r));
+        billed.inFlight--;
+        const u = rand();
+        if (u < 0.1) throw APIError.generate(500, { error: { message: 'oops' } }, undefined, new Headers());
+        const prompt = Math.ceil(messages.reduce((a, m) => a + m.content.length, 0) / 4);
+        const completion = Math.min(lo + Math.floor(rand() * (hi - lo + 1)), maxTokens ?? Number.POSITIVE_INFINITY);
+        billed.prompt += prompt;
+        billed.completion += completion;
+        const usage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+        if (u < 0.2) throw new MalformedResponseError('not JSON', { fault: 'shape', usage });
+        return { text: runPolicy('oracle', messages), finish_reason: 'stop', usage };
+      },
+    };
+    return { client, billed };
+  }
+
+  it('never lets the server bill past the budget, at any -c, with or without --max-tokens', async () => {
+    const { default: fc } = await import('fast-check');
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 64 }),
+        fc.integer({ min: 3_000, max: 120_000 }),
+        fc.boolean(),
+        fc.integer({ min: 1, max: 2 ** 31 }),
+        async (c, budget, bounded, seed) => {
+          // Without --max-tokens, completions stay within the margin of the largest seen (1.5x).
+          const maxTokens = bounded ? 700 : null;
+          const { client, billed } = billing(seed, 400, 600, bounded ? 800 : null);
+          const { r, records } = runner(client, c, {
+            maxTokens,
+            budget: { maxCostUsd: null, maxTotalTokens: budget, prices: null },
+          });
+          const out = await r.run(pairs(60));
+          expect(billed.prompt + billed.completion).toBeLessThanOrEqual(budget);
+          if (out.stop) {
+            expect(out.stop.kind).toBe('budget');
+            expect(out.stop.message).toMatch(
+              /^the budget is spent: [\d,]+ tokens so far, and the next request may take up to [\d,]+ more, past --max-total-tokens \d+$/,
+            );
+            // A budget stop waits for the requests in flight: nothing is abandoned, the cost is exact.
+            expect(out.spend.in_flight.requests).toBe(0);
+            const reported = records.reduce((a, x) => a + (x.usage?.total_tokens ?? 0), 0) + out.spend.unrecorded.total;
+            expect(reported).toBe(billed.prompt + billed.completion);
+          } else expect(records).toHaveLength(60);
+        },
+      ),
+      { numRuns: 40, seed: 25 },
+    );
+  });
+
+  it('a dollar budget is counted at the prices, prompt and completion apart', async () => {
+    const { client, billed } = billing(7, 500, 500, null);
+    const prices = { in: 2, out: 10 };
+    const { r } = runner(client, 8, { budget: { maxCostUsd: 0.05, maxTotalTokens: null, prices } });
+    const out = await r.run(pairs(200));
+    expect(out.stop?.kind).toBe('budget');
+    expect(out.stop?.message).toMatch(/\(\$0\.0\d{3}\) so far.*past --max-cost 0\.05$/);
+    expect((billed.prompt * prices.in + billed.completion * prices.out) / 1e6).toBeLessThanOrEqual(0.05);
+  });
+
+  it('counts what earlier sessions spent: a resume with the same budget stops before any request', async () => {
+    const { client, billed } = billing(3, 500, 500, null);
+    const { r } = runner(client, 4, {
+      budget: { maxCostUsd: null, maxTotalTokens: 50_000, prices: null },
+      spentBefore: { prompt: 45_000, completion: 4_000 },
+    });
+    const out = await r.run(pairs(10));
+    expect(out.stop?.kind).toBe('budget');
+    expect(billed.requests).toBe(0);
+  });
+
+  it('before any completion is seen and without --max-tokens, the first request goes alone even without slow start', async () => {
+    const { client, billed } = billing(5, 500, 500, null);
+    let max = 0;
+    const watched: ModelClient = {
+      async complete(m, s) {
+        const p = client.complete(m, s);
+        max = Math.max(max, billed.inFlight);
+        return p;
+      },
+    };
+    const { r, records } = runner(watched, 8, {
+      slowStart: false,
+      budget: { maxCostUsd: null, maxTotalTokens: 1_000_000, prices: null },
+    });
+    await r.run(pairs(1));
+    expect(records).toHaveLength(1);
+    const two = runner(watched, 8, {
+      slowStart: false,
+      budget: { maxCostUsd: null, maxTotalTokens: 1_000_000, prices: null },
+    });
+    max = 0;
+    const done = two.r.run(pairs(16));
+    // The first request is out alone; the others wait for its completion to bound theirs.
+    await new Promise((res) => setImmediate(res));
+    expect(billed.inFlight).toBeLessThanOrEqual(1);
+    await done;
+    expect(two.records).toHaveLength(16);
+  });
+});
