@@ -152,13 +152,16 @@ export function pairRuns(
       note: `${apart}, so their rewards are not comparable task by task`,
       ...empty,
     };
-  const baseTasks = new Map(base.builder.perTask().map((t) => [t.index, t]));
+  // Both lists are in index order: the shared tasks are found by walking them side by side.
+  const baseTasks = base.builder.perTask();
   const diffs: number[] = [];
   const diffsZero: number[] = [];
   let shared = 0;
+  let i = 0;
   for (const t of other.builder.perTask()) {
-    const b = baseTasks.get(t.index);
-    if (!b) continue;
+    while (i < baseTasks.length && baseTasks[i]!.index < t.index) i++;
+    const b = baseTasks[i];
+    if (b === undefined || b.index !== t.index) continue;
     shared++;
     diffsZero.push(t.rewardZero - b.rewardZero);
     if (t.completed && b.completed) diffs.push(t.reward - b.reward);

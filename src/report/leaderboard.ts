@@ -112,15 +112,20 @@ const TIER_ALPHA = 0.05;
 function taskMeans(d: RunData, by: RankMeasure): { index: Float64Array; value: Float64Array } {
   const rows = d.builder.perTask();
   const zero = by === 'reward_errors_as_zero';
-  return {
-    index: Float64Array.from(rows, (t) => t.index),
-    value: Float64Array.from(rows, (t) => (zero ? t.rewardZero : t.reward)),
-  };
+  const index = new Float64Array(rows.length);
+  const value = new Float64Array(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    const t = rows[i]!;
+    index[i] = t.index;
+    value[i] = zero ? t.rewardZero : t.reward;
+  }
+  return { index, value };
 }
 
 /** The differences (b − a) over tasks both have a value on (both lists in index order). */
 function pairedDiffs(a: ReturnType<typeof taskMeans>, b: ReturnType<typeof taskMeans>): Float64Array {
-  const out: number[] = [];
+  const out = new Float64Array(Math.min(a.index.length, b.index.length));
+  let n = 0;
   let i = 0;
   let j = 0;
   while (i < a.index.length && j < b.index.length) {
@@ -129,12 +134,12 @@ function pairedDiffs(a: ReturnType<typeof taskMeans>, b: ReturnType<typeof taskM
     else if (y < x) j++;
     else {
       const diff = b.value[j]! - a.value[i]!;
-      if (diff === diff) out.push(diff);
+      if (diff === diff) out[n++] = diff;
       i++;
       j++;
     }
   }
-  return Float64Array.from(out);
+  return out.subarray(0, n);
 }
 
 /**

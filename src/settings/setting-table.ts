@@ -73,7 +73,7 @@ export const SETTINGS = {
   model: setting({
     flags: '-m, --model <MODEL>',
     help: 'model id sent to the endpoint, or builtin:oracle|raw-sums|blanket|silent',
-    doc: 'Model id, sent unchanged (`openai/gpt-5-mini` stays as it is). `builtin:oracle`, `builtin:raw-sums`, `builtin:blanket`, `builtin:silent` run a reference policy in-process through the same pipeline: no key, no network.',
+    doc: 'Model id, sent unchanged (`openai/gpt-5-mini` stays as it is). `builtin:oracle`, `builtin:raw-sums`, `builtin:blanket`, `builtin:silent`, `builtin:slips` run a reference policy in-process through the same pipeline: no key, no network.',
     defaultText: 'required',
     default: null,
     toml: 'model',
