@@ -134,6 +134,8 @@ function parseRollouts(values: unknown, name: string): Array<[number, number]> {
 }
 
 const htmlFlag = (what: string) => text('--html <FILE>', `also write a self-contained HTML ${what} to FILE`);
+const svgFlag = (what: string) =>
+  text('--svg <FILE>', `also write ${what} to FILE as a standalone SVG figure (for a paper; docs/reports.md)`);
 
 /** eval's flags that are about the invocation, not settings of the run (no TOML key, no run.json key). */
 const evalInvocation = {
@@ -297,6 +299,7 @@ export const COMMAND_FLAGS = {
       parse: parseSwitch,
     } satisfies Flag<boolean>,
     html: htmlFlag('leaderboard'),
+    svg: svgFlag('each group as a dot-and-interval plot'),
     ...bootstrapGroup,
   },
   eval: evalFlags,
@@ -492,6 +495,7 @@ export const COMMAND_FLAGS = {
     output: text('--output <DIR>', 'sweep folder', { defaultText: '`runs/<UTC time>-sweep-<model>`' }),
     resume: text('--resume <DIR>', 'continue a sweep: every point, with its saved settings'),
     html: htmlFlag('page with the curve'),
+    svg: svgFlag('the curves'),
     json: json('print the sweep as JSON'),
     csv: {
       flags: '--csv',
