@@ -8,7 +8,7 @@
  */
 import { POLICY_NAMES } from '../task/policy-names.js';
 import { SPLITS } from '../task/dataset.js';
-import { GEN_FORMATS, RANK_MEASURES } from './choices.js';
+import { GEN_FORMATS, LEADERBOARD_COLUMNS, RANK_MEASURES, type LeaderboardColumn } from './choices.js';
 import type { Flag, FlagSet } from './flag.js';
 export { collectOnce, helpLine, takesValue, unusedNote } from './flag.js';
 import { integer, number } from './numbers.js';
@@ -300,6 +300,13 @@ export const COMMAND_FLAGS = {
     } satisfies Flag<boolean>,
     html: htmlFlag('leaderboard'),
     svg: svgFlag('each group as a dot-and-interval plot'),
+    columns: {
+      flags: '--columns <LIST>',
+      help: `the results table's columns, in this order, in every format but JSON (${LEADERBOARD_COLUMNS.join(', ')}); with --latex, a compact table for one column of a two-column paper`,
+      defaultText: 'all',
+      default: null,
+      parse: listOf(oneOf(LEADERBOARD_COLUMNS)),
+    } satisfies Flag<LeaderboardColumn[] | null>,
     ...bootstrapGroup,
   },
   eval: evalFlags,
