@@ -248,20 +248,22 @@ export function renderComparison(c: Comparison): string {
 
   out.push(
     fitTable(
-      ['run', 'endpoint', 'sampling', 'versions', 'dates\nwall time'],
+      ['run', 'endpoint', 'sampling', 'tasks', 'versions', 'dates\nwall time'],
       c.runs.map((r) => {
         const p = r.provenance;
         const gen =
           p.generator === null ? 'tasks from a file' : `gen ${p.generator} · prompt ${p.prompt_version ?? '?'}`;
+        const t = p.task;
         return [
           r.label,
           p.endpoint ?? 'unknown',
           samplingShort(p.sampling),
+          t ? `${t.num_transactions} rows\nfault rate ${t.fault_rate}\nseed ${t.seed}` : 'unknown',
           `bas ${p.bas_version ?? 'unknown'}\n${gen}`,
           `${dateText(p.started_at)}\n${durationText(p.wall_time_s)}`,
         ];
       }),
-      { align: ['left', 'left', 'left', 'left', 'left'], separators: true, wrap: [1, 2, 3] },
+      { align: ['left', 'left', 'left', 'left', 'left', 'left'], separators: true, wrap: [1, 2, 3, 4] },
     ),
   );
   const sep = { separators: true };
