@@ -170,6 +170,20 @@ export async function score(given: Record<string, unknown>): Promise<void> {
       owned: flags.output !== null ? [flags.output] : [],
     },
   ]);
+  // What the replies were sampled with, as the user tells it; nothing told is unknown.
+  const told = [flags.temperature, flags.maxTokens, flags.reasoningEffort, flags.sampling].some((v) => v !== null);
+  if (told && flags.output === null)
+    throw new ConfigError(
+      '--temperature, --max-tokens, --reasoning-effort and --sampling record how the replies were sampled in a run folder: give --output DIR too',
+    );
+  const sampling = told
+    ? {
+        temperature: flags.temperature,
+        max_tokens: flags.maxTokens,
+        reasoning_effort: flags.reasoningEffort,
+        extra: flags.sampling ?? {},
+      }
+    : null;
   if (flags.output !== null) (await import('../runfile/build.js')).requireEmptyOutput(flags.output, '--output');
   const tasks = await readTasks(flags.tasks);
   // Refuse a tasks file that --output cannot stand for before any reply is read.
@@ -214,6 +228,7 @@ export async function score(given: Record<string, unknown>): Promise<void> {
       flags.model ?? records.find((r) => r.model)?.model ?? 'unknown',
       status,
       flags.maxErrorRate,
+      sampling,
     );
   }
   if (missing.length > 0) {

@@ -79,6 +79,18 @@ function samplingOf(v: unknown): Sampling | null {
   };
 }
 
+/** A sampling record that states nothing: every setting null, no extra field. */
+function untold(v: unknown): boolean {
+  const s = samplingOf(v);
+  return (
+    s === null ||
+    (s.temperature === null &&
+      s.max_tokens === null &&
+      s.reasoning_effort === null &&
+      Object.keys(s.extra).length === 0)
+  );
+}
+
 /** The wall time run.json records (`elapsed_s`, over every session), else end − start for a run never resumed. */
 function wallTime(run: RunFile | RunInfo): number | null {
   for (const k of ['elapsed_s', 'wall_time_s']) {
@@ -122,7 +134,9 @@ export function provenanceOf(run: RunFile | RunInfo | null, model: string, task:
     model,
     provider: str(run.provider) ?? (Object.hasOwn(run, 'provider') ? 'none' : null),
     endpoint: builtin ? 'built-in' : typeof run.base_url === 'string' ? hostOf(run.base_url) : null,
-    sampling: samplingOf(run.sampling),
+    // `bas score` before 0.4.1 recorded every setting as not sent, knowing nothing of how the
+    // replies were made; it now records only what it is told. Either way nothing told is unknown.
+    sampling: scored && untold(run.sampling) ? null : samplingOf(run.sampling),
     n: Array.isArray(run.indices) ? run.indices.length : (run.n ?? null),
     rollouts: run.rollouts ?? null,
     task,

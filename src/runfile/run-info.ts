@@ -45,7 +45,11 @@ export interface RunInfo {
   rollouts: number;
   indices: number[] | null;
   shard: unknown;
-  sampling: {
+  /**
+   * As sent with every request (null: not sent). Absent where nothing says: a run made by
+   * `bas score` that was not told how its replies were sampled.
+   */
+  sampling?: {
     temperature: number | null;
     max_tokens: number | null;
     reasoning_effort: string | null;

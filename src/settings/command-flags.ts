@@ -80,6 +80,13 @@ function taskGroup(n: number) {
 
 /** The sampling group, as `bas gen --format batch` writes it into each request. */
 const batchOnly = <V>(f: Flag<V>): Flag<V> => ({ ...f, help: `${f.help} (--format batch)`, doc: undefined });
+/** A sampling setting `bas score` is told (the replies were made elsewhere): recorded, never sent. */
+const toldSampling = <V>(f: Flag<V>): Flag<V> => ({
+  ...f,
+  help: `${f.help}: what the replies were sampled with, recorded in the run folder`,
+  doc: 'What the replies were sampled with, recorded in the run folder\'s run.json; a sampling flag left out then reads "not sent". With no sampling flag at all, the sampling is recorded as unknown.',
+  defaultText: 'unknown',
+});
 
 /** The bootstrap group: the paired comparisons of compare and leaderboard. */
 const bootstrapGroup = {
@@ -229,6 +236,10 @@ export const COMMAND_FLAGS = {
       "write one scored line per reply (JSONL, in the replies' order, results.jsonl's line shape); - for standard output",
     ),
     model: { ...text('-m, --model <MODEL>', 'model name recorded in the run folder'), parse: parseModel },
+    temperature: toldSampling(SETTINGS.temperature),
+    maxTokens: toldSampling(SETTINGS.maxTokens),
+    reasoningEffort: toldSampling(SETTINGS.reasoningEffort),
+    sampling: toldSampling({ ...SETTINGS.sampling, default: null as Record<string, unknown> | null }),
     // eval's error budget: missing replies and failed batch requests are errored rollouts.
     maxErrorRate: {
       ...SETTINGS.maxErrorRate,
