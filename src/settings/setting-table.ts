@@ -206,7 +206,7 @@ export const SETTINGS = {
   provider: setting({
     flags: '--provider <NAME>',
     help: 'endpoint and key variable from the provider registry (openai, openrouter, prime, vllm, ollama ...)',
-    doc: 'Take the base URL and key variable from the provider registry (see [Providers](docs/commands.md#providers)). `--base-url` and `--api-key-var` still win.',
+    doc: "Take the base URL and key variable from the provider registry (see [Providers](docs/commands.md#providers)). `--base-url` and `--api-key-var` still win, but the provider's key goes only to its host: a `--base-url` on another host needs `--api-key-var`.",
     defaultText: 'none',
     default: null,
     toml: 'provider',

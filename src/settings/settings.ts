@@ -18,7 +18,7 @@ import {
   type SettingValues,
 } from './setting-table.js';
 import { canon } from '../io/canon.js';
-import { registerUrlSecrets } from '../io/secrets.js';
+import { registerUrlSecrets, urlWithoutCredentials } from '../io/secrets.js';
 import { builtinName } from './setting-parse.js';
 import { unconfirmedEndpoint, DEFAULT_KEY_VAR, OPENAI_DEFAULT_BASE_URL } from './resume-trust.js';
 
@@ -46,7 +46,7 @@ export interface EvalSettings extends Omit<SettingValues, 'model' | 'baseUrl' | 
 }
 
 /** The endpoint part of the resolved settings. */
-type Endpoint = Pick<EvalSettings, 'baseUrl' | 'apiKeyVar' | 'keyRequired' | 'unconfirmed'>;
+type Endpoint = Pick<EvalSettings, 'provider' | 'baseUrl' | 'apiKeyVar' | 'keyRequired' | 'unconfirmed'>;
 
 /** What a saved run.json contributes on --resume: the run.json itself, as data (old ones included). */
 export type SavedSettings = Readonly<Record<string, unknown>>;
@@ -128,7 +128,12 @@ function endpoint(
   const fresh = (key: SettingKey): boolean => given.has(key) || !given.has('provider');
   const envURL = env.OPENAI_BASE_URL ? SETTINGS.baseUrl.parse(env.OPENAI_BASE_URL, 'OPENAI_BASE_URL') : null;
   const baseUrl = (fresh('baseUrl') ? v.baseUrl : null) ?? provider?.baseURL ?? envURL ?? OPENAI_DEFAULT_BASE_URL;
-  const apiKeyVar = (fresh('apiKeyVar') ? v.apiKeyVar : null) ?? provider?.apiKeyVar ?? DEFAULT_KEY_VAR;
+  const keyVarNamed = fresh('apiKeyVar') ? v.apiKeyVar : null;
+  const apiKeyVar = keyVarNamed ?? provider?.apiKeyVar ?? DEFAULT_KEY_VAR;
+  // A base URL on another host than the provider's is not that provider: its label stays
+  // behind, and so does its key unless the key variable is named outright.
+  const elsewhere = provider !== null && originOf(baseUrl) !== originOf(provider.baseURL);
+  if (provider !== null && elsewhere && keyVarNamed === null) throw new ConfigError(keyElsewhere(provider, baseUrl));
   // A variable named by the user is meant to hold a key; a local provider's needs none.
   const keyRequired = given.has('apiKeyVar') || !provider || provider.keyRequired;
   let unconfirmed: string | null = null;
@@ -149,17 +154,32 @@ function endpoint(
     );
   }
   registerUrlSecrets(baseUrl);
-  return { baseUrl, apiKeyVar, keyRequired, unconfirmed };
+  return { provider: elsewhere ? null : v.provider, baseUrl, apiKeyVar, keyRequired, unconfirmed };
+}
+
+/** Scheme, host and port: where a request goes, whatever the path. */
+function originOf(url: string): string | null {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
+}
+
+/** The refusal to send a provider's key to a base URL on another host. */
+function keyElsewhere(p: Provider, baseUrl: string): string {
+  return (
+    `the base URL ${urlWithoutCredentials(baseUrl)} is not on provider ${p.name}'s host (${originOf(p.baseURL) ?? p.baseURL}), ` +
+    `and bas sends ${p.name}'s key (${p.apiKeyVar}) only there: name the key this endpoint takes with --api-key-var NAME ` +
+    `(config: api_key_var; --api-key-var ${p.apiKeyVar} sends that key anyway), or name no provider`
+  );
 }
 
 /** The endpoint of `bas models`: --provider, --base-url, --api-key-var as for eval, no model. */
-export function resolveEndpoint(
-  flags: EvalFlags,
-  env: NodeJS.ProcessEnv,
-): { provider: string | null } & Omit<Endpoint, 'unconfirmed'> {
+export function resolveEndpoint(flags: EvalFlags, env: NodeJS.ProcessEnv): Omit<Endpoint, 'unconfirmed'> {
   const { values, given } = pickSettings(flags, null, '', null);
   const { unconfirmed: _none, ...ep } = endpoint(values, given, env);
-  return { provider: values.provider, ...ep };
+  return ep;
 }
 
 /**
@@ -191,6 +211,7 @@ export function resolveSettings(
   const ep: Endpoint =
     policy !== null
       ? {
+          provider: v.provider,
           baseUrl: v.baseUrl ?? OPENAI_DEFAULT_BASE_URL,
           apiKeyVar: v.apiKeyVar ?? DEFAULT_KEY_VAR,
           keyRequired: false,

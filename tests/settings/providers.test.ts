@@ -103,7 +103,28 @@ describe('choosing the endpoint', () => {
       '',
       {},
     );
-    expect([s.baseUrl, s.apiKeyVar]).toEqual(['http://127.0.0.1:7/v1', 'MINE']);
+    expect([s.baseUrl, s.apiKeyVar, s.provider]).toEqual(['http://127.0.0.1:7/v1', 'MINE', null]);
+  });
+
+  it("a base URL on another host than the provider's drops its label, and its key unless named outright", () => {
+    // The shipped config names prime: its key must not go to whatever --base-url points at.
+    const config = loadConfigFile('configs/au-bas-reconciliation.toml');
+    expect(() => resolveSettings({ baseUrl: 'http://u:secret@127.0.0.1:9/v1' }, config, 'x', {})).toThrow(
+      "the base URL http://127.0.0.1:9/v1 is not on provider prime's host (https://api.pinference.ai), and bas sends prime's key (PRIME_API_KEY) only there: name the key this endpoint takes with --api-key-var NAME (config: api_key_var; --api-key-var PRIME_API_KEY sends that key anyway), or name no provider",
+    );
+    expect(() => resolveEndpoint({ provider: 'groq', baseUrl: 'http://127.0.0.1:9/v1' }, {})).toThrow(
+      /bas sends groq's key \(GROQ_API_KEY\) only there/,
+    );
+    // Named outright, the key goes; the label does not, in run.json or anything read from it.
+    const s = resolveSettings({ baseUrl: 'http://127.0.0.1:9/v1', apiKeyVar: 'PRIME_API_KEY' }, config, 'x', {});
+    expect([s.provider, s.baseUrl, s.apiKeyVar]).toEqual([null, 'http://127.0.0.1:9/v1', 'PRIME_API_KEY']);
+    expect(runInfoOf(s, new Date()).provider).toBeNull();
+    expect(
+      resolveEndpoint({ provider: 'groq', baseUrl: 'http://127.0.0.1:9/v1', apiKeyVar: 'K' }, {}).provider,
+    ).toBeNull();
+    // Another path on the provider's own host is still that provider.
+    const same = resolveSettings({ model: 'm', provider: 'groq', baseUrl: 'https://api.groq.com/v2' }, null, '', {});
+    expect([same.provider, same.apiKeyVar]).toEqual(['groq', 'GROQ_API_KEY']);
   });
 
   it('the shipped measured-run configuration needs only the Prime Inference key', () => {
