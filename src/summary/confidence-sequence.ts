@@ -507,3 +507,25 @@ export function sequentialStop(scores: ArrayLike<number>, rule: StopRule, option
   }
   return { n: scores.length, stopped: false, verdict: 'undecided' };
 }
+
+/** run.json's `sequential`: the rule, where the sequence stands, and what a fixed design would have needed. */
+export interface SequentialRecord {
+  rule: 'precision' | 'decided';
+  /** `--precision`'s W, or null. */
+  width: number | null;
+  alpha: number;
+  /** Always true: the interval is a confidence sequence, valid at whatever point the run stopped. */
+  anytime_valid: true;
+  method: 'betting-mixture';
+  /** Tasks in the sequence (complete, in index order). */
+  tasks: number;
+  last_index: number | null;
+  mean: number | null;
+  low: number;
+  high: number;
+  half_width: number;
+  /** True when the rule stopped the run. */
+  reached: boolean;
+  /** The tasks a fixed-n 95% interval of ±W needs at the observed standard deviation, or null. */
+  fixed_design_tasks: number | null;
+}
