@@ -142,6 +142,12 @@ function buildProgram(decl: Declaration | null, ended: { code: number }): Comman
   ).action(async (opts) => (await import('./commands/reward-server.js')).rewardServer(opts));
   // --- end reward-server ---
 
+  // --- view (src/commands/view.ts) ---
+  command('view', 'a local web app over the runs under DIR: every run, every rollout, comparisons, live progress')
+    .argument('[DIR]', 'folder of run folders and sweeps, or one run folder; runs/ when not given')
+    .action(async (dir, opts) => (await import('./commands/view.js')).view(dir, opts));
+  // --- end view ---
+
   // --- sweep (src/commands/sweep.ts): eval's options, the knob's as lists ---
   command(
     'sweep',

@@ -140,21 +140,10 @@ export class TaskSequence {
 }
 
 /**
- * The tasks a fixed design needs to detect a difference `d` with 80% power in a two-sided 5%
- * test: n = ((z₀.₉₇₅ + z₀.₈)·sd / d)², with sd the standard deviation of a task's score (one
- * sample) or of the per-task difference (paired), rounded up. Null when sd or d is not positive.
- */
-export function fixedDesignTasks(sd: number, d: number): number | null {
-  if (!(sd > 0) || !(d > 0)) return null;
-  const z = 1.959963984540054 + 0.8416212335729143;
-  return Math.ceil(((z * sd) / d) ** 2);
-}
-
-/**
  * The tasks a fixed-n 95% interval needs to be within ±`width`: n = (1.96·sd / width)²,
  * rounded up; null when sd is not positive.
  */
-export function fixedPrecisionTasks(sd: number, width: number): number | null {
+function fixedPrecisionTasks(sd: number, width: number): number | null {
   if (!(sd > 0) || !(width > 0)) return null;
   return Math.ceil(((1.959963984540054 * sd) / width) ** 2);
 }

@@ -410,6 +410,28 @@ export const COMMAND_FLAGS = {
       },
     } satisfies Flag<string[] | null>,
   },
+  view: {
+    port: {
+      flags: '--port <P>',
+      help: 'port, 0..65535; 0 picks a free one',
+      defaultText: '8095',
+      default: 8095,
+      parse: integer(0, 65535),
+    } satisfies Flag<number>,
+    host: {
+      ...text('--host <HOST>', 'interface to listen on; one other than loopback needs --token-var'),
+      defaultText: '127.0.0.1',
+      default: '127.0.0.1',
+    },
+    tokenVar: {
+      flags: '--token-var <NAME>',
+      help: 'require "Authorization: Bearer <token>" on the API, the token read from environment variable NAME (open the page with ?token=…)',
+      defaultText: 'no token',
+      default: null,
+      parse: parseVarName,
+    } satisfies Flag<string | null>,
+    maxConnections: maxConnections(64),
+  },
   'reward-server': {
     port: {
       flags: '--port <P>',

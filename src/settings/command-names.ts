@@ -16,6 +16,7 @@ export const COMMAND_NAMES = [
   'models',
   'serve',
   'reward-server',
+  'view',
   'sweep',
 ] as const;
 

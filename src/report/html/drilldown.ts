@@ -209,8 +209,11 @@ function ledgersRegenerable(data: Pick<RunData, 'run'>): boolean {
   return runGenerator(data.run) === GENERATOR_VERSION;
 }
 
+/** What the drill-down reads of a run: its run.json, task, folder and how many rollouts it holds. */
+type DrillSource = Pick<RunData, 'run' | 'task' | 'dir'> & { summary: { counts: { rollouts: number } } };
+
 /** The page's data for the rollouts a selection chose: their tasks regenerated, their replies re-parsed. */
-export function drillDataOf(data: RunData, chosen: Selected[]): DrillData {
+export function drillDataOf(data: DrillSource, chosen: Selected[]): DrillData {
   // Ledgers are regenerated only by the generator that made them: another one would show a
   // different ledger beside the replies. readRun adds the note saying so.
   const regenerate = ledgersRegenerable(data);
@@ -258,4 +261,35 @@ export async function buildDrillData(data: RunData, requested: Array<[number, nu
     warn: () => {}, // the first read already warned about a torn last line
   });
   return drillDataOf(data, fold.selected());
+}
+
+/** One rollout of the page data as named fields, for `--rollout … --json`. */
+export function rolloutJson(d: DrillData, x: RolloutData) {
+  const task = x[0] >= 0 ? d.tasks[x[0]]! : null;
+  const row = (cells: RowData) =>
+    Object.fromEntries(
+      d.layout.row.map((name, i) => [
+        name,
+        d.layout.interned.includes(name) ? d.strings[cells[i] as number] : cells[i],
+      ]),
+    );
+  return {
+    ...Object.fromEntries(d.layout.rollout.map((name, i) => [name, x[i]])),
+    figures:
+      x[9] === null
+        ? null
+        : Object.fromEntries(d.labels.map((l, i) => [l, { given: x[9]![i]![0], right: x[9]![i]![1] }])),
+    task:
+      task === null
+        ? null
+        : {
+            business: task.business,
+            period: task.period,
+            expected_bas: Object.fromEntries(d.labels.map((l, i) => [l, task.bas[i]])),
+            expected_faults: Object.fromEntries(
+              Object.entries(task.faults).map(([id, cs]) => [id, cs.map((c) => d.codes[c])]),
+            ),
+            rows: task.rows.map(row),
+          },
+  };
 }
