@@ -55,7 +55,7 @@ interface ComparedRun {
 type Verdict = string; // "<label> better" or "no difference shown at 95%"
 
 /** An anytime-valid interval of a paired difference. */
-export interface AnytimeDiff {
+interface AnytimeDiff {
   method: 'betting-mixture';
   anytime_valid: true;
   tasks: number;
