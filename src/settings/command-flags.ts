@@ -169,6 +169,7 @@ const CHECK_IGNORES: readonly SettingKey[] = [
   'timeout',
   'maxRetries',
   'maxErrorRate',
+  'precision',
   'adapt',
   'output',
   'progress',
