@@ -25,7 +25,7 @@ import { RUN_FILE } from './files.js';
  * with replies missing, `bas merge` with a shard missing). `bas eval --resume` fills a merged
  * run; a scored one has no endpoint settings to resume with.
  */
-type RunStatus = 'running' | 'complete' | 'incomplete' | 'interrupted' | 'failed';
+type RunStatus = 'running' | 'complete' | 'incomplete' | 'interrupted' | 'failed' | 'precision';
 
 /** run.json as bas writes it. Never holds the API key: only the name of the variable it was read from. */
 export interface RunInfo {

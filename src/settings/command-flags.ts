@@ -176,6 +176,7 @@ const CHECK_IGNORES: readonly SettingKey[] = [
   'timeout',
   'maxRetries',
   'maxErrorRate',
+  'precision',
   'adapt',
   'output',
   'progress',
@@ -269,6 +270,39 @@ export const COMMAND_FLAGS = {
     json: json('print the comparison as JSON'),
     html: htmlFlag('comparison'),
     ...bootstrapGroup,
+  },
+  plan: {
+    difference: {
+      flags: '--difference <D>',
+      help: 'the difference in mean reward to detect, 0.001..1',
+      defaultText: 'two runs: the one they show; one run: required',
+      default: null,
+      parse: number(0.001, 1),
+    } satisfies Flag<number | null>,
+    rollouts: {
+      flags: '-r, --rollouts <K>',
+      help: 'rollouts per task of the planned run(s), 1..1000',
+      defaultText: "the pilot's",
+      default: null,
+      parse: integer(1, 1000),
+    } satisfies Flag<number | null>,
+    simulations: {
+      flags: '--simulations <S>',
+      help: 'simulated runs of the sequential rule, 100..100000',
+      defaultText: '2000',
+      default: 2000,
+      parse: integer(100, 100_000),
+    } satisfies Flag<number>,
+    seed: { ...bootstrapGroup.seed, help: 'seed of the simulation, 0..4294967295' },
+    maxTasks: {
+      flags: '--max-tasks <N>',
+      help: 'tasks at which a simulated sequential run stops undecided, 10..10000000',
+      defaultText: '4 × the fixed design, at least 100',
+      default: null,
+      parse: integer(10, 10_000_000),
+    } satisfies Flag<number | null>,
+    json: json('print the plan as JSON'),
+    ...reportPrices,
   },
   leaderboard: {
     by: {
