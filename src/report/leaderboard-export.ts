@@ -19,6 +19,7 @@ import {
 import type { LeaderboardColumn } from '../settings/choices.js';
 import { csvField } from './csv.js';
 import { fmtEstimate } from './tables.js';
+import { SAMPLING_CSV_HEAD, samplingCells, samplingText, sharedText } from './provenance.js';
 
 /** Text safe in a Markdown table cell: no control characters or line breaks, `|` escaped, no raw HTML. */
 export function markdownCell(text: string): string {
@@ -118,10 +119,7 @@ export function renderLeaderboardCsv(lb: Leaderboard, columns: readonly Leaderbo
     'model',
     'provider',
     'endpoint',
-    'temperature',
-    'max_tokens',
-    'reasoning_effort',
-    'extra_body',
+    ...SAMPLING_CSV_HEAD,
     'n',
     'rollouts_per_task',
     'num_transactions',
@@ -165,7 +163,6 @@ export function renderLeaderboardCsv(lb: Leaderboard, columns: readonly Leaderbo
   lb.groups.forEach((g, gi) => {
     for (const r of groupRows(g)) {
       const p = r.provenance;
-      const s = p.sampling;
       const pair = r.vs_best;
       const d = pair ? (lb.by === 'reward_errors_as_zero' ? pair.diff_errors_as_zero : pair.diff) : null;
       const row: Array<string | number | null> = [
@@ -178,10 +175,7 @@ export function renderLeaderboardCsv(lb: Leaderboard, columns: readonly Leaderbo
         r.model,
         p.provider,
         p.endpoint,
-        s?.temperature ?? null,
-        s?.max_tokens ?? null,
-        s?.reasoning_effort ?? null,
-        s && Object.keys(s.extra).length ? JSON.stringify(s.extra) : null,
+        ...samplingCells(p.sampling),
         p.n,
         p.rollouts,
         g.task?.num_transactions ?? null,
@@ -270,12 +264,16 @@ export function renderLeaderboardLatex(lb: Leaderboard, columns: readonly Leader
       if (i === g.runs.length && i > 0) out.push('\\midrule');
       out.push(`${cols.map((c) => latexText(inlineCell(c.value(r, lb)))).join(' & ')} \\\\`);
     });
+    // What every number of the table was measured with: the title has the tasks and versions
+    // of the task; the sampling and the bas of each run are added (each run's where they differ).
+    const sampling = sharedText(rows.map((r) => [r.name, samplingText(r.provenance.sampling)]));
+    const bas = sharedText(rows.map((r) => [r.name, r.provenance.bas_version ?? 'unknown']));
     const unranked = g.unranked.length ? ` Below the rule: runs not ranked (${g.unranked.length}).` : '';
     const marked = g.runs.some((r) => r.unrankable) ? ' * ranked only by --include-incomplete.' : '';
     out.push(
       '\\bottomrule',
       '\\end{tabular}}',
-      `\\caption{${latexText(`${g.title}. Ranked by ${measureText(lb.by)}; means with 95% intervals.${unranked}${marked}`)}}`,
+      `\\caption{${latexText(`${g.title}. Sampling: ${sampling}. bas ${bas}. Ranked by ${measureText(lb.by)}; means with 95% intervals.${unranked}${marked}`)}}`,
       '\\end{table}',
       '',
     );

@@ -28,6 +28,12 @@ export interface RolloutRecord {
   /** Which sample of the task (0-based); absent in `bas score --out` lines, read as 0. */
   rollout?: number;
   config?: TaskConfig;
+  /**
+   * `bas score` only: 16 hex digits of the graded task's ledger and key (task-digest.ts), so a
+   * report rebuilds a task only when it is the one graded. Absent from eval runs, whose tasks
+   * the generator rebuilds, and from runs scored before 0.4.1.
+   */
+  task_digest?: string;
   model?: string;
   reply?: string | null;
   reward: number | null;
@@ -200,6 +206,7 @@ interface RecordBase {
   index: number;
   rollout: number;
   config?: TaskConfig;
+  task_digest?: string;
   model?: string;
 }
 
@@ -233,6 +240,7 @@ export function scoredRecord(base: RecordBase, reply: string, s: Scores, x: Reco
     index: base.index,
     rollout: base.rollout,
     config: base.config,
+    ...(base.task_digest === undefined ? {} : { task_digest: base.task_digest }),
     model: base.model,
     reply,
     reward: s.reward,
@@ -259,6 +267,7 @@ export function erroredRecord(
     index: base.index,
     rollout: base.rollout,
     config: base.config,
+    ...(base.task_digest === undefined ? {} : { task_digest: base.task_digest }),
     model: base.model,
     reply,
     reward: null,

@@ -80,6 +80,13 @@ function taskGroup(n: number) {
 
 /** The sampling group, as `bas gen --format batch` writes it into each request. */
 const batchOnly = <V>(f: Flag<V>): Flag<V> => ({ ...f, help: `${f.help} (--format batch)`, doc: undefined });
+/** A sampling setting `bas score` is told (the replies were made elsewhere): recorded, never sent. */
+const toldSampling = <V>(f: Flag<V>): Flag<V> => ({
+  ...f,
+  help: `${f.help}: what the replies were sampled with, recorded in the run folder`,
+  doc: 'What the replies were sampled with, recorded in the run folder\'s run.json; a sampling flag left out then reads "not sent". With no sampling flag at all, the sampling is recorded as unknown.',
+  defaultText: 'unknown',
+});
 
 /** The bootstrap group: the paired comparisons of compare and leaderboard. */
 const bootstrapGroup = {
@@ -171,6 +178,7 @@ const CHECK_IGNORES: readonly SettingKey[] = [
   'timeout',
   'maxRetries',
   'maxErrorRate',
+  'precision',
   'adapt',
   'output',
   'progress',
@@ -231,6 +239,10 @@ export const COMMAND_FLAGS = {
       "write one scored line per reply (JSONL, in the replies' order, results.jsonl's line shape); - for standard output",
     ),
     model: { ...text('-m, --model <MODEL>', 'model name recorded in the run folder'), parse: parseModel },
+    temperature: toldSampling(SETTINGS.temperature),
+    maxTokens: toldSampling(SETTINGS.maxTokens),
+    reasoningEffort: toldSampling(SETTINGS.reasoningEffort),
+    sampling: toldSampling({ ...SETTINGS.sampling, default: null as Record<string, unknown> | null }),
     // eval's error budget: missing replies and failed batch requests are errored rollouts.
     maxErrorRate: {
       ...SETTINGS.maxErrorRate,
@@ -275,6 +287,21 @@ export const COMMAND_FLAGS = {
       defaultText: "the pilot's",
       default: null,
       parse: integer(1, 1000),
+    } satisfies Flag<number | null>,
+    simulations: {
+      flags: '--simulations <S>',
+      help: 'simulated runs of the sequential rule, 100..100000',
+      defaultText: '2000',
+      default: 2000,
+      parse: integer(100, 100_000),
+    } satisfies Flag<number>,
+    seed: { ...bootstrapGroup.seed, help: 'seed of the simulation, 0..4294967295' },
+    maxTasks: {
+      flags: '--max-tasks <N>',
+      help: 'tasks at which a simulated sequential run stops undecided, 10..10000000',
+      defaultText: '4 × the fixed design, at least 100',
+      default: null,
+      parse: integer(10, 10_000_000),
     } satisfies Flag<number | null>,
     json: json('print the plan as JSON'),
     ...reportPrices,

@@ -323,6 +323,18 @@ export const SETTINGS = {
     measured: false,
     parse: number(0, 1),
   }),
+  precision: setting({
+    flags: '--precision <W>',
+    help: 'stop once the anytime-valid 95% interval of the mean reward is within ±W, 0.001..0.5',
+    doc: 'Stop as soon as the 95% confidence sequence of the mean reward (tasks in index order, rollouts averaged, errored rollouts as 0) has a half-width of at most W (0.001..0.5); the run ends with status `precision`. The interval stays valid however often it is looked at (see [docs/statistics.md](docs/statistics.md#anytime-valid-intervals-stopping-when-the-answer-is-known)). A resume with a smaller W continues.',
+    defaultText: 'off',
+    default: null,
+    toml: 'precision',
+    kind: 'number',
+    runJson: 'precision',
+    measured: false,
+    parse: number(0.001, 0.5),
+  }),
   maxResponseMb: setting({
     flags: '--max-response-mb <MB>',
     help: `largest response body accepted, in MB, 0.001..${MAX_RESPONSE_MB}`,
