@@ -102,6 +102,10 @@ function buildProgram(decl: Declaration | null, ended: { code: number }): Comman
   command('compare', 'compare runs side by side, with paired differences where they share tasks')
     .argument('<RUN_DIR...>', 'two or more run folders; the first is the baseline')
     .action(async (dirs, opts) => (await import('./commands/compare.js')).compare(dirs, opts));
+
+  command('plan', 'the tasks (and cost) a run needs to detect a difference, from a pilot run or two runs sharing tasks')
+    .argument('<RUN_DIR...>', 'a pilot run folder, or two run folders that share tasks')
+    .action(async (dirs, opts) => (await import('./commands/plan.js')).plan(dirs, opts));
   // --- end report and compare ---
 
   // --- leaderboard (src/commands/leaderboard.ts) ---
@@ -141,6 +145,12 @@ function buildProgram(decl: Declaration | null, ended: { code: number }): Comman
     "serve rewards to RL trainers: OpenRLHF's POST /get_reward, POST /score and GET /health",
   ).action(async (opts) => (await import('./commands/reward-server.js')).rewardServer(opts));
   // --- end reward-server ---
+
+  // --- view (src/commands/view.ts) ---
+  command('view', 'a local web app over the runs under DIR: every run, every rollout, comparisons, live progress')
+    .argument('[DIR]', 'folder of run folders and sweeps, or one run folder; runs/ when not given')
+    .action(async (dir, opts) => (await import('./commands/view.js')).view(dir, opts));
+  // --- end view ---
 
   // --- sweep (src/commands/sweep.ts): eval's options, the knob's as lists ---
   command(

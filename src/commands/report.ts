@@ -12,7 +12,7 @@ import { COMMAND_FLAGS } from '../settings/command-flags.js';
 import { readFlags } from '../settings/flag.js';
 import { checkOutputs } from '../settings/output-paths.js';
 import { DrillSelection } from '../report/html/selection.js';
-import { drillDataOf } from '../report/html/drilldown.js';
+import { drillDataOf, rolloutJson } from '../report/html/drilldown.js';
 import { renderRollout } from '../report/rollout-text.js';
 import * as std from '../io/std.js';
 
@@ -50,38 +50,4 @@ export async function report(dir: string, given: Record<string, unknown>): Promi
   }
   std.stdout().write(opts.json ? JSON.stringify(r, null, 2) + '\n' : renderRunReport(r));
   if (opts.html && !opts.json) std.stdout().write(`HTML report written to ${opts.html}\n`);
-}
-
-/** One rollout of the page data as named fields, for `--rollout … --json`. */
-function rolloutJson(
-  d: NonNullable<ReturnType<typeof drillDataOf>>,
-  x: ReturnType<typeof drillDataOf>['rollouts'][number],
-) {
-  const task = x[0] >= 0 ? d.tasks[x[0]]! : null;
-  const row = (cells: (typeof d.tasks)[number]['rows'][number]) =>
-    Object.fromEntries(
-      d.layout.row.map((name, i) => [
-        name,
-        d.layout.interned.includes(name) ? d.strings[cells[i] as number] : cells[i],
-      ]),
-    );
-  return {
-    ...Object.fromEntries(d.layout.rollout.map((name, i) => [name, x[i]])),
-    figures:
-      x[9] === null
-        ? null
-        : Object.fromEntries(d.labels.map((l, i) => [l, { given: x[9]![i]![0], right: x[9]![i]![1] }])),
-    task:
-      task === null
-        ? null
-        : {
-            business: task.business,
-            period: task.period,
-            expected_bas: Object.fromEntries(d.labels.map((l, i) => [l, task.bas[i]])),
-            expected_faults: Object.fromEntries(
-              Object.entries(task.faults).map(([id, cs]) => [id, cs.map((c) => d.codes[c])]),
-            ),
-            rows: task.rows.map(row),
-          },
-  };
 }

@@ -8,6 +8,7 @@ import type { RolloutRecord } from '../runfile/record.js';
 import type { RunInfo } from '../runfile/run-info.js';
 import type { Summary } from '../summary/summary.js';
 import type { RunStop } from './stop.js';
+import type { SequentialRecord } from '../summary/confidence-sequence.js';
 
 /** One event of a run, in the order they happen. */
 export type EvalEvent =
@@ -63,7 +64,9 @@ export type EvalOutcome =
    * A rule stopped the run before its last rollout: its budget (`stop.kind` `budget`), or a
    * stopping rule (`precision`, `decided`). run.json's status says which (stop.ts).
    */
-  | { kind: 'stopped'; stop: RunStop };
+  | { kind: 'stopped'; stop: RunStop }
+  /** `--precision` was reached: the run stopped there (status `precision`), within the error budget. */
+  | { kind: 'precision'; sequential: SequentialRecord };
 
 /** What `runEval` returns. */
 export interface EvalResult {
@@ -79,4 +82,6 @@ export interface EvalResult {
   ranHere: number;
   /** Seconds this call spent running rollouts. */
   elapsedS: number;
+  /** The anytime-valid interval of a run with `--precision`, as run.json's `sequential` holds it; else absent. */
+  sequential?: SequentialRecord;
 }

@@ -37,6 +37,8 @@ export interface EpisodeOptions {
   /** The prompt's size in UTF-8 bytes, for the spend's estimate of its tokens. */
   promptBytes?: number;
   random?: () => number;
+  /** Which sample of the task this episode is (0-based): part of what is asked (the response cache keys on it). */
+  rollout?: number;
 }
 
 /**
@@ -127,7 +129,7 @@ export async function runEpisode(messages: readonly ChatMessage[], o: EpisodeOpt
     let failure: Failure;
     let outcome: AttemptOutcome = 'other';
     try {
-      const completion = await o.client.complete(messages, bound.signal);
+      const completion = await o.client.complete(messages, bound.signal, { rollout: o.rollout ?? 0, attempt });
       outcome = completion.budget_spent ? 'spent' : 'ok';
       usage = addUsage(usage, completion.usage);
       if (hold) o.spend!.settle(hold, completion.usage, 'reply');

@@ -11,6 +11,7 @@ import { ConfigError } from '../errors/index.js';
 import { errorBudget } from '../summary/error-budget.js';
 import { builtinClient, httpClient, type ModelClient } from '../endpoint/client.js';
 import { apiKeyFor } from '../endpoint/api-key.js';
+import { ReplyCache } from '../endpoint/reply-cache.js';
 import { DEFAULT_RETRY_POLICY } from '../endpoint/retry.js';
 import { pairKey } from '../runfile/record.js';
 import { RunFolder, type EndStatus } from '../runfile/run-folder.js';
@@ -28,10 +29,13 @@ import {
   nothingRecorded,
   pendingPairs,
   readRecorded,
+  readRewards,
   runInfoFor,
   type Recorded,
 } from './session.js';
 import { runEndpoints, useEndpoint } from '../runfile/endpoints.js';
+import { splitPairKey } from '../runfile/record.js';
+import { precisionRecord, TaskSequence } from './sequential.js';
 import * as std from '../io/std.js';
 
 export type { EvalResult } from './events.js';
@@ -58,7 +62,9 @@ export interface RunEvalOptions {
 
 function makeClient(target: RunPlan['target'], env: NodeJS.ProcessEnv): ModelClient {
   if (target.kind === 'builtin') return builtinClient(target.policy);
-  return httpClient({ ...target, apiKey: apiKeyFor(target, env) });
+  // A cache folder that cannot be used is refused here, before the run's folder is taken.
+  const cache = target.cache === null ? null : ReplyCache.open(target.cache, target.maxResponseBytes);
+  return httpClient({ ...target, apiKey: apiKeyFor(target, env), cache });
 }
 
 /** The outcome of a run that was not stopped, from its summary. */
@@ -151,13 +157,29 @@ export async function runEval(plan: RunPlan, options: RunEvalOptions = {}): Prom
       );
     const info = folder.begin(fresh);
     const { limits } = plan;
-    if (limits.budget && fresh.sampling.max_tokens === null)
+    if (limits.budget && (fresh.sampling?.max_tokens ?? null) === null)
       warn(
         'the budget is kept by estimate without --max-tokens: each request is reserved 1.5 times the longest completion seen so far, and a reply longer than that can take the run past it; set --max-tokens for a hard bound (docs/cost.md, Budgets)',
       );
     // What earlier sessions spent beside their records (unrecorded rollouts, requests abandoned in flight).
     const before = spendOf(saved ? sessionsOf(saved) : []);
     const tokensBefore = recorded.tokens();
+    // --precision: the tasks of the run in index order feed a confidence sequence; a resume
+    // feeds it the scored rollouts already recorded (errored ones run again first).
+    const width = limits.precision;
+    let sequence: TaskSequence | null = null;
+    if (width !== null) {
+      const order: number[] = [];
+      for (let i = shard ? shard.index - 1 : 0; i < n; i += shard ? shard.count : 1) order.push(i);
+      sequence = new TaskSequence(order, rollouts, { kind: 'precision', width });
+      if (resumed) {
+        for (const [key, reward] of await readRewards(dir, bounds)) {
+          const [index, rollout] = splitPairKey(key);
+          sequence.add(index, rollout, reward);
+        }
+      }
+    }
+    let reachedHere = false;
     emit({ type: 'started', dir, info, total, pending, already, concurrency: limits.concurrency });
 
     const runner = new Runner({
@@ -170,10 +192,11 @@ export async function runEval(plan: RunPlan, options: RunEvalOptions = {}): Prom
       requestTimeoutMs: limits.requestTimeoutMs,
       adaptive: limits.adapt,
       endpoint: info.base_url ?? 'the endpoint',
-      maxTokens: fresh.sampling.max_tokens,
+      maxTokens: fresh.sampling?.max_tokens ?? null,
       budget: limits.budget && {
         ...limits.budget,
-        prices: plan.prices.in !== null && plan.prices.out !== null ? { in: plan.prices.in, out: plan.prices.out } : null,
+        prices:
+          plan.prices.in !== null && plan.prices.out !== null ? { in: plan.prices.in, out: plan.prices.out } : null,
       },
       // Earlier sessions' spend counts against a budget, their abandoned requests at their worst case.
       spentBefore: {
@@ -185,6 +208,11 @@ export async function runEval(plan: RunPlan, options: RunEvalOptions = {}): Prom
         recorded.add(record);
         if (record.error === null) used.entry.rollouts++;
         if (!errored.has(pairKey(record.index, record.rollout ?? 0))) lines++;
+        if (sequence && !sequence.reached && sequence.add(record.index, record.rollout ?? 0, record.reward)) {
+          // The interval is narrow enough: nothing more starts, and what is in flight is dropped.
+          reachedHere = true;
+          runner.stop({ kind: 'precision', message: 'the interval reached --precision' });
+        }
       },
     });
     // Without a listener, no event object is made per rollout.
@@ -202,31 +230,48 @@ export async function runEval(plan: RunPlan, options: RunEvalOptions = {}): Prom
     signal?.addEventListener('abort', stop, { once: true });
     let run;
     try {
-      run = await runner.run(pendingPairs(n, rollouts, finished, shard));
+      // Reached already (a resume with the same --precision): nothing more to run.
+      run = await runner.run(sequence?.reached ? [] : pendingPairs(n, rollouts, finished, shard));
     } finally {
       signal?.removeEventListener('abort', stop);
     }
     const complete = lines >= total;
     const stopped = run.stop;
+    const reached = sequence?.reached ?? false;
     const status: EndStatus = run.fatal
       ? 'failed'
       : complete
         ? 'complete'
-        : stopped
-          ? statusOf(stopped)
-          : 'interrupted';
+        : reached
+          ? 'precision'
+          : stopped
+            ? statusOf(stopped)
+            : 'interrupted';
     // The summary counts what every session spent beside its records too (this one's included).
     const summary = withSpend(recorded.summary(), spendOf([...(saved ? sessionsOf(saved) : []), { spend: run.spend }]));
-    const final = folder.end(status, summary, run.pace, run.spend);
+    const sequential = sequence && width !== null ? precisionRecord(sequence.state(), width) : undefined;
+    const final = folder.end(status, summary, run.pace, run.spend, sequential ? { sequential } : {});
     const elapsedS = (Date.parse(final.ended_at!) - started) / 1000;
     let outcome: EvalOutcome;
     if (run.fatal)
       outcome = { kind: 'endpoint-stopped', failure: run.fatal, restartable: summary.counts.completed === 0 };
-    else if (stopped?.kind === 'interrupted' || (stopped === null && signal?.aborted))
+    else if (reached && !complete && sequential) {
+      outcome = budgetOutcome(summary, limits.maxErrorRate);
+      if (outcome.kind === 'ok') outcome = { kind: 'precision', sequential };
+    } else if (stopped?.kind === 'interrupted' || (stopped === null && signal?.aborted))
       outcome = { kind: 'interrupted', reason: signal?.reason, complete };
     else if (stopped && !complete) outcome = { kind: 'stopped', stop: stopped };
     else outcome = budgetOutcome(summary, limits.maxErrorRate);
-    return { dir, info: final, summary, outcome, total, ranHere: pending, elapsedS };
+    return {
+      dir,
+      info: final,
+      summary,
+      outcome,
+      total,
+      ranHere: pending,
+      elapsedS,
+      ...(sequential ? { sequential } : {}),
+    };
   } finally {
     // The folder stays ours until its final run.json is written: a resume started earlier
     // would be overwritten by it.

@@ -321,6 +321,7 @@ export class Runner {
       pace: this.pace,
       spend: this.spend,
       promptBytes: task.bytes,
+      rollout,
     });
     if (result.kind === 'aborted') {
       // Not recorded (a resume runs it again), but what came back of it was billed.
@@ -343,15 +344,18 @@ export class Runner {
   private finish(task: RunTask, rollout: number, result: Finished): void {
     const { index } = task;
     const base = { index, rollout, config: task.config, model: this.o.model };
+    // A reply from the response cache keeps the times and usage of when it was first received.
+    const cached = result.kind === 'reply' ? result.completion.cached : undefined;
     const record: RolloutRecord =
       result.kind === 'reply'
         ? scoredRecord(base, result.completion.text, scoreReply(result.completion.text, task.key, task.figures), {
-            latency_ms: result.latencyMs,
+            latency_ms: cached ? cached.latency_ms : result.latencyMs,
             // Only streamed replies know it; other records stay as they were.
-            ttft_ms: result.completion.ttft_ms ?? undefined,
+            ttft_ms: (cached ? cached.ttft_ms : result.completion.ttft_ms) ?? undefined,
             usage: result.usage,
             finish_reason: result.completion.finish_reason,
             attempts: result.attempts,
+            cached: cached ? true : undefined,
           })
         : // Paid for all the same: an unusable reply (or a retried one) reported its tokens.
           erroredRecord(base, result.failure, {

@@ -16,7 +16,7 @@ export class LabelError extends BasError {
   }
 }
 
-/** A request the reward server refuses: `status` is the HTTP status, the message says what to fix. */
+/** A request a server of bas (reward server, view) refuses: `status` is the HTTP status, the message says what to fix. */
 export class RequestError extends BasError {
   readonly code: BasErrorCode = 'BAS_REQUEST';
   readonly exitCode: number = 2;

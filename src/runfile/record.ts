@@ -28,6 +28,12 @@ export interface RolloutRecord {
   /** Which sample of the task (0-based); absent in `bas score --out` lines, read as 0. */
   rollout?: number;
   config?: TaskConfig;
+  /**
+   * `bas score` only: 16 hex digits of the graded task's ledger and key (task-digest.ts), so a
+   * report rebuilds a task only when it is the one graded. Absent from eval runs, whose tasks
+   * the generator rebuilds, and from runs scored before 0.4.1.
+   */
+  task_digest?: string;
   model?: string;
   reply?: string | null;
   reward: number | null;
@@ -41,6 +47,11 @@ export interface RolloutRecord {
   usage?: TokenUsage | null;
   finish_reason?: string | null;
   attempts?: number | null;
+  /**
+   * True when the reply came from the response cache (`--cache`, since 0.4.1): nothing was
+   * paid for it in this run; `usage` and `latency_ms` are those of when it was first received.
+   */
+  cached?: boolean;
 }
 
 /** A compact key for an (index, rollout) pair: a number when it fits exactly, else a string. */
@@ -74,6 +85,10 @@ function checkConfig(config: unknown): string | null {
   for (const k of ['num_transactions', 'fault_rate', 'seed']) {
     if (typeof config[k] !== 'number') return `"config.${k}" is not a number`;
   }
+  // A run's records repeat one configuration: the last one found good is not checked again.
+  const { num_transactions, fault_rate, seed } = config as Record<string, number>;
+  const ok = lastGoodConfig;
+  if (ok !== null && ok[0] === num_transactions && ok[1] === fault_rate && ok[2] === seed) return null;
   try {
     resolveTaskConfig(config, {
       num_transactions: '"config.num_transactions"',
@@ -83,8 +98,11 @@ function checkConfig(config: unknown): string | null {
   } catch (err) {
     return (err as Error).message;
   }
+  lastGoodConfig = [num_transactions!, fault_rate!, seed!];
   return null;
 }
+
+let lastGoodConfig: [number, number, number] | null = null;
 
 /**
  * Checks the fields a report relies on. Returns the record, or a short reason it is not one
@@ -163,11 +181,20 @@ function scoreOutOfRange(value: Record<string, unknown>): string | null {
         return `"detail.consistency.bas_consistent" is ${String(c.bas_consistent)}, not 0 or 1`;
     }
     if (isObject(detail.codes)) {
-      for (const [code, counts] of Object.entries(detail.codes)) {
+      const codes = detail.codes;
+      for (const code in codes) {
+        if (!Object.hasOwn(codes, code)) continue;
+        const counts = codes[code];
         if (!isObject(counts)) continue;
-        for (const k of ['tp', 'fp', 'fn'])
-          if (counts[k] != null && !isCount(counts[k]))
-            return `"detail.codes.${code}.${k}" is ${String(counts[k])}, not a count`;
+        const bad =
+          counts.tp != null && !isCount(counts.tp)
+            ? 'tp'
+            : counts.fp != null && !isCount(counts.fp)
+              ? 'fp'
+              : counts.fn != null && !isCount(counts.fn)
+                ? 'fn'
+                : null;
+        if (bad !== null) return `"detail.codes.${code}.${bad}" is ${String(counts[bad])}, not a count`;
       }
     }
   }
@@ -179,6 +206,7 @@ interface RecordBase {
   index: number;
   rollout: number;
   config?: TaskConfig;
+  task_digest?: string;
   model?: string;
 }
 
@@ -190,6 +218,8 @@ interface RecordExtras {
   usage?: TokenUsage | null;
   finish_reason?: string | null;
   attempts?: number | null;
+  /** Only `true` is written: a record without the field was paid for. */
+  cached?: true;
 }
 
 /** The extras that were given, in a fixed order, so every writer's lines read alike. */
@@ -200,6 +230,7 @@ function extras(x: RecordExtras): RecordExtras {
   if (x.usage !== undefined) out.usage = x.usage;
   if (x.finish_reason !== undefined) out.finish_reason = x.finish_reason;
   if (x.attempts !== undefined) out.attempts = x.attempts;
+  if (x.cached === true) out.cached = true;
   return out;
 }
 
@@ -209,6 +240,7 @@ export function scoredRecord(base: RecordBase, reply: string, s: Scores, x: Reco
     index: base.index,
     rollout: base.rollout,
     config: base.config,
+    ...(base.task_digest === undefined ? {} : { task_digest: base.task_digest }),
     model: base.model,
     reply,
     reward: s.reward,
@@ -235,6 +267,7 @@ export function erroredRecord(
     index: base.index,
     rollout: base.rollout,
     config: base.config,
+    ...(base.task_digest === undefined ? {} : { task_digest: base.task_digest }),
     model: base.model,
     reply,
     reward: null,

@@ -14,9 +14,10 @@ import { runTime, sessionsOf, type PaceRecord, type RunSession, type SessionSpen
 
 /**
  * How a session ended, as run.json records it: `budget` when the next request would not
- * have fitted in --max-cost / --max-total-tokens, `stopped` when a stopping rule ended it.
+ * have fitted in --max-cost / --max-total-tokens, `precision` when --precision was reached,
+ * `stopped` when another stopping rule ended it (docs/run-folder.md).
  */
-export type EndStatus = 'complete' | 'interrupted' | 'failed' | 'budget' | 'stopped';
+export type EndStatus = 'complete' | 'interrupted' | 'failed' | 'budget' | 'precision' | 'stopped';
 
 /** An open run folder: locked for this process until `release()`. */
 export class RunFolder {
@@ -87,6 +88,7 @@ export class RunFolder {
     summary: unknown,
     pace: PaceRecord,
     spend: SessionSpend | null = null,
+    extra: Record<string, unknown> = {},
     now = new Date(),
   ): RunInfo {
     if (!this.info || !this.session) throw new Error('RunFolder.end() before begin()');
@@ -99,6 +101,7 @@ export class RunFolder {
       ended_at: this.session.ended_at,
       elapsed_s: runTime(this.info.sessions ?? []).elapsed_s,
       pace,
+      ...extra,
       summary,
     };
     this.info = info;

@@ -50,7 +50,7 @@ export function runBounds(
 }
 
 /** Why a record cannot belong to a run with these bounds, or null when it can. */
-function outsideRun(r: { index: number; rollout?: number }, b: RunBounds): string | null {
+export function outsideRun(r: { index: number; rollout?: number }, b: RunBounds): string | null {
   const rollout = r.rollout ?? 0;
   if (b.indices !== null) {
     if (!b.indices.has(r.index)) return `task ${r.index} is not one of the run's ${b.indices.size} tasks`;

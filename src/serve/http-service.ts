@@ -5,6 +5,7 @@
  * JSON error at once (413 for its own body, 503 with Retry-After for a full server), never a
  * connection held open while the server decides.
  */
+import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { ConfigError } from '../errors/index.js';
@@ -42,6 +43,14 @@ export function sendJson(
   const text = typeof body === 'string' ? body : JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
   res.end(text);
+}
+
+/** Whether the request carries `Authorization: Bearer <token>` (always, without a token); compared in constant time. */
+export function authorized(req: IncomingMessage, token: Buffer | null): boolean {
+  if (token === null) return true;
+  const given = Buffer.from(req.headers.authorization ?? '');
+  const want = Buffer.concat([Buffer.from('Bearer '), token]);
+  return given.length === want.length && timingSafeEqual(given, want);
 }
 
 const MIB = 1024 * 1024;

@@ -8,14 +8,13 @@
  * (grade-queue.ts), so a large batch cannot starve a small one. Every bad request gets a 4xx,
  * and a full server a 503, with a one-line reason; nothing a client sends can stop the process.
  */
-import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { RequestError } from '../errors/index.js';
 import { GENERATOR_VERSION } from '../task/generate.js';
 import { PROMPT_VERSION } from '../task/prompt.js';
 import { GradePool } from './grade-pool.js';
 import { GradeQueue, RowBudget } from './grade-queue.js';
-import { listen, RequestGate, sendJson as send } from './http-service.js';
+import { authorized, listen, RequestGate, sendJson as send } from './http-service.js';
 import {
   mainThreadLane,
   readRewardRequest,
@@ -225,14 +224,6 @@ function refusalOf(
       headers: { connection: 'close', 'retry-after': '1' },
     };
   return null;
-}
-
-/** Whether the request carries the bearer token; compared in constant time. */
-function authorized(req: IncomingMessage, token: Buffer | null): boolean {
-  if (token === null) return true;
-  const given = Buffer.from(req.headers.authorization ?? '');
-  const want = Buffer.concat([Buffer.from('Bearer '), token]);
-  return given.length === want.length && timingSafeEqual(given, want);
 }
 
 function health(r: Rewarder, res: ServerResponse): void {

@@ -10,12 +10,14 @@ export const COMMAND_NAMES = [
   'merge',
   'report',
   'compare',
+  'plan',
   'leaderboard',
   'eval',
   'check',
   'models',
   'serve',
   'reward-server',
+  'view',
   'sweep',
 ] as const;
 

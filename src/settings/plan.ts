@@ -40,6 +40,8 @@ export interface EndpointTarget {
   maxResponseBytes: number;
   /** Ask for replies as event streams, with this idle bound between events; null: one body. */
   stream: { idleTimeoutMs: number } | null;
+  /** The response cache's folder (`--cache`), or null for none. */
+  cache: string | null;
   /**
    * On a resume whose endpoint or key variable came from run.json alone, named by nothing the
    * user controls now: why it must be refused before any request (resume-trust.ts), else null.
@@ -66,6 +68,8 @@ interface RunLimits {
   maxErrorRate: number;
   /** `--max-cost` (US dollars, at `prices`) and `--max-total-tokens`; null when neither is set. */
   budget: { maxCostUsd: number | null; maxTotalTokens: number | null } | null;
+  /** Stop once the anytime-valid interval of the mean reward is within ±this (`--precision`), or null. */
+  precision: number | null;
 }
 
 /** A run to continue: its folder, its run.json as the caller read it, and how messages name that file. */
@@ -125,6 +129,7 @@ export function targetOf(s: EvalSettings): BuiltinTarget | EndpointTarget {
     requestTimeoutMs: s.requestTimeout * 1000,
     maxResponseBytes: maxResponseBytesOf(s),
     stream: s.stream ? { idleTimeoutMs: s.streamIdleTimeout * 1000 } : null,
+    cache: s.cache,
     unconfirmed: s.unconfirmed,
   };
 }
@@ -153,6 +158,7 @@ export function planOf<R>(s: EvalSettings, resume: SavedRun<R> | null = null): E
         s.maxCost === null && s.maxTotalTokens === null
           ? null
           : { maxCostUsd: s.maxCost, maxTotalTokens: s.maxTotalTokens },
+      precision: s.precision,
     },
     output: s.output,
     resume,

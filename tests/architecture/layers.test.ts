@@ -17,6 +17,8 @@ import { SRC, sourceFiles } from '../support/source-files.js';
 const LAYERS: readonly (readonly string[])[] = [
   ['cli.ts', 'index.ts'],
   ['commands'],
+  // The web app over run folders: reads runs with the report code, serves with serve's HTTP service.
+  ['view'],
   ['engine', 'serve', 'report'],
   ['endpoint'],
   ['runfile'],

@@ -1,0 +1,59 @@
+/**
+ * `bas view [DIR]`: a local web app over the runs and sweeps under DIR (default `runs/`),
+ * until SIGINT or SIGTERM. It only reads the folder. Bound off loopback it needs a token,
+ * read from an environment variable (never the command line, where `ps` shows it).
+ */
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { ConfigError } from '../errors/index.js';
+import { COMMAND_FLAGS } from '../settings/command-flags.js';
+import { readFlags } from '../settings/flag.js';
+import { listenError, runUntilStopped } from '../serve/http-service.js';
+import { isLoopback, startViewServer, type ViewServerOptions } from '../view/server.js';
+import * as std from '../io/std.js';
+
+/** Checks the folder and the flags, and reads the token; every bad value names its flag. */
+export function viewOptions(
+  dir: string | undefined,
+  given: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+): ViewServerOptions {
+  const f = readFlags(COMMAND_FLAGS.view, given);
+  const root = resolve(dir ?? 'runs');
+  let st;
+  try {
+    st = statSync(root);
+  } catch {
+    throw new ConfigError(
+      `${dir ?? 'runs'} does not exist: name a folder of run folders (bas eval writes them under runs/)`,
+    );
+  }
+  if (!st.isDirectory()) throw new ConfigError(`${dir} is not a folder: name a folder of run folders, or a run folder`);
+  let token: string | null = null;
+  if (f.tokenVar !== null) {
+    const value = env[f.tokenVar];
+    if (value === undefined || value.trim() === '')
+      throw new ConfigError(`--token-var ${f.tokenVar}: the variable is not set, or is empty`);
+    token = value.trim();
+  }
+  const host = f.host!;
+  if (!isLoopback(host) && token === null)
+    throw new ConfigError(
+      `--host ${host} is not loopback: anyone who reaches it could read the runs, so give --token-var NAME too`,
+    );
+  return { root, port: f.port, host, token, maxConnections: f.maxConnections };
+}
+
+/** Serves until a signal. */
+export async function view(dir: string | undefined, flags: Record<string, unknown>): Promise<void> {
+  const o = viewOptions(dir, flags, std.env());
+  const server = await startViewServer(o).catch((err: unknown) => {
+    throw listenError(err, o.host, o.port);
+  });
+  std
+    .stdout()
+    .write(
+      `bas view: serving the runs under ${o.root} at ${server.url}${o.token ? ' (add ?token=… to the address)' : ''}\n`,
+    );
+  await runUntilStopped(server, (signal) => std.stderr().write(`bas view: ${signal}: stopping\n`));
+}

@@ -1,0 +1,353 @@
+/**
+ * What `bas view` knows of the folder it serves: every run folder and sweep folder under it
+ * (found by a walk bounded in depth and in folders), each run's run.json and status, its
+ * rollout index (rollout-index.ts) and its summary, read by the report code itself
+ * (`readRun`) and kept until the results file grows. Nothing here writes: files are only
+ * opened to be read.
+ */
+import { readdirSync, statSync, type Dirent } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { terminalText } from '../io/terminal-text.js';
+import { outsideText } from '../io/outside-text.js';
+import { readRun, type RunData } from '../report/read.js';
+import { costOf } from '../report/run-report.js';
+import { provenanceOf, samplingShort } from '../report/provenance.js';
+import { folderLockState } from '../runfile/lock.js';
+import { expectedRollouts, readRunInfo, type RunFile } from '../runfile/read.js';
+import { RESULTS_FILE, RUN_FILE, SWEEP_FILE } from '../runfile/files.js';
+import { runBounds } from '../runfile/winners.js';
+import { readSweepPlan } from '../runfile/sweep-file.js';
+import type { Estimate } from '../summary/stats.js';
+import type { Summary } from '../summary/summary.js';
+import { RolloutIndex } from './rollout-index.js';
+
+/** How deep under the folder runs are looked for, and how many folders the walk visits at most. */
+const MAX_DEPTH = 6;
+const MAX_FOLDERS = 20_000;
+/** Summaries kept whole (with their per-task tables, for comparisons) at once; the rest keep their list figures. */
+const KEPT_SUMMARIES = 4;
+/** A walk of the folder is reused for this long. */
+const WALK_MS = 1000;
+
+/** The figures a run shows in the list. */
+interface ListFigures {
+  rollouts: number;
+  completed: number;
+  errored: number;
+  reward: Estimate;
+  tokens: number;
+  cost_usd: number | null;
+}
+
+/** One row of the run list. */
+export interface RunRow {
+  id: string;
+  kind: 'run';
+  /** The sweep folder holding it, if any. */
+  sweep: string | null;
+  model: string;
+  endpoint: string | null;
+  task: string;
+  sampling: string;
+  status: string;
+  started_at: string | null;
+  expected: number | null;
+  /** Rollouts recorded, from the index when it is built (live), else from the summary. */
+  recorded: number | null;
+  figures: ListFigures | null;
+  /** Why a figure is missing or the folder cannot be read whole. */
+  problem: string | null;
+}
+
+export interface SweepRow {
+  id: string;
+  kind: 'sweep';
+  models: string[];
+  points: number;
+  created_at: string | null;
+  problem: string | null;
+}
+
+function isSummary(v: unknown): v is Summary {
+  const s = v as Summary | null;
+  return !!s && typeof s === 'object' && typeof s.counts?.rollouts === 'number' && typeof s.reward === 'object';
+}
+
+function figuresOf(s: Summary, run: RunFile | null): ListFigures {
+  return {
+    rollouts: s.counts.rollouts,
+    completed: s.counts.completed,
+    errored: s.counts.errored,
+    reward: s.reward,
+    tokens: s.tokens.total,
+    cost_usd: costOf(s, {}, run?.prices).total_usd,
+  };
+}
+
+/** One run folder: its run.json, index and summary, each read when first needed and again when its file changes. */
+export class RunState {
+  info: RunFile | null = null;
+  infoProblem: string | null = null;
+  private infoStamp = '';
+  private index: RolloutIndex | null = null;
+  data: RunData | null = null;
+  dataProblem: string | null = null;
+  /** The results file's size when the summary was read. */
+  private dataSize = -1;
+  private reading: Promise<void> | null = null;
+  figures: ListFigures | null = null;
+  /** When the summary was last used (for keeping only a few whole). */
+  used = 0;
+
+  constructor(
+    readonly id: string,
+    readonly dir: string,
+    readonly sweep: string | null,
+  ) {}
+
+  get resultsPath(): string {
+    return join(this.dir, RESULTS_FILE);
+  }
+
+  /** Reads run.json again when it changed. */
+  async loadInfo(): Promise<void> {
+    let stamp = 'none';
+    try {
+      const st = statSync(join(this.dir, RUN_FILE));
+      stamp = `${st.mtimeMs}:${st.size}`;
+    } catch {
+      // No run.json: a bare results folder.
+    }
+    if (stamp === this.infoStamp) return;
+    this.infoStamp = stamp;
+    try {
+      this.info = await readRunInfo(join(this.dir, RUN_FILE));
+      this.infoProblem = null;
+    } catch (err) {
+      this.info = null;
+      this.infoProblem = outsideText((err as Error).message, 500);
+    }
+    if (this.index && JSON.stringify(runBounds(this.info)) !== JSON.stringify(this.indexBounds)) this.index = null;
+  }
+
+  private indexBounds: ReturnType<typeof runBounds> = null;
+
+  /** The status: run.json's, except that "running" without a live bas holding the folder is "interrupted". */
+  status(): string {
+    if (this.infoProblem) return 'damaged';
+    const s = typeof this.info?.status === 'string' ? this.info.status : null;
+    if (s === null) return 'unknown';
+    if (s === 'running') return folderLockState(this.dir) === 'alive' ? 'running' : 'interrupted';
+    return s;
+  }
+
+  /** The rollout index, brought up to date with the file. */
+  async rollouts(): Promise<RolloutIndex> {
+    if (this.index === null) {
+      this.indexBounds = runBounds(this.info);
+      this.index = new RolloutIndex(this.resultsPath, this.indexBounds);
+    }
+    await this.index.refresh();
+    return this.index;
+  }
+
+  /** The index if it was built, without reading. */
+  builtIndex(): RolloutIndex | null {
+    return this.index;
+  }
+
+  private resultsSize(): number {
+    try {
+      return statSync(this.resultsPath).size;
+    } catch {
+      return -1;
+    }
+  }
+
+  /** Whether the summary is older than the results file. */
+  stale(): boolean {
+    return this.resultsSize() !== this.dataSize;
+  }
+
+  /**
+   * Reads the summary again when the file grew (one read at a time). `wait` false returns at
+   * once, leaving the read going (the list's figures follow a running run a read behind).
+   */
+  async summary(wait: boolean): Promise<RunData | null> {
+    this.used = Date.now();
+    if (this.stale() || (this.data === null && this.dataProblem === null)) {
+      this.reading ??= this.readSummary().finally(() => (this.reading = null));
+      if (wait) await this.reading;
+    } else if (wait && this.reading) await this.reading;
+    return this.data;
+  }
+
+  private async readSummary(): Promise<void> {
+    const size = this.resultsSize();
+    try {
+      const data = await readRun(this.dir, () => {});
+      this.data = data;
+      this.dataProblem = null;
+      this.figures = figuresOf(data.summary, data.run);
+    } catch (err) {
+      this.data = null;
+      this.figures = null;
+      this.dataProblem = outsideText((err as Error).message, 500);
+    }
+    this.dataSize = size;
+  }
+
+  /** Lets the whole summary go (the list figures stay); it is read again when asked for. */
+  dropSummary(): void {
+    if (this.reading) return;
+    this.data = null;
+    this.dataSize = -1;
+  }
+
+  /** The row of the run list; `live` brings a running run's index and summary up to date. */
+  async row(): Promise<RunRow> {
+    await this.loadInfo();
+    const status = this.status();
+    const run = this.info;
+    let figures: ListFigures | null = null;
+    if (status !== 'running' && isSummary(run?.summary)) figures = figuresOf(run.summary, run);
+    else {
+      // A run going on, or one whose run.json holds no summary: the report's own read, kept.
+      void this.summary(false);
+      figures = this.figures;
+    }
+    let recorded = figures?.rollouts ?? null;
+    if (status === 'running' || this.index !== null) {
+      try {
+        recorded = (await this.rollouts()).rollouts;
+      } catch {
+        // No results file yet.
+      }
+    }
+    const p = provenanceOf(run, run?.model ?? '(unknown model)', run?.task ?? null);
+    const t = p.task;
+    return {
+      id: this.id,
+      kind: 'run',
+      sweep: this.sweep,
+      model: terminalText(p.model),
+      endpoint: p.endpoint === null ? null : terminalText(p.endpoint),
+      task: t ? `${t.num_transactions} rows · fault rate ${t.fault_rate} · seed ${t.seed}` : 'unknown',
+      sampling: terminalText(samplingShort(p.sampling)),
+      status: terminalText(status),
+      started_at: p.started_at,
+      expected: expectedRollouts(run),
+      recorded,
+      figures,
+      problem: this.infoProblem ?? (figures === null ? this.dataProblem : null),
+    };
+  }
+}
+
+/** The id of a folder: its path under the root, with `/` between parts ("." for the root itself). */
+function idOf(root: string, dir: string): string {
+  const rel = relative(root, dir);
+  return rel === '' ? '.' : rel.split(sep).join('/');
+}
+
+/** Every run and sweep under a root folder. */
+export class Catalog {
+  private readonly runs = new Map<string, RunState>();
+  private sweeps: SweepRow[] = [];
+  private walked = 0;
+  /** Folders the last walk left out, past its bounds. */
+  truncated = false;
+
+  constructor(readonly root: string) {}
+
+  /** Walks the folder again if the last walk is older than a second. */
+  private refreshTree(): void {
+    if (Date.now() - this.walked < WALK_MS) return;
+    this.walked = Date.now();
+    const found = new Map<string, string | null>();
+    const sweeps: SweepRow[] = [];
+    let visited = 0;
+    this.truncated = false;
+    const walk = (dir: string, depth: number, sweep: string | null): void => {
+      if (++visited > MAX_FOLDERS) {
+        this.truncated = true;
+        return;
+      }
+      let entries: Dirent[];
+      try {
+        entries = readdirSync(dir, { withFileTypes: true });
+      } catch {
+        return;
+      }
+      const names = new Set(entries.filter((e) => e.isFile()).map((e) => e.name));
+      if (names.has(SWEEP_FILE)) {
+        const id = idOf(this.root, dir);
+        sweep = id;
+        sweeps.push(sweepRow(id, dir));
+      }
+      if (names.has(RESULTS_FILE) || names.has(RUN_FILE)) {
+        found.set(idOf(this.root, dir), sweep);
+        return; // a run folder holds no runs
+      }
+      if (depth >= MAX_DEPTH) {
+        if (entries.some((e) => e.isDirectory())) this.truncated = true;
+        return;
+      }
+      // Links are not followed: the walk stays inside the folder it was given.
+      for (const e of entries.filter((x) => x.isDirectory() && !x.name.startsWith('.') && x.name !== 'node_modules'))
+        walk(join(dir, e.name), depth + 1, sweep);
+    };
+    walk(this.root, 0, null);
+    for (const id of [...this.runs.keys()]) if (!found.has(id)) this.runs.delete(id);
+    for (const [id, sweep] of found)
+      if (!this.runs.has(id)) this.runs.set(id, new RunState(id, id === '.' ? this.root : join(this.root, id), sweep));
+    this.sweeps = sweeps;
+  }
+
+  /** The rows of the list: runs (each read as needed) and sweeps. */
+  async list(): Promise<{ runs: RunRow[]; sweeps: SweepRow[]; truncated: boolean }> {
+    this.refreshTree();
+    const rows: RunRow[] = [];
+    for (const r of this.runs.values()) rows.push(await r.row());
+    this.keepFew();
+    return { runs: rows, sweeps: this.sweeps, truncated: this.truncated };
+  }
+
+  /** The run of an id, or null: only folders the walk found are ever read. */
+  async run(id: string): Promise<RunState | null> {
+    this.refreshTree();
+    const r = this.runs.get(id) ?? null;
+    if (r) await r.loadInfo();
+    return r;
+  }
+
+  /** Lets all but the few most recently used summaries go, so memory does not grow with the number of runs. */
+  keepFew(): void {
+    const held = [...this.runs.values()].filter((r) => r.data !== null).sort((a, b) => b.used - a.used);
+    for (const r of held.slice(KEPT_SUMMARIES)) r.dropSummary();
+  }
+}
+
+function sweepRow(id: string, dir: string): SweepRow {
+  try {
+    const plan = readSweepPlan(dir, 'bas view');
+    const models = plan.models ?? (plan.model ? [plan.model] : []);
+    return {
+      id,
+      kind: 'sweep',
+      models: models.map((m) => terminalText(m)),
+      points: plan.points.length,
+      created_at: typeof plan.created_at === 'string' ? plan.created_at : null,
+      problem: null,
+    };
+  } catch (err) {
+    return {
+      id,
+      kind: 'sweep',
+      models: [],
+      points: 0,
+      created_at: null,
+      problem: outsideText((err as Error).message, 500),
+    };
+  }
+}

@@ -1,0 +1,410 @@
+/**
+ * The index `bas view` keeps of one results file: where each line starts and how long it is,
+ * and the few fields the rollout filters need (reward, outcome, fault codes missed or wrongly
+ * flagged, consistency), in typed arrays of about 26 bytes a line. A million rollouts take
+ * some 26 MB however long their replies are; a rollout is then read back with one positioned
+ * read of its own bytes.
+ *
+ * The file is read once, in chunks, never whole, and only from where the last read stopped as
+ * it grows (a run still going appends). Each line is judged by the one rule of the run file
+ * reader (`judgeLine`): a torn last line, without its newline, is left for the next read; a
+ * damaged line is counted and named, and the rest is indexed all the same. The last line of
+ * each (task, rollout) pair wins, as everywhere else (runfile/winners.ts); a record that
+ * cannot belong to the run is set aside. The file is opened read-only and never written.
+ */
+import { open, stat } from 'node:fs/promises';
+import { judgeLine } from '../runfile/read.js';
+import { pairKey, type PairKey, type RolloutRecord } from '../runfile/record.js';
+import { outsideRun, type RunBounds } from '../runfile/winners.js';
+import { FAULT_CODES } from '../task/types.js';
+
+/** Bits of `flags`. */
+const FLAG = {
+  errored: 1,
+  /** bas_correct is 0 (a completed rollout). */
+  basWrong: 2,
+  /** A later line of the same pair replaced this one. */
+  replaced: 4,
+  /** The record cannot belong to the run (a task past n, another shard's): not one of its rollouts. */
+  outside: 8,
+  /** `detail.consistency.bas_consistent` is recorded ... */
+  consistencyKnown: 16,
+  /** ... and is 1. */
+  consistent: 32,
+  /** The reply could not be parsed (metrics.parsed 0). */
+  unparsed: 64,
+} as const;
+
+/** Bytes read at a time. */
+const CHUNK = 4 * 1024 * 1024;
+/** A line longer than this is not a record bas wrote (the reader's own bound is the same order). */
+const MAX_LINE_BYTES = 256 * 1024 * 1024;
+/** Damaged lines named one by one; past it they are only counted. */
+const MAX_DAMAGE_NAMED = 20;
+
+/** A growable set of typed columns, one slot per indexed line. */
+class Columns {
+  size = 0;
+  offset = new Float64Array(1024);
+  length = new Uint32Array(1024);
+  index = new Uint32Array(1024);
+  rollout = new Uint16Array(1024);
+  reward = new Float32Array(1024);
+  flags = new Uint8Array(1024);
+  /** Bit k: fault code FAULT_CODES[k] has a pair missed (fn > 0) / wrongly flagged (fp > 0). */
+  missed = new Uint8Array(1024);
+  wrong = new Uint8Array(1024);
+
+  push(): number {
+    if (this.size === this.offset.length) {
+      const grow = <T extends Float64Array | Uint32Array | Uint16Array | Float32Array | Uint8Array>(a: T): T => {
+        const b = new (a.constructor as new (n: number) => T)(a.length * 2);
+        b.set(a);
+        return b;
+      };
+      this.offset = grow(this.offset);
+      this.length = grow(this.length);
+      this.index = grow(this.index);
+      this.rollout = grow(this.rollout);
+      this.reward = grow(this.reward);
+      this.flags = grow(this.flags);
+      this.missed = grow(this.missed);
+      this.wrong = grow(this.wrong);
+    }
+    return this.size++;
+  }
+
+  bytes(): number {
+    return this.offset.length * (8 + 4 + 4 + 2 + 4 + 1 + 1 + 1);
+  }
+}
+
+/** Which slot holds each pair's winning line: a typed array over the run's pairs when they are known and few, else a map. */
+class PairSlots {
+  private readonly dense: Int32Array | null;
+  private readonly sparse = new Map<PairKey, number>();
+
+  constructor(private readonly bounds: RunBounds | null) {
+    const slots = bounds && bounds.indices === null ? bounds.n * bounds.rollouts : Infinity;
+    this.dense = slots <= 1 << 24 ? new Int32Array(slots).fill(-1) : null;
+  }
+
+  /** Makes `slot` the pair's winner; returns the slot it replaced, or -1. */
+  set(index: number, rollout: number, slot: number): number {
+    if (this.dense !== null) {
+      const at = index * this.bounds!.rollouts + rollout;
+      const before = this.dense[at]!;
+      this.dense[at] = slot;
+      return before;
+    }
+    const key = pairKey(index, rollout);
+    const before = this.sparse.get(key) ?? -1;
+    this.sparse.set(key, slot);
+    return before;
+  }
+
+  get(index: number, rollout: number): number {
+    if (this.dense !== null) {
+      if (this.bounds && (index >= this.bounds.n || rollout >= this.bounds.rollouts)) return -1;
+      return this.dense[index * this.bounds!.rollouts + rollout]!;
+    }
+    return this.sparse.get(pairKey(index, rollout)) ?? -1;
+  }
+}
+
+/** A damaged line: its number and why. */
+export interface Damage {
+  line: number;
+  reason: string;
+}
+
+/** What the filters of the rollout list ask; every field is optional (absent: no condition). */
+export interface RolloutFilter {
+  errored?: boolean;
+  basWrong?: boolean;
+  /** A fault code with a pair missed in the rollout. */
+  missed?: string;
+  /** A fault code wrongly flagged in the rollout. */
+  wrong?: string;
+  rewardMin?: number;
+  rewardMax?: number;
+  /** `consistent`, `inconsistent` (detail.consistency.bas_consistent 1 / 0) or `unknown`. */
+  consistency?: 'consistent' | 'inconsistent' | 'unknown';
+}
+
+/** One row of the rollout list. */
+export interface RolloutRow {
+  index: number;
+  rollout: number;
+  /** Null for an errored rollout. */
+  reward: number | null;
+  errored: boolean;
+  bas_correct: boolean | null;
+  consistent: boolean | null;
+  missed: string[];
+  wrong: string[];
+}
+
+function codeBits(codes: unknown, field: 'fn' | 'fp'): number {
+  if (typeof codes !== 'object' || codes === null) return 0;
+  let bits = 0;
+  FAULT_CODES.forEach((c, k) => {
+    const counts = (codes as Record<string, Record<string, unknown> | undefined>)[c];
+    if (counts && typeof counts[field] === 'number' && counts[field] > 0) bits |= 1 << k;
+  });
+  return bits;
+}
+
+export class RolloutIndex {
+  private cols = new Columns();
+  private pairs: PairSlots;
+  /** Where the next unread line starts. */
+  private scanned = 0;
+  /** Lines read so far (1-based numbers, blank lines counted, as the reader counts them). */
+  private lines = 0;
+  /** The last record read had no newline after it: a newline that comes later belongs to it. */
+  private pendingNewline = false;
+  /** The file's identity when reading began, to notice a file replaced or cut. */
+  private ino = -1;
+  private refreshing: Promise<void> | null = null;
+  /** Winning rollouts (pairs), and records set aside. */
+  rollouts = 0;
+  setAside = 0;
+  damaged = 0;
+  readonly damage: Damage[] = [];
+  /** Whether the file ends in a line without its newline that is not a record yet. */
+  torn = false;
+
+  constructor(
+    readonly path: string,
+    private readonly bounds: RunBounds | null,
+  ) {
+    this.pairs = new PairSlots(bounds);
+  }
+
+  /** Bytes of the file indexed so far. */
+  get indexedBytes(): number {
+    return this.scanned;
+  }
+
+  /** Memory the index holds, roughly, in bytes. */
+  memoryBytes(): number {
+    return this.cols.bytes();
+  }
+
+  /** Reads what the file gained since the last call (all of it the first time); one read at a time. */
+  refresh(): Promise<void> {
+    this.refreshing ??= this.readNew().finally(() => (this.refreshing = null));
+    return this.refreshing;
+  }
+
+  private reset(): void {
+    this.cols = new Columns();
+    this.pairs = new PairSlots(this.bounds);
+    this.scanned = 0;
+    this.lines = 0;
+    this.pendingNewline = false;
+    this.rollouts = 0;
+    this.setAside = 0;
+    this.damaged = 0;
+    this.damage.length = 0;
+    this.torn = false;
+  }
+
+  private async readNew(): Promise<void> {
+    const st = await stat(this.path);
+    if (st.ino !== this.ino || st.size < this.scanned) {
+      // Another file, or one cut below what was read: read it again from the start.
+      if (this.ino !== -1) this.reset();
+      this.ino = st.ino;
+    }
+    if (st.size <= this.scanned) return;
+    const fh = await open(this.path, 'r');
+    try {
+      const end = st.size;
+      let pos = this.scanned;
+      let carry: Buffer | null = null;
+      let carryStart = pos;
+      while (pos < end) {
+        const want = Math.min(CHUNK, end - pos);
+        const buf = Buffer.allocUnsafe(want);
+        const { bytesRead } = await fh.read(buf, 0, want, pos);
+        if (bytesRead === 0) break;
+        let chunk: Buffer = buf.subarray(0, bytesRead);
+        const chunkStart: number = carry ? carryStart : pos;
+        if (carry) chunk = Buffer.concat([carry, chunk]);
+        pos += bytesRead;
+        let from = 0;
+        if (this.pendingNewline && chunkStart === this.scanned && chunk.length > 0) {
+          this.pendingNewline = false;
+          if (chunk[0] === 0x0a) {
+            from = 1;
+            this.scanned = chunkStart + 1;
+          }
+        }
+        for (;;) {
+          const nl = chunk.indexOf(0x0a, from);
+          if (nl < 0) break;
+          this.line(chunk, from, nl, chunkStart + from, true);
+          from = nl + 1;
+          this.scanned = chunkStart + from;
+        }
+        if (from < chunk.length) {
+          carry = chunk.subarray(from);
+          carryStart = chunkStart + from;
+          if (carry.length > MAX_LINE_BYTES) {
+            this.lines++;
+            this.noteDamage(`is longer than ${MAX_LINE_BYTES} bytes`);
+            this.scanned = carryStart + carry.length;
+            carry = null;
+          }
+        } else carry = null;
+      }
+      this.torn = false;
+      if (carry && carry.length > 0) {
+        // The last line has no newline yet: a whole record is kept (its newline may follow);
+        // anything else is a line still being written, read again next time.
+        const text = carry.toString('utf8');
+        const judged = judgeLine(text, false);
+        if (judged === 'torn' || 'damaged' in judged) this.torn = true;
+        else {
+          this.line(carry, 0, carry.length, carryStart, false, judged);
+          this.scanned = carryStart + carry.length;
+          this.pendingNewline = true;
+        }
+      }
+    } finally {
+      await fh.close();
+    }
+  }
+
+  private noteDamage(reason: string): void {
+    this.damaged++;
+    if (this.damage.length < MAX_DAMAGE_NAMED) this.damage.push({ line: this.lines, reason });
+  }
+
+  /** Indexes the line `buf[from, to)` that starts at byte `start` of the file. */
+  private line(buf: Buffer, from: number, to: number, start: number, ended: boolean, judged?: RolloutRecord): void {
+    this.lines++;
+    let r: RolloutRecord;
+    if (judged) r = judged;
+    else {
+      const text = buf.toString('utf8', from, to);
+      if (text.trim() === '') return;
+      const j = judgeLine(text, ended);
+      if (j === 'torn') return; // only without a newline, handled by the caller
+      if ('damaged' in j) return this.noteDamage(j.damaged);
+      r = j;
+    }
+    const c = this.cols;
+    const slot = c.push();
+    c.offset[slot] = start;
+    c.length[slot] = to - from;
+    c.index[slot] = Math.min(r.index, 0xffffffff);
+    c.rollout[slot] = Math.min(r.rollout ?? 0, 0xffff);
+    let flags = 0;
+    if (this.bounds && outsideRun(r, this.bounds) !== null) {
+      c.flags[slot] = FLAG.outside;
+      this.setAside++;
+      return;
+    }
+    if (r.error) {
+      flags |= FLAG.errored;
+      c.reward[slot] = NaN;
+    } else {
+      c.reward[slot] = r.reward ?? NaN;
+      if (r.rewards?.bas_correct === 0) flags |= FLAG.basWrong;
+      if (r.metrics && r.metrics.parsed === 0) flags |= FLAG.unparsed;
+      const consistent = r.detail?.consistency?.bas_consistent;
+      if (consistent === 0 || consistent === 1) {
+        flags |= FLAG.consistencyKnown;
+        if (consistent === 1) flags |= FLAG.consistent;
+      }
+      c.missed[slot] = codeBits(r.detail?.codes, 'fn');
+      c.wrong[slot] = codeBits(r.detail?.codes, 'fp');
+    }
+    c.flags[slot] = flags;
+    const before = this.pairs.set(r.index, r.rollout ?? 0, slot);
+    if (before >= 0) c.flags[before] = c.flags[before]! | FLAG.replaced;
+    else this.rollouts++;
+  }
+
+  /** Whether slot `s` is a winning rollout of the run. */
+  private counts(s: number): boolean {
+    return (this.cols.flags[s]! & (FLAG.replaced | FLAG.outside)) === 0;
+  }
+
+  /** The slots of the winning rollouts that pass `f`, in file order. */
+  select(f: RolloutFilter): Uint32Array {
+    const c = this.cols;
+    const missed = f.missed ? 1 << FAULT_CODES.indexOf(f.missed as (typeof FAULT_CODES)[number]) : 0;
+    const wrong = f.wrong ? 1 << FAULT_CODES.indexOf(f.wrong as (typeof FAULT_CODES)[number]) : 0;
+    const lo = f.rewardMin ?? -Infinity;
+    const hi = f.rewardMax ?? Infinity;
+    const byReward = f.rewardMin !== undefined || f.rewardMax !== undefined;
+    const out = new Uint32Array(this.rollouts);
+    let n = 0;
+    for (let s = 0; s < c.size; s++) {
+      const flags = c.flags[s]!;
+      if (flags & (FLAG.replaced | FLAG.outside)) continue;
+      if (f.errored !== undefined && ((flags & FLAG.errored) !== 0) !== f.errored) continue;
+      if (f.basWrong && !(flags & FLAG.basWrong)) continue;
+      if (missed && !(c.missed[s]! & missed)) continue;
+      if (wrong && !(c.wrong[s]! & wrong)) continue;
+      if (byReward) {
+        const r = c.reward[s]!;
+        // Rewards are kept as 32-bit floats: bounds are compared at the same precision.
+        if (!(r >= Math.fround(lo) && r <= Math.fround(hi))) continue;
+      }
+      if (f.consistency !== undefined) {
+        const known = (flags & FLAG.consistencyKnown) !== 0;
+        const state = !known ? 'unknown' : flags & FLAG.consistent ? 'consistent' : 'inconsistent';
+        if (state !== f.consistency) continue;
+      }
+      out[n++] = s;
+    }
+    return out.subarray(0, n);
+  }
+
+  /** The list row of slot `s`. */
+  row(s: number): RolloutRow {
+    const c = this.cols;
+    const flags = c.flags[s]!;
+    const errored = (flags & FLAG.errored) !== 0;
+    const codes = (bits: number) => FAULT_CODES.filter((_, k) => bits & (1 << k));
+    const reward = c.reward[s]!;
+    return {
+      index: c.index[s]!,
+      rollout: c.rollout[s]!,
+      reward: errored || Number.isNaN(reward) ? null : Math.round(reward * 1e6) / 1e6,
+      errored,
+      bas_correct: errored ? null : (flags & FLAG.basWrong) === 0,
+      consistent: flags & FLAG.consistencyKnown ? (flags & FLAG.consistent) !== 0 : null,
+      missed: codes(c.missed[s]!),
+      wrong: codes(c.wrong[s]!),
+    };
+  }
+
+  /** The slot of the winning line of (index, rollout), or -1. */
+  slotOf(index: number, rollout: number): number {
+    const s = this.pairs.get(index, rollout);
+    return s >= 0 && this.counts(s) ? s : -1;
+  }
+
+  /** The record at slot `s`, read back from the file with one positioned read. */
+  async record(s: number): Promise<RolloutRecord> {
+    const c = this.cols;
+    const length = c.length[s]!;
+    const buf = Buffer.allocUnsafe(length);
+    const fh = await open(this.path, 'r');
+    try {
+      await fh.read(buf, 0, length, c.offset[s]!);
+    } finally {
+      await fh.close();
+    }
+    const j = judgeLine(buf.toString('utf8'), true);
+    if (j === 'torn' || 'damaged' in j)
+      throw new Error(`${this.path}: the line at byte ${c.offset[s]} changed since it was indexed`);
+    return j;
+  }
+}

@@ -1,0 +1,174 @@
+/**
+ * `bas view` in a real headless browser (Debian's chromium via playwright-core, as the HTML
+ * report is tested): the run list, a run and a rollout, a filter, a live run's progress as
+ * records are appended, a comparison side by side; no request leaves 127.0.0.1, no page
+ * error, and a hostile model name or reply stays text. Skipped, with a notice, where
+ * /usr/bin/chromium is absent. Every wait is on the page's DOM, never on a clock.
+ */
+import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { startViewServer, type RunningViewServer } from '../../src/view/server.js';
+import { processStartTime } from '../../src/runfile/lock.js';
+import { makeRecord, SMALL_CONFIG, writeRun } from '../report/make-run.js';
+import { tempDir } from '../support/cli.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium)
+  console.warn(`NOTICE: ${CHROMIUM} not found: the bas view browser tests are skipped (apt-get install chromium)`);
+
+const HOSTILE_MODEL = '<img src=x onerror="window.__pwned=1">';
+const HOSTILE_REPLY =
+  'x </script><script>window.__pwned = 2</script><img src=x onerror="window.__pwned=3"> <answer>{"G1": "<b>1</b>", "faults": {}}</answer>';
+
+let root: string;
+let server: RunningViewServer;
+let browser: Browser | undefined;
+const pid = Number(globalThis.process.pid);
+
+beforeAll(async () => {
+  root = tempDir('bas-view-browser-');
+  writeRun(join(root, 'a'), {
+    n: 60,
+    model: HOSTILE_MODEL,
+    choose: (i) => (i === 3 ? { error: 'timeout' } : i === 5 ? { reply: HOSTILE_REPLY } : i % 2 ? 'oracle' : 'blanket'),
+  });
+  writeRun(join(root, 'b'), { n: 60, model: 'builtin:oracle', choose: () => 'oracle' });
+  // A run going on: run.json says running, and a live process (this one) holds its lock.
+  const live = join(root, 'live');
+  writeRun(live, { n: 2, model: 'live-model', choose: () => 'oracle', status: 'running', runJson: { n: 50 } });
+  writeFileSync(
+    join(live, '.bas.lock'),
+    JSON.stringify({ program: 'bas', pid, start: processStartTime(pid), host: hostname(), token: 't', since: '' }),
+  );
+  server = await startViewServer({ root, port: 0, host: '127.0.0.1', token: null, maxConnections: 64 });
+  if (hasChromium)
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+describe.skipIf(!hasChromium)('bas view in headless chromium', () => {
+  const offsite: string[] = [];
+  const errors: string[] = [];
+  let page: Page;
+
+  beforeAll(async () => {
+    page = await browser!.newPage({ viewport: { width: 1400, height: 900 } });
+    const origin = server.url.replace(/\/$/, '');
+    // Every request is seen here: one for anywhere but the server is refused and noted.
+    await page.route('**/*', (route) => {
+      const url = route.request().url();
+      if (url.startsWith(origin)) return route.continue();
+      offsite.push(url);
+      return route.abort();
+    });
+    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+    page.on('pageerror', (e) => errors.push(String(e)));
+  });
+
+  afterAll(async () => {
+    expect(offsite).toEqual([]);
+    expect(errors).toEqual([]);
+    expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    await page.close();
+  });
+
+  it('lists the runs, the hostile model name as text', async () => {
+    await page.goto(server.url);
+    await page.locator('#runs tbody tr').nth(2).waitFor();
+    expect(await page.locator('#runs tbody tr').count()).toBe(3);
+    const row = page.locator('#runs tbody tr[data-run="a"]');
+    expect(await row.locator('td').nth(3).textContent()).toBe(HOSTILE_MODEL);
+    expect(await page.locator('img').count()).toBe(0);
+    expect(await page.locator('#runs tbody tr[data-run="live"] .status-running').textContent()).toBe('running');
+  });
+
+  it('sorts the list by a column, in a URL that reopens it', async () => {
+    await page.locator('#runs th[data-key="reward"]').click();
+    await page.waitForURL(/sort=reward&dir=desc/);
+    await page.locator('#runs tbody tr').nth(2).waitFor();
+    expect(await page.locator('#runs tbody tr').first().getAttribute('data-run')).not.toBe('a');
+  });
+
+  it('opens a run: provenance first, the report, its rollouts paged', async () => {
+    await page.goto(`${server.url}#/run/a`);
+    await page.locator('#report', { hasText: 'reward distribution' }).waitFor();
+    expect(await page.locator('#provenance th').first().textContent()).toBe('model');
+    await page.locator('#matching', { hasText: 'of 60 matching' }).waitFor();
+    expect(await page.locator('#rollout-list tr').count()).toBe(51);
+  });
+
+  it('filters the rollouts', async () => {
+    await page.locator('select[name="errored"]').selectOption('1');
+    await page.locator('#matching', { hasText: '1–1 of 1 matching' }).waitFor();
+    expect(page.url()).toMatch(/errored=1/);
+    expect(await page.locator('#rollout-list tr').nth(1).locator('td').nth(3).textContent()).toBe('errored');
+  });
+
+  it('opens a rollout: the ledger marked, the hostile reply as text', async () => {
+    await page.goto(`${server.url}#/run/a/rollout/5:0`);
+    await page.locator('#rollout .reply').waitFor();
+    expect(await page.locator('#rollout .reply').textContent()).toBe(HOSTILE_REPLY);
+    expect(await page.locator('#rollout .ledger tr[data-row]').count()).toBe(SMALL_CONFIG.num_transactions);
+    expect(await page.locator('img').count()).toBe(0);
+    // A blanket reply flags every row: wrongly flagged rows are marked.
+    await page.goto(`${server.url}#/run/a/rollout/0:0`);
+    await page.locator('#rollout .ledger tr.wrong').first().waitFor();
+    expect(await page.locator('#rollout .ledger tr.wrong').count()).toBeGreaterThan(0);
+  });
+
+  it("follows a live run's progress as records are appended", async () => {
+    await page.goto(`${server.url}#/run/live`);
+    await page.locator('#progress', { hasText: '2 of 50 rollouts recorded' }).waitFor();
+    const lines = [2, 3, 4].map((i) => JSON.stringify(makeRecord(SMALL_CONFIG, i, 0, 'live-model', 'oracle')));
+    appendFileSync(join(root, 'live', 'results.jsonl'), lines.join('\n') + '\n');
+    await page.locator('#progress', { hasText: '5 of 50 rollouts recorded' }).waitFor();
+    await page.locator('#matching', { hasText: 'of 5 matching' }).waitFor();
+    // The list follows too, without a reload.
+    await page.goto(server.url);
+    await page.locator('#runs tbody tr[data-run="live"] .progress', { hasText: '5 / 50' }).waitFor();
+    appendFileSync(
+      join(root, 'live', 'results.jsonl'),
+      JSON.stringify(makeRecord(SMALL_CONFIG, 5, 0, 'm', 'oracle')) + '\n',
+    );
+    await page.locator('#runs tbody tr[data-run="live"] .progress', { hasText: '6 / 50' }).waitFor();
+  });
+
+  it('compares two runs, and opens a task side by side', async () => {
+    await page.goto(`${server.url}#/compare/a/b`);
+    await page.locator('#comparison', { hasText: 'paired differences' }).waitFor();
+    await page.locator('#disagreements a').first().click();
+    await page.locator('#side-a .reply').waitFor();
+    await page.locator('#side-b .reply').waitFor();
+    expect(await page.locator('#side-a .ledger').count()).toBe(1);
+    expect(await page.locator('#side-b .ledger').count()).toBe(1);
+  });
+
+  it('picks two runs from the list to compare', async () => {
+    await page.goto(server.url);
+    await page.locator('#runs tbody tr').nth(2).waitFor();
+    await page.locator('#runs input[data-run="a"]').check();
+    await page.locator('#runs input[data-run="b"]').check();
+    await page.locator('#compare-link', { hasText: 'compare the two runs picked' }).click();
+    await page.locator('#comparison', { hasText: 'paired differences' }).waitFor();
+  });
+});
