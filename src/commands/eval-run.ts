@@ -127,7 +127,7 @@ export function outcomeError(r: EvalResult, plan: RunPlan): Error | null {
         ? `no rollout was scored, so ${dir} can be started again: fix the cause and run bas eval --output ${dir} with the corrected settings`
         : `finished rollouts are kept in ${dir}; fix the cause and continue with ${resume()}`;
       return new FatalRunError(
-        `${asClause(outcome.failure.message)}; run stopped (${how})${spentSoFar(r.summary, plan)}`,
+        `${asClause(outcome.failure.message)}${spentSoFar(r.summary, plan)}; run stopped (${how})`,
       );
     }
     case 'interrupted': {
@@ -136,14 +136,15 @@ export function outcomeError(r: EvalResult, plan: RunPlan): Error | null {
         ? `the run had finished: all ${r.total} rollouts are recorded in ${dir}, which is marked complete (bas report ${dir} shows them)`
         : `finished rollouts are kept in ${dir}: continue with ${resume()}`;
       return new InterruptedError(
-        `${reason?.message ?? 'interrupted'}; ${after}${outcome.complete ? '' : spentSoFar(r.summary, plan)}`,
+        // What it spent comes before the resume command, so the command ends the line and runs as printed.
+        `${reason?.message ?? 'interrupted'}${outcome.complete ? '' : spentSoFar(r.summary, plan)}; ${after}`,
         reason?.exitCode ?? 130,
       );
     }
     case 'stopped':
       if (outcome.stop.kind === 'budget')
         return new BudgetError(
-          `run stopped: ${outcome.stop.message}; finished rollouts are kept in ${dir}: continue with a larger budget, ${resume()} --max-cost USD or --max-total-tokens N${spentSoFar(r.summary, plan)}`,
+          `run stopped: ${outcome.stop.message}${spentSoFar(r.summary, plan)}; finished rollouts are kept in ${dir}: continue with a larger budget, ${resume()} --max-cost USD or --max-total-tokens N`,
         );
       // A stopping rule that found its answer: the run did what was asked.
       return null;

@@ -115,7 +115,9 @@ describe('bas eval against a reasoning model out of tokens', () => {
     expect(r.stderr).toMatch(/the first 3 rollouts all ended this way/);
     expect(r.stderr).toMatch(/can be started again/);
     // What the stopped run cost is said at once: 3 × (prompt + 4,096) tokens, all wasted.
-    expect(r.stderr).toMatch(/; it used ([\d,]+) tokens \(\$0\.\d{4}\), \1 of them on errored rollouts$/m);
+    expect(r.stderr).toMatch(
+      /; it used ([\d,]+) tokens \(\$0\.\d{4}\), \1 of them on errored rollouts; run stopped \(/,
+    );
     expect(after.requests - before.requests).toBe(3);
 
     // Each errored line keeps what it cost, and the sums match the server's own count.

@@ -63,7 +63,7 @@ describe('a stop signal sent twice in a burst', () => {
       child.kill('SIGINT');
       if (when === '1 ms later') setTimeout(() => child.kill('SIGINT'), 1);
       expect(await exited).toEqual([130, null]);
-      expect(stderr).toMatch(/^bas: interrupted by SIGINT; finished rollouts are kept in .*--resume/);
+      expect(stderr).toMatch(/^bas: interrupted by SIGINT(; it used .*)?; finished rollouts are kept in .*--resume/);
       expect(stderr.trim().split('\n')).toHaveLength(1);
       expectInterrupted(run.dir, 4);
     });
@@ -87,7 +87,9 @@ describe("an eval run inside another program, stopped through the run's stop", (
       stop.abort(reason);
       const r = await ended;
       expect(r.code).toBe(code);
-      expect(r.stderr).toMatch(new RegExp(`^bas: interrupted by ${reason}; finished rollouts are kept in .*--resume`));
+      expect(r.stderr).toMatch(
+        new RegExp(`^bas: interrupted by ${reason}(; it used .*)?; finished rollouts are kept in .*--resume`),
+      );
       expectInterrupted(run.dir, 3);
       expect([process.listenerCount('SIGINT'), process.listenerCount('SIGTERM')]).toEqual(handlers);
     });
