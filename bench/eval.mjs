@@ -11,7 +11,7 @@ import { ROOT, measureBas, startServe, median } from './measure.mjs';
 const KEY_ENV = { BAS_BENCH_KEY: 'bench-key' };
 
 /** Runs one eval into a temporary folder; returns the process measurement and run.json. */
-async function runEval(url, n, c) {
+async function runEval(url, n, c, extra = []) {
   const dir = join(mkdtempSync(join(tmpdir(), 'bas-bench-')), 'run');
   const args = [
     'eval',
@@ -29,6 +29,7 @@ async function runEval(url, n, c) {
     dir,
     '--no-progress',
     '--json',
+    ...extra,
   ];
   try {
     const m = await measureBas(args, { env: KEY_ENV });
@@ -36,7 +37,7 @@ async function runEval(url, n, c) {
     const run = JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8'));
     const runSeconds = (Date.parse(run.ended_at) - Date.parse(run.started_at)) / 1000;
     const completed = run.summary.counts.completed;
-    return { ...m, runSeconds, completed };
+    return { ...m, runSeconds, completed, summary: run.summary };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -183,10 +184,72 @@ export async function benchEval() {
       target: '',
       pass: null,
     });
+    rows.push(...(await benchCache(slow.url)));
   } finally {
     await slow.stop();
   }
   return rows;
+}
+
+/** The server's own count of the requests it has had (GET /bas/stats). */
+async function served(url) {
+  return (await (await fetch(`${url}/bas/stats`)).json()).requests;
+}
+
+/**
+ * `--cache`: the same 1,000-rollout run twice against the 200 ms server, sharing a cache. The
+ * re-run's requests are counted at the server, and its tokens paid against those it reused.
+ */
+async function benchCache(url) {
+  const cache = mkdtempSync(join(tmpdir(), 'bas-bench-cache-'));
+  try {
+    const args = ['--cache', cache, '-r', '2'];
+    const before = await served(url);
+    const first = await runEval(url, 500, 100, args);
+    const middle = await served(url);
+    const again = await runEval(url, 500, 100, args);
+    const after = await served(url);
+    const fromCache = again.summary.tokens.from_cache ?? { rollouts: 0, total: 0 };
+    return [
+      {
+        name: 'eval -n 500 -r 2 -c 100 --cache, 200 ms: requests, 1st run',
+        value: middle - before,
+        unit: 'req',
+        target: '',
+        pass: null,
+      },
+      {
+        name: '  same run again, same cache: requests sent',
+        value: after - middle,
+        unit: 'req',
+        target: '0',
+        pass: after - middle === 0 && again.completed === 1000,
+      },
+      {
+        name: '  re-run: tokens paid (its cost)',
+        value: again.summary.tokens.total,
+        unit: 'tok',
+        target: '0',
+        pass: again.summary.tokens.total === 0 && fromCache.rollouts === 1000,
+      },
+      {
+        name: '  re-run: tokens reused from the cache, not paid',
+        value: fromCache.total,
+        unit: 'tok',
+        target: '',
+        pass: null,
+      },
+      {
+        name: '  re-run wall / 1st run wall (run time)',
+        value: again.runSeconds / first.runSeconds,
+        unit: 'x',
+        target: '',
+        pass: null,
+      },
+    ];
+  } finally {
+    rmSync(cache, { recursive: true, force: true });
+  }
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

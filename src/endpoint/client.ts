@@ -11,12 +11,20 @@ import { makeSdk, type SdkOptions } from './sdk.js';
 import { DEFAULT_MAX_RESPONSE_BYTES } from './http-fetch.js';
 import { replyBudget } from './reply-budget.js';
 import { budgetSpent } from './retry-after.js';
-import { completeStreamed, isEventStream } from './event-stream.js';
+import { completeStreamed, isEventStream, streamParams } from './event-stream.js';
+import { ReplyCache } from './reply-cache.js';
 import type { Sampling } from '../settings/setting-table.js';
+
+/** Which request an attempt is: the rollout number belongs to what is asked (the response cache keys on it). */
+interface AttemptContext {
+  rollout: number;
+  /** 1 for the first attempt of an episode. */
+  attempt: number;
+}
 
 /** Anything that turns a prompt into reply text; `signal` aborts the attempt. */
 export interface ModelClient {
-  complete(messages: readonly ChatMessage[], signal: AbortSignal): Promise<Completion>;
+  complete(messages: readonly ChatMessage[], signal: AbortSignal, context?: AttemptContext): Promise<Completion>;
   /**
    * Replies in-process without waiting on anything (a built-in policy): an attempt then gets
    * the run's stop signal and no timeout of its own.
@@ -62,6 +70,8 @@ export interface HttpClientOptions extends SdkOptions {
   sampling: Sampling;
   /** Ask for the reply as a stream of events (`--stream`), with this idle timeout between them. */
   stream?: { idleTimeoutMs: number } | null;
+  /** Replies already received are taken from here, and new ones kept (`--cache`). */
+  cache?: ReplyCache | null;
 }
 
 /** A client for an OpenAI-compatible endpoint. */
@@ -76,23 +86,41 @@ export function httpClient(opts: HttpClientOptions): ModelClient {
   // A failed load (a broken install) is the first request's error, not an unhandled rejection.
   sdkReady.catch(() => {});
   const fields = requestFields(opts.model, opts.sampling, opts.baseURL);
+  const cache = opts.cache ?? null;
+  const ask = async (messages: readonly ChatMessage[], signal: AbortSignal): Promise<Completion> => {
+    const sdk = await sdkReady;
+    if (stream) {
+      const bounds = { maxBytes: maxResponseBytes, idleMs: stream.idleTimeoutMs };
+      return held(await completeStreamed(sdk, { ...fields, messages }, signal, bounds));
+    }
+    const body = {
+      ...fields,
+      messages: messages as ChatMessage[],
+      stream: false,
+    } as OpenAI.ChatCompletionCreateParamsNonStreaming;
+    const { data, response } = await sdk.chat.completions.create(body, { signal }).withResponse();
+    const completion = readCompletion(data as unknown, body as unknown as Record<string, unknown>);
+    // A reply can say the budget is used up before any 429 does: the runner slows down.
+    if (budgetSpent(response.headers)) completion.budget_spent = true;
+    return held(completion);
+  };
+  if (cache === null) return { complete: ask };
   return {
-    async complete(messages, signal) {
-      const sdk = await sdkReady;
-      if (stream) {
-        const bounds = { maxBytes: maxResponseBytes, idleMs: stream.idleTimeoutMs };
-        return held(await completeStreamed(sdk, { ...fields, messages }, signal, bounds));
+    async complete(messages, signal, context) {
+      // The body as sent, stream fields included: a streamed and a whole reply are different requests.
+      const plain = { ...fields, messages };
+      const body = stream ? (streamParams(plain) as unknown as Record<string, unknown>) : { ...plain, stream: false };
+      const key = ReplyCache.keyOf(opts.baseURL, body, context?.rollout ?? 0);
+      // Only an episode's first attempt is answered from the cache: a later one follows a
+      // failure this run paid for, and its record keeps that attempt's usage.
+      if ((context?.attempt ?? 1) === 1) {
+        const hit = cache.get(key, body);
+        if (hit) return held({ ...hit.completion, cached: hit.cached });
       }
-      const body = {
-        ...fields,
-        messages: messages as ChatMessage[],
-        stream: false,
-      } as OpenAI.ChatCompletionCreateParamsNonStreaming;
-      const { data, response } = await sdk.chat.completions.create(body, { signal }).withResponse();
-      const completion = readCompletion(data as unknown, body as unknown as Record<string, unknown>);
-      // A reply can say the budget is used up before any 429 does: the runner slows down.
-      if (budgetSpent(response.headers)) completion.budget_spent = true;
-      return held(completion);
+      const began = performance.now();
+      const completion = await ask(messages, signal);
+      cache.put(key, completion, Math.round(performance.now() - began));
+      return completion;
     },
   };
 }

@@ -22,6 +22,8 @@ export interface Completion {
   release?: () => void;
   /** Streamed replies: ms from the start of the attempt to the first content or reasoning token. */
   ttft_ms?: number | null;
+  /** Set when the reply came from the response cache (`--cache`): how long it took when first received. */
+  cached?: { latency_ms: number | null; ttft_ms: number | null };
 }
 
 /** A token count as reported, or null: only a whole number from 0 to MAX_TOKENS is one. */

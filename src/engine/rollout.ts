@@ -31,6 +31,8 @@ export interface EpisodeOptions {
   /** The run's gate: every attempt holds one of its slots while it is in flight. */
   pace?: Pace;
   random?: () => number;
+  /** Which sample of the task this episode is (0-based): part of what is asked (the response cache keys on it). */
+  rollout?: number;
 }
 
 /**
@@ -106,7 +108,7 @@ export async function runEpisode(messages: readonly ChatMessage[], o: EpisodeOpt
     let failure: Failure;
     let outcome: AttemptOutcome = 'other';
     try {
-      const completion = await o.client.complete(messages, bound.signal);
+      const completion = await o.client.complete(messages, bound.signal, { rollout: o.rollout ?? 0, attempt });
       outcome = completion.budget_spent ? 'spent' : 'ok';
       usage = addUsage(usage, completion.usage);
       o.onAttempt?.(null);

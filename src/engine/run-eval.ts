@@ -11,6 +11,7 @@ import { ConfigError } from '../errors/index.js';
 import { errorBudget } from '../summary/error-budget.js';
 import { builtinClient, httpClient, type ModelClient } from '../endpoint/client.js';
 import { apiKeyFor } from '../endpoint/api-key.js';
+import { ReplyCache } from '../endpoint/reply-cache.js';
 import { DEFAULT_RETRY_POLICY } from '../endpoint/retry.js';
 import { pairKey } from '../runfile/record.js';
 import { RunFolder, type EndStatus } from '../runfile/run-folder.js';
@@ -56,7 +57,9 @@ export interface RunEvalOptions {
 
 function makeClient(target: RunPlan['target'], env: NodeJS.ProcessEnv): ModelClient {
   if (target.kind === 'builtin') return builtinClient(target.policy);
-  return httpClient({ ...target, apiKey: apiKeyFor(target, env) });
+  // A cache folder that cannot be used is refused here, before the run's folder is taken.
+  const cache = target.cache === null ? null : ReplyCache.open(target.cache, target.maxResponseBytes);
+  return httpClient({ ...target, apiKey: apiKeyFor(target, env), cache });
 }
 
 /** The outcome of a run that was not stopped, from its summary. */

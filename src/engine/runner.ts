@@ -246,6 +246,7 @@ export class Runner {
         if (unreachable) this.stopFor(unreachable);
       },
       pace: this.pace,
+      rollout,
     });
     if (result.kind === 'aborted') return null;
     if (result.kind === 'failed' && result.failure.fatal) {
@@ -263,15 +264,18 @@ export class Runner {
   private finish(task: RunTask, rollout: number, result: Finished): void {
     const { index } = task;
     const base = { index, rollout, config: task.config, model: this.o.model };
+    // A reply from the response cache keeps the times and usage of when it was first received.
+    const cached = result.kind === 'reply' ? result.completion.cached : undefined;
     const record: RolloutRecord =
       result.kind === 'reply'
         ? scoredRecord(base, result.completion.text, scoreReply(result.completion.text, task.key, task.figures), {
-            latency_ms: result.latencyMs,
+            latency_ms: cached ? cached.latency_ms : result.latencyMs,
             // Only streamed replies know it; other records stay as they were.
-            ttft_ms: result.completion.ttft_ms ?? undefined,
+            ttft_ms: (cached ? cached.ttft_ms : result.completion.ttft_ms) ?? undefined,
             usage: result.usage,
             finish_reason: result.completion.finish_reason,
             attempts: result.attempts,
+            cached: cached ? true : undefined,
           })
         : // Paid for all the same: an unusable reply (or a retried one) reported its tokens.
           erroredRecord(base, result.failure, {

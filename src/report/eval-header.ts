@@ -8,7 +8,7 @@
 import { terminalText } from '../io/terminal-text.js';
 import type { RunInfo } from '../runfile/store.js';
 import { runTime, sessionsOf } from '../runfile/sessions.js';
-import { costOf, describeTask, runTimeText, unscoredLine } from './run-report.js';
+import { costOf, describeTask, fromCacheLine, runTimeText, unscoredLine } from './run-report.js';
 import { durationText, UNDER_ONE_MS_S } from './provenance.js';
 import type { Summary } from '../summary/summary.js';
 import { fmtInt, plainTable } from './tables.js';
@@ -74,6 +74,7 @@ export function renderEvalHeader(h: EvalHeader): string {
 /** The cost table when both prices are known, else nothing. */
 export function renderEvalCost(s: Summary, prices: { in: number | null; out: number | null }): string {
   const c = costOf(s, {}, prices);
+  const hits = fromCacheLine(s, c, (v) => `$${(v ?? 0).toFixed(4)}`);
   if (c.total_usd === null) return '';
   const t = plainTable(['cost', 'USD']);
   t.push([`input at $${c.price_in_per_million}/M tokens`, `$${c.input_usd!.toFixed(4)}`]);
@@ -81,5 +82,6 @@ export function renderEvalCost(s: Summary, prices: { in: number | null; out: num
   t.push(['total', `$${c.total_usd.toFixed(4)}`]);
   const lost = unscoredLine(s, c, (v) => `$${(v ?? 0).toFixed(4)}`);
   if (lost) t.push(lost);
+  if (hits) t.push(hits);
   return `${t.toString()}\n`;
 }

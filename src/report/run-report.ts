@@ -29,6 +29,11 @@ export interface Cost {
    * a resume replaced. Null unless both prices are known.
    */
   unscored_usd: number | null;
+  /**
+   * What the replies answered from the response cache would have cost at these prices: not
+   * part of the total, which is what this run paid. Absent when no reply came from the cache.
+   */
+  from_cache_usd?: number | null;
 }
 
 /** Everything `bas report --json` prints. */
@@ -70,14 +75,33 @@ export function costOf(s: Summary, flags: { in?: number; out?: number }, runPric
   const output = pout === null ? null : (s.tokens.completion / 1e6) * pout;
   // A summary written before 0.4 has no split: nothing is known to have bought nothing.
   const lost = s.tokens.unscored ?? { prompt: 0, completion: 0 };
+  const both = pin !== null && pout !== null;
+  const fromCache = s.tokens.from_cache;
   return {
     price_in_per_million: pin,
     price_out_per_million: pout,
     input_usd: input,
     output_usd: output,
     total_usd: input !== null && output !== null ? input + output : null,
-    unscored_usd: pin !== null && pout !== null ? (lost.prompt / 1e6) * pin + (lost.completion / 1e6) * pout : null,
+    unscored_usd: both ? (lost.prompt / 1e6) * pin + (lost.completion / 1e6) * pout : null,
+    ...(fromCache
+      ? { from_cache_usd: both ? (fromCache.prompt / 1e6) * pin + (fromCache.completion / 1e6) * pout : null }
+      : {}),
   };
+}
+
+/**
+ * The cost row of the replies answered from the response cache: what they would have cost,
+ * which this run did not pay. Null when none came from the cache.
+ */
+export function fromCacheLine(s: Summary, c: Cost, money: (v: number | null) => string = usd): [string, string] | null {
+  const hits = s.tokens.from_cache;
+  if (!hits) return null;
+  const n = hits.rollouts;
+  return [
+    `answered from the cache, not paid (${fmtInt(n)} rollout${n === 1 ? '' : 's'}, ${fmtInt(hits.prompt + hits.completion)} tokens)`,
+    money(c.from_cache_usd ?? null),
+  ];
 }
 
 /** Builds the report of one run. */
@@ -222,6 +246,8 @@ export function renderRunReport(r: RunReport): string {
   cost.push(['total', usd(c.total_usd)]);
   const lost = unscoredLine(r.summary, c);
   if (lost) cost.push(lost);
+  const hits = fromCacheLine(r.summary, c);
+  if (hits) cost.push(hits);
   out.push('', cost.toString());
   if (c.total_usd === null) out.push('(give --price-in and --price-out, in USD per million tokens, to price the run)');
   return out.join('\n') + '\n';

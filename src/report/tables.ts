@@ -139,6 +139,13 @@ export function renderSummary(s: Summary, opts: { title?: string } = {}): string
   if (s.tokens.cached) usage.push(['  of which cached prompt', fmtInt(s.tokens.cached)]);
   // Errored rollouts were paid for too: their tokens are in the sums, and shown apart.
   if (s.tokens.unscored?.total) usage.push(['  of which bought no score', fmtInt(s.tokens.unscored.total)]);
+  // Replies from the response cache cost nothing here: their tokens are apart from the sums.
+  const hits = s.tokens.from_cache;
+  if (hits)
+    usage.push([
+      `from the cache (${fmtInt(hits.rollouts)} rollout${hits.rollouts === 1 ? '' : 's'}, not paid)`,
+      `${fmtInt(hits.total)} tokens`,
+    ]);
   usage.push(['latency p50 (s)', fmt(s.latency_ms.p50 === null ? null : s.latency_ms.p50 / 1000, 2)]);
   usage.push(['latency p95 (s)', fmt(s.latency_ms.p95 === null ? null : s.latency_ms.p95 / 1000, 2)]);
   // Summaries of older runs have no ttft_ms; streamed runs show time to first token.

@@ -41,6 +41,11 @@ export interface RolloutRecord {
   usage?: TokenUsage | null;
   finish_reason?: string | null;
   attempts?: number | null;
+  /**
+   * True when the reply came from the response cache (`--cache`, since 0.4.1): nothing was
+   * paid for it in this run; `usage` and `latency_ms` are those of when it was first received.
+   */
+  cached?: boolean;
 }
 
 /** A compact key for an (index, rollout) pair: a number when it fits exactly, else a string. */
@@ -190,6 +195,8 @@ interface RecordExtras {
   usage?: TokenUsage | null;
   finish_reason?: string | null;
   attempts?: number | null;
+  /** Only `true` is written: a record without the field was paid for. */
+  cached?: true;
 }
 
 /** The extras that were given, in a fixed order, so every writer's lines read alike. */
@@ -200,6 +207,7 @@ function extras(x: RecordExtras): RecordExtras {
   if (x.usage !== undefined) out.usage = x.usage;
   if (x.finish_reason !== undefined) out.finish_reason = x.finish_reason;
   if (x.attempts !== undefined) out.attempts = x.attempts;
+  if (x.cached === true) out.cached = true;
   return out;
 }
 

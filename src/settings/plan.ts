@@ -40,6 +40,8 @@ export interface EndpointTarget {
   maxResponseBytes: number;
   /** Ask for replies as event streams, with this idle bound between events; null: one body. */
   stream: { idleTimeoutMs: number } | null;
+  /** The response cache's folder (`--cache`), or null for none. */
+  cache: string | null;
   /**
    * On a resume whose endpoint or key variable came from run.json alone, named by nothing the
    * user controls now: why it must be refused before any request (resume-trust.ts), else null.
@@ -123,6 +125,7 @@ export function targetOf(s: EvalSettings): BuiltinTarget | EndpointTarget {
     requestTimeoutMs: s.requestTimeout * 1000,
     maxResponseBytes: maxResponseBytesOf(s),
     stream: s.stream ? { idleTimeoutMs: s.streamIdleTimeout * 1000 } : null,
+    cache: s.cache,
     unconfirmed: s.unconfirmed,
   };
 }

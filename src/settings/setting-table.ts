@@ -371,6 +371,18 @@ export const SETTINGS = {
     measured: false,
     parse: parseText,
   }),
+  cache: setting({
+    flags: '--cache <DIR>',
+    help: 'reuse replies already received (same endpoint, model, request and rollout) from DIR, and keep new ones there',
+    doc: 'A folder of replies already received: a request with the same endpoint, model, body and rollout number is answered from it, costs nothing and is marked `cached` in its record; new replies are added. Successful replies only; the key is never stored. Off by default (see [docs/cost.md](docs/cost.md#response-cache)).',
+    defaultText: 'off',
+    default: null,
+    toml: 'cache',
+    kind: 'string',
+    runJson: null,
+    measured: false,
+    parse: parseText,
+  }),
   progress: setting({
     flags: '--no-progress',
     help: 'no progress display',

@@ -55,6 +55,8 @@ export interface SummaryRecord {
     cached_tokens?: number | null;
   } | null;
   finish_reason?: string | null;
+  /** A reply from the response cache (`--cache`): its usage was paid for by an earlier run. */
+  cached?: boolean;
 }
 
 interface CodeBreakdown {
@@ -146,6 +148,12 @@ export interface Summary {
     ignored: number;
     /** Of the sums above, the tokens that bought no score: errored rollouts' and replaced lines'. */
     unscored: TokenSums;
+    /**
+     * Rollouts answered from the response cache (`--cache`, since 0.4.1) and the tokens their
+     * replies used when first received: not in the sums above, since this run paid nothing for
+     * them. Absent when there were none.
+     */
+    from_cache?: TokenSums & { rollouts: number };
   };
   /** Over completed rollouts that recorded a latency. */
   latency_ms: { n: number; mean: number | null; p50: number | null; p95: number | null };
@@ -284,6 +292,9 @@ export class SummaryBuilder {
   private readonly tokens = new TokenTotals();
   private readonly erroredTokens = new TokenTotals();
   private readonly replacedTokens = new TokenTotals();
+  /** Rollouts answered from the response cache, and their original usage. */
+  private readonly cachedTokens = new TokenTotals();
+  private cachedRollouts = 0;
   /** Errored rollouts per type (no prototype: a type is outside text). */
   private readonly errorsByType: Record<string, number> = Object.create(null) as Record<string, number>;
   private readonly messages = new ErrorMessages();
@@ -309,7 +320,10 @@ export class SummaryBuilder {
       throw new Error(`a summary kept without tasks got rollout ${r.rollout} of task ${r.index}`);
     }
     const slot = this.tasks === null ? 0 : this.tasks.rollout(r.index);
-    this.ignoredTokens += this.tokens.add(r.usage);
+    // A cached reply cost this run nothing: its tokens are kept apart, never in what was paid.
+    const cached = r.cached === true && !r.error;
+    if (cached) this.cachedRollouts++;
+    this.ignoredTokens += (cached ? this.cachedTokens : this.tokens).add(r.usage);
     if (r.error) {
       this.erroredTokens.add(r.usage);
       this.errorsByType[r.error.type] = (this.errorsByType[r.error.type] ?? 0) + 1;
@@ -375,6 +389,8 @@ export class SummaryBuilder {
   addReplaced(r: SummaryRecord): void {
     this.lines++;
     this.replaced++;
+    // A replaced line answered from the cache was not paid for by this run either.
+    if (r.cached === true && !r.error) return;
     this.ignoredTokens += this.replacedTokens.add(r.usage);
   }
 
@@ -412,6 +428,20 @@ export class SummaryBuilder {
       reasoning: w[3]! + r[3]!,
       cached: w[4]! + r[4]!,
       lines: winners.lines() + this.replacedTokens.lines(),
+    };
+  }
+
+  /** The rollouts answered from the cache, with their replies' original token sums. */
+  private fromCache(): TokenSums & { rollouts: number } {
+    const c = this.cachedTokens.sums;
+    return {
+      rollouts: this.cachedRollouts,
+      prompt: c[0]!,
+      completion: c[1]!,
+      total: c[2]!,
+      reasoning: c[3]!,
+      cached: c[4]!,
+      lines: this.cachedTokens.lines(),
     };
   }
 
@@ -482,6 +512,7 @@ export class SummaryBuilder {
         rollouts_with_usage: this.tokens.lines(),
         ignored: this.ignoredTokens,
         unscored: this.tokenSums(this.erroredTokens),
+        ...(this.cachedRollouts > 0 ? { from_cache: this.fromCache() } : {}),
       },
       latency_ms: {
         n: lat.length,
