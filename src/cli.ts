@@ -102,6 +102,10 @@ function buildProgram(decl: Declaration | null, ended: { code: number }): Comman
   command('compare', 'compare runs side by side, with paired differences where they share tasks')
     .argument('<RUN_DIR...>', 'two or more run folders; the first is the baseline')
     .action(async (dirs, opts) => (await import('./commands/compare.js')).compare(dirs, opts));
+
+  command('plan', 'the tasks (and cost) a run needs to detect a difference, from a pilot run or two runs sharing tasks')
+    .argument('<RUN_DIR...>', 'a pilot run folder, or two run folders that share tasks')
+    .action(async (dirs, opts) => (await import('./commands/plan.js')).plan(dirs, opts));
   // --- end report and compare ---
 
   // --- leaderboard (src/commands/leaderboard.ts) ---

@@ -259,6 +259,24 @@ export const COMMAND_FLAGS = {
     html: htmlFlag('comparison'),
     ...bootstrapGroup,
   },
+  plan: {
+    difference: {
+      flags: '--difference <D>',
+      help: 'the difference in mean reward to detect, 0.001..1',
+      defaultText: 'two runs: the one they show; one run: required',
+      default: null,
+      parse: number(0.001, 1),
+    } satisfies Flag<number | null>,
+    rollouts: {
+      flags: '-r, --rollouts <K>',
+      help: 'rollouts per task of the planned run(s), 1..1000',
+      defaultText: "the pilot's",
+      default: null,
+      parse: integer(1, 1000),
+    } satisfies Flag<number | null>,
+    json: json('print the plan as JSON'),
+    ...reportPrices,
+  },
   leaderboard: {
     by: {
       flags: '--by <MEASURE>',

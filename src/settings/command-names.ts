@@ -10,6 +10,7 @@ export const COMMAND_NAMES = [
   'merge',
   'report',
   'compare',
+  'plan',
   'leaderboard',
   'eval',
   'check',

@@ -1,0 +1,281 @@
+/**
+ * `bas plan` in data: from a pilot run (one-sample) or two runs sharing tasks (paired), the
+ * tasks a fixed design needs to detect a difference D with 80% power at 5% two-sided,
+ * clustered by task where there are several rollouts, with the cost of those tasks at the runs'
+ * prices. The statistics are src/summary/power.ts; this file reads the runs and words it.
+ */
+import { ConfigError } from '../errors/index.js';
+import { terminalText } from '../io/terminal-text.js';
+import type { RolloutRecord } from '../runfile/record.js';
+import { versionClash } from '../runfile/versions.js';
+import {
+  designEffect,
+  pairedSplit,
+  pairedVariance,
+  tasksNeeded,
+  taskMeanVariance,
+  varianceSplit,
+  type PairedSplit,
+  type VarianceSplit,
+} from '../summary/power.js';
+import { sameTaskConfig } from '../task/config.js';
+import { readRunFolding, type RunData } from './read.js';
+import { describeTask } from './run-report.js';
+import { fmtInt, plainTable } from './tables.js';
+
+/** Each task's rollout scores (errored rollouts as 0), and the tokens the rollouts used. */
+class ScoreFold {
+  readonly tasks = new Map<number, number[]>();
+  prompt = 0;
+  completion = 0;
+  /** Rollouts whose usage was reported (cached ones included: a new run would pay for them). */
+  withUsage = 0;
+
+  add(r: RolloutRecord): void {
+    const score = r.error === null && typeof r.reward === 'number' ? r.reward : 0;
+    let t = this.tasks.get(r.index);
+    if (!t) this.tasks.set(r.index, (t = []));
+    t.push(score);
+    const u = r.usage;
+    if (u && typeof u.prompt_tokens === 'number' && typeof u.completion_tokens === 'number') {
+      this.prompt += u.prompt_tokens;
+      this.completion += u.completion_tokens;
+      this.withUsage++;
+    }
+  }
+}
+
+/** One run as a plan reads it. */
+interface PlannedRun {
+  dir: string;
+  model: string;
+  tasks: number;
+  /** The most rollouts any task has. */
+  rollouts_per_task: number;
+  /** Mean of the per-task mean rewards, errored rollouts as 0. */
+  mean: number;
+  /** Mean tokens per rollout over rollouts that reported usage; null when none did. */
+  tokens_per_rollout: { prompt: number; completion: number } | null;
+  prices: { in: number | null; out: number | null };
+  /** What one rollout costs at these prices; null unless both prices and the usage are known. */
+  usd_per_rollout: number | null;
+}
+
+/** A fixed design's size and cost. */
+interface FixedDesign {
+  tasks: number | null;
+  rollouts_per_task: number;
+  /** Rollouts of one run (tasks × rollouts per task). */
+  rollouts: number | null;
+  /** The cost of the runs the design needs (both runs in a paired design), when prices are known. */
+  usd: number | null;
+}
+
+export interface Plan {
+  design: 'one-sample' | 'paired';
+  /** The difference to detect, and whether it was given or is the one the two runs show. */
+  difference: number;
+  difference_from: 'given' | 'observed';
+  alpha: 0.05;
+  power: 0.8;
+  runs: PlannedRun[];
+  /** One-sample: the pilot's variance split; paired: null. */
+  variance: VarianceSplit | null;
+  /** Paired: the split of the per-task differences (B − A); one-sample: null. */
+  paired: (PairedSplit & { shared_tasks: number }) | null;
+  /** The variance of one task's score (or score difference) planned for. */
+  task_variance: number;
+  /** 1 + (r − 1)ρ for the planned rollouts per task; null when ρ is unknown. */
+  design_effect: number | null;
+  fixed: FixedDesign;
+  notes: string[];
+}
+
+function priceOf(v: unknown): number | null {
+  return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : null;
+}
+
+async function readScores(dir: string): Promise<{ data: RunData; fold: ScoreFold }> {
+  return readRunFolding(dir, () => new ScoreFold());
+}
+
+function plannedRun(data: RunData, fold: ScoreFold, flags: { in?: number; out?: number }): PlannedRun {
+  const tasks = [...fold.tasks.values()];
+  const run = data.run as { prices?: { in?: unknown; out?: unknown } } | null;
+  const prices = { in: flags.in ?? priceOf(run?.prices?.in), out: flags.out ?? priceOf(run?.prices?.out) };
+  const tokens =
+    fold.withUsage > 0 ? { prompt: fold.prompt / fold.withUsage, completion: fold.completion / fold.withUsage } : null;
+  return {
+    dir: data.dir,
+    model: data.model,
+    tasks: tasks.length,
+    rollouts_per_task: tasks.reduce((m, t) => Math.max(m, t.length), 0),
+    mean: tasks.reduce((s, t) => s + t.reduce((a, b) => a + b, 0) / t.length, 0) / tasks.length,
+    tokens_per_rollout: tokens,
+    prices,
+    usd_per_rollout:
+      tokens && prices.in !== null && prices.out !== null
+        ? (tokens.prompt * prices.in + tokens.completion * prices.out) / 1e6
+        : null,
+  };
+}
+
+export interface PlanOptions {
+  difference: number | null;
+  /** Rollouts per task of the planned run(s); default the pilot's. */
+  rollouts: number | null;
+  prices: { in?: number; out?: number };
+}
+
+/** The plan from one pilot run (one-sample) or two runs sharing tasks (paired). */
+export async function buildPlan(dirs: string[], o: PlanOptions): Promise<Plan> {
+  const read = [];
+  for (const dir of dirs) read.push(await readScores(dir));
+  const runs = read.map((r) => plannedRun(r.data, r.fold, o.prices));
+  const notes: string[] = [];
+  if (read.length === 1) {
+    if (o.difference === null)
+      throw new ConfigError('bas plan with one run needs --difference D, the difference to detect (0 < D <= 1)');
+    const split = varianceSplit([...read[0]!.fold.tasks.values()]);
+    if (split.tasks < 2) throw new ConfigError(`${dirs[0]} has ${split.tasks} task: a plan needs at least two`);
+    const r = o.rollouts ?? runs[0]!.rollouts_per_task;
+    if (split.within === null && r > 1)
+      notes.push(
+        `the pilot has one rollout per task, so its variance cannot be split into between and within tasks: the plan for ${r} rollouts per task uses the variance of one rollout (conservative)`,
+      );
+    const variance = taskMeanVariance(split, r);
+    const n = tasksNeeded(variance, o.difference);
+    return {
+      design: 'one-sample',
+      difference: o.difference,
+      difference_from: 'given',
+      alpha: 0.05,
+      power: 0.8,
+      runs,
+      variance: split,
+      paired: null,
+      task_variance: variance,
+      design_effect: designEffect(split, r),
+      fixed: fixedDesign(n, r, [runs[0]!]),
+      notes,
+    };
+  }
+  const [a, b] = read as [(typeof read)[0], (typeof read)[0]];
+  const clash = versionClash(b.data.run, a.data.run);
+  if (clash || !sameTaskConfig(a.data.task, b.data.task))
+    throw new ConfigError(
+      `${dirs[1]} and ${dirs[0]} ${clash ? `were made with different ${clash.what}s` : `ran different tasks (${describeTask(b.data.task)} against ${describeTask(a.data.task)})`}: they cannot be paired task by task`,
+    );
+  const shared = [...a.fold.tasks.keys()].filter((i) => b.fold.tasks.has(i)).sort((x, y) => x - y);
+  if (shared.length < 2)
+    throw new ConfigError(`${dirs[0]} and ${dirs[1]} share ${shared.length} task: a paired plan needs at least two`);
+  const split = pairedSplit(
+    shared.map((i) => a.fold.tasks.get(i)!),
+    shared.map((i) => b.fold.tasks.get(i)!),
+  );
+  const observed = split.mean;
+  const d = o.difference ?? Math.abs(observed);
+  if (o.difference === null && !(d > 0))
+    throw new ConfigError('the two runs show no difference on their shared tasks: give --difference D to plan for one');
+  if (o.difference === null)
+    notes.push(
+      `the difference planned for is the one the two runs show (${observed.toFixed(3)}); a difference chosen for what matters (--difference) is the sounder plan`,
+    );
+  const r = o.rollouts ?? Math.max(runs[0]!.rollouts_per_task, runs[1]!.rollouts_per_task);
+  if (split.between === null && r > 1)
+    notes.push(
+      `both runs have one rollout per task, so the rollout noise cannot be told from the spread of the differences: the plan for ${r} rollouts per task uses one rollout's variance (conservative)`,
+    );
+  const variance = pairedVariance(split, r);
+  const n = tasksNeeded(variance, d);
+  // The design effect of a paired plan is that of the differences' two parts.
+  const within = (split.within_a ?? 0) + (split.within_b ?? 0);
+  const de =
+    split.between !== null && split.between + within > 0
+      ? 1 + ((r - 1) * split.between) / (split.between + within)
+      : null;
+  return {
+    design: 'paired',
+    difference: d,
+    difference_from: o.difference === null ? 'observed' : 'given',
+    alpha: 0.05,
+    power: 0.8,
+    runs,
+    variance: null,
+    paired: { ...split, shared_tasks: shared.length },
+    task_variance: variance,
+    design_effect: de,
+    fixed: fixedDesign(n, r, runs),
+    notes,
+  };
+}
+
+function fixedDesign(n: number | null, r: number, runs: PlannedRun[]): FixedDesign {
+  const perTask = runs.every((x) => x.usd_per_rollout !== null)
+    ? runs.reduce((s, x) => s + x.usd_per_rollout!, 0) * r
+    : null;
+  return {
+    tasks: n,
+    rollouts_per_task: r,
+    rollouts: n === null ? null : n * r,
+    usd: n === null || perTask === null ? null : n * perTask,
+  };
+}
+
+/** A difference as people read it: at most four decimals. */
+function round(v: number): string {
+  return String(Number(v.toFixed(4)));
+}
+
+function usd(v: number | null): string {
+  return v === null ? '–' : `$${v.toFixed(v < 1 ? 4 : 2)}`;
+}
+
+function num(v: number | null, digits = 4): string {
+  return v === null || !Number.isFinite(v) ? '–' : v.toFixed(digits);
+}
+
+/** The text `bas plan` prints. */
+export function renderPlan(p: Plan): string {
+  const out: string[] = [];
+  const runs = plainTable(['run', 'model', 'tasks', 'rollouts/task', 'mean reward', 'USD/rollout']);
+  p.runs.forEach((r, i) =>
+    runs.push([
+      p.runs.length === 1 ? 'pilot' : String.fromCharCode(65 + i),
+      r.model,
+      fmtInt(r.tasks),
+      String(r.rollouts_per_task),
+      num(r.mean, 3),
+      usd(r.usd_per_rollout),
+    ]),
+  );
+  out.push(runs.toString());
+  const what =
+    p.design === 'paired'
+      ? `a paired difference of ${round(p.difference)} (B − A, ${p.difference_from})`
+      : `a difference of ${round(p.difference)} from the pilot's mean`;
+  out.push(`to detect ${what}, 80% power, 5% two-sided, errored rollouts as 0:`);
+  const t = plainTable(['', 'value']);
+  if (p.variance) {
+    t.push(['variance of a task mean (pilot)', num(p.variance.task_mean_variance)]);
+    t.push(['  between tasks / within a task', `${num(p.variance.between)} / ${num(p.variance.within)}`]);
+    t.push(['  intra-task correlation', num(p.variance.icc, 3)]);
+  }
+  if (p.paired) {
+    t.push(['shared tasks', fmtInt(p.paired.shared_tasks)]);
+    t.push(['mean difference B − A', num(p.paired.mean, 3)]);
+    t.push(['variance of a task difference', num(p.paired.diff_variance)]);
+  }
+  t.push([`variance planned for (${p.fixed.rollouts_per_task} rollouts/task)`, num(p.task_variance)]);
+  t.push(['design effect 1 + (r − 1)ρ', num(p.design_effect, 2)]);
+  t.push(['fixed design: tasks', p.fixed.tasks === null ? '–' : fmtInt(p.fixed.tasks)]);
+  t.push(['fixed design: rollouts per run', p.fixed.rollouts === null ? '–' : fmtInt(p.fixed.rollouts)]);
+  t.push([p.design === 'paired' ? 'fixed design: cost of both runs' : 'fixed design: cost', usd(p.fixed.usd)]);
+  out.push(t.toString());
+  if (p.fixed.usd === null)
+    out.push(
+      '(give --price-in and --price-out, in USD per million tokens, for the cost, unless the runs recorded them)',
+    );
+  for (const n of p.notes) out.push(`note: ${n}`);
+  return terminalText(out.join('\n')) + '\n';
+}

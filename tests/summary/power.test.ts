@@ -1,0 +1,160 @@
+/**
+ * The fixed-design plan (src/summary/power.ts): the hand-worked cases of docs/statistics.md
+ * (Power and planning), and simulations with fixed seeds that the planned number of tasks
+ * reaches 80% power, clustered rollouts included.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  designEffect,
+  pairedSplit,
+  pairedVariance,
+  tasksNeeded,
+  taskMeanVariance,
+  varianceSplit,
+  Z_ALPHA,
+  Z_POWER,
+} from '../../src/summary/power.js';
+
+/** mulberry32: a small seeded generator, so every draw below is the same on every run. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe('the hand-worked cases of docs/statistics.md', () => {
+  it('(z_α/2 + z_β)² is 7.8489', () => {
+    expect((Z_ALPHA + Z_POWER) ** 2).toBeCloseTo(7.84888, 5);
+  });
+
+  it('one-sample, one rollout per task: scores 0, 1, 1, 1 and D = 0.1 need 197 tasks', () => {
+    const s = varianceSplit([[0], [1], [1], [1]]);
+    expect(s.mean).toBe(0.75);
+    expect(s.task_mean_variance).toBeCloseTo(0.25, 12);
+    expect(s.within).toBeNull();
+    expect(taskMeanVariance(s, 1)).toBeCloseTo(0.25, 12);
+    // 7.848879 × 0.25 / 0.01 = 196.22
+    expect(tasksNeeded(taskMeanVariance(s, 1), 0.1)).toBe(197);
+  });
+
+  it('clustered: tasks [0,0], [1,1], [0,1] split into between 1/6 and within 1/6 (ρ = 0.5)', () => {
+    const s = varianceSplit([
+      [0, 0],
+      [1, 1],
+      [0, 1],
+    ]);
+    expect(s.within).toBeCloseTo(1 / 6, 12);
+    expect(s.between).toBeCloseTo(1 / 6, 12);
+    expect(s.icc).toBeCloseTo(0.5, 12);
+    // Two rollouts per task: 1/6 + 1/12 = 0.25, design effect 1.5; one rollout: 1/3.
+    expect(taskMeanVariance(s, 2)).toBeCloseTo(0.25, 12);
+    expect(designEffect(s, 2)).toBeCloseTo(1.5, 12);
+    expect(tasksNeeded(taskMeanVariance(s, 2), 0.1)).toBe(197);
+    expect(tasksNeeded(taskMeanVariance(s, 1), 0.1)).toBe(262);
+    // Many rollouts cannot take the variance below the between-task part: 7.848879 × (1/6 + 1/6000) / 0.01 = 130.9.
+    expect(tasksNeeded(taskMeanVariance(s, 1000), 0.1)).toBe(131);
+  });
+
+  it('paired: differences 1, 0, 0, 0 and D = 0.25 need 32 tasks', () => {
+    const s = pairedSplit([[0], [1], [1], [0]], [[1], [1], [1], [0]]);
+    expect(s.mean).toBe(0.25);
+    expect(s.diff_variance).toBeCloseTo(0.25, 12);
+    expect(s.between).toBeNull();
+    // 7.848879 × 0.25 / 0.0625 = 31.40
+    expect(tasksNeeded(pairedVariance(s, 1), 0.25)).toBe(32);
+  });
+
+  it('paired with rollouts: the rollout noise is taken out of the differences, then planned for r', () => {
+    // A: within 1/6 (as above); B the same tasks shifted: [1,1], [1,1], [0,1].
+    const a = [
+      [0, 0],
+      [1, 1],
+      [0, 1],
+    ];
+    const b = [
+      [1, 1],
+      [1, 1],
+      [0, 1],
+    ];
+    const s = pairedSplit(a, b);
+    // Differences 1, 0, 0: variance 1/3. Within: A 1/6, B (0 + 0 + 0.5)/3 = 1/6. Noise per task 1/12 + 1/12.
+    expect(s.diff_variance).toBeCloseTo(1 / 3, 12);
+    expect(s.within_a).toBeCloseTo(1 / 6, 12);
+    expect(s.within_b).toBeCloseTo(1 / 6, 12);
+    expect(s.between).toBeCloseTo(1 / 3 - 1 / 6, 12);
+    expect(pairedVariance(s, 4)).toBeCloseTo(1 / 6 + 1 / 12, 12);
+  });
+
+  it('no difference or no variance plans nothing absurd', () => {
+    expect(tasksNeeded(0.25, 0)).toBeNull();
+    expect(tasksNeeded(Number.NaN, 0.1)).toBeNull();
+    expect(tasksNeeded(0, 0.1)).toBe(2);
+  });
+});
+
+/** Share of `trials` simulated studies of `n` tasks whose two-sided z-test at 5% rejects. */
+function power(trials: number, n: number, draw: () => number, null0: number): number {
+  let rejected = 0;
+  for (let t = 0; t < trials; t++) {
+    let s = 0;
+    let ss = 0;
+    for (let i = 0; i < n; i++) {
+      const x = draw();
+      s += x;
+      ss += x * x;
+    }
+    const mean = s / n;
+    const sd = Math.sqrt((ss - n * mean * mean) / (n - 1));
+    if (Math.abs(mean - null0) / (sd / Math.sqrt(n)) > Z_ALPHA) rejected++;
+  }
+  return rejected / trials;
+}
+
+describe('the planned tasks reach 80% power (simulation, fixed seeds)', () => {
+  it('one rollout per task, Bernoulli(0.6) against 0.5: about 0.8 over 4,000 studies', () => {
+    const pilot = rng(1);
+    const tasks = Array.from({ length: 400 }, () => [pilot() < 0.5 ? 1 : 0]);
+    const n = tasksNeeded(taskMeanVariance(varianceSplit(tasks), 1), 0.1)!;
+    expect(n).toBeGreaterThan(180);
+    expect(n).toBeLessThan(215);
+    const r = rng(2);
+    const p = power(4000, n, () => (r() < 0.6 ? 1 : 0), 0.5);
+    expect(p).toBeGreaterThan(0.76);
+    expect(p).toBeLessThan(0.86);
+  });
+
+  it('three rollouts per task with task difficulty: the design effect plans for the cluster, and reaches 80%', () => {
+    // Each task has its own chance of success p_i ~ Beta-like spread around 0.5; rollouts are Bernoulli(p_i).
+    const taskP = (u: number) => 0.15 + 0.7 * u;
+    const pilotDraw = rng(3);
+    const pilot = Array.from({ length: 600 }, () => {
+      const p = taskP(pilotDraw());
+      return [0, 1, 2].map(() => (pilotDraw() < p ? 1 : 0));
+    });
+    const split = varianceSplit(pilot);
+    // True parts: between Var(p) = 0.49/12 ≈ 0.0408; within E[p(1-p)] = 0.25 − 0.0408 ≈ 0.209.
+    expect(split.between!).toBeGreaterThan(0.03);
+    expect(split.between!).toBeLessThan(0.052);
+    expect(split.within!).toBeGreaterThan(0.19);
+    expect(split.within!).toBeLessThan(0.23);
+    const n = tasksNeeded(taskMeanVariance(split, 3), 0.08)!;
+    // A study: n tasks, each task's mean of 3 rollouts, true mean 0.58 against 0.5.
+    const r = rng(4);
+    const p = power(
+      3000,
+      n,
+      () => {
+        const q = Math.min(1, taskP(r()) + 0.08);
+        return ((r() < q ? 1 : 0) + (r() < q ? 1 : 0) + (r() < q ? 1 : 0)) / 3;
+      },
+      0.5,
+    );
+    expect(p).toBeGreaterThan(0.75);
+    expect(p).toBeLessThan(0.87);
+  });
+});
