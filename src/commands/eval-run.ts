@@ -7,8 +7,9 @@ import { asClause } from '../io/outside-text.js';
 import { join } from 'node:path';
 import { ConfigError, ErrorRateError, FatalRunError, InterruptedError } from '../errors/index.js';
 import { renderSummary } from '../report/tables.js';
-import { renderEvalHeader, renderEvalCost } from '../report/eval-header.js';
+import { renderEvalHeader, renderEvalCost, renderSequential } from '../report/eval-header.js';
 import { costOf } from '../report/run-report.js';
+import { provenanceOf } from '../report/provenance.js';
 import type { Summary } from '../summary/summary.js';
 import { configPathFrom, loadConfigFile, type FileConfig } from '../settings/config.js';
 import type { EvalEvent, EvalResult } from '../engine/events.js';
@@ -60,12 +61,26 @@ export function evalNotice(e: EvalEvent): string | null {
 
 /** What a finished eval prints on its standard output: the header, the tables and the cost, or JSON. */
 export function renderEvalResult(r: EvalResult, plan: RunPlan, json: boolean): string {
-  // The summary, with what it cost at the run's prices (errored rollouts' part apart).
-  if (json) return `${JSON.stringify({ ...r.summary, cost: costOf(r.summary, {}, plan.prices) }, null, 2)}\n`;
+  // The summary, with what it cost at the run's prices (errored rollouts' part apart), where a
+  // sequential rule stopped it, and what it was measured with (model, endpoint, task settings,
+  // sampling, versions), as reports give it. Not when or how long: a resumed run prints what an
+  // uninterrupted one does.
+  if (json) {
+    const {
+      started_at: _s,
+      ended_at: _e,
+      wall_time_s: _w,
+      status: _st,
+      ...provenance
+    } = provenanceOf(r.info, plan.model, r.info.task);
+    const sequential = r.sequential ? { sequential: r.sequential } : {};
+    return `${JSON.stringify({ ...r.summary, cost: costOf(r.summary, {}, plan.prices), ...sequential, provenance }, null, 2)}\n`;
+  }
   // A resume with nothing left prints the summary alone, as it always has: nothing ran.
   if (r.outcome.kind === 'nothing-to-do') return `${renderSummary(r.summary, { title: `${plan.model} · ${r.dir}` })}\n`;
   const header = renderEvalHeader({ dir: r.dir, info: r.info, elapsedS: r.elapsedS, ranHere: r.ranHere });
-  return `${header}\n${renderSummary(r.summary)}${renderEvalCost(r.summary, plan.prices)}`;
+  const sequential = r.sequential ? renderSequential(r.sequential, r.summary, plan.prices) : '';
+  return `${header}\n${renderSummary(r.summary)}${renderEvalCost(r.summary, plan.prices)}${sequential}`;
 }
 
 /** "; it used 15,552 tokens ($0.1016), 15,552 of them on errored rollouts", or nothing when none were reported. */
@@ -88,6 +103,7 @@ export function outcomeError(r: EvalResult, plan: RunPlan): Error | null {
   switch (outcome.kind) {
     case 'ok':
     case 'nothing-to-do':
+    case 'precision':
       return null;
     case 'endpoint-stopped': {
       const how = outcome.restartable

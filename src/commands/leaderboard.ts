@@ -98,6 +98,7 @@ export async function leaderboard(dirs: string[], given: Record<string, unknown>
   // Checked before any run is read: the page may not be written over one of them.
   checkOutputs([
     { flag: '--html', path: opts.html, kind: 'file', inputs: found.flatMap((f) => f.runs.flatMap(runInputs)) },
+    { flag: '--svg', path: opts.svg, kind: 'file', inputs: found.flatMap((f) => f.runs.flatMap(runInputs)) },
   ]);
   const runs: RunData[] = [];
   for (const f of found) {
@@ -122,7 +123,11 @@ export async function leaderboard(dirs: string[], given: Record<string, unknown>
     const { leaderboardPage } = await import('../report/html/leaderboard-page.js');
     const { sweepFigures } = await import('../report/html/sweep-page.js');
     const extra = curves ? `<section><h2>Difficulty curves</h2>${sweepFigures(curves)}</section>` : '';
-    await withSink(fileSink(opts.html, '--html'), async (sink) => sink.write(leaderboardPage(lb, extra)));
+    await withSink(fileSink(opts.html, '--html'), async (sink) => sink.write(leaderboardPage(lb, extra, opts.columns)));
+  }
+  if (opts.svg) {
+    const { leaderboardSvg } = await import('../report/html/figure.js');
+    await withSink(fileSink(opts.svg, '--svg'), async (sink) => sink.write(leaderboardSvg(lb)));
   }
   const render = {
     json: () => JSON.stringify(curves ? { ...lb, sweep: curves } : lb, null, 2) + '\n',
@@ -135,8 +140,9 @@ export async function leaderboard(dirs: string[], given: Record<string, unknown>
     .stdout()
     .write(
       format
-        ? render[format](lb)
-        : renderLeaderboard(lb) + (curves ? `\nDifficulty curves\n${renderSweep(curves)}` : ''),
+        ? render[format](lb, opts.columns)
+        : renderLeaderboard(lb, opts.columns) + (curves ? `\nDifficulty curves\n${renderSweep(curves)}` : ''),
     );
   if (opts.html && !format) std.stdout().write(`HTML leaderboard written to ${opts.html}\n`);
+  if (opts.svg && !format) std.stdout().write(`SVG figure written to ${opts.svg}\n`);
 }

@@ -17,6 +17,9 @@ export async function plan(dirs: string[], given: Record<string, unknown>): Prom
     difference: opts.difference,
     rollouts: opts.rollouts,
     prices: { in: opts.priceIn ?? undefined, out: opts.priceOut ?? undefined },
+    simulations: opts.simulations,
+    seed: opts.seed,
+    maxTasks: opts.maxTasks,
   });
   std.stdout().write(opts.json ? `${JSON.stringify(p, null, 2)}\n` : renderPlan(p));
 }

@@ -25,6 +25,7 @@ import { scoreReply } from '../task/score.js';
 import { taskFromJson } from '../task/serialize.js';
 import { ledgerFigures, type LedgerFigures } from '../task/implied.js';
 import { isBatchLine, readBatchResult } from '../endpoint/batch-file.js';
+import { taskDigest } from '../runfile/task-digest.js';
 import type { AnswerKey, TaskConfig } from '../task/types.js';
 import { COMMAND_FLAGS } from '../settings/command-flags.js';
 import { readFlags, type FlagValues } from '../settings/flag.js';
@@ -33,6 +34,8 @@ import * as std from '../io/std.js';
 
 interface KeyedTask {
   key: AnswerKey;
+  /** What the records say of the task they were graded against (runfile/task-digest.ts). */
+  digest: string;
   figures: LedgerFigures;
   config: TaskConfig;
   generator: number | null;
@@ -46,6 +49,7 @@ async function readTasks(path: string): Promise<Map<number, KeyedTask>> {
     if (tasks.has(task.index)) throw new ConfigError(`${path}:${line}: task index ${task.index} appears twice`);
     tasks.set(task.index, {
       key: task.key,
+      digest: taskDigest(task),
       figures: ledgerFigures(task.ledger),
       config: task.config,
       generator: task.generator,
@@ -117,7 +121,13 @@ function recordedError(value: unknown): RolloutRecord['error'] {
 }
 
 function toRecord(r: Reply, task: KeyedTask, model: string | null): RolloutRecord {
-  const base = { index: r.index, rollout: r.rollout, config: task.config, model: model ?? r.model ?? undefined };
+  const base = {
+    index: r.index,
+    rollout: r.rollout,
+    config: task.config,
+    task_digest: task.digest,
+    model: model ?? r.model ?? undefined,
+  };
   const extra = { usage: r.usage, finish_reason: r.finish_reason };
   if (r.error || r.reply === null)
     return erroredRecord(base, r.error ?? { type: 'malformed', message: 'no reply' }, { reply: r.reply, ...extra });
@@ -146,7 +156,16 @@ function missingReplies(
     for (let rollout = 0; rollout < rollouts; rollout++) {
       if (pairs.has(pairKey(index, rollout))) continue;
       out.push(
-        missingReplyRecord({ index, rollout, config: tasks.get(index)!.config, model: model ?? undefined }, file),
+        missingReplyRecord(
+          {
+            index,
+            rollout,
+            config: tasks.get(index)!.config,
+            task_digest: tasks.get(index)!.digest,
+            model: model ?? undefined,
+          },
+          file,
+        ),
       );
     }
   }
@@ -170,6 +189,20 @@ export async function score(given: Record<string, unknown>): Promise<void> {
       owned: flags.output !== null ? [flags.output] : [],
     },
   ]);
+  // What the replies were sampled with, as the user tells it; nothing told is unknown.
+  const told = [flags.temperature, flags.maxTokens, flags.reasoningEffort, flags.sampling].some((v) => v !== null);
+  if (told && flags.output === null)
+    throw new ConfigError(
+      '--temperature, --max-tokens, --reasoning-effort and --sampling record how the replies were sampled in a run folder: give --output DIR too',
+    );
+  const sampling = told
+    ? {
+        temperature: flags.temperature,
+        max_tokens: flags.maxTokens,
+        reasoning_effort: flags.reasoningEffort,
+        extra: flags.sampling ?? {},
+      }
+    : null;
   if (flags.output !== null) (await import('../runfile/build.js')).requireEmptyOutput(flags.output, '--output');
   const tasks = await readTasks(flags.tasks);
   // Refuse a tasks file that --output cannot stand for before any reply is read.
@@ -214,6 +247,7 @@ export async function score(given: Record<string, unknown>): Promise<void> {
       flags.model ?? records.find((r) => r.model)?.model ?? 'unknown',
       status,
       flags.maxErrorRate,
+      sampling,
     );
   }
   if (missing.length > 0) {

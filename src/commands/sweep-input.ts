@@ -35,6 +35,7 @@ export type SweepFlags = Omit<EvalFlags, 'model'> & {
   /** One model per -m (commander collects them; a single string from older callers). */
   model?: string | string[];
   html?: string;
+  svg?: string;
   csv?: boolean;
   verbose?: boolean;
 };
@@ -53,6 +54,7 @@ const OWN = new Set([
   'json',
   'csv',
   'html',
+  'svg',
   'progress',
   'shard',
   'verbose',

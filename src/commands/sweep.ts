@@ -194,6 +194,13 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
       inputs: [sweepFile(dir), ...file.points.flatMap((p) => runInputs(join(dir, p.folder)))],
       owned: [dir],
     },
+    {
+      flag: '--svg',
+      path: flags.svg,
+      kind: 'file',
+      inputs: [sweepFile(dir), ...file.points.flatMap((p) => runInputs(join(dir, p.folder)))],
+      owned: [dir],
+    },
   ]);
   // A fresh sweep writes its plan first; if its first point is refused before anything was
   // scored, runSweep takes the plan back, so the same command, corrected, can use the folder.
@@ -208,11 +215,16 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
     const { sweepPage } = await import('../report/html/sweep-page.js');
     await withSink(fileSink(flags.html, '--html'), async (sink) => sink.write(sweepPage(result)));
   }
+  if (flags.svg) {
+    const { sweepSvg } = await import('../report/html/figure.js');
+    await withSink(fileSink(flags.svg, '--svg'), async (sink) => sink.write(sweepSvg(result)));
+  }
   std
     .stdout()
     .write(
       flags.json ? JSON.stringify(result, null, 2) + '\n' : flags.csv ? renderSweepCsv(result) : renderSweep(result),
     );
   if (flags.html) std.stderr().write(`bas: HTML sweep written to ${flags.html}\n`);
+  if (flags.svg) std.stderr().write(`bas: SVG figure written to ${flags.svg}\n`);
   if (error !== null) throw error;
 }

@@ -4,7 +4,7 @@
  * to the runner's loop (retry.ts), which is why the SDK's own are switched off.
  */
 import type OpenAI from 'openai';
-import { runPolicy, type PolicyName } from '../task/policies.js';
+import { policyReplier, type PolicyName } from '../task/policies.js';
 import type { ChatMessage } from '../task/types.js';
 import { readCompletion, type Completion } from './completion.js';
 import { makeSdk, type SdkOptions } from './sdk.js';
@@ -34,10 +34,11 @@ export interface ModelClient {
 
 /** A built-in policy as a model: no key, no network, same pipeline. */
 export function builtinClient(policy: PolicyName): ModelClient {
+  const reply = policyReplier(policy);
   return {
     inProcess: true,
     async complete(messages) {
-      return { text: runPolicy(policy, messages), finish_reason: 'stop', usage: null };
+      return { text: reply(messages), finish_reason: 'stop', usage: null };
     },
   };
 }

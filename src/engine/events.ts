@@ -7,6 +7,7 @@ import type { Failure } from '../endpoint/classify.js';
 import type { RolloutRecord } from '../runfile/record.js';
 import type { RunInfo } from '../runfile/run-info.js';
 import type { Summary } from '../summary/summary.js';
+import type { SequentialRecord } from '../summary/confidence-sequence.js';
 
 /** One event of a run, in the order they happen. */
 export type EvalEvent =
@@ -57,7 +58,9 @@ export type EvalOutcome =
    * when every rollout was recorded all the same (the stop came after the last one): run.json
    * then says `complete`.
    */
-  | { kind: 'interrupted'; reason: unknown; complete: boolean };
+  | { kind: 'interrupted'; reason: unknown; complete: boolean }
+  /** `--precision` was reached: the run stopped there (status `precision`), within the error budget. */
+  | { kind: 'precision'; sequential: SequentialRecord };
 
 /** What `runEval` returns. */
 export interface EvalResult {
@@ -73,4 +76,6 @@ export interface EvalResult {
   ranHere: number;
   /** Seconds this call spent running rollouts. */
   elapsedS: number;
+  /** The anytime-valid interval of a run with `--precision`, as run.json's `sequential` holds it; else absent. */
+  sequential?: SequentialRecord;
 }

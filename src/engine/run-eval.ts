@@ -27,10 +27,13 @@ import {
   nothingRecorded,
   pendingPairs,
   readRecorded,
+  readRewards,
   runInfoFor,
   type Recorded,
 } from './session.js';
 import { runEndpoints, useEndpoint } from '../runfile/endpoints.js';
+import { splitPairKey } from '../runfile/record.js';
+import { precisionRecord, TaskSequence } from './sequential.js';
 import * as std from '../io/std.js';
 
 export type { EvalResult } from './events.js';
@@ -152,6 +155,22 @@ export async function runEval(plan: RunPlan, options: RunEvalOptions = {}): Prom
       );
     const info = folder.begin(fresh);
     const { limits } = plan;
+    // --precision: the tasks of the run in index order feed a confidence sequence; a resume
+    // feeds it the scored rollouts already recorded (errored ones run again first).
+    const width = limits.precision;
+    let sequence: TaskSequence | null = null;
+    if (width !== null) {
+      const order: number[] = [];
+      for (let i = shard ? shard.index - 1 : 0; i < n; i += shard ? shard.count : 1) order.push(i);
+      sequence = new TaskSequence(order, rollouts, { kind: 'precision', width });
+      if (resumed) {
+        for (const [key, reward] of await readRewards(dir, bounds)) {
+          const [index, rollout] = splitPairKey(key);
+          sequence.add(index, rollout, reward);
+        }
+      }
+    }
+    let reachedHere = false;
     emit({ type: 'started', dir, info, total, pending, already, concurrency: limits.concurrency });
 
     const runner = new Runner({
@@ -169,6 +188,11 @@ export async function runEval(plan: RunPlan, options: RunEvalOptions = {}): Prom
         recorded.add(record);
         if (record.error === null) used.entry.rollouts++;
         if (!errored.has(pairKey(record.index, record.rollout ?? 0))) lines++;
+        if (sequence && !sequence.reached && sequence.add(record.index, record.rollout ?? 0, record.reward)) {
+          // The interval is narrow enough: nothing more starts, and what is in flight is dropped.
+          reachedHere = true;
+          runner.stop();
+        }
       },
     });
     // Without a listener, no event object is made per rollout.
@@ -186,21 +210,36 @@ export async function runEval(plan: RunPlan, options: RunEvalOptions = {}): Prom
     signal?.addEventListener('abort', stop, { once: true });
     let run;
     try {
-      run = await runner.run(pendingPairs(n, rollouts, finished, shard));
+      // Reached already (a resume with the same --precision): nothing more to run.
+      run = await runner.run(sequence?.reached ? [] : pendingPairs(n, rollouts, finished, shard));
     } finally {
       signal?.removeEventListener('abort', stop);
     }
     const summary = recorded.summary();
     const complete = lines >= total;
-    const status: EndStatus = run.fatal ? 'failed' : complete ? 'complete' : 'interrupted';
-    const final = folder.end(status, summary, run.pace);
+    const reached = sequence?.reached ?? false;
+    const status: EndStatus = run.fatal ? 'failed' : complete ? 'complete' : reached ? 'precision' : 'interrupted';
+    const sequential = sequence && width !== null ? precisionRecord(sequence.state(), width) : undefined;
+    const final = folder.end(status, summary, run.pace, undefined, sequential ? { sequential } : {});
     const elapsedS = (Date.parse(final.ended_at!) - started) / 1000;
     let outcome: EvalOutcome;
     if (run.fatal)
       outcome = { kind: 'endpoint-stopped', failure: run.fatal, restartable: summary.counts.completed === 0 };
-    else if (signal?.aborted) outcome = { kind: 'interrupted', reason: signal.reason, complete };
-    else outcome = budgetOutcome(summary, limits.maxErrorRate);
-    return { dir, info: final, summary, outcome, total, ranHere: pending, elapsedS };
+    else if (signal?.aborted && !reachedHere) outcome = { kind: 'interrupted', reason: signal.reason, complete };
+    else {
+      outcome = budgetOutcome(summary, limits.maxErrorRate);
+      if (outcome.kind === 'ok' && reached && !complete && sequential) outcome = { kind: 'precision', sequential };
+    }
+    return {
+      dir,
+      info: final,
+      summary,
+      outcome,
+      total,
+      ranHere: pending,
+      elapsedS,
+      ...(sequential ? { sequential } : {}),
+    };
   } finally {
     // The folder stays ours until its final run.json is written: a resume started earlier
     // would be overwritten by it.

@@ -183,3 +183,27 @@ export async function rolloutsLeft(
     : new Set<PairKey>();
   return { pending: countPending(n, rollouts, finished, shard), total: shardSize(n, shard) * rollouts };
 }
+
+/** The scored rollouts' rewards of a run folder, by pair (errored lines left out: a resume runs them again). */
+export async function readRewards(dir: string, bounds: RunBounds): Promise<Map<PairKey, number>> {
+  const results = join(dir, RESULTS_FILE);
+  const rewards = new Map<PairKey, number>();
+  if (!existsSync(results)) return rewards;
+  const take = (r: RolloutRecord): void => {
+    const key = pairKey(r.index, r.rollout ?? 0);
+    if (r.error === null && r.reward !== null) rewards.set(key, r.reward);
+    else rewards.delete(key);
+  };
+  await foldWinningRecords(
+    results,
+    () => ({
+      add: take,
+      replace: (r: RolloutRecord) => {
+        take(r);
+        return true;
+      },
+    }),
+    { bounds, warn: () => {} },
+  );
+  return rewards;
+}

@@ -3,6 +3,7 @@
  * file and the line. Blank lines are ignored.
  */
 import { closeSync, createReadStream, openSync, readSync, statSync } from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
 import { openNoFollow } from './atomic-file.js';
 import { ConfigError, fileError, FileTooLargeError, InputLineError, systemErrorCode } from '../errors/index.js';
 
@@ -62,8 +63,26 @@ export interface FileLine {
  * false). A line longer than `maxChars` throws a ConfigError naming the file and the line, so
  * memory stays bounded whatever the file holds.
  */
-export async function* boundedFileLines(path: string, maxChars = MAX_LINE_CHARS): AsyncGenerator<FileLine> {
-  const input = createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 20 });
+async function* boundedFileLines(path: string, maxChars = MAX_LINE_CHARS): AsyncGenerator<FileLine> {
+  const batches = boundedFileLineBatches(path, maxChars);
+  try {
+    for await (const batch of batches) yield* batch;
+  } finally {
+    await batches.return(undefined);
+  }
+}
+
+/** Bytes decoded into one string: V8 makes strings of 64 KB far faster than strings of a megabyte. */
+const DECODE_BYTES = 1 << 16;
+
+/**
+ * The lines of `boundedFileLines`, a batch at a time: the lines that end in one piece of
+ * text decoded (64 KB of a megabyte read), so a reader of a long file waits once per
+ * megabyte, not once per line.
+ */
+export async function* boundedFileLineBatches(path: string, maxChars = MAX_LINE_CHARS): AsyncGenerator<FileLine[]> {
+  const input = createReadStream(path, { highWaterMark: 1 << 20 });
+  const decoder = new StringDecoder('utf8');
   const tooLong = (line: number): ConfigError =>
     new ConfigError(
       `${path}: line ${line} is longer than ${maxChars} characters: the file is damaged, or not one bas wrote`,
@@ -72,20 +91,29 @@ export async function* boundedFileLines(path: string, maxChars = MAX_LINE_CHARS)
   let partial = '';
   let lineNo = 0;
   try {
-    for await (const chunk of input as AsyncIterable<string>) {
-      let from = 0;
-      for (let nl = chunk.indexOf('\n'); nl >= 0; nl = chunk.indexOf('\n', from)) {
-        lineNo++;
-        if (partial.length + nl - from > maxChars) throw tooLong(lineNo);
-        const line = partial + chunk.slice(from, nl);
-        partial = '';
-        from = nl + 1;
-        yield { text: done(line), ended: true };
+    for await (const bytes of input as AsyncIterable<Buffer>)
+      for (let at = 0; at < bytes.length; at += DECODE_BYTES) {
+        const chunk = decoder.write(bytes.subarray(at, Math.min(bytes.length, at + DECODE_BYTES)));
+        let from = 0;
+        const batch: FileLine[] = [];
+        for (let nl = chunk.indexOf('\n'); nl >= 0; nl = chunk.indexOf('\n', from)) {
+          lineNo++;
+          if (partial.length + nl - from > maxChars) {
+            // The lines before it are still handed over: a reader sees the same lines, then the error.
+            if (batch.length) yield batch;
+            throw tooLong(lineNo);
+          }
+          const line = partial + chunk.slice(from, nl);
+          partial = '';
+          from = nl + 1;
+          batch.push({ text: done(line), ended: true });
+        }
+        if (batch.length) yield batch;
+        if (partial.length + chunk.length - from > maxChars) throw tooLong(lineNo + 1);
+        partial += chunk.slice(from);
       }
-      if (partial.length + chunk.length - from > maxChars) throw tooLong(lineNo + 1);
-      partial += chunk.slice(from);
-    }
-    if (partial !== '') yield { text: done(partial), ended: false };
+    partial += decoder.end();
+    if (partial !== '') yield [{ text: done(partial), ended: false }];
   } finally {
     input.destroy();
   }

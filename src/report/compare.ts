@@ -14,6 +14,7 @@ import { versionClash } from '../runfile/versions.js';
 import type { RunData } from './read.js';
 import { describeTask } from './run-report.js';
 import { pairedBootstrap, type Estimate, type PairedBootstrap } from '../summary/stats.js';
+import { PairedConfidenceSequence } from '../summary/confidence-sequence.js';
 import type { Summary } from '../summary/summary.js';
 import { fitTable, wrapCell } from './fit-table.js';
 import { runNames } from './run-names.js';
@@ -53,6 +54,24 @@ interface ComparedRun {
 
 type Verdict = string; // "<label> better" or "no difference shown at 95%"
 
+/** An anytime-valid interval of a paired difference. */
+interface AnytimeDiff {
+  method: 'betting-mixture';
+  anytime_valid: true;
+  tasks: number;
+  mean: number | null;
+  ci95: [number, number];
+}
+
+/** The confidence sequence of the differences (each in [-1, 1]) after all of them. */
+function anytimeOf(diffs: readonly number[]): AnytimeDiff | null {
+  if (diffs.length === 0) return null;
+  const cs = new PairedConfidenceSequence();
+  for (const d of diffs) cs.push(Math.min(1, Math.max(0, d)), Math.min(1, Math.max(0, -d)));
+  const i = cs.interval();
+  return { method: 'betting-mixture', anytime_valid: true, tasks: i.n, mean: i.mean, ci95: [i.low, i.high] };
+}
+
 export interface Pairing {
   baseline: string;
   run: string;
@@ -66,6 +85,12 @@ export interface Pairing {
   diff: PairedBootstrap | null;
   /** The same with errored rollouts counted as reward 0. */
   diff_errors_as_zero: PairedBootstrap | null;
+  /**
+   * The anytime-valid 95% interval (confidence sequence) of the mean difference over the
+   * shared tasks, errored rollouts as 0: valid whenever the runs were stopped, however often
+   * they were looked at (docs/statistics.md). Null without shared tasks; absent before 0.4.1.
+   */
+  anytime?: AnytimeDiff | null;
   /**
    * "<label> better", "no difference shown at 95%", or null; followed by "; sampling differs
    * (…)" when the two runs were not sent the same sampling settings.
@@ -133,6 +158,7 @@ export function pairRuns(
     left_out: 0,
     diff: null,
     diff_errors_as_zero: null,
+    anytime: null,
     verdict: null,
     sampling_differs: sampling,
   };
@@ -152,13 +178,16 @@ export function pairRuns(
       note: `${apart}, so their rewards are not comparable task by task`,
       ...empty,
     };
-  const baseTasks = new Map(base.builder.perTask().map((t) => [t.index, t]));
+  // Both lists are in index order: the shared tasks are found by walking them side by side.
+  const baseTasks = base.builder.perTask();
   const diffs: number[] = [];
   const diffsZero: number[] = [];
   let shared = 0;
+  let i = 0;
   for (const t of other.builder.perTask()) {
-    const b = baseTasks.get(t.index);
-    if (!b) continue;
+    while (i < baseTasks.length && baseTasks[i]!.index < t.index) i++;
+    const b = baseTasks[i];
+    if (b === undefined || b.index !== t.index) continue;
     shared++;
     diffsZero.push(t.rewardZero - b.rewardZero);
     if (t.completed && b.completed) diffs.push(t.reward - b.reward);
@@ -182,6 +211,7 @@ export function pairRuns(
     left_out: shared - diffs.length,
     diff,
     diff_errors_as_zero: pairedBootstrap(diffsZero, seed, resamples),
+    anytime: anytimeOf(diffsZero),
     verdict: withSampling(verdictOf(diff?.ci95 ?? null, label, baseLabel), sampling),
     sampling_differs: sampling,
   };
@@ -248,20 +278,22 @@ export function renderComparison(c: Comparison): string {
 
   out.push(
     fitTable(
-      ['run', 'endpoint', 'sampling', 'versions', 'dates\nwall time'],
+      ['run', 'endpoint', 'sampling', 'tasks', 'versions', 'dates\nwall time'],
       c.runs.map((r) => {
         const p = r.provenance;
         const gen =
           p.generator === null ? 'tasks from a file' : `gen ${p.generator} · prompt ${p.prompt_version ?? '?'}`;
+        const t = p.task;
         return [
           r.label,
           p.endpoint ?? 'unknown',
           samplingShort(p.sampling),
+          t ? `${t.num_transactions} rows\nfault rate ${t.fault_rate}\nseed ${t.seed}` : 'unknown',
           `bas ${p.bas_version ?? 'unknown'}\n${gen}`,
           `${dateText(p.started_at)}\n${durationText(p.wall_time_s)}`,
         ];
       }),
-      { align: ['left', 'left', 'left', 'left', 'left'], separators: true, wrap: [1, 2, 3] },
+      { align: ['left', 'left', 'left', 'left', 'left', 'left'], separators: true, wrap: [1, 2, 3, 4] },
     ),
   );
   const sep = { separators: true };
@@ -307,6 +339,13 @@ export function renderComparison(c: Comparison): string {
       .split('\n')
       .map((l, i) => (i === 0 ? l : `  ${l}`))
       .join('\n');
+  for (const x of c.pairings)
+    if (x.anytime)
+      out.push(
+        note(
+          `anytime-valid 95% interval of ${x.run} − ${x.baseline} (confidence sequence, errors as 0, ${fmtInt(x.anytime.tasks)} tasks): ${signed(x.anytime.mean)} [${signed(x.anytime.ci95[0])}, ${signed(x.anytime.ci95[1])}]; valid however the runs were stopped`,
+        ),
+      );
   for (const x of c.pairings) if (x.note) out.push(note(`note: ${x.note}`));
   for (const x of c.pairings)
     if (x.left_out)

@@ -11,6 +11,7 @@ import { runTime, sessionsOf } from '../runfile/sessions.js';
 import { costOf, describeTask, fromCacheLine, runTimeText, unscoredLine } from './run-report.js';
 import { durationText, UNDER_ONE_MS_S } from './provenance.js';
 import type { Summary } from '../summary/summary.js';
+import type { SequentialRecord } from '../summary/confidence-sequence.js';
 import { fmtInt, plainTable } from './tables.js';
 
 /** Where the requests went, without credentials or path: a host, or the built-in policy. */
@@ -84,4 +85,27 @@ export function renderEvalCost(s: Summary, prices: { in: number | null; out: num
   if (lost) t.push(lost);
   if (hits) t.push(hits);
   return `${t.toString()}\n`;
+}
+
+/**
+ * The line a run with `--precision` ends with: the anytime-valid interval, the tasks it took
+ * and what they cost, and what a fixed design would have needed for the same precision.
+ */
+export function renderSequential(
+  q: SequentialRecord,
+  s: Summary,
+  prices: { in: number | null; out: number | null },
+): string {
+  const c = costOf(s, {}, prices);
+  const cost = c.total_usd === null ? '' : `, $${c.total_usd.toFixed(4)}`;
+  const f = (v: number): string => v.toFixed(3);
+  const how = q.reached
+    ? `reached --precision ${q.width} after ${q.tasks.toLocaleString('en-US')} tasks${cost}`
+    : `${q.tasks.toLocaleString('en-US')} tasks in order${cost}; --precision ${q.width} not reached`;
+  const mean = q.mean === null ? '-' : f(q.mean);
+  const fixed =
+    q.fixed_design_tasks === null
+      ? ''
+      : `; a fixed-n 95% interval of ±${q.width} at this spread needs ${q.fixed_design_tasks.toLocaleString('en-US')}`;
+  return `anytime-valid 95% interval of the mean reward: ${mean} [${f(q.low)}, ${f(q.high)}] (±${f(q.half_width)}), ${how}${fixed}\n`;
 }

@@ -7,8 +7,19 @@
  */
 import type { Estimate } from '../summary/stats.js';
 import { measureText, vsBestText, type Leaderboard, type LeaderboardRun } from './leaderboard.js';
-import { groupRows, inlineCell, PROVENANCE_COLUMNS, RESULT_COLUMNS, type Column } from './leaderboard-table.js';
+import {
+  chosenColumns,
+  groupRows,
+  inlineCell,
+  PROVENANCE_COLUMNS,
+  RESULT_COLUMNS,
+  type Cell,
+  type Column,
+} from './leaderboard-table.js';
+import type { LeaderboardColumn } from '../settings/choices.js';
 import { csvField } from './csv.js';
+import { fmtEstimate } from './tables.js';
+import { SAMPLING_CSV_HEAD, samplingCells, samplingText, sharedText } from './provenance.js';
 
 /** Text safe in a Markdown table cell: no control characters or line breaks, `|` escaped, no raw HTML. */
 export function markdownCell(text: string): string {
@@ -32,7 +43,11 @@ function markdownTable(lb: Leaderboard, runs: LeaderboardRun[], cols: Column[]):
 }
 
 /** The leaderboard as Markdown: per group the results table, the runs not ranked, and the provenance table. */
-export function renderLeaderboardMarkdown(lb: Leaderboard): string {
+export function renderLeaderboardMarkdown(
+  lb: Leaderboard,
+  columns: readonly LeaderboardColumn[] | null = null,
+): string {
+  const results = columns === null ? RESULT_COLUMNS : chosenColumns(columns);
   const out: string[] = [];
   for (const g of lb.groups) {
     out.push(`### ${markdownCell(g.title)}`, '');
@@ -40,7 +55,7 @@ export function renderLeaderboardMarkdown(lb: Leaderboard): string {
       `Ranked by ${measureText(lb.by)}, best first; means with 95% intervals; "vs #1" is the paired difference against #1 on shared tasks.`,
       '',
     );
-    out.push(...markdownTable(lb, groupRows(g), RESULT_COLUMNS), '');
+    out.push(...markdownTable(lb, groupRows(g), results), '');
     if (g.unranked.length) {
       out.push('Not ranked (`--include-incomplete` ranks them):', '');
       for (const r of g.unranked) out.push(`- ${markdownCell(r.name)}: ${markdownCell(r.unrankable ?? '')}`);
@@ -68,8 +83,32 @@ const CSV_MEASURES = [
   'parsed',
 ] as const;
 
+const est3 = (m: string) => [m, `${m}_ci_low`, `${m}_ci_high`];
+
+/** The CSV fields each `--columns` column stands for. */
+const CSV_FIELDS: Record<LeaderboardColumn, string[]> = {
+  rank: ['rank'],
+  tier: ['tier'],
+  run: ['run'],
+  date: ['started_at'],
+  size: ['n', 'rollouts_per_task'],
+  completed: ['completed', 'errored'],
+  bas_correct: est3('bas_correct'),
+  fault_audit: est3('fault_audit'),
+  reward: est3('reward'),
+  reward_errors_as_zero: est3('reward_errors_as_zero'),
+  bas_label_accuracy: est3('bas_label_accuracy'),
+  fault_precision: est3('fault_precision'),
+  fault_recall: est3('fault_recall'),
+  num_flagged: est3('num_flagged'),
+  parsed: est3('parsed'),
+  bas_consistent: est3('bas_consistent'),
+  causes: ['wrong_bas_audit', 'wrong_bas_arithmetic', 'wrong_bas_both'],
+  vs_best: ['vs_best_diff', 'vs_best_ci_low', 'vs_best_ci_high', 'vs_best_verdict'],
+};
+
 /** The leaderboard as CSV: a header, then one row per run of every group (ranked first, then the rest). */
-export function renderLeaderboardCsv(lb: Leaderboard): string {
+export function renderLeaderboardCsv(lb: Leaderboard, columns: readonly LeaderboardColumn[] | null = null): string {
   const head = [
     'group',
     'rank',
@@ -80,10 +119,7 @@ export function renderLeaderboardCsv(lb: Leaderboard): string {
     'model',
     'provider',
     'endpoint',
-    'temperature',
-    'max_tokens',
-    'reasoning_effort',
-    'extra_body',
+    ...SAMPLING_CSV_HEAD,
     'n',
     'rollouts_per_task',
     'num_transactions',
@@ -117,12 +153,16 @@ export function renderLeaderboardCsv(lb: Leaderboard): string {
     'wrong_bas_both',
     'tier',
   ];
-  const lines = [head.join(',')];
+  // `--columns`: the group, then each chosen column's fields (a measure's mean and bounds).
+  const keep =
+    columns === null
+      ? head.map((_, i) => i)
+      : [0, ...columns.flatMap((c) => CSV_FIELDS[c].map((f) => head.indexOf(f)))];
+  const lines = [keep.map((i) => head[i]).join(',')];
   const estCells = (e: Estimate) => [e.mean, e.ci95?.[0] ?? null, e.ci95?.[1] ?? null];
   lb.groups.forEach((g, gi) => {
     for (const r of groupRows(g)) {
       const p = r.provenance;
-      const s = p.sampling;
       const pair = r.vs_best;
       const d = pair ? (lb.by === 'reward_errors_as_zero' ? pair.diff_errors_as_zero : pair.diff) : null;
       const row: Array<string | number | null> = [
@@ -135,10 +175,7 @@ export function renderLeaderboardCsv(lb: Leaderboard): string {
         r.model,
         p.provider,
         p.endpoint,
-        s?.temperature ?? null,
-        s?.max_tokens ?? null,
-        s?.reasoning_effort ?? null,
-        s && Object.keys(s.extra).length ? JSON.stringify(s.extra) : null,
+        ...samplingCells(p.sampling),
         p.n,
         p.rollouts,
         g.task?.num_transactions ?? null,
@@ -175,7 +212,7 @@ export function renderLeaderboardCsv(lb: Leaderboard): string {
           : [null, null, null, null, null, null]),
         r.tier,
       ];
-      lines.push(row.map(csvField).join(','));
+      lines.push(keep.map((i) => csvField(row[i]!)).join(','));
     }
   });
   return lines.join('\n') + '\n';
@@ -208,7 +245,8 @@ export function latexText(text: string): string {
 }
 
 /** The leaderboard as LaTeX: per group, a booktabs table of the results columns (needs booktabs and graphicx). */
-export function renderLeaderboardLatex(lb: Leaderboard): string {
+export function renderLeaderboardLatex(lb: Leaderboard, columns: readonly LeaderboardColumn[] | null = null): string {
+  if (columns !== null) return compactLatex(lb, chosenColumns(columns));
   const cols = RESULT_COLUMNS;
   const out = ['% bas leaderboard: needs \\usepackage{booktabs} and \\usepackage{graphicx}'];
   for (const g of lb.groups) {
@@ -226,12 +264,65 @@ export function renderLeaderboardLatex(lb: Leaderboard): string {
       if (i === g.runs.length && i > 0) out.push('\\midrule');
       out.push(`${cols.map((c) => latexText(inlineCell(c.value(r, lb)))).join(' & ')} \\\\`);
     });
+    // What every number of the table was measured with: the title has the tasks and versions
+    // of the task; the sampling and the bas of each run are added (each run's where they differ).
+    const sampling = sharedText(rows.map((r) => [r.name, samplingText(r.provenance.sampling)]));
+    const bas = sharedText(rows.map((r) => [r.name, r.provenance.bas_version ?? 'unknown']));
     const unranked = g.unranked.length ? ` Below the rule: runs not ranked (${g.unranked.length}).` : '';
     const marked = g.runs.some((r) => r.unrankable) ? ' * ranked only by --include-incomplete.' : '';
     out.push(
       '\\bottomrule',
       '\\end{tabular}}',
-      `\\caption{${latexText(`${g.title}. Ranked by ${measureText(lb.by)}; means with 95% intervals.${unranked}${marked}`)}}`,
+      `\\caption{${latexText(`${g.title}. Sampling: ${sampling}. bas ${bas}. Ranked by ${measureText(lb.by)}; means with 95% intervals.${unranked}${marked}`)}}`,
+      '\\end{table}',
+      '',
+    );
+  }
+  return out.join('\n');
+}
+
+/** A LaTeX cell stacked on two lines (a mean over its interval) without any package: a one-column tabular. */
+function latexStacked(c: Cell, align: 'l' | 'r'): string {
+  if (typeof c === 'string') return latexText(c);
+  const [mean, ci] = fmtEstimate(c.est, c.digits, '\n').split('\n');
+  if (ci === undefined) return latexText(mean!);
+  return `\\begin{tabular}[t]{@{}${align}@{}}${latexText(mean!)}\\\\[-2pt]{\\scriptsize ${latexText(ci)}}\\end{tabular}`;
+}
+
+/**
+ * The compact LaTeX of `--columns`: for one column of a two-column paper. Each mean has its
+ * 95% interval below it in small type, `\small` text, booktabs rules, tight column gaps, and
+ * no `\resizebox` up to six columns (beyond that the table is scaled to the column width).
+ */
+function compactLatex(lb: Leaderboard, cols: Column[]): string {
+  const out = [
+    '% bas leaderboard --columns: needs \\usepackage{booktabs}' +
+      (cols.length > 6 ? ' and \\usepackage{graphicx}' : ''),
+  ];
+  const scale = cols.length > 6;
+  for (const g of lb.groups) {
+    const rows = groupRows(g);
+    const aligns = cols.map((c) => (c.align === 'left' ? 'l' : 'r') as 'l' | 'r');
+    out.push(
+      '\\begin{table}[t]',
+      '\\centering',
+      '\\small',
+      '\\setlength{\\tabcolsep}{4pt}',
+      ...(scale ? ['\\resizebox{\\columnwidth}{!}{%'] : []),
+      `\\begin{tabular}{${aligns.join('')}}`,
+      '\\toprule',
+      `${cols.map((c) => latexText(c.head)).join(' & ')} \\\\`,
+      '\\midrule',
+    );
+    rows.forEach((r, i) => {
+      if (i === g.runs.length && i > 0) out.push('\\midrule');
+      out.push(`${cols.map((c, k) => latexStacked(c.value(r, lb), aligns[k]!)).join(' & ')} \\\\`);
+    });
+    const unranked = g.unranked.length ? ` Below the rule: runs not ranked (${g.unranked.length}).` : '';
+    out.push(
+      '\\bottomrule',
+      scale ? '\\end{tabular}}' : '\\end{tabular}',
+      `\\caption{${latexText(`${g.title}. Ranked by ${measureText(lb.by)}; means with their 95% intervals below.${unranked}`)}}`,
       '\\end{table}',
       '',
     );

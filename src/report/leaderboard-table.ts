@@ -11,10 +11,13 @@ import type { Leaderboard, LeaderboardRun } from './leaderboard.js';
 import { rankText, vsBestText } from './leaderboard.js';
 import { dateText, durationText, samplingText } from './provenance.js';
 import { fmtEstimate, fmtInt } from './tables.js';
+import type { LeaderboardColumn } from '../settings/choices.js';
 
 export type Cell = string | { est: Estimate; digits: number };
 
 export interface Column {
+  /** The name `--columns` knows it by (provenance columns have none). */
+  id?: LeaderboardColumn;
   head: string;
   align: 'left' | 'right';
   value: (r: LeaderboardRun, lb: Leaderboard) => Cell;
@@ -35,24 +38,40 @@ function sizeText(r: LeaderboardRun): string {
 }
 
 export const RESULT_COLUMNS: Column[] = [
-  { head: '#', align: 'right', value: rankText },
-  { head: 'tier', align: 'right', value: (r) => (r.tier === null ? '–' : String(r.tier)) },
-  { head: 'run', align: 'left', value: (r) => r.name },
-  { head: 'date', align: 'left', value: (r) => dateText(r.provenance.started_at) },
-  { head: 'n × r', align: 'right', value: sizeText },
-  { head: 'completed / errored', align: 'right', value: (r) => `${fmtInt(r.completed)} / ${fmtInt(r.errored)}` },
-  { head: 'bas_correct', align: 'right', value: est((r) => r.measures.bas_correct) },
-  { head: 'fault_audit', align: 'right', value: est((r) => r.measures.fault_audit) },
-  { head: 'reward', align: 'right', value: est((r) => r.measures.reward) },
-  { head: 'reward (errors as 0)', align: 'right', value: est((r) => r.measures.reward_errors_as_zero) },
-  { head: 'bas_label_accuracy', align: 'right', value: est((r) => r.measures.bas_label_accuracy) },
-  { head: 'fault_precision', align: 'right', value: est((r) => r.measures.fault_precision) },
-  { head: 'fault_recall', align: 'right', value: est((r) => r.measures.fault_recall) },
-  { head: 'num_flagged', align: 'right', value: est((r) => r.measures.num_flagged, 2) },
-  { head: 'parsed', align: 'right', value: est((r) => r.measures.parsed) },
-  { head: 'bas_consistent', align: 'right', value: est((r) => r.consistency.bas_consistent) },
-  { head: 'wrong BAS: audit / arithmetic / both', align: 'right', value: (r) => causesText(r) },
+  { id: 'rank', head: '#', align: 'right', value: rankText },
+  { id: 'tier', head: 'tier', align: 'right', value: (r) => (r.tier === null ? '–' : String(r.tier)) },
+  { id: 'run', head: 'run', align: 'left', value: (r) => r.name },
+  { id: 'date', head: 'date', align: 'left', value: (r) => dateText(r.provenance.started_at) },
+  { id: 'size', head: 'n × r', align: 'right', value: sizeText },
   {
+    id: 'completed',
+    head: 'completed / errored',
+    align: 'right',
+    value: (r) => `${fmtInt(r.completed)} / ${fmtInt(r.errored)}`,
+  },
+  { id: 'bas_correct', head: 'bas_correct', align: 'right', value: est((r) => r.measures.bas_correct) },
+  { id: 'fault_audit', head: 'fault_audit', align: 'right', value: est((r) => r.measures.fault_audit) },
+  { id: 'reward', head: 'reward', align: 'right', value: est((r) => r.measures.reward) },
+  {
+    id: 'reward_errors_as_zero',
+    head: 'reward (errors as 0)',
+    align: 'right',
+    value: est((r) => r.measures.reward_errors_as_zero),
+  },
+  {
+    id: 'bas_label_accuracy',
+    head: 'bas_label_accuracy',
+    align: 'right',
+    value: est((r) => r.measures.bas_label_accuracy),
+  },
+  { id: 'fault_precision', head: 'fault_precision', align: 'right', value: est((r) => r.measures.fault_precision) },
+  { id: 'fault_recall', head: 'fault_recall', align: 'right', value: est((r) => r.measures.fault_recall) },
+  { id: 'num_flagged', head: 'num_flagged', align: 'right', value: est((r) => r.measures.num_flagged, 2) },
+  { id: 'parsed', head: 'parsed', align: 'right', value: est((r) => r.measures.parsed) },
+  { id: 'bas_consistent', head: 'bas_consistent', align: 'right', value: est((r) => r.consistency.bas_consistent) },
+  { id: 'causes', head: 'wrong BAS: audit / arithmetic / both', align: 'right', value: (r) => causesText(r) },
+  {
+    id: 'vs_best',
     head: 'vs #1',
     align: 'left',
     value: (r, lb) => {
@@ -106,4 +125,9 @@ export function stackedCell(c: Cell): string {
 /** Every run of a group in display order: the ranking, then the runs listed below it. */
 export function groupRows(g: { runs: LeaderboardRun[]; unranked: LeaderboardRun[] }): LeaderboardRun[] {
   return [...g.runs, ...g.unranked];
+}
+
+/** The results columns `--columns` names, in its order. */
+export function chosenColumns(ids: readonly LeaderboardColumn[]): Column[] {
+  return ids.map((id) => RESULT_COLUMNS.find((c) => c.id === id)!);
 }

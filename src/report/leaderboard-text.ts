@@ -6,7 +6,15 @@
 import { terminalText } from '../io/terminal-text.js';
 import { fitTable, wrapCell } from './fit-table.js';
 import { measureText, rankText, vsBestText, type Leaderboard, type LeaderboardRun } from './leaderboard.js';
-import { groupRows, RESULT_COLUMNS, stackedCell, versionsShort, type Column } from './leaderboard-table.js';
+import {
+  chosenColumns,
+  groupRows,
+  RESULT_COLUMNS,
+  stackedCell,
+  versionsShort,
+  type Column,
+} from './leaderboard-table.js';
+import type { LeaderboardColumn } from '../settings/choices.js';
 import { dateText, durationText, samplingShort } from './provenance.js';
 import { fmt, fmtInt } from './tables.js';
 
@@ -36,7 +44,7 @@ function columnsTable(lb: Leaderboard, runs: LeaderboardRun[], cols: Column[], w
   );
 }
 
-function groupText(lb: Leaderboard, g: Leaderboard['groups'][number]): string[] {
+function groupText(lb: Leaderboard, g: Leaderboard['groups'][number], columns: Column[] | null): string[] {
   const out: string[] = [];
   const all = groupRows(g);
   const counted = g.unranked.length ? `, ${g.unranked.length} not ranked` : '';
@@ -45,6 +53,17 @@ function groupText(lb: Leaderboard, g: Leaderboard['groups'][number]): string[] 
       `${g.title}: ${g.runs.length} run${g.runs.length === 1 ? '' : 's'} ranked${counted}, best first by ${measureText(lb.by)}; means over 95% intervals`,
     ),
   );
+  if (columns !== null) {
+    // The columns asked for, in one table (names and verdicts wrap to fit 80 columns).
+    const wrap = columns.flatMap((c, i) => (c.id === 'run' || c.id === 'vs_best' ? [i] : []));
+    out.push(columnsTable(lb, all, columns, wrap));
+  } else pushDefaultTables(lb, g, out);
+  pushNotes(lb, g, out);
+  return out;
+}
+
+function pushDefaultTables(lb: Leaderboard, g: Leaderboard['groups'][number], out: string[]): void {
+  const all = groupRows(g);
   const first = pick(['#', 'tier', 'run', 'date', 'n × r', 'completed / errored']);
   out.push(
     fitTable(
@@ -108,6 +127,10 @@ function groupText(lb: Leaderboard, g: Leaderboard['groups'][number]): string[] 
       ),
     );
   }
+}
+
+function pushNotes(lb: Leaderboard, g: Leaderboard['groups'][number], out: string[]): void {
+  const all = groupRows(g);
   if (g.unranked.length) {
     out.push(
       'not ranked: unfinished or over its error budget (--include-incomplete ranks it)',
@@ -135,13 +158,13 @@ function groupText(lb: Leaderboard, g: Leaderboard['groups'][number]): string[] 
           `note: ${r.vs_best.left_out} shared task(s) left out of #${r.rank} − #1 over completed rollouts: one run has no completed rollout on them`,
         ),
       );
-  return out;
 }
 
-/** The text `bas leaderboard` prints. */
-export function renderLeaderboard(lb: Leaderboard): string {
+/** The text `bas leaderboard` prints; `columns` (`--columns`) puts the results in one table of those. */
+export function renderLeaderboard(lb: Leaderboard, columns: readonly LeaderboardColumn[] | null = null): string {
   const out: string[] = [];
-  for (const g of lb.groups) out.push(...groupText(lb, g), '');
+  const chosen = columns === null ? null : chosenColumns(columns);
+  for (const g of lb.groups) out.push(...groupText(lb, g, chosen), '');
   if (lb.groups.length > 1)
     out.push(
       wrapped(

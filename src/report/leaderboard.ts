@@ -112,15 +112,20 @@ const TIER_ALPHA = 0.05;
 function taskMeans(d: RunData, by: RankMeasure): { index: Float64Array; value: Float64Array } {
   const rows = d.builder.perTask();
   const zero = by === 'reward_errors_as_zero';
-  return {
-    index: Float64Array.from(rows, (t) => t.index),
-    value: Float64Array.from(rows, (t) => (zero ? t.rewardZero : t.reward)),
-  };
+  const index = new Float64Array(rows.length);
+  const value = new Float64Array(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    const t = rows[i]!;
+    index[i] = t.index;
+    value[i] = zero ? t.rewardZero : t.reward;
+  }
+  return { index, value };
 }
 
 /** The differences (b − a) over tasks both have a value on (both lists in index order). */
 function pairedDiffs(a: ReturnType<typeof taskMeans>, b: ReturnType<typeof taskMeans>): Float64Array {
-  const out: number[] = [];
+  const out = new Float64Array(Math.min(a.index.length, b.index.length));
+  let n = 0;
   let i = 0;
   let j = 0;
   while (i < a.index.length && j < b.index.length) {
@@ -129,12 +134,12 @@ function pairedDiffs(a: ReturnType<typeof taskMeans>, b: ReturnType<typeof taskM
     else if (y < x) j++;
     else {
       const diff = b.value[j]! - a.value[i]!;
-      if (diff === diff) out.push(diff);
+      if (diff === diff) out[n++] = diff;
       i++;
       j++;
     }
   }
-  return Float64Array.from(out);
+  return out.subarray(0, n);
 }
 
 /**
@@ -264,7 +269,30 @@ function entry(
   };
 }
 
-/** Ranks `runs` within groups of comparable runs; groups in the order their first run was given. */
+/**
+ * The order of groups: by their settings, numbers as numbers (12 rows before 60 before 120),
+ * rows first, then fault rate, seed, task generator and prompt; unknown settings last.
+ */
+function groupOrder(a: RunData, b: RunData): number {
+  const key = (d: RunData) => [
+    d.task?.num_transactions ?? null,
+    d.task?.fault_rate ?? null,
+    d.task?.seed ?? null,
+    runGenerator(d.run),
+    runPromptVersion(d.run),
+  ];
+  const [x, y] = [key(a), key(b)];
+  for (let i = 0; i < x.length; i++) {
+    const [u, v] = [x[i], y[i]];
+    if (u === v) continue;
+    if (u === null || u === undefined) return 1;
+    if (v === null || v === undefined) return -1;
+    return u < v ? -1 : 1;
+  }
+  return 0;
+}
+
+/** Ranks `runs` within groups of comparable runs; groups ordered by their settings (`groupOrder`). */
 export function buildLeaderboard(
   runs: RunData[],
   opts: { by?: RankMeasure; includeIncomplete?: boolean; seed: number; resamples: number },
@@ -283,36 +311,38 @@ export function buildLeaderboard(
     seed: opts.seed,
     resamples: opts.resamples,
     tiers: { test: 'paired t-test', correction: 'holm', alpha: TIER_ALPHA },
-    groups: [...groups.values()].map((members): LeaderboardGroup => {
-      const rankable = members.filter(({ d }) => include || unrankableReason(d) === null);
-      const ranked = rankOrder(rankable, by);
-      const left = rankOrder(
-        members.filter((m) => !rankable.includes(m)),
-        by,
-      );
-      const first = (ranked[0] ?? left[0])!;
-      const best = ranked[0];
-      const tiers = tiersOf(
-        ranked.map((r) => r.d),
-        by,
-      );
-      return {
-        task: first.d.task,
-        generator: runGenerator(first.d.run),
-        prompt_version: runPromptVersion(first.d.run),
-        title: groupTitle(first.d),
-        runs: ranked.map(({ d, name }, i) =>
-          entry(
-            d,
-            name,
-            i + 1,
-            i === 0 ? null : pairRuns(best!.d, '#1', d, `#${i + 1}`, opts.seed, opts.resamples),
-            tiers[i]!,
+    groups: [...groups.values()]
+      .sort((a, b) => groupOrder(a[0]!.d, b[0]!.d))
+      .map((members): LeaderboardGroup => {
+        const rankable = members.filter(({ d }) => include || unrankableReason(d) === null);
+        const ranked = rankOrder(rankable, by);
+        const left = rankOrder(
+          members.filter((m) => !rankable.includes(m)),
+          by,
+        );
+        const first = (ranked[0] ?? left[0])!;
+        const best = ranked[0];
+        const tiers = tiersOf(
+          ranked.map((r) => r.d),
+          by,
+        );
+        return {
+          task: first.d.task,
+          generator: runGenerator(first.d.run),
+          prompt_version: runPromptVersion(first.d.run),
+          title: groupTitle(first.d),
+          runs: ranked.map(({ d, name }, i) =>
+            entry(
+              d,
+              name,
+              i + 1,
+              i === 0 ? null : pairRuns(best!.d, '#1', d, `#${i + 1}`, opts.seed, opts.resamples),
+              tiers[i]!,
+            ),
           ),
-        ),
-        unranked: left.map(({ d, name }) => entry(d, name, null, null)),
-      };
-    }),
+          unranked: left.map(({ d, name }) => entry(d, name, null, null)),
+        };
+      }),
   };
 }
 

@@ -11,6 +11,9 @@ import { versionClash } from '../runfile/versions.js';
 import {
   designEffect,
   pairedSplit,
+  shiftToMean,
+  simulateSequential,
+  type SequentialPlan,
   pairedVariance,
   tasksNeeded,
   taskMeanVariance,
@@ -22,6 +25,7 @@ import { sameTaskConfig } from '../task/config.js';
 import { readRunFolding, type RunData } from './read.js';
 import { describeTask } from './run-report.js';
 import { fmtInt, plainTable } from './tables.js';
+import { wrapCell } from './fit-table.js';
 
 /** Each task's rollout scores (errored rollouts as 0), and the tokens the rollouts used. */
 class ScoreFold {
@@ -88,6 +92,12 @@ export interface Plan {
   /** 1 + (r − 1)ρ for the planned rollouts per task; null when ρ is unknown. */
   design_effect: number | null;
   fixed: FixedDesign;
+  /**
+   * The sequential rule (`--until decided`, one-sample: until the confidence sequence leaves
+   * out the pilot's mean), simulated from the pilot's own scores shifted to the difference;
+   * null when the difference does not fit in the score range.
+   */
+  sequential: (SequentialPlan & { usd_median: number | null; usd_mean: number | null }) | null;
   notes: string[];
 }
 
@@ -125,6 +135,10 @@ export interface PlanOptions {
   /** Rollouts per task of the planned run(s); default the pilot's. */
   rollouts: number | null;
   prices: { in?: number; out?: number };
+  /** Simulated runs of the sequential rule, their seed, and the tasks at which one gives up (null: 4 × the fixed design). */
+  simulations: number;
+  seed: number;
+  maxTasks: number | null;
 }
 
 /** The plan from one pilot run (one-sample) or two runs sharing tasks (paired). */
@@ -145,6 +159,31 @@ export async function buildPlan(dirs: string[], o: PlanOptions): Promise<Plan> {
       );
     const variance = taskMeanVariance(split, r);
     const n = tasksNeeded(variance, o.difference);
+    const scores = [...read[0]!.fold.tasks.values()].map((t) => t.reduce((a, b) => a + b, 0) / t.length);
+    const m0 = split.mean;
+    // Toward the side the difference fits in: above the pilot's mean when it can, else below.
+    const up = m0 + o.difference <= 1;
+    const fits = up || m0 - o.difference >= 0;
+    const fixed = fixedDesign(n, r, [runs[0]!]);
+    const seq = fits
+      ? sequentialPlan(
+          shiftToMean(scores, up ? m0 + o.difference : m0 - o.difference, 0, 1),
+          m0,
+          up ? 'above' : 'below',
+          o,
+          fixed,
+          [runs[0]!],
+          runs[0]!.rollouts_per_task,
+        )
+      : null;
+    if (!fits)
+      notes.push(
+        `a difference of ${o.difference} from the pilot's mean ${m0.toFixed(3)} leaves the reward range: no simulation`,
+      );
+    if (split.within !== null && r !== runs[0]!.rollouts_per_task)
+      notes.push(
+        `the simulation resamples the pilot's task means, of ${runs[0]!.rollouts_per_task} rollouts each, not of ${r}`,
+      );
     return {
       design: 'one-sample',
       difference: o.difference,
@@ -156,7 +195,8 @@ export async function buildPlan(dirs: string[], o: PlanOptions): Promise<Plan> {
       paired: null,
       task_variance: variance,
       design_effect: designEffect(split, r),
-      fixed: fixedDesign(n, r, [runs[0]!]),
+      fixed,
+      sequential: seq,
       notes,
     };
   }
@@ -182,12 +222,27 @@ export async function buildPlan(dirs: string[], o: PlanOptions): Promise<Plan> {
       `the difference planned for is the one the two runs show (${observed.toFixed(3)}); a difference chosen for what matters (--difference) is the sounder plan`,
     );
   const r = o.rollouts ?? Math.max(runs[0]!.rollouts_per_task, runs[1]!.rollouts_per_task);
+  if (r !== Math.max(runs[0]!.rollouts_per_task, runs[1]!.rollouts_per_task))
+    notes.push(`the simulation resamples the runs' task differences, at their own rollouts per task, not ${r}`);
   if (split.between === null && r > 1)
     notes.push(
       `both runs have one rollout per task, so the rollout noise cannot be told from the spread of the differences: the plan for ${r} rollouts per task uses one rollout's variance (conservative)`,
     );
   const variance = pairedVariance(split, r);
   const n = tasksNeeded(variance, d);
+  const fixed = fixedDesign(n, r, runs);
+  // Paired differences in [-1, 1], shifted to +D (or -D, the sign the runs show when D is theirs), mapped to [0, 1].
+  const sign = o.difference === null && observed < 0 ? -1 : 1;
+  const diffs = shared.map((i) => mean(b.fold.tasks.get(i)!) - mean(a.fold.tasks.get(i)!));
+  const seq = sequentialPlan(
+    shiftToMean(diffs, sign * d, -1, 1).map((x) => (x + 1) / 2),
+    0.5,
+    sign > 0 ? 'above' : 'below',
+    o,
+    fixed,
+    runs,
+    Math.max(runs[0]!.rollouts_per_task, runs[1]!.rollouts_per_task),
+  );
   // The design effect of a paired plan is that of the differences' two parts.
   const within = (split.within_a ?? 0) + (split.within_b ?? 0);
   const de =
@@ -205,8 +260,35 @@ export async function buildPlan(dirs: string[], o: PlanOptions): Promise<Plan> {
     paired: { ...split, shared_tasks: shared.length },
     task_variance: variance,
     design_effect: de,
-    fixed: fixedDesign(n, r, runs),
+    fixed,
+    sequential: seq,
     notes,
+  };
+}
+
+function mean(t: readonly number[]): number {
+  return t.reduce((a, b) => a + b, 0) / t.length;
+}
+
+/** The sequential rule simulated, with its cost at the median and mean tasks. */
+function sequentialPlan(
+  scores: number[],
+  m0: number,
+  truth: 'above' | 'below',
+  o: PlanOptions,
+  fixed: FixedDesign,
+  runs: PlannedRun[],
+  rollouts: number,
+): Plan['sequential'] {
+  const cap = o.maxTasks ?? Math.max(100, 4 * (fixed.tasks ?? 25));
+  const sim = simulateSequential(scores, m0, truth, { simulations: o.simulations, seed: o.seed, cap });
+  const perTask = runs.every((x) => x.usd_per_rollout !== null)
+    ? runs.reduce((s, x) => s + x.usd_per_rollout!, 0) * rollouts
+    : null;
+  return {
+    ...sim,
+    usd_median: perTask === null ? null : sim.median_tasks * perTask,
+    usd_mean: perTask === null ? null : sim.mean_tasks * perTask,
   };
 }
 
@@ -254,7 +336,7 @@ export function renderPlan(p: Plan): string {
     p.design === 'paired'
       ? `a paired difference of ${round(p.difference)} (B − A, ${p.difference_from})`
       : `a difference of ${round(p.difference)} from the pilot's mean`;
-  out.push(`to detect ${what}, 80% power, 5% two-sided, errored rollouts as 0:`);
+  out.push(`to detect ${what}\nwith 80% power at 5% two-sided (errored rollouts as 0):`);
   const t = plainTable(['', 'value']);
   if (p.variance) {
     t.push(['variance of a task mean (pilot)', num(p.variance.task_mean_variance)]);
@@ -272,10 +354,30 @@ export function renderPlan(p: Plan): string {
   t.push(['fixed design: rollouts per run', p.fixed.rollouts === null ? '–' : fmtInt(p.fixed.rollouts)]);
   t.push([p.design === 'paired' ? 'fixed design: cost of both runs' : 'fixed design: cost', usd(p.fixed.usd)]);
   out.push(t.toString());
+  const q = p.sequential;
+  if (q) {
+    out.push(
+      `the sequential rule (confidence sequence, until decided), simulated:\n${fmtInt(q.simulations)} runs resampled from the pilot's scores (seed ${q.seed}),\neach stopped undecided at ${fmtInt(q.cap)} tasks`,
+    );
+    const seq = plainTable(['sequential rule', 'value']);
+    seq.push(['tasks: median', fmtInt(q.median_tasks)]);
+    seq.push([`tasks: mean${q.undecided > 0 ? ' (undecided counted at the cap)' : ''}`, num(q.mean_tasks, 1)]);
+    seq.push(['tasks: 90% decided by', fmtInt(q.p90_tasks)]);
+    seq.push(['undecided at the cap', `${(100 * q.undecided).toFixed(1)}%`]);
+    seq.push(['decided the wrong way', `${(100 * q.wrong_sign).toFixed(1)}%`]);
+    seq.push(['cost at the median / mean tasks', `${usd(q.usd_median)} / ${usd(q.usd_mean)}`]);
+    out.push(seq.toString());
+  }
   if (p.fixed.usd === null)
     out.push(
-      '(give --price-in and --price-out, in USD per million tokens, for the cost, unless the runs recorded them)',
+      '(give --price-in and --price-out, in USD per million tokens, for the cost,\nunless the runs recorded them)',
     );
-  for (const n of p.notes) out.push(`note: ${n}`);
+  // Notes are wrapped to 80 columns like the tables, continuation lines indented.
+  const note = (text: string) =>
+    wrapCell(text, 78)
+      .split('\n')
+      .map((l, i) => (i === 0 ? l : `  ${l}`))
+      .join('\n');
+  for (const n of p.notes) out.push(note(`note: ${n}`));
   return terminalText(out.join('\n')) + '\n';
 }

@@ -5,6 +5,7 @@
  * none) is null here and "unknown" in every rendering: never guessed.
  */
 import type { RunFile } from '../runfile/read.js';
+import type { RunInfo } from '../runfile/run-info.js';
 import { runGenerator, runPromptVersion } from '../runfile/versions.js';
 import type { TaskConfig } from '../task/types.js';
 
@@ -78,8 +79,20 @@ function samplingOf(v: unknown): Sampling | null {
   };
 }
 
+/** A sampling record that states nothing: every setting null, no extra field. */
+function untold(v: unknown): boolean {
+  const s = samplingOf(v);
+  return (
+    s === null ||
+    (s.temperature === null &&
+      s.max_tokens === null &&
+      s.reasoning_effort === null &&
+      Object.keys(s.extra).length === 0)
+  );
+}
+
 /** The wall time run.json records (`elapsed_s`, over every session), else end − start for a run never resumed. */
-function wallTime(run: RunFile): number | null {
+function wallTime(run: RunFile | RunInfo): number | null {
   for (const k of ['elapsed_s', 'wall_time_s']) {
     const v = finite(run[k]);
     if (v !== null && v >= 0) return v;
@@ -92,8 +105,11 @@ function wallTime(run: RunFile): number | null {
   return Number.isFinite(a) && Number.isFinite(b) && b >= a ? (b - a) / 1000 : null;
 }
 
-/** The provenance of a run from its run.json (null for a bare results file) and what the records said. */
-export function provenanceOf(run: RunFile | null, model: string, task: TaskConfig | null): Provenance {
+/**
+ * The provenance of a run from its run.json (as read back, or as the run just wrote it; null for
+ * a bare results file) and what the records said.
+ */
+export function provenanceOf(run: RunFile | RunInfo | null, model: string, task: TaskConfig | null): Provenance {
   if (run === null)
     return {
       model,
@@ -118,7 +134,9 @@ export function provenanceOf(run: RunFile | null, model: string, task: TaskConfi
     model,
     provider: str(run.provider) ?? (Object.hasOwn(run, 'provider') ? 'none' : null),
     endpoint: builtin ? 'built-in' : typeof run.base_url === 'string' ? hostOf(run.base_url) : null,
-    sampling: samplingOf(run.sampling),
+    // `bas score` before 0.4.1 recorded every setting as not sent, knowing nothing of how the
+    // replies were made; it now records only what it is told. Either way nothing told is unknown.
+    sampling: scored && untold(run.sampling) ? null : samplingOf(run.sampling),
     n: Array.isArray(run.indices) ? run.indices.length : (run.n ?? null),
     rollouts: run.rollouts ?? null,
     task,
@@ -192,7 +210,8 @@ function tasksText(p: Provenance): string {
   return `${size} · ${task}`;
 }
 
-function versionsText(p: Provenance): string {
+/** "bas 0.4.1 · generator 3, prompt 2 · made by bas eval", "unknown" where nothing says. */
+export function versionsText(p: Provenance): string {
   const gen =
     p.generator === null
       ? p.made_by === 'bas score'
@@ -202,14 +221,41 @@ function versionsText(p: Provenance): string {
   return `bas ${p.bas_version ?? UNKNOWN} · ${gen}${p.made_by ? ` · made by ${p.made_by}` : ''}`;
 }
 
+/** "api.example.com (provider none)", or "built-in policy (no endpoint)". */
+export function endpointText(p: Provenance): string {
+  return p.endpoint === 'built-in'
+    ? 'built-in policy (no endpoint)'
+    : `${p.endpoint ?? UNKNOWN} (provider ${p.provider ?? UNKNOWN})`;
+}
+
+/** The sampling columns of every CSV, beside `samplingCells`. */
+export const SAMPLING_CSV_HEAD = ['temperature', 'max_tokens', 'reasoning_effort', 'extra_body'] as const;
+
+/** The sampling as CSV cells: each setting (empty where not sent or unknown), the extra body as JSON. */
+export function samplingCells(s: Sampling | null): Array<string | number | null> {
+  return [
+    s?.temperature ?? null,
+    s?.max_tokens ?? null,
+    s?.reasoning_effort ?? null,
+    s && Object.keys(s.extra).length ? JSON.stringify(s.extra) : null,
+  ];
+}
+
+/**
+ * One text for several named things: the text when all share it, else each distinct text with
+ * the names that have it ("t=0 (a, b); t=1 (c)"). A setting that differs is never shown as one.
+ */
+export function sharedText(items: Array<[name: string, text: string]>): string {
+  const by = new Map<string, string[]>();
+  for (const [name, text] of items) by.set(text, [...(by.get(text) ?? []), name]);
+  if (by.size <= 1) return by.keys().next().value ?? UNKNOWN;
+  return [...by].map(([text, names]) => `${text} (${names.join(', ')})`).join('; ');
+}
+
 /** The provenance as labelled lines (label, value), the same in text, Markdown and HTML. */
 export function provenanceLines(p: Provenance): Array<[string, string]> {
-  const endpoint =
-    p.endpoint === 'built-in'
-      ? 'built-in policy (no endpoint)'
-      : `${p.endpoint ?? UNKNOWN} (provider ${p.provider ?? UNKNOWN})`;
   return [
-    ['model', `${p.model} · ${endpoint}`],
+    ['model', `${p.model} · ${endpointText(p)}`],
     ['sampling', samplingText(p.sampling)],
     ['tasks', tasksText(p)],
     ['versions', versionsText(p)],

@@ -61,10 +61,23 @@ class RunFold<F extends WinnerFold | null> extends SummaryFold {
     super();
   }
 
+  private lastConfig: TaskConfig | null = null;
+
   private note(r: RolloutRecord): void {
-    if (r.config && this.configs.size < 20) {
-      this.configs.add(JSON.stringify([r.config.num_transactions, r.config.fault_rate, r.config.seed]));
-      this.firstConfig ??= r.config;
+    const c = r.config;
+    if (c && this.configs.size < 20) {
+      // Records of a run nearly always repeat one configuration: it is keyed once, not per record.
+      const last = this.lastConfig;
+      if (
+        last === null ||
+        last.num_transactions !== c.num_transactions ||
+        last.fault_rate !== c.fault_rate ||
+        last.seed !== c.seed
+      ) {
+        this.configs.add(JSON.stringify([c.num_transactions, c.fault_rate, c.seed]));
+        this.lastConfig = c;
+      }
+      this.firstConfig ??= c;
     }
     if (typeof r.model === 'string') this.firstModel ??= r.model;
   }

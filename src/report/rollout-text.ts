@@ -56,7 +56,7 @@ function faultRows(d: DrillData, r: Rollout): { table: string | null; extra: str
 /** The text of one rollout of the page data `d` (its position `i` in `d.rollouts`). */
 export function renderRollout(d: DrillData, i: number, model: string): string {
   const r = d.rollouts[i]!;
-  const [pos, index, rollout, reward, bas, audit, errType, errMsg, reply, figures, , unparseable] = r;
+  const [pos, index, rollout, reward, bas, audit, errType, errMsg, reply, figures, , unparseable, , noTask] = r;
   const task = pos >= 0 ? d.tasks[pos]! : null;
   const pairs: Array<[string, string]> = [
     ['rollout', `task ${index}, rollout ${rollout} of ${d.dir} (${model})`],
@@ -65,7 +65,7 @@ export function renderRollout(d: DrillData, i: number, model: string): string {
   if (task) pairs.push(['business', task.business], ['quarter', `${task.period[0]} to ${task.period[1]}`]);
   if (errType !== null) pairs.push(['error', `${errType}: ${errMsg ?? ''}`]);
   if (unparseable !== null) pairs.push(['unparsed', unparseable]);
-  if (!task) pairs.push(['ledger', 'not shown: the task cannot be rebuilt (unknown configuration or generator)']);
+  if (!task) pairs.push(['ledger', `not shown: ${noTask ?? 'the task cannot be rebuilt'}`]);
   const out = [labelledLines(pairs).join('\n'), ''];
   if (task) {
     out.push(

@@ -11,6 +11,15 @@ import { planModels, readSweepPlan } from '../runfile/sweep-file.js';
 import type { Estimate } from '../summary/stats.js';
 import { fmt, fmtInt } from './tables.js';
 import { csvField } from './csv.js';
+import {
+  endpointText,
+  SAMPLING_CSV_HEAD,
+  samplingCells,
+  samplingText,
+  sharedText,
+  versionsText,
+  type Provenance,
+} from './provenance.js';
 
 /**
  * The measures a sweep draws: the rewards, and how often a stated BAS is what the reply's own
@@ -39,6 +48,8 @@ export interface SweepPoint {
   errored: number;
   measures: Record<SweepMeasure, Estimate>;
   notes: string[];
+  /** What the point's run was measured with: endpoint, task settings, sampling, versions. */
+  provenance: Provenance;
 }
 
 export interface SweepResult {
@@ -83,6 +94,7 @@ export function buildSweep(dir: string, points: SweepInput[], models: string[] =
         bas_consistent: s.consistency.bas_consistent,
       },
       notes: data.notes,
+      provenance: data.provenance,
     };
   });
   const order = [...models];
@@ -154,9 +166,41 @@ function renderSweepGrid(r: SweepResult, model: string): string {
   return fitTable(head, rows, { separators: true, align: head.map(() => 'right') });
 }
 
+/**
+ * What the sweep's numbers were measured with, as labelled lines: the tasks (size, fault rate
+ * where the grid has none of its own, seed), the endpoint, the sampling and the versions. A
+ * setting the points share is shown once; else each value with the models (or points) that had it.
+ */
+export function sweepSettingsLines(r: SweepResult): Array<[string, string]> {
+  const withRate = hasFaultRates(r);
+  const tasks = (p: Provenance): string => {
+    const t = p.task;
+    const rate = withRate || t === null ? '' : ` · fault rate ${t.fault_rate}`;
+    const size = `${p.n ?? 'unknown'} tasks × ${p.rollouts ?? 'unknown'} rollout${p.rollouts === 1 ? '' : 's'}`;
+    return `${size}${rate} · seed ${t?.seed ?? 'unknown'}`;
+  };
+  const line = (label: string, text: (p: Provenance) => string): [string, string] => {
+    const items: Array<[string, string]> = [];
+    for (const m of r.models) {
+      const points = r.points.filter((p) => p.model === m);
+      const texts = new Set(points.map((p) => text(p.provenance)));
+      if (texts.size === 1) items.push([m, [...texts][0]!]);
+      else for (const p of points) items.push([`${m}, ${pointName(p)}`, text(p.provenance)]);
+    }
+    return [label, sharedText(items)];
+  };
+  return [
+    line('tasks', tasks),
+    line('endpoint', endpointText),
+    line('sampling', (p) => samplingText(p.sampling)),
+    line('versions', versionsText),
+  ];
+}
+
 /** The text `bas sweep` prints at the end: a table per model, within 80 columns, then the notes. */
 export function renderSweep(r: SweepResult): string {
   const out = [wrapCell(`sweep in ${r.dir}: means over 95% intervals against ledger rows`, 80)];
+  for (const [label, text] of sweepSettingsLines(r)) out.push(wrapCell(`${label}: ${text}`, 80));
   for (const m of r.models) out.push(wrapCell(`model ${m}`, 80), renderSweepGrid(r, m));
   for (const p of r.points)
     for (const n of p.notes)
@@ -175,6 +219,14 @@ const CSV_HEAD = [
   ...SWEEP_MEASURES.flatMap((m) => [m, `${m}_ci_low`, `${m}_ci_high`]),
   'status',
   'folder',
+  // What the point was measured with (after the figures, so the columns before keep their places).
+  'seed',
+  ...SAMPLING_CSV_HEAD,
+  'provider',
+  'endpoint',
+  'generator',
+  'prompt_version',
+  'bas_version',
 ];
 
 /** The sweep as CSV: the numbers of `--json` at full precision, one line per model and point, empty where there is none. */
@@ -191,6 +243,13 @@ export function renderSweepCsv(r: SweepResult): string {
       ...SWEEP_MEASURES.flatMap((m) => [p.measures[m].mean, p.measures[m].ci95?.[0], p.measures[m].ci95?.[1]]),
       p.status,
       p.dir,
+      p.provenance.task?.seed ?? null,
+      ...samplingCells(p.provenance.sampling),
+      p.provenance.provider,
+      p.provenance.endpoint,
+      p.provenance.generator,
+      p.provenance.prompt_version,
+      p.provenance.bas_version,
     ];
     lines.push(cells.map(csvField).join(','));
   }

@@ -125,6 +125,9 @@ export function renderSummary(s: Summary, opts: { title?: string } = {}): string
   const consistency = renderConsistency(s);
   if (consistency) parts.push(consistency);
 
+  const noise = renderNoise(s);
+  if (noise) parts.push(noise);
+
   if (s.pass_at_k.length) {
     const pk = plainTable(['pass@k (bas_correct)', 'value', 'tasks']);
     for (const r of s.pass_at_k) pk.push([`pass@${r.k}`, fmt(r.value), String(r.tasks)]);
@@ -194,6 +197,33 @@ function renderConsistency(s: Summary): string | null {
   lines.push(
     t.toString(),
     'audit: it stated what its own faults imply, and they are wrong; arithmetic:\nits faults imply the right figure, and it stated another (docs/benchmark.md)',
+  );
+  return lines.join('\n');
+}
+
+/**
+ * With several rollouts per task: how much of the reward's variance is prediction noise
+ * (within a task) and how much data noise (between tasks), and the interval the same
+ * requests would give spread as K rollouts per task. Null for one rollout per task.
+ */
+function renderNoise(s: Summary): string | null {
+  const n = s.noise;
+  if (!n) return null;
+  const share = n.prediction_share === null ? '–' : `${Math.round(100 * n.prediction_share)}%`;
+  const lines = [
+    `reward variance over ${fmtInt(n.tasks)} tasks × ${fmt(n.rollouts_per_task, 2)} rollouts: ${share} prediction noise\n(within a task), the rest data noise (between tasks)`,
+  ];
+  const t = plainTable(['same requests as', 'tasks', '95% CI ±']);
+  const own = Math.round(n.rollouts_per_task);
+  for (const r of n.same_requests)
+    t.push([
+      `${r.rollouts_per_task} rollout${r.rollouts_per_task === 1 ? '' : 's'} per task${r.rollouts_per_task === own ? ' (this run)' : ''}`,
+      fmtInt(r.tasks),
+      fmt(r.half_width, 4),
+    ]);
+  lines.push(
+    t.toString(),
+    `narrowest for the same requests: ${n.best_rollouts_per_task} rollout${n.best_rollouts_per_task === 1 ? '' : 's'} per task (within-task variance\n${fmt(n.within_variance, 4)}, between-task ${fmt(n.between_variance, 4)}; docs/statistics.md, Noise split)`,
   );
   return lines.join('\n');
 }

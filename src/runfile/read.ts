@@ -10,7 +10,7 @@ import { lstatSync, statSync } from 'node:fs';
 import { linkRefusal } from '../io/atomic-file.js';
 import { join } from 'node:path';
 import { BadRecordError, ConfigError, fileError, systemErrorCode } from '../errors/index.js';
-import { boundedFileLines } from '../io/jsonl.js';
+import { boundedFileLineBatches } from '../io/jsonl.js';
 import { terminalText } from '../io/terminal-text.js';
 import { checkRecord, type RolloutRecord } from './record.js';
 import { readShard, shardSize } from '../settings/shard.js';
@@ -57,26 +57,27 @@ export async function forEachRecord(
   fn: (r: RolloutRecord, line: number) => boolean | void,
   warn: Warn = stderrWarn,
 ): Promise<void> {
-  const lines = boundedFileLines(path);
+  const batches = boundedFileLineBatches(path);
   let torn: number | null = null;
   let lineNo = 0;
   try {
-    for await (const { text, ended } of lines) {
-      lineNo++;
-      if (text.trim() === '') continue;
-      const r = judgeLine(text, ended);
-      if (r === 'torn') {
-        torn = lineNo; // only the last line lacks its newline
-        continue;
+    for await (const batch of batches)
+      for (const { text, ended } of batch) {
+        lineNo++;
+        if (text.trim() === '') continue;
+        const r = judgeLine(text, ended);
+        if (r === 'torn') {
+          torn = lineNo; // only the last line lacks its newline
+          continue;
+        }
+        if ('damaged' in r) throw new BadRecordError(`${path}: line ${lineNo} ${r.damaged}`, lineNo);
+        if (fn(r, lineNo) === false) return;
       }
-      if ('damaged' in r) throw new BadRecordError(`${path}: line ${lineNo} ${r.damaged}`, lineNo);
-      if (fn(r, lineNo) === false) return;
-    }
   } catch (err) {
     if (err instanceof ConfigError) throw err;
     throw fileError('read', path, err);
   } finally {
-    await lines.return(undefined);
+    await batches.return(undefined);
   }
   if (torn !== null)
     warn(`${path}: skipped line ${torn}, cut off mid-write (the run probably stopped while writing it)`);

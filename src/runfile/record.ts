@@ -28,6 +28,12 @@ export interface RolloutRecord {
   /** Which sample of the task (0-based); absent in `bas score --out` lines, read as 0. */
   rollout?: number;
   config?: TaskConfig;
+  /**
+   * `bas score` only: 16 hex digits of the graded task's ledger and key (task-digest.ts), so a
+   * report rebuilds a task only when it is the one graded. Absent from eval runs, whose tasks
+   * the generator rebuilds, and from runs scored before 0.4.1.
+   */
+  task_digest?: string;
   model?: string;
   reply?: string | null;
   reward: number | null;
@@ -79,6 +85,10 @@ function checkConfig(config: unknown): string | null {
   for (const k of ['num_transactions', 'fault_rate', 'seed']) {
     if (typeof config[k] !== 'number') return `"config.${k}" is not a number`;
   }
+  // A run's records repeat one configuration: the last one found good is not checked again.
+  const { num_transactions, fault_rate, seed } = config as Record<string, number>;
+  const ok = lastGoodConfig;
+  if (ok !== null && ok[0] === num_transactions && ok[1] === fault_rate && ok[2] === seed) return null;
   try {
     resolveTaskConfig(config, {
       num_transactions: '"config.num_transactions"',
@@ -88,8 +98,11 @@ function checkConfig(config: unknown): string | null {
   } catch (err) {
     return (err as Error).message;
   }
+  lastGoodConfig = [num_transactions!, fault_rate!, seed!];
   return null;
 }
+
+let lastGoodConfig: [number, number, number] | null = null;
 
 /**
  * Checks the fields a report relies on. Returns the record, or a short reason it is not one
@@ -168,11 +181,20 @@ function scoreOutOfRange(value: Record<string, unknown>): string | null {
         return `"detail.consistency.bas_consistent" is ${String(c.bas_consistent)}, not 0 or 1`;
     }
     if (isObject(detail.codes)) {
-      for (const [code, counts] of Object.entries(detail.codes)) {
+      const codes = detail.codes;
+      for (const code in codes) {
+        if (!Object.hasOwn(codes, code)) continue;
+        const counts = codes[code];
         if (!isObject(counts)) continue;
-        for (const k of ['tp', 'fp', 'fn'])
-          if (counts[k] != null && !isCount(counts[k]))
-            return `"detail.codes.${code}.${k}" is ${String(counts[k])}, not a count`;
+        const bad =
+          counts.tp != null && !isCount(counts.tp)
+            ? 'tp'
+            : counts.fp != null && !isCount(counts.fp)
+              ? 'fp'
+              : counts.fn != null && !isCount(counts.fn)
+                ? 'fn'
+                : null;
+        if (bad !== null) return `"detail.codes.${code}.${bad}" is ${String(counts[bad])}, not a count`;
       }
     }
   }
@@ -184,6 +206,7 @@ interface RecordBase {
   index: number;
   rollout: number;
   config?: TaskConfig;
+  task_digest?: string;
   model?: string;
 }
 
@@ -217,6 +240,7 @@ export function scoredRecord(base: RecordBase, reply: string, s: Scores, x: Reco
     index: base.index,
     rollout: base.rollout,
     config: base.config,
+    ...(base.task_digest === undefined ? {} : { task_digest: base.task_digest }),
     model: base.model,
     reply,
     reward: s.reward,
@@ -243,6 +267,7 @@ export function erroredRecord(
     index: base.index,
     rollout: base.rollout,
     config: base.config,
+    ...(base.task_digest === undefined ? {} : { task_digest: base.task_digest }),
     model: base.model,
     reply,
     reward: null,

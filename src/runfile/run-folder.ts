@@ -13,7 +13,8 @@ import { writeRunInfo, type RunInfo } from './run-info.js';
 import { runTime, sessionsOf, type PaceRecord, type RunSession } from './sessions.js';
 
 /** How a session ended, as run.json records it. */
-export type EndStatus = 'complete' | 'interrupted' | 'failed';
+/** `precision`: stopped by `--precision` once the interval was narrow enough (docs/run-folder.md). */
+export type EndStatus = 'complete' | 'interrupted' | 'failed' | 'precision';
 
 /** An open run folder: locked for this process until `release()`. */
 export class RunFolder {
@@ -79,7 +80,13 @@ export class RunFolder {
    * summary, the pace and the time over every session. The folder stays locked until
    * `release()`, so a resume started meanwhile cannot be overwritten by this run.json.
    */
-  end(status: EndStatus, summary: unknown, pace: PaceRecord, now = new Date()): RunInfo {
+  end(
+    status: EndStatus,
+    summary: unknown,
+    pace: PaceRecord,
+    now = new Date(),
+    extra: Record<string, unknown> = {},
+  ): RunInfo {
     if (!this.info || !this.session) throw new Error('RunFolder.end() before begin()');
     this.store.close();
     this.session.ended_at = now.toISOString();
@@ -89,6 +96,7 @@ export class RunFolder {
       ended_at: this.session.ended_at,
       elapsed_s: runTime(this.info.sessions ?? []).elapsed_s,
       pace,
+      ...extra,
       summary,
     };
     this.info = info;

@@ -25,7 +25,7 @@ import { RUN_FILE } from './files.js';
  * with replies missing, `bas merge` with a shard missing). `bas eval --resume` fills a merged
  * run; a scored one has no endpoint settings to resume with.
  */
-type RunStatus = 'running' | 'complete' | 'incomplete' | 'interrupted' | 'failed';
+type RunStatus = 'running' | 'complete' | 'incomplete' | 'interrupted' | 'failed' | 'precision';
 
 /** run.json as bas writes it. Never holds the API key: only the name of the variable it was read from. */
 export interface RunInfo {
@@ -45,7 +45,11 @@ export interface RunInfo {
   rollouts: number;
   indices: number[] | null;
   shard: unknown;
-  sampling: {
+  /**
+   * As sent with every request (null: not sent). Absent where nothing says: a run made by
+   * `bas score` that was not told how its replies were sampled.
+   */
+  sampling?: {
     temperature: number | null;
     max_tokens: number | null;
     reasoning_effort: string | null;

@@ -9,7 +9,7 @@ import type { Summary } from '../summary/summary.js';
 import { sameTaskConfig } from '../task/config.js';
 import type { TaskConfig } from '../task/types.js';
 import { buildRunFolder } from './build.js';
-import { makeRunInfo } from './run-info.js';
+import { makeRunInfo, type RunInfo } from './run-info.js';
 
 /**
  * The one task configuration of a tasks file, or a refusal: a run folder stands for one
@@ -44,7 +44,11 @@ interface ScoredTask {
   prompt_version?: number | null;
 }
 
-/** Writes `records` as a run of `model` over the tasks of a tasks file, scored under `maxErrorRate`. */
+/**
+ * Writes `records` as a run of `model` over the tasks of a tasks file, scored under
+ * `maxErrorRate`, with the sampling the replies were made with as the user told it (null:
+ * not told, so run.json has none and every report says unknown).
+ */
 export async function writeScoredRun(
   out: string,
   records: RolloutRecord[],
@@ -53,6 +57,7 @@ export async function writeScoredRun(
   model: string,
   status: 'complete' | 'incomplete' = 'complete',
   maxErrorRate?: number,
+  sampling: RunInfo['sampling'] | null = null,
 ): Promise<void> {
   const indices = [...tasks.keys()].sort((a, b) => a - b);
   const contiguous = indices.every((v, i) => v === i);
@@ -71,7 +76,7 @@ export async function writeScoredRun(
     rollouts,
     indices: contiguous ? null : indices,
     shard: null,
-    sampling: { temperature: null, max_tokens: null, reasoning_effort: null, extra: {} },
+    ...(sampling === null ? {} : { sampling }),
     concurrency: 0,
     timeout_s: 0,
     request_timeout_s: 0,

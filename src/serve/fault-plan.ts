@@ -3,7 +3,7 @@
  * an answer) and the answer itself, with the usage a provider would bill for it. One draw
  * from the seeded generator per request, so a test sees the same fates for the same order.
  */
-import { runPolicy, type PolicyName } from '../task/policies.js';
+import { policyReplier, type PolicyName } from '../task/policies.js';
 import type { ChatMessage } from '../task/types.js';
 import type { Answer } from './answers.js';
 
@@ -37,13 +37,18 @@ export function answers(fate: Fate): boolean {
   return fate === 'ok' || fate === 'cut' || fate === 'stall';
 }
 
+/** Each server's policy, numbering its replies to each prompt (`slips` answers each differently). */
+const repliers = new WeakMap<FaultRates, (messages: readonly ChatMessage[]) => string>();
+
 /**
  * The policy's reply to `messages` and its usage; a token is about four characters. As a
  * reasoning model, the request's token `limit` caps reasoning and reply together: a limit
  * at or below the reasoning budget leaves empty content, cut by the limit.
  */
 export function answerFor(o: FaultRates, messages: ChatMessage[], limit: number | null): Answer {
-  const reply = runPolicy(o.policy, messages);
+  let replier = repliers.get(o);
+  if (replier === undefined) repliers.set(o, (replier = policyReplier(o.policy)));
+  const reply = replier(messages);
   let promptChars = 0;
   for (const m of messages) promptChars += m.content.length;
   const prompt_tokens = Math.ceil(promptChars / 4);

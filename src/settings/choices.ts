@@ -7,3 +7,29 @@ export type RankMeasure = (typeof RANK_MEASURES)[number];
 /** What `bas gen --format` writes. */
 export const GEN_FORMATS = ['jsonl', 'prompt', 'table', 'csv', 'batch', 'dataset'] as const;
 export type GenFormat = (typeof GEN_FORMATS)[number];
+
+/**
+ * The columns `bas leaderboard --columns` chooses from, in their default order (the report
+ * layer declares what each shows: src/report/leaderboard-table.ts).
+ */
+export const LEADERBOARD_COLUMNS = [
+  'rank',
+  'tier',
+  'run',
+  'date',
+  'size',
+  'completed',
+  'bas_correct',
+  'fault_audit',
+  'reward',
+  'reward_errors_as_zero',
+  'bas_label_accuracy',
+  'fault_precision',
+  'fault_recall',
+  'num_flagged',
+  'parsed',
+  'bas_consistent',
+  'causes',
+  'vs_best',
+] as const;
+export type LeaderboardColumn = (typeof LEADERBOARD_COLUMNS)[number];

@@ -8,7 +8,7 @@
  */
 import { POLICY_NAMES } from '../task/policy-names.js';
 import { SPLITS } from '../task/dataset.js';
-import { GEN_FORMATS, RANK_MEASURES } from './choices.js';
+import { GEN_FORMATS, LEADERBOARD_COLUMNS, RANK_MEASURES, type LeaderboardColumn } from './choices.js';
 import type { Flag, FlagSet } from './flag.js';
 export { collectOnce, helpLine, takesValue, unusedNote } from './flag.js';
 import { integer, number } from './numbers.js';
@@ -80,6 +80,13 @@ function taskGroup(n: number) {
 
 /** The sampling group, as `bas gen --format batch` writes it into each request. */
 const batchOnly = <V>(f: Flag<V>): Flag<V> => ({ ...f, help: `${f.help} (--format batch)`, doc: undefined });
+/** A sampling setting `bas score` is told (the replies were made elsewhere): recorded, never sent. */
+const toldSampling = <V>(f: Flag<V>): Flag<V> => ({
+  ...f,
+  help: `${f.help}: what the replies were sampled with, recorded in the run folder`,
+  doc: 'What the replies were sampled with, recorded in the run folder\'s run.json; a sampling flag left out then reads "not sent". With no sampling flag at all, the sampling is recorded as unknown.',
+  defaultText: 'unknown',
+});
 
 /** The bootstrap group: the paired comparisons of compare and leaderboard. */
 const bootstrapGroup = {
@@ -134,6 +141,8 @@ function parseRollouts(values: unknown, name: string): Array<[number, number]> {
 }
 
 const htmlFlag = (what: string) => text('--html <FILE>', `also write a self-contained HTML ${what} to FILE`);
+const svgFlag = (what: string) =>
+  text('--svg <FILE>', `also write ${what} to FILE as a standalone SVG figure (for a paper; docs/reports.md)`);
 
 /** eval's flags that are about the invocation, not settings of the run (no TOML key, no run.json key). */
 const evalInvocation = {
@@ -169,6 +178,7 @@ const CHECK_IGNORES: readonly SettingKey[] = [
   'timeout',
   'maxRetries',
   'maxErrorRate',
+  'precision',
   'adapt',
   'output',
   'progress',
@@ -229,6 +239,10 @@ export const COMMAND_FLAGS = {
       "write one scored line per reply (JSONL, in the replies' order, results.jsonl's line shape); - for standard output",
     ),
     model: { ...text('-m, --model <MODEL>', 'model name recorded in the run folder'), parse: parseModel },
+    temperature: toldSampling(SETTINGS.temperature),
+    maxTokens: toldSampling(SETTINGS.maxTokens),
+    reasoningEffort: toldSampling(SETTINGS.reasoningEffort),
+    sampling: toldSampling({ ...SETTINGS.sampling, default: null as Record<string, unknown> | null }),
     // eval's error budget: missing replies and failed batch requests are errored rollouts.
     maxErrorRate: {
       ...SETTINGS.maxErrorRate,
@@ -274,6 +288,21 @@ export const COMMAND_FLAGS = {
       default: null,
       parse: integer(1, 1000),
     } satisfies Flag<number | null>,
+    simulations: {
+      flags: '--simulations <S>',
+      help: 'simulated runs of the sequential rule, 100..100000',
+      defaultText: '2000',
+      default: 2000,
+      parse: integer(100, 100_000),
+    } satisfies Flag<number>,
+    seed: { ...bootstrapGroup.seed, help: 'seed of the simulation, 0..4294967295' },
+    maxTasks: {
+      flags: '--max-tasks <N>',
+      help: 'tasks at which a simulated sequential run stops undecided, 10..10000000',
+      defaultText: '4 × the fixed design, at least 100',
+      default: null,
+      parse: integer(10, 10_000_000),
+    } satisfies Flag<number | null>,
     json: json('print the plan as JSON'),
     ...reportPrices,
   },
@@ -315,6 +344,14 @@ export const COMMAND_FLAGS = {
       parse: parseSwitch,
     } satisfies Flag<boolean>,
     html: htmlFlag('leaderboard'),
+    svg: svgFlag('each group as a dot-and-interval plot'),
+    columns: {
+      flags: '--columns <LIST>',
+      help: `the results table's columns, in this order, in every format but JSON (${LEADERBOARD_COLUMNS.join(', ')}); with --latex, a compact table for one column of a two-column paper`,
+      defaultText: 'all',
+      default: null,
+      parse: listOf(oneOf(LEADERBOARD_COLUMNS)),
+    } satisfies Flag<LeaderboardColumn[] | null>,
     ...bootstrapGroup,
   },
   eval: evalFlags,
@@ -532,6 +569,7 @@ export const COMMAND_FLAGS = {
     output: text('--output <DIR>', 'sweep folder', { defaultText: '`runs/<UTC time>-sweep-<model>`' }),
     resume: text('--resume <DIR>', 'continue a sweep: every point, with its saved settings'),
     html: htmlFlag('page with the curve'),
+    svg: svgFlag('the curves'),
     json: json('print the sweep as JSON'),
     csv: {
       flags: '--csv',

@@ -66,6 +66,8 @@ interface RunLimits {
   /** Lower the requests in flight under rate limits (`--no-adapt` turns it off). */
   adapt: boolean;
   maxErrorRate: number;
+  /** Stop once the anytime-valid interval of the mean reward is within ±this (`--precision`), or null. */
+  precision: number | null;
 }
 
 /** A run to continue: its folder, its run.json as the caller read it, and how messages name that file. */
@@ -150,6 +152,7 @@ export function planOf<R>(s: EvalSettings, resume: SavedRun<R> | null = null): E
       requestTimeoutMs: s.requestTimeout * 1000,
       adapt: s.adapt,
       maxErrorRate: s.maxErrorRate,
+      precision: s.precision,
     },
     output: s.output,
     resume,

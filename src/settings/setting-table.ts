@@ -73,7 +73,7 @@ export const SETTINGS = {
   model: setting({
     flags: '-m, --model <MODEL>',
     help: 'model id sent to the endpoint, or builtin:oracle|raw-sums|blanket|silent',
-    doc: 'Model id, sent unchanged (`openai/gpt-5-mini` stays as it is). `builtin:oracle`, `builtin:raw-sums`, `builtin:blanket`, `builtin:silent` run a reference policy in-process through the same pipeline: no key, no network.',
+    doc: 'Model id, sent unchanged (`openai/gpt-5-mini` stays as it is). `builtin:oracle`, `builtin:raw-sums`, `builtin:blanket`, `builtin:silent`, `builtin:slips` run a reference policy in-process through the same pipeline: no key, no network.',
     defaultText: 'required',
     default: null,
     toml: 'model',
@@ -322,6 +322,18 @@ export const SETTINGS = {
     runJson: 'max_error_rate',
     measured: false,
     parse: number(0, 1),
+  }),
+  precision: setting({
+    flags: '--precision <W>',
+    help: 'stop once the anytime-valid 95% interval of the mean reward is within ±W, 0.001..0.5',
+    doc: 'Stop as soon as the 95% confidence sequence of the mean reward (tasks in index order, rollouts averaged, errored rollouts as 0) has a half-width of at most W (0.001..0.5); the run ends with status `precision`. The interval stays valid however often it is looked at (see [docs/statistics.md](docs/statistics.md#anytime-valid-intervals-stopping-when-the-answer-is-known)). A resume with a smaller W continues.',
+    defaultText: 'off',
+    default: null,
+    toml: 'precision',
+    kind: 'number',
+    runJson: 'precision',
+    measured: false,
+    parse: number(0.001, 0.5),
   }),
   maxResponseMb: setting({
     flags: '--max-response-mb <MB>',

@@ -43,7 +43,7 @@ export class CompensatedSum {
       x = hi;
     }
     p[i] = x;
-    p.length = i + 1;
+    if (p.length !== i + 1) p.length = i + 1;
     if (!Number.isFinite(x)) this.overflowed = true;
   }
 
@@ -55,7 +55,8 @@ export class CompensatedSum {
   addProduct(a: number, b: number): void {
     const product = a * b;
     this.add(product);
-    const [ma, mb] = [Math.abs(a), Math.abs(b)];
+    const ma = Math.abs(a);
+    const mb = Math.abs(b);
     if (!Number.isFinite(product) || !(ma < SPLIT_MAX && mb < SPLIT_MAX && ma > SPLIT_MIN && mb > SPLIT_MIN)) return;
     let c = SPLITTER * a;
     const ah = c - (c - a);

@@ -49,6 +49,11 @@ export class Moments {
     return Math.max(0, d.value) / this.n;
   }
 
+  /** The exact Σx and Σx², each rounded once. */
+  sums(): { sum: number; squares: number } {
+    return { sum: this.sum.value, squares: this.squares.value };
+  }
+
   mean(): number | null {
     return this.n === 0 ? null : this.sum.value / this.n;
   }

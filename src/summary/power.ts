@@ -6,7 +6,13 @@
  * is split into between-task and within-task parts by one-way ANOVA, and planned for the
  * rollouts the new run will have (the design effect 1 + (r − 1)ρ). Pure functions over
  * arrays of numbers; formulas and references in docs/statistics.md (Power and planning).
+ *
+ * The sequential rule is planned by simulation instead: the pilot's per-task scores (or paired
+ * differences), shifted to the difference planned for, resampled with a fixed seed and fed to
+ * the confidence sequence until it decides.
  */
+import { Rng } from '../task/random.js';
+import { FixedMeanTest } from './confidence-sequence.js';
 
 /** z for a two-sided 5% test (the 97.5% point of the standard normal). */
 export const Z_ALPHA = 1.959963984540054;
@@ -149,4 +155,88 @@ export function pairedSplit(a: readonly TaskScores[], b: readonly TaskScores[]):
 export function pairedVariance(s: PairedSplit, rollouts: number): number {
   if (s.between === null) return s.diff_variance;
   return s.between + ((s.within_a ?? 0) + (s.within_b ?? 0)) / rollouts;
+}
+
+/**
+ * `xs` shifted by one constant and kept within [lo, hi] so that their mean is `target`
+ * exactly: x ↦ min(hi, max(lo, x + c)), with c found by bisection (the mean is monotone in c).
+ * A plain shift would leave the score range; clipping alone would miss the target.
+ */
+export function shiftToMean(xs: readonly number[], target: number, lo: number, hi: number): number[] {
+  const at = (c: number) => xs.reduce((s, x) => s + Math.min(hi, Math.max(lo, x + c)), 0) / xs.length;
+  let a = lo - hi;
+  let b = hi - lo;
+  for (let i = 0; i < 200 && b - a > 1e-13; i++) {
+    const c = (a + b) / 2;
+    if (at(c) < target) a = c;
+    else b = c;
+  }
+  const c = (a + b) / 2;
+  return xs.map((x) => Math.min(hi, Math.max(lo, x + c)));
+}
+
+/** What the sequential rule took over simulated runs. */
+export interface SequentialPlan {
+  simulations: number;
+  seed: number;
+  /** The tasks at which a simulated run gives up, undecided. */
+  cap: number;
+  /** Tasks at which half the simulated runs had decided (the cap when fewer than half did). */
+  median_tasks: number;
+  /** Mean tasks, an undecided run counted at the cap (so a lower bound when some are undecided). */
+  mean_tasks: number;
+  /** Tasks by which 90% of the runs had decided (the cap when fewer did). */
+  p90_tasks: number;
+  /** Share of simulated runs still undecided at the cap. */
+  undecided: number;
+  /** Share of decided runs whose verdict had the wrong sign (should be small: at most 2.5% at D = 0). */
+  wrong_sign: number;
+}
+
+/**
+ * The sequential rule of the confidence sequences (confidence-sequence.ts) run on streams
+ * drawn from a pilot: `scores` (one per task, in [0, 1]) resampled with replacement by a
+ * seeded generator, each run stopping when the sequence leaves out `m0` (one-sample) or at
+ * `cap` tasks. `scores` are already shifted to the difference planned for (shiftToMean).
+ * `truth` says which side is right, for the wrong-sign count.
+ */
+export function simulateSequential(
+  scores: readonly number[],
+  m0: number,
+  truth: 'above' | 'below',
+  o: { simulations: number; seed: number; cap: number },
+): SequentialPlan {
+  const taken: number[] = [];
+  let undecided = 0;
+  let wrong = 0;
+  for (let s = 0; s < o.simulations; s++) {
+    const rng = Rng.forTask(o.seed, s);
+    const test = new FixedMeanTest(m0);
+    let n = 0;
+    let decided = false;
+    while (n < o.cap) {
+      test.push(scores[rng.int(0, scores.length - 1)]!);
+      n++;
+      if (test.excluded !== null) {
+        decided = true;
+        if (test.excluded !== truth) wrong++;
+        break;
+      }
+    }
+    if (!decided) undecided++;
+    taken.push(n);
+  }
+  taken.sort((a, b) => a - b);
+  const q = (p: number) => taken[Math.min(taken.length - 1, Math.ceil(p * taken.length) - 1)]!;
+  const decidedRuns = o.simulations - undecided;
+  return {
+    simulations: o.simulations,
+    seed: o.seed,
+    cap: o.cap,
+    median_tasks: q(0.5),
+    mean_tasks: taken.reduce((a, b) => a + b, 0) / taken.length,
+    p90_tasks: q(0.9),
+    undecided: undecided / o.simulations,
+    wrong_sign: decidedRuns ? wrong / decidedRuns : 0,
+  };
 }

@@ -23,6 +23,7 @@ import {
 } from './aggregate.js';
 import { ErrorMessages, type ErrorDigest } from './error-digest.js';
 import { Moments } from './moments.js';
+import { noiseSplit, type NoiseSplit } from './noise.js';
 import { percentileSorted, type Estimate, type Scale } from './stats.js';
 import { TaskTable } from './task-table.js';
 
@@ -161,6 +162,12 @@ export interface Summary {
   ttft_ms: { n: number; mean: number | null; p50: number | null; p95: number | null };
   /** Empty unless some task has more than one rollout. */
   pass_at_k: PassAtKRow[];
+  /**
+   * The reward's variance split into prediction noise (within a task) and data noise (between
+   * tasks), and the rollouts per task that narrow the interval most for the same requests;
+   * null unless some task has two completed rollouts (since 0.4.1; noise.ts).
+   */
+  noise?: NoiseSplit | null;
   /** Completed rewards in ten bins of width 0.1; the last bin includes 1.0. */
   reward_histogram: HistogramBin[];
 }
@@ -218,15 +225,24 @@ class TokenTotals {
   /** Adds a line's counts; returns how many of them were unusable. */
   add(u: SummaryRecord['usage']): number {
     if (!u) return 0;
-    let ignored = 0;
-    [u.prompt_tokens, u.completion_tokens, u.total_tokens, u.reasoning_tokens, u.cached_tokens].forEach((v, i) => {
-      const n = tokenCount(v);
-      if (n === n) {
-        this.sums[i]! += n;
-        this.seen[i]!++;
-      } else if (v != null) ignored++;
-    });
-    return ignored;
+    return (
+      this.count(0, u.prompt_tokens) +
+      this.count(1, u.completion_tokens) +
+      this.count(2, u.total_tokens) +
+      this.count(3, u.reasoning_tokens) +
+      this.count(4, u.cached_tokens)
+    );
+  }
+
+  /** Adds count `i` of a line; 1 when it was there but unusable, else 0. */
+  private count(i: number, v: unknown): number {
+    const n = tokenCount(v);
+    if (n === n) {
+      this.sums[i]! += n;
+      this.seen[i]!++;
+      return 0;
+    }
+    return v != null ? 1 : 0;
   }
 
   /** Lines that reported usage: the most lines any one count came from. */
@@ -264,6 +280,15 @@ class Floats {
   }
 }
 
+/** One task's mean reward (NaN when no rollout completed) and its mean with errors as 0. */
+export interface TaskMeans {
+  index: number;
+  rollouts: number;
+  completed: number;
+  reward: number;
+  rewardZero: number;
+}
+
 export interface SummaryOptions {
   /**
    * Whether rollouts of one task may be pooled (more than one rollout per task): then each
@@ -299,6 +324,7 @@ export class SummaryBuilder {
   private readonly errorsByType: Record<string, number> = Object.create(null) as Record<string, number>;
   private readonly messages = new ErrorMessages();
   private readonly tasks: TaskTable | null;
+  private perTaskRows: TaskMeans[] | null = null;
 
   constructor(options: SummaryOptions = {}) {
     this.tasks = options.perTask === false ? null : new TaskTable(N_COLUMNS);
@@ -314,6 +340,7 @@ export class SummaryBuilder {
 
   /** Adds the record of one rollout (each rollout once: the reader has picked its winning line). */
   add(r: SummaryRecord): void {
+    this.perTaskRows = null;
     this.lines++;
     this.rollouts++;
     if ((r.rollout ?? 0) !== 0 && this.tasks === null) {
@@ -345,20 +372,28 @@ export class SummaryBuilder {
     this.push(K_ZERO, reward, slot);
     this.push(K_BAS, bas, slot);
     this.push(K_AUDIT, num(r.rewards?.fault_audit), slot);
-    METRIC_NAMES.forEach((m, i) => this.push(K_METRIC + i, num(r.metrics?.[m]), slot));
+    const metrics = r.metrics;
+    for (let i = 0; i < METRIC_NAMES.length; i++) this.push(K_METRIC + i, num(metrics?.[METRIC_NAMES[i]!]), slot);
     const detail = r.detail;
     if (!detail) return;
-    BAS_LABELS.forEach((l, i) => {
-      const v = detail.labels?.[l];
+    // Plain loops here, not forEach over fresh arrays: this runs once per record of every report.
+    const labels = detail.labels;
+    for (let i = 0; i < BAS_LABELS.length; i++) {
+      const v = labels?.[BAS_LABELS[i]!];
       if (v !== undefined) this.push(K_LABEL + i, v ? 1 : 0, slot);
-    });
-    FAULT_CODES.forEach((c, i) => {
-      const pc = detail.codes?.[c];
-      [pc?.tp, pc?.fp, pc?.fn].forEach((v, j) => {
-        const x = num(v);
-        if (x === x) this.codeCounts[3 * i + j]! += x;
-      });
-    });
+    }
+    const codes = detail.codes;
+    if (codes)
+      for (let i = 0; i < FAULT_CODES.length; i++) {
+        const pc = codes[FAULT_CODES[i]!];
+        if (!pc) continue;
+        const tp = num(pc.tp);
+        if (tp === tp) this.codeCounts[3 * i]! += tp;
+        const fp = num(pc.fp);
+        if (fp === fp) this.codeCounts[3 * i + 1]! += fp;
+        const fn = num(pc.fn);
+        if (fn === fn) this.codeCounts[3 * i + 2]! += fn;
+      }
     const unknown = num(detail.unknown_codes);
     if (unknown === unknown) this.unknownCodes += unknown;
     const c = detail.consistency;
@@ -366,7 +401,7 @@ export class SummaryBuilder {
     if (c && (consistent === 0 || consistent === 1)) {
       this.push(K_CONSISTENT, consistent, slot);
       this.countCause(0, c.bas_error);
-      BAS_LABELS.forEach((l, i) => this.countCause(1 + i, c.labels?.[l]));
+      for (let i = 0; i < BAS_LABELS.length; i++) this.countCause(1 + i, c.labels?.[BAS_LABELS[i]!]);
     }
   }
 
@@ -398,16 +433,24 @@ export class SummaryBuilder {
    * Per task: the mean reward over its completed rollouts (NaN if none completed) and the
    * mean with errors counted as 0, sorted by index. Compare pairs runs on these.
    */
-  perTask(): Array<{ index: number; rollouts: number; completed: number; reward: number; rewardZero: number }> {
+  perTask(): readonly TaskMeans[] {
     if (this.tasks === null) throw new Error('this summary was built without per-task sums');
-    const out = [...this.tasks.tasks(K_REWARD)].map((t) => ({
-      index: t.index,
-      rollouts: t.rollouts,
-      completed: t.done,
-      reward: t.done ? t.sum / t.done : Number.NaN,
-      rewardZero: t.sum / t.rollouts,
-    }));
-    return out.sort((a, b) => a.index - b.index);
+    // Kept until the next record: a leaderboard pairs each run with several others.
+    if (this.perTaskRows !== null) return this.perTaskRows;
+    const out: TaskMeans[] = [];
+    let sorted = true;
+    for (const t of this.tasks.tasks(K_REWARD)) {
+      if (out.length > 0 && t.index < out[out.length - 1]!.index) sorted = false;
+      out.push({
+        index: t.index,
+        rollouts: t.rollouts,
+        completed: t.done,
+        reward: t.done ? t.sum / t.done : Number.NaN,
+        rewardZero: t.sum / t.rollouts,
+      });
+    }
+    if (!sorted) out.sort((a, b) => a.index - b.index);
+    return (this.perTaskRows = out);
   }
 
   private estimate(k: number, scale: Scale = 'unit'): Estimate {
@@ -416,6 +459,18 @@ export class SummaryBuilder {
       scale,
       tasks === null ? undefined : { column: tasks.columns[k]!, slots: tasks.size },
     );
+  }
+
+  /** The noise split of column `k` over its tasks (noise.ts). */
+  private noise(k: number): NoiseSplit | null {
+    const tasks = this.tasks;
+    if (tasks === null) return null;
+    const column = tasks.columns[k]!;
+    const { sum, squares } = this.columns[k]!.sums();
+    function* groups() {
+      for (let slot = 0; slot < tasks!.size; slot++) yield { count: column.count(slot), sum: column.sum(slot) };
+    }
+    return noiseSplit(groups(), sum, squares);
   }
 
   /** Token sums over winning lines (all, or the errored ones) and the replaced lines. */
@@ -527,6 +582,7 @@ export class SummaryBuilder {
         p95: percentileSorted(ttft, 0.95),
       },
       pass_at_k: maxRollouts > 1 ? passAtKRows(passTasks, maxRollouts) : [],
+      noise: maxRollouts > 1 ? this.noise(K_REWARD) : null,
       reward_histogram: histogram(this.histogram),
     };
   }

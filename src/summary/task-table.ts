@@ -70,7 +70,12 @@ class ExactTaskColumn implements TaskColumn {
   }
 }
 
+/** Task indices below this find their slot in an array (4 bytes each), larger ones in a map. */
+const DENSE_INDICES = 1 << 24;
+
 export class TaskTable {
+  /** Slot + 1 of each task index below DENSE_INDICES (0: none yet), grown as indices come. */
+  private denseSlots = new Int32Array(0);
   private readonly slotOf = new Map<number, number>();
   private readonly indices: Float64Array[] = [];
   private readonly rollouts: Uint16Array[] = [];
@@ -86,10 +91,10 @@ export class TaskTable {
 
   /** The slot of task `index`, made on first sight; counts one more rollout of it. */
   rollout(index: number): number {
-    let s = this.slotOf.get(index);
+    let s = this.slotOfIndex(index);
     if (s === undefined) {
       s = this.size++;
-      this.slotOf.set(index, s);
+      this.setSlot(index, s);
       if (s >>> CHUNK_BITS >= this.indices.length) {
         this.indices.push(new Float64Array(CHUNK));
         this.rollouts.push(new Uint16Array(CHUNK));
@@ -102,6 +107,34 @@ export class TaskTable {
     const n = ++this.rollouts[s >>> CHUNK_BITS]![s & MASK]!;
     if (n > this.maxRollouts) this.maxRollouts = n;
     return s;
+  }
+
+  private slotOfIndex(index: number): number | undefined {
+    const s = index < this.denseSlots.length && index >= 0 ? (this.denseSlots[index] ?? 0) : 0;
+    if (s !== 0) return s - 1;
+    return this.slotOf.size === 0 ? undefined : this.slotOf.get(index);
+  }
+
+  /**
+   * Files bas writes give each task index once per rollout, counting up from 0 (or strided, a
+   * shard): those find their slot in an array. An index far past the tasks seen so far (the
+   * array would mostly be empty) goes to the map instead, so memory stays a few bytes a task.
+   */
+  private setSlot(index: number, s: number): void {
+    if (Number.isInteger(index) && index >= 0 && index < DENSE_INDICES) {
+      if (index < this.denseSlots.length) {
+        this.denseSlots[index] = s + 1;
+        return;
+      }
+      if (index < 8 * (this.size + 1) + 65_536) {
+        const bigger = new Int32Array(Math.min(DENSE_INDICES, Math.max(65_536, 2 * index + 1)));
+        bigger.set(this.denseSlots);
+        this.denseSlots = bigger;
+        this.denseSlots[index] = s + 1;
+        return;
+      }
+    }
+    this.slotOf.set(index, s);
   }
 
   /** Marks one rollout of the task in `slot` completed, and whether it got the BAS right. */

@@ -38,7 +38,33 @@ function rawSums(ledger: Ledger): Bas {
   return { G1: g1, '1A': a, '1B': b, net: a - b };
 }
 
-function answerFor(name: PolicyName, ledger: Ledger): string {
+/** 32-bit FNV-1a of a text, then the murmur3 finaliser. */
+function hashText(text: string, salt: number): number {
+  let h = (0x811c9dc5 ^ salt) >>> 0;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return mix32(h);
+}
+
+function mix32(x: number): number {
+  x = Math.imul(x ^ (x >>> 16), 0x85ebca6b);
+  x = Math.imul(x ^ (x >>> 13), 0xc2b2ae35);
+  return (x ^ (x >>> 16)) >>> 0;
+}
+
+/**
+ * `slips`: the rate at which it gets a task's sums right, the task's own: 1/4 on half the
+ * tasks and 3/4 on the other half (which half, from the prompt's text).
+ */
+export const SLIPS_RATES = [0.25, 0.75] as const;
+
+/** The task's rate for `slips` and, for its `draw`-th reply, whether the sums come out right. */
+export function slipsDraw(promptText: string, draw: number): { rate: number; right: boolean } {
+  const rate = SLIPS_RATES[hashText(promptText, 0) & 1]!;
+  const u = mix32(hashText(promptText, 1) ^ mix32(draw + 0x9e3779b9)) / 2 ** 32;
+  return { rate, right: u < rate };
+}
+
+function answerFor(name: PolicyName, ledger: Ledger, promptText: string, draw: number): string {
   switch (name) {
     case 'oracle': {
       const key = deriveKey(ledger);
@@ -55,12 +81,46 @@ function answerFor(name: PolicyName, ledger: Ledger): string {
     case 'silent':
       // The right figures, but no finding reported: what the audit half is worth.
       return formatAnswer(deriveKey(ledger).bas, {});
+    case 'slips': {
+      // Every fault found; the sums right at the task's own rate, else 1A (and so the net)
+      // a dollar out. Its rewards vary within a task, by a known amount (docs/statistics.md).
+      const key = deriveKey(ledger);
+      if (slipsDraw(promptText, draw).right) return formatAnswer(key.bas, key.faults);
+      const bas = { ...key.bas, '1A': key.bas['1A'] + 100, net: key.bas.net + 100 };
+      return formatAnswer(bas, key.faults);
+    }
   }
 }
 
-/** The reply of policy `name` to `messages`; a prompt without a ledger gets a plain refusal. */
-export function runPolicy(name: PolicyName, messages: readonly ChatMessage[]): string {
+function promptText(messages: readonly ChatMessage[]): string {
+  return messages.map((m) => m.content).join('\n');
+}
+
+/**
+ * The reply of policy `name` to `messages`; a prompt without a ledger gets a plain refusal.
+ * `draw` numbers the replies to one prompt (0, 1, …): only `slips` answers differently to
+ * each; the others always answer a prompt alike.
+ */
+export function runPolicy(name: PolicyName, messages: readonly ChatMessage[], draw = 0): string {
   const ledger = readLedgerFromPrompt(messages);
   if (!ledger) return 'I could not find a ledger in this prompt.';
-  return answerFor(name, ledger);
+  return answerFor(name, ledger, name === 'slips' ? promptText(messages) : '', draw);
+}
+
+/**
+ * A policy that numbers its replies to each prompt itself: the k-th time it is asked a prompt
+ * it gives draw k. A run's rollouts of one task so get draws 0, 1, … whatever order they run
+ * in, and a task's replies are the same set in every run started afresh (a resumed run
+ * starts counting again). Memory: one number per distinct prompt.
+ */
+export function policyReplier(name: PolicyName): (messages: readonly ChatMessage[]) => string {
+  if (name !== 'slips') return (messages) => runPolicy(name, messages);
+  const asked = new Map<number, number>();
+  return (messages) => {
+    const text = promptText(messages);
+    const key = hashText(text, 2) * 2 ** 21 + (hashText(text, 3) >>> 11);
+    const draw = asked.get(key) ?? 0;
+    asked.set(key, draw + 1);
+    return runPolicy(name, messages, draw);
+  };
 }

@@ -253,6 +253,50 @@ describe('bas eval against bas serve', () => {
   });
 });
 
+describe('bas eval --json', () => {
+  it('carries what the figures were measured with beside the summary, whose shape stays', async () => {
+    const s = await start([]);
+    const dir = join(tempDir(), 'run');
+    const extra = [
+      '-n',
+      '3',
+      '--num-transactions',
+      '20',
+      '--fault-rate',
+      '0.3',
+      '--seed',
+      '5',
+      '--temperature',
+      '0',
+      '--max-tokens',
+      '900',
+    ];
+    const r = await bas(evalArgs(s.url, dir, extra), { env: { OPENAI_API_KEY: KEY } });
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout);
+    // The CI recipe's fields stay where they were.
+    expect(out.counts.completed).toBe(3);
+    expect(out.reward_errors_as_zero.ci95).toHaveLength(2);
+    const host = new URL(s.url).host;
+    expect(out.provenance).toMatchObject({
+      model: 'test-model',
+      endpoint: host,
+      provider: 'none',
+      n: 3,
+      rollouts: 1,
+      task: { num_transactions: 20, fault_rate: 0.3, seed: 5 },
+      sampling: { temperature: 0, max_tokens: 900, reasoning_effort: null, extra: {} },
+      bas_version: JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version,
+      made_by: 'bas eval',
+    });
+    // When and how long are run.json's: a resumed run prints the JSON an uninterrupted one does.
+    for (const k of ['started_at', 'ended_at', 'wall_time_s', 'status']) expect(out.provenance).not.toHaveProperty(k);
+    expect(out.provenance.generator).toBeGreaterThan(0);
+    expect(out.provenance.prompt_version).toBeGreaterThan(0);
+    expect(JSON.stringify(out)).not.toContain(KEY);
+  });
+});
+
 describe('bas eval without a server', () => {
   it('runs a built-in model with no key and no network', async () => {
     const dir = join(tempDir(), 'run');

@@ -97,9 +97,11 @@ describe('batch files round trip', () => {
     const report = JSON.parse((await bas(['report', join(dir, 'run'), '--json'])).stdout);
     expect(report.run.model).toBe('batch-model');
     expect(report.summary.counts.rollouts).toBe(24);
-    const compare = await bas(['compare', join(dir, 'eval'), join(dir, 'run')]);
+    const compare = await bas(['compare', join(dir, 'eval'), join(dir, 'run'), '--json']);
     expect(compare.code).toBe(0);
-    expect(compare.stdout).toMatch(/no difference shown at 95%/);
+    // score was not told how the batch was sampled: unknown, and the verdict says so.
+    const pairing = JSON.parse(compare.stdout).pairings[0];
+    expect(pairing.verdict).toBe('no difference shown at 95%; sampling differs (sampling known vs unknown)');
   });
 
   it('failed batch requests become typed errors, counted and left out of the means', async () => {

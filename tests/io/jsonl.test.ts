@@ -30,6 +30,22 @@ describe('boundedLines', () => {
     expect(await all(file(`a\n${long}\nb`))).toEqual(['a', long, 'b']);
   });
 
+  it('characters of several bytes cut by a 64 KB piece or a megabyte read come out whole', async () => {
+    // Lines of 'é' (two bytes) and '€' (three) shifted so that every piece boundary of the
+    // first megabytes falls inside a character somewhere.
+    const lines: string[] = [];
+    for (let i = 0, chars = 0; chars < 3 * (1 << 20); i++) {
+      lines.push('a'.repeat(i % 3) + (i % 2 ? 'é' : '€').repeat(4000 + (i % 7)) + 'z');
+      chars += lines[i]!.length + 1;
+    }
+    expect(await all(file(lines.join('\n') + '\n'))).toEqual(lines);
+    // A character cut off by the end of the file is one replacement character, as before.
+    const cut = Buffer.concat([Buffer.from('ok\nab'), Buffer.from('€').subarray(0, 2)]);
+    const path = join(tempDir(), 'cut.jsonl');
+    writeFileSync(path, cut);
+    expect(await all(path)).toEqual(['ok', 'ab\ufffd']);
+  });
+
   it('a line past the bound is refused naming the file and line, with or without a newline after it', async () => {
     const path = file('ok\n0123456789ABC\nok\n');
     await expect(all(path, 10)).rejects.toThrow(

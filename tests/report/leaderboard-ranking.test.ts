@@ -133,6 +133,12 @@ describe('leaderboard ranking', () => {
     expect(tex.match(/\\midrule/g)).toHaveLength(2);
     expect(tex).toContain('m/warm, "quoted" \\& 100\\%\\_sure');
     expect(latexText('a_b #1 {x} ~ ^ \\')).toBe('a\\_b \\#1 \\{x\\} \\textasciitilde{} \\^{} \\textbackslash{}');
+    // The caption says what the numbers were measured with: sampling (each run's where they
+    // differ, unknown where run.json does not say) and the bas that made them.
+    const caption = tex.split('\n').find((l) => l.startsWith('\\caption{'))!;
+    expect(caption).toMatch(
+      /Sampling: unknown \(.*answers.*\); temperature 0\.7 \$\\cdot\$ max tokens 4096 .*\(.*warm.*\)\. bas 0\.1\.0\. Ranked by/,
+    );
   });
 
   it('one number format per figure: a mean and its interval have the same decimals', () => {

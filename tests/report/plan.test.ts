@@ -62,6 +62,36 @@ describe('bas plan', () => {
     expect(observed.notes.join(' ')).toMatch(/the one the two runs show/);
   });
 
+  it('simulates the sequential rule from the pilot: seeded, capped, priced', async () => {
+    // 40 tasks, one rollout, half right: a difference of 0.2 from 0.5.
+    const pilot = runOf(
+      join(tempDir(), 'pilot'),
+      'm',
+      Array.from({ length: 40 }, (_, i) => [i % 2]),
+    );
+    const args = ['plan', pilot, '--difference', '0.2', '--simulations', '500', '--json'];
+    const p = JSON.parse((await bas([...args, '--price-in', '1', '--price-out', '4'])).stdout);
+    // σ² = 40 · 0.25 / 39; n = ⌈7.84888 · σ² / 0.04⌉ = 51.
+    expect(p.fixed.tasks).toBe(51);
+    const q = p.sequential;
+    expect(q).toMatchObject({ simulations: 500, seed: 1, cap: 204 });
+    expect(q.median_tasks).toBeGreaterThan(5);
+    expect(q.median_tasks).toBeLessThanOrEqual(q.p90_tasks);
+    expect(q.p90_tasks).toBeLessThanOrEqual(204);
+    expect(q.undecided).toBeLessThan(0.1);
+    expect(q.usd_median).toBeCloseTo(q.median_tasks * p.runs[0].usd_per_rollout, 12);
+    // The same seed gives the same figures; --max-tasks caps them.
+    const again = JSON.parse((await bas([...args, '--price-in', '1', '--price-out', '4'])).stdout);
+    expect(again.sequential).toEqual(q);
+    const capped = JSON.parse((await bas([...args, '--max-tasks', '10'])).stdout).sequential;
+    expect(capped.cap).toBe(10);
+    expect(capped.p90_tasks).toBeLessThanOrEqual(10);
+    const text = (await bas(['plan', pilot, '--difference', '0.2', '--simulations', '500'])).stdout;
+    expect(text).toMatch(/500 runs resampled from the pilot's scores \(seed 1\)/);
+    expect(text).toMatch(/tasks: median/);
+    for (const line of text.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
+  });
+
   it('refuses what it cannot plan from, in one line (exit 2)', async () => {
     const root = tempDir();
     const a = runOf(join(root, 'a'), 'ma', [[0], [1], [1], [0]]);

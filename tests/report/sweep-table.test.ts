@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderSweep, type SweepPoint, type SweepResult } from '../../src/report/sweep.js';
 import type { Estimate } from '../../src/summary/stats.js';
+import { provenanceOf } from '../../src/report/provenance.js';
 
 const est = (mean: number | null, ci: [number, number] | null): Estimate => ({
   n: 20,
@@ -32,6 +33,7 @@ function point(num_transactions: number, fault_rate: number | null, reward: Esti
       bas_consistent: est(0.25, [0.1, 0.5]),
     },
     notes: [],
+    provenance: provenanceOf(null, 'm', { num_transactions, fault_rate: fault_rate ?? 0.25, seed: 1 }),
   };
 }
 

@@ -273,7 +273,7 @@ describe('bas sweep of several models', () => {
     ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(
-      'bas: -m/--model: unknown built-in model "builtin:random" (choose builtin:oracle, builtin:raw-sums, builtin:blanket, builtin:silent)\n',
+      'bas: -m/--model: unknown built-in model "builtin:random" (choose builtin:oracle, builtin:raw-sums, builtin:blanket, builtin:silent, builtin:slips)\n',
     );
     expect(existsSync(dir)).toBe(false);
   });
@@ -325,6 +325,18 @@ describe('bas sweep of several models', () => {
     expect(plan.flags.model).toBeUndefined();
     const run = JSON.parse(readFileSync(join(grid, 'builtin-silent--rows-24', 'run.json'), 'utf8'));
     expect([run.model, run.task.num_transactions, run.status]).toEqual(['builtin:silent', 24, 'complete']);
+    // What the numbers were measured with heads the text and the page: settings the points share, once.
+    const tasks = `6 tasks × 1 rollout · fault rate ${run.task.fault_rate} · seed ${run.task.seed}`;
+    expect(r.stdout).toContain(`\ntasks: ${tasks}\n`);
+    expect(r.stdout).toContain('\nendpoint: built-in policy (no endpoint)\n');
+    expect(r.stdout).toMatch(/\nsampling: temperature .+ · max tokens .+ · reasoning effort /);
+    expect(r.stdout).toContain(
+      `\nversions: bas ${run.bas_version} · generator ${run.generator}, prompt ${run.prompt_version}`,
+    );
+    const header = readFileSync(html, 'utf8').split('</header>')[0]!;
+    expect(header).toContain(`<th>tasks</th><td>${tasks}</td>`);
+    expect(header).toMatch(/<th>sampling<\/th><td>temperature /);
+    expect(header).toContain(`<th>versions</th><td>bas ${run.bas_version} · `);
   });
 
   it("--verbose adds every point's own summary", async () => {
@@ -353,6 +365,11 @@ describe('bas sweep of several models', () => {
       expect(row.model).toBe(p.model);
       expect(Number(row.rows)).toBe(p.num_transactions);
       expect(row.fault_rate).toBe('');
+      // The settings of the point's run follow its figures.
+      const run = JSON.parse(readFileSync(join(p.dir, 'run.json'), 'utf8'));
+      expect([row.seed, row.endpoint, row.bas_version]).toEqual([String(run.task.seed), 'built-in', run.bas_version]);
+      expect(row.temperature).toBe(run.sampling.temperature === null ? '' : String(run.sampling.temperature));
+      expect(Object.keys(row)).toEqual(expect.arrayContaining(['max_tokens', 'reasoning_effort', 'extra_body']));
       expect([Number(row.n), Number(row.completed), Number(row.errored)]).toEqual([p.n, p.completed, p.errored]);
       for (const m of ['reward', 'bas_correct', 'fault_audit']) {
         expect(Number(row[m])).toBe(p.measures[m]!.mean);

@@ -64,6 +64,13 @@ describe('text tables fit 80 columns', () => {
     expect(joined).toContain('llama-v3p1-405b-instruct');
   });
 
+  it("compare: each run's task settings are shown beside its endpoint and sampling", () => {
+    const text = renderComparison(buildComparison([runs[0]!, runs[2]!], 1, 200));
+    const cells = tableLines(text).join('\n');
+    expect(cells).toMatch(/│ tasks +│/);
+    for (const part of ['12 rows', 'fault rate 0.3', 'seed 7']) expect(cells).toContain(part);
+  });
+
   it('compare: a verdict stays whole on one line', () => {
     const text = renderComparison(buildComparison([runs[2]!, runs[2]!], 1, 200));
     expect(text).toMatch(/│ no difference shown at 95% │/);

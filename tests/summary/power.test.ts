@@ -8,6 +8,8 @@ import {
   designEffect,
   pairedSplit,
   pairedVariance,
+  shiftToMean,
+  simulateSequential,
   tasksNeeded,
   taskMeanVariance,
   varianceSplit,
@@ -156,5 +158,65 @@ describe('the planned tasks reach 80% power (simulation, fixed seeds)', () => {
     );
     expect(p).toBeGreaterThan(0.75);
     expect(p).toBeLessThan(0.87);
+  });
+});
+
+describe('the sequential rule simulated from a pilot (fixed seeds)', () => {
+  it('shiftToMean reaches the target mean exactly and stays in the range', () => {
+    const xs = [0, 0, 0.5, 1, 1, 1];
+    for (const target of [0.1, 0.5, 0.75, 0.95]) {
+      const out = shiftToMean(xs, target, 0, 1);
+      expect(out.reduce((a, b) => a + b, 0) / out.length).toBeCloseTo(target, 9);
+      for (const x of out) expect(x >= 0 && x <= 1).toBe(true);
+    }
+    const d = shiftToMean([-1, 0, 0, 1], 0.3, -1, 1);
+    expect(d.reduce((a, b) => a + b, 0) / 4).toBeCloseTo(0.3, 9);
+  });
+
+  it('is the same for the same seed', () => {
+    const pilot = rng(7);
+    const scores = shiftToMean(
+      Array.from({ length: 200 }, () => (pilot() < 0.5 ? 1 : 0)),
+      0.6,
+      0,
+      1,
+    );
+    const o = { simulations: 300, seed: 5, cap: 2000 };
+    expect(simulateSequential(scores, 0.5, 'above', o)).toEqual(simulateSequential(scores, 0.5, 'above', o));
+  });
+
+  it('with no true difference it almost never decides (at most 5% of 2,000 runs to 2,000 tasks)', () => {
+    const pilot = rng(8);
+    const raw: number[] = Array.from({ length: 300 }, () => (pilot() < 0.4 ? 1 : pilot() < 0.5 ? 0.5 : 0));
+    const m0 = raw.reduce((a, b) => a + b, 0) / raw.length;
+    const sim = simulateSequential(raw, m0, 'above', { simulations: 2000, seed: 1, cap: 2000 });
+    expect(1 - sim.undecided).toBeLessThanOrEqual(0.05);
+  });
+
+  it('at the planned difference it decides, the right way, in a number of tasks of the order of the fixed design', () => {
+    const pilot = rng(9);
+    const raw = Array.from({ length: 400 }, () => (pilot() < 0.5 ? 1 : 0));
+    const split = varianceSplit(raw.map((x) => [x]));
+    const n = tasksNeeded(taskMeanVariance(split, 1), 0.1)!;
+    const sim = simulateSequential(shiftToMean(raw, split.mean + 0.1, 0, 1), split.mean, 'above', {
+      simulations: 2000,
+      seed: 1,
+      cap: 4 * n,
+    });
+    expect(sim.undecided).toBeLessThan(0.05);
+    expect(sim.wrong_sign).toBe(0);
+    expect(sim.median_tasks).toBeGreaterThan(0.3 * n);
+    expect(sim.median_tasks).toBeLessThan(2 * n);
+    expect(sim.p90_tasks).toBeGreaterThanOrEqual(sim.median_tasks);
+  });
+
+  it('a large paired difference (0.7 vs 0.3) is decided early, as docs/statistics.md says', () => {
+    // Independent Bernoulli(0.7) and Bernoulli(0.3) per task: differences in {-1, 0, 1}, mapped to [0, 1].
+    const pilot = rng(10);
+    const diffs = Array.from({ length: 500 }, () => (pilot() < 0.7 ? 1 : 0) - (pilot() < 0.3 ? 1 : 0));
+    const scores = shiftToMean(diffs, 0.4, -1, 1).map((x) => (x + 1) / 2);
+    const sim = simulateSequential(scores, 0.5, 'above', { simulations: 1000, seed: 1, cap: 1000 });
+    expect(sim.median_tasks).toBeLessThan(150);
+    expect(sim.undecided).toBe(0);
   });
 });

@@ -96,6 +96,33 @@ describe('one record per rollout', () => {
   });
 });
 
+describe('per-task means, whatever the indices', () => {
+  // Indices counting up find their slot in an array, one far past the rest a map (task-table.ts):
+  // the rows must not depend on which, nor on the order the records came in.
+  it('gives one row per task, in index order, for dense, strided, huge and out-of-order indices', () => {
+    const indices = [5, 0, 3, 2 ** 40, 1, 70_000_000, 2, 4, 900_000, 2 ** 40 + 1];
+    const b = new SummaryBuilder();
+    const expected = new Map<number, number[]>();
+    indices.forEach((index, k) => {
+      for (let rollout = 0; rollout < 2; rollout++) {
+        const bas = (k + rollout) % 2 === 0 ? 1 : 0;
+        b.add(done(index, rollout, { bas, audit: 0.5 }));
+        expected.set(index, [...(expected.get(index) ?? []), 0.6 * bas + 0.2]);
+      }
+    });
+    const rows = b.perTask();
+    expect(rows.map((t) => t.index)).toEqual([...indices].sort((x, y) => x - y));
+    for (const t of rows) {
+      const want = expected.get(t.index)!;
+      expect(t).toMatchObject({ rollouts: 2, completed: 2 });
+      expect(t.reward).toBeCloseTo((want[0]! + want[1]!) / 2, 12);
+    }
+    // A record added after the rows were asked for is in the next rows.
+    b.add(done(6, 0, { bas: 1, audit: 1 }));
+    expect(b.perTask().map((t) => t.index)).toContain(6);
+  });
+});
+
 describe('tokens that bought no score', () => {
   const usage = (prompt: number, completion: number, reasoning?: number, cached?: number) => ({
     prompt_tokens: prompt,

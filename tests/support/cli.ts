@@ -248,7 +248,8 @@ export function stableSummary(s: Record<string, any>): Record<string, unknown> {
           ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, round(x)]))
           : v;
   const { lines: _l, replaced: _r, ...counts } = s.counts;
-  // eval --json adds the cost at the run's prices; merge and score print the summary alone.
-  const { latency_ms: _lat, cost: _cost, ...rest } = s;
+  // eval --json adds the cost at the run's prices and the run's provenance (its dates, its
+  // endpoint); merge and score print the summary alone.
+  const { latency_ms: _lat, cost: _cost, provenance: _prov, ...rest } = s;
   return round({ ...rest, counts }) as Record<string, unknown>;
 }

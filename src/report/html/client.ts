@@ -189,7 +189,7 @@ export const RUN_PAGE_SCRIPT = String.raw`
       sec.appendChild(wrap);
       if (lt.extra.length) sec.appendChild(el('p', 'note', 'Flags on ids that are not in the ledger: ' + lt.extra.join(', ')));
     } else {
-      sec.appendChild(el('p', 'note', 'The task configuration is unknown, so the ledger cannot be rebuilt.'));
+      sec.appendChild(el('p', 'note', 'The ledger is not shown: ' + (r[F.no_task] || 'the task cannot be rebuilt') + '.'));
     }
     sec.appendChild(el('h3', null, 'Reply'));
     var reply = r[F.reply] === null ? '(no reply)' : r[F.reply];

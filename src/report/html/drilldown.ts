@@ -10,6 +10,8 @@ import { generateTask } from '../../task/generate.js';
 import { formatCents } from '../../task/money.js';
 import { BAS_LABELS, FAULT_CODES, type TaskConfig } from '../../task/types.js';
 import { GENERATOR_VERSION } from '../../task/generate.js';
+import type { Task } from '../../task/types.js';
+import { taskDigest } from '../../runfile/task-digest.js';
 import { runGenerator } from '../../runfile/versions.js';
 import type { RunData } from '../read.js';
 import type { RolloutRecord } from '../../runfile/record.js';
@@ -70,6 +72,7 @@ const ROLLOUT_FIELDS = [
   'faults',
   'unparseable',
   'why',
+  'no_task',
 ] as const;
 type RolloutData = [
   number,
@@ -85,6 +88,7 @@ type RolloutData = [
   Record<string, string[]> | null,
   string | null,
   string[],
+  string | null,
 ];
 
 export interface DrillData {
@@ -130,8 +134,7 @@ class StringTable {
   }
 }
 
-function taskData(config: TaskConfig, index: number, st: StringTable): TaskData {
-  const t = generateTask(config, index);
+function taskData(t: Task, index: number, st: StringTable): TaskData {
   const faults: Record<string, number[]> = {};
   for (const [id, codes] of Object.entries(t.key.faults)) faults[id] = codes.map((c) => FAULT_CODES.indexOf(c));
   return {
@@ -165,7 +168,13 @@ function shown(raw: unknown): string {
   return typeof raw === 'string' ? raw : (JSON.stringify(raw) ?? String(raw));
 }
 
-function rolloutData(r: RolloutRecord, pos: number, task: TaskData | null, why: string[]): RolloutData {
+function rolloutData(
+  r: RolloutRecord,
+  pos: number,
+  task: TaskData | null,
+  why: string[],
+  noTask: string | null,
+): RolloutData {
   const reply = typeof r.reply === 'string' ? r.reply : null;
   let figures: RolloutData[9] = null;
   let given: RolloutData[10] = null;
@@ -200,8 +209,16 @@ function rolloutData(r: RolloutRecord, pos: number, task: TaskData | null, why: 
     given,
     reason,
     why,
+    noTask,
   ];
 }
+
+/** Why a rollout's task is not shown beside it. */
+const NOT_REBUILT = 'the task cannot be rebuilt (unknown configuration or generator)';
+const GRADED_ELSEWHERE =
+  'the task this reply was graded against is not the one the generator makes for its index (it came from a tasks file of its own), and the run folder keeps only its digest: see the tasks file given to bas score';
+const GRADED_UNSAID =
+  "this run was scored by a bas before 0.4.1 against a tasks file, and its folder does not say which task was graded: the generator's could differ";
 
 /** Whether this bas's generator made the run's tasks (a run of another generator gets no ledgers). */
 function ledgersRegenerable(data: Pick<RunData, 'run'>): boolean {
@@ -217,25 +234,35 @@ export function drillDataOf(data: DrillSource, chosen: Selected[]): DrillData {
   // Ledgers are regenerated only by the generator that made them: another one would show a
   // different ledger beside the replies. readRun adds the note saying so.
   const regenerate = ledgersRegenerable(data);
+  const scored = data.run?.source === 'bas score';
   const tasks: TaskData[] = [];
-  const taskPos = new Map<string, number>();
+  const built = new Map<string, { pos: number; digest: string | null }>();
   const strings = new StringTable();
   const rollouts = chosen.map(({ record: r, reasons }) => {
     const config = !regenerate ? null : isConfig(r.config) ? r.config : data.task;
-    let pos = -1;
+    let at = { pos: -1, digest: null as string | null };
     if (config) {
       const key = `${configKey(config)}#${r.index}`;
-      pos = taskPos.get(key) ?? -1;
-      if (pos < 0 && !taskPos.has(key)) {
+      at = built.get(key) ?? at;
+      if (!built.has(key)) {
         try {
-          pos = tasks.push(taskData(config, r.index, strings)) - 1;
+          const t = generateTask(config, r.index);
+          at = { pos: tasks.push(taskData(t, r.index, strings)) - 1, digest: taskDigest(t) };
         } catch {
-          pos = -1; // a configuration the generator refuses: show the reply without a ledger
+          // a configuration the generator refuses: show the reply without a ledger
         }
-        taskPos.set(key, pos);
+        built.set(key, at);
       }
     }
-    return rolloutData(r, pos, pos >= 0 ? tasks[pos]! : null, reasons);
+    // A scored run's task came from a file: the rebuilt one is shown only when it is the one
+    // graded (same digest); a folder that does not say which task it graded shows none.
+    const said = typeof r.task_digest === 'string' ? r.task_digest : null;
+    let noTask: string | null = null;
+    if (at.pos >= 0 && said !== null && said !== at.digest) noTask = GRADED_ELSEWHERE;
+    else if (at.pos >= 0 && said === null && scored) noTask = GRADED_UNSAID;
+    else if (at.pos < 0) noTask = NOT_REBUILT;
+    const pos = noTask === null ? at.pos : -1;
+    return rolloutData(r, pos, pos >= 0 ? tasks[pos]! : null, reasons, noTask);
   });
   return {
     layout: { rollout: ROLLOUT_FIELDS, row: ROW_FIELDS, interned: ROW_INTERNED },

@@ -6,7 +6,8 @@
  * never mid-word.
  */
 import { measureText, rankText, vsBestText, type Leaderboard } from '../leaderboard.js';
-import { groupRows, PROVENANCE_COLUMNS, RESULT_COLUMNS, stackedCell } from '../leaderboard-table.js';
+import { chosenColumns, groupRows, PROVENANCE_COLUMNS, RESULT_COLUMNS, stackedCell } from '../leaderboard-table.js';
+import type { LeaderboardColumn } from '../../settings/choices.js';
 import { fmt, fmtEstimate, fmtInt } from '../tables.js';
 import { escapeHtml } from './escape.js';
 import { htmlTable, page } from './page.js';
@@ -31,7 +32,11 @@ const SECOND = ['#', 'fault_audit', 'bas_label_accuracy', 'fault_precision', 'fa
 const THIRD = ['#', 'bas_consistent', 'wrong BAS: audit / arithmetic / both'];
 
 /** The whole page for `bas leaderboard --html`; `extra` is trusted HTML put after the tables (the curves of sweep folders). */
-export function leaderboardPage(lb: Leaderboard, extra = ''): string {
+export function leaderboardPage(
+  lb: Leaderboard,
+  extra = '',
+  columns: readonly LeaderboardColumn[] | null = null,
+): string {
   const title = 'bas leaderboard';
   const cols = (heads: string[]) => heads.map((h) => RESULT_COLUMNS.find((c) => c.head === h)!);
   // Headings may break at their underscores, so a narrow number keeps a narrow column.
@@ -39,14 +44,24 @@ export function leaderboardPage(lb: Leaderboard, extra = ''): string {
   const sections = lb.groups.map((g) => {
     const rows = groupRows(g);
     const first = cols(FIRST);
-    const results = htmlTable(
-      [...first.map((c) => head(c.head)), 'vs #1'],
-      rows.map((r) => {
-        const v = vsBestText(r, lb.by);
-        return [...first.map((c) => stackedCell(c.value(r, lb))), v.diff ? `${v.diff}\n${v.verdict}` : v.verdict];
-      }),
-      { textCols: [2, 3, 9], wrapCols: [2, 9], lineBreaks: true },
-    );
+    const chosen = columns === null ? null : chosenColumns(columns);
+    const text = (cs: typeof first) => cs.flatMap((c, i) => (c.align === 'left' ? [i] : []));
+    const results =
+      chosen === null
+        ? htmlTable(
+            [...first.map((c) => head(c.head)), 'vs #1'],
+            rows.map((r) => {
+              const v = vsBestText(r, lb.by);
+              return [...first.map((c) => stackedCell(c.value(r, lb))), v.diff ? `${v.diff}\n${v.verdict}` : v.verdict];
+            }),
+            { textCols: [2, 3, 9], wrapCols: [2, 9], lineBreaks: true },
+          )
+        : // `--columns`: the results as those columns alone.
+          htmlTable(
+            chosen.map((c) => head(c.head)),
+            rows.map((r) => chosen.map((c) => stackedCell(c.value(r, lb)))),
+            { textCols: text(chosen), wrapCols: text(chosen), lineBreaks: true },
+          );
     const second = cols(SECOND);
     const metrics = htmlTable(
       [...second.map((c) => head(c.head)), 'pooled precision', 'pooled recall', 'tokens', 'cost'],

@@ -161,6 +161,15 @@ export function runPage(r: RunReport, drill: DrillData): string {
       ) +
       `<p class="small">BAS as its own faults imply: ${escapeHtml(fmtEstimate(c.bas_consistent))} of ${fmtInt(c.n)} parsed replies. Audit: it stated what its own faults imply, and they are wrong; arithmetic: its faults imply the right figure and it stated another (docs/benchmark.md).</p>`
     : '';
+  // With several rollouts per task: where the reward's variance comes from (noise.ts).
+  const n = s.noise;
+  const noise = n
+    ? htmlTable(
+        ['same requests as', 'tasks', '95% CI ±'],
+        n.same_requests.map((r) => [`${r.rollouts_per_task} per task`, fmtInt(r.tasks), fmt(r.half_width, 4)]),
+      ) +
+      `<p class="small">Reward variance: ${n.prediction_share === null ? '–' : `${Math.round(100 * n.prediction_share)}%`} prediction noise (within a task, variance ${escapeHtml(fmt(n.within_variance, 4))}), the rest data noise (between tasks, ${escapeHtml(fmt(n.between_variance, 4))}). Narrowest for the same requests: ${n.best_rollouts_per_task} rollout${n.best_rollouts_per_task === 1 ? '' : 's'} per task (docs/statistics.md, Noise split).</p>`
+    : '';
   const passK = s.pass_at_k.length
     ? htmlTable(
         ['pass@k (bas_correct)', 'value', 'tasks'],
@@ -187,7 +196,7 @@ ${embeddedNote(drill)}
   const body = `
 <section><h2>Scores</h2><div class="grid"><div>${scores}<p class="small">Means over completed rollouts. Intervals stay inside what each score can be: Wilson for 0/1 scores, Wilson on an effective sample size for other scores in [0, 1], a Poisson score interval for counts (docs/statistics.md); tasks are clusters when they have several rollouts.</p></div><div>${headline}</div></div></section>
 <section><h2>Where it goes wrong</h2><div class="grid"><div>${labels}</div><div>${codes}</div>${consistency ? `<div>${consistency}</div>` : ''}<div>${histogramChart(s.reward_histogram, 'Reward distribution (completed rollouts)')}</div></div></section>
-<section><h2>Details</h2><div class="grid"><div>${counts}</div><div>${codeTable}</div><div>${usage}</div>${passK ? `<div>${passK}</div>` : ''}</div></section>
+<section><h2>Details</h2><div class="grid"><div>${counts}</div><div>${codeTable}</div><div>${usage}</div>${passK ? `<div>${passK}</div>` : ''}${noise ? `<div>${noise}</div>` : ''}</div></section>
 ${tasks}`;
   return page({ title, header: header(r, title), body, data: jsonForScript(drill), script: RUN_PAGE_SCRIPT });
 }

@@ -201,16 +201,19 @@ export function curveChart(
   const log = lo > 0 && hi / lo >= 4;
   const w = opts.width ?? 600;
   const [left, right, top, plotH] = [52, 16, 30, 240];
-  const legendRows = series.map((s) =>
-    wrapCell(s.name, Math.max(12, Math.floor((w - left - 60) / CHAR_PX))).split('\n'),
-  );
+  const legendRows = series.map((s, i) => {
+    const j = series.findIndex((o, k) => k < i && sameCurve(o, s));
+    const name = j < 0 ? s.name : `${s.name} (same points as ${series[j]!.name}: drawn a little to the right)`;
+    return wrapCell(name, Math.max(12, Math.floor((w - left - 60) / CHAR_PX))).split('\n');
+  });
   const legendTop = top + plotH + 46;
   const legendH = legendRows.reduce((a, l) => a + l.length * 14 + 6, 0);
   const h = legendTop + legendH + 4;
   const plotW = w - left - right;
   const fx = (v: number) => (hi === lo ? 0.5 : log ? Math.log(v / lo) / Math.log(hi / lo) : (v - lo) / (hi - lo));
   // A little room at both ends, so markers at the first and last point are drawn whole.
-  const x = (v: number) => left + 10 + fx(v) * (plotW - 20);
+  const xAt = (v: number) => left + 10 + fx(v) * (plotW - 20);
+  const x = xAt;
   const y = (v: number) => top + (1 - clamp01(v)) * plotH;
   const f = (v: number) => v.toFixed(1);
   const parts = [
@@ -231,9 +234,21 @@ export function curveChart(
   parts.push(
     `<text x="${f(left + plotW / 2)}" y="${top + plotH + 34}" text-anchor="middle" fill="#445">${escapeHtml(opts.xLabel)}${log ? ' (log scale)' : ''}</text>`,
   );
+  // Curves that coincide (the same means at the same x: two models both at 1.0) would hide
+  // one another: each repeat is drawn a few pixels to the right and named in the legend.
+  const shapes = series.map((s) =>
+    JSON.stringify(
+      s.points
+        .filter((p) => p.mean !== null)
+        .map((p) => [p.x, p.mean])
+        .sort((a, b) => a[0]! - b[0]!),
+    ),
+  );
+  const shift = shapes.map((k, i) => (k === '[]' ? 0 : 3.5 * shapes.slice(0, i).filter((o) => o === k).length));
   series.forEach((s, i) => {
     const st = curveStyle(i);
     const dash = st.dash ? ` stroke-dasharray="${st.dash}"` : '';
+    const x = (v: number) => xAt(v) + shift[i]!;
     const pts = s.points.filter((p) => p.mean !== null).sort((a, b) => a.x - b.x);
     const banded = pts.filter((p) => p.ci !== null);
     const attrs = `data-series="${i}" data-marker="${st.marker}" data-dash="${st.dash || 'solid'}"`;
@@ -274,6 +289,17 @@ export function curveChart(
   });
   parts.push('</svg>');
   return parts.join('');
+}
+
+/** Whether two series have the same means at the same x (and some point at all). */
+function sameCurve(a: CurveSeries, b: CurveSeries): boolean {
+  const pts = (s: CurveSeries) =>
+    s.points
+      .filter((p) => p.mean !== null)
+      .map((p) => [p.x, p.mean] as const)
+      .sort((u, v) => u[0] - v[0]);
+  const [p, q] = [pts(a), pts(b)];
+  return p.length > 0 && p.length === q.length && p.every(([x, m], i) => x === q[i]![0] && m === q[i]![1]);
 }
 
 /** The end tag of a marker opened with a child `<title>`. */

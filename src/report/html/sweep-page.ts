@@ -4,10 +4,17 @@
  * and the table of points. `sweepFigures` is also the curve figure of `bas leaderboard` over
  * sweep folders.
  */
-import { hasFaultRates, pointName, SWEEP_CURVES, SWEEP_MEASURES, type SweepResult } from '../sweep.js';
+import {
+  hasFaultRates,
+  pointName,
+  sweepSettingsLines,
+  SWEEP_CURVES,
+  SWEEP_MEASURES,
+  type SweepResult,
+} from '../sweep.js';
 import { fmt, fmtInt } from '../tables.js';
 import { escapeHtml } from './escape.js';
-import { htmlTable, page } from './page.js';
+import { htmlTable, page, provenanceTable } from './page.js';
 import { curveChart } from './svg.js';
 
 const DIGITS = 3;
@@ -80,6 +87,6 @@ function sweepTable(r: SweepResult): string {
 export function sweepPage(r: SweepResult): string {
   const title = `bas sweep: ${r.models.join(', ')}`;
   const body = `<section><h2>Difficulty curves</h2>${sweepFigures(r)}</section><section><h2>Points</h2>${sweepTable(r)}</section>`;
-  const header = `<h1>${escapeHtml(title)}</h1><div class="meta"><span>folder <b>${escapeHtml(r.dir)}</b></span><span>models <b>${r.models.length}</b></span><span>points <b>${r.points.length}</b></span></div>`;
+  const header = `<h1>${escapeHtml(title)}</h1><div class="meta"><span>folder <b>${escapeHtml(r.dir)}</b></span><span>models <b>${r.models.length}</b></span><span>points <b>${r.points.length}</b></span></div>${provenanceTable(sweepSettingsLines(r))}`;
   return page({ title, header, body });
 }

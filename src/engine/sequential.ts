@@ -1,0 +1,169 @@
+/**
+ * The sequential stopping rules of a run (`--precision`, `--against RUN --until decided`):
+ * rollouts go in as they finish, in any order; a task enters the confidence sequence only
+ * when it and every task before it in the run's order are complete (all its rollouts
+ * recorded), as the mean of its rollouts' rewards with errored rollouts as 0. So the tasks
+ * are consumed in index order, never in completion order (a slow reply is often a wrong one:
+ * completion order would bias the mean). docs/statistics.md, "Anytime-valid intervals".
+ */
+import {
+  ConfidenceSequence,
+  PairedConfidenceSequence,
+  verdictOf,
+  type SequenceInterval,
+  type SequentialRecord,
+  type Verdict,
+} from '../summary/confidence-sequence.js';
+
+/** When to stop. */
+export type SequentialRule =
+  /** Stop when the 95% interval of the mean reward is within ±width. */
+  | { kind: 'precision'; width: number }
+  /**
+   * Stop when the interval of this run minus the baseline excludes 0 or lies within ±margin;
+   * `baseline` holds the baseline's task scores by task index.
+   */
+  | { kind: 'decided'; margin: number; baseline: ReadonlyMap<number, number> };
+
+/** Where a sequence stands: the tasks it has taken, its interval, and whether (and why) it stopped. */
+export interface SequentialState {
+  rule: 'precision' | 'decided';
+  /** Tasks consumed (complete, in order). */
+  tasks: number;
+  /** The last task index consumed, or null. */
+  lastIndex: number | null;
+  interval: SequenceInterval;
+  /** True once the rule's condition held. */
+  reached: boolean;
+  /** For `decided`: the verdict now (`undecided` until the interval decides). */
+  verdict: Verdict | null;
+  /** Sample standard deviation of the consumed task scores (or paired differences); null below two. */
+  sd: number | null;
+}
+
+export class TaskSequence {
+  private readonly scores = new Map<number, Array<number | undefined>>();
+  private next = 0;
+  private readonly one: ConfidenceSequence | null;
+  private readonly paired: PairedConfidenceSequence | null;
+  private reachedAt: number | null = null;
+  private last: number | null = null;
+  private current: SequenceInterval;
+  /** Running mean and sum of squared deviations of what entered the sequence (Welford). */
+  private count = 0;
+  private runningMean = 0;
+  private squares = 0;
+
+  /**
+   * `order`: the task indices of the run, in the order they are consumed; `rollouts` per task.
+   */
+  constructor(
+    private readonly order: readonly number[],
+    private readonly rollouts: number,
+    readonly rule: SequentialRule,
+  ) {
+    this.one = rule.kind === 'precision' ? new ConfidenceSequence() : null;
+    this.paired = rule.kind === 'decided' ? new PairedConfidenceSequence() : null;
+    this.current = (this.one ?? this.paired)!.interval();
+  }
+
+  /**
+   * Records one rollout's reward (null for an errored rollout, counted as 0), and consumes
+   * every task that is now complete in order. Returns true when the rule has been reached.
+   */
+  add(index: number, rollout: number, reward: number | null): boolean {
+    if (rollout < 0 || rollout >= this.rollouts) return this.reached;
+    let task = this.scores.get(index);
+    if (task === undefined) {
+      task = new Array<number | undefined>(this.rollouts);
+      this.scores.set(index, task);
+    }
+    task[rollout] = reward === null ? 0 : Math.min(1, Math.max(0, reward));
+    this.advance();
+    return this.reached;
+  }
+
+  get reached(): boolean {
+    return this.reachedAt !== null;
+  }
+
+  private advance(): void {
+    while (this.reachedAt === null && this.next < this.order.length) {
+      const index = this.order[this.next]!;
+      const task = this.scores.get(index);
+      if (task === undefined) return;
+      let sum = 0;
+      for (let r = 0; r < this.rollouts; r++) {
+        const s = task[r];
+        if (s === undefined) return;
+        sum += s;
+      }
+      this.scores.delete(index);
+      this.next++;
+      this.last = index;
+      const mean = sum / this.rollouts;
+      if (this.one) {
+        this.observe(mean);
+        this.one.push(mean);
+        this.current = this.one.interval();
+        if (this.rule.kind === 'precision' && this.current.halfWidth <= this.rule.width) this.reachedAt = this.next;
+      } else if (this.paired && this.rule.kind === 'decided') {
+        const base = this.rule.baseline.get(index);
+        if (base === undefined) continue;
+        this.observe(mean - base);
+        this.paired.push(mean, Math.min(1, Math.max(0, base)));
+        this.current = this.paired.interval();
+        if (verdictOf(this.current.low, this.current.high, this.rule.margin) !== 'undecided')
+          this.reachedAt = this.next;
+      }
+    }
+  }
+
+  private observe(x: number): void {
+    this.count++;
+    const delta = x - this.runningMean;
+    this.runningMean += delta / this.count;
+    this.squares += delta * (x - this.runningMean);
+  }
+
+  state(): SequentialState {
+    return {
+      rule: this.rule.kind,
+      tasks: this.current.n,
+      lastIndex: this.last,
+      interval: this.current,
+      reached: this.reached,
+      verdict: this.rule.kind === 'decided' ? verdictOf(this.current.low, this.current.high, this.rule.margin) : null,
+      sd: this.count >= 2 ? Math.sqrt(this.squares / (this.count - 1)) : null,
+    };
+  }
+}
+
+/**
+ * The tasks a fixed-n 95% interval needs to be within ±`width`: n = (1.96·sd / width)²,
+ * rounded up; null when sd is not positive.
+ */
+function fixedPrecisionTasks(sd: number, width: number): number | null {
+  if (!(sd > 0) || !(width > 0)) return null;
+  return Math.ceil(((1.959963984540054 * sd) / width) ** 2);
+}
+
+/** The record of a sequence's state under `--precision W`. */
+export function precisionRecord(state: SequentialState, width: number): SequentialRecord {
+  const i = state.interval;
+  return {
+    rule: 'precision',
+    width,
+    alpha: 0.05,
+    anytime_valid: true,
+    method: 'betting-mixture',
+    tasks: state.tasks,
+    last_index: state.lastIndex,
+    mean: i.mean,
+    low: i.low,
+    high: i.high,
+    half_width: i.halfWidth,
+    reached: state.reached,
+    fixed_design_tasks: state.sd === null ? null : fixedPrecisionTasks(state.sd, width),
+  };
+}

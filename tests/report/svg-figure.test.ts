@@ -1,0 +1,161 @@
+/**
+ * `--svg FILE` (src/report/html/figure.ts): standalone SVG documents a paper can take. Checked
+ * as XML by a small well-formedness walk (no parser dependency), for what SVG-to-PDF tools
+ * need (namespace, viewBox, no script or outside reference, generic fonts), for coinciding
+ * curves kept visible, and, where Debian's chromium is present, loaded in a browser as an
+ * SVG document (no parser error, every curve drawn).
+ */
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium } from 'playwright-core';
+import { readRun, type RunData } from '../../src/report/read.js';
+import { buildLeaderboard } from '../../src/report/leaderboard.js';
+import { buildSweep } from '../../src/report/sweep.js';
+import { leaderboardSvg, sweepSvg } from '../../src/report/html/figure.js';
+import { writeRun } from './make-run.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+
+/** Throws unless `xml` is well-formed: one root, tags nested and closed, attributes quoted, entities known. */
+function checkWellFormed(xml: string): void {
+  const body = xml.replace(/^<\?xml[^?]*\?>\s*/, '');
+  const stack: string[] = [];
+  let roots = 0;
+  const re = /<(\/?)([A-Za-z][\w:-]*)((?:\s+[\w:-]+="[^"<]*")*)\s*(\/?)>|([^<]+)|(<)/g;
+  for (let m = re.exec(body); m; m = re.exec(body)) {
+    if (m[6]) throw new Error(`a stray '<' at ${m.index}: ${body.slice(m.index, m.index + 40)}`);
+    const text = m[5] ?? m[3] ?? '';
+    for (const amp of text.matchAll(/&[^;\s]*;?/g))
+      if (!/^&(amp|lt|gt|quot|#39|#\d+);$/.test(amp[0])) throw new Error(`unknown entity ${amp[0]}`);
+    if (m[5] !== undefined) {
+      if (stack.length === 0 && m[5].trim()) throw new Error('text outside the root');
+      continue;
+    }
+    if (m[1]) {
+      if (stack.pop() !== m[2]) throw new Error(`</${m[2]}> closes another element`);
+    } else if (!m[4]) {
+      if (stack.length === 0) roots++;
+      stack.push(m[2]!);
+    } else if (stack.length === 0) roots++;
+  }
+  if (stack.length) throw new Error(`unclosed: ${stack.join(' > ')}`);
+  if (roots !== 1) throw new Error(`${roots} root elements`);
+}
+
+let dir: string;
+let runs: RunData[];
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'bas-svg-'));
+  // Two models that both score 1.0 at every point (their curves coincide), one that does not,
+  // and a model name that needs escaping.
+  const specs = [
+    ['builtin:oracle', () => 'oracle' as const],
+    ['a <b>&amp; "c"</b>', () => 'oracle' as const],
+    ['builtin:blanket', (i: number) => (i % 2 ? ('oracle' as const) : ('blanket' as const))],
+  ] as const;
+  runs = [];
+  for (const [k, [model, choose]] of specs.entries())
+    for (const rows of [12, 24]) {
+      const d = join(dir, `${k}-${rows}`);
+      writeRun(d, { n: 10, model, choose, config: { num_transactions: rows, fault_rate: 0.3, seed: 7 } });
+      runs.push(await readRun(d, () => {}));
+    }
+});
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function sweep() {
+  return buildSweep(
+    dir,
+    runs.map((data) => ({ num_transactions: data.task!.num_transactions, fault_rate: null, model: data.model, data })),
+  );
+}
+
+describe('bas sweep --svg', () => {
+  it('is one standalone, well-formed SVG document a converter can take', () => {
+    const svg = sweepSvg(sweep());
+    checkWellFormed(svg);
+    expect(svg.startsWith('<?xml version="1.0" encoding="UTF-8"?>\n<svg xmlns="http://www.w3.org/2000/svg"')).toBe(
+      true,
+    );
+    expect(svg).toMatch(/^<svg [^>]*viewBox="0 0 \d+ \d+"/m);
+    expect(svg).not.toMatch(/<script|<style|<foreignObject|href=|url\(|on\w+=/i);
+    // Fonts by generic family only: a converter without the system's UI font still has one.
+    expect([...svg.matchAll(/font-family="([^"]*)"/g)].map((m) => m[1])).toEqual(
+      expect.arrayContaining(['sans-serif']),
+    );
+    expect(svg).not.toMatch(/font-family="(?!sans-serif")/);
+    expect(svg).toContain('a &lt;b&gt;&amp;amp; &quot;c&quot;&lt;/b&gt;');
+    // Three measures, three models each.
+    expect(svg.match(/<g class="series"/g)!.length).toBe(9);
+  });
+
+  it('keeps coinciding curves visible: the repeat drawn to the right, and named in the legend', () => {
+    const svg = sweepSvg(sweep());
+    // (The legend folds long names into lines: joined again here.)
+    const squeeze = (t: string) => t.replace(/<\/tspan><tspan[^>]*>/g, '').replace(/\s+/g, '');
+    expect(squeeze(svg)).toContain(squeeze('(same points as builtin:oracle: drawn a little to the right)'));
+    // In the first panel, series 1's markers sit 3.5 px right of series 0's, at the same height.
+    const markers = (i: number) => {
+      const g = new RegExp(`<g class="series" data-series="${i}"[\\s\\S]*?</g>`).exec(svg)![0];
+      return [...g.matchAll(/class="marker"/g)].length
+        ? [...g.matchAll(/<(?:circle cx="([\d.]+)" cy="([\d.]+)"|rect x="([\d.]+)" y="([\d.]+)")/g)].map((m) =>
+            m[1] ? [Number(m[1]), Number(m[2])] : [Number(m[3]) + 4, Number(m[4]) + 4],
+          )
+        : [];
+    };
+    const [a, b] = [markers(0), markers(1)];
+    expect(a.length).toBe(2);
+    expect(b.length).toBe(2);
+    for (let k = 0; k < 2; k++) {
+      expect(b[k]![0]! - a[k]![0]!).toBeCloseTo(3.5, 1);
+      expect(b[k]![1]).toBeCloseTo(a[k]![1]!, 1);
+    }
+  });
+});
+
+describe('bas leaderboard --svg', () => {
+  it('draws each group as dots with intervals, rank and tier in the label, numbers beside', () => {
+    const lb = buildLeaderboard(
+      runs.filter((r) => r.task!.num_transactions === 12),
+      { seed: 1, resamples: 200 },
+    );
+    const svg = leaderboardSvg(lb);
+    checkWellFormed(svg);
+    expect(svg).not.toMatch(/<script|<style|href=/i);
+    const ranked = lb.groups[0]!.runs;
+    expect(svg.match(/<circle /g)!.length).toBe(ranked.length);
+    for (const r of ranked) {
+      const e = r.measures.reward_errors_as_zero;
+      expect(svg).toContain(`${r.rank}. `);
+      expect(svg).toContain(`(tier ${r.tier})`);
+      expect(svg).toContain(`${e.mean!.toFixed(3)} [${e.ci95![0].toFixed(3)}, ${e.ci95![1].toFixed(3)}]`);
+    }
+  });
+});
+
+describe.skipIf(!existsSync(CHROMIUM))('in headless chromium', () => {
+  it('loads as an SVG document without a parser error, every curve and dot drawn', async () => {
+    const path = join(dir, 'sweep.svg');
+    writeFileSync(path, sweepSvg(sweep()));
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox'] });
+    try {
+      const page = await browser.newPage();
+      await page.goto(`file://${path}`);
+      type Doc = { document: { documentElement: { namespaceURI: string } } };
+      const root = await page.evaluate(() => (globalThis as unknown as Doc).document.documentElement.namespaceURI);
+      const errors = await page.locator('parsererror').count();
+      type Drawn = { getBBox(): { width: number } };
+      const curves = await page
+        .locator('polyline.curve')
+        .evaluateAll((els) => els.filter((e) => (e as unknown as Drawn).getBBox().width > 0).length);
+      const seen = { root, errors, curves };
+      expect(seen).toEqual({ root: 'http://www.w3.org/2000/svg', errors: 0, curves: 9 });
+    } finally {
+      await browser.close();
+    }
+  }, 120_000);
+});
