@@ -16,6 +16,7 @@ const SECTIONS = [
     'Peak memory of a long eval (built-in model, and against bas serve), started without node flags',
   ],
   ['report', 'report.mjs', 'benchReport', 'bas report on a large run'],
+  ['view', 'view.mjs', 'benchView', 'bas view on a folder of a million rollouts: index, opening times, server memory'],
   ['compare', 'compare.mjs', 'benchCompare', 'bas compare and bas leaderboard (tiers) of 100,000-task runs'],
   ['hostile', 'hostile.mjs', 'benchHostile', 'Grading hostile ~1 MB replies'],
   ['pace', 'pace.mjs', 'benchPace', 'bas eval against a rate-limited bas serve (rate limits as a pace)'],

@@ -53,7 +53,7 @@ export async function view(dir: string | undefined, flags: Record<string, unknow
   std
     .stdout()
     .write(
-      `bas view: serving the runs under ${o.root} at ${server.url}${o.token ? ' (add ?token=… to the address)' : ''}\n`,
+      `bas view: listening on ${server.url} (the runs under ${o.root}${o.token ? '; add ?token=… to the address' : ''})\n`,
     );
   await runUntilStopped(server, (signal) => std.stderr().write(`bas view: ${signal}: stopping\n`));
 }

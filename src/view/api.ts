@@ -10,7 +10,6 @@ import { RequestError } from '../errors/index.js';
 import { terminalText } from '../io/terminal-text.js';
 import { buildComparison, renderComparison } from '../report/compare.js';
 import { drillDataOf, rolloutJson } from '../report/html/drilldown.js';
-import { buildRunReport, renderRunReport } from '../report/run-report.js';
 import { provenanceLines } from '../report/provenance.js';
 import { expectedRollouts } from '../runfile/read.js';
 import { COMMAND_FLAGS } from '../settings/command-flags.js';
@@ -131,16 +130,16 @@ async function indexOrProblem(
 export async function runAnswer(catalog: Catalog, q: Query): Promise<unknown> {
   const run = await runOf(catalog, q);
   const { index, problem } = await indexOrProblem(run);
-  const data = await run.summary(true);
+  const kept = await run.summary(true);
   catalog.keepFew();
-  const report = data ? buildRunReport(data) : null;
+  const report = kept?.report ?? null;
   return {
     id: run.id,
     status: run.status(),
     model: terminalText(report?.run.model ?? run.info?.model ?? '(unknown model)'),
     provenance: report ? provenanceLines(report.run.provenance).map(([k, v]) => [k, terminalText(v)]) : null,
     notes: report ? report.notes.map((n) => terminalText(n)) : [],
-    text: report ? renderRunReport(report) : null,
+    text: kept?.text ?? null,
     report: report ? safeStrings(report) : null,
     problem: run.infoProblem ?? run.dataProblem ?? problem,
     index: indexState(run, index),
@@ -213,8 +212,8 @@ export async function compareAnswer(catalog: Catalog, q: Query): Promise<unknown
   const a = await runOf(catalog, q, 'a');
   const b = await runOf(catalog, q, 'b');
   if (a.id === b.id) throw new RequestError(400, 'name two different runs to compare');
-  const da = await a.summary(true);
-  const db = await b.summary(true);
+  const da = await a.wholeSummary();
+  const db = await b.wholeSummary();
   catalog.keepFew();
   if (!da || !db)
     throw new RequestError(409, `cannot compare: ${(!da ? a.dataProblem : b.dataProblem) ?? 'a summary is missing'}`);

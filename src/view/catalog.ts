@@ -10,7 +10,7 @@ import { join, relative, sep } from 'node:path';
 import { terminalText } from '../io/terminal-text.js';
 import { outsideText } from '../io/outside-text.js';
 import { readRun, type RunData } from '../report/read.js';
-import { costOf } from '../report/run-report.js';
+import { buildRunReport, costOf, renderRunReport, type RunReport } from '../report/run-report.js';
 import { provenanceOf, samplingShort } from '../report/provenance.js';
 import { folderLockState } from '../runfile/lock.js';
 import { expectedRollouts, readRunInfo, type RunFile } from '../runfile/read.js';
@@ -24,8 +24,19 @@ import { RolloutIndex } from './rollout-index.js';
 /** How deep under the folder runs are looked for, and how many folders the walk visits at most. */
 const MAX_DEPTH = 6;
 const MAX_FOLDERS = 20_000;
-/** Summaries kept whole (with their per-task tables, for comparisons) at once; the rest keep their list figures. */
-const KEPT_SUMMARIES = 4;
+/**
+ * Runs whose whole summary (with its per-task table, which comparisons pair) is kept at once;
+ * every other run keeps only its report, a few KB. A million-task run's table is tens of MB.
+ */
+const KEPT_SUMMARIES = 2;
+/** Bytes the rollout indexes may hold together; the least recently used go past it (and are read again when opened). */
+const INDEX_BUDGET_BYTES = 64 * 1024 * 1024;
+/**
+ * Runs of more rollouts than this get their index warmed, not their summary: the report's fold
+ * over a run of a million tasks holds a few hundred MB while it runs (its per-task table), so
+ * it is read only when that run is opened.
+ */
+const WARM_SUMMARY_MAX_ROLLOUTS = 200_000;
 /** A walk of the folder is reused for this long. */
 const WALK_MS = 1000;
 
@@ -90,13 +101,16 @@ export class RunState {
   infoProblem: string | null = null;
   private infoStamp = '';
   private index: RolloutIndex | null = null;
+  /** The whole summary, kept for only a few runs at once (comparisons need its per-task table). */
   data: RunData | null = null;
+  /** The run's report as `bas report` builds it, and its text: kept, small. */
+  report: { report: RunReport; text: string } | null = null;
   dataProblem: string | null = null;
-  /** The results file's size when the summary was read. */
-  private dataSize = -1;
+  /** The results file's size when the report was built. */
+  private reportSize = -1;
   private reading: Promise<void> | null = null;
   figures: ListFigures | null = null;
-  /** When the summary was last used (for keeping only a few whole). */
+  /** When the run was last used (for keeping only a few summaries and indexes). */
   used = 0;
 
   constructor(
@@ -143,17 +157,24 @@ export class RunState {
 
   /** The rollout index, brought up to date with the file. */
   async rollouts(): Promise<RolloutIndex> {
+    this.used = Date.now();
     if (this.index === null) {
       this.indexBounds = runBounds(this.info);
       this.index = new RolloutIndex(this.resultsPath, this.indexBounds);
     }
-    await this.index.refresh();
-    return this.index;
+    const index = this.index;
+    await index.refresh();
+    return index;
   }
 
-  /** The index if it was built, without reading. */
-  builtIndex(): RolloutIndex | null {
-    return this.index;
+  /** Memory the index holds, 0 when there is none. */
+  indexBytes(): number {
+    return this.index?.memoryBytes() ?? 0;
+  }
+
+  /** Lets the index go; it is built again when asked for. */
+  dropIndex(): void {
+    this.index = null;
   }
 
   private resultsSize(): number {
@@ -164,21 +185,34 @@ export class RunState {
     }
   }
 
-  /** Whether the summary is older than the results file. */
-  stale(): boolean {
-    return this.resultsSize() !== this.dataSize;
+  /** Whether the report is older than the results file. */
+  private stale(): boolean {
+    return this.resultsSize() !== this.reportSize;
+  }
+
+  private read(): Promise<void> {
+    this.reading ??= this.readSummary().finally(() => (this.reading = null));
+    return this.reading;
   }
 
   /**
-   * Reads the summary again when the file grew (one read at a time). `wait` false returns at
+   * The report, read again when the file grew (one read at a time). `wait` false returns at
    * once, leaving the read going (the list's figures follow a running run a read behind).
    */
-  async summary(wait: boolean): Promise<RunData | null> {
+  async summary(wait: boolean): Promise<{ report: RunReport; text: string } | null> {
     this.used = Date.now();
-    if (this.stale() || (this.data === null && this.dataProblem === null)) {
-      this.reading ??= this.readSummary().finally(() => (this.reading = null));
-      if (wait) await this.reading;
+    if (this.stale() || (this.report === null && this.dataProblem === null)) {
+      const reading = this.read();
+      if (wait) await reading;
     } else if (wait && this.reading) await this.reading;
+    return this.report;
+  }
+
+  /** The whole summary, read again when it was let go or the file grew. */
+  async wholeSummary(): Promise<RunData | null> {
+    this.used = Date.now();
+    if (this.reading) await this.reading;
+    if (this.data === null || this.stale()) await this.read();
     return this.data;
   }
 
@@ -187,21 +221,22 @@ export class RunState {
     try {
       const data = await readRun(this.dir, () => {});
       this.data = data;
+      const report = buildRunReport(data);
+      this.report = { report, text: renderRunReport(report) };
       this.dataProblem = null;
       this.figures = figuresOf(data.summary, data.run);
     } catch (err) {
       this.data = null;
+      this.report = null;
       this.figures = null;
       this.dataProblem = outsideText((err as Error).message, 500);
     }
-    this.dataSize = size;
+    this.reportSize = size;
   }
 
-  /** Lets the whole summary go (the list figures stay); it is read again when asked for. */
+  /** Lets the whole summary go (the report and the list figures stay). */
   dropSummary(): void {
-    if (this.reading) return;
-    this.data = null;
-    this.dataSize = -1;
+    if (!this.reading) this.data = null;
   }
 
   /** The row of the run list; `live` brings a running run's index and summary up to date. */
@@ -321,10 +356,42 @@ export class Catalog {
     return r;
   }
 
-  /** Lets all but the few most recently used summaries go, so memory does not grow with the number of runs. */
+  /**
+   * Lets all but the few most recently used whole summaries go, and the least recently used
+   * indexes past the budget, so memory does not grow with the number or size of the runs.
+   */
   keepFew(): void {
-    const held = [...this.runs.values()].filter((r) => r.data !== null).sort((a, b) => b.used - a.used);
-    for (const r of held.slice(KEPT_SUMMARIES)) r.dropSummary();
+    const recent = [...this.runs.values()].sort((a, b) => b.used - a.used);
+    for (const r of recent.filter((x) => x.data !== null).slice(KEPT_SUMMARIES)) r.dropSummary();
+    let bytes = 0;
+    recent.forEach((r, i) => {
+      bytes += r.indexBytes();
+      if (i > 0 && bytes > INDEX_BUDGET_BYTES) r.dropIndex();
+    });
+  }
+
+  /**
+   * Reads every run's index and report in the background, newest first, one run at a time, so
+   * a run opens at once when it is asked for; what the budgets do not keep is read again then.
+   */
+  async warm(stop: () => boolean): Promise<void> {
+    const { runs } = await this.list();
+    runs.sort((a, b) => String(b.started_at ?? '').localeCompare(String(a.started_at ?? '')));
+    for (const row of runs) {
+      if (stop()) return;
+      const r = this.runs.get(row.id);
+      if (!r) continue;
+      // Warming is not use: what a user opened stays ahead of it in the budgets.
+      const used = r.used;
+      try {
+        const index = await r.rollouts();
+        if (index.rollouts <= WARM_SUMMARY_MAX_ROLLOUTS) await r.summary(true);
+      } catch {
+        // Shown when the run is opened.
+      }
+      r.used = used;
+      this.keepFew();
+    }
   }
 }
 

@@ -225,14 +225,22 @@ export class RolloutIndex {
       let pos = this.scanned;
       let carry: Buffer | null = null;
       let carryStart = pos;
+      // One buffer for the whole read: an unfinished line is moved to its front, and the next
+      // chunk read in behind it. No memory is taken per chunk, so a file of any size is read
+      // in the same few MB.
+      let buf = Buffer.allocUnsafe(CHUNK * 2);
       while (pos < end) {
         const want = Math.min(CHUNK, end - pos);
-        const buf = Buffer.allocUnsafe(want);
-        const { bytesRead } = await fh.read(buf, 0, want, pos);
+        const lead = carry ? carry.length : 0;
+        if (lead + want > buf.length) {
+          const bigger = Buffer.allocUnsafe(lead + want);
+          carry!.copy(bigger, 0);
+          buf = bigger;
+        } else if (carry) carry.copy(buf, 0);
+        const { bytesRead } = await fh.read(buf, lead, want, pos);
         if (bytesRead === 0) break;
-        let chunk: Buffer = buf.subarray(0, bytesRead);
+        const chunk: Buffer = buf.subarray(0, lead + bytesRead);
         const chunkStart: number = carry ? carryStart : pos;
-        if (carry) chunk = Buffer.concat([carry, chunk]);
         pos += bytesRead;
         let from = 0;
         if (this.pendingNewline && chunkStart === this.scanned && chunk.length > 0) {

@@ -24,6 +24,8 @@ export interface ViewServerOptions {
   /** Needed on the API when set (and the command refuses a host off loopback without one). */
   token: string | null;
   maxConnections: number;
+  /** Read every run's index and report in the background from the start (default true). */
+  warm?: boolean;
 }
 
 export interface RunningViewServer {
@@ -118,12 +120,15 @@ export async function startViewServer(o: ViewServerOptions): Promise<RunningView
   gate.watch(server);
   const at = await listen(server, o.port, o.host);
   port = at.port;
+  let stopped = false;
+  if (o.warm !== false) void catalog.warm(() => stopped);
   return {
     url: `http://${at.host}:${port}/`,
     port,
     catalog,
     close: () =>
       new Promise<void>((resolve) => {
+        stopped = true;
         server.close(() => resolve());
         server.closeIdleConnections();
       }),
