@@ -11,6 +11,8 @@
  * differences), shifted to the difference planned for, resampled with a fixed seed and fed to
  * the confidence sequence until it decides.
  */
+import { CompensatedSum } from './compensated-sum.js';
+import { noiseSplit } from './noise.js';
 import { Rng } from '../task/random.js';
 import { FixedMeanTest } from './confidence-sequence.js';
 
@@ -48,34 +50,28 @@ export function varianceSplit(tasks: readonly TaskScores[]): VarianceSplit {
   const k = tasks.length;
   const means = tasks.map((t) => meanOf(t));
   const grand = k ? means.reduce((a, b) => a + b, 0) / k : Number.NaN;
-  let n = 0;
-  let ssWithin = 0;
-  let dfWithin = 0;
-  let sumM2 = 0;
-  let ssBetween = 0;
-  // The ANOVA's between-task sum weighs each task by its rollouts, around the rollout-weighted mean.
-  let total = 0;
-  for (const t of tasks) for (let j = 0; j < t.length; j++) total += t[j]!;
-  for (const t of tasks) n += t.length;
-  const weighted = n ? total / n : Number.NaN;
-  tasks.forEach((t, i) => {
-    const m = means[i]!;
-    for (let j = 0; j < t.length; j++) ssWithin += (t[j]! - m) ** 2;
-    dfWithin += t.length - 1;
-    sumM2 += t.length * t.length;
-    ssBetween += t.length * (m - weighted) ** 2;
-  });
   let taskVar = 0;
   for (const m of means) taskVar += (m - grand) ** 2;
   taskVar = k > 1 ? taskVar / (k - 1) : Number.NaN;
-  if (dfWithin === 0 || k < 2) {
+  // The ANOVA itself is the summary's noise split (Searle's unbalanced k₀), fed exact sums.
+  const sum = new CompensatedSum();
+  const squares = new CompensatedSum();
+  let n = 0;
+  const groups = tasks.map((t) => {
+    const own = new CompensatedSum();
+    for (let j = 0; j < t.length; j++) {
+      own.add(t[j]!);
+      squares.addProduct(t[j]!, t[j]!);
+    }
+    sum.add(own.value);
+    n += t.length;
+    return { count: t.length, sum: own.value };
+  });
+  const split = noiseSplit(groups, sum.value, squares.value);
+  if (split === null)
     return { tasks: k, rollouts: n, mean: grand, task_mean_variance: taskVar, within: null, between: null, icc: null };
-  }
-  const within = ssWithin / dfWithin;
-  const msb = ssBetween / (k - 1);
-  // The average rollouts per task as unbalanced one-way ANOVA weighs them (Searle et al. 1992, 3.6).
-  const m0 = (n - sumM2 / n) / (k - 1);
-  const between = Math.max(0, (msb - within) / m0);
+  const within = split.within_variance;
+  const between = split.between_variance;
   const icc = between + within > 0 ? between / (between + within) : null;
   return { tasks: k, rollouts: n, mean: grand, task_mean_variance: taskVar, within, between, icc };
 }

@@ -4,6 +4,8 @@
  * reaches 80% power, clustered rollouts included.
  */
 import { describe, expect, it } from 'vitest';
+// mulberry32, the seeded generator bas serve draws its faults with: every draw is the same on every run.
+import { seeded as rng } from '../../src/serve/answers.js';
 import {
   designEffect,
   pairedSplit,
@@ -16,18 +18,6 @@ import {
   Z_ALPHA,
   Z_POWER,
 } from '../../src/summary/power.js';
-
-/** mulberry32: a small seeded generator, so every draw below is the same on every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('the hand-worked cases of docs/statistics.md', () => {
   it('(z_α/2 + z_β)² is 7.8489', () => {
