@@ -5,9 +5,8 @@
  * line (where `ps` shows it), and is never printed.
  */
 import { availableParallelism } from 'node:os';
-import { ConfigError } from '../errors/index.js';
 import { COMMAND_FLAGS } from '../settings/command-flags.js';
-import { readFlags } from '../settings/flag.js';
+import { readFlags, tokenFromVar } from '../settings/flag.js';
 import { listenError, runUntilStopped } from '../serve/http-service.js';
 import { startRewardServer, type RewardServerOptions } from '../serve/reward-server.js';
 import * as std from '../io/std.js';
@@ -24,13 +23,7 @@ function defaultWorkers(): number {
 /** Checks the flags and reads the token; every bad value names its flag. */
 export function rewardServerOptions(given: Record<string, unknown>, env: NodeJS.ProcessEnv): RewardServerOptions {
   const f = readFlags(COMMAND_FLAGS['reward-server'], given);
-  let token: string | null = null;
-  if (f.tokenVar !== null) {
-    const value = env[f.tokenVar];
-    if (value === undefined || value.trim() === '')
-      throw new ConfigError(`--token-var ${f.tokenVar}: the variable is not set, or is empty`);
-    token = value.trim();
-  }
+  const token = tokenFromVar(f.tokenVar, env);
   return {
     port: f.port,
     host: f.host!,

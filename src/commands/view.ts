@@ -7,7 +7,7 @@ import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigError } from '../errors/index.js';
 import { COMMAND_FLAGS } from '../settings/command-flags.js';
-import { readFlags } from '../settings/flag.js';
+import { readFlags, tokenFromVar } from '../settings/flag.js';
 import { listenError, runUntilStopped } from '../serve/http-service.js';
 import { isLoopback, startViewServer, type ViewServerOptions } from '../view/server.js';
 import * as std from '../io/std.js';
@@ -29,13 +29,7 @@ export function viewOptions(
     );
   }
   if (!st.isDirectory()) throw new ConfigError(`${dir} is not a folder: name a folder of run folders, or a run folder`);
-  let token: string | null = null;
-  if (f.tokenVar !== null) {
-    const value = env[f.tokenVar];
-    if (value === undefined || value.trim() === '')
-      throw new ConfigError(`--token-var ${f.tokenVar}: the variable is not set, or is empty`);
-    token = value.trim();
-  }
+  const token = tokenFromVar(f.tokenVar, env);
   const host = f.host!;
   if (!isLoopback(host) && token === null)
     throw new ConfigError(

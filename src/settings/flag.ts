@@ -111,3 +111,18 @@ export function readFlags<T extends FlagSet>(set: T, given: Record<string, unkno
   }
   return out as FlagValues<T>;
 }
+
+/**
+ * The bearer token a server needs, read from the environment variable `--token-var` names
+ * (never from the command line, where `ps` shows it); null when no variable is named.
+ */
+export function tokenFromVar(
+  tokenVar: string | null,
+  env: Readonly<Record<string, string | undefined>>,
+): string | null {
+  if (tokenVar === null) return null;
+  const value = env[tokenVar];
+  if (value === undefined || value.trim() === '')
+    throw new ConfigError(`--token-var ${tokenVar}: the variable is not set, or is empty`);
+  return value.trim();
+}
