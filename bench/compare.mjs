@@ -6,23 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { measureBas } from './measure.mjs';
+import { CODES, CONFIG, lcg } from './synthetic-run.mjs';
 
 const TASKS = 100_000;
 const RUNS = 10;
-const CONFIG = { num_transactions: 24, fault_rate: 0.25, seed: 20260826 };
-const CODES = [
-  'gst_on_gst_free',
-  'gst_miscalculated',
-  'duplicate_invoice',
-  'outside_period',
-  'missing_abn_over_threshold',
-];
-
-function lcg(seed) {
-  let s = seed >>> 0;
-  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
-}
-
 /** A complete run of `TASKS` tasks whose BAS is right with probability `p`, audit F1 in twelfths. */
 export async function writeRun(dir, k, p) {
   const rand = lcg(100 + k);
