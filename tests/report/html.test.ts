@@ -3,11 +3,12 @@
  * console errors, no network, a task opens with its rows marked, and hostile reply text
  * stays text. Skipped, with a notice, where /usr/bin/chromium is absent.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser } from 'playwright-core';
+import { hasChromium, launchChromium, noticeIfMissing } from '../support/chromium.js';
+import { type Browser } from 'playwright-core';
 import { readRun } from '../../src/report/read.js';
 import { buildRunReport } from '../../src/report/run-report.js';
 import { buildComparison } from '../../src/report/compare.js';
@@ -19,10 +20,7 @@ import { sweepPage } from '../../src/report/html/sweep-page.js';
 import { buildSweep } from '../../src/report/sweep.js';
 import { writeRun } from './make-run.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium)
-  console.warn(`NOTICE: ${CHROMIUM} not found: the HTML browser tests are skipped (apt-get install chromium)`);
+noticeIfMissing('the HTML browser tests');
 
 const HOSTILE =
   'x </script><script>window.__pwned = 1</script><img src=x onerror="window.__pwned=2"> <answer>{"G1": "<b>1</b>", "faults": {}}</answer>';
@@ -79,19 +77,7 @@ beforeAll(async () => {
     sweepPage(buildSweep(join(dir, 'some', 'deeply', 'nested', 'results', 'folder'), points)),
   );
   if (hasChromium) {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   }
 });
 

@@ -5,20 +5,18 @@
  * error, and a hostile model name or reply stays text. Skipped, with a notice, where
  * /usr/bin/chromium is absent. Every wait is on the page's DOM, never on a clock.
  */
-import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { hasChromium, launchChromium, noticeIfMissing } from '../support/chromium.js';
+import { type Browser, type Page } from 'playwright-core';
 import { startViewServer, type RunningViewServer } from '../../src/view/server.js';
 import { processStartTime } from '../../src/runfile/lock.js';
 import { makeRecord, SMALL_CONFIG, writeRun } from '../report/make-run.js';
 import { tempDir } from '../support/cli.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium)
-  console.warn(`NOTICE: ${CHROMIUM} not found: the bas view browser tests are skipped (apt-get install chromium)`);
+noticeIfMissing('the bas view browser tests');
 
 const HOSTILE_MODEL = '<img src=x onerror="window.__pwned=1">';
 const HOSTILE_REPLY =
@@ -45,20 +43,7 @@ beforeAll(async () => {
     JSON.stringify({ program: 'bas', pid, start: processStartTime(pid), host: hostname(), token: 't', since: '' }),
   );
   server = await startViewServer({ root, port: 0, host: '127.0.0.1', token: null, maxConnections: 64 });
-  if (hasChromium)
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+  if (hasChromium) browser = await launchChromium();
 });
 
 afterAll(async () => {
