@@ -32,33 +32,39 @@ class ExactTaskColumn implements TaskColumn {
 
   /** Adds `x` to the task in `slot`; returns how many values it now holds. */
   add(slot: number, x: number): number {
+    // A 0 changes no sum, and most scores are 0 or 1.
+    if (x !== 0) this.addToSum(slot, x);
+    return ++this.counts[slot >>> CHUNK_BITS]![slot & MASK]!;
+  }
+
+  private addToSum(slot: number, x: number): void {
     const k = slot >>> CHUNK_BITS;
     const j = slot & MASK;
-    const wide = this.wide.get(slot);
-    if (wide !== undefined) wide.add(x);
-    else {
-      const a = this.highs[k]![j]!;
-      const b = this.lows[k]![j]!;
-      // a + x = s + e exactly, then b + e = t + f exactly (Knuth's two-sum).
-      const s = a + x;
-      const sv = s - a;
-      const e = a - (s - sv) + (x - sv);
-      const t = b + e;
-      const tv = t - b;
-      const f = b - (t - tv) + (e - tv);
-      if (f !== 0 || !Number.isFinite(s)) {
-        const sum = new CompensatedSum();
-        for (const v of [a, b, x]) sum.add(v);
-        this.wide.set(slot, sum);
-      } else {
-        // s + t as the rounded sum and its error: the high part is the exact sum rounded once.
-        const u = s + t;
-        const uv = u - s;
-        this.highs[k]![j] = u;
-        this.lows[k]![j] = s - (u - uv) + (t - uv);
-      }
+    const wide = this.wide.size === 0 ? undefined : this.wide.get(slot);
+    if (wide !== undefined) {
+      wide.add(x);
+      return;
     }
-    return ++this.counts[k]![j]!;
+    const a = this.highs[k]![j]!;
+    const b = this.lows[k]![j]!;
+    // a + x = s + e exactly, then b + e = t + f exactly (Knuth's two-sum).
+    const s = a + x;
+    const sv = s - a;
+    const e = a - (s - sv) + (x - sv);
+    const t = b + e;
+    const tv = t - b;
+    const f = b - (t - tv) + (e - tv);
+    if (f !== 0 || !Number.isFinite(s)) {
+      const sum = new CompensatedSum();
+      for (const v of [a, b, x]) sum.add(v);
+      this.wide.set(slot, sum);
+    } else {
+      // s + t as the rounded sum and its error: the high part is the exact sum rounded once.
+      const u = s + t;
+      const uv = u - s;
+      this.highs[k]![j] = u;
+      this.lows[k]![j] = s - (u - uv) + (t - uv);
+    }
   }
 
   sum(slot: number): number {
@@ -146,6 +152,26 @@ export class TaskTable {
   /** Adds `x` to column `c` of the task in `slot`; true when that task now holds two values or more. */
   add(c: number, slot: number, x: number): boolean {
     return this.columns[c]!.add(slot, x) >= 2;
+  }
+
+  /**
+   * Each task's index, rollouts, completed rollouts and sum of column `c`, in slot order, into
+   * arrays of `size` entries: no object per task, so a report pairing 100,000-task runs
+   * makes none.
+   */
+  fill(
+    c: number,
+    out: { index: Float64Array; rollouts: Float64Array; completed: Float64Array; sum: Float64Array },
+  ): void {
+    const column = this.columns[c]!;
+    for (let s = 0; s < this.size; s++) {
+      const k = s >>> CHUNK_BITS;
+      const j = s & MASK;
+      out.index[s] = this.indices[k]![j]!;
+      out.rollouts[s] = this.rollouts[k]![j]!;
+      out.completed[s] = this.done[k]![j]!;
+      out.sum[s] = column.sum(s);
+    }
   }
 
   /** Each task's index, rollouts, completed rollouts, BAS hits and the sum of column `c`, in slot order. */
