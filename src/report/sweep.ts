@@ -80,7 +80,7 @@ export interface SweepInput {
 }
 
 /** Each axis in words, for tables and figures. */
-export const AXIS_LABEL: Record<SweepAxis, string> = {
+const AXIS_LABEL: Record<SweepAxis, string> = {
   num_transactions: 'rows per ledger',
   reasoning_effort: 'reasoning effort',
   max_tokens: 'max_tokens (completion token limit)',
@@ -94,7 +94,7 @@ export const AXIS_HEAD: Record<SweepAxis, string> = {
 };
 
 /** A point's place on the axis as a number: rows, the token limit, or an effort's rank (none 0 … xhigh 5). */
-export function axisValue(
+function axisValue(
   p: Pick<SweepPoint, 'num_transactions' | 'reasoning_effort' | 'max_tokens'>,
   axis: SweepAxis,
 ): number {
