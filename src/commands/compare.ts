@@ -4,6 +4,7 @@
  */
 import { ConfigError } from '../errors/index.js';
 import { buildComparison, renderComparison } from '../report/compare.js';
+import { renderComparisonColumns } from '../report/compare-columns.js';
 import { readRun, type RunData } from '../report/read.js';
 import { refuseRepeatedRuns } from '../report/run-names.js';
 import { runInputs } from '../runfile/read.js';
@@ -23,8 +24,9 @@ export async function compare(dirs: string[], given: Record<string, unknown>): P
   const c = buildComparison(runs, seed, resamples);
   if (opts.html) {
     const { writeCompareHtml } = await import('../report/html/write.js');
-    await writeCompareHtml(opts.html, c);
+    await writeCompareHtml(opts.html, c, opts.columns);
   }
-  std.stdout().write(opts.json ? JSON.stringify(c, null, 2) + '\n' : renderComparison(c));
+  const text = (): string => (opts.columns === null ? renderComparison(c) : renderComparisonColumns(c, opts.columns));
+  std.stdout().write(opts.json ? JSON.stringify(c, null, 2) + '\n' : text());
   if (opts.html && !opts.json) std.stdout().write(`HTML comparison written to ${opts.html}\n`);
 }

@@ -252,49 +252,50 @@ function diffCell(d: PairedBootstrap | null): string {
   return `${signed(d.mean)} [${signed(d.ci95![0])}, ${signed(d.ci95![1])}]`;
 }
 
-/** The text `bas compare` prints; every table fits 80 columns. */
-export function renderComparison(c: Comparison): string {
-  const out: string[] = [];
-  out.push(
-    fitTable(
-      ['run', 'model\nfolder', 'tasks', 'rollouts', 'completed', 'errors'],
-      c.runs.map((r) => {
-        const errs = Object.entries(r.errors_by_type)
-          .map(([t, n]) => `${t} ${n}`)
-          .join(', ');
-        return [
-          r.label,
-          `${r.model}\n${r.dir}`,
-          fmtInt(r.tasks),
-          fmtInt(r.rollouts),
-          fmtInt(r.completed),
-          errs ? `${r.errors} (${errs})` : String(r.errors),
-        ];
-      }),
-      { align: ['left', 'left', 'right', 'right', 'right', 'left'], separators: true, wrap: [1, 5] },
-    ),
+/** Each run's identity and counts: label, model and folder, tasks, rollouts, completed, errors by type. */
+function runsText(c: Comparison): string {
+  return fitTable(
+    ['run', 'model\nfolder', 'tasks', 'rollouts', 'completed', 'errors'],
+    c.runs.map((r) => {
+      const errs = Object.entries(r.errors_by_type)
+        .map(([t, n]) => `${t} ${n}`)
+        .join(', ');
+      return [
+        r.label,
+        `${r.model}\n${r.dir}`,
+        fmtInt(r.tasks),
+        fmtInt(r.rollouts),
+        fmtInt(r.completed),
+        errs ? `${r.errors} (${errs})` : String(r.errors),
+      ];
+    }),
+    { align: ['left', 'left', 'right', 'right', 'right', 'left'], separators: true, wrap: [1, 5] },
   );
+}
 
-  out.push(
-    fitTable(
-      ['run', 'endpoint', 'sampling', 'tasks', 'versions', 'dates\nwall time'],
-      c.runs.map((r) => {
-        const p = r.provenance;
-        const gen =
-          p.generator === null ? 'tasks from a file' : `gen ${p.generator} · prompt ${p.prompt_version ?? '?'}`;
-        const t = p.task;
-        return [
-          r.label,
-          p.endpoint ?? 'unknown',
-          samplingShort(p.sampling),
-          t ? `${t.num_transactions} rows\nfault rate ${t.fault_rate}\nseed ${t.seed}` : 'unknown',
-          `bas ${p.bas_version ?? 'unknown'}\n${gen}`,
-          `${dateText(p.started_at)}\n${durationText(p.wall_time_s)}`,
-        ];
-      }),
-      { align: ['left', 'left', 'left', 'left', 'left', 'left'], separators: true, wrap: [1, 2, 3, 4] },
-    ),
+/** How each run was made: endpoint, sampling, tasks, versions, dates and wall time. */
+function provenanceText(c: Comparison): string {
+  return fitTable(
+    ['run', 'endpoint', 'sampling', 'tasks', 'versions', 'dates\nwall time'],
+    c.runs.map((r) => {
+      const p = r.provenance;
+      const gen = p.generator === null ? 'tasks from a file' : `gen ${p.generator} · prompt ${p.prompt_version ?? '?'}`;
+      const t = p.task;
+      return [
+        r.label,
+        p.endpoint ?? 'unknown',
+        samplingShort(p.sampling),
+        t ? `${t.num_transactions} rows\nfault rate ${t.fault_rate}\nseed ${t.seed}` : 'unknown',
+        `bas ${p.bas_version ?? 'unknown'}\n${gen}`,
+        `${dateText(p.started_at)}\n${durationText(p.wall_time_s)}`,
+      ];
+    }),
+    { align: ['left', 'left', 'left', 'left', 'left', 'left'], separators: true, wrap: [1, 2, 3, 4] },
   );
+}
+
+/** The rewards and the metrics, each a mean over its interval, in two tables. */
+function measuresText(c: Comparison): string[] {
   const sep = { separators: true };
   const rewards = c.runs.map((r) => [
     r.label,
@@ -307,37 +308,52 @@ export function renderComparison(c: Comparison): string {
     const m = r.measures;
     return [r.label, cell(m.fault_precision), cell(m.fault_recall), cell(m.num_flagged, 2), cell(m.parsed)];
   });
-  out.push(
+  return [
     'means with 95% intervals',
     fitTable(['run', 'bas_correct', 'fault_audit', 'reward', 'reward\n(errors as 0)'], rewards, sep),
     fitTable(['run', 'fault_precision', 'fault_recall', 'num_flagged', 'parsed'], metrics, sep),
-  );
+  ];
+}
 
-  if (c.pairings.length) {
-    // Both differences in one cell (first line completed rollouts, second errors as 0), so
-    // that a verdict fits whole in 80 columns.
-    const rows = c.pairings.map((x) => [
-      `${x.run} − ${x.baseline}`,
-      fmtInt(x.shared_tasks),
-      fmtInt(x.left_out),
-      `${diffCell(x.diff)}\n${diffCell(x.diff_errors_as_zero)}`,
-      x.verdict ?? (x.comparable ? '–' : 'not comparable'),
-    ]);
-    out.push(
-      `paired differences against the baseline A (bootstrap, ${fmtInt(c.resamples)} resamples, seed ${c.seed})`,
-      fitTable(['pair', 'shared\ntasks', 'left\nout', 'reward diff [95% CI]\n2nd line: errors as 0', 'verdict'], rows, {
-        align: ['left', 'right', 'right', 'right', 'left'],
-        separators: true,
-        wrap: [4],
-      }),
-    );
-  }
-  // Notes are wrapped to 80 columns like the tables, continuation lines indented.
+/** The paired differences against the baseline, with their heading; none without pairs. */
+function pairingsText(c: Comparison): string[] {
+  if (!c.pairings.length) return [];
+  // Both differences in one cell (first line completed rollouts, second errors as 0), so
+  // that a verdict fits whole in 80 columns.
+  const rows = c.pairings.map((x) => [
+    `${x.run} − ${x.baseline}`,
+    fmtInt(x.shared_tasks),
+    fmtInt(x.left_out),
+    `${diffCell(x.diff)}\n${diffCell(x.diff_errors_as_zero)}`,
+    x.verdict ?? (x.comparable ? '–' : 'not comparable'),
+  ]);
+  return [
+    pairingHeading(c),
+    fitTable(['pair', 'shared\ntasks', 'left\nout', 'reward diff [95% CI]\n2nd line: errors as 0', 'verdict'], rows, {
+      align: ['left', 'right', 'right', 'right', 'left'],
+      separators: true,
+      wrap: [4],
+    }),
+  ];
+}
+
+/** What the paired differences are: against which run, by which bootstrap. */
+export function pairingHeading(c: Comparison): string {
+  return `paired differences against the baseline A (bootstrap, ${fmtInt(c.resamples)} resamples, seed ${c.seed})`;
+}
+
+/**
+ * The notes under a comparison, each wrapped to 80 columns with its continuation lines
+ * indented: each pair's anytime-valid interval, why a pair is not comparable, tasks left out,
+ * and each run's own notes.
+ */
+export function comparisonNotes(c: Comparison): string[] {
   const note = (text: string) =>
     wrapCell(terminalText(text), 78)
       .split('\n')
       .map((l, i) => (i === 0 ? l : `  ${l}`))
       .join('\n');
+  const out: string[] = [];
   for (const x of c.pairings)
     if (x.anytime)
       out.push(
@@ -354,6 +370,12 @@ export function renderComparison(c: Comparison): string {
         ),
       );
   for (const r of c.runs) for (const n of r.notes) out.push(note(`note (${r.label}): ${n}`));
+  return out;
+}
+
+/** The text `bas compare` prints; every table fits 80 columns. */
+export function renderComparison(c: Comparison): string {
+  const out = [runsText(c), provenanceText(c), ...measuresText(c), ...pairingsText(c), ...comparisonNotes(c)];
   // Notes quote run folders (models, statuses): made safe like the tables' cells.
   return terminalText(out.join('\n')) + '\n';
 }

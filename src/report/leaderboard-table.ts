@@ -10,18 +10,13 @@ import type { Estimate } from '../summary/stats.js';
 import type { Leaderboard, LeaderboardRun } from './leaderboard.js';
 import { rankText, vsBestText } from './leaderboard.js';
 import { dateText, durationText, samplingText } from './provenance.js';
-import { fmtEstimate, fmtInt } from './tables.js';
+import { fmtInt } from './tables.js';
 import type { LeaderboardColumn } from '../settings/choices.js';
+import { pickColumns, type Column as AnyColumn } from './columns.js';
 
-export type Cell = string | { est: Estimate; digits: number };
+export { inlineCell, stackedCell, type Cell } from './columns.js';
 
-export interface Column {
-  /** The name `--columns` knows it by (provenance columns have none). */
-  id?: LeaderboardColumn;
-  head: string;
-  align: 'left' | 'right';
-  value: (r: LeaderboardRun, lb: Leaderboard) => Cell;
-}
+export type Column = AnyColumn<LeaderboardRun, Leaderboard, LeaderboardColumn>;
 
 const est =
   (pick: (r: LeaderboardRun) => Estimate, digits = 3) =>
@@ -112,16 +107,6 @@ export function versionsShort(r: LeaderboardRun): string {
   return `bas ${p.bas_version ?? 'unknown'}, ${gen}`;
 }
 
-/** A cell as one line of text: an estimate as "0.538 [0.490, 0.580]". */
-export function inlineCell(c: Cell): string {
-  return typeof c === 'string' ? c : fmtEstimate(c.est, c.digits);
-}
-
-/** A cell as lines: an estimate as the mean over its interval. */
-export function stackedCell(c: Cell): string {
-  return typeof c === 'string' ? c : fmtEstimate(c.est, c.digits, '\n');
-}
-
 /** Every run of a group in display order: the ranking, then the runs listed below it. */
 export function groupRows(g: { runs: LeaderboardRun[]; unranked: LeaderboardRun[] }): LeaderboardRun[] {
   return [...g.runs, ...g.unranked];
@@ -129,5 +114,5 @@ export function groupRows(g: { runs: LeaderboardRun[]; unranked: LeaderboardRun[
 
 /** The results columns `--columns` names, in its order. */
 export function chosenColumns(ids: readonly LeaderboardColumn[]): Column[] {
-  return ids.map((id) => RESULT_COLUMNS.find((c) => c.id === id)!);
+  return pickColumns(RESULT_COLUMNS, ids);
 }

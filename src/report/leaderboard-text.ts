@@ -5,6 +5,7 @@
  */
 import { terminalText } from '../io/terminal-text.js';
 import { fitTable, wrapCell } from './fit-table.js';
+import { columnsText } from './columns.js';
 import { measureText, rankText, vsBestText, type Leaderboard, type LeaderboardRun } from './leaderboard.js';
 import {
   chosenColumns,
@@ -37,11 +38,7 @@ function pick(heads: string[]): Column[] {
 
 /** A table of `cols` over `runs`, its heads broken at spaces so narrow numbers keep narrow columns. */
 function columnsTable(lb: Leaderboard, runs: LeaderboardRun[], cols: Column[], wrap: number[] = []): string {
-  return fitTable(
-    cols.map((c) => c.head.replace(/ \(/, '\n(').replace(' / ', ' /\n')),
-    runs.map((r) => cols.map((c) => stackedCell(c.value(r, lb)))),
-    { align: cols.map((c) => c.align), separators: true, wrap },
-  );
+  return columnsText(cols, runs, lb, wrap);
 }
 
 function groupText(lb: Leaderboard, g: Leaderboard['groups'][number], columns: Column[] | null): string[] {

@@ -33,3 +33,29 @@ export const LEADERBOARD_COLUMNS = [
   'vs_best',
 ] as const;
 export type LeaderboardColumn = (typeof LEADERBOARD_COLUMNS)[number];
+
+/**
+ * The columns `bas compare --columns` chooses from, in their default order (declared in
+ * src/report/compare-columns.ts): the run, its counts, its measures, and its paired
+ * difference against the baseline A.
+ */
+export const COMPARE_COLUMNS = [
+  'run',
+  'name',
+  'folder',
+  'tasks',
+  'rollouts',
+  'completed',
+  'errors',
+  'bas_correct',
+  'fault_audit',
+  'reward',
+  'reward_errors_as_zero',
+  'fault_precision',
+  'fault_recall',
+  'num_flagged',
+  'parsed',
+  'vs_a',
+  'vs_a_errors_as_zero',
+] as const;
+export type CompareColumn = (typeof COMPARE_COLUMNS)[number];

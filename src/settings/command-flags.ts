@@ -8,7 +8,14 @@
  */
 import { POLICY_NAMES } from '../task/policy-names.js';
 import { SPLITS } from '../task/dataset.js';
-import { GEN_FORMATS, LEADERBOARD_COLUMNS, RANK_MEASURES, type LeaderboardColumn } from './choices.js';
+import {
+  COMPARE_COLUMNS,
+  GEN_FORMATS,
+  LEADERBOARD_COLUMNS,
+  RANK_MEASURES,
+  type CompareColumn,
+  type LeaderboardColumn,
+} from './choices.js';
 import type { Flag, FlagSet } from './flag.js';
 export { collectOnce, helpLine, takesValue, unusedNote } from './flag.js';
 import { integer, number } from './numbers.js';
@@ -273,6 +280,13 @@ export const COMMAND_FLAGS = {
   compare: {
     json: json('print the comparison as JSON'),
     html: htmlFlag('comparison'),
+    columns: {
+      flags: '--columns <LIST>',
+      help: `one table of these columns, in this order, for the runs, in the text and the HTML page (JSON keeps everything): ${COMPARE_COLUMNS.join(', ')}`,
+      defaultText: 'the usual tables',
+      default: null,
+      parse: listOf(oneOf(COMPARE_COLUMNS)),
+    } satisfies Flag<CompareColumn[] | null>,
     ...bootstrapGroup,
   },
   plan: {

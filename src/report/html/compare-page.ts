@@ -3,6 +3,10 @@
  * reward, and the paired differences against the baseline with their verdicts.
  */
 import { COMPARE_MEASURES, type Comparison } from '../compare.js';
+import { COMPARE_TABLE, compareRows } from '../compare-columns.js';
+import { pickColumns, stackedCell } from '../columns.js';
+import type { CompareColumn } from '../../settings/choices.js';
+import type { PairedBootstrap } from '../../summary/stats.js';
 import { describeTask } from '../run-report.js';
 import { fmtEstimate, fmtInt } from '../tables.js';
 import { dateText, durationText, samplingText } from '../provenance.js';
@@ -14,11 +18,9 @@ function signed(v: number | null | undefined): string {
   return v === null || v === undefined ? '–' : `${v >= 0 ? '+' : ''}${v.toFixed(3)}`;
 }
 
-/** The whole page for `bas compare --html`. */
-export function comparePage(c: Comparison): string {
-  // Names, not models: two runs of one model are told apart by their folders.
-  const title = `bas compare: ${c.runs.map((r) => r.name).join(' vs ')}`;
-  const runs = htmlTable(
+/** Each run's identity and counts. */
+function runsTable(c: Comparison): string {
+  return htmlTable(
     ['run', 'model', 'tasks', 'rollouts', 'completed', 'errors', 'task config', 'folder'],
     c.runs.map((r) => [
       r.label,
@@ -32,7 +34,11 @@ export function comparePage(c: Comparison): string {
     ]),
     { textCols: [1, 6, 7], wrapCols: [1, 6, 7] },
   );
-  const provenance = htmlTable(
+}
+
+/** How each run was made: endpoint, sampling as sent, size, versions, start, wall time, status. */
+function provenanceTable(c: Comparison): string {
+  return htmlTable(
     ['run', 'endpoint', 'sampling as sent', 'tasks × rollouts', 'versions', 'started', 'wall time', 'status'],
     c.runs.map((r) => {
       const p = r.provenance;
@@ -49,8 +55,11 @@ export function comparePage(c: Comparison): string {
     }),
     { textCols: [1, 2, 4, 7], wrapCols: [1, 2, 4] },
   );
-  // Mean over interval in each cell, so nine columns fit the page without a scroll bar.
-  const measures = htmlTable(
+}
+
+/** Every measure per run, a mean over its interval in each cell, so nine columns fit the page without a scroll bar. */
+function measuresTable(c: Comparison): string {
+  return htmlTable(
     ['run', ...COMPARE_MEASURES.map((m) => m.replace(/_/g, '_\u200b'))],
     c.runs.map((r) => [
       r.label,
@@ -58,7 +67,11 @@ export function comparePage(c: Comparison): string {
     ]),
     { lineBreaks: true },
   );
-  const charts = (['reward', 'reward_errors_as_zero', 'bas_correct', 'fault_audit'] as const)
+}
+
+/** Bars with 95% whiskers per run for each reward. */
+function charts(c: Comparison): string {
+  return (['reward', 'reward_errors_as_zero', 'bas_correct', 'fault_audit'] as const)
     .map((m) =>
       barChart(
         c.runs.map((r) => ({
@@ -72,34 +85,57 @@ export function comparePage(c: Comparison): string {
     )
     .map((svg) => `<div>${svg}</div>`)
     .join('');
-  const pairs = c.pairings.length
-    ? htmlTable(
-        ['pair', 'shared tasks', 'left out', 'reward diff', '95% CI', 'diff (errors as 0)', '95% CI', 'verdict'],
-        c.pairings.map((p) => [
-          `${p.run} − ${p.baseline}`,
-          fmtInt(p.shared_tasks),
-          fmtInt(p.left_out),
-          signed(p.diff?.mean),
-          p.diff?.ci95 ? `[${signed(p.diff.ci95[0])}, ${signed(p.diff.ci95[1])}]` : '–',
-          signed(p.diff_errors_as_zero?.mean),
-          p.diff_errors_as_zero?.ci95
-            ? `[${signed(p.diff_errors_as_zero.ci95[0])}, ${signed(p.diff_errors_as_zero.ci95[1])}]`
-            : '–',
-          p.verdict ?? (p.comparable ? '–' : 'not comparable'),
-        ]),
-        { textCols: [7], wrapCols: [7] },
-      )
-    : '';
+}
+
+/** The paired differences against the baseline, with their verdicts ('' without pairs). */
+function pairsTable(c: Comparison): string {
+  if (!c.pairings.length) return '';
+  const ci = (d: PairedBootstrap | null) => (d?.ci95 ? `[${signed(d.ci95[0])}, ${signed(d.ci95[1])}]` : '–');
+  return htmlTable(
+    ['pair', 'shared tasks', 'left out', 'reward diff', '95% CI', 'diff (errors as 0)', '95% CI', 'verdict'],
+    c.pairings.map((p) => [
+      `${p.run} − ${p.baseline}`,
+      fmtInt(p.shared_tasks),
+      fmtInt(p.left_out),
+      signed(p.diff?.mean),
+      ci(p.diff),
+      signed(p.diff_errors_as_zero?.mean),
+      ci(p.diff_errors_as_zero),
+      p.verdict ?? (p.comparable ? '–' : 'not comparable'),
+    ]),
+    { textCols: [7], wrapCols: [7] },
+  );
+}
+
+/** The runs in one table of the columns `--columns` chose (mean over interval in each estimate's cell). */
+function chosenTable(c: Comparison, columns: readonly CompareColumn[]): string {
+  const cols = pickColumns(COMPARE_TABLE, columns);
+  const text = cols.flatMap((col, i) => (col.align === 'left' ? [i] : []));
+  return htmlTable(
+    cols.map((col) => col.head.replace(/_/g, '_\u200b')),
+    compareRows(c).map((r) => cols.map((col) => stackedCell(col.value(r, c)))),
+    { textCols: text, wrapCols: text, lineBreaks: true },
+  );
+}
+
+/**
+ * The whole page for `bas compare --html`; with `columns` (`--columns`), the runs and their
+ * measures are one table of those columns.
+ */
+export function comparePage(c: Comparison, columns: readonly CompareColumn[] | null = null): string {
+  // Names, not models: two runs of one model are told apart by their folders.
+  const title = `bas compare: ${c.runs.map((r) => r.name).join(' vs ')}`;
   const notes = [
     ...c.pairings.filter((p) => p.note).map((p) => p.note!),
     ...c.runs.flatMap((r) => r.notes.map((n) => `${r.label}: ${n}`)),
   ]
     .map((n) => `<p class="note">${escapeHtml(n)}</p>`)
     .join('');
+  const [runs, measures] = columns === null ? [runsTable(c), measuresTable(c)] : [chosenTable(c, columns), ''];
   const body = `
-<section><h2>Runs</h2>${runs}<h3>Provenance</h3>${provenance}</section>
-<section><h2>Means with 95% intervals</h2>${measures}<div class="grid" style="margin-top:14px">${charts}</div></section>
-<section><h2>Paired differences against ${escapeHtml(c.baseline)}</h2>${pairs || '<p>No pairs.</p>'}
+<section><h2>Runs</h2>${runs}<h3>Provenance</h3>${provenanceTable(c)}</section>
+<section><h2>Means with 95% intervals</h2>${measures}<div class="grid" style="margin-top:14px">${charts(c)}</div></section>
+<section><h2>Paired differences against ${escapeHtml(c.baseline)}</h2>${pairsTable(c) || '<p>No pairs.</p>'}
 <p class="small">Per shared task, each run's rollouts are averaged first; the difference (run − baseline) is resampled by task ${fmtInt(c.resamples)} times (seed ${c.seed}). A verdict names a winner only when the 95% interval excludes zero.</p>${notes}</section>`;
   const header = `<h1>${escapeHtml(title)}</h1><div class="meta"><span>baseline <b>${escapeHtml(c.baseline)}</b></span><span>runs <b>${c.runs.length}</b></span></div>`;
   return page({ title, header, body });

@@ -1,6 +1,7 @@
 /** Writing report pages to disk, through the same atomic file sink as every other output. */
 import { fileSink, withSink } from '../../io/output.js';
 import type { Comparison } from '../compare.js';
+import type { CompareColumn } from '../../settings/choices.js';
 import type { RunData } from '../read.js';
 import type { RunReport } from '../run-report.js';
 import { comparePage } from './compare-page.js';
@@ -18,7 +19,11 @@ export async function writeRunHtml(file: string, data: RunData, report: RunRepor
   );
 }
 
-/** Writes the page of a comparison. */
-export async function writeCompareHtml(file: string, c: Comparison): Promise<void> {
-  await withSink(fileSink(file, '--html'), async (sink) => sink.write(comparePage(c)));
+/** Writes the page of a comparison (its runs in one table of `columns`, when `--columns` chose them). */
+export async function writeCompareHtml(
+  file: string,
+  c: Comparison,
+  columns: readonly CompareColumn[] | null = null,
+): Promise<void> {
+  await withSink(fileSink(file, '--html'), async (sink) => sink.write(comparePage(c, columns)));
 }
