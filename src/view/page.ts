@@ -67,7 +67,7 @@ const SCRIPT = String.raw`
     var headers = token ? { Authorization: 'Bearer ' + token } : {};
     return fetch('/api/' + path + (q.toString() ? '?' + q.toString() : ''), { headers: headers }).then(function (r) {
       return r.json().then(function (body) {
-        if (!r.ok) throw new Error((body && body.error && body.error.message) || ('HTTP ' + r.status));
+        if (!r.ok) { var e = new Error((body && body.error && body.error.message) || ('HTTP ' + r.status)); e.status = r.status; throw e; }
         return body;
       });
     });
@@ -76,6 +76,7 @@ const SCRIPT = String.raw`
   function fmt(v, d) { return v === null || v === undefined ? '–' : Number(v).toFixed(d === undefined ? 3 : d); }
   function int(v) { return v === null || v === undefined ? '–' : Number(v).toLocaleString('en-US'); }
   function est(e) { return !e || e.mean === null ? '–' : fmt(e.mean) + (e.ci95 ? ' [' + fmt(e.ci95[0]) + ', ' + fmt(e.ci95[1]) + ']' : ''); }
+  function mb(v) { return (v / 1048576).toFixed(v < 10485760 ? 1 : 0) + ' MB'; }
   function usd(v) { return v === null || v === undefined ? '–' : '$' + Number(v).toFixed(v < 1 ? 4 : 2); }
   function later(fn, ms) { var g = generation; timer = setTimeout(function () { if (g === generation) fn(); }, ms); }
   function fail(where, err) { where.appendChild(el('p', { cls: 'problem', text: String(err && err.message || err) })); }
@@ -190,9 +191,10 @@ const SCRIPT = String.raw`
     var notes = el('div');
     var text = el('pre', { id: 'report' });
     var listBox = el('div', { id: 'rollouts' });
+    var reading = el('p', { id: 'reading', cls: 'note' });
     clear(app).appendChild(el('div', null, [el('p', null, [el('a', { href: '#/', text: '← runs' })]), title, status, problem,
       el('h2', { text: 'Provenance' }), prov, notes, el('h2', { text: 'Summary (as bas report shows it)' }), text,
-      el('h2', { text: 'Rollouts' }), listBox]));
+      el('h2', { text: 'Rollouts' }), reading, listBox]));
     var filter = {};
     FILTERS.forEach(function (k) { if (params.get(k)) filter[k] = params.get(k); });
     function setFilter(k, v) {
@@ -233,6 +235,9 @@ const SCRIPT = String.raw`
       FILTERS.forEach(function (k) { if (k !== 'offset' && filter[k]) q[k] = filter[k]; });
       return api('rollouts', q).then(function (b) {
         clear(pager);
+        var rd = b.index && b.index.reading;
+        reading.textContent = rd ? 'reading results.jsonl for the first time: ' + mb(rd.read) + ' of ' + mb(rd.of) + ' (' + Math.floor(100 * rd.read / Math.max(1, rd.of)) + '%); the rollouts read so far are listed, and the list follows' : '';
+        if (rd) later(loadList, 1000);
         var to = Math.min(b.matching, offset + b.rows.length);
         pager.appendChild(el('span', { id: 'matching', text: (b.matching ? (offset + 1) + '–' + to : '0') + ' of ' + int(b.matching) + ' matching (' + int(b.total) + ' rollouts)' }));
         if (offset > 0) pager.appendChild(el('a', { href: '#', text: '← previous', onclick: function (e) { e.preventDefault(); setFilter('offset', String(Math.max(0, offset - 50))); } }));
@@ -278,7 +283,8 @@ const SCRIPT = String.raw`
         (r.provenance || []).forEach(function (kv) { prov.appendChild(el('tr', null, [el('th', { text: kv[0] }), el('td', { text: kv[1] })])); });
         clear(notes);
         r.notes.forEach(function (n) { notes.appendChild(el('p', { cls: 'note', text: 'note: ' + n })); });
-        text.textContent = r.text || '(no summary: ' + (r.problem || 'no rollouts yet') + ')';
+        text.textContent = r.summary_pending && !r.text ? '(the summary is being read from the results file; it shows here when it is done)' : r.text || '(no summary: ' + (r.problem || 'no rollouts yet') + ')';
+        if (r.summary_pending) later(loadReport, 2000);
         return r;
       });
     }
@@ -344,7 +350,14 @@ const SCRIPT = String.raw`
     var back = el('p', null, [el('a', { href: '#/run/' + enc(id), text: '← ' + id })]);
     var where = el('div', { id: 'rollout' });
     clear(app).appendChild(el('div', null, [back, where]));
-    api('rollout', { run: id, index: ir[0], rollout: ir[1] || '0' }).then(function (d) { where.appendChild(rolloutBox(d)); }, function (err) { fail(where, err); });
+    function load() {
+      api('rollout', { run: id, index: ir[0], rollout: ir[1] || '0' }).then(function (d) { clear(where).appendChild(rolloutBox(d)); }, function (err) {
+        clear(where); fail(where, err);
+        // 409: the results file is still being read, and this rollout is not among those read yet.
+        if (err.status === 409) later(load, 1000);
+      });
+    }
+    load();
   }
 
   // ---- two runs ----

@@ -83,7 +83,7 @@ beforeAll(async () => {
   mkdirSync(join(root, 'live'));
   writeFileSync(join(root, 'live', 'results.jsonl'), `${rec(0)}\n${rec(1)}\n`);
   before = digest(root);
-  server = await startViewServer({ root, port: 0, host: '127.0.0.1', token: null, maxConnections: 64 });
+  server = await startViewServer({ root, port: 0, host: '127.0.0.1', token: null, maxConnections: 64, indexDir: null });
 });
 
 afterAll(async () => {
@@ -212,7 +212,7 @@ describe('bas view off loopback', () => {
   });
 
   it('needs the bearer token on the API, and then answers', async () => {
-    const s = await startViewServer({ root, port: 0, host: '127.0.0.1', token: 'sekrit', maxConnections: 8 });
+    const s = await startViewServer({ root, port: 0, host: '127.0.0.1', token: 'sekrit', maxConnections: 8, indexDir: null });
     try {
       expect((await get('/api/runs', {}, s)).status).toBe(401);
       expect((await get('/api/runs', { authorization: 'Bearer wrong!' }, s)).status).toBe(401);

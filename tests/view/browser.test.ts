@@ -42,7 +42,7 @@ beforeAll(async () => {
     join(live, '.bas.lock'),
     JSON.stringify({ program: 'bas', pid, start: processStartTime(pid), host: hostname(), token: 't', since: '' }),
   );
-  server = await startViewServer({ root, port: 0, host: '127.0.0.1', token: null, maxConnections: 64 });
+  server = await startViewServer({ root, port: 0, host: '127.0.0.1', token: null, maxConnections: 64, indexDir: null });
   if (hasChromium) browser = await launchChromium();
 });
 
