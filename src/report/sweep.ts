@@ -67,7 +67,8 @@ export interface SweepInput {
   fault_rate: number | null;
   /** The model the plan gave the point; the run's own when not given. */
   model?: string | null;
-  data: RunData;
+  /** The point's run (its per-task sums are not needed: `bas view` gives a run's report here). */
+  data: Omit<RunData, 'builder'>;
 }
 
 /**

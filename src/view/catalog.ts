@@ -17,7 +17,7 @@ import { expectedRollouts, readRunInfo, type RunFile } from '../runfile/read.js'
 import { RESULTS_FILE, RUN_FILE, SWEEP_FILE } from '../runfile/files.js';
 import { BAS_VERSION } from '../runfile/versions.js';
 import { runBounds, type RunBounds } from '../runfile/winners.js';
-import { readSweepPlan } from '../runfile/sweep-file.js';
+import { planModels, readSweepPlan } from '../runfile/sweep-file.js';
 import type { Estimate } from '../summary/stats.js';
 import type { Summary } from '../summary/summary.js';
 import type { IndexStore } from './index-store.js';
@@ -115,8 +115,20 @@ export interface SweepRow {
   kind: 'sweep';
   models: string[];
   points: number;
+  /** Of its points: `running` while one runs, `complete` when all are, `damaged` when one is, else `incomplete`. */
+  status: string;
+  /** Points whose run is complete. */
+  complete: number;
   created_at: string | null;
   problem: string | null;
+}
+
+/** A sweep's status from its points' (null: a point whose folder is not there yet). */
+function sweepStatus(points: Array<string | null>, problem: string | null): string {
+  if (problem !== null) return 'damaged';
+  if (points.includes('running')) return 'running';
+  if (points.includes('damaged')) return 'damaged';
+  return points.length > 0 && points.every((p) => p === 'complete') ? 'complete' : 'incomplete';
 }
 
 function isSummary(v: unknown): v is Summary {
@@ -407,7 +419,9 @@ function idOf(root: string, dir: string): string {
 /** Every run and sweep under a root folder. */
 export class Catalog {
   private readonly runs = new Map<string, RunState>();
-  private sweeps: SweepRow[] = [];
+  private sweeps: Array<Omit<SweepRow, 'status' | 'complete'>> = [];
+  /** Each sweep's point folders, as its plan lists them. */
+  private sweepFolders = new Map<string, string[]>();
   private walked = 0;
   /** Folders the last walk left out, past its bounds. */
   truncated = false;
@@ -426,7 +440,8 @@ export class Catalog {
     if (Date.now() - this.walked < WALK_MS) return;
     this.walked = Date.now();
     const found = new Map<string, string | null>();
-    const sweeps: SweepRow[] = [];
+    const sweeps: Array<Omit<SweepRow, 'status' | 'complete'>> = [];
+    const folders = new Map<string, string[]>();
     let visited = 0;
     this.truncated = false;
     const walk = (dir: string, depth: number, sweep: string | null): void => {
@@ -444,7 +459,9 @@ export class Catalog {
       if (names.has(SWEEP_FILE)) {
         const id = idOf(this.root, dir);
         sweep = id;
-        sweeps.push(sweepRow(id, dir));
+        const { row, points } = sweepRow(id, dir);
+        sweeps.push(row);
+        folders.set(id, points);
       }
       if (names.has(RESULTS_FILE) || names.has(RUN_FILE)) {
         found.set(idOf(this.root, dir), sweep);
@@ -464,15 +481,27 @@ export class Catalog {
       if (!this.runs.has(id))
         this.runs.set(id, new RunState(id, id === '.' ? this.root : join(this.root, id), sweep, this.shared));
     this.sweeps = sweeps;
+    this.sweepFolders = folders;
   }
 
-  /** The rows of the list: runs (each read as needed) and sweeps. */
+  /** The rows of the list: runs (each read as needed) and sweeps, with their points' statuses. */
   async list(): Promise<{ runs: RunRow[]; sweeps: SweepRow[]; truncated: boolean }> {
     this.refreshTree();
     const rows: RunRow[] = [];
     for (const r of this.runs.values()) rows.push(await r.row());
     this.keepFew();
-    return { runs: rows, sweeps: this.sweeps, truncated: this.truncated };
+    const status = new Map(rows.map((r) => [r.id, r.status]));
+    const sweeps = this.sweeps.map((s) => {
+      const points = this.sweepFolders.get(s.id)!.map((f) => status.get(pointId(s.id, f)) ?? null);
+      return { ...s, status: sweepStatus(points, s.problem), complete: points.filter((p) => p === 'complete').length };
+    });
+    return { runs: rows, sweeps, truncated: this.truncated };
+  }
+
+  /** The folder of a sweep the walk found, or null. */
+  sweepDir(id: string): string | null {
+    this.refreshTree();
+    return this.sweepFolders.has(id) ? (id === '.' ? this.root : join(this.root, id)) : null;
   }
 
   /** The run of an id, or null: only folders the walk found are ever read. */
@@ -522,26 +551,37 @@ export class Catalog {
   }
 }
 
-function sweepRow(id: string, dir: string): SweepRow {
+/** The id of a sweep point's run: its folder under the sweep's. */
+export function pointId(sweep: string, folder: string): string {
+  return sweep === '.' ? folder : `${sweep}/${folder}`;
+}
+
+function sweepRow(id: string, dir: string): { row: Omit<SweepRow, 'status' | 'complete'>; points: string[] } {
   try {
     const plan = readSweepPlan(dir, 'bas view');
-    const models = plan.models ?? (plan.model ? [plan.model] : []);
+    const models = planModels(plan);
     return {
-      id,
-      kind: 'sweep',
-      models: models.map((m) => terminalText(m)),
-      points: plan.points.length,
-      created_at: typeof plan.created_at === 'string' ? plan.created_at : null,
-      problem: null,
+      row: {
+        id,
+        kind: 'sweep',
+        models: models.map((m) => terminalText(m)),
+        points: plan.points.length,
+        created_at: typeof plan.created_at === 'string' ? terminalText(plan.created_at) : null,
+        problem: null,
+      },
+      points: plan.points.map((p) => p.folder),
     };
   } catch (err) {
     return {
-      id,
-      kind: 'sweep',
-      models: [],
-      points: 0,
-      created_at: null,
-      problem: outsideText((err as Error).message, 500),
+      row: {
+        id,
+        kind: 'sweep',
+        models: [],
+        points: 0,
+        created_at: null,
+        problem: outsideText((err as Error).message, 500),
+      },
+      points: [],
     };
   }
 }

@@ -9,6 +9,7 @@
  *   #/run/ID/rollout/I:R            one rollout
  *   #/compare/A/B                   two runs paired, and the tasks they disagree on most
  *   #/compare/A/B/task/I:R          rollout R of task I in both, side by side
+ *   #/sweep/ID                      a sweep: its table as bas sweep shows it, and its points' runs
  *
  * Everything from a run folder goes into the document through textContent, never as HTML.
  */
@@ -137,9 +138,10 @@ const SCRIPT = String.raw`
       clear(sweeps);
       if (body.sweeps.length) {
         sweeps.appendChild(el('h2', { text: 'Sweeps' }));
-        var st = el('table', { id: 'sweeps' }, [el('tr', null, [el('th', { text: 'sweep' }), el('th', { text: 'models' }), el('th', { text: 'points' }), el('th', { text: 'created' })])]);
+        var st = el('table', { id: 'sweeps' }, [el('tr', null, ['sweep', 'status', 'models', 'points complete', 'created'].map(function (t) { return el('th', { text: t }); }))]);
         body.sweeps.forEach(function (s) {
-          st.appendChild(el('tr', null, [el('td', { text: s.id }), el('td', { text: s.problem || s.models.join(', ') }), el('td', { cls: 'num', text: s.points }), el('td', { text: s.created_at || '' })]));
+          st.appendChild(el('tr', null, [el('td', null, [el('a', { href: '#/sweep/' + enc(s.id), text: s.id })]), el('td', { cls: 'status-' + s.status, text: s.status }),
+            el('td', { text: s.problem || s.models.join(', ') }), el('td', { cls: 'num', text: s.complete + ' of ' + s.points }), el('td', { text: s.created_at || '' })]));
         });
         sweeps.appendChild(st);
         sweeps.appendChild(el('h2', { text: 'Runs' }));
@@ -295,6 +297,37 @@ const SCRIPT = String.raw`
     loadList();
   }
 
+  // ---- one sweep ----
+  function sweepView(id) {
+    var head = el('p', { id: 'sweep-status' });
+    var settings = el('table', { id: 'sweep-settings' });
+    var text = el('pre', { id: 'sweep-table' });
+    var points = el('table', { id: 'sweep-points' });
+    clear(app).appendChild(el('div', null, [el('p', null, [el('a', { href: '#/', text: '← runs' })]), el('h1', { text: 'sweep ' + id }), head,
+      el('h2', { text: 'Settings' }), settings, el('h2', { text: 'Points (as bas sweep shows them)' }), text, el('h2', { text: 'Runs' }), points]));
+    function load() {
+      api('sweep', { sweep: id }).then(function (s) {
+        var running = s.points.some(function (p) { return p.status === 'running'; });
+        head.textContent = 'models: ' + s.models.join(', ') + ' · ' + s.points.length + ' point(s)' + (s.created_at ? ' · created ' + s.created_at : '') + (running ? ' · running' : '');
+        clear(settings);
+        s.settings.forEach(function (kv) { settings.appendChild(el('tr', null, [el('th', { text: kv[0] }), el('td', { text: kv[1] })])); });
+        text.textContent = s.text || '(no point has rollouts yet)';
+        clear(points).appendChild(el('tr', null, ['run', 'model', 'rows', 'fault rate', 'status', 'rollouts', 'reward [95% CI]'].map(function (t) { return el('th', { text: t }); })));
+        s.points.forEach(function (p) {
+          points.appendChild(el('tr', null, [
+            el('td', null, [p.status === 'not started' ? el('span', { text: p.run }) : el('a', { href: '#/run/' + enc(p.run), text: p.run })]),
+            el('td', { text: p.model || '' }), el('td', { cls: 'num', text: p.num_transactions }), el('td', { cls: 'num', text: p.fault_rate === null ? '–' : p.fault_rate }),
+            el('td', { cls: 'status-' + p.status, text: p.status }),
+            el('td', { cls: 'num', text: (p.recorded === null ? '–' : int(p.recorded)) + (p.expected !== null ? ' of ' + int(p.expected) : '') }),
+            el('td', { text: p.problem ? p.problem : est(p.reward) })
+          ]));
+        });
+        if (running) later(load, 1500);
+      }, function (err) { fail(head, err); });
+    }
+    load();
+  }
+
   // ---- one rollout ----
   function rolloutBox(d) {
     var box = el('div', { cls: 'rollout' });
@@ -397,6 +430,7 @@ const SCRIPT = String.raw`
     if (p[0] === 'run' && p[1] !== undefined) return runView(p[1], h.params);
     if (p[0] === 'compare' && p[1] && p[2] && p[3] === 'task' && p[4]) return sideView(p[1], p[2], p[4]);
     if (p[0] === 'compare' && p[1] && p[2]) return compareView(p[1], p[2]);
+    if (p[0] === 'sweep' && p[1] !== undefined) return sweepView(p[1]);
     return runsView(h.params);
   }
   window.addEventListener('hashchange', route);

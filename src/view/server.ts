@@ -15,6 +15,7 @@ import { authorized, listen, RequestGate, sendJson } from '../serve/http-service
 import { compareAnswer, progressAnswer, rolloutAnswer, rolloutsAnswer, runAnswer, runsAnswer } from './api.js';
 import { Catalog } from './catalog.js';
 import { IndexStore } from './index-store.js';
+import { sweepAnswer } from './sweep-view.js';
 import { viewPage } from './page.js';
 
 export interface ViewServerOptions {
@@ -56,6 +57,7 @@ const ROUTES: Record<string, (c: Catalog, q: URLSearchParams) => Promise<unknown
   '/api/rollouts': rolloutsAnswer,
   '/api/rollout': rolloutAnswer,
   '/api/compare': compareAnswer,
+  '/api/sweep': sweepAnswer,
 };
 
 function sendError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
