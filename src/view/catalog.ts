@@ -261,6 +261,8 @@ export class RunState {
 
   /** Lets the index go; it is built again when asked for. */
   dropIndex(): void {
+    // One being read is kept: a second read of the same file would hold both at once.
+    if (this.index?.reading) return;
     this.index = null;
   }
 
