@@ -11,14 +11,7 @@ import { runGenerator } from '../runfile/versions.js';
 import { GENERATOR_VERSION } from '../task/generate.js';
 import { withSpend, type SummaryBuilder, type Summary } from '../summary/summary.js';
 import { sessionsOf, spendOf } from '../runfile/sessions.js';
-import {
-  foldWinningRecords,
-  runBounds,
-  SummaryFold,
-  type RunBounds,
-  type WinnerCounts,
-  type WinnerFold,
-} from '../runfile/winners.js';
+import { foldWinningRecords, runBounds, SummaryFold, type RunBounds, type WinnerFold } from '../runfile/winners.js';
 import type { RolloutRecord } from '../runfile/record.js';
 import { provenanceOf, type Provenance } from './provenance.js';
 import * as std from '../io/std.js';
@@ -107,55 +100,6 @@ class RunFold<F extends WinnerFold | null> extends SummaryFold {
   }
 }
 
-/** Notes on where the figures come from: the generator, records set aside, no run.json, pooled configurations. */
-function sourceNotes(
-  run: RunFile | null,
-  counts: WinnerCounts,
-  resultsPath: string,
-  runPath: string | null,
-  configs: number,
-): string[] {
-  const notes: string[] = [];
-  const generator = runGenerator(run);
-  if (generator !== null && generator !== GENERATOR_VERSION) {
-    notes.push(
-      `This run was made by task generator ${generator} and this bas has generator ${GENERATOR_VERSION}: its ledgers cannot be rebuilt, so the HTML report shows replies without ledgers.`,
-    );
-  }
-  const { setAside, firstSetAside } = counts;
-  if (firstSetAside !== null)
-    notes.push(
-      `${setAside} record${setAside === 1 ? '' : 's'} of ${resultsPath} cannot belong to this run and ${setAside === 1 ? 'is' : 'are'} left out (first: line ${firstSetAside.line}, ${firstSetAside.reason}).`,
-    );
-  if (!run && runPath)
-    notes.push(`No run.json beside ${resultsPath}: the model and task configuration come from the records.`);
-  if (configs > 1) notes.push('The records hold more than one task configuration: their figures are pooled.');
-  return notes;
-}
-
-/** The note a run's status calls for (`dead`: run.json says running, and no live bas holds the folder). */
-function statusNotes(status: unknown, dir: string, dead: boolean): string[] {
-  if (dead)
-    return [
-      `This run was interrupted (run.json still says "running", but no bas process holds the folder): the figures cover what completed. \`bas eval --resume ${dir}\` finishes it.`,
-    ];
-  if (status === 'running')
-    return ['This run is still in progress (run.json says "running"): the figures cover what has finished so far.'];
-  if (status === 'incomplete')
-    return [
-      'This run is incomplete: some planned rollouts are in none of its inputs (missing replies or a missing shard).',
-    ];
-  if (status === 'budget')
-    return [
-      `This run stopped at its budget (--max-cost / --max-total-tokens) before it finished: the figures cover what completed. \`bas eval --resume ${dir}\` with a larger budget finishes it.`,
-    ];
-  if (status === 'interrupted' || status === 'failed')
-    return [
-      `This run ${status === 'failed' ? 'failed' : 'was interrupted'} before it finished: the figures cover what completed. \`bas eval --resume ${dir}\` finishes it.`,
-    ];
-  return [];
-}
-
 /** Reads and summarises a run folder (or a bare results file); `warn` hears a torn last line and records set aside. */
 export async function readRun(path: string, warn?: Warn): Promise<RunData> {
   return (await readRunFolding(path, () => null, warn)).data;
@@ -191,30 +135,73 @@ export async function readRunFolding<F extends WinnerFold | null>(
   if (summary.counts.rollouts === 0) {
     throw new ConfigError(`${resultsPath} holds no rollouts yet: nothing to report`);
   }
+  const status = statusNotes(run, dir);
+  run = status.run;
+  const notes = [...status.notes, ...recordNotes(run, runPath, resultsPath, summary, counts, configs.size)];
+  const model = run?.model ?? firstModel ?? '(unknown model)';
+  const task = run?.task ?? firstConfig;
   const expected = expectedRollouts(run);
-  // run.json says running, but no live bas holds the folder: it was killed or crashed.
-  const dead = run !== null && run.status === 'running' && folderLockState(dir) !== 'alive';
-  const notes = statusNotes(run?.status, dir, dead);
-  if (dead) run = { ...run!, status: 'interrupted' };
+  const provenance = provenanceOf(run, model, task);
+  const data: RunData = { dir, resultsPath, run, model, task, builder, summary, expected, notes, provenance };
+  return { data, fold: fold.also };
+}
+
+/**
+ * What the run's status says, in plain notes; a run.json that says running with no live bas
+ * holding the folder was killed or crashed, and is read as interrupted.
+ */
+function statusNotes(run: RunFile | null, dir: string): { run: RunFile | null; notes: string[] } {
+  const status = run?.status;
+  const resume = `\`bas eval --resume ${dir}\``;
+  if (status === 'running' && run !== null && folderLockState(dir) !== 'alive')
+    return {
+      run: { ...run, status: 'interrupted' },
+      notes: [
+        `This run was interrupted (run.json still says "running", but no bas process holds the folder): the figures cover what completed. ${resume} finishes it.`,
+      ],
+    };
+  const note =
+    status === 'running'
+      ? 'This run is still in progress (run.json says "running"): the figures cover what has finished so far.'
+      : status === 'incomplete'
+        ? 'This run is incomplete: some planned rollouts are in none of its inputs (missing replies or a missing shard).'
+        : status === 'budget'
+          ? `This run stopped at its budget (--max-cost / --max-total-tokens) before it finished: the figures cover what completed. ${resume} with a larger budget finishes it.`
+          : status === 'interrupted' || status === 'failed'
+            ? `This run ${status === 'failed' ? 'failed' : 'was interrupted'} before it finished: the figures cover what completed. ${resume} finishes it.`
+            : null;
+  return { run, notes: note === null ? [] : [note] };
+}
+
+/** Notes on what the records hold: rollouts missing, another generator, records set aside, no run.json, mixed configurations. */
+function recordNotes(
+  run: RunFile | null,
+  runPath: string | null,
+  resultsPath: string,
+  summary: Summary,
+  counts: { setAside: number; firstSetAside: { line: number; reason: string } | null },
+  configs: number,
+): string[] {
+  const notes: string[] = [];
+  const expected = expectedRollouts(run);
   if (expected !== null && summary.counts.rollouts < expected) {
     notes.push(
       `${summary.counts.rollouts} of ${expected} rollouts are recorded; ${expected - summary.counts.rollouts} are missing.`,
     );
   }
-  notes.push(...sourceNotes(run, counts, resultsPath, runPath, configs.size));
-  const model = run?.model ?? firstModel ?? '(unknown model)';
-  const task = run?.task ?? firstConfig;
-  const data: RunData = {
-    dir,
-    resultsPath,
-    run,
-    model,
-    task,
-    builder,
-    summary,
-    expected,
-    notes,
-    provenance: provenanceOf(run, model, task),
-  };
-  return { data, fold: fold.also };
+  const generator = runGenerator(run);
+  if (generator !== null && generator !== GENERATOR_VERSION) {
+    notes.push(
+      `This run was made by task generator ${generator} and this bas has generator ${GENERATOR_VERSION}: its ledgers cannot be rebuilt, so the HTML report shows replies without ledgers.`,
+    );
+  }
+  const { setAside, firstSetAside } = counts;
+  if (firstSetAside !== null)
+    notes.push(
+      `${setAside} record${setAside === 1 ? '' : 's'} of ${resultsPath} cannot belong to this run and ${setAside === 1 ? 'is' : 'are'} left out (first: line ${firstSetAside.line}, ${firstSetAside.reason}).`,
+    );
+  if (!run && runPath)
+    notes.push(`No run.json beside ${resultsPath}: the model and task configuration come from the records.`);
+  if (configs > 1) notes.push('The records hold more than one task configuration: their figures are pooled.');
+  return notes;
 }

@@ -312,11 +312,11 @@ const SCRIPT = String.raw`
         clear(settings);
         s.settings.forEach(function (kv) { settings.appendChild(el('tr', null, [el('th', { text: kv[0] }), el('td', { text: kv[1] })])); });
         text.textContent = s.text || '(no point has rollouts yet)';
-        clear(points).appendChild(el('tr', null, ['run', 'model', 'rows', 'fault rate', 'status', 'rollouts', 'reward [95% CI]'].map(function (t) { return el('th', { text: t }); })));
+        clear(points).appendChild(el('tr', null, ['run', 'model', 'point', 'status', 'rollouts', 'reward [95% CI]'].map(function (t) { return el('th', { text: t }); })));
         s.points.forEach(function (p) {
           points.appendChild(el('tr', null, [
             el('td', null, [p.status === 'not started' ? el('span', { text: p.run }) : el('a', { href: '#/run/' + enc(p.run), text: p.run })]),
-            el('td', { text: p.model || '' }), el('td', { cls: 'num', text: p.num_transactions }), el('td', { cls: 'num', text: p.fault_rate === null ? '–' : p.fault_rate }),
+            el('td', { text: p.model || '' }), el('td', { text: p.point }),
             el('td', { cls: 'status-' + p.status, text: p.status }),
             el('td', { cls: 'num', text: (p.recorded === null ? '–' : int(p.recorded)) + (p.expected !== null ? ' of ' + int(p.expected) : '') }),
             el('td', { text: p.problem ? p.problem : est(p.reward) })

@@ -7,15 +7,17 @@
  */
 import { RequestError } from '../errors/index.js';
 import { terminalText } from '../io/terminal-text.js';
-import { buildSweep, renderSweep, sweepSettingsLines, type SweepInput } from '../report/sweep.js';
+import { buildSweep, pointName, renderSweep, sweepSettingsLines, type SweepInput } from '../report/sweep.js';
 import { RESULTS_FILE } from '../runfile/files.js';
-import { planModels, readSweepPlan, type SweepPlanPoint } from '../runfile/sweep-file.js';
+import { planAxis, planModels, readSweepPlan, type SweepPlanPoint } from '../runfile/sweep-file.js';
 import { join } from 'node:path';
 import { pointId, type Catalog } from './catalog.js';
 
 /** One point of the sweep as the page lists it. */
 interface PointRow {
   run: string;
+  /** The point as `bas sweep` names it (rows, and the fault rate or the budget when the grid has one). */
+  point: string;
   model: string | null;
   num_transactions: number;
   fault_rate: number | null;
@@ -36,6 +38,7 @@ async function pointInput(
 ): Promise<{ row: PointRow; input: SweepInput | null }> {
   const row: PointRow = {
     run: id,
+    point: pointName(p),
     model: p.model ?? model,
     num_transactions: p.num_transactions,
     fault_rate: p.fault_rate,
@@ -65,7 +68,15 @@ async function pointInput(
     notes: r.notes,
     provenance: r.run.provenance,
   };
-  return { row, input: { num_transactions: p.num_transactions, fault_rate: p.fault_rate, model: row.model, data } };
+  const input: SweepInput = {
+    num_transactions: p.num_transactions,
+    fault_rate: p.fault_rate,
+    model: row.model,
+    ...(p.reasoning_effort === undefined ? {} : { reasoning_effort: p.reasoning_effort }),
+    ...(p.max_tokens === undefined ? {} : { max_tokens: p.max_tokens }),
+    data,
+  };
+  return { row, input };
 }
 
 export async function sweepAnswer(catalog: Catalog, q: URLSearchParams): Promise<unknown> {
@@ -90,7 +101,7 @@ export async function sweepAnswer(catalog: Catalog, q: URLSearchParams): Promise
     if (input) inputs.push(input);
   }
   catalog.keepFew();
-  const result = inputs.length > 0 ? buildSweep(id, inputs, models) : null;
+  const result = inputs.length > 0 ? buildSweep(id, inputs, models, planAxis(plan)) : null;
   return {
     id,
     models: models.map((m) => terminalText(m)),
@@ -99,6 +110,7 @@ export async function sweepAnswer(catalog: Catalog, q: URLSearchParams): Promise
     settings: result ? sweepSettingsLines(result).map(([k, v]) => [k, terminalText(v)]) : [],
     points: points.map((p) => ({
       ...p,
+      point: terminalText(p.point),
       model: p.model === null ? null : terminalText(p.model),
       status: terminalText(p.status),
       problem: p.problem === null ? null : terminalText(p.problem),
