@@ -83,7 +83,7 @@ export function parseDuration(text: string | null | undefined): number | null {
 }
 
 /** One rate-limit budget as its headers give it. */
-export interface RateBudget {
+interface RateBudget {
   limit: number;
   remaining: number;
   /** Until the budget is full again, in ms. */
