@@ -124,9 +124,6 @@ describe('pacing by rate', () => {
     { headers: true, exact: true },
   ])('40 requests a second, 200 ms replies, -c 64 (%o): 400 rollouts within 1.1 × n / rate', async (h) => {
     const r = await paced({ rps: 40, latencyMs: 200, ...h }, 400, 64);
-    console.log(
-      JSON.stringify({ s: r.seconds, pr: r.perRollout, rate: r.out.pace.rate_rps, limited: r.out.pace.rate_limited }),
-    );
     expect(r.records.filter((x) => x.error === null)).toHaveLength(400);
     expect(r.seconds).toBeLessThanOrEqual((1.1 * 400) / 40);
     expect(r.perRollout).toBeLessThanOrEqual(1.2);
