@@ -57,6 +57,101 @@ function helpWidth(stream: std.OutStream): number {
   return (stream.isTTY ? stream.columns : undefined) as number;
 }
 
+/** What a command's handler is given: its arguments, then its options. */
+type Handler = (args: unknown[], opts: Record<string, unknown>) => Promise<number | void>;
+
+/**
+ * The commands in the order `bas --help` lists them: name, one line, the positional
+ * argument when there is one, and the handler, imported only when the command runs.
+ */
+const COMMAND_TABLE: ReadonlyArray<{ name: string; about: string; argument?: [string, string]; run: Handler }> = [
+  {
+    name: 'gen',
+    about: 'write tasks: ledgers, answer keys and prompts',
+    run: async (_, o) => (await import('./commands/gen.js')).gen(o),
+  },
+  {
+    name: 'validate',
+    about: 're-derive every answer key without a model and check it',
+    run: async (_, o) => (await import('./commands/validate.js')).validate(o),
+  },
+  {
+    name: 'score',
+    about: 'grade replies produced elsewhere against their tasks',
+    run: async (_, o) => (await import('./commands/score.js')).score(o),
+  },
+  {
+    name: 'merge',
+    about: 'join the shards of a run (disjoint rollouts of one configuration) into one run folder',
+    argument: ['<RUN_DIR...>', 'two or more run folders, e.g. written by bas eval --shard I/N'],
+    run: async ([dirs], o) => (await import('./commands/merge.js')).merge(dirs as string[], o),
+  },
+  {
+    name: 'report',
+    about: 'summarise a saved run: scores with intervals, breakdowns, tokens and cost',
+    argument: ['<RUN_DIR>', 'run folder written by bas eval (or a results.jsonl file)'],
+    run: async ([dir], o) => (await import('./commands/report.js')).report(dir as string, o),
+  },
+  {
+    name: 'compare',
+    about: 'compare runs side by side, with paired differences where they share tasks',
+    argument: ['<RUN_DIR...>', 'two or more run folders; the first is the baseline'],
+    run: async ([dirs], o) => (await import('./commands/compare.js')).compare(dirs as string[], o),
+  },
+  {
+    name: 'plan',
+    about: 'the tasks (and cost) a run needs to detect a difference, from a pilot run or two runs sharing tasks',
+    argument: ['<RUN_DIR...>', 'a pilot run folder, or two run folders that share tasks'],
+    run: async ([dirs], o) => (await import('./commands/plan.js')).plan(dirs as string[], o),
+  },
+  {
+    name: 'leaderboard',
+    about: 'rank runs best first, grouped by task configuration, with intervals and paired verdicts against the best',
+    argument: ['<DIR...>', 'run folders, or folders of run folders (such as runs/ or a bas sweep folder)'],
+    run: async ([dirs], o) => (await import('./commands/leaderboard.js')).leaderboard(dirs as string[], o),
+  },
+  {
+    name: 'eval',
+    about: 'run a model over the benchmark and summarise the scores',
+    argument: ['[@FILE...]', 'a TOML run configuration, as @FILE (same as --config FILE)'],
+    run: async ([words], o) => (await import('./commands/eval.js')).evalCommand(words as string[], o),
+  },
+  {
+    name: 'check',
+    about: "send one small request with eval's settings: reachable, key, model, parameters, latency, rate limits",
+    argument: ['[@FILE...]', 'a TOML run configuration, as @FILE (same as --config FILE)'],
+    run: async ([words], o) => (await import('./commands/check.js')).checkCommand(words as string[], o),
+  },
+  {
+    name: 'models',
+    about: "list the endpoint's models (GET /v1/models)",
+    run: async (_, o) => (await import('./commands/models.js')).modelsCommand(o),
+  },
+  {
+    name: 'serve',
+    about: 'a local OpenAI-compatible endpoint answering with a built-in policy, with injectable faults',
+    run: async (_, o) => (await import('./commands/serve.js')).serve(o),
+  },
+  {
+    name: 'reward-server',
+    about: "serve rewards to RL trainers: OpenRLHF's POST /get_reward, POST /score and GET /health",
+    run: async (_, o) => (await import('./commands/reward-server.js')).rewardServer(o),
+  },
+  {
+    name: 'view',
+    about: 'a local web app over the runs under DIR: every run, every rollout, comparisons, live progress',
+    argument: ['[DIR]', 'folder of run folders and sweeps, or one run folder; runs/ when not given'],
+    run: async ([dir], o) => (await import('./commands/view.js')).view(dir as string | undefined, o),
+  },
+  {
+    name: 'sweep',
+    about:
+      'the difficulty curve: one eval per ledger length (and fault rate) into one sweep folder, then reward against rows',
+    argument: ['[@FILE...]', 'a TOML run configuration, as @FILE (same as --config FILE)'],
+    run: async ([words], o) => (await import('./commands/sweep.js')).sweep(words as string[], o),
+  },
+];
+
 /** The program; a command that ends with a code of its own (validate) sets `ended.code`. */
 function buildProgram(decl: Declaration | null, ended: { code: number }): Command {
   const program = new Command('bas')
@@ -75,92 +170,16 @@ function buildProgram(decl: Declaration | null, ended: { code: number }): Comman
     });
   // One line, in the house form, for every usage error commander finds.
   usageErrors(program, 'bas --help');
-  const command = (name: string, description: string): Command =>
-    withFlags(program.command(name).description(description), decl);
-
-  command('gen', 'write tasks: ledgers, answer keys and prompts').action(async (opts) =>
-    (await import('./commands/gen.js')).gen(opts),
-  );
-
-  command('validate', 're-derive every answer key without a model and check it').action(async (opts) => {
-    ended.code = await (await import('./commands/validate.js')).validate(opts);
-  });
-
-  command('score', 'grade replies produced elsewhere against their tasks').action(async (opts) =>
-    (await import('./commands/score.js')).score(opts),
-  );
-
-  command('merge', 'join the shards of a run (disjoint rollouts of one configuration) into one run folder')
-    .argument('<RUN_DIR...>', 'two or more run folders, e.g. written by bas eval --shard I/N')
-    .action(async (dirs, opts) => (await import('./commands/merge.js')).merge(dirs, opts));
-
-  // --- report and compare (src/commands/report.ts, src/commands/compare.ts) ---
-  command('report', 'summarise a saved run: scores with intervals, breakdowns, tokens and cost')
-    .argument('<RUN_DIR>', 'run folder written by bas eval (or a results.jsonl file)')
-    .action(async (dir, opts) => (await import('./commands/report.js')).report(dir, opts));
-
-  command('compare', 'compare runs side by side, with paired differences where they share tasks')
-    .argument('<RUN_DIR...>', 'two or more run folders; the first is the baseline')
-    .action(async (dirs, opts) => (await import('./commands/compare.js')).compare(dirs, opts));
-
-  command('plan', 'the tasks (and cost) a run needs to detect a difference, from a pilot run or two runs sharing tasks')
-    .argument('<RUN_DIR...>', 'a pilot run folder, or two run folders that share tasks')
-    .action(async (dirs, opts) => (await import('./commands/plan.js')).plan(dirs, opts));
-  // --- end report and compare ---
-
-  // --- leaderboard (src/commands/leaderboard.ts) ---
-  command(
-    'leaderboard',
-    'rank runs best first, grouped by task configuration, with intervals and paired verdicts against the best',
-  )
-    .argument('<DIR...>', 'run folders, or folders of run folders (such as runs/ or a bas sweep folder)')
-    .action(async (dirs, opts) => (await import('./commands/leaderboard.js')).leaderboard(dirs, opts));
-  // --- end leaderboard ---
-
-  // --- eval and serve (src/commands/eval.ts, src/commands/serve.ts) ---
-  command('eval', 'run a model over the benchmark and summarise the scores')
-    .argument('[@FILE...]', 'a TOML run configuration, as @FILE (same as --config FILE)')
-    .action(async (words, opts) => (await import('./commands/eval.js')).evalCommand(words, opts));
-
-  command(
-    'check',
-    "send one small request with eval's settings: reachable, key, model, parameters, latency, rate limits",
-  )
-    .argument('[@FILE...]', 'a TOML run configuration, as @FILE (same as --config FILE)')
-    .action(async (words, opts) => (await import('./commands/check.js')).checkCommand(words, opts));
-
-  command('models', "list the endpoint's models (GET /v1/models)").action(async (opts) =>
-    (await import('./commands/models.js')).modelsCommand(opts),
-  );
-
-  command(
-    'serve',
-    'a local OpenAI-compatible endpoint answering with a built-in policy, with injectable faults',
-  ).action(async (opts) => (await import('./commands/serve.js')).serve(opts));
-  // --- end eval and serve ---
-
-  // --- reward-server (src/commands/reward-server.ts) ---
-  command(
-    'reward-server',
-    "serve rewards to RL trainers: OpenRLHF's POST /get_reward, POST /score and GET /health",
-  ).action(async (opts) => (await import('./commands/reward-server.js')).rewardServer(opts));
-  // --- end reward-server ---
-
-  // --- view (src/commands/view.ts) ---
-  command('view', 'a local web app over the runs under DIR: every run, every rollout, comparisons, live progress')
-    .argument('[DIR]', 'folder of run folders and sweeps, or one run folder; runs/ when not given')
-    .action(async (dir, opts) => (await import('./commands/view.js')).view(dir, opts));
-  // --- end view ---
-
-  // --- sweep (src/commands/sweep.ts): eval's options, the knob's as lists ---
-  command(
-    'sweep',
-    'the difficulty curve: one eval per ledger length (and fault rate) into one sweep folder, then reward against rows',
-  )
-    .argument('[@FILE...]', 'a TOML run configuration, as @FILE (same as --config FILE)')
-    .action(async (words, opts) => (await import('./commands/sweep.js')).sweep(words, opts));
-  // --- end sweep ---
-
+  for (const c of COMMAND_TABLE) {
+    const cmd = withFlags(program.command(c.name).description(c.about), decl);
+    if (c.argument) cmd.argument(...c.argument);
+    // commander calls an action with the arguments, then the options, then the command.
+    cmd.action(async (...given: unknown[]) => {
+      const args = given.slice(0, c.argument ? 1 : 0);
+      const code = await c.run(args, given[args.length] as Record<string, unknown>);
+      if (typeof code === 'number') ended.code = code;
+    });
+  }
   return program;
 }
 

@@ -31,6 +31,7 @@ import { COMMAND_FLAGS } from '../settings/command-flags.js';
 import { readFlags, type FlagValues } from '../settings/flag.js';
 import { checkOutputs } from '../settings/output-paths.js';
 import * as std from '../io/std.js';
+import type { Sampling } from '../settings/setting-table.js';
 
 interface KeyedTask {
   key: AnswerKey;
@@ -172,42 +173,26 @@ function missingReplies(
   return out;
 }
 
-export async function score(given: Record<string, unknown>): Promise<void> {
-  const flags = readFlags(COMMAND_FLAGS.score, given) as FlagValues<typeof COMMAND_FLAGS.score> & {
-    tasks: string;
-    replies: string;
-  };
-  // `--out -` is standard output: the tables then go to standard error, so the lines stay JSONL.
-  const outFile = flags.out !== null && flags.out !== '-' ? flags.out : null;
-  checkOutputs([
-    { flag: '--output', path: flags.output, kind: 'folder' },
-    {
-      flag: '--out',
-      path: outFile,
-      kind: 'file',
-      inputs: [flags.tasks, flags.replies],
-      owned: flags.output !== null ? [flags.output] : [],
-    },
-  ]);
-  // What the replies were sampled with, as the user tells it; nothing told is unknown.
+type ScoreFlags = FlagValues<typeof COMMAND_FLAGS.score> & { tasks: string; replies: string };
+
+/** The sampling the replies were made with, as the user tells it; null (unknown) when nothing is told. */
+function toldSampling(flags: ScoreFlags): Sampling | null {
   const told = [flags.temperature, flags.maxTokens, flags.reasoningEffort, flags.sampling].some((v) => v !== null);
-  if (told && flags.output === null)
+  if (!told) return null;
+  if (flags.output === null)
     throw new ConfigError(
       '--temperature, --max-tokens, --reasoning-effort and --sampling record how the replies were sampled in a run folder: give --output DIR too',
     );
-  const sampling = told
-    ? {
-        temperature: flags.temperature,
-        max_tokens: flags.maxTokens,
-        reasoning_effort: flags.reasoningEffort,
-        extra: flags.sampling ?? {},
-      }
-    : null;
-  if (flags.output !== null) (await import('../runfile/build.js')).requireEmptyOutput(flags.output, '--output');
-  const tasks = await readTasks(flags.tasks);
-  // Refuse a tasks file that --output cannot stand for before any reply is read.
-  const scoredRun = flags.output !== null ? await import('../runfile/scored-run.js') : null;
-  scoredRun?.singleTaskConfig(tasks);
+  return {
+    temperature: flags.temperature,
+    max_tokens: flags.maxTokens,
+    reasoning_effort: flags.reasoningEffort,
+    extra: flags.sampling ?? {},
+  };
+}
+
+/** Every reply of the replies file graded against its task, in file order. */
+async function gradeReplies(flags: ScoreFlags, tasks: Map<number, KeyedTask>): Promise<RolloutRecord[]> {
   const records: RolloutRecord[] = [];
   const seen = new Map<number, number>();
   const pairs = new Set<PairKey>();
@@ -223,50 +208,62 @@ export async function score(given: Record<string, unknown>): Promise<void> {
     records.push(toRecord(r, tasks.get(r.index)!, flags.model ?? null));
   });
   if (records.length === 0) throw new ConfigError(`--replies: ${flags.replies} holds no replies`);
+  return records;
+}
+
+/** The summary on standard output (standard error when the records go to standard output), and a warning for what is missing. */
+async function printScored(flags: ScoreFlags, summary: Summary, scoredLines: number, missing: number): Promise<void> {
+  if (missing > 0) {
+    const planned = scoredLines + missing;
+    std
+      .stderr()
+      .write(
+        `bas: warning: incomplete: ${scoredLines} of ${planned} planned rollouts have a reply; the ${missing} missing are counted as errored rollouts of type ${MISSING_REPLY}\n`,
+      );
+  }
+  const print = flags.out === '-' ? std.stderr() : std.stdout();
+  if (flags.json) return void print.write(`${JSON.stringify(summary, null, 2)}\n`);
+  const { renderSummary } = await import('../report/tables.js');
+  // The replies the file held; the missing ones are the error table's.
+  const replied = `${scoredLines} ${scoredLines === 1 ? 'reply' : 'replies'}`;
+  print.write(renderSummary(summary, { title: `Scored ${replied} from ${flags.replies}` }));
+}
+
+export async function score(given: Record<string, unknown>): Promise<void> {
+  const flags = readFlags(COMMAND_FLAGS.score, given) as ScoreFlags;
+  // `--out -` is standard output: the tables then go to standard error, so the lines stay JSONL.
+  const outFile = flags.out !== null && flags.out !== '-' ? flags.out : null;
+  const owned = flags.output !== null ? [flags.output] : [];
+  checkOutputs([
+    { flag: '--output', path: flags.output, kind: 'folder' },
+    { flag: '--out', path: outFile, kind: 'file', inputs: [flags.tasks, flags.replies], owned },
+  ]);
+  const sampling = toldSampling(flags);
+  if (flags.output !== null) (await import('../runfile/build.js')).requireEmptyOutput(flags.output, '--output');
+  const tasks = await readTasks(flags.tasks);
+  // Refuse a tasks file that --output cannot stand for before any reply is read.
+  const scoredRun = flags.output !== null ? await import('../runfile/scored-run.js') : null;
+  scoredRun?.singleTaskConfig(tasks);
+  const records = await gradeReplies(flags, tasks);
   // One line per reply: the missing ones, added next, are the run folder's and the summary's.
   const scoredLines = records.length;
+  const pairs = new Set(records.map((r) => pairKey(r.index, r.rollout ?? 0)));
   const missing = missingReplies(tasks, records, pairs, flags.replies, flags.model ?? null);
   records.push(...missing);
-
   const builder = new SummaryBuilder();
   for (const r of records) builder.add(r);
   const summary = builder.result();
-
   if (flags.out !== null) {
     await withSink(openSink(outFile ?? undefined, '--out'), async (sink) => {
       for (let i = 0; i < scoredLines; i++) await sink.write(`${JSON.stringify(records[i])}\n`);
     });
   }
-  if (flags.output !== null && scoredRun) {
+  if (scoredRun) {
+    const model = flags.model ?? records.find((r) => r.model)?.model ?? 'unknown';
     const status = missing.length > 0 ? 'incomplete' : 'complete';
-    await scoredRun.writeScoredRun(
-      flags.output,
-      records,
-      tasks,
-      summary,
-      flags.model ?? records.find((r) => r.model)?.model ?? 'unknown',
-      status,
-      flags.maxErrorRate,
-      sampling,
-    );
+    await scoredRun.writeScoredRun(flags.output!, records, tasks, summary, model, status, flags.maxErrorRate, sampling);
   }
-  if (missing.length > 0) {
-    const planned = records.length;
-    std
-      .stderr()
-      .write(
-        `bas: warning: incomplete: ${planned - missing.length} of ${planned} planned rollouts have a reply; the ${missing.length} missing are counted as errored rollouts of type ${MISSING_REPLY}\n`,
-      );
-  }
-  const print = flags.out === '-' ? std.stderr() : std.stdout();
-  if (flags.json) {
-    print.write(`${JSON.stringify(summary, null, 2)}\n`);
-  } else {
-    const { renderSummary } = await import('../report/tables.js');
-    // The replies the file held; the missing ones are the error table's.
-    const replied = `${scoredLines} ${scoredLines === 1 ? 'reply' : 'replies'}`;
-    print.write(renderSummary(summary, { title: `Scored ${replied} from ${flags.replies}` }));
-  }
+  await printScored(flags, summary, scoredLines, missing.length);
   const over = overBudget(summary, flags.maxErrorRate);
   if (over) throw over;
 }

@@ -123,23 +123,15 @@ function streamAdvice(err: unknown, message: string, stream: ProbeStream): strin
   return null;
 }
 
-/**
- * Sends `task` (by default the first task of the default configuration) with the run's model
- * and sampling, as a stream when `stream` is given (as eval would send it), grades the reply
- * as a rollout's, and reports what came back.
- */
-export async function probe(
-  ep: Endpoint,
-  model: string,
-  sampling: Sampling,
-  task: CheckTask = defaultTask(),
-  stream: ProbeStream | null = null,
-): Promise<ProbeReport> {
-  const fields = requestFields(model, sampling, ep.baseURL);
-  const { model: _m, ...asked } = fields;
-  // What is sent besides model and messages, as the parameters line shows it.
-  const sent: Record<string, unknown> = stream ? { ...streamParams(asked) } : asked;
-  const report: ProbeReport = {
+/** The endpoint's answer once it came: a stream can still fail after its status and headers. */
+interface Answer {
+  status: number;
+  headers: HeaderBag;
+}
+
+/** A report of nothing learned yet. */
+function blankReport(sent: Record<string, unknown>, task: CheckTask, stream: ProbeStream | null): ProbeReport {
+  return {
     ok: false,
     reachable: false,
     status: null,
@@ -157,109 +149,146 @@ export async function probe(
     advice: null,
     stream: stream ? { streamed: null, ttftMs: null } : null,
   };
+}
+
+/** The endpoint answered: it took the key, the model and the fields. */
+function markAccepted(report: ProbeReport, answer: Answer): void {
+  Object.assign(report, { reachable: true, status: answer.status, keyAccepted: true, modelKnown: true });
+  report.paramsAccepted = true;
+  report.rateLimits = rateLimitHeaders(answer.headers);
+}
+
+/** One request as eval would send it; `heard` gets the status and headers as soon as they come. */
+async function sendTask(
+  ep: Endpoint,
+  fields: ReturnType<typeof requestFields>,
+  task: CheckTask,
+  stream: ProbeStream | null,
+  signal: AbortSignal,
+  heard: (status: number, headers: unknown) => void,
+): Promise<{ data: unknown; stream: ProbeReport['stream'] }> {
+  if (stream) {
+    const sdk = await makeSdk({ ...ep, passThrough: isEventStream });
+    const bounds = { maxBytes: ep.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, idleMs: stream.idleTimeoutMs };
+    const r = await requestStreamed(sdk, { ...fields, messages: task.prompt }, signal, bounds, heard);
+    return { data: r.body, stream: { streamed: r.streamed, ttftMs: r.ttftMs === null ? null : Math.round(r.ttftMs) } };
+  }
+  const body = {
+    ...fields,
+    messages: task.prompt as ChatMessage[],
+    stream: false,
+  } as OpenAI.ChatCompletionCreateParamsNonStreaming;
+  const { data, response } = await (await makeSdk(ep)).chat.completions.create(body).withResponse();
+  heard(response.status, response.headers);
+  return { data, stream: null };
+}
+
+/** A reply came: grade it as a rollout's, and say what would stop a run from scoring. */
+function reportReply(report: ProbeReport, data: unknown, task: CheckTask, sampling: Sampling): void {
+  const view = inspectReply(data);
+  report.reply = clean(view.text ?? '', 80);
+  report.graded = grade(view, task.key);
+  const advice = adviceFor(view, report.graded, sampling);
+  report.advice = advice === null ? null : clean(advice, 400);
+  report.ok = report.advice === null;
+}
+
+/** A failure without an HTTP status: the connection, the stream, or a body that is not a reply. */
+function reportUnanswered(
+  report: ProbeReport,
+  err: unknown,
+  aborted: boolean,
+  stream: ProbeStream | null,
+  answer: Answer | null,
+): void {
+  const failure = classifyError(err, aborted);
+  const streamFailed = stream ? streamAdvice(err, clean(failure.message), stream) : null;
+  if (streamFailed !== null) {
+    // The endpoint answered (a stream error comes only after its status): the stream itself failed.
+    if (answer) markAccepted(report, answer);
+    report.stream = { streamed: true, ttftMs: null };
+    report.message = clean(failure.message);
+    report.advice = clean(streamFailed, 400);
+    return;
+  }
+  if (closedByServer(err)) {
+    // It took the connection, so it is there; it just would not answer.
+    report.reachable = true;
+    report.message = 'the server accepted the connection, then closed it without an answer';
+    return;
+  }
+  // A body that is not a chat completion, or one too large to read, still came from a server.
+  report.reachable = failure.type === 'malformed' || failure.type === 'response_too_large';
+  report.message = clean(failure.message);
+  if (failure.type === 'response_too_large')
+    report.advice = 'the reply is larger than --max-response-mb allows: raise it if replies this large are expected';
+}
+
+/** An HTTP error status: which of key, model and fields it tells about. */
+function reportRefusal(report: ProbeReport, err: APIError): void {
+  report.reachable = true;
+  report.status = err.status ?? null;
+  report.rateLimits = rateLimitHeaders(err.headers as HeaderBag);
+  const failure = classifyError(err, false);
+  // The provider's own words; the failure's, without the status it already names, else.
+  const said = (err.error as { message?: unknown } | undefined)?.message;
+  report.message = clean(
+    typeof said === 'string' && said.trim() !== '' ? said : failure.message.replace(/^HTTP \d+: /, ''),
+  );
+  const status = err.status ?? 0;
+  // A redirect is answered before the key or the model is looked at: neither was tested.
+  if (status >= 300 && status < 400) return;
+  report.keyAccepted = status !== 401 && status !== 403;
+  if (!report.keyAccepted) return;
+  if (status === 404 && failure.type === 'auth') {
+    report.modelKnown = false;
+    return;
+  }
+  if (status === 400 || status === 422) {
+    report.modelKnown = true;
+    report.paramsAccepted = false;
+    report.refusedParam = refusedField(err, report.sent);
+  }
+}
+
+/**
+ * Sends `task` (by default the first task of the default configuration) with the run's model
+ * and sampling, as a stream when `stream` is given (as eval would send it), grades the reply
+ * as a rollout's, and reports what came back.
+ */
+export async function probe(
+  ep: Endpoint,
+  model: string,
+  sampling: Sampling,
+  task: CheckTask = defaultTask(),
+  stream: ProbeStream | null = null,
+): Promise<ProbeReport> {
+  const fields = requestFields(model, sampling, ep.baseURL);
+  const { model: _m, ...asked } = fields;
+  // What is sent besides model and messages, as the parameters line shows it.
+  const report = blankReport(stream ? { ...streamParams(asked) } : asked, task, stream);
   const started = performance.now();
   // A stream is read by bas, not the SDK, so the request timeout bounds it through a signal, as in eval.
   const timeout = new AbortController();
   const timer = stream ? setTimeout(() => timeout.abort(), ep.requestTimeoutMs) : null;
-  // The status and headers of the endpoint's answer, once it came: a stream can still fail after them.
-  let answer = null as { status: number; headers: HeaderBag } | null;
+  let answer: Answer | null = null;
   const heard = (status: number, headers: unknown): void => {
     answer = { status, headers: headers as HeaderBag };
   };
-  /** The endpoint answered: it took the key, the model and the fields. */
-  const accepted = (a: { status: number; headers: HeaderBag }): void => {
-    Object.assign(report, {
-      reachable: true,
-      status: a.status,
-      keyAccepted: true,
-      modelKnown: true,
-      paramsAccepted: true,
-    });
-    report.rateLimits = rateLimitHeaders(a.headers);
-  };
   try {
-    let data: unknown;
-    if (stream) {
-      const sdk = await makeSdk({ ...ep, passThrough: isEventStream });
-      const bounds = { maxBytes: ep.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, idleMs: stream.idleTimeoutMs };
-      const r = await requestStreamed(sdk, { ...fields, messages: task.prompt }, timeout.signal, bounds, heard);
-      data = r.body;
-      report.stream = { streamed: r.streamed, ttftMs: r.ttftMs === null ? null : Math.round(r.ttftMs) };
-    } else {
-      const body = {
-        ...fields,
-        messages: task.prompt as ChatMessage[],
-        stream: false,
-      } as OpenAI.ChatCompletionCreateParamsNonStreaming;
-      const { data: whole, response } = await (await makeSdk(ep)).chat.completions.create(body).withResponse();
-      data = whole;
-      heard(response.status, response.headers);
-    }
-    accepted(answer!);
+    const sent = await sendTask(ep, fields, task, stream, timeout.signal, heard);
+    if (sent.stream) report.stream = sent.stream;
+    markAccepted(report, answer!);
     report.latencyMs = performance.now() - started;
-    const view = inspectReply(data);
-    report.reply = clean(view.text ?? '', 80);
-    report.graded = grade(view, task.key);
-    report.advice = adviceFor(view, report.graded, sampling);
-    if (report.advice !== null) report.advice = clean(report.advice, 400);
-    report.ok = report.advice === null;
-    return report;
+    reportReply(report, sent.data, task, sampling);
   } catch (err) {
     report.latencyMs = performance.now() - started;
-    if (!isSdkStatusError(err)) {
-      const failure = classifyError(err, timeout.signal.aborted);
-      const streamFailed = stream ? streamAdvice(err, clean(failure.message), stream) : null;
-      if (streamFailed !== null) {
-        // The endpoint answered (a stream error comes only after its status): the stream itself failed.
-        if (answer) accepted(answer);
-        report.stream = { streamed: true, ttftMs: null };
-        report.message = clean(failure.message);
-        report.advice = clean(streamFailed, 400);
-        return report;
-      }
-      if (closedByServer(err)) {
-        // It took the connection, so it is there; it just would not answer.
-        report.reachable = true;
-        report.message = 'the server accepted the connection, then closed it without an answer';
-        return report;
-      }
-      // A body that is not a chat completion, or one too large to read, still came from a server.
-      report.reachable = failure.type === 'malformed' || failure.type === 'response_too_large';
-      report.message = clean(failure.message);
-      if (failure.type === 'response_too_large')
-        report.advice =
-          'the reply is larger than --max-response-mb allows: raise it if replies this large are expected';
-      return report;
-    }
-    report.reachable = true;
-    report.status = err.status;
-    report.rateLimits = rateLimitHeaders(err.headers as HeaderBag);
-    const failure = classifyError(err, false);
-    // The provider's own words; the failure's, without the status it already names, else.
-    const said = (err.error as { message?: unknown } | undefined)?.message;
-    report.message = clean(
-      typeof said === 'string' && said.trim() !== '' ? said : failure.message.replace(/^HTTP \d+: /, ''),
-    );
-    // A redirect is answered before the key or the model is looked at: neither was tested.
-    if (err.status >= 300 && err.status < 400) return report;
-    if (err.status === 401 || err.status === 403) {
-      report.keyAccepted = false;
-      return report;
-    }
-    report.keyAccepted = true;
-    if (err.status === 404 && failure.type === 'auth') {
-      report.modelKnown = false;
-      return report;
-    }
-    if (err.status === 400 || err.status === 422) {
-      report.modelKnown = true;
-      report.paramsAccepted = false;
-      report.refusedParam = refusedField(err, sent);
-    }
-    return report;
+    if (isSdkStatusError(err)) reportRefusal(report, err);
+    else reportUnanswered(report, err, timeout.signal.aborted, stream, answer);
   } finally {
     if (timer) clearTimeout(timer);
   }
+  return report;
 }
 
 /** One model of `GET /models`. */

@@ -151,133 +151,157 @@ class LineSplitter {
   }
 }
 
-/** Reads a stream of chat completion chunks to its end and assembles the reply. */
-function readEventStream(res: IncomingMessage, o: EventStreamOptions): Promise<AssembledStream> {
-  return new Promise<AssembledStream>((resolve, reject) => {
-    const reply = new Assembly();
-    const lines = new LineSplitter();
-    const decoder = new StringDecoder('utf8');
-    let data: string[] = [];
-    let received = 0;
-    let done = false;
-    let settled = false;
-    let idle: NodeJS.Timeout | null = null;
-    // The bytes of the stream count against the budget for replies in flight (reply-budget.ts).
-    const claim = replyBudget.claim();
+/**
+ * One stream being read: its events assembled into a reply, its bytes counted against
+ * `--max-response-mb` and the budget for replies in flight, its silences bounded.
+ */
+class EventStreamReader {
+  private readonly reply = new Assembly();
+  private readonly lines = new LineSplitter();
+  private readonly decoder = new StringDecoder('utf8');
+  private data: string[] = [];
+  private received = 0;
+  private done = false;
+  private settled = false;
+  private idle: NodeJS.Timeout | null = null;
+  // The bytes of the stream count against the budget for replies in flight (reply-budget.ts).
+  private readonly claim = replyBudget.claim();
 
-    const finish = (err: Error | null): void => {
-      if (settled) return;
-      settled = true;
-      if (idle) clearTimeout(idle);
-      claim.release();
-      o.signal.removeEventListener('abort', onAbort);
-      if (err) {
-        res.destroy();
-        return reject(err);
-      }
-      try {
-        resolve({ body: reply.body(), ttftMs: reply.firstToken === null ? null : reply.firstToken - o.startedAt });
-      } catch (e) {
-        reject(e as Error);
-      }
-      // The connection goes back to the pool once the response ends; one that does not end
-      // right after [DONE] is closed rather than left holding a socket.
-      if (!res.complete) setImmediate(() => res.complete || res.destroy());
-    };
-    const onAbort = (): void => {
-      if (claim.waiting) noteAbortedWhileWaiting(o.signal);
-      const reason = o.signal.reason as unknown;
-      finish(reason instanceof Error ? reason : new DOMException('This operation was aborted', 'AbortError'));
-    };
-    const arm = (): void => {
-      if (idle) clearTimeout(idle);
-      if (reply.firstToken === null || settled) return;
-      idle = setTimeout(() => {
-        finish(
-          new StreamIdleError(
-            `the stream went silent for ${o.idleMs / 1000} s after ${reply.chunks} chunks (--stream-idle-timeout)`,
+  constructor(
+    private readonly res: IncomingMessage,
+    private readonly o: EventStreamOptions,
+    private readonly resolve: (s: AssembledStream) => void,
+    private readonly reject: (e: Error) => void,
+  ) {}
+
+  start(): void {
+    if (this.o.signal.aborted) return this.onAbort();
+    this.o.signal.addEventListener('abort', this.onAbort, { once: true });
+    this.res.on('data', (c: Buffer) => this.onData(c));
+    this.res.on('end', () => this.onEnd());
+    this.res.on('error', () => undefined);
+    this.res.on('close', () => {
+      if (!this.settled)
+        this.finish(
+          new StreamCutError(
+            `the connection closed in the middle of the stream (${this.reply.chunks} chunks, no [DONE])`,
           ),
         );
-      }, o.idleMs);
-    };
-    const dispatch = (): boolean => {
-      if (data.length === 0) return true;
-      const text = data.length === 1 ? data[0]! : data.join('\n');
-      data = [];
-      if (text.trim() === '[DONE]') {
-        done = true;
-        finish(null);
-        return false;
-      }
-      let chunk: unknown;
-      try {
-        chunk = JSON.parse(text);
-      } catch {
-        // The text itself is not quoted: it is the provider's, unbounded and unredacted.
-        throw new MalformedResponseError(`an event of the stream is not JSON (${text.length} characters)`);
-      }
-      reply.take(chunk, performance.now());
-      return true;
-    };
-    const onLine = (line: string): boolean => {
-      if (line === '') return dispatch();
-      if (line.startsWith('data:')) data.push(line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5));
-      // Comments (": keep-alive") and other fields (event, id, retry) carry no reply.
-      return true;
-    };
+    });
+  }
 
-    if (o.signal.aborted) return onAbort();
-    o.signal.addEventListener('abort', onAbort, { once: true });
-    res.on('data', (c: Buffer) => {
-      if (settled) {
-        // After [DONE] nothing more is read; a server that keeps sending loses the connection.
-        received += c.length;
-        if (received > o.maxBytes) res.destroy();
-        return;
-      }
-      received += c.length;
-      if (received > o.maxBytes) return finish(new ResponseTooLargeError(o.maxBytes));
-      try {
-        lines.push(decoder.write(c), onLine);
-      } catch (err) {
-        return finish(err as Error);
-      }
-      if (settled) return;
-      if (!claim.add(c.length)) {
-        // Waiting for memory is not the stream going silent: the idle timer waits too.
-        if (idle) clearTimeout(idle);
-        res.pause();
-        claim.pauseUntil(() => {
-          res.resume();
-          arm();
-        });
-        return;
-      }
-      arm();
+  private finish(err: Error | null): void {
+    if (this.settled) return;
+    this.settled = true;
+    if (this.idle) clearTimeout(this.idle);
+    this.claim.release();
+    this.o.signal.removeEventListener('abort', this.onAbort);
+    if (err) {
+      this.res.destroy();
+      return this.reject(err);
+    }
+    try {
+      const first = this.reply.firstToken;
+      this.resolve({ body: this.reply.body(), ttftMs: first === null ? null : first - this.o.startedAt });
+    } catch (e) {
+      this.reject(e as Error);
+    }
+    // The connection goes back to the pool once the response ends; one that does not end
+    // right after [DONE] is closed rather than left holding a socket.
+    const res = this.res;
+    if (!res.complete) setImmediate(() => res.complete || res.destroy());
+  }
+
+  private readonly onAbort = (): void => {
+    if (this.claim.waiting) noteAbortedWhileWaiting(this.o.signal);
+    const reason = this.o.signal.reason as unknown;
+    this.finish(reason instanceof Error ? reason : new DOMException('This operation was aborted', 'AbortError'));
+  };
+
+  /** (Re)starts the silence bound, once the first token came. */
+  private arm(): void {
+    if (this.idle) clearTimeout(this.idle);
+    if (this.reply.firstToken === null || this.settled) return;
+    this.idle = setTimeout(() => {
+      this.finish(
+        new StreamIdleError(
+          `the stream went silent for ${this.o.idleMs / 1000} s after ${this.reply.chunks} chunks (--stream-idle-timeout)`,
+        ),
+      );
+    }, this.o.idleMs);
+  }
+
+  /** One event's data lines, complete: a chunk of the reply, or [DONE]. False once the reply is whole. */
+  private dispatch(): boolean {
+    if (this.data.length === 0) return true;
+    const text = this.data.length === 1 ? this.data[0]! : this.data.join('\n');
+    this.data = [];
+    if (text.trim() === '[DONE]') {
+      this.done = true;
+      this.finish(null);
+      return false;
+    }
+    let chunk: unknown;
+    try {
+      chunk = JSON.parse(text);
+    } catch {
+      // The text itself is not quoted: it is the provider's, unbounded and unredacted.
+      throw new MalformedResponseError(`an event of the stream is not JSON (${text.length} characters)`);
+    }
+    this.reply.take(chunk, performance.now());
+    return true;
+  }
+
+  private readonly onLine = (line: string): boolean => {
+    if (line === '') return this.dispatch();
+    if (line.startsWith('data:')) this.data.push(line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5));
+    // Comments (": keep-alive") and other fields (event, id, retry) carry no reply.
+    return true;
+  };
+
+  private onData(c: Buffer): void {
+    this.received += c.length;
+    if (this.settled) {
+      // After [DONE] nothing more is read; a server that keeps sending loses the connection.
+      if (this.received > this.o.maxBytes) this.res.destroy();
+      return;
+    }
+    if (this.received > this.o.maxBytes) return this.finish(new ResponseTooLargeError(this.o.maxBytes));
+    try {
+      this.lines.push(this.decoder.write(c), this.onLine);
+    } catch (err) {
+      return this.finish(err as Error);
+    }
+    if (this.settled) return;
+    if (this.claim.add(c.length)) return this.arm();
+    // Waiting for memory is not the stream going silent: the idle timer waits too.
+    if (this.idle) clearTimeout(this.idle);
+    this.res.pause();
+    this.claim.pauseUntil(() => {
+      this.res.resume();
+      this.arm();
     });
-    res.on('end', () => {
-      if (settled) return;
-      try {
-        if (lines.push(decoder.end() + '\n\n', onLine) && !done) {
-          // No [DONE]: whole only if the reply said how it finished.
-          if (reply.finish === null)
-            return finish(
-              new StreamCutError(`the stream ended before the reply finished (${reply.chunks} chunks, no [DONE])`),
-            );
-          finish(null);
-        }
-      } catch (err) {
-        finish(err as Error);
-      }
-    });
-    res.on('error', () => undefined);
-    res.on('close', () => {
-      if (!settled)
-        finish(
-          new StreamCutError(`the connection closed in the middle of the stream (${reply.chunks} chunks, no [DONE])`),
+  }
+
+  private onEnd(): void {
+    if (this.settled) return;
+    try {
+      if (!this.lines.push(this.decoder.end() + '\n\n', this.onLine) || this.done) return;
+      // No [DONE]: whole only if the reply said how it finished.
+      if (this.reply.finish === null)
+        return this.finish(
+          new StreamCutError(`the stream ended before the reply finished (${this.reply.chunks} chunks, no [DONE])`),
         );
-    });
-  });
+      this.finish(null);
+    } catch (err) {
+      this.finish(err as Error);
+    }
+  }
+}
+
+/** Reads a stream of chat completion chunks to its end and assembles the reply. */
+function readEventStream(res: IncomingMessage, o: EventStreamOptions): Promise<AssembledStream> {
+  return new Promise<AssembledStream>((resolve, reject) => new EventStreamReader(res, o, resolve, reject).start());
 }
 
 /** True for a response to read as a stream: a 2xx of server-sent events. */

@@ -107,111 +107,107 @@ const CSV_FIELDS: Record<LeaderboardColumn, string[]> = {
   vs_best: ['vs_best_diff', 'vs_best_ci_low', 'vs_best_ci_high', 'vs_best_verdict'],
 };
 
+/** The CSV's header: every field, in order (`--columns` keeps the group and the chosen columns' fields). */
+const CSV_HEAD = [
+  'group',
+  'rank',
+  'ranked',
+  'why_not_ranked',
+  'run',
+  'folder',
+  'model',
+  'provider',
+  'endpoint',
+  ...SAMPLING_CSV_HEAD,
+  'n',
+  'rollouts_per_task',
+  'num_transactions',
+  'fault_rate',
+  'seed',
+  'generator',
+  'prompt_version',
+  'bas_version',
+  'made_by',
+  'started_at',
+  'ended_at',
+  'wall_time_s',
+  'status',
+  'rollouts',
+  'completed',
+  'errored',
+  ...CSV_MEASURES.flatMap((m) => [m, `${m}_ci_low`, `${m}_ci_high`]),
+  'pooled_precision',
+  'pooled_recall',
+  'tokens_total',
+  'cost_usd',
+  'vs_best_diff',
+  'vs_best_ci_low',
+  'vs_best_ci_high',
+  'vs_best_verdict',
+  'bas_consistent',
+  'bas_consistent_ci_low',
+  'bas_consistent_ci_high',
+  'wrong_bas_audit',
+  'wrong_bas_arithmetic',
+  'wrong_bas_both',
+  'tier',
+];
+
+const estCells = (e: Estimate) => [e.mean, e.ci95?.[0] ?? null, e.ci95?.[1] ?? null];
+
+type CsvCell = string | number | null;
+type LeaderboardGroup = Leaderboard['groups'][number];
+
+/** Where the run stands: its group, rank, name and what it was measured with. */
+function csvIdentity(g: LeaderboardGroup, gi: number, r: LeaderboardRun): CsvCell[] {
+  const p = r.provenance;
+  const ranked = r.rank === null ? 'no' : r.unrankable ? 'marked' : 'yes';
+  return [gi + 1, r.rank, ranked, r.unrankable, r.name, r.dir, r.model, p.provider, p.endpoint]
+    .concat(samplingCells(p.sampling))
+    .concat([p.n, p.rollouts, g.task?.num_transactions ?? null, g.task?.fault_rate ?? null, g.task?.seed ?? null])
+    .concat([g.generator, g.prompt_version, p.bas_version, p.made_by, p.started_at, p.ended_at, p.wall_time_s]);
+}
+
+/** What the run measured: counts, every measure with its interval, tokens, cost, the gap to the best, consistency, tier. */
+function csvMeasures(lb: Leaderboard, r: LeaderboardRun): CsvCell[] {
+  const pair = r.vs_best;
+  const d = pair ? (lb.by === 'reward_errors_as_zero' ? pair.diff_errors_as_zero : pair.diff) : null;
+  const verdict = r.rank === null || r.rank === 1 ? null : vsBestText(r, lb.by).verdict;
+  const c = r.consistency;
+  // Where a wrong BAS comes from: empty for a run recorded before 0.4.1.
+  const consistency = c.n
+    ? [...estCells(c.bas_consistent), c.bas_errors.audit, c.bas_errors.arithmetic, c.bas_errors.both]
+    : [null, null, null, null, null, null];
+  return [
+    r.status,
+    r.rollouts,
+    r.completed,
+    r.errored,
+    ...CSV_MEASURES.flatMap((m) => estCells(r.measures[m])),
+    r.faults_pooled.precision,
+    r.faults_pooled.recall,
+    r.tokens.total,
+    r.cost.total_usd,
+    d?.mean ?? null,
+    d?.ci95?.[0] ?? null,
+    d?.ci95?.[1] ?? null,
+    verdict,
+    ...consistency,
+    r.tier,
+  ];
+}
+
 /** The leaderboard as CSV: a header, then one row per run of every group (ranked first, then the rest). */
 export function renderLeaderboardCsv(lb: Leaderboard, columns: readonly LeaderboardColumn[] | null = null): string {
-  const head = [
-    'group',
-    'rank',
-    'ranked',
-    'why_not_ranked',
-    'run',
-    'folder',
-    'model',
-    'provider',
-    'endpoint',
-    ...SAMPLING_CSV_HEAD,
-    'n',
-    'rollouts_per_task',
-    'num_transactions',
-    'fault_rate',
-    'seed',
-    'generator',
-    'prompt_version',
-    'bas_version',
-    'made_by',
-    'started_at',
-    'ended_at',
-    'wall_time_s',
-    'status',
-    'rollouts',
-    'completed',
-    'errored',
-    ...CSV_MEASURES.flatMap((m) => [m, `${m}_ci_low`, `${m}_ci_high`]),
-    'pooled_precision',
-    'pooled_recall',
-    'tokens_total',
-    'cost_usd',
-    'vs_best_diff',
-    'vs_best_ci_low',
-    'vs_best_ci_high',
-    'vs_best_verdict',
-    'bas_consistent',
-    'bas_consistent_ci_low',
-    'bas_consistent_ci_high',
-    'wrong_bas_audit',
-    'wrong_bas_arithmetic',
-    'wrong_bas_both',
-    'tier',
-  ];
   // `--columns`: the group, then each chosen column's fields (a measure's mean and bounds).
   const keep =
     columns === null
-      ? head.map((_, i) => i)
-      : [0, ...columns.flatMap((c) => CSV_FIELDS[c].map((f) => head.indexOf(f)))];
-  const lines = [keep.map((i) => head[i]).join(',')];
-  const estCells = (e: Estimate) => [e.mean, e.ci95?.[0] ?? null, e.ci95?.[1] ?? null];
+      ? CSV_HEAD.map((_, i) => i)
+      : [0, ...columns.flatMap((c) => CSV_FIELDS[c].map((f) => CSV_HEAD.indexOf(f)))];
+  const lines = [keep.map((i) => CSV_HEAD[i]).join(',')];
   lb.groups.forEach((g, gi) => {
     for (const r of groupRows(g)) {
-      const p = r.provenance;
-      const pair = r.vs_best;
-      const d = pair ? (lb.by === 'reward_errors_as_zero' ? pair.diff_errors_as_zero : pair.diff) : null;
-      const row: Array<string | number | null> = [
-        gi + 1,
-        r.rank,
-        r.rank === null ? 'no' : r.unrankable ? 'marked' : 'yes',
-        r.unrankable,
-        r.name,
-        r.dir,
-        r.model,
-        p.provider,
-        p.endpoint,
-        ...samplingCells(p.sampling),
-        p.n,
-        p.rollouts,
-        g.task?.num_transactions ?? null,
-        g.task?.fault_rate ?? null,
-        g.task?.seed ?? null,
-        g.generator,
-        g.prompt_version,
-        p.bas_version,
-        p.made_by,
-        p.started_at,
-        p.ended_at,
-        p.wall_time_s,
-        r.status,
-        r.rollouts,
-        r.completed,
-        r.errored,
-        ...CSV_MEASURES.flatMap((m) => estCells(r.measures[m])),
-        r.faults_pooled.precision,
-        r.faults_pooled.recall,
-        r.tokens.total,
-        r.cost.total_usd,
-        d?.mean ?? null,
-        d?.ci95?.[0] ?? null,
-        d?.ci95?.[1] ?? null,
-        r.rank === null || r.rank === 1 ? null : vsBestText(r, lb.by).verdict,
-        // Where a wrong BAS comes from: empty for a run recorded before 0.4.1.
-        ...(r.consistency.n
-          ? [
-              ...estCells(r.consistency.bas_consistent),
-              r.consistency.bas_errors.audit,
-              r.consistency.bas_errors.arithmetic,
-              r.consistency.bas_errors.both,
-            ]
-          : [null, null, null, null, null, null]),
-        r.tier,
-      ];
+      const row = [...csvIdentity(g, gi, r), ...csvMeasures(lb, r)];
       lines.push(keep.map((i) => csvField(row[i]!)).join(','));
     }
   });

@@ -141,66 +141,75 @@ export interface PlanOptions {
   maxTasks: number | null;
 }
 
+type ReadRun = Awaited<ReturnType<typeof readScores>>;
+
 /** The plan from one pilot run (one-sample) or two runs sharing tasks (paired). */
 export async function buildPlan(dirs: string[], o: PlanOptions): Promise<Plan> {
-  const read = [];
+  const read: ReadRun[] = [];
   for (const dir of dirs) read.push(await readScores(dir));
   const runs = read.map((r) => plannedRun(r.data, r.fold, o.prices));
+  if (read.length === 1) return onePlan(dirs[0]!, read[0]!, runs[0]!, o);
+  return pairedPlan(dirs, [read[0]!, read[1]!], runs, o);
+}
+
+/** A one-sample plan from a pilot: the tasks to tell its mean from the mean ± D. */
+function onePlan(dir: string, pilot: ReadRun, run: PlannedRun, o: PlanOptions): Plan {
+  if (o.difference === null)
+    throw new ConfigError('bas plan with one run needs --difference D, the difference to detect (0 < D <= 1)');
   const notes: string[] = [];
-  if (read.length === 1) {
-    if (o.difference === null)
-      throw new ConfigError('bas plan with one run needs --difference D, the difference to detect (0 < D <= 1)');
-    const split = varianceSplit([...read[0]!.fold.tasks.values()]);
-    if (split.tasks < 2) throw new ConfigError(`${dirs[0]} has ${split.tasks} task: a plan needs at least two`);
-    const r = o.rollouts ?? runs[0]!.rollouts_per_task;
-    if (split.within === null && r > 1)
-      notes.push(
-        `the pilot has one rollout per task, so its variance cannot be split into between and within tasks: the plan for ${r} rollouts per task uses the variance of one rollout (conservative)`,
-      );
-    const variance = taskMeanVariance(split, r);
-    const n = tasksNeeded(variance, o.difference);
-    const scores = [...read[0]!.fold.tasks.values()].map((t) => t.reduce((a, b) => a + b, 0) / t.length);
-    const m0 = split.mean;
-    // Toward the side the difference fits in: above the pilot's mean when it can, else below.
-    const up = m0 + o.difference <= 1;
-    const fits = up || m0 - o.difference >= 0;
-    const fixed = fixedDesign(n, r, [runs[0]!]);
-    const seq = fits
-      ? sequentialPlan(
-          shiftToMean(scores, up ? m0 + o.difference : m0 - o.difference, 0, 1),
-          m0,
-          up ? 'above' : 'below',
-          o,
-          fixed,
-          [runs[0]!],
-          runs[0]!.rollouts_per_task,
-        )
-      : null;
-    if (!fits)
-      notes.push(
-        `a difference of ${o.difference} from the pilot's mean ${m0.toFixed(3)} leaves the reward range: no simulation`,
-      );
-    if (split.within !== null && r !== runs[0]!.rollouts_per_task)
-      notes.push(
-        `the simulation resamples the pilot's task means, of ${runs[0]!.rollouts_per_task} rollouts each, not of ${r}`,
-      );
-    return {
-      design: 'one-sample',
-      difference: o.difference,
-      difference_from: 'given',
-      alpha: 0.05,
-      power: 0.8,
-      runs,
-      variance: split,
-      paired: null,
-      task_variance: variance,
-      design_effect: designEffect(split, r),
-      fixed,
-      sequential: seq,
-      notes,
-    };
-  }
-  const [a, b] = read as [(typeof read)[0], (typeof read)[0]];
+  const split = varianceSplit([...pilot.fold.tasks.values()]);
+  if (split.tasks < 2) throw new ConfigError(`${dir} has ${split.tasks} task: a plan needs at least two`);
+  const r = o.rollouts ?? run.rollouts_per_task;
+  if (split.within === null && r > 1)
+    notes.push(
+      `the pilot has one rollout per task, so its variance cannot be split into between and within tasks: the plan for ${r} rollouts per task uses the variance of one rollout (conservative)`,
+    );
+  const variance = taskMeanVariance(split, r);
+  const fixed = fixedDesign(tasksNeeded(variance, o.difference), r, [run]);
+  const scores = [...pilot.fold.tasks.values()].map(mean);
+  const m0 = split.mean;
+  // Toward the side the difference fits in: above the pilot's mean when it can, else below.
+  const up = m0 + o.difference <= 1;
+  const fits = up || m0 - o.difference >= 0;
+  const target = up ? m0 + o.difference : m0 - o.difference;
+  const seq = fits
+    ? sequentialPlan(
+        shiftToMean(scores, target, 0, 1),
+        m0,
+        up ? 'above' : 'below',
+        o,
+        fixed,
+        [run],
+        run.rollouts_per_task,
+      )
+    : null;
+  if (!fits)
+    notes.push(
+      `a difference of ${o.difference} from the pilot's mean ${m0.toFixed(3)} leaves the reward range: no simulation`,
+    );
+  if (split.within !== null && r !== run.rollouts_per_task)
+    notes.push(
+      `the simulation resamples the pilot's task means, of ${run.rollouts_per_task} rollouts each, not of ${r}`,
+    );
+  return {
+    design: 'one-sample',
+    difference: o.difference,
+    difference_from: 'given',
+    alpha: 0.05,
+    power: 0.8,
+    runs: [run],
+    variance: split,
+    paired: null,
+    task_variance: variance,
+    design_effect: designEffect(split, r),
+    fixed,
+    sequential: seq,
+    notes,
+  };
+}
+
+/** The tasks both runs hold, after checking that they ran the same tasks. */
+function sharedTasks(dirs: string[], a: ReadRun, b: ReadRun): number[] {
   const clash = versionClash(b.data.run, a.data.run);
   if (clash || !sameTaskConfig(a.data.task, b.data.task))
     throw new ConfigError(
@@ -209,6 +218,13 @@ export async function buildPlan(dirs: string[], o: PlanOptions): Promise<Plan> {
   const shared = [...a.fold.tasks.keys()].filter((i) => b.fold.tasks.has(i)).sort((x, y) => x - y);
   if (shared.length < 2)
     throw new ConfigError(`${dirs[0]} and ${dirs[1]} share ${shared.length} task: a paired plan needs at least two`);
+  return shared;
+}
+
+/** A paired plan from two runs sharing tasks: the tasks to detect a difference D between them. */
+function pairedPlan(dirs: string[], [a, b]: [ReadRun, ReadRun], runs: PlannedRun[], o: PlanOptions): Plan {
+  const notes: string[] = [];
+  const shared = sharedTasks(dirs, a, b);
   const split = pairedSplit(
     shared.map((i) => a.fold.tasks.get(i)!),
     shared.map((i) => b.fold.tasks.get(i)!),
@@ -221,34 +237,25 @@ export async function buildPlan(dirs: string[], o: PlanOptions): Promise<Plan> {
     notes.push(
       `the difference planned for is the one the two runs show (${observed.toFixed(3)}); a difference chosen for what matters (--difference) is the sounder plan`,
     );
-  const r = o.rollouts ?? Math.max(runs[0]!.rollouts_per_task, runs[1]!.rollouts_per_task);
-  if (r !== Math.max(runs[0]!.rollouts_per_task, runs[1]!.rollouts_per_task))
+  const most = Math.max(runs[0]!.rollouts_per_task, runs[1]!.rollouts_per_task);
+  const r = o.rollouts ?? most;
+  if (r !== most)
     notes.push(`the simulation resamples the runs' task differences, at their own rollouts per task, not ${r}`);
   if (split.between === null && r > 1)
     notes.push(
       `both runs have one rollout per task, so the rollout noise cannot be told from the spread of the differences: the plan for ${r} rollouts per task uses one rollout's variance (conservative)`,
     );
   const variance = pairedVariance(split, r);
-  const n = tasksNeeded(variance, d);
-  const fixed = fixedDesign(n, r, runs);
+  const fixed = fixedDesign(tasksNeeded(variance, d), r, runs);
   // Paired differences in [-1, 1], shifted to +D (or -D, the sign the runs show when D is theirs), mapped to [0, 1].
   const sign = o.difference === null && observed < 0 ? -1 : 1;
   const diffs = shared.map((i) => mean(b.fold.tasks.get(i)!) - mean(a.fold.tasks.get(i)!));
-  const seq = sequentialPlan(
-    shiftToMean(diffs, sign * d, -1, 1).map((x) => (x + 1) / 2),
-    0.5,
-    sign > 0 ? 'above' : 'below',
-    o,
-    fixed,
-    runs,
-    Math.max(runs[0]!.rollouts_per_task, runs[1]!.rollouts_per_task),
-  );
+  const unit = shiftToMean(diffs, sign * d, -1, 1).map((x) => (x + 1) / 2);
+  const seq = sequentialPlan(unit, 0.5, sign > 0 ? 'above' : 'below', o, fixed, runs, most);
   // The design effect of a paired plan is that of the differences' two parts.
   const within = (split.within_a ?? 0) + (split.within_b ?? 0);
-  const de =
-    split.between !== null && split.between + within > 0
-      ? 1 + ((r - 1) * split.between) / (split.between + within)
-      : null;
+  const total = split.between !== null ? split.between + within : 0;
+  const de = split.between !== null && total > 0 ? 1 + ((r - 1) * split.between) / total : null;
   return {
     design: 'paired',
     difference: d,
@@ -317,9 +324,8 @@ function num(v: number | null, digits = 4): string {
   return v === null || !Number.isFinite(v) ? '–' : v.toFixed(digits);
 }
 
-/** The text `bas plan` prints. */
-export function renderPlan(p: Plan): string {
-  const out: string[] = [];
+/** The runs the plan starts from. */
+function runsTable(p: Plan): string {
   const runs = plainTable(['run', 'model', 'tasks', 'rollouts/task', 'mean reward', 'USD/rollout']);
   p.runs.forEach((r, i) =>
     runs.push([
@@ -331,12 +337,11 @@ export function renderPlan(p: Plan): string {
       usd(r.usd_per_rollout),
     ]),
   );
-  out.push(runs.toString());
-  const what =
-    p.design === 'paired'
-      ? `a paired difference of ${round(p.difference)} (B − A, ${p.difference_from})`
-      : `a difference of ${round(p.difference)} from the pilot's mean`;
-  out.push(`to detect ${what}\nwith 80% power at 5% two-sided (errored rollouts as 0):`);
+  return runs.toString();
+}
+
+/** The variance the plan rests on, and the fixed design it gives. */
+function fixedTable(p: Plan): string {
   const t = plainTable(['', 'value']);
   if (p.variance) {
     t.push(['variance of a task mean (pilot)', num(p.variance.task_mean_variance)]);
@@ -353,31 +358,48 @@ export function renderPlan(p: Plan): string {
   t.push(['fixed design: tasks', p.fixed.tasks === null ? '–' : fmtInt(p.fixed.tasks)]);
   t.push(['fixed design: rollouts per run', p.fixed.rollouts === null ? '–' : fmtInt(p.fixed.rollouts)]);
   t.push([p.design === 'paired' ? 'fixed design: cost of both runs' : 'fixed design: cost', usd(p.fixed.usd)]);
-  out.push(t.toString());
-  const q = p.sequential;
-  if (q) {
-    out.push(
-      `the sequential rule (confidence sequence, until decided), simulated:\n${fmtInt(q.simulations)} runs resampled from the pilot's scores (seed ${q.seed}),\neach stopped undecided at ${fmtInt(q.cap)} tasks`,
-    );
-    const seq = plainTable(['sequential rule', 'value']);
-    seq.push(['tasks: median', fmtInt(q.median_tasks)]);
-    seq.push([`tasks: mean${q.undecided > 0 ? ' (undecided counted at the cap)' : ''}`, num(q.mean_tasks, 1)]);
-    seq.push(['tasks: 90% decided by', fmtInt(q.p90_tasks)]);
-    seq.push(['undecided at the cap', `${(100 * q.undecided).toFixed(1)}%`]);
-    seq.push(['decided the wrong way', `${(100 * q.wrong_sign).toFixed(1)}%`]);
-    seq.push(['cost at the median / mean tasks', `${usd(q.usd_median)} / ${usd(q.usd_mean)}`]);
-    out.push(seq.toString());
-  }
+  return t.toString();
+}
+
+/** The sequential rule's simulation: its heading and its table. */
+function sequentialLines(q: NonNullable<Plan['sequential']>): string[] {
+  const seq = plainTable(['sequential rule', 'value']);
+  seq.push(['tasks: median', fmtInt(q.median_tasks)]);
+  seq.push([`tasks: mean${q.undecided > 0 ? ' (undecided counted at the cap)' : ''}`, num(q.mean_tasks, 1)]);
+  seq.push(['tasks: 90% decided by', fmtInt(q.p90_tasks)]);
+  seq.push(['undecided at the cap', `${(100 * q.undecided).toFixed(1)}%`]);
+  seq.push(['decided the wrong way', `${(100 * q.wrong_sign).toFixed(1)}%`]);
+  seq.push(['cost at the median / mean tasks', `${usd(q.usd_median)} / ${usd(q.usd_mean)}`]);
+  return [
+    `the sequential rule (confidence sequence, until decided), simulated:\n${fmtInt(q.simulations)} runs resampled from the pilot's scores (seed ${q.seed}),\neach stopped undecided at ${fmtInt(q.cap)} tasks`,
+    seq.toString(),
+  ];
+}
+
+/** A note wrapped to 80 columns like the tables, continuation lines indented. */
+function noteLine(text: string): string {
+  return wrapCell(text, 78)
+    .split('\n')
+    .map((l, i) => (i === 0 ? l : `  ${l}`))
+    .join('\n');
+}
+
+/** The text `bas plan` prints. */
+export function renderPlan(p: Plan): string {
+  const what =
+    p.design === 'paired'
+      ? `a paired difference of ${round(p.difference)} (B − A, ${p.difference_from})`
+      : `a difference of ${round(p.difference)} from the pilot's mean`;
+  const out = [
+    runsTable(p),
+    `to detect ${what}\nwith 80% power at 5% two-sided (errored rollouts as 0):`,
+    fixedTable(p),
+  ];
+  if (p.sequential) out.push(...sequentialLines(p.sequential));
   if (p.fixed.usd === null)
     out.push(
       '(give --price-in and --price-out, in USD per million tokens, for the cost,\nunless the runs recorded them)',
     );
-  // Notes are wrapped to 80 columns like the tables, continuation lines indented.
-  const note = (text: string) =>
-    wrapCell(text, 78)
-      .split('\n')
-      .map((l, i) => (i === 0 ? l : `  ${l}`))
-      .join('\n');
-  for (const n of p.notes) out.push(note(`note: ${n}`));
+  for (const n of p.notes) out.push(noteLine(`note: ${n}`));
   return terminalText(out.join('\n')) + '\n';
 }
