@@ -12,6 +12,7 @@ import { costOf, describeTask, fromCacheLine, runTimeText, unscoredLine } from '
 import { durationText, UNDER_ONE_MS_S } from './provenance.js';
 import type { Summary } from '../summary/summary.js';
 import type { SequentialRecord } from '../summary/confidence-sequence.js';
+import { sequentialText } from './sequential-text.js';
 import { fmtInt, plainTable } from './tables.js';
 
 /** Where the requests went, without credentials or path: a host, or the built-in policy. */
@@ -105,34 +106,4 @@ export function renderSequential(
   const c = costOf(s, {}, prices);
   const cost = c.total_usd === null ? '' : `, ${c.in_flight_requests > 0 ? 'at least ' : ''}$${c.total_usd.toFixed(4)}`;
   return `${sequentialText(q, cost)}\n`;
-}
-
-/**
- * A sequential record in words, with `cost` (", $1.83" or nothing) beside the tasks:
- * "anytime-valid 95% interval of the difference (this run minus RUN): +0.210 [0.104, 0.316];
- * better: decided after 212 tasks, $1.83; a fixed design planned to detect a 0.05 difference
- * with 80% power needed 1,325".
- */
-function sequentialText(q: SequentialRecord, cost: string): string {
-  const f = (v: number): string => v.toFixed(3);
-  const tasks = `${q.tasks.toLocaleString('en-US')} task${q.tasks === 1 ? '' : 's'}`;
-  const fixedN = q.fixed_design_tasks?.toLocaleString('en-US');
-  if (q.rule === 'decided') {
-    const signed = (v: number): string => (v > 0 ? `+${f(v)}` : f(v));
-    const mean = q.mean === null ? '-' : signed(q.mean);
-    const verdict = q.verdict ?? 'undecided';
-    const how = q.reached ? `${verdict}: decided after ${tasks}${cost}` : `undecided after ${tasks}${cost}`;
-    const margin = q.margin ? `, margin ±${q.margin}` : '';
-    const fixed =
-      fixedN === undefined
-        ? ''
-        : `; a fixed design planned to detect a ${q.fixed_design_difference ?? 0.05} difference with 80% power needed ${fixedN}`;
-    return `anytime-valid 95% interval of the difference (this run minus ${terminalText(q.against ?? 'the baseline')}${margin}): ${mean} [${f(q.low)}, ${f(q.high)}]; ${how}${fixed}`;
-  }
-  const how = q.reached
-    ? `reached --precision ${q.width} after ${tasks}${cost}`
-    : `${tasks} in order${cost}; --precision ${q.width} not reached`;
-  const mean = q.mean === null ? '-' : f(q.mean);
-  const fixed = fixedN === undefined ? '' : `; a fixed-n 95% interval of ±${q.width} at this spread needs ${fixedN}`;
-  return `anytime-valid 95% interval of the mean reward: ${mean} [${f(q.low)}, ${f(q.high)}] (±${f(q.half_width)}), ${how}${fixed}`;
 }

@@ -14,6 +14,7 @@ import { sessionsOf, spendOf } from '../runfile/sessions.js';
 import { foldWinningRecords, runBounds, SummaryFold, type WinnerFold } from '../runfile/winners.js';
 import type { RolloutRecord } from '../runfile/record.js';
 import { provenanceOf, type Provenance } from './provenance.js';
+import { sequentialNote, sequentialOf } from './sequential-text.js';
 import * as std from '../io/std.js';
 
 /** A run folder, summarised. */
@@ -97,6 +98,39 @@ class RunFold<F extends WinnerFold | null> extends SummaryFold {
   }
 }
 
+/**
+ * The notes a run's status gives every report (a run still going, cut off, stopped at its
+ * budget or by a stopping rule), and run.json as reports show it: one that says "running" with
+ * no live bas holding the folder was killed or crashed, and shows as interrupted.
+ */
+function statusNotes(run: RunFile | null, dir: string, summary: Summary): { run: RunFile | null; notes: string[] } {
+  const notes: string[] = [];
+  const status = run?.status;
+  if (status === 'running' && run !== null && folderLockState(dir) !== 'alive') {
+    run = { ...run, status: 'interrupted' };
+    notes.push(
+      `This run was interrupted (run.json still says "running", but no bas process holds the folder): the figures cover what completed. \`bas eval --resume ${dir}\` finishes it.`,
+    );
+  } else if (status === 'running')
+    notes.push('This run is still in progress (run.json says "running"): the figures cover what has finished so far.');
+  else if (status === 'incomplete')
+    notes.push(
+      'This run is incomplete: some planned rollouts are in none of its inputs (missing replies or a missing shard).',
+    );
+  else if (status === 'budget')
+    notes.push(
+      `This run stopped at its budget (--max-cost / --max-total-tokens) before it finished: the figures cover what completed. \`bas eval --resume ${dir}\` with a larger budget finishes it.`,
+    );
+  else if (status === 'interrupted' || status === 'failed')
+    notes.push(
+      `This run ${status === 'failed' ? 'failed' : 'was interrupted'} before it finished: the figures cover what completed. \`bas eval --resume ${dir}\` finishes it.`,
+    );
+  // A run with a stopping rule says where the rule left it, whatever its status.
+  const sequential = sequentialOf(run);
+  if (sequential) notes.push(sequentialNote(sequential, status, summary, run?.prices));
+  return { run, notes };
+}
+
 /** Reads and summarises a run folder (or a bare results file); `warn` hears a torn last line and records set aside. */
 export async function readRun(path: string, warn?: Warn): Promise<RunData> {
   return (await readRunFolding(path, () => null, warn)).data;
@@ -131,30 +165,13 @@ export async function readRunFolding<F extends WinnerFold | null>(
   if (summary.counts.rollouts === 0) {
     throw new ConfigError(`${resultsPath} holds no rollouts yet: nothing to report`);
   }
-  const notes: string[] = [];
   const expected = expectedRollouts(run);
-  const status = run?.status;
-  if (status === 'running' && run !== null && folderLockState(dir) !== 'alive') {
-    // run.json says running, but no live bas holds the folder: it was killed or crashed.
-    run = { ...run, status: 'interrupted' };
-    notes.push(
-      `This run was interrupted (run.json still says "running", but no bas process holds the folder): the figures cover what completed. \`bas eval --resume ${dir}\` finishes it.`,
-    );
-  } else if (status === 'running')
-    notes.push('This run is still in progress (run.json says "running"): the figures cover what has finished so far.');
-  else if (status === 'incomplete')
-    notes.push(
-      'This run is incomplete: some planned rollouts are in none of its inputs (missing replies or a missing shard).',
-    );
-  else if (status === 'budget')
-    notes.push(
-      `This run stopped at its budget (--max-cost / --max-total-tokens) before it finished: the figures cover what completed. \`bas eval --resume ${dir}\` with a larger budget finishes it.`,
-    );
-  else if (status === 'interrupted' || status === 'failed')
-    notes.push(
-      `This run ${status === 'failed' ? 'failed' : 'was interrupted'} before it finished: the figures cover what completed. \`bas eval --resume ${dir}\` finishes it.`,
-    );
-  if (expected !== null && summary.counts.rollouts < expected) {
+  const status = statusNotes(run, dir, summary);
+  run = status.run;
+  const notes = status.notes;
+  // A run its rule stopped was meant to end there: its note says so, and nothing is missing.
+  const ruleStopped = run?.status === 'precision' || run?.status === 'decided';
+  if (expected !== null && summary.counts.rollouts < expected && !ruleStopped) {
     notes.push(
       `${summary.counts.rollouts} of ${expected} rollouts are recorded; ${expected - summary.counts.rollouts} are missing.`,
     );
