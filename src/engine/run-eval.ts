@@ -117,7 +117,8 @@ async function openResume(
     if (left === 0) {
       // Every rollout is in, but the run may have ended before its last run.json (a kill -9
       // after the final record): it is finished now, so reports stop calling it interrupted.
-      const summary = recorded.summary();
+      // With what its sessions spent beside their records, as every other summary of it.
+      const summary = withSpend(recorded.summary(), spendOf(sessionsOf(saved)));
       const marked = saved.status === 'complete' ? null : saved.status;
       const info = marked === null ? saved : folder.markComplete(summary);
       emit({ type: 'nothing-to-do', dir, total, marked });
