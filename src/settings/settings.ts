@@ -206,7 +206,7 @@ export function resolveSettings(
   const policy = builtinName(v.model);
   if (policy !== null && !isPolicyName(policy)) {
     throw new ConfigError(
-      `${names.model}: unknown built-in model ${JSON.stringify(v.model)} (choose builtin:${POLICY_NAMES.join(', builtin:')}, or builtin:share:P with P from 0 to 1)`,
+      `${names.model}: unknown built-in model ${JSON.stringify(v.model)} (choose builtin:${POLICY_NAMES.join(', builtin:')}, builtin:share:P)`,
     );
   }
   if (saved) refuseChanges(v, given, saved);
