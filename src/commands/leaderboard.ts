@@ -9,7 +9,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../errors/index.js';
 import { fileSink, withSink } from '../io/output.js';
-import { buildLeaderboard, type RankMeasure } from '../report/leaderboard.js';
+import { buildLeaderboard, type Leaderboard, type RankMeasure } from '../report/leaderboard.js';
 import { renderLeaderboard } from '../report/leaderboard-text.js';
 import {
   renderLeaderboardCsv,
@@ -80,45 +80,28 @@ function findRuns(path: string): { runs: string[]; named: boolean } {
   return { runs, named: false };
 }
 
-export async function leaderboard(dirs: string[], given: Record<string, unknown>): Promise<void> {
-  const opts = readFlags(COMMAND_FLAGS.leaderboard, given);
-  const { seed, resamples } = opts;
-  const by = opts.by as RankMeasure;
-  const formats = (['json', 'markdown', 'csv', 'latex'] as const).filter((f) => opts[f]);
-  if (formats.length > 1)
-    throw new ConfigError(
-      `give one of --json, --markdown, --csv and --latex, not ${formats.map((f) => `--${f}`).join(' and ')}`,
-    );
-  if (dirs.length === 0) throw new ConfigError('bas leaderboard needs at least one run folder or folder of runs');
-  const found = dirs.map(findRuns);
-  refuseRepeatedRuns(
-    found.flatMap((f) => f.runs),
-    'leaderboard',
-  );
-  // Checked before any run is read: the page may not be written over one of them.
-  checkOutputs([
-    { flag: '--html', path: opts.html, kind: 'file', inputs: found.flatMap((f) => f.runs.flatMap(runInputs)) },
-    { flag: '--svg', path: opts.svg, kind: 'file', inputs: found.flatMap((f) => f.runs.flatMap(runInputs)) },
-  ]);
+type LeaderboardOpts = ReturnType<typeof readFlags<typeof COMMAND_FLAGS.leaderboard>>;
+
+/** Every run found; one found inside a folder that cannot be read (say, just started) is left out with a warning. */
+async function readFound(found: Array<{ runs: string[]; named: boolean }>): Promise<RunData[]> {
   const runs: RunData[] = [];
   for (const f of found) {
     for (const dir of f.runs) {
       try {
         runs.push(await readRun(dir));
       } catch (err) {
-        // A run found inside a folder that cannot be read (say, one just started) is left
-        // out with a warning; a run named on the command line fails the command.
+        // A run named on the command line fails the command.
         if (f.named || !(err instanceof ConfigError)) throw err;
         stderrWarn(`leaderboard: ${dir} left out: ${err.message}`);
       }
     }
   }
   if (runs.length === 0) throw new ConfigError('leaderboard: none of the runs found could be read');
-  const lb = buildLeaderboard(runs, { by, seed, resamples, includeIncomplete: opts.includeIncomplete === true });
-  // Sweep folders are also drawn as curves, every model of every folder one (docs/sweep.md).
-  const sweeps: SweepResult[] = [];
-  for (const d of dirs) if (isSweepFolder(d)) sweeps.push(await readSweepFolder(d, 'leaderboard'));
-  const curves = sweeps.length > 0 ? overlaySweeps(sweeps) : null;
+  return runs;
+}
+
+/** The files asked for: the HTML page (with the sweeps' curves) and the SVG figure. */
+async function writeFiles(lb: Leaderboard, curves: SweepResult | null, opts: LeaderboardOpts): Promise<void> {
   if (opts.html) {
     const { leaderboardPage } = await import('../report/html/leaderboard-page.js');
     const { sweepFigures } = await import('../report/html/sweep-page.js');
@@ -129,20 +112,60 @@ export async function leaderboard(dirs: string[], given: Record<string, unknown>
     const { leaderboardSvg } = await import('../report/html/figure.js');
     await withSink(fileSink(opts.svg, '--svg'), async (sink) => sink.write(leaderboardSvg(lb)));
   }
+}
+
+/** The leaderboard on standard output, in the one format asked for or as text. */
+function printLeaderboard(
+  lb: Leaderboard,
+  curves: SweepResult | null,
+  format: Format | undefined,
+  opts: LeaderboardOpts,
+): void {
   const render = {
     json: () => JSON.stringify(curves ? { ...lb, sweep: curves } : lb, null, 2) + '\n',
     markdown: renderLeaderboardMarkdown,
     csv: renderLeaderboardCsv,
     latex: renderLeaderboardLatex,
   };
-  const format = formats[0];
-  std
-    .stdout()
-    .write(
-      format
-        ? render[format](lb, opts.columns)
-        : renderLeaderboard(lb, opts.columns) + (curves ? `\nDifficulty curves\n${renderSweep(curves)}` : ''),
-    );
+  const text = format
+    ? render[format](lb, opts.columns)
+    : renderLeaderboard(lb, opts.columns) + (curves ? `\nDifficulty curves\n${renderSweep(curves)}` : '');
+  std.stdout().write(text);
   if (opts.html && !format) std.stdout().write(`HTML leaderboard written to ${opts.html}\n`);
   if (opts.svg && !format) std.stdout().write(`SVG figure written to ${opts.svg}\n`);
+}
+
+const FORMATS = ['json', 'markdown', 'csv', 'latex'] as const;
+type Format = (typeof FORMATS)[number];
+
+export async function leaderboard(dirs: string[], given: Record<string, unknown>): Promise<void> {
+  const opts = readFlags(COMMAND_FLAGS.leaderboard, given);
+  const formats = FORMATS.filter((f) => opts[f]);
+  if (formats.length > 1)
+    throw new ConfigError(
+      `give one of --json, --markdown, --csv and --latex, not ${formats.map((f) => `--${f}`).join(' and ')}`,
+    );
+  if (dirs.length === 0) throw new ConfigError('bas leaderboard needs at least one run folder or folder of runs');
+  const found = dirs.map(findRuns);
+  const all = found.flatMap((f) => f.runs);
+  refuseRepeatedRuns(all, 'leaderboard');
+  // Checked before any run is read: the page may not be written over one of them.
+  const inputs = all.flatMap(runInputs);
+  checkOutputs([
+    { flag: '--html', path: opts.html, kind: 'file', inputs },
+    { flag: '--svg', path: opts.svg, kind: 'file', inputs },
+  ]);
+  const runs = await readFound(found);
+  const lb = buildLeaderboard(runs, {
+    by: opts.by as RankMeasure,
+    seed: opts.seed,
+    resamples: opts.resamples,
+    includeIncomplete: opts.includeIncomplete === true,
+  });
+  // Sweep folders are also drawn as curves, every model of every folder one (docs/sweep.md).
+  const sweeps: SweepResult[] = [];
+  for (const d of dirs) if (isSweepFolder(d)) sweeps.push(await readSweepFolder(d, 'leaderboard'));
+  const curves = sweeps.length > 0 ? overlaySweeps(sweeps) : null;
+  await writeFiles(lb, curves, opts);
+  printLeaderboard(lb, curves, formats[0], opts);
 }

@@ -143,6 +143,122 @@ export function makeNodeFetch(options: NodeFetchOptions = {}): typeof fetch {
 /** makeNodeFetch with the default cap. */
 export const nodeFetch: typeof fetch = makeNodeFetch();
 
+/** The request headers as one plain object, with the body's length. */
+function requestHeaders(init: Parameters<typeof fetch>[1], body: string | Uint8Array | null): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const given = init?.headers;
+  (given instanceof Headers ? given : new Headers(given)).forEach((value, key) => (headers[key] = value));
+  if (body != null)
+    headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+  return headers;
+}
+
+/** What one request is bounded by: the cap on its reply, the budget for replies in flight, and which replies to pass on unread. */
+interface FetchBounds {
+  maxBytes: number;
+  budget: ReplyBudget;
+  passThrough?: NodeFetchOptions['passThrough'];
+}
+
+/** One request through node:http, its reply read whole within its bounds (or passed on unread). */
+class NodeFetchCall {
+  private claim: BudgetClaim | null = null;
+  private readonly chunks: Buffer[] = [];
+  private received = 0;
+  private readonly req: ReturnType<typeof httpRequest>;
+  private readonly signal: AbortSignal | undefined;
+
+  constructor(
+    private readonly url: URL,
+    init: Parameters<typeof fetch>[1],
+    private readonly bounds: FetchBounds,
+    private readonly resolve: (r: Response) => void,
+    private readonly reject: (e: Error) => void,
+  ) {
+    this.signal = init?.signal ?? undefined;
+    const body = (init?.body ?? null) as string | Uint8Array | null;
+    const https = url.protocol === 'https:';
+    this.req = (https ? httpsRequest : httpRequest)(
+      {
+        protocol: url.protocol,
+        hostname: url.hostname.replace(/^\[|\]$/g, ''),
+        port: url.port || undefined,
+        path: `${url.pathname}${url.search}`,
+        method: init?.method ?? 'GET',
+        headers: requestHeaders(init, body),
+        agent: https ? httpsAgent : httpAgent,
+      },
+      (res) => this.onResponse(res),
+    );
+    this.signal?.addEventListener('abort', this.onAbort, { once: true });
+    this.req.on('error', this.fail);
+    this.req.end(body ?? undefined);
+  }
+
+  private onResponse(res: IncomingMessage): void {
+    if (this.bounds.passThrough?.(res.statusCode ?? 0, res.headers)) {
+      // An abort still destroys the request (and so the response) until the response closes.
+      res.once('close', () => this.signal?.removeEventListener('abort', this.onAbort));
+      const headers = new ResponseHeaders(res.rawHeaders);
+      const unread = new UnreadResponse(res.statusCode!, res.statusMessage ?? '', headers, this.url.href, res);
+      return this.resolve(unread as unknown as Response);
+    }
+    this.claim = this.bounds.budget.claim();
+    // A declared length past the cap fails before any of the body is read.
+    if (Number(res.headers['content-length']) > this.bounds.maxBytes) return this.tooLarge(res);
+    res.on('data', (c: Buffer) => this.onData(res, c));
+    res.on('error', this.fail);
+    res.on('aborted', () => this.fail(new TypeError('terminated: the connection closed mid-response')));
+    res.on('end', () => this.onEnd(res));
+  }
+
+  private onData(res: IncomingMessage, c: Buffer): void {
+    this.received += c.length;
+    if (this.received > this.bounds.maxBytes) return this.tooLarge(res);
+    this.chunks.push(c);
+    if (!this.claim!.add(c.length)) {
+      res.pause();
+      this.claim!.pauseUntil(() => res.resume());
+    }
+  }
+
+  private tooLarge(res: IncomingMessage): void {
+    this.chunks.length = 0;
+    const err = new ResponseTooLargeError(this.bounds.maxBytes);
+    // Reject first: destroying emits 'aborted', whose error must not win.
+    this.fail(err);
+    res.destroy();
+    this.req.destroy(err);
+  }
+
+  private onEnd(res: IncomingMessage): void {
+    if (this.received > this.bounds.maxBytes) return;
+    this.signal?.removeEventListener('abort', this.onAbort);
+    this.claim!.release();
+    const status = res.statusCode ?? 0;
+    if (status < 200 || status > 599) return this.reject(new TypeError(`invalid HTTP status ${status}`));
+    const chunks = this.chunks;
+    const payload = NO_BODY.has(status) ? Buffer.alloc(0) : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+    const headers = new ResponseHeaders(res.rawHeaders);
+    const response = new BufferedResponse(status, res.statusMessage ?? '', headers, this.url.href, payload);
+    this.resolve(response as unknown as Response);
+  }
+
+  private readonly fail = (err: Error): void => {
+    this.signal?.removeEventListener('abort', this.onAbort);
+    this.claim?.release();
+    this.reject(err);
+  };
+
+  private readonly onAbort = (): void => {
+    if (this.claim?.waiting) noteAbortedWhileWaiting(this.signal!);
+    this.claim?.release();
+    const err = abortError(this.signal!);
+    this.req.destroy(err);
+    this.reject(err);
+  };
+}
+
 function fetchOnce(
   input: Parameters<typeof fetch>[0],
   init: Parameters<typeof fetch>[1],
@@ -163,91 +279,6 @@ function fetchOnce(
   const signal = init?.signal ?? undefined;
   return new Promise<Response>((resolve, reject) => {
     if (signal?.aborted) return reject(abortError(signal));
-    let claim: BudgetClaim | null = null;
-    const headers: Record<string, string> = {};
-    const given = init?.headers;
-    (given instanceof Headers ? given : new Headers(given)).forEach((value, key) => (headers[key] = value));
-    if (body != null)
-      headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
-    const https = url.protocol === 'https:';
-    const req = (https ? httpsRequest : httpRequest)(
-      {
-        protocol: url.protocol,
-        hostname: url.hostname.replace(/^\[|\]$/g, ''),
-        port: url.port || undefined,
-        path: `${url.pathname}${url.search}`,
-        method: init?.method ?? 'GET',
-        headers,
-        agent: https ? httpsAgent : httpAgent,
-      },
-      (res) => {
-        if (passThrough?.(res.statusCode ?? 0, res.headers)) {
-          // An abort still destroys the request (and so the response) until the response closes.
-          res.once('close', () => signal?.removeEventListener('abort', onAbort));
-          const headers = new ResponseHeaders(res.rawHeaders);
-          const unread = new UnreadResponse(res.statusCode!, res.statusMessage ?? '', headers, url.href, res);
-          return resolve(unread as unknown as Response);
-        }
-        claim = budget.claim();
-        const chunks: Buffer[] = [];
-        let received = 0;
-        const tooLarge = (): void => {
-          chunks.length = 0;
-          const err = new ResponseTooLargeError(maxBytes);
-          // Reject first: destroying emits 'aborted', whose error must not win.
-          fail(err);
-          res.destroy();
-          req.destroy(err);
-        };
-        // A declared length past the cap fails before any of the body is read.
-        if (Number(res.headers['content-length']) > maxBytes) return tooLarge();
-        res.on('data', (c: Buffer) => {
-          received += c.length;
-          if (received > maxBytes) return tooLarge();
-          chunks.push(c);
-          if (!claim!.add(c.length)) {
-            res.pause();
-            claim!.pauseUntil(() => res.resume());
-          }
-        });
-        res.on('error', fail);
-        res.on('aborted', () => fail(new TypeError('terminated: the connection closed mid-response')));
-        res.on('end', () => {
-          if (received > maxBytes) return;
-          signal?.removeEventListener('abort', onAbort);
-          claim!.release();
-          const status = res.statusCode ?? 0;
-          if (status < 200 || status > 599) return reject(new TypeError(`invalid HTTP status ${status}`));
-          const payload = NO_BODY.has(status)
-            ? Buffer.alloc(0)
-            : chunks.length === 1
-              ? chunks[0]!
-              : Buffer.concat(chunks);
-          const response = new BufferedResponse(
-            status,
-            res.statusMessage ?? '',
-            new ResponseHeaders(res.rawHeaders),
-            url.href,
-            payload,
-          );
-          resolve(response as unknown as Response);
-        });
-      },
-    );
-    function fail(err: Error): void {
-      signal?.removeEventListener('abort', onAbort);
-      claim?.release();
-      reject(err);
-    }
-    function onAbort(): void {
-      if (claim?.waiting) noteAbortedWhileWaiting(signal!);
-      claim?.release();
-      const err = abortError(signal!);
-      req.destroy(err);
-      reject(err);
-    }
-    signal?.addEventListener('abort', onAbort, { once: true });
-    req.on('error', fail);
-    req.end(body ?? undefined);
+    new NodeFetchCall(url, init, { maxBytes, budget, passThrough }, resolve, reject);
   });
 }

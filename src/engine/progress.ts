@@ -77,100 +77,110 @@ export interface ProgressDisplay {
   finish: () => void;
 }
 
-/** A display of the run on `o.stream`. */
-export function progressDisplay(o: ProgressOptions): ProgressDisplay {
-  const now = o.now ?? Date.now;
-  const tty = Boolean(o.stream.isTTY);
-  const prefix = o.label === undefined ? '' : `${o.label}: `;
+/** A display of the run on a stream: a live line on a terminal, a line per tenth of the run elsewhere. */
+class Progress implements ProgressDisplay {
+  private readonly now: () => number;
+  private readonly tty: boolean;
+  private readonly prefix: string;
   // Set by the 'started' event: the run's size, what earlier sessions did, the ceiling (-c).
-  let total = 0;
-  let already = 0;
-  let max = 1;
-  let limit = 1;
-  let started = now();
-  let done = 0;
-  let errors = 0;
-  let retries = 0;
+  private total = 0;
+  private already = 0;
+  private max = 1;
+  private limit = 1;
+  private started: number;
+  private done = 0;
+  private errors = 0;
+  private retries = 0;
   // The summary's own sum, so the last line shows the mean the summary prints.
-  const rewardSum = new CompensatedSum();
-  let scored = 0;
-  let lastDraw = 0;
-  let nextMilestone = 0.1;
-  let drawn = false;
+  private readonly rewardSum = new CompensatedSum();
+  private scored = 0;
+  private lastDraw = 0;
+  private nextMilestone = 0.1;
+  private drawn = false;
 
-  const state = (): ProgressState => {
-    const elapsedS = (now() - started) / 1000;
+  constructor(private readonly o: ProgressOptions) {
+    this.now = o.now ?? Date.now;
+    this.tty = Boolean(o.stream.isTTY);
+    this.prefix = o.label === undefined ? '' : `${o.label}: `;
+    this.started = this.now();
+  }
+
+  private state(): ProgressState {
+    const elapsedS = (this.now() - this.started) / 1000;
     return {
-      finished: already + done,
-      total,
-      errors,
-      retries,
-      meanReward: scored ? rewardSum.value / scored : null,
+      finished: this.already + this.done,
+      total: this.total,
+      errors: this.errors,
+      retries: this.retries,
+      meanReward: this.scored ? this.rewardSum.value / this.scored : null,
       elapsedS,
-      rate: done / Math.max(1e-3, elapsedS),
-      limit,
-      max,
+      rate: this.done / Math.max(1e-3, elapsedS),
+      limit: this.limit,
+      max: this.max,
     };
-  };
+  }
 
-  const update = (): void => {
-    if (total === 0) return;
-    const t = now();
-    const finished = already + done;
-    if (tty) {
-      if (t - lastDraw < 100 && finished < total) return;
-      lastDraw = t;
-      const width = (o.stream.columns ? o.stream.columns - 1 : 200) - prefix.length;
-      o.stream.write(`\r${terminalText(prefix + progressLine(state(), Math.max(20, width)))}\x1b[K`);
-      drawn = true;
+  private update(): void {
+    if (this.total === 0) return;
+    const t = this.now();
+    const finished = this.already + this.done;
+    if (this.tty) {
+      if (t - this.lastDraw < 100 && finished < this.total) return;
+      this.lastDraw = t;
+      const width = (this.o.stream.columns ? this.o.stream.columns - 1 : 200) - this.prefix.length;
+      this.o.stream.write(`\r${terminalText(this.prefix + progressLine(this.state(), Math.max(20, width)))}\x1b[K`);
+      this.drawn = true;
       return;
     }
-    if (o.milestones === false) return;
-    const share = finished / total;
-    if (share >= nextMilestone && (t - lastDraw >= 5000 || finished === total)) {
-      lastDraw = t;
-      while (nextMilestone <= share) nextMilestone += 0.1;
-      o.stream.write(`${o.label === undefined ? 'bas: ' : ''}${terminalText(prefix + progressLine(state(), 200))}\n`);
+    if (this.o.milestones === false) return;
+    const share = finished / this.total;
+    if (share >= this.nextMilestone && (t - this.lastDraw >= 5000 || finished === this.total)) {
+      this.lastDraw = t;
+      while (this.nextMilestone <= share) this.nextMilestone += 0.1;
+      const lead = this.o.label === undefined ? 'bas: ' : '';
+      this.o.stream.write(`${lead}${terminalText(this.prefix + progressLine(this.state(), 200))}\n`);
     }
-  };
+  }
 
-  const onEvent = (e: EvalEvent): void => {
+  readonly onEvent = (e: EvalEvent): void => {
     switch (e.type) {
       case 'started':
-        total = e.total;
-        already = e.already;
-        max = limit = e.concurrency;
-        started = now();
+        this.total = e.total;
+        this.already = e.already;
+        this.max = this.limit = e.concurrency;
+        this.started = this.now();
         return;
       case 'pace':
-        limit = e.limit;
+        this.limit = e.limit;
         break;
       case 'retry':
-        retries++;
+        this.retries++;
         break;
       case 'rollout':
-        return finished(e.record.error ? null : (e.record.reward ?? 0));
+        return this.finished(e.record.error ? null : (e.record.reward ?? 0));
       default:
         return;
     }
-    update();
+    this.update();
   };
 
   /** One finished rollout: its reward, null when it errored. */
-  const finished = (reward: number | null): void => {
-    done++;
-    if (reward === null) errors++;
+  private finished(reward: number | null): void {
+    this.done++;
+    if (reward === null) this.errors++;
     else {
-      scored++;
-      rewardSum.add(reward);
+      this.scored++;
+      this.rewardSum.add(reward);
     }
-    update();
-  };
+    this.update();
+  }
 
-  return {
-    onEvent,
-    finish: () => {
-      if (tty && drawn) o.stream.write('\r\x1b[K');
-    },
+  readonly finish = (): void => {
+    if (this.tty && this.drawn) this.o.stream.write('\r\x1b[K');
   };
+}
+
+/** A display of the run on `o.stream`. */
+export function progressDisplay(o: ProgressOptions): ProgressDisplay {
+  return new Progress(o);
 }

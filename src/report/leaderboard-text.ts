@@ -62,71 +62,86 @@ function groupText(lb: Leaderboard, g: Leaderboard['groups'][number], columns: C
   return out;
 }
 
-function pushDefaultTables(lb: Leaderboard, g: Leaderboard['groups'][number], out: string[]): void {
-  const all = groupRows(g);
+type Group = Leaderboard['groups'][number];
+type Row = ReturnType<typeof groupRows>[number];
+
+/** Who each run is: rank, tier, name and folder, date, size, completed and errored. */
+function identityTable(lb: Leaderboard, all: Row[]): string {
   const first = pick(['#', 'tier', 'run', 'date', 'n × r', 'completed / errored']);
-  out.push(
-    fitTable(
-      ['#', 'tier', 'run\nfolder', 'date', 'n × r', 'completed /\nerrored'],
-      all.map((r) => [
-        rankText(r),
-        stackedCell(first[1]!.value(r, lb)),
-        `${r.name}\n${r.dir}`,
-        ...first.slice(3).map((c) => stackedCell(c.value(r, lb))),
-      ]),
-      { align: first.map((c) => c.align), separators: true, wrap: [2] },
-    ),
+  return fitTable(
+    ['#', 'tier', 'run\nfolder', 'date', 'n × r', 'completed /\nerrored'],
+    all.map((r) => [
+      rankText(r),
+      stackedCell(first[1]!.value(r, lb)),
+      `${r.name}\n${r.dir}`,
+      ...first.slice(3).map((c) => stackedCell(c.value(r, lb))),
+    ]),
+    { align: first.map((c) => c.align), separators: true, wrap: [2] },
   );
+}
+
+/** Parsed share, pooled precision and recall, tokens and cost. */
+function countsTable(all: Row[]): string {
+  return fitTable(
+    ['#', 'parsed', 'pooled\nprecision', 'pooled\nrecall', 'tokens', 'cost'],
+    all.map((r) => [
+      rankText(r),
+      stackedCell({ est: r.measures.parsed, digits: 3 }),
+      fmt(r.faults_pooled.precision),
+      fmt(r.faults_pooled.recall),
+      fmtInt(r.tokens.total),
+      usd(r.cost.total_usd),
+    ]),
+    { align: ['right', 'right', 'right', 'right', 'right', 'right'], separators: true },
+  );
+}
+
+/** How each run was made: endpoint, sampling, versions, when and how long. */
+function madeWithTable(all: Row[]): string {
+  return fitTable(
+    ['#', 'endpoint', 'sampling', 'versions', 'started\nwall time'],
+    all.map((r) => {
+      const p = r.provenance;
+      return [
+        rankText(r),
+        p.endpoint ?? 'unknown',
+        samplingShort(p.sampling),
+        versionsShort(r).replace(', ', '\n'),
+        `${dateText(p.started_at)}\n${durationText(p.wall_time_s)}`,
+      ];
+    }),
+    { align: ['right', 'left', 'left', 'left', 'left'], separators: true, wrap: [1, 2, 3] },
+  );
+}
+
+/** Each run paired against #1 on the tasks they share: its heading and table. */
+function vsBestLines(lb: Leaderboard, g: Group): string[] {
+  if (g.runs.length <= 1) return [];
+  const measure = measureText(lb.by === 'reward_errors_as_zero' ? lb.by : 'reward');
+  return [
+    wrapped(
+      `paired against #1 on shared tasks (${measure}, bootstrap, ${fmtInt(lb.resamples)} resamples, seed ${lb.seed})`,
+    ),
+    fitTable(
+      ['#', 'shared\ntasks', 'diff (this − #1)\n95% interval', 'verdict'],
+      g.runs.slice(1).map((r) => {
+        const v = vsBestText(r, lb.by);
+        return [rankText(r), fmtInt(r.vs_best?.shared_tasks ?? 0), v.diff, v.verdict];
+      }),
+      { align: ['right', 'right', 'right', 'left'], separators: true, wrap: [3] },
+    ),
+  ];
+}
+
+function pushDefaultTables(lb: Leaderboard, g: Group, out: string[]): void {
+  const all = groupRows(g);
+  out.push(identityTable(lb, all));
   out.push(columnsTable(lb, all, pick(['#', 'reward (errors as 0)', 'reward', 'bas_correct', 'fault_audit'])));
   out.push(columnsTable(lb, all, pick(['#', 'bas_label_accuracy', 'fault_precision', 'fault_recall', 'num_flagged'])));
   // Where a wrong BAS comes from, for groups with a run that recorded it (since 0.4.1).
   if (all.some((r) => r.consistency.n))
     out.push(columnsTable(lb, all, pick(['#', 'bas_consistent', 'wrong BAS: audit / arithmetic / both'])));
-  out.push(
-    fitTable(
-      ['#', 'parsed', 'pooled\nprecision', 'pooled\nrecall', 'tokens', 'cost'],
-      all.map((r) => [
-        rankText(r),
-        stackedCell({ est: r.measures.parsed, digits: 3 }),
-        fmt(r.faults_pooled.precision),
-        fmt(r.faults_pooled.recall),
-        fmtInt(r.tokens.total),
-        usd(r.cost.total_usd),
-      ]),
-      { align: ['right', 'right', 'right', 'right', 'right', 'right'], separators: true },
-    ),
-  );
-  out.push(
-    fitTable(
-      ['#', 'endpoint', 'sampling', 'versions', 'started\nwall time'],
-      all.map((r) => {
-        const p = r.provenance;
-        return [
-          rankText(r),
-          p.endpoint ?? 'unknown',
-          samplingShort(p.sampling),
-          versionsShort(r).replace(', ', '\n'),
-          `${dateText(p.started_at)}\n${durationText(p.wall_time_s)}`,
-        ];
-      }),
-      { align: ['right', 'left', 'left', 'left', 'left'], separators: true, wrap: [1, 2, 3] },
-    ),
-  );
-  if (g.runs.length > 1) {
-    out.push(
-      wrapped(
-        `paired against #1 on shared tasks (${measureText(lb.by === 'reward_errors_as_zero' ? lb.by : 'reward')}, bootstrap, ${fmtInt(lb.resamples)} resamples, seed ${lb.seed})`,
-      ),
-      fitTable(
-        ['#', 'shared\ntasks', 'diff (this − #1)\n95% interval', 'verdict'],
-        g.runs.slice(1).map((r) => {
-          const v = vsBestText(r, lb.by);
-          return [rankText(r), fmtInt(r.vs_best?.shared_tasks ?? 0), v.diff, v.verdict];
-        }),
-        { align: ['right', 'right', 'right', 'left'], separators: true, wrap: [3] },
-      ),
-    );
-  }
+  out.push(countsTable(all), madeWithTable(all), ...vsBestLines(lb, g));
 }
 
 function pushNotes(lb: Leaderboard, g: Leaderboard['groups'][number], out: string[]): void {

@@ -7,6 +7,7 @@
 import type { RunFile } from '../runfile/read.js';
 import type { RunInfo } from '../runfile/run-info.js';
 import { runGenerator, runPromptVersion } from '../runfile/versions.js';
+import { recordedProvider } from '../settings/providers.js';
 import type { TaskConfig } from '../task/types.js';
 
 /** Sampling settings as sent with every request; a null setting was not sent (the endpoint's default). */
@@ -132,7 +133,13 @@ export function provenanceOf(run: RunFile | RunInfo | null, model: string, task:
   const builtin = Object.hasOwn(run, 'base_url') && run.base_url === null && !scored;
   return {
     model,
-    provider: str(run.provider) ?? (Object.hasOwn(run, 'provider') ? 'none' : null),
+    // A label beside a host that is not that provider's is not shown (settings/providers.ts).
+    provider:
+      str(run.provider) === null
+        ? Object.hasOwn(run, 'provider')
+          ? 'none'
+          : null
+        : (recordedProvider(str(run.provider), str(run.base_url)) ?? 'none'),
     endpoint: builtin ? 'built-in' : typeof run.base_url === 'string' ? hostOf(run.base_url) : null,
     // `bas score` before 0.4.1 recorded every setting as not sent, knowing nothing of how the
     // replies were made; it now records only what it is told. Either way nothing told is unknown.

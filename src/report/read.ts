@@ -11,7 +11,7 @@ import { runGenerator } from '../runfile/versions.js';
 import { GENERATOR_VERSION } from '../task/generate.js';
 import { withSpend, type SummaryBuilder, type Summary } from '../summary/summary.js';
 import { sessionsOf, spendOf } from '../runfile/sessions.js';
-import { foldWinningRecords, runBounds, SummaryFold, type WinnerFold } from '../runfile/winners.js';
+import { foldWinningRecords, runBounds, SummaryFold, type RunBounds, type WinnerFold } from '../runfile/winners.js';
 import type { RolloutRecord } from '../runfile/record.js';
 import { provenanceOf, type Provenance } from './provenance.js';
 import { sequentialNote, sequentialOf } from './sequential-text.js';
@@ -59,8 +59,11 @@ class RunFold<F extends WinnerFold | null> extends SummaryFold {
   firstConfig: TaskConfig | null = null;
   firstModel: string | null = null;
 
-  constructor(readonly also: F) {
-    super();
+  constructor(
+    readonly also: F,
+    bounds: RunBounds | null,
+  ) {
+    super(bounds);
   }
 
   private lastConfig: TaskConfig | null = null;
@@ -154,8 +157,9 @@ export async function readRunFolding<F extends WinnerFold | null>(
   // Records that cannot belong to the run (a task past n, another shard's) are set aside and
   // counted, never summarised as rollouts of it. One pass over the file (two only for a
   // caller's fold that cannot take a re-run's line in place of the errored one).
-  const { fold, counts } = await foldWinningRecords(resultsPath, () => new RunFold(start()), {
-    bounds: runBounds(run),
+  const bounds = runBounds(run);
+  const { fold, counts } = await foldWinningRecords(resultsPath, () => new RunFold(start(), bounds), {
+    bounds,
     warn,
   });
   const { configs, firstConfig, firstModel } = fold;

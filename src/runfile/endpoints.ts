@@ -6,6 +6,7 @@
  * another's. Runs of bas 0.3 and earlier have no list: their one endpoint is `base_url`, and
  * it answered every rollout they scored.
  */
+import { recordedProvider } from '../settings/providers.js';
 
 /** One endpoint of a run and the scored rollouts whose reply came from it. */
 export interface RunEndpoint {
@@ -38,12 +39,12 @@ export function runEndpoints(
   completed: number,
 ): RunEndpoint[] | null {
   const list = run.endpoints;
-  const last = {
+  const last = labelled({
     base_url: typeof run.base_url === 'string' ? run.base_url : null,
     provider: typeof run.provider === 'string' ? run.provider : null,
-  };
+  });
   if (Array.isArray(list) && list.length > 0 && list.length <= MAX_ENDPOINTS && list.every(isEndpoint)) {
-    const { list: out, entry } = useEndpoint(list, last);
+    const { list: out, entry } = useEndpoint(list.map(labelled), last);
     // A process killed mid-run never wrote its final counts: the scored rollouts no entry
     // accounts for came from the endpoint it was using, the one `base_url` names.
     const counted = out.reduce((sum, e) => sum + e.rollouts, 0);
@@ -52,6 +53,11 @@ export function runEndpoints(
   }
   if (last.base_url === null) return null;
   return [{ ...last, rollouts: completed }];
+}
+
+/** The endpoint with its provider label only where its host is that provider's (an old run's may not be). */
+function labelled<E extends { base_url: string | null; provider: string | null }>(e: E): E {
+  return { ...e, provider: recordedProvider(e.provider, e.base_url) };
 }
 
 /**

@@ -275,9 +275,14 @@ function errorPart(r: RolloutRecord): SummaryRecord {
  * the order it is fed (src/summary), so holding lines back changes no figure.
  */
 export class SummaryFold implements WinnerFold {
-  protected readonly builder: SummaryBuilder = new SummaryBuilder();
+  protected readonly builder: SummaryBuilder;
   /** Errored lines that win so far, by pair. */
   private readonly heldErrors = new Map<PairKey, SummaryRecord>();
+
+  /** `bounds`, when known, let a run of one rollout per task keep only a little per task (SummaryOptions). */
+  constructor(bounds: RunBounds | null = null) {
+    this.builder = new SummaryBuilder({ oneRolloutPerTask: bounds !== null && bounds.rollouts === 1 });
+  }
 
   add(r: RolloutRecord): void {
     this.take(r);

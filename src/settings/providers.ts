@@ -117,3 +117,37 @@ export function findProvider(registry: Map<string, Provider>, name: string, sour
   }
   return p;
 }
+
+/** The shipped registry, read once when a run folder's provider label is first judged. */
+let shippedRegistry: Map<string, Provider> | null | undefined;
+
+/**
+ * The provider label a run folder may show beside its base URL: `provider` itself, unless the
+ * shipped registry gives that provider another host than `baseUrl`'s. bas before 0.4.1 kept a
+ * provider's label (and sent its key) whatever `--base-url` said, so an old folder can say
+ * "provider prime" of 127.0.0.1; such a label is dropped (null), as a new run drops it when
+ * it is written. A provider the shipped registry does not know (one of the user's own) is
+ * taken as recorded: nothing here can judge it. Every reader of run.json asks here.
+ */
+export function recordedProvider(provider: string | null, baseUrl: string | null): string | null {
+  if (provider === null || baseUrl === null) return provider;
+  if (shippedRegistry === undefined) {
+    try {
+      shippedRegistry = loadProviders(null, {});
+    } catch {
+      shippedRegistry = null;
+    }
+  }
+  const known = shippedRegistry?.get(provider.toLowerCase());
+  if (known === undefined) return provider;
+  return originOf(baseUrl) === originOf(known.baseURL) ? provider : null;
+}
+
+/** Scheme, host and port: where a request goes, whatever the path; null for no URL. */
+export function originOf(url: string): string | null {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
+}

@@ -7,7 +7,7 @@
 import { ConfigError } from '../errors/index.js';
 import { isPolicyName, POLICY_NAMES } from '../task/policy-names.js';
 import { valueAt, type FileConfig } from './config.js';
-import { findProvider, loadProviders, type Provider } from './providers.js';
+import { findProvider, loadProviders, originOf, type Provider } from './providers.js';
 import {
   flagName,
   isNegatable,
@@ -155,15 +155,6 @@ function endpoint(
   }
   registerUrlSecrets(baseUrl);
   return { provider: elsewhere ? null : v.provider, baseUrl, apiKeyVar, keyRequired, unconfirmed };
-}
-
-/** Scheme, host and port: where a request goes, whatever the path. */
-function originOf(url: string): string | null {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return null;
-  }
 }
 
 /** The refusal to send a provider's key to a base URL on another host. */

@@ -12,33 +12,84 @@ const CHUNK_BITS = 10;
 const CHUNK = 1 << CHUNK_BITS;
 const MASK = CHUNK - 1;
 
+type Chunk = Uint8Array | Float32Array | Float64Array;
+
+/**
+ * A growable column of numbers in chunks of CHUNK, each chunk as narrow as the numbers it
+ * holds allow: bytes while they are whole numbers from 0 to 255 (counts, 0/1 scores),
+ * 32-bit floats while each is one exactly, doubles once any other comes. Every number reads
+ * back exactly as it was set, so nothing computed from the column changes; a million tasks
+ * of 0/1 scores cost 1 MB, not 8.
+ */
+class NarrowColumn {
+  private readonly chunks: Chunk[] = [];
+
+  grow(): void {
+    this.chunks.push(new Uint8Array(CHUNK));
+  }
+
+  get(slot: number): number {
+    return this.chunks[slot >>> CHUNK_BITS]![slot & MASK]!;
+  }
+
+  set(slot: number, x: number): void {
+    const k = slot >>> CHUNK_BITS;
+    const j = slot & MASK;
+    let c = this.chunks[k]!;
+    c[j] = x;
+    // Read back: a number the chunk cannot hold exactly (NaN and -0 included) widens it.
+    while ((c[j] !== x || (x === 0 && 1 / x < 0)) && !(c instanceof Float64Array)) {
+      c = c instanceof Uint8Array ? Float32Array.from(c) : Float64Array.from(c);
+      this.chunks[k] = c;
+      c[j] = x;
+    }
+  }
+
+  /** Adds one to the number in `slot`; returns the new count. */
+  increment(slot: number): number {
+    const n = this.get(slot) + 1;
+    this.set(slot, n);
+    return n;
+  }
+}
+
 /**
  * One column's per-task sums, exact: each slot holds its sum as two doubles, the rounded sum
  * and what rounding left out (so `sum` is the exact sum rounded once, whatever the order of
  * the task's values), and a slot whose exact sum two doubles cannot hold (values of very
- * different sizes) moves to a CompensatedSum of its own.
+ * different sizes) moves to a CompensatedSum of its own. The rounded sums and the counts are
+ * narrow columns; what rounding left out is nearly always 0, so its chunk of doubles is made
+ * only when some slot of it needs one.
  */
 class ExactTaskColumn implements TaskColumn {
-  private readonly highs: Float64Array[] = [];
-  private readonly lows: Float64Array[] = [];
-  private readonly counts: Uint16Array[] = [];
+  private readonly highs = new NarrowColumn();
+  private readonly lows: Array<Float64Array | null> = [];
+  private readonly counts = new NarrowColumn();
   private readonly wide = new Map<number, CompensatedSum>();
 
   grow(): void {
-    this.highs.push(new Float64Array(CHUNK));
-    this.lows.push(new Float64Array(CHUNK));
-    this.counts.push(new Uint16Array(CHUNK));
+    this.highs.grow();
+    this.lows.push(null);
+    this.counts.grow();
+  }
+
+  private low(slot: number): number {
+    return this.lows[slot >>> CHUNK_BITS]?.[slot & MASK] ?? 0;
+  }
+
+  private setLow(slot: number, x: number): void {
+    const k = slot >>> CHUNK_BITS;
+    if (x === 0 && this.lows[k] === null) return;
+    (this.lows[k] ??= new Float64Array(CHUNK))[slot & MASK] = x;
   }
 
   /** Adds `x` to the task in `slot`; returns how many values it now holds. */
   add(slot: number, x: number): number {
-    const k = slot >>> CHUNK_BITS;
-    const j = slot & MASK;
     const wide = this.wide.get(slot);
     if (wide !== undefined) wide.add(x);
     else {
-      const a = this.highs[k]![j]!;
-      const b = this.lows[k]![j]!;
+      const a = this.highs.get(slot);
+      const b = this.low(slot);
       // a + x = s + e exactly, then b + e = t + f exactly (Knuth's two-sum).
       const s = a + x;
       const sv = s - a;
@@ -54,19 +105,19 @@ class ExactTaskColumn implements TaskColumn {
         // s + t as the rounded sum and its error: the high part is the exact sum rounded once.
         const u = s + t;
         const uv = u - s;
-        this.highs[k]![j] = u;
-        this.lows[k]![j] = s - (u - uv) + (t - uv);
+        this.highs.set(slot, u);
+        this.setLow(slot, s - (u - uv) + (t - uv));
       }
     }
-    return ++this.counts[k]![j]!;
+    return this.counts.increment(slot);
   }
 
   sum(slot: number): number {
-    return this.wide.get(slot)?.value ?? this.highs[slot >>> CHUNK_BITS]![slot & MASK]!;
+    return this.wide.get(slot)?.value ?? this.highs.get(slot);
   }
 
   count(slot: number): number {
-    return this.counts[slot >>> CHUNK_BITS]![slot & MASK]!;
+    return this.counts.get(slot);
   }
 }
 
@@ -77,16 +128,22 @@ export class TaskTable {
   /** Slot + 1 of each task index below DENSE_INDICES (0: none yet), grown as indices come. */
   private denseSlots = new Int32Array(0);
   private readonly slotOf = new Map<number, number>();
-  private readonly indices: Float64Array[] = [];
-  private readonly rollouts: Uint16Array[] = [];
-  private readonly done: Uint16Array[] = [];
-  private readonly hits: Uint16Array[] = [];
-  readonly columns: ExactTaskColumn[];
+  private readonly indices = new NarrowColumn();
+  private readonly rollouts = new NarrowColumn();
+  private readonly done = new NarrowColumn();
+  private readonly hits = new NarrowColumn();
+  /** Chunks made so far (each of CHUNK slots). */
+  private chunks = 0;
+  /** Per estimated column its per-task sums; null for a column not kept per task. */
+  readonly columns: Array<ExactTaskColumn | null>;
   size = 0;
   maxRollouts = 0;
 
-  constructor(columns: number) {
-    this.columns = Array.from({ length: columns }, () => new ExactTaskColumn());
+  /** `kept` (all when not given) are the columns whose per-task sums are kept. */
+  constructor(columns: number, kept?: readonly number[]) {
+    this.columns = Array.from({ length: columns }, (_, k) =>
+      kept === undefined || kept.includes(k) ? new ExactTaskColumn() : null,
+    );
   }
 
   /** The slot of task `index`, made on first sight; counts one more rollout of it. */
@@ -95,16 +152,13 @@ export class TaskTable {
     if (s === undefined) {
       s = this.size++;
       this.setSlot(index, s);
-      if (s >>> CHUNK_BITS >= this.indices.length) {
-        this.indices.push(new Float64Array(CHUNK));
-        this.rollouts.push(new Uint16Array(CHUNK));
-        this.done.push(new Uint16Array(CHUNK));
-        this.hits.push(new Uint16Array(CHUNK));
-        for (const c of this.columns) c.grow();
+      if (s >>> CHUNK_BITS >= this.chunks) {
+        this.chunks++;
+        for (const c of [this.indices, this.rollouts, this.done, this.hits, ...this.columns]) c?.grow();
       }
-      this.indices[s >>> CHUNK_BITS]![s & MASK] = index;
+      this.indices.set(s, index);
     }
-    const n = ++this.rollouts[s >>> CHUNK_BITS]![s & MASK]!;
+    const n = this.rollouts.increment(s);
     if (n > this.maxRollouts) this.maxRollouts = n;
     return s;
   }
@@ -139,26 +193,25 @@ export class TaskTable {
 
   /** Marks one rollout of the task in `slot` completed, and whether it got the BAS right. */
   completed(slot: number, hit: boolean): void {
-    this.done[slot >>> CHUNK_BITS]![slot & MASK]!++;
-    if (hit) this.hits[slot >>> CHUNK_BITS]![slot & MASK]!++;
+    this.done.increment(slot);
+    if (hit) this.hits.increment(slot);
   }
 
   /** Adds `x` to column `c` of the task in `slot`; true when that task now holds two values or more. */
   add(c: number, slot: number, x: number): boolean {
-    return this.columns[c]!.add(slot, x) >= 2;
+    const column = this.columns[c];
+    return column ? column.add(slot, x) >= 2 : false;
   }
 
   /** Each task's index, rollouts, completed rollouts, BAS hits and the sum of column `c`, in slot order. */
   *tasks(c: number): Generator<{ index: number; rollouts: number; done: number; hits: number; sum: number }> {
     for (let s = 0; s < this.size; s++) {
-      const k = s >>> CHUNK_BITS;
-      const j = s & MASK;
       yield {
-        index: this.indices[k]![j]!,
-        rollouts: this.rollouts[k]![j]!,
-        done: this.done[k]![j]!,
-        hits: this.hits[k]![j]!,
-        sum: this.columns[c]!.sum(s),
+        index: this.indices.get(s),
+        rollouts: this.rollouts.get(s),
+        done: this.done.get(s),
+        hits: this.hits.get(s),
+        sum: this.columns[c]?.sum(s) ?? Number.NaN,
       };
     }
   }

@@ -6,7 +6,7 @@
  * where npm is not installed.
  */
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -43,14 +43,30 @@ function expectDocumentedOutput(stdout: string, documented: string[]): void {
 describe.skipIf(!hasNpm)('the packed package', () => {
   let app: string;
   let files: string[];
+  let manifestBefore: string;
+  let manifestAfter: string;
+  let installOutput: string;
   beforeAll(async () => {
     // The declarations in dist/ are written by the type check the test setup runs beside the tests.
     await typesChecked();
     const work = tempDir('bas-pack-');
-    // dist/ is built by the test setup; --ignore-scripts keeps pack from building it again.
+    // What the checkout would pack, found without running its scripts (that changes nothing).
+    const listed = JSON.parse(
+      ok(run('npm', ['pack', '--dry-run', '--ignore-scripts', '--json'], ROOT), 'npm pack --dry-run'),
+    ) as Array<{ files: Array<{ path: string }> }>;
+    // Packed for real, scripts and all, from a copy: prepack rewrites the copy's package.json
+    // for a moment, which the checkout's own must never see. dist/ is built by the test setup.
+    const copy = join(work, 'checkout');
+    for (const f of [...listed[0]!.files.map((x) => x.path), 'scripts/pack-manifest.mjs'])
+      cpSync(join(ROOT, f), join(copy, f));
+    manifestBefore = readFileSync(join(copy, 'package.json'), 'utf8');
     const packed = JSON.parse(
-      ok(run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], ROOT), 'npm pack'),
-    ) as Array<{ filename: string; files: Array<{ path: string }> }>;
+      ok(run('npm', ['pack', '--json', '--pack-destination', work], copy), 'npm pack'),
+    ) as Array<{
+      filename: string;
+      files: Array<{ path: string }>;
+    }>;
+    manifestAfter = readFileSync(join(copy, 'package.json'), 'utf8');
     files = packed[0]!.files.map((f) => f.path);
     app = join(work, 'app');
     mkdirSync(app);
@@ -60,7 +76,7 @@ describe.skipIf(!hasNpm)('the packed package', () => {
     // Dependencies come from npm's cache (this machine installed them for the project).
     let install = run('npm', ['install', '--offline', ...quiet, tarball], app);
     if (install.status !== 0) install = run('npm', ['install', '--prefer-offline', ...quiet, tarball], app);
-    ok(install, 'npm install of the tarball');
+    installOutput = ok(install, 'npm install of the tarball') + install.stderr;
   }, 300_000);
 
   it('holds the CLI, the module with its declarations and the provider registry, and no sources or tests', () => {
@@ -68,6 +84,18 @@ describe.skipIf(!hasNpm)('the packed package', () => {
       expect(files).toContain(f);
     expect(files.some((f) => f.startsWith('configs/'))).toBe(true);
     expect(files.filter((f) => /^(src|tests|bench)\//.test(f))).toEqual([]);
+  });
+
+  it('declares no install script, so installing it runs nothing and npm warns of nothing; the checkout keeps its prepare', () => {
+    const installed = JSON.parse(readFileSync(join(app, 'node_modules', 'bas-eval', 'package.json'), 'utf8')) as {
+      scripts?: Record<string, string>;
+    };
+    for (const name of ['preinstall', 'install', 'postinstall', 'prepare', 'prepack', 'postpack'])
+      expect(installed.scripts?.[name]).toBeUndefined();
+    expect(installOutput).not.toMatch(/install-scripts|prepare/);
+    // prepack's change is undone by postpack: the checkout's npm ci still builds.
+    expect(manifestAfter).toBe(manifestBefore);
+    expect((JSON.parse(manifestAfter) as { scripts: Record<string, string> }).scripts.prepare).toContain('tsc');
   });
 
   it('runs the worked example of docs/api.md from TypeScript, type-checked with declarations that mean something', () => {

@@ -49,6 +49,7 @@ beforeAll(() => {
     runJson: {
       sampling: { temperature: 0.7, max_tokens: 4096, reasoning_effort: null, extra: {} },
       provider: 'openrouter',
+      base_url: 'https://openrouter.ai/api/v1',
     },
   });
 });

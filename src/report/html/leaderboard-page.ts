@@ -31,6 +31,112 @@ const FIRST = [
 const SECOND = ['#', 'fault_audit', 'bas_label_accuracy', 'fault_precision', 'fault_recall', 'num_flagged', 'parsed'];
 const THIRD = ['#', 'bas_consistent', 'wrong BAS: audit / arithmetic / both'];
 
+type Group = Leaderboard['groups'][number];
+type Row = ReturnType<typeof groupRows>[number];
+
+const cols = (heads: string[]) => heads.map((h) => RESULT_COLUMNS.find((c) => c.head === h)!);
+// Headings may break at their underscores, so a narrow number keeps a narrow column.
+const head = (h: string) => h.replace(/_/g, '_\u200b');
+
+/** The results table: the default first columns with "vs #1", or the columns `--columns` chose. */
+function resultsTable(lb: Leaderboard, rows: Row[], columns: readonly LeaderboardColumn[] | null): string {
+  if (columns !== null) {
+    const chosen = chosenColumns(columns);
+    const text = chosen.flatMap((c, i) => (c.align === 'left' ? [i] : []));
+    return htmlTable(
+      chosen.map((c) => head(c.head)),
+      rows.map((r) => chosen.map((c) => stackedCell(c.value(r, lb)))),
+      { textCols: text, wrapCols: text, lineBreaks: true },
+    );
+  }
+  const first = cols(FIRST);
+  return htmlTable(
+    [...first.map((c) => head(c.head)), 'vs #1'],
+    rows.map((r) => {
+      const v = vsBestText(r, lb.by);
+      return [...first.map((c) => stackedCell(c.value(r, lb))), v.diff ? `${v.diff}\n${v.verdict}` : v.verdict];
+    }),
+    { textCols: [2, 3, 9], wrapCols: [2, 9], lineBreaks: true },
+  );
+}
+
+/** The metrics, pooled counts, tokens and cost. */
+function metricsTable(lb: Leaderboard, rows: Row[]): string {
+  const second = cols(SECOND);
+  return htmlTable(
+    [...second.map((c) => head(c.head)), 'pooled precision', 'pooled recall', 'tokens', 'cost'],
+    rows.map((r) => [
+      ...second.map((c) => stackedCell(c.value(r, lb))),
+      fmt(r.faults_pooled.precision),
+      fmt(r.faults_pooled.recall),
+      fmtInt(r.tokens.total),
+      usd(r.cost.total_usd),
+    ]),
+    { lineBreaks: true },
+  );
+}
+
+/** Where a wrong BAS comes from: only for groups with a run that recorded it (since 0.4.1). */
+function consistencyTable(lb: Leaderboard, rows: Row[]): string {
+  if (!rows.some((r) => r.consistency.n)) return '';
+  const third = cols(THIRD);
+  const table = htmlTable(
+    third.map((c) => head(c.head)),
+    rows.map((r) => third.map((c) => stackedCell(c.value(r, lb)))),
+    { lineBreaks: true },
+  );
+  return `<div style="margin-top:12px">${table}</div>`;
+}
+
+/** The ranking measure of each run as a bar with its 95% whiskers. */
+function rankingChart(lb: Leaderboard, g: Group): string {
+  if (!g.runs.length) return '';
+  const bars = g.runs.map((r) => {
+    const e = r.measures[lb.by];
+    return {
+      label: `#${rankText(r)} · ${r.name}`,
+      value: e.mean,
+      ci: e.ci95,
+      note: e.mean === null ? 'no data' : fmtEstimate(e),
+    };
+  });
+  return barChart(bars, { title: `${lb.by} (95% intervals)` });
+}
+
+/** The runs not ranked, with why. */
+function unrankedTable(g: Group): string {
+  if (!g.unranked.length) return '';
+  const table = htmlTable(
+    ['run', 'folder', 'status', 'why'],
+    g.unranked.map((r) => [r.name, r.dir, r.status ?? 'unknown', r.unrankable ?? '']),
+    { textCols: [0, 1, 2, 3], wrapCols: [0, 1, 3] },
+  );
+  return `<h3>Not ranked</h3>${table}<p class="small">Runs that did not finish, or errored past their budget; <code>--include-incomplete</code> ranks them, marked *.</p>`;
+}
+
+/** The notes of a group: runs ranked only by --include-incomplete, and each run's own notes. */
+function groupNotes(g: Group, rows: Row[]): string {
+  return [
+    ...g.runs
+      .filter((r) => r.unrankable)
+      .map((r) => `#${rankText(r)} ranked only by --include-incomplete: ${r.unrankable}`),
+    ...rows.flatMap((r) => r.notes.map((n) => `${rankText(r)} ${r.name}: ${n}`)),
+  ]
+    .map((n) => `<p class="note">${escapeHtml(n)}</p>`)
+    .join('');
+}
+
+/** One group of comparable runs: its tables, how each run was made, its chart and notes. */
+function groupSection(lb: Leaderboard, g: Group, columns: readonly LeaderboardColumn[] | null): string {
+  const rows = groupRows(g);
+  const provenance = htmlTable(
+    PROVENANCE_COLUMNS.map((c) => c.head),
+    rows.map((r) => PROVENANCE_COLUMNS.map((c) => stackedCell(c.value(r, lb)))),
+    { textCols: [1, 2, 3, 4, 5, 7], wrapCols: [1, 2, 3, 4, 5] },
+  );
+  return `<section class="board"><h2>${escapeHtml(g.title)}</h2>${resultsTable(lb, rows, columns)}<div style="margin-top:12px">${metricsTable(lb, rows)}</div>${consistencyTable(lb, rows)}${unrankedTable(g)}<h3>How each run was made</h3>${provenance}<div style="margin-top:14px">${rankingChart(lb, g)}</div>${groupNotes(g, rows)}</section>`;
+}
+
 /** The whole page for `bas leaderboard --html`; `extra` is trusted HTML put after the tables (the curves of sweep folders). */
 export function leaderboardPage(
   lb: Leaderboard,
@@ -38,85 +144,7 @@ export function leaderboardPage(
   columns: readonly LeaderboardColumn[] | null = null,
 ): string {
   const title = 'bas leaderboard';
-  const cols = (heads: string[]) => heads.map((h) => RESULT_COLUMNS.find((c) => c.head === h)!);
-  // Headings may break at their underscores, so a narrow number keeps a narrow column.
-  const head = (h: string) => h.replace(/_/g, '_\u200b');
-  const sections = lb.groups.map((g) => {
-    const rows = groupRows(g);
-    const first = cols(FIRST);
-    const chosen = columns === null ? null : chosenColumns(columns);
-    const text = (cs: typeof first) => cs.flatMap((c, i) => (c.align === 'left' ? [i] : []));
-    const results =
-      chosen === null
-        ? htmlTable(
-            [...first.map((c) => head(c.head)), 'vs #1'],
-            rows.map((r) => {
-              const v = vsBestText(r, lb.by);
-              return [...first.map((c) => stackedCell(c.value(r, lb))), v.diff ? `${v.diff}\n${v.verdict}` : v.verdict];
-            }),
-            { textCols: [2, 3, 9], wrapCols: [2, 9], lineBreaks: true },
-          )
-        : // `--columns`: the results as those columns alone.
-          htmlTable(
-            chosen.map((c) => head(c.head)),
-            rows.map((r) => chosen.map((c) => stackedCell(c.value(r, lb)))),
-            { textCols: text(chosen), wrapCols: text(chosen), lineBreaks: true },
-          );
-    const second = cols(SECOND);
-    const metrics = htmlTable(
-      [...second.map((c) => head(c.head)), 'pooled precision', 'pooled recall', 'tokens', 'cost'],
-      rows.map((r) => [
-        ...second.map((c) => stackedCell(c.value(r, lb))),
-        fmt(r.faults_pooled.precision),
-        fmt(r.faults_pooled.recall),
-        fmtInt(r.tokens.total),
-        usd(r.cost.total_usd),
-      ]),
-      { lineBreaks: true },
-    );
-    // Where a wrong BAS comes from: only for groups with a run that recorded it (since 0.4.1).
-    const third = cols(THIRD);
-    const consistency = rows.some((r) => r.consistency.n)
-      ? htmlTable(
-          third.map((c) => head(c.head)),
-          rows.map((r) => third.map((c) => stackedCell(c.value(r, lb)))),
-          { lineBreaks: true },
-        )
-      : '';
-    const provenance = htmlTable(
-      PROVENANCE_COLUMNS.map((c) => c.head),
-      rows.map((r) => PROVENANCE_COLUMNS.map((c) => stackedCell(c.value(r, lb)))),
-      { textCols: [1, 2, 3, 4, 5, 7], wrapCols: [1, 2, 3, 4, 5] },
-    );
-    const chart = barChart(
-      g.runs.map((r) => {
-        const e = r.measures[lb.by];
-        return {
-          label: `#${rankText(r)} · ${r.name}`,
-          value: e.mean,
-          ci: e.ci95,
-          note: e.mean === null ? 'no data' : fmtEstimate(e),
-        };
-      }),
-      { title: `${lb.by} (95% intervals)` },
-    );
-    const unranked = g.unranked.length
-      ? `<h3>Not ranked</h3>${htmlTable(
-          ['run', 'folder', 'status', 'why'],
-          g.unranked.map((r) => [r.name, r.dir, r.status ?? 'unknown', r.unrankable ?? '']),
-          { textCols: [0, 1, 2, 3], wrapCols: [0, 1, 3] },
-        )}<p class="small">Runs that did not finish, or errored past their budget; <code>--include-incomplete</code> ranks them, marked *.</p>`
-      : '';
-    const notes = [
-      ...g.runs
-        .filter((r) => r.unrankable)
-        .map((r) => `#${rankText(r)} ranked only by --include-incomplete: ${r.unrankable}`),
-      ...rows.flatMap((r) => r.notes.map((n) => `${rankText(r)} ${r.name}: ${n}`)),
-    ]
-      .map((n) => `<p class="note">${escapeHtml(n)}</p>`)
-      .join('');
-    return `<section class="board"><h2>${escapeHtml(g.title)}</h2>${results}<div style="margin-top:12px">${metrics}</div>${consistency ? `<div style="margin-top:12px">${consistency}</div>` : ''}${unranked}<h3>How each run was made</h3>${provenance}<div style="margin-top:14px">${g.runs.length ? chart : ''}</div>${notes}</section>`;
-  });
+  const sections = lb.groups.map((g) => groupSection(lb, g, columns));
   const apart =
     lb.groups.length > 1
       ? `<p class="small">Runs on different tasks, task generators or prompts are ranked apart, never together.</p>`

@@ -50,11 +50,11 @@ function embeddedNote(drill: DrillData): string {
   return `<p class="small">${escapeHtml(what)} ${all ? '' : how}</p>`;
 }
 
-/** The whole page for `bas report --html`. */
-export function runPage(r: RunReport, drill: DrillData): string {
-  const s = r.summary;
-  const title = `bas report: ${r.run.model}`;
-  const scores = htmlTable(
+type RunSummary = RunReport['summary'];
+
+/** Every score with its interval, in one table. */
+function scoresTable(s: RunSummary): string {
+  return htmlTable(
     ['score', 'mean', 'stderr', '95% CI', 'n', 'interval'],
     [
       estimateCells('reward', s.reward),
@@ -64,30 +64,24 @@ export function runPage(r: RunReport, drill: DrillData): string {
       ...Object.entries(s.metrics).map(([k, e]) => estimateCells(k, e, k === 'num_flagged' ? 2 : 3)),
     ],
   );
-  const headline = barChart(
+}
+
+/** The rewards as bars with their 95% whiskers. */
+function headlineChart(s: RunSummary): string {
+  const bar = (label: string, e: Estimate) => ({ label, value: e.mean, ci: e.ci95, note: note(e) });
+  return barChart(
     [
-      { label: 'reward', value: s.reward.mean, ci: s.reward.ci95, note: note(s.reward) },
-      {
-        label: 'reward (errors as 0)',
-        value: s.reward_errors_as_zero.mean,
-        ci: s.reward_errors_as_zero.ci95,
-        note: note(s.reward_errors_as_zero),
-      },
-      {
-        label: 'bas_correct',
-        value: s.rewards.bas_correct.mean,
-        ci: s.rewards.bas_correct.ci95,
-        note: note(s.rewards.bas_correct),
-      },
-      {
-        label: 'fault_audit',
-        value: s.rewards.fault_audit.mean,
-        ci: s.rewards.fault_audit.ci95,
-        note: note(s.rewards.fault_audit),
-      },
+      bar('reward', s.reward),
+      bar('reward (errors as 0)', s.reward_errors_as_zero),
+      bar('bas_correct', s.rewards.bas_correct),
+      bar('fault_audit', s.rewards.fault_audit),
     ],
     { title: 'Rewards (95% intervals)' },
   );
+}
+
+/** Accuracy per BAS label, and recall and precision per fault code. */
+function wrongCharts(s: RunSummary): [string, string] {
   const labels = barChart(
     BAS_LABELS.map((l) => ({ label: l, value: s.labels[l].mean, ci: s.labels[l].ci95, note: note(s.labels[l]) })),
     { title: 'Accuracy per BAS label' },
@@ -101,7 +95,12 @@ export function runPage(r: RunReport, drill: DrillData): string {
     })),
     { title: 'Recall per fault code', legend: ['recall', 'precision'] },
   );
-  const counts = htmlTable(
+  return [labels, codes];
+}
+
+/** Rollouts by outcome, errors by type. */
+function countsTable(s: RunSummary): string {
+  return htmlTable(
     ['rollouts', 'count'],
     [
       ['tasks', fmtInt(s.counts.tasks)],
@@ -113,40 +112,50 @@ export function runPage(r: RunReport, drill: DrillData): string {
       ...(s.counts.replaced ? [['lines superseded by a retry', fmtInt(s.counts.replaced)]] : []),
     ],
   );
+}
+
+/** Precision and recall per fault code, pooled and per code. */
+function codeTable(s: RunSummary): string {
   const p = s.faults_pooled;
-  const codeTable =
-    htmlTable(
-      ['fault code', 'precision', 'recall', 'tp', 'fp', 'fn'],
-      [
-        ['all codes, pooled', fmt(p.precision), fmt(p.recall), fmtInt(p.tp), fmtInt(p.fp), fmtInt(p.fn)],
-        ...FAULT_CODES.map((c) => [
-          c,
-          fmt(s.codes[c].precision),
-          fmt(s.codes[c].recall),
-          fmtInt(s.codes[c].tp),
-          fmtInt(s.codes[c].fp),
-          fmtInt(s.codes[c].fn),
-        ]),
-      ],
-    ) +
-    '<p class="small">Pooled over all claimed and true (row, code) pairs. <code>fault_precision</code> under Scores is the mean per reply, 0 for a reply that claims nothing.</p>';
-  const usage = htmlTable(
+  const row = (c: (typeof FAULT_CODES)[number]) => {
+    const k = s.codes[c];
+    return [c, fmt(k.precision), fmt(k.recall), fmtInt(k.tp), fmtInt(k.fp), fmtInt(k.fn)];
+  };
+  const table = htmlTable(
+    ['fault code', 'precision', 'recall', 'tp', 'fp', 'fn'],
+    [
+      ['all codes, pooled', fmt(p.precision), fmt(p.recall), fmtInt(p.tp), fmtInt(p.fp), fmtInt(p.fn)],
+      ...FAULT_CODES.map(row),
+    ],
+  );
+  return `${table}<p class="small">Pooled over all claimed and true (row, code) pairs. <code>fault_precision</code> under Scores is the mean per reply, 0 for a reply that claims nothing.</p>`;
+}
+
+/** Tokens, latency and cost. */
+function usageTable(r: RunReport): string {
+  const s = r.summary;
+  const seconds = (ms: number | null) => fmt(ms === null ? null : ms / 1000, 2);
+  return htmlTable(
     ['usage and cost', 'value'],
     [
       ['prompt tokens', fmtInt(s.tokens.prompt)],
       ['completion tokens', fmtInt(s.tokens.completion)],
       ['total tokens', fmtInt(s.tokens.total)],
       ['tokens that bought no score', fmtInt(s.tokens.unscored?.total ?? 0)],
-      ['latency p50 (s)', fmt(s.latency_ms.p50 === null ? null : s.latency_ms.p50 / 1000, 2)],
-      ['latency p95 (s)', fmt(s.latency_ms.p95 === null ? null : s.latency_ms.p95 / 1000, 2)],
+      ['latency p50 (s)', seconds(s.latency_ms.p50)],
+      ['latency p95 (s)', seconds(s.latency_ms.p95)],
       ['cost, input', usd(r.cost.input_usd)],
       ['cost, output', usd(r.cost.output_usd)],
       ['cost, total', usd(r.cost.total_usd)],
       ['cost that bought no score', usd(r.cost.unscored_usd)],
     ],
   );
-  // Where a wrong BAS comes from (records since 0.4.1 only).
+}
+
+/** Where a wrong BAS comes from (records since 0.4.1 only); empty without them. */
+function consistencyBlock(s: RunSummary): string {
   const c = s.consistency;
+  if (!c?.n) return '';
   const causeRow = (name: string, k: CauseCounts) => [
     name,
     fmtInt(k.audit),
@@ -154,29 +163,38 @@ export function runPage(r: RunReport, drill: DrillData): string {
     fmtInt(k.both),
     fmtInt(k.audit + k.arithmetic + k.both),
   ];
-  const consistency = c?.n
-    ? htmlTable(
-        ['wrong BAS, because of', 'audit', 'arithmetic', 'both', 'wrong'],
-        [causeRow('BAS (any label)', c.bas_errors), ...BAS_LABELS.map((l) => causeRow(l, c.labels[l]))],
-      ) +
-      `<p class="small">BAS as its own faults imply: ${escapeHtml(fmtEstimate(c.bas_consistent))} of ${fmtInt(c.n)} parsed replies. Audit: it stated what its own faults imply, and they are wrong; arithmetic: its faults imply the right figure and it stated another (docs/benchmark.md).</p>`
-    : '';
-  // With several rollouts per task: where the reward's variance comes from (noise.ts).
+  const table = htmlTable(
+    ['wrong BAS, because of', 'audit', 'arithmetic', 'both', 'wrong'],
+    [causeRow('BAS (any label)', c.bas_errors), ...BAS_LABELS.map((l) => causeRow(l, c.labels[l]))],
+  );
+  return `${table}<p class="small">BAS as its own faults imply: ${escapeHtml(fmtEstimate(c.bas_consistent))} of ${fmtInt(c.n)} parsed replies. Audit: it stated what its own faults imply, and they are wrong; arithmetic: its faults imply the right figure and it stated another (docs/benchmark.md).</p>`;
+}
+
+/** With several rollouts per task: where the reward's variance comes from (noise.ts); empty otherwise. */
+function noiseBlock(s: RunSummary): string {
   const n = s.noise;
-  const noise = n
-    ? htmlTable(
-        ['same requests as', 'tasks', '95% CI ±'],
-        n.same_requests.map((r) => [`${r.rollouts_per_task} per task`, fmtInt(r.tasks), fmt(r.half_width, 4)]),
-      ) +
-      `<p class="small">Reward variance: ${n.prediction_share === null ? '–' : `${Math.round(100 * n.prediction_share)}%`} prediction noise (within a task, variance ${escapeHtml(fmt(n.within_variance, 4))}), the rest data noise (between tasks, ${escapeHtml(fmt(n.between_variance, 4))}). Narrowest for the same requests: ${n.best_rollouts_per_task} rollout${n.best_rollouts_per_task === 1 ? '' : 's'} per task (docs/statistics.md, Noise split).</p>`
-    : '';
-  const passK = s.pass_at_k.length
-    ? htmlTable(
-        ['pass@k (bas_correct)', 'value', 'tasks'],
-        s.pass_at_k.map((p) => [`pass@${p.k}`, fmt(p.value), String(p.tasks)]),
-      )
-    : '';
-  const tasks = `
+  if (!n) return '';
+  const table = htmlTable(
+    ['same requests as', 'tasks', '95% CI ±'],
+    n.same_requests.map((r) => [`${r.rollouts_per_task} per task`, fmtInt(r.tasks), fmt(r.half_width, 4)]),
+  );
+  const share = n.prediction_share === null ? '–' : `${Math.round(100 * n.prediction_share)}%`;
+  const best = `${n.best_rollouts_per_task} rollout${n.best_rollouts_per_task === 1 ? '' : 's'} per task`;
+  return `${table}<p class="small">Reward variance: ${share} prediction noise (within a task, variance ${escapeHtml(fmt(n.within_variance, 4))}), the rest data noise (between tasks, ${escapeHtml(fmt(n.between_variance, 4))}). Narrowest for the same requests: ${best} (docs/statistics.md, Noise split).</p>`;
+}
+
+/** pass@k of bas_correct; empty with one rollout per task. */
+function passKTable(s: RunSummary): string {
+  if (!s.pass_at_k.length) return '';
+  return htmlTable(
+    ['pass@k (bas_correct)', 'value', 'tasks'],
+    s.pass_at_k.map((p) => [`pass@${p.k}`, fmt(p.value), String(p.tasks)]),
+  );
+}
+
+/** The task list: its filters and pager, filled in the browser from the embedded data. */
+function tasksSection(drill: DrillData): string {
+  return `
 <section id="tasks"><h2>Tasks</h2>
 <div class="controls">
   <label>show <select id="filter">
@@ -193,10 +211,21 @@ export function runPage(r: RunReport, drill: DrillData): string {
 ${embeddedNote(drill)}
 </section>
 <div id="drill"></div>`;
+}
+
+/** `html` in a grid cell, or nothing when it is empty. */
+const cell = (html: string): string => (html ? `<div>${html}</div>` : '');
+
+/** The whole page for `bas report --html`. */
+export function runPage(r: RunReport, drill: DrillData): string {
+  const s = r.summary;
+  const title = `bas report: ${r.run.model}`;
+  const [labels, codes] = wrongCharts(s);
+  const histogram = histogramChart(s.reward_histogram, 'Reward distribution (completed rollouts)');
   const body = `
-<section><h2>Scores</h2><div class="grid"><div>${scores}<p class="small">Means over completed rollouts. Intervals stay inside what each score can be: Wilson for 0/1 scores, Wilson on an effective sample size for other scores in [0, 1], a Poisson score interval for counts (docs/statistics.md); tasks are clusters when they have several rollouts.</p></div><div>${headline}</div></div></section>
-<section><h2>Where it goes wrong</h2><div class="grid"><div>${labels}</div><div>${codes}</div>${consistency ? `<div>${consistency}</div>` : ''}<div>${histogramChart(s.reward_histogram, 'Reward distribution (completed rollouts)')}</div></div></section>
-<section><h2>Details</h2><div class="grid"><div>${counts}</div><div>${codeTable}</div><div>${usage}</div>${passK ? `<div>${passK}</div>` : ''}${noise ? `<div>${noise}</div>` : ''}</div></section>
-${tasks}`;
+<section><h2>Scores</h2><div class="grid"><div>${scoresTable(s)}<p class="small">Means over completed rollouts. Intervals stay inside what each score can be: Wilson for 0/1 scores, Wilson on an effective sample size for other scores in [0, 1], a Poisson score interval for counts (docs/statistics.md); tasks are clusters when they have several rollouts.</p></div><div>${headlineChart(s)}</div></div></section>
+<section><h2>Where it goes wrong</h2><div class="grid"><div>${labels}</div><div>${codes}</div>${cell(consistencyBlock(s))}<div>${histogram}</div></div></section>
+<section><h2>Details</h2><div class="grid"><div>${countsTable(s)}</div><div>${codeTable(s)}</div><div>${usageTable(r)}</div>${cell(passKTable(s))}${cell(noiseBlock(s))}</div></section>
+${tasksSection(drill)}`;
   return page({ title, header: header(r, title), body, data: jsonForScript(drill), script: RUN_PAGE_SCRIPT });
 }
