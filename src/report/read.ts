@@ -134,6 +134,21 @@ function statusNotes(run: RunFile | null, dir: string, summary: Summary): { run:
   return { run, notes };
 }
 
+/** Notes on what the records hold against what run.json planned: rollouts missing, tasks that cannot be rebuilt. */
+function countNotes(run: RunFile | null, rollouts: number, expected: number | null): string[] {
+  const notes: string[] = [];
+  // A run its rule stopped was meant to end there: its note says so, and nothing is missing.
+  const ruleStopped = run?.status === 'precision' || run?.status === 'decided';
+  if (expected !== null && rollouts < expected && !ruleStopped)
+    notes.push(`${rollouts} of ${expected} rollouts are recorded; ${expected - rollouts} are missing.`);
+  const generator = runGenerator(run);
+  if (generator !== null && generator !== GENERATOR_VERSION)
+    notes.push(
+      `This run was made by task generator ${generator} and this bas has generator ${GENERATOR_VERSION}: its ledgers cannot be rebuilt, so the HTML report shows replies without ledgers.`,
+    );
+  return notes;
+}
+
 /** Reads and summarises a run folder (or a bare results file); `warn` hears a torn last line and records set aside. */
 export async function readRun(path: string, warn?: Warn): Promise<RunData> {
   return (await readRunFolding(path, () => null, warn)).data;
@@ -173,19 +188,7 @@ export async function readRunFolding<F extends WinnerFold | null>(
   const status = statusNotes(run, dir, summary);
   run = status.run;
   const notes = status.notes;
-  // A run its rule stopped was meant to end there: its note says so, and nothing is missing.
-  const ruleStopped = run?.status === 'precision' || run?.status === 'decided';
-  if (expected !== null && summary.counts.rollouts < expected && !ruleStopped) {
-    notes.push(
-      `${summary.counts.rollouts} of ${expected} rollouts are recorded; ${expected - summary.counts.rollouts} are missing.`,
-    );
-  }
-  const generator = runGenerator(run);
-  if (generator !== null && generator !== GENERATOR_VERSION) {
-    notes.push(
-      `This run was made by task generator ${generator} and this bas has generator ${GENERATOR_VERSION}: its ledgers cannot be rebuilt, so the HTML report shows replies without ledgers.`,
-    );
-  }
+  notes.push(...countNotes(run, summary.counts.rollouts, expected));
   const { setAside, firstSetAside } = counts;
   if (firstSetAside !== null)
     notes.push(
