@@ -10,10 +10,13 @@ import { ConfigError, ErrorRateError, FatalRunError, InterruptedError } from '..
 import { heldRun } from '../runfile/results.js';
 import { modelFolderPart, RUN_FILE } from '../runfile/files.js';
 import {
+  isPointFolder,
   MAX_POINTS,
+  planAxis,
   planModels,
   readSweepPlan,
   sweepFile,
+  type SweepAxis,
   type SweepPlan,
   type SweepPlanPoint,
 } from '../runfile/sweep-file.js';
@@ -27,6 +30,9 @@ import type { RunPlan } from '../engine/run-eval.js';
 import { planPoint, type SweepRun } from '../engine/sweep.js';
 import { rolloutsLeft } from '../engine/session.js';
 import { SETTINGS } from '../settings/setting-table.js';
+import { REASONING_EFFORTS } from '../settings/setting-parse.js';
+
+type Effort = (typeof REASONING_EFFORTS)[number];
 import { COMMAND_FLAGS } from '../settings/command-flags.js';
 import { evalPlanFromFlags } from './eval-run.js';
 import * as std from '../io/std.js';
@@ -111,7 +117,7 @@ async function everyPointFinished(
  */
 async function onlyFailedStarts(dir: string): Promise<boolean> {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (!entry.isDirectory() || !/^([0-9a-z][0-9a-z._-]*--)?rows-[0-9a-z.-]+$/.test(entry.name)) return false;
+    if (!entry.isDirectory() || !isPointFolder(entry.name)) return false;
     if ((await heldRun(join(dir, entry.name))) !== 'failed-start') return false;
   }
   return true;
@@ -152,12 +158,8 @@ function slug(model: string): string {
   return s === '' ? 'model' : s;
 }
 
-/**
- * Folder names of the grid: `rows-12` (and `-fault-0.1`) as bas 0.3 named them when there is
- * one model, prefixed with the model (`builtin-oracle--rows-12`) when there are several; two
- * models whose names make the same prefix get `-2`, `-3` after it.
- */
-function gridPoints(models: string[], rows: number[], rates: Array<number | null>): SweepPlanPoint[] {
+/** A model's prefix to its points' folders: none with one model, else its slug (`-2`, `-3` after a repeat) and `--`. */
+function folderPrefixes(models: string[]): Map<string, string> {
   const prefixes = new Map<string, string>();
   const taken = new Set<string>();
   for (const m of models) {
@@ -166,14 +168,39 @@ function gridPoints(models: string[], rows: number[], rates: Array<number | null
     taken.add(p);
     prefixes.set(m, models.length > 1 ? `${p}--` : '');
   }
-  return rows.flatMap((r) =>
-    rates.flatMap((f) =>
-      models.map((m) => ({
-        model: m,
-        num_transactions: r,
-        fault_rate: f,
-        folder: `${prefixes.get(m)}${f === null ? `rows-${r}` : `rows-${r}-fault-${f}`}`,
-      })),
+  return prefixes;
+}
+
+/** What a sweep varies, from its flags: the axis and its values, the rows of every point, the fault rates. */
+interface SweepGrid {
+  axis: SweepAxis;
+  /** The axis's values (rows, efforts or token limits), in the order given. */
+  values: Array<number | string>;
+  rows: number;
+  rates: Array<number | null>;
+}
+
+/**
+ * The points of the grid: every axis value × fault rate × model. Folder names: `rows-12` (and
+ * `-fault-0.1`) as bas 0.3 named them when there is one model, prefixed with the model
+ * (`builtin-oracle--rows-12`) when there are several; a budget sweep's are `effort-low` or
+ * `max-tokens-4000`. Two models whose names make the same prefix get `-2`, `-3` after it.
+ */
+function gridPoints(models: string[], grid: SweepGrid): SweepPlanPoint[] {
+  const prefixes = folderPrefixes(models);
+  const place = (v: number | string): Omit<SweepPlanPoint, 'fault_rate' | 'folder'> & { name: string } =>
+    grid.axis === 'reasoning_effort'
+      ? { num_transactions: grid.rows, reasoning_effort: String(v), name: `effort-${v}` }
+      : grid.axis === 'max_tokens'
+        ? { num_transactions: grid.rows, max_tokens: Number(v), name: `max-tokens-${v}` }
+        : { num_transactions: Number(v), name: `rows-${v}` };
+  return grid.values.flatMap((v) =>
+    grid.rates.flatMap((f) =>
+      models.map((m) => {
+        const { name, ...at } = place(v);
+        const folder = `${prefixes.get(m)}${name}${f === null ? '' : `-fault-${f}`}`;
+        return { model: m, ...at, fault_rate: f, folder };
+      }),
     ),
   );
 }
@@ -207,7 +234,25 @@ function pointFlags(plan: SweepPlan, p: SweepPlanPoint, sub: string, confirm: Re
     ...(p.model === undefined ? {} : { model: p.model }),
     numTransactions: String(p.num_transactions),
     ...(p.fault_rate === null ? {} : { faultRate: String(p.fault_rate) }),
+    ...(p.reasoning_effort === undefined ? {} : { reasoningEffort: p.reasoning_effort }),
+    ...(p.max_tokens === undefined ? {} : { maxTokens: String(p.max_tokens) }),
     output: sub,
+  };
+}
+
+/** A point of sweep.json, a file from elsewhere: its grid values are checked as the flags are. */
+function checkedPoint(spec: SweepPlanPoint, file: string): SweepPlanPoint {
+  const { reasoningEffort, maxTokens, numTransactions, faultRate } = SETTINGS;
+  return {
+    ...spec,
+    num_transactions: numTransactions.parse(spec.num_transactions, `${file}: "num_transactions"`),
+    fault_rate: spec.fault_rate === null ? null : faultRate.parse(spec.fault_rate, `${file}: "fault_rate"`),
+    ...(spec.reasoning_effort === undefined
+      ? {}
+      : { reasoning_effort: reasoningEffort.parse(spec.reasoning_effort, `${file}: "reasoning_effort"`)! }),
+    ...(spec.max_tokens === undefined
+      ? {}
+      : { max_tokens: maxTokens.parse(spec.max_tokens, `${file}: "max_tokens"`)! }),
   };
 }
 
@@ -242,22 +287,10 @@ async function planSweep(
         base = await evalPlanFromFlags(file.words, pointFlags(file, spec, sub, confirm), { models: true });
         bases.set(model, base);
       }
-      // sweep.json is a file from elsewhere: its grid values are checked as the flags are.
-      const checked = {
-        ...spec,
-        num_transactions: SETTINGS.numTransactions.parse(
-          spec.num_transactions,
-          `${sweepFile(dir)}: "num_transactions"`,
-        ),
-        fault_rate:
-          spec.fault_rate === null
-            ? null
-            : SETTINGS.faultRate.parse(spec.fault_rate, `${sweepFile(dir)}: "fault_rate"`),
-      };
-      run.points.push(planPoint(base, checked, sub));
+      run.points.push(planPoint(base, checkedPoint(spec, sweepFile(dir)), sub));
     } catch (err) {
       if (fresh) throw err;
-      const where = `${spec.model === undefined ? '' : `${spec.model}, `}${pointName(spec)}`;
+      const where = `${spec.model === undefined ? '' : `${spec.model}, `}${pointName(spec, planAxis(file))}`;
       throw reworded(
         err,
         (m) => `sweep stopped at ${where}: ${asClause(m)}; continue the whole sweep with bas sweep --resume ${dir}`,
@@ -267,10 +300,61 @@ async function planSweep(
   return run;
 }
 
+/**
+ * What a new sweep varies, from its flags: one of --num-transactions, --reasoning-effort and
+ * --max-tokens may list several values, and that is the axis (rows when none does). A budget
+ * sweep's points all have the rows given once, else those its models' settings give.
+ */
+async function sweepGrid(words: string[], flags: SweepFlags, model: string): Promise<SweepGrid> {
+  const { numTransactions: rowsFlag, faultRate: ratesFlag, reasoningEffort, maxTokens } = COMMAND_FLAGS.sweep;
+  const list = <V>(v: string | boolean | undefined, parse: (v: unknown, name: string) => V[], name: string) => {
+    const text = textFlag(v);
+    return text === undefined ? null : parse(text, name);
+  };
+  const given: Array<[SweepAxis, string, Array<number | string> | null]> = [
+    ['num_transactions', '--num-transactions', list(flags.numTransactions, rowsFlag.parse, '--num-transactions')],
+    [
+      'reasoning_effort',
+      '--reasoning-effort',
+      list(flags.reasoningEffort, reasoningEffort.parse, '--reasoning-effort'),
+    ],
+    ['max_tokens', '--max-tokens', list(flags.maxTokens, maxTokens.parse, '--max-tokens')],
+  ];
+  const several = given.filter(([, , v]) => v !== null && v.length > 1);
+  if (several.length > 1)
+    throw new ConfigError(
+      `a sweep has one axis, but ${several.map(([, n]) => n).join(' and ')} each list several values: give several to one of them`,
+    );
+  const [axis, , listed] = several[0] ?? given[0]!;
+  // A budget's points run from the smallest (the rows as given).
+  const rank = (v: number | string) => (typeof v === 'number' ? v : REASONING_EFFORTS.indexOf(v as Effort));
+  const values =
+    axis === 'num_transactions' || listed === null ? listed : [...listed].sort((a, b) => rank(a) - rank(b));
+  const rows = given[0]![2] as number[] | null;
+  if (values === null)
+    throw new ConfigError(
+      'bas sweep needs --num-transactions with the points, e.g. --num-transactions 12,24,60,120,240, or the reasoning budget as its axis: --reasoning-effort low,medium,high or --max-tokens 1000,4000,16000',
+    );
+  const faultRate = textFlag(flags.faultRate);
+  const rates = faultRate === undefined ? [null] : ratesFlag.parse(faultRate, '--fault-rate');
+  if (axis === 'num_transactions') return { axis, values, rows: 0, rates };
+  // The rows of a budget sweep: the one given, else the model's settings' (config or default).
+  const base =
+    rows?.[0] ??
+    (await evalPlanFromFlags(words, { ...evalFlagsOf(flags, axis), model }, { models: true })).settings.numTransactions;
+  return { axis, values, rows: base, rates };
+}
+
+/** The eval flags a sweep passes on to every point: those given, less its own and its axis's. */
+function evalFlagsOf(flags: SweepFlags, axis: SweepAxis): SweepPlan['flags'] {
+  const axisFlag = axis === 'reasoning_effort' ? 'reasoningEffort' : axis === 'max_tokens' ? 'maxTokens' : null;
+  return Object.fromEntries(
+    Object.entries(flags).filter(([k, v]) => v !== undefined && !OWN.has(k) && k !== axisFlag),
+  ) as SweepPlan['flags'];
+}
+
 /** A new sweep's folder and plan, from its flags: the grid, the models, the folder (empty, or only failed starts). */
 async function newSweep(words: string[], flags: SweepFlags): Promise<{ dir: string; file: SweepPlan }> {
-  const numTransactions = textFlag(flags.numTransactions);
-  const faultRate = textFlag(flags.faultRate);
   const output = textFlag(flags.output);
   // sweep.json keeps the flags for --resume, and a file must never hold a secret.
   const baseUrl = textFlag(flags.baseUrl);
@@ -279,33 +363,27 @@ async function newSweep(words: string[], flags: SweepFlags): Promise<{ dir: stri
       '--base-url carries credentials (user:password@ or a key in its query), which sweep.json would keep for --resume: give the key through --api-key-var instead',
     );
   }
-  if (!numTransactions)
-    throw new ConfigError(
-      'bas sweep needs --num-transactions with the points, e.g. --num-transactions 12,24,60,120,240',
-    );
-  const { numTransactions: rowsFlag, faultRate: ratesFlag } = COMMAND_FLAGS.sweep;
-  const rows = rowsFlag.parse(numTransactions, '--num-transactions');
-  const rates = faultRate === undefined ? [null] : ratesFlag.parse(faultRate, '--fault-rate');
   const models = sweepModels(flags.model, words, textFlag(flags.config));
-  const count = rows.length * rates.length * models.length;
+  const grid = await sweepGrid(words, flags, models[0]!);
+  const count = grid.values.length * grid.rates.length * models.length;
   if (count > MAX_POINTS)
-    throw new ConfigError(`a sweep has at most ${MAX_POINTS} runs (models × rows × fault rates); these make ${count}`);
+    throw new ConfigError(
+      `a sweep has at most ${MAX_POINTS} runs (models × points × fault rates); these make ${count}`,
+    );
   const dir = output ?? defaultSweepDir(models);
   if (existsSync(dir) && readdirSync(dir).length > 0 && !(await onlyFailedStarts(dir))) {
     throw new ConfigError(
       `sweep folder ${dir} exists and is not empty: continue it with bas sweep --resume ${dir}, or give another --output`,
     );
   }
-  const evalFlags = Object.fromEntries(
-    Object.entries(flags).filter(([k, v]) => v !== undefined && !OWN.has(k)),
-  ) as SweepPlan['flags'];
   const file: SweepPlan = {
     kind: 'bas-sweep',
     created_at: new Date().toISOString(),
     model: models.length === 1 ? models[0]! : null,
     models,
-    points: gridPoints(models, rows, rates),
-    flags: evalFlags,
+    ...(grid.axis === 'num_transactions' ? {} : { axis: grid.axis }),
+    points: gridPoints(models, grid),
+    flags: evalFlagsOf(flags, grid.axis),
     words,
   };
   return { dir, file };

@@ -255,11 +255,7 @@ export class Runner {
       // Slow start: until first contact is made (a reply came back, or the first-contact rule
       // can no longer stop the run), one rollout at a time, so an endpoint that can only fail
       // is paid for at most three requests (first-contact.ts) whatever -c is.
-      while (
-        (limit.activeCount + limit.pendingCount + backlog.size >= held ||
-          (running > 0 && this.slowStart && !this.contact.settled)) &&
-        !this.stopped
-      ) {
+      while (this.mustWait(limit.activeCount + limit.pendingCount + backlog.size, held, running)) {
         await new Promise<void>((resolve) => (this.wake = resolve));
       }
       if (this.stopped) break;
@@ -300,6 +296,15 @@ export class Runner {
       pace: this.pace.record(),
       spend: this.spend.record(),
     };
+  }
+
+  /**
+   * Whether the next pair must wait: `holding` pairs are held of at most `held`, or the slow
+   * start keeps one rollout at a time while `running` is not zero. Never once the run stopped.
+   */
+  private mustWait(holding: number, held: number, running: number): boolean {
+    if (this.stopped) return false;
+    return holding >= held || (running > 0 && this.slowStart && !this.contact.settled);
   }
 
   /** Runs the episode; null when it was aborted or stopped the run. */

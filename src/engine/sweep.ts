@@ -38,7 +38,8 @@ export interface SweepRun {
 
 /**
  * A new point's plan: its model's plan (resolved once per model, from the sweep's flags and
- * config) with the point's rows, fault rate (null: the model plan's) and folder.
+ * config) with the point's rows, fault rate (null: the model plan's), budget (a budget sweep's
+ * reasoning effort or token limit) and folder.
  */
 export function planPoint(base: RunPlan, spec: SweepPlanPoint, dir: string): SweepPoint {
   const s = base.settings;
@@ -46,6 +47,9 @@ export function planPoint(base: RunPlan, spec: SweepPlanPoint, dir: string): Swe
     ...s,
     numTransactions: spec.num_transactions,
     faultRate: spec.fault_rate ?? s.faultRate,
+    // A budget sweep's point sends its own budget.
+    ...(spec.reasoning_effort === undefined ? {} : { reasoningEffort: spec.reasoning_effort }),
+    ...(spec.max_tokens === undefined ? {} : { maxTokens: spec.max_tokens }),
     output: dir,
   };
   return { spec, model: base.model, dir, resumed: false, plan: planOf(settings) };

@@ -64,10 +64,13 @@ interface AnytimeDiff {
 }
 
 /** The confidence sequence of the differences (each in [-1, 1]) after all of them. */
-function anytimeOf(diffs: readonly number[]): AnytimeDiff | null {
+function anytimeOf(diffs: ArrayLike<number>): AnytimeDiff | null {
   if (diffs.length === 0) return null;
   const cs = new PairedConfidenceSequence();
-  for (const d of diffs) cs.push(Math.min(1, Math.max(0, d)), Math.min(1, Math.max(0, -d)));
+  for (let k = 0; k < diffs.length; k++) {
+    const d = diffs[k]!;
+    cs.push(Math.min(1, Math.max(0, d)), Math.min(1, Math.max(0, -d)));
+  }
   const i = cs.interval();
   return { method: 'betting-mixture', anytime_valid: true, tasks: i.n, mean: i.mean, ci95: [i.low, i.high] };
 }
@@ -139,6 +142,39 @@ function withSampling(v: Verdict | null, sampling: string | null): Verdict | nul
   return v === null || sampling === null ? v : `${v}; sampling differs (${sampling})`;
 }
 
+/** Why two runs cannot be paired task by task (different prompt, generator or tasks), or null when they can. */
+function pairingApart(base: RunData, baseLabel: string, other: RunData, label: string): string | null {
+  const clash = versionClash(other.run, base.run);
+  if (clash)
+    return clash.what === 'prompt'
+      ? `${label} was made with prompt ${clash.a ?? 'unknown'} and ${baseLabel} with ${clash.b ?? 'unknown'}: the same task was asked differently`
+      : `${label} was made with task generator ${clash.a ?? 'unknown'} and ${baseLabel} with ${clash.b ?? 'unknown'}: the same index is a different task`;
+  if (!sameTaskConfig(base.task, other.task))
+    return `${label} ran different tasks (${describeTask(other.task)}) from ${baseLabel} (${describeTask(base.task)})`;
+  return null;
+}
+
+/**
+ * The per-task differences (other − base) over the tasks both ran, found by walking the two
+ * index-ordered task lists side by side: with errors as 0 on every shared task, and over
+ * completed rollouts where both runs completed one.
+ */
+function taskDiffs(base: RunData, other: RunData): { shared: number; diffs: Float64Array; diffsZero: Float64Array } {
+  const a = base.builder.taskMeans();
+  const b = other.builder.taskMeans();
+  const diffs = new Float64Array(Math.min(a.length, b.length));
+  const diffsZero = new Float64Array(diffs.length);
+  let [shared, paired, i] = [0, 0, 0];
+  for (let j = 0; j < b.length; j++) {
+    const index = b.index[j]!;
+    while (i < a.length && a.index[i]! < index) i++;
+    if (i === a.length || a.index[i] !== index) continue;
+    diffsZero[shared++] = b.rewardZero[j]! - a.rewardZero[i]!;
+    if (b.completed[j] && a.completed[i]) diffs[paired++] = b.reward[j]! - a.reward[i]!;
+  }
+  return { shared, diffs: diffs.subarray(0, paired), diffsZero: diffsZero.subarray(0, shared) };
+}
+
 /**
  * The paired difference (other − base) in reward over the tasks both ran, with its seeded
  * bootstrap interval and verdict; not comparable when the task generator or configuration
@@ -153,58 +189,21 @@ export function pairRuns(
   resamples: number,
 ): Pairing {
   const sampling = samplingDifference(base.provenance.sampling, other.provenance.sampling);
-  const empty = {
-    shared_tasks: 0,
-    left_out: 0,
-    diff: null,
-    diff_errors_as_zero: null,
-    anytime: null,
-    verdict: null,
-    sampling_differs: sampling,
-  };
-  const clash = versionClash(other.run, base.run);
-  const apart = clash
-    ? clash.what === 'prompt'
-      ? `${label} was made with prompt ${clash.a ?? 'unknown'} and ${baseLabel} with ${clash.b ?? 'unknown'}: the same task was asked differently`
-      : `${label} was made with task generator ${clash.a ?? 'unknown'} and ${baseLabel} with ${clash.b ?? 'unknown'}: the same index is a different task`
-    : !sameTaskConfig(base.task, other.task)
-      ? `${label} ran different tasks (${describeTask(other.task)}) from ${baseLabel} (${describeTask(base.task)})`
-      : null;
-  if (apart)
-    return {
-      baseline: baseLabel,
-      run: label,
-      comparable: false,
-      note: `${apart}, so their rewards are not comparable task by task`,
-      ...empty,
-    };
-  // Both lists are in index order: the shared tasks are found by walking them side by side.
-  const baseTasks = base.builder.perTask();
-  const diffs: number[] = [];
-  const diffsZero: number[] = [];
-  let shared = 0;
-  let i = 0;
-  for (const t of other.builder.perTask()) {
-    while (i < baseTasks.length && baseTasks[i]!.index < t.index) i++;
-    const b = baseTasks[i];
-    if (b === undefined || b.index !== t.index) continue;
-    shared++;
-    diffsZero.push(t.rewardZero - b.rewardZero);
-    if (t.completed && b.completed) diffs.push(t.reward - b.reward);
+  const empty = { shared_tasks: 0, left_out: 0, diff: null, diff_errors_as_zero: null, anytime: null, verdict: null };
+  const head = { baseline: baseLabel, run: label };
+  const apart = pairingApart(base, baseLabel, other, label);
+  if (apart) {
+    const note = `${apart}, so their rewards are not comparable task by task`;
+    return { ...head, comparable: false, note, ...empty, sampling_differs: sampling };
   }
+  const { shared, diffs, diffsZero } = taskDiffs(base, other);
   if (shared === 0) {
-    return {
-      baseline: baseLabel,
-      run: label,
-      comparable: true,
-      note: `${label} and ${baseLabel} share no task index`,
-      ...empty,
-    };
+    const note = `${label} and ${baseLabel} share no task index`;
+    return { ...head, comparable: true, note, ...empty, sampling_differs: sampling };
   }
   const diff = diffs.length ? pairedBootstrap(diffs, seed, resamples) : null;
   return {
-    baseline: baseLabel,
-    run: label,
+    ...head,
     comparable: true,
     note: null,
     shared_tasks: shared,

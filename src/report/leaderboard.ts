@@ -110,16 +110,8 @@ const TIER_ALPHA = 0.05;
 
 /** Per task, in index order: the task and its per-task mean of the ranking measure (NaN: none completed). */
 function taskMeans(d: RunData, by: RankMeasure): { index: Float64Array; value: Float64Array } {
-  const rows = d.builder.perTask();
-  const zero = by === 'reward_errors_as_zero';
-  const index = new Float64Array(rows.length);
-  const value = new Float64Array(rows.length);
-  for (let i = 0; i < rows.length; i++) {
-    const t = rows[i]!;
-    index[i] = t.index;
-    value[i] = zero ? t.rewardZero : t.reward;
-  }
-  return { index, value };
+  const t = d.builder.taskMeans();
+  return { index: t.index, value: by === 'reward_errors_as_zero' ? t.rewardZero : t.reward };
 }
 
 /** The differences (b − a) over tasks both have a value on (both lists in index order). */

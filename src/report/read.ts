@@ -101,54 +101,6 @@ class RunFold<F extends WinnerFold | null> extends SummaryFold {
   }
 }
 
-/**
- * The notes a run's status gives every report (a run still going, cut off, stopped at its
- * budget or by a stopping rule), and run.json as reports show it: one that says "running" with
- * no live bas holding the folder was killed or crashed, and shows as interrupted.
- */
-function statusNotes(run: RunFile | null, dir: string, summary: Summary): { run: RunFile | null; notes: string[] } {
-  const notes: string[] = [];
-  const status = run?.status;
-  if (status === 'running' && run !== null && folderLockState(dir) !== 'alive') {
-    run = { ...run, status: 'interrupted' };
-    notes.push(
-      `This run was interrupted (run.json still says "running", but no bas process holds the folder): the figures cover what completed. \`bas eval --resume ${dir}\` finishes it.`,
-    );
-  } else if (status === 'running')
-    notes.push('This run is still in progress (run.json says "running"): the figures cover what has finished so far.');
-  else if (status === 'incomplete')
-    notes.push(
-      'This run is incomplete: some planned rollouts are in none of its inputs (missing replies or a missing shard).',
-    );
-  else if (status === 'budget')
-    notes.push(
-      `This run stopped at its budget (--max-cost / --max-total-tokens) before it finished: the figures cover what completed. \`bas eval --resume ${dir}\` with a larger budget finishes it.`,
-    );
-  else if (status === 'interrupted' || status === 'failed')
-    notes.push(
-      `This run ${status === 'failed' ? 'failed' : 'was interrupted'} before it finished: the figures cover what completed. \`bas eval --resume ${dir}\` finishes it.`,
-    );
-  // A run with a stopping rule says where the rule left it, whatever its status.
-  const sequential = sequentialOf(run);
-  if (sequential) notes.push(sequentialNote(sequential, status, summary, run?.prices));
-  return { run, notes };
-}
-
-/** Notes on what the records hold against what run.json planned: rollouts missing, tasks that cannot be rebuilt. */
-function countNotes(run: RunFile | null, rollouts: number, expected: number | null): string[] {
-  const notes: string[] = [];
-  // A run its rule stopped was meant to end there: its note says so, and nothing is missing.
-  const ruleStopped = run?.status === 'precision' || run?.status === 'decided';
-  if (expected !== null && rollouts < expected && !ruleStopped)
-    notes.push(`${rollouts} of ${expected} rollouts are recorded; ${expected - rollouts} are missing.`);
-  const generator = runGenerator(run);
-  if (generator !== null && generator !== GENERATOR_VERSION)
-    notes.push(
-      `This run was made by task generator ${generator} and this bas has generator ${GENERATOR_VERSION}: its ledgers cannot be rebuilt, so the HTML report shows replies without ledgers.`,
-    );
-  return notes;
-}
-
 /** Reads and summarises a run folder (or a bare results file); `warn` hears a torn last line and records set aside. */
 export async function readRun(path: string, warn?: Warn): Promise<RunData> {
   return (await readRunFolding(path, () => null, warn)).data;
@@ -184,11 +136,74 @@ export async function readRunFolding<F extends WinnerFold | null>(
   if (summary.counts.rollouts === 0) {
     throw new ConfigError(`${resultsPath} holds no rollouts yet: nothing to report`);
   }
-  const expected = expectedRollouts(run);
-  const status = statusNotes(run, dir, summary);
+  const status = statusNotes(run, dir);
   run = status.run;
-  const notes = status.notes;
-  notes.push(...countNotes(run, summary.counts.rollouts, expected));
+  // A run with a stopping rule says where the rule left it, whatever its status.
+  const sequential = sequentialOf(run);
+  const notes = [
+    ...status.notes,
+    ...(sequential ? [sequentialNote(sequential, run?.status, summary, run?.prices)] : []),
+    ...recordNotes(run, runPath, resultsPath, summary, counts, configs.size),
+  ];
+  const model = run?.model ?? firstModel ?? '(unknown model)';
+  const task = run?.task ?? firstConfig;
+  const expected = expectedRollouts(run);
+  const provenance = provenanceOf(run, model, task);
+  const data: RunData = { dir, resultsPath, run, model, task, builder, summary, expected, notes, provenance };
+  return { data, fold: fold.also };
+}
+
+/**
+ * What the run's status says, in plain notes; a run.json that says running with no live bas
+ * holding the folder was killed or crashed, and is read as interrupted.
+ */
+function statusNotes(run: RunFile | null, dir: string): { run: RunFile | null; notes: string[] } {
+  const status = run?.status;
+  const resume = `\`bas eval --resume ${dir}\``;
+  if (status === 'running' && run !== null && folderLockState(dir) !== 'alive')
+    return {
+      run: { ...run, status: 'interrupted' },
+      notes: [
+        `This run was interrupted (run.json still says "running", but no bas process holds the folder): the figures cover what completed. ${resume} finishes it.`,
+      ],
+    };
+  const note =
+    status === 'running'
+      ? 'This run is still in progress (run.json says "running"): the figures cover what has finished so far.'
+      : status === 'incomplete'
+        ? 'This run is incomplete: some planned rollouts are in none of its inputs (missing replies or a missing shard).'
+        : status === 'budget'
+          ? `This run stopped at its budget (--max-cost / --max-total-tokens) before it finished: the figures cover what completed. ${resume} with a larger budget finishes it.`
+          : status === 'interrupted' || status === 'failed'
+            ? `This run ${status === 'failed' ? 'failed' : 'was interrupted'} before it finished: the figures cover what completed. ${resume} finishes it.`
+            : null;
+  return { run, notes: note === null ? [] : [note] };
+}
+
+/** Notes on what the records hold: rollouts missing, another generator, records set aside, no run.json, mixed configurations. */
+function recordNotes(
+  run: RunFile | null,
+  runPath: string | null,
+  resultsPath: string,
+  summary: Summary,
+  counts: { setAside: number; firstSetAside: { line: number; reason: string } | null },
+  configs: number,
+): string[] {
+  const notes: string[] = [];
+  const expected = expectedRollouts(run);
+  // A run its rule stopped was meant to end there: its note says so, and nothing is missing.
+  const ruleStopped = run?.status === 'precision' || run?.status === 'decided';
+  if (expected !== null && summary.counts.rollouts < expected && !ruleStopped) {
+    notes.push(
+      `${summary.counts.rollouts} of ${expected} rollouts are recorded; ${expected - summary.counts.rollouts} are missing.`,
+    );
+  }
+  const generator = runGenerator(run);
+  if (generator !== null && generator !== GENERATOR_VERSION) {
+    notes.push(
+      `This run was made by task generator ${generator} and this bas has generator ${GENERATOR_VERSION}: its ledgers cannot be rebuilt, so the HTML report shows replies without ledgers.`,
+    );
+  }
   const { setAside, firstSetAside } = counts;
   if (firstSetAside !== null)
     notes.push(
@@ -196,20 +211,6 @@ export async function readRunFolding<F extends WinnerFold | null>(
     );
   if (!run && runPath)
     notes.push(`No run.json beside ${resultsPath}: the model and task configuration come from the records.`);
-  if (configs.size > 1) notes.push('The records hold more than one task configuration: their figures are pooled.');
-  const model = run?.model ?? firstModel ?? '(unknown model)';
-  const task = run?.task ?? firstConfig;
-  const data: RunData = {
-    dir,
-    resultsPath,
-    run,
-    model,
-    task,
-    builder,
-    summary,
-    expected,
-    notes,
-    provenance: provenanceOf(run, model, task),
-  };
-  return { data, fold: fold.also };
+  if (configs > 1) notes.push('The records hold more than one task configuration: their figures are pooled.');
+  return notes;
 }

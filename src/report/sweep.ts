@@ -7,7 +7,8 @@
 import { basename, join } from 'node:path';
 import { fitTable, wrapCell } from './fit-table.js';
 import { readRun, type RunData } from './read.js';
-import { planModels, readSweepPlan } from '../runfile/sweep-file.js';
+import { planAxis, planModels, readSweepPlan, type SweepAxis } from '../runfile/sweep-file.js';
+import { REASONING_EFFORTS } from '../settings/setting-parse.js';
 import type { Estimate } from '../summary/stats.js';
 import { fmt, fmtInt } from './tables.js';
 import { csvField } from './csv.js';
@@ -38,6 +39,9 @@ export interface SweepPoint {
   model: string;
   num_transactions: number;
   fault_rate: number | null;
+  /** The reasoning effort and completion token limit sent (null: not sent, or unknown); a budget sweep's axis (since 0.4.1). */
+  reasoning_effort: string | null;
+  max_tokens: number | null;
   /** The point's run folder. */
   dir: string;
   status: string | null;
@@ -59,6 +63,8 @@ export interface SweepResult {
   models: string[];
   /** The model when there is only one (as 0.3 wrote it), else null. */
   model: string | null;
+  /** What the points vary along: ledger rows, or the reasoning budget (since 0.4.1). */
+  axis: SweepAxis;
   points: SweepPoint[];
 }
 
@@ -67,20 +73,80 @@ export interface SweepInput {
   fault_rate: number | null;
   /** The model the plan gave the point; the run's own when not given. */
   model?: string | null;
+  /** A budget sweep's point: its budget as planned (else the one its run.json says it sent). */
+  reasoning_effort?: string;
+  max_tokens?: number;
   data: RunData;
+}
+
+/** Each axis in words, for tables and figures. */
+const AXIS_LABEL: Record<SweepAxis, string> = {
+  num_transactions: 'rows per ledger',
+  reasoning_effort: 'reasoning effort',
+  max_tokens: 'max_tokens (completion token limit)',
+};
+
+/** Each axis as a column's head. */
+export const AXIS_HEAD: Record<SweepAxis, string> = {
+  num_transactions: 'rows',
+  reasoning_effort: 'reasoning effort',
+  max_tokens: 'max_tokens',
+};
+
+/** A point's place on the axis as a number: rows, the token limit, or an effort's rank (none 0 … xhigh 5). */
+function axisValue(
+  p: Pick<SweepPoint, 'num_transactions' | 'reasoning_effort' | 'max_tokens'>,
+  axis: SweepAxis,
+): number {
+  if (axis === 'reasoning_effort')
+    return REASONING_EFFORTS.indexOf(p.reasoning_effort as (typeof REASONING_EFFORTS)[number]);
+  if (axis === 'max_tokens') return p.max_tokens ?? 0;
+  return p.num_transactions;
+}
+
+/**
+ * How a sweep's figures draw its axis: its label, the range every panel shares, and (for
+ * reasoning efforts, drawn by rank) each tick's name.
+ */
+export function figureAxis(r: SweepResult): {
+  xLabel: string;
+  domain: [number, number];
+  tick?: (x: number) => string;
+  x: (p: SweepPoint) => number;
+} {
+  const x = (p: SweepPoint) => axisValue(p, r.axis);
+  const xs = r.points.map(x);
+  const domain: [number, number] = [Math.min(...xs), Math.max(...xs)];
+  const tick = r.axis === 'reasoning_effort' ? (v: number) => REASONING_EFFORTS[v] ?? 'not sent' : undefined;
+  return { xLabel: AXIS_LABEL[r.axis], domain, x, ...(tick ? { tick } : {}) };
+}
+
+/** A point's place on the axis in words: "24", "low", "4000" ("not sent" for a budget the run did not send). */
+export function axisText(p: SweepPoint, axis: SweepAxis): string {
+  if (axis === 'reasoning_effort') return p.reasoning_effort ?? 'not sent';
+  if (axis === 'max_tokens') return p.max_tokens === null ? 'not sent' : String(p.max_tokens);
+  return String(p.num_transactions);
 }
 
 /**
  * The sweep's points from their run folders: models in the order given (else first seen),
  * then rows, then fault rate.
  */
-export function buildSweep(dir: string, points: SweepInput[], models: string[] = []): SweepResult {
-  const out = points.map(({ num_transactions, fault_rate, model, data }): SweepPoint => {
+export function buildSweep(
+  dir: string,
+  points: SweepInput[],
+  models: string[] = [],
+  axis: SweepAxis = 'num_transactions',
+): SweepResult {
+  const out = points.map(({ num_transactions, fault_rate, model, data, ...budget }): SweepPoint => {
     const s = data.summary;
+    const sent = data.provenance.sampling;
     return {
       model: model ?? data.model,
       num_transactions,
       fault_rate,
+      reasoning_effort: budget.reasoning_effort ?? sent?.reasoning_effort ?? null,
+      max_tokens: budget.max_tokens ?? sent?.max_tokens ?? null,
       dir: data.dir,
       status: typeof data.run?.status === 'string' ? data.run.status : null,
       tasks: s.counts.tasks,
@@ -102,11 +168,11 @@ export function buildSweep(dir: string, points: SweepInput[], models: string[] =
   out.sort(
     (a, b) =>
       order.indexOf(a.model) - order.indexOf(b.model) ||
-      a.num_transactions - b.num_transactions ||
+      axisValue(a, axis) - axisValue(b, axis) ||
       (a.fault_rate ?? 0) - (b.fault_rate ?? 0),
   );
   const used = order.filter((m) => out.some((p) => p.model === m));
-  return { dir, models: used, model: used.length === 1 ? used[0]! : null, points: out };
+  return { dir, models: used, model: used.length === 1 ? used[0]! : null, axis, points: out };
 }
 
 function cell(e: Estimate): string {
@@ -121,9 +187,27 @@ export function hasFaultRates(r: SweepResult): boolean {
   return rates.size > 1 || !rates.has(null);
 }
 
-/** Where a point is, in words: "24 rows" or "24 rows, fault rate 0.5". */
-export function pointName(p: Pick<SweepPoint, 'num_transactions' | 'fault_rate'>): string {
-  return `${p.num_transactions} rows${p.fault_rate === null ? '' : `, fault rate ${p.fault_rate}`}`;
+/**
+ * Where a point is, in words: "24 rows", "reasoning effort low" or "max_tokens 4000", with ",
+ * fault rate 0.5" when it has one. A planned point's axis is the budget it carries.
+ */
+export function pointName(
+  p: {
+    num_transactions: number;
+    fault_rate: number | null;
+    reasoning_effort?: string | null;
+    max_tokens?: number | null;
+  },
+  axis: SweepAxis = p.reasoning_effort != null
+    ? 'reasoning_effort'
+    : p.max_tokens != null
+      ? 'max_tokens'
+      : 'num_transactions',
+): string {
+  const rate = p.fault_rate === null ? '' : `, fault rate ${p.fault_rate}`;
+  if (axis === 'reasoning_effort') return `reasoning effort ${p.reasoning_effort ?? 'not sent'}${rate}`;
+  if (axis === 'max_tokens') return `max_tokens ${p.max_tokens ?? 'not sent'}${rate}`;
+  return `${p.num_transactions} rows${rate}`;
 }
 
 /**
@@ -144,7 +228,7 @@ function renderSweepGrid(r: SweepResult, model: string): string {
   const withRate = hasFaultRates(r);
   const rateDigits = sharedDecimals(r.points.flatMap((p) => (p.fault_rate === null ? [] : [p.fault_rate])));
   const head = [
-    'rows',
+    AXIS_HEAD[r.axis].replace(' ', '\n'),
     ...(withRate ? ['fault\nrate'] : []),
     'reward',
     'bas_correct',
@@ -155,7 +239,7 @@ function renderSweepGrid(r: SweepResult, model: string): string {
   const rows = r.points
     .filter((p) => p.model === model)
     .map((p) => [
-      String(p.num_transactions),
+      axisText(p, r.axis),
       ...(withRate ? [fmt(p.fault_rate, rateDigits)] : []),
       cell(p.measures.reward),
       cell(p.measures.bas_correct),
@@ -164,6 +248,16 @@ function renderSweepGrid(r: SweepResult, model: string): string {
       `${fmtInt(p.completed)} / ${fmtInt(p.errored)}\nof ${fmtInt(p.n)}`,
     ]);
   return fitTable(head, rows, { separators: true, align: head.map(() => 'right') });
+}
+
+/** A sampling text with a budget axis's own setting said once, as the axis, rather than per point. */
+function axisLess(text: string, axis: SweepAxis): string {
+  if (axis === 'num_transactions') return text;
+  const name = axis === 'reasoning_effort' ? 'reasoning effort' : 'max tokens';
+  return text
+    .split(' · ')
+    .map((part) => (part.startsWith(`${name} `) ? `${name}: the axis` : part))
+    .join(' · ');
 }
 
 /**
@@ -177,7 +271,9 @@ export function sweepSettingsLines(r: SweepResult): Array<[string, string]> {
     const t = p.task;
     const rate = withRate || t === null ? '' : ` · fault rate ${t.fault_rate}`;
     const size = `${p.n ?? 'unknown'} tasks × ${p.rollouts ?? 'unknown'} rollout${p.rollouts === 1 ? '' : 's'}`;
-    return `${size}${rate} · seed ${t?.seed ?? 'unknown'}`;
+    // Rows are the axis of a difficulty sweep, and a setting of a budget sweep.
+    const rows = r.axis === 'num_transactions' ? '' : ` · ${t?.num_transactions ?? 'unknown'} rows`;
+    return `${size}${rows}${rate} · seed ${t?.seed ?? 'unknown'}`;
   };
   const line = (label: string, text: (p: Provenance) => string): [string, string] => {
     const items: Array<[string, string]> = [];
@@ -185,26 +281,29 @@ export function sweepSettingsLines(r: SweepResult): Array<[string, string]> {
       const points = r.points.filter((p) => p.model === m);
       const texts = new Set(points.map((p) => text(p.provenance)));
       if (texts.size === 1) items.push([m, [...texts][0]!]);
-      else for (const p of points) items.push([`${m}, ${pointName(p)}`, text(p.provenance)]);
+      else for (const p of points) items.push([`${m}, ${pointName(p, r.axis)}`, text(p.provenance)]);
     }
     return [label, sharedText(items)];
   };
   return [
     line('tasks', tasks),
     line('endpoint', endpointText),
-    line('sampling', (p) => samplingText(p.sampling)),
+    line('sampling', (p) => axisLess(samplingText(p.sampling), r.axis)),
     line('versions', versionsText),
   ];
 }
 
 /** The text `bas sweep` prints at the end: a table per model, within 80 columns, then the notes. */
 export function renderSweep(r: SweepResult): string {
-  const out = [wrapCell(`sweep in ${r.dir}: means over 95% intervals against ledger rows`, 80)];
+  const against = { num_transactions: 'ledger rows', reasoning_effort: 'reasoning effort', max_tokens: 'max_tokens' }[
+    r.axis
+  ];
+  const out = [wrapCell(`sweep in ${r.dir}: means over 95% intervals against ${against}`, 80)];
   for (const [label, text] of sweepSettingsLines(r)) out.push(wrapCell(`${label}: ${text}`, 80));
   for (const m of r.models) out.push(wrapCell(`model ${m}`, 80), renderSweepGrid(r, m));
   for (const p of r.points)
     for (const n of p.notes)
-      out.push(wrapCell(`note (${r.models.length > 1 ? `${p.model}, ` : ''}${pointName(p)}): ${n}`, 80));
+      out.push(wrapCell(`note (${r.models.length > 1 ? `${p.model}, ` : ''}${pointName(p, r.axis)}): ${n}`, 80));
   return out.join('\n') + '\n';
 }
 
@@ -227,6 +326,8 @@ const CSV_HEAD = [
   'generator',
   'prompt_version',
   'bas_version',
+  // What the points vary along (since 0.4.1): num_transactions (the rows column), reasoning_effort or max_tokens.
+  'axis',
 ];
 
 /** The sweep as CSV: the numbers of `--json` at full precision, one line per model and point, empty where there is none. */
@@ -250,6 +351,7 @@ export function renderSweepCsv(r: SweepResult): string {
       p.provenance.generator,
       p.provenance.prompt_version,
       p.provenance.bas_version,
+      r.axis,
     ];
     lines.push(cells.map(csvField).join(','));
   }
@@ -266,9 +368,11 @@ export async function readSweepFolder(dir: string, who = '--resume'): Promise<Sw
       num_transactions: p.num_transactions,
       fault_rate: p.fault_rate,
       model: p.model ?? (models.length === 1 ? models[0] : null),
+      ...(p.reasoning_effort === undefined ? {} : { reasoning_effort: p.reasoning_effort }),
+      ...(p.max_tokens === undefined ? {} : { max_tokens: p.max_tokens }),
       data: await readRun(join(dir, p.folder)),
     });
-  return buildSweep(dir, points, models);
+  return buildSweep(dir, points, models, planAxis(plan));
 }
 
 /**
@@ -276,7 +380,10 @@ export async function readSweepFolder(dir: string, who = '--resume'): Promise<Sw
  * every folder a curve of its own; a model found in more than one folder is named with its
  * folder, `model (folder)`, so two sweeps of one model are two curves, never pooled.
  */
-export function overlaySweeps(sweeps: SweepResult[]): SweepResult {
+export function overlaySweeps(all: SweepResult[]): SweepResult {
+  // One axis per figure: the first folder's; sweeps along another are ranked, not drawn.
+  const axis = all[0]?.axis ?? 'num_transactions';
+  const sweeps = all.filter((s) => s.axis === axis);
   const count = new Map<string, number>();
   for (const s of sweeps) for (const m of s.models) count.set(m, (count.get(m) ?? 0) + 1);
   const name = (m: string, dir: string) => ((count.get(m) ?? 0) > 1 ? `${m} (${basename(dir)})` : m);
@@ -287,6 +394,7 @@ export function overlaySweeps(sweeps: SweepResult[]): SweepResult {
     dir: sweeps.map((s) => s.dir).join(', '),
     models: unique,
     model: unique.length === 1 ? unique[0]! : null,
+    axis,
     points,
   };
 }

@@ -20,11 +20,22 @@ export const MAX_POINTS = 100;
 /** A plan lists at most a few hundred points; far past that it is not one bas wrote. */
 const MAX_PLAN_BYTES = 10_000_000;
 
-/** One run of the grid: its model (absent in a 0.3 plan), its place and its folder. */
+/**
+ * What a sweep's points vary along: ledger rows (every plan before 0.4.1), or the reasoning
+ * budget, sent as `reasoning_effort` or `max_tokens` (since 0.4.1).
+ */
+export type SweepAxis = 'num_transactions' | 'reasoning_effort' | 'max_tokens';
+
+/**
+ * One run of the grid: its model (absent in a 0.3 plan), its place and its folder. A point of
+ * a budget sweep also has the budget it is sent (`reasoning_effort` or `max_tokens`).
+ */
 export interface SweepPlanPoint {
   model?: string;
   num_transactions: number;
   fault_rate: number | null;
+  reasoning_effort?: string;
+  max_tokens?: number;
   folder: string;
 }
 
@@ -36,6 +47,8 @@ export interface SweepPlan {
   model: string | null;
   /** Every model, in order (0.4; absent in a 0.3 plan). */
   models?: string[];
+  /** What the points vary along; absent: ledger rows (every plan before 0.4.1). */
+  axis?: SweepAxis;
   points: SweepPlanPoint[];
   /** The eval flags every point runs with (the grid's own flags, and the model, left out). */
   flags: Record<string, string | boolean | undefined>;
@@ -43,8 +56,23 @@ export interface SweepPlan {
   words: string[];
 }
 
-/** A point's folder: `rows-…`, after a model's prefix (`builtin-oracle--rows-12`) when there are several. */
-const FOLDER = /^([0-9a-z][0-9a-z._-]*--)?rows-[0-9a-z.-]+$/;
+/**
+ * A point's folder: `rows-…` (a budget sweep's `effort-…` or `max-tokens-…`), after a model's
+ * prefix (`builtin-oracle--rows-12`) when there are several.
+ */
+const FOLDER = /^([0-9a-z][0-9a-z._-]*--)?(rows|effort|max-tokens)-[0-9a-z.-]+$/;
+
+/** Whether a folder name is one a sweep gives its points. */
+export function isPointFolder(name: string): boolean {
+  return FOLDER.test(name);
+}
+
+/** What a plan's points vary along. */
+export function planAxis(plan: Pick<SweepPlan, 'axis'>): SweepAxis {
+  return plan.axis ?? 'num_transactions';
+}
+
+const AXES: readonly SweepAxis[] = ['num_transactions', 'reasoning_effort', 'max_tokens'];
 
 /** The path of a sweep folder's plan (for refusing an output over it). */
 export function sweepFile(dir: string): string {
@@ -98,6 +126,7 @@ export function readSweepPlan(dir: string, who = '--resume'): SweepPlan {
   const ok =
     plan?.kind === 'bas-sweep' &&
     Array.isArray(plan.points) &&
+    (plan.axis === undefined || AXES.includes(plan.axis)) &&
     plan.points.length <= MAX_POINTS &&
     (plan.models === undefined ||
       (Array.isArray(plan.models) && plan.models.every((m) => typeof m === 'string' && m !== ''))) &&
@@ -105,6 +134,8 @@ export function readSweepPlan(dir: string, who = '--resume'): SweepPlan {
       (p) =>
         typeof p?.num_transactions === 'number' &&
         (p.fault_rate === null || p.fault_rate === undefined || typeof p.fault_rate === 'number') &&
+        (p.reasoning_effort === undefined || typeof p.reasoning_effort === 'string') &&
+        (p.max_tokens === undefined || typeof p.max_tokens === 'number') &&
         typeof p.folder === 'string' &&
         FOLDER.test(p.folder) &&
         (p.model === undefined || (typeof p.model === 'string' && (plan.models ?? []).includes(p.model))),

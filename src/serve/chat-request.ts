@@ -12,6 +12,8 @@ export interface ChatRequest {
   includeUsage: boolean;
   /** The request's cap on completion tokens (`max_completion_tokens`, else `max_tokens`), or null. */
   limit: number | null;
+  /** The `reasoning_effort` asked for, or null when none was sent. */
+  effort: string | null;
 }
 
 function tokenLimit(body: { max_tokens?: unknown; max_completion_tokens?: unknown }): number | null {
@@ -70,5 +72,12 @@ export function checkChatRequest(body: unknown): ChatRequest | string {
   if (so !== undefined && so !== null && (typeof so !== 'object' || Array.isArray(so)))
     return '"stream_options" must be an object';
   const includeUsage = (so as { include_usage?: unknown } | null | undefined)?.include_usage === true;
-  return { model: b.model, messages, stream: b.stream === true, includeUsage, limit: tokenLimit(b) };
+  return {
+    model: b.model,
+    messages,
+    stream: b.stream === true,
+    includeUsage,
+    limit: tokenLimit(b),
+    effort: typeof b.reasoning_effort === 'string' ? b.reasoning_effort : null,
+  };
 }

@@ -44,11 +44,23 @@ const repliers = new WeakMap<FaultRates, (messages: readonly ChatMessage[]) => s
 
 /**
  * The policy's reply to `messages` and its usage; a token is about four characters. As a
- * reasoning model, the request's token `limit` (or the model's own cap, the tighter of the two)
+ * reasoning model it thinks as its `reasoning_effort` says (EFFORT_SCALE), and the request's token `limit` (or the model's own cap, the tighter of the two)
  * caps reasoning and reply together: a limit at or below the reasoning budget leaves empty
  * content, cut by the limit. Without reasoning, the cap cuts the reply.
  */
-export function answerFor(o: FaultRates, messages: ChatMessage[], limit: number | null): Answer {
+/**
+ * How many times `--reasoning-tokens` a reasoning model thinks at each `reasoning_effort`
+ * (the setting's own count at `medium`, or when no effort is sent), so a sweep over the
+ * effort sees the thinking, and its cost, change.
+ */
+const EFFORT_SCALE: Record<string, number> = { none: 0, minimal: 0.25, low: 0.5, medium: 1, high: 2, xhigh: 4 };
+
+export function answerFor(
+  o: FaultRates,
+  messages: ChatMessage[],
+  limit: number | null,
+  effort: string | null = null,
+): Answer {
   let replier = repliers.get(o);
   if (replier === undefined) repliers.set(o, (replier = policyReplier(o.policy)));
   const reply = replier(messages);
@@ -61,7 +73,7 @@ export function answerFor(o: FaultRates, messages: ChatMessage[], limit: number 
     finish: 'stop',
     usage: { prompt_tokens, completion_tokens: Math.ceil(reply.length / 4), total_tokens: 0 },
   };
-  const thinks = o.reasoningTokens ?? 0;
+  const thinks = Math.round((o.reasoningTokens ?? 0) * (EFFORT_SCALE[effort ?? 'medium'] ?? 1));
   // The tighter of the request's limit and the model's own.
   const own = o.maxCompletionTokens ? o.maxCompletionTokens : null;
   const cap = Math.min(limit ?? Number.POSITIVE_INFINITY, own ?? Number.POSITIVE_INFINITY);

@@ -182,7 +182,7 @@ function chat(s: Served, req: IncomingMessage, res: ServerResponse, raw: string,
   // The reply is worked out on arrival and the latency counted from arrival, as a real
   // endpoint's would be: computing it when the timer fires would queue a whole wave of
   // policy work behind one another and add it to every answer's latency.
-  const answer = answers(fate) ? answerFor(o, body.messages, body.limit) : null;
+  const answer = answers(fate) ? answerFor(o, body.messages, body.limit, body.effort) : null;
   const pending = { res, model, stream: body.stream, includeUsage: body.includeUsage, answer };
   const wait = o.latencyMs - (Date.now() - arrived);
   if (wait > 0) setTimeout(() => s.responder.respond(fate, pending), wait);

@@ -453,7 +453,7 @@ export const COMMAND_FLAGS = {
     } satisfies Flag<number>,
     reasoningTokens: {
       flags: '--reasoning-tokens <N>',
-      help: 'act as a reasoning model that reasons N tokens before answering, 0..10000000; a max_tokens at or below N gets empty content cut by the limit',
+      help: 'act as a reasoning model that reasons N tokens before answering (at reasoning_effort medium or none sent; none 0, minimal N/4, low N/2, high 2N, xhigh 4N), 0..10000000; a max_tokens at or below that gets empty content cut by the limit',
       defaultText: '0',
       default: 0,
       parse: integer(0, 10_000_000),
@@ -605,6 +605,21 @@ export const COMMAND_FLAGS = {
     config: evalInvocation.config,
     // A point's tasks are its own: no run of a sweep is compared with another run task by task.
     ...settingsExcept('numTransactions', 'faultRate', 'output', 'shard', 'against', 'until', 'margin'),
+    // The reasoning budget as the axis: several values make one point each (docs/sweep.md).
+    maxTokens: {
+      ...SETTINGS.maxTokens,
+      flags: '--max-tokens <LIST>',
+      default: null,
+      help: `${SETTINGS.maxTokens.help}; several, e.g. 1000,4000,16000, make the sweep's axis, one point each`,
+      parse: listOf((v, name) => SETTINGS.maxTokens.parse(v, name)!),
+    } satisfies Flag<number[] | null>,
+    reasoningEffort: {
+      ...SETTINGS.reasoningEffort,
+      flags: '--reasoning-effort <LIST>',
+      default: null,
+      help: `${SETTINGS.reasoningEffort.help}; several, e.g. low,medium,high, make the sweep's axis, one point each`,
+      parse: listOf((v, name) => SETTINGS.reasoningEffort.parse(v, name)!),
+    } satisfies Flag<string[] | null>,
     // The one repeatable -m: a curve per model (docs/sweep.md); every other command takes one.
     model: {
       ...SETTINGS.model,

@@ -30,6 +30,13 @@ export class Moments {
   /** Adds a value (finite; the caller skips missing ones). */
   push(x: number): void {
     this.n++;
+    // Most scores are 0 or 1: a 0 changes no sum, a 1 adds exactly 1 to both.
+    if (x === 0) return;
+    if (x === 1) {
+      this.sum.add(1);
+      this.squares.add(1);
+      return;
+    }
     this.sum.add(x);
     this.squares.addProduct(x, x);
     if (!(x >= 0 && x <= 1)) this.outsideUnit++;

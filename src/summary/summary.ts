@@ -345,6 +345,18 @@ export interface TaskMeans {
   rewardZero: number;
 }
 
+/** `TaskMeans` as columns: entry i of each array is the i-th task in index order. */
+export interface TaskMeanColumns {
+  length: number;
+  index: Float64Array;
+  rollouts: Float64Array;
+  completed: Float64Array;
+  /** The mean reward over completed rollouts; NaN when none completed. */
+  reward: Float64Array;
+  /** The mean reward with errored rollouts counted as 0. */
+  rewardZero: Float64Array;
+}
+
 export interface SummaryOptions {
   /**
    * Whether rollouts of one task may be pooled (more than one rollout per task): then each
@@ -388,7 +400,7 @@ export class SummaryBuilder {
   private readonly errorsByType: Record<string, number> = Object.create(null) as Record<string, number>;
   private readonly messages = new ErrorMessages();
   private readonly tasks: TaskTable | null;
-  private perTaskRows: TaskMeans[] | null = null;
+  private perTaskRows: TaskMeanColumns | null = null;
 
   private readonly oneRolloutPerTask: boolean;
 
@@ -516,25 +528,56 @@ export class SummaryBuilder {
 
   /**
    * Per task: the mean reward over its completed rollouts (NaN if none completed) and the
-   * mean with errors counted as 0, sorted by index. Compare pairs runs on these.
+   * mean with errors counted as 0, sorted by index.
    */
   perTask(): readonly TaskMeans[] {
+    const t = this.taskMeans();
+    return Array.from({ length: t.length }, (_, i) => ({
+      index: t.index[i]!,
+      rollouts: t.rollouts[i]!,
+      completed: t.completed[i]!,
+      reward: t.reward[i]!,
+      rewardZero: t.rewardZero[i]!,
+    }));
+  }
+
+  /**
+   * `perTask` as columns, one entry per task in index order: what compare and the
+   * leaderboard pair runs on, without an object per task.
+   */
+  taskMeans(): TaskMeanColumns {
     if (this.tasks === null) throw new Error('this summary was built without per-task sums');
     // Kept until the next record: a leaderboard pairs each run with several others.
     if (this.perTaskRows !== null) return this.perTaskRows;
-    const out: TaskMeans[] = [];
-    let sorted = true;
-    for (const t of this.tasks.tasks(K_REWARD)) {
-      if (out.length > 0 && t.index < out[out.length - 1]!.index) sorted = false;
-      out.push({
-        index: t.index,
-        rollouts: t.rollouts,
-        completed: t.done,
-        reward: t.done ? t.sum / t.done : Number.NaN,
-        rewardZero: t.sum / t.rollouts,
-      });
+    const size = this.tasks.size;
+    const raw = {
+      index: new Float64Array(size),
+      rollouts: new Float64Array(size),
+      completed: new Float64Array(size),
+      sum: new Float64Array(size),
+    };
+    this.tasks.fill(K_REWARD, raw);
+    let order: ArrayLike<number> | null = null;
+    for (let i = 1; i < size && order === null; i++)
+      if (raw.index[i]! < raw.index[i - 1]!)
+        order = Array.from(raw.index.keys()).sort((a, b) => raw.index[a]! - raw.index[b]!);
+    const out: TaskMeanColumns = {
+      length: size,
+      index: new Float64Array(size),
+      rollouts: new Float64Array(size),
+      completed: new Float64Array(size),
+      reward: new Float64Array(size),
+      rewardZero: new Float64Array(size),
+    };
+    for (let i = 0; i < size; i++) {
+      const s = order === null ? i : order[i]!;
+      const done = raw.completed[s]!;
+      out.index[i] = raw.index[s]!;
+      out.rollouts[i] = raw.rollouts[s]!;
+      out.completed[i] = done;
+      out.reward[i] = done ? raw.sum[s]! / done : Number.NaN;
+      out.rewardZero[i] = raw.sum[s]! / raw.rollouts[s]!;
     }
-    if (!sorted) out.sort((a, b) => a.index - b.index);
     return (this.perTaskRows = out);
   }
 

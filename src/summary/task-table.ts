@@ -203,6 +203,24 @@ export class TaskTable {
     return column ? column.add(slot, x) >= 2 : false;
   }
 
+  /**
+   * Each task's index, rollouts, completed rollouts and sum of column `c`, in slot order, into
+   * arrays of `size` entries: no object per task, so a report pairing 100,000-task runs
+   * makes none.
+   */
+  fill(
+    c: number,
+    out: { index: Float64Array; rollouts: Float64Array; completed: Float64Array; sum: Float64Array },
+  ): void {
+    const column = this.columns[c];
+    for (let s = 0; s < this.size; s++) {
+      out.index[s] = this.indices.get(s);
+      out.rollouts[s] = this.rollouts.get(s);
+      out.completed[s] = this.done.get(s);
+      out.sum[s] = column ? column.sum(s) : Number.NaN;
+    }
+  }
+
   /** Each task's index, rollouts, completed rollouts, BAS hits and the sum of column `c`, in slot order. */
   *tasks(c: number): Generator<{ index: number; rollouts: number; done: number; hits: number; sum: number }> {
     for (let s = 0; s < this.size; s++) {

@@ -20,6 +20,8 @@ function point(num_transactions: number, fault_rate: number | null, reward: Esti
     model: 'm',
     num_transactions,
     fault_rate,
+    reasoning_effort: null,
+    max_tokens: null,
     dir: `rows-${num_transactions}`,
     status: 'complete',
     tasks: 20,
@@ -56,6 +58,7 @@ describe('renderSweep', () => {
     dir: 'sweep',
     models: ['m'],
     model: 'm',
+    axis: 'num_transactions',
     points: [
       point(12, 0.1, est(1, [0.839, 1])),
       point(12, 0.25, est(0.5, [0.2, 0.8])),

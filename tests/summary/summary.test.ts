@@ -119,6 +119,10 @@ describe('per-task means, whatever the indices', () => {
       expect(t).toMatchObject({ rollouts: 2, completed: 2 });
       expect(t.reward).toBeCloseTo((want[0]! + want[1]!) / 2, 12);
     }
+    // The same rows as columns (what compare and the leaderboard pair on).
+    const cols = b.taskMeans();
+    expect(Array.from(cols.index)).toEqual(rows.map((t) => t.index));
+    expect(Array.from(cols.rewardZero)).toEqual(rows.map((t) => t.rewardZero));
     // A record added after the rows were asked for is in the next rows.
     b.add(done(6, 0, { bas: 1, audit: 1 }));
     expect(b.perTask().map((t) => t.index)).toContain(6);

@@ -7,7 +7,7 @@
  * Inkscape, cairosvg) convert it for LaTeX.
  */
 import type { Leaderboard } from '../leaderboard.js';
-import { pointName, SWEEP_CURVES, type SweepResult } from '../sweep.js';
+import { figureAxis, pointName, SWEEP_CURVES, type SweepResult } from '../sweep.js';
 import { fmt } from '../tables.js';
 import { escapeHtml } from './escape.js';
 import { curveChart } from './svg.js';
@@ -57,8 +57,7 @@ function compose(title: string, rows: string[][], note?: string): string {
 
 /** `bas sweep --svg`: a panel per measure (reward, bas_correct, fault_audit) and fault rate, every model a curve. */
 export function sweepSvg(r: SweepResult): string {
-  const rows = r.points.map((p) => p.num_transactions);
-  const domain: [number, number] = [Math.min(...rows), Math.max(...rows)];
+  const { x, ...axis } = figureAxis(r);
   const rates = [...new Set(r.points.map((p) => p.fault_rate))].sort((a, b) => (a ?? 0) - (b ?? 0));
   const charts = SWEEP_CURVES.map((m) =>
     rates.map((rate) =>
@@ -68,13 +67,13 @@ export function sweepSvg(r: SweepResult): string {
           points: r.points
             .filter((p) => p.model === model && p.fault_rate === rate)
             .map((p) => ({
-              x: p.num_transactions,
+              x: x(p),
               mean: p.measures[m].mean,
               ci: p.measures[m].ci95,
-              title: `${model}, ${pointName(p)}: ${m} ${fmt(p.measures[m].mean)}`,
+              title: `${model}, ${pointName(p, r.axis)}: ${m} ${fmt(p.measures[m].mean)}`,
             })),
         })),
-        { title: `${m}${rate === null ? '' : `, fault rate ${rate}`}`, xLabel: 'rows per ledger', domain, width: 420 },
+        { title: `${m}${rate === null ? '' : `, fault rate ${rate}`}`, ...axis, width: 420 },
       ),
     ),
   );

@@ -187,18 +187,26 @@ function marker(kind: CurveStyle['marker'], x: number, y: number, colour: string
 }
 
 /**
- * Means against a numeric x (ledger rows) on a 0..1 axis (the title names the measure), one curve per series with its 95%
+ * Means against a numeric x (ledger rows, a token limit, an effort's rank) on a 0..1 axis (the title names the measure), one curve per series with its 95%
  * interval as a shaded band, a marker shape and a dash pattern of its own, and a legend under
  * the plot. `domain` fixes the x range, so panels side by side share their axes; x is on a
  * log scale when the range spans a factor of four or more (12 to 240 rows is the usual sweep).
  */
 export function curveChart(
   series: CurveSeries[],
-  opts: { title: string; xLabel: string; domain?: [number, number]; width?: number },
+  opts: {
+    title: string;
+    xLabel: string;
+    domain?: [number, number];
+    width?: number;
+    /** A tick's label (default: the number); an axis of ranks (reasoning efforts) names them and is never a log scale. */
+    tick?: (x: number) => string;
+  },
 ): string {
   const xs = series.flatMap((s) => s.points.map((p) => p.x));
   const [lo, hi] = opts.domain ?? [Math.min(...xs), Math.max(...xs)];
-  const log = lo > 0 && hi / lo >= 4;
+  const log = opts.tick === undefined && lo > 0 && hi / lo >= 4;
+  const tick = opts.tick ?? String;
   const w = opts.width ?? 600;
   const [left, right, top, plotH] = [52, 16, 30, 240];
   const legendRows = series.map((s, i) => {
@@ -230,7 +238,9 @@ export function curveChart(
     `<line x1="${left}" y1="${top}" x2="${left}" y2="${top + plotH}" stroke="#99a"/><line x1="${left}" y1="${top + plotH}" x2="${w - right}" y2="${top + plotH}" stroke="#99a"/>`,
   );
   for (const v of [...new Set(xs)].sort((a, b) => a - b))
-    parts.push(`<text x="${f(x(v))}" y="${top + plotH + 16}" text-anchor="middle" fill="#445">${v}</text>`);
+    parts.push(
+      `<text x="${f(x(v))}" y="${top + plotH + 16}" text-anchor="middle" fill="#445">${escapeHtml(tick(v))}</text>`,
+    );
   parts.push(
     `<text x="${f(left + plotW / 2)}" y="${top + plotH + 34}" text-anchor="middle" fill="#445">${escapeHtml(opts.xLabel)}${log ? ' (log scale)' : ''}</text>`,
   );

@@ -5,6 +5,9 @@
  * sweep folders.
  */
 import {
+  AXIS_HEAD,
+  axisText,
+  figureAxis,
   hasFaultRates,
   pointName,
   sweepSettingsLines,
@@ -21,8 +24,7 @@ const DIGITS = 3;
 
 /** The curves of a sweep: a figure per measure, a panel per fault rate, every model in each. */
 export function sweepFigures(r: SweepResult): string {
-  const rows = r.points.map((p) => p.num_transactions);
-  const domain: [number, number] = [Math.min(...rows), Math.max(...rows)];
+  const { x, ...axis } = figureAxis(r);
   const rates = [...new Set(r.points.map((p) => p.fault_rate))].sort((a, b) => (a ?? 0) - (b ?? 0));
   const width = 560;
   const figures = SWEEP_CURVES.map((m) => {
@@ -35,15 +37,15 @@ export function sweepFigures(r: SweepResult): string {
             const e = p.measures[m];
             const ci = e.ci95 ? `[${fmt(e.ci95[0], DIGITS)}, ${fmt(e.ci95[1], DIGITS)}]` : '';
             return {
-              x: p.num_transactions,
+              x: x(p),
               mean: e.mean,
               ci: e.ci95,
-              title: `${model}, ${pointName(p)}: ${m} ${fmt(e.mean, DIGITS)} ${ci} (n = ${p.completed})`,
+              title: `${model}, ${pointName(p, r.axis)}: ${m} ${fmt(e.mean, DIGITS)} ${ci} (n = ${p.completed})`,
             };
           }),
       }));
       const title = `${m}: means with 95% intervals${rate === null ? '' : `, fault rate ${rate}`}`;
-      return `<div>${curveChart(series, { title, xLabel: 'rows per ledger', domain, width })}</div>`;
+      return `<div>${curveChart(series, { title, ...axis, width })}</div>`;
     });
     return { m, panels };
   });
@@ -61,7 +63,7 @@ function sweepTable(r: SweepResult): string {
       : `${fmt(e.mean, DIGITS)}\n${e.ci95 ? `[${fmt(e.ci95[0], DIGITS)}, ${fmt(e.ci95[1], DIGITS)}]` : '–'}`;
   const head = [
     'model',
-    'rows',
+    AXIS_HEAD[r.axis],
     ...(withRate ? ['fault rate'] : []),
     ...SWEEP_MEASURES,
     'completed',
@@ -72,7 +74,7 @@ function sweepTable(r: SweepResult): string {
     head,
     r.points.map((p) => [
       p.model,
-      String(p.num_transactions),
+      axisText(p, r.axis),
       ...(withRate ? [p.fault_rate === null ? '–' : String(p.fault_rate)] : []),
       ...SWEEP_MEASURES.map((m) => est(p.measures[m])),
       `${fmtInt(p.completed)} of ${fmtInt(p.n)}`,
@@ -86,7 +88,8 @@ function sweepTable(r: SweepResult): string {
 /** The whole page for `bas sweep --html`. */
 export function sweepPage(r: SweepResult): string {
   const title = `bas sweep: ${r.models.join(', ')}`;
-  const body = `<section><h2>Difficulty curves</h2>${sweepFigures(r)}</section><section><h2>Points</h2>${sweepTable(r)}</section>`;
+  const heading = r.axis === 'num_transactions' ? 'Difficulty curves' : 'Curves against the reasoning budget';
+  const body = `<section><h2>${heading}</h2>${sweepFigures(r)}</section><section><h2>Points</h2>${sweepTable(r)}</section>`;
   const header = `<h1>${escapeHtml(title)}</h1><div class="meta"><span>folder <b>${escapeHtml(r.dir)}</b></span><span>models <b>${r.models.length}</b></span><span>points <b>${r.points.length}</b></span></div>${provenanceTable(sweepSettingsLines(r))}`;
   return page({ title, header, body });
 }
