@@ -19,7 +19,7 @@ import type { RunInfo } from '../runfile/run-info.js';
 import { shardSize, type Shard } from '../settings/shard.js';
 import type { EvalPlan } from '../settings/plan.js';
 import { withSpend, type Summary } from '../summary/summary.js';
-import { sessionsOf, spendOf } from '../runfile/sessions.js';
+import { spendBeside } from '../runfile/sessions.js';
 import { statusOf } from './stop.js';
 import type { EvalEvent, EvalOutcome, EvalResult } from './events.js';
 import { Runner, type RunOutcome } from './runner.js';
@@ -118,7 +118,7 @@ async function openResume(
       // Every rollout is in, but the run may have ended before its last run.json (a kill -9
       // after the final record): it is finished now, so reports stop calling it interrupted.
       // With what its sessions spent beside their records, as every other summary of it.
-      const summary = withSpend(recorded.summary(), spendOf(sessionsOf(saved)));
+      const summary = withSpend(recorded.summary(), spendBeside(saved));
       const marked = saved.status === 'complete' ? null : saved.status;
       const info = marked === null ? saved : folder.markComplete(summary);
       emit({ type: 'nothing-to-do', dir, total, marked });
@@ -197,7 +197,7 @@ function budgetOf(plan: RunPlan, saved: RunInfo | null, recorded: Recorded) {
   const { budget } = plan.limits;
   const { prices } = plan;
   // What earlier sessions spent beside their records (unrecorded rollouts, requests abandoned in flight).
-  const before = spendOf(saved ? sessionsOf(saved) : []);
+  const before = spendBeside(saved);
   const tokens = recorded.tokens();
   return {
     budget: budget && {
@@ -363,7 +363,7 @@ function finish(
   const complete = s.lines >= scope.total;
   const reached = rule?.reached ?? false;
   // The summary counts what every session spent beside its records too (this one's included).
-  const summary = withSpend(s.recorded.summary(), spendOf([...(saved ? sessionsOf(saved) : []), { spend: run.spend }]));
+  const summary = withSpend(s.recorded.summary(), spendBeside(saved, [{ spend: run.spend }]));
   const sequential = rule?.record();
   const status = endStatus(run, complete, reached && sequential ? sequential.rule : null);
   const final = folder.end(status, summary, run.pace, run.spend, sequential ? { sequential } : {});

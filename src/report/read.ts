@@ -10,11 +10,12 @@ import { folderLockState } from '../runfile/lock.js';
 import { runGenerator } from '../runfile/versions.js';
 import { GENERATOR_VERSION } from '../task/generate.js';
 import { withSpend, type SummaryBuilder, type Summary } from '../summary/summary.js';
-import { sessionsOf, spendOf } from '../runfile/sessions.js';
+import { spendBeside } from '../runfile/sessions.js';
 import { foldWinningRecords, runBounds, SummaryFold, type RunBounds, type WinnerFold } from '../runfile/winners.js';
 import type { RolloutRecord } from '../runfile/record.js';
 import { provenanceOf, type Provenance } from './provenance.js';
-import { sequentialNote, sequentialOf } from './sequential-text.js';
+import { sequentialOf } from './sequential-record.js';
+import { sequentialNote } from './sequential-text.js';
 import * as std from '../io/std.js';
 
 /** A run folder, summarised. */
@@ -132,7 +133,7 @@ export async function readRunFolding<F extends WinnerFold | null>(
   const { configs, firstConfig, firstModel } = fold;
   const builder = fold.finish();
   // What the run spent beside its records (unrecorded rollouts, requests abandoned in flight), from run.json.
-  const summary = withSpend(builder.result(), spendOf(sessionsOf(run as Record<string, unknown> | null)));
+  const summary = withSpend(builder.result(), spendBeside(run as Record<string, unknown> | null));
   if (summary.counts.rollouts === 0) {
     throw new ConfigError(`${resultsPath} holds no rollouts yet: nothing to report`);
   }

@@ -11,7 +11,7 @@ import { runEndpoints, type RunEndpoint } from '../runfile/endpoints.js';
 import { durationText, provenanceLines, type Provenance } from './provenance.js';
 import { wrapCell } from './fit-table.js';
 import type { SequentialRecord } from '../summary/confidence-sequence.js';
-import { sequentialOf } from './sequential-text.js';
+import { sequentialOf } from './sequential-record.js';
 
 /** Prices in US dollars per million tokens. */
 export interface Prices {

@@ -7,24 +7,20 @@
 import { terminalText } from '../io/terminal-text.js';
 import type { SequentialRecord } from '../summary/confidence-sequence.js';
 import type { Summary } from '../summary/summary.js';
-import { costOf } from './run-report.js';
-
-const num = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
 /**
- * run.json's `sequential`, when it is one bas wrote (a hand-edited or foreign one is left out:
- * reports show no interval rather than a wrong one); null otherwise.
+ * ", $0.1234" (", at least $0.1234" with requests cut off in flight) at run.json's prices, or
+ * nothing without both. What was paid, as the cost table's total (run-report.ts costOf): cached
+ * replies are not in these sums.
  */
-export function sequentialOf(run: Record<string, unknown> | null): SequentialRecord | null {
-  const q = run?.sequential as Record<string, unknown> | undefined;
-  if (typeof q !== 'object' || q === null) return null;
-  if (q.rule !== 'precision' && q.rule !== 'decided') return null;
-  if (!num(q.tasks) || !num(q.low) || !num(q.high) || !num(q.half_width) || typeof q.reached !== 'boolean') return null;
-  if (q.mean !== null && !num(q.mean)) return null;
-  if (q.fixed_design_tasks !== null && !num(q.fixed_design_tasks)) return null;
-  if (q.rule === 'precision' && !num(q.width)) return null;
-  if (q.rule === 'decided' && (typeof q.against !== 'string' || !num(q.margin))) return null;
-  return q as unknown as SequentialRecord;
+function paidText(summary: Summary, prices: unknown): string {
+  const p = (typeof prices === 'object' && prices !== null ? prices : {}) as Record<string, unknown>;
+  const price = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : null);
+  const pin = price(p.in);
+  const pout = price(p.out);
+  if (pin === null || pout === null) return '';
+  const usd = (summary.tokens.prompt / 1e6) * pin + (summary.tokens.completion / 1e6) * pout;
+  return `, ${(summary.tokens.in_flight?.requests ?? 0) > 0 ? 'at least ' : ''}$${usd.toFixed(4)}`;
 }
 
 /**
@@ -32,8 +28,7 @@ export function sequentialOf(run: Record<string, unknown> | null): SequentialRec
  * ran to `-n`), with the rule's line and the cost at the run's prices.
  */
 export function sequentialNote(q: SequentialRecord, status: unknown, summary: Summary, prices: unknown): string {
-  const c = costOf(summary, {}, prices as { in?: number | null; out?: number | null } | null);
-  const cost = c.total_usd === null ? '' : `, ${c.in_flight_requests > 0 ? 'at least ' : ''}$${c.total_usd.toFixed(4)}`;
+  const cost = paidText(summary, prices);
   const why =
     status === 'precision'
       ? 'This run stopped when its interval reached --precision, before its last task: the figures cover the rollouts recorded, those finished past the stopping task included. '

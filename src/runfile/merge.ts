@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigError } from '../errors/index.js';
 import { SummaryBuilder, withSpend, type Summary } from '../summary/summary.js';
-import { sessionsOf, spendOf } from './sessions.js';
+import { spendBeside, spendOf } from './sessions.js';
 import { buildRunFolder, requireEmptyOutput } from './build.js';
 import { RESULTS_FILE, RUN_FILE } from './files.js';
 import { readInputRun, type RunInfo } from './run-info.js';
@@ -148,11 +148,11 @@ function mergedInfo(
     const v = first.info.prices?.[k] ?? null;
     return inputs.every((i) => (i.info.prices?.[k] ?? null) === v) ? v : null;
   };
-  // How one process paced its requests and when it was resumed say nothing of the merged run
-  // (shards may have run side by side). Every input's sessions are kept, for what they spent
-  // beside their records (`spend`); a merged run's time is not read from them (timeOfRun).
+  // How one process paced its requests, when it was resumed and how long its sessions took
+  // say nothing of the merged run (shards may have run side by side). What each input spent
+  // beside its records is kept in `merged_from[].spend`, and counted (spendBeside).
   const { pace: _pace, resumed_at: _resumed, sessions: _sessions, elapsed_s: _elapsed, ...base } = first.info;
-  const sessions = inputs.flatMap((i) => sessionsOf(i.info)).sort((a, b) => a.started_at.localeCompare(b.started_at));
+  const spends = inputs.map((i) => spendBeside(i.info));
   const strictest = strictestErrorRate(inputs.map((i) => i.info.max_error_rate));
   const { max_error_rate: _rate, ...rest } = base;
   return {
@@ -173,16 +173,16 @@ function mergedInfo(
           .map((i) => i.info.ended_at!)
           .sort()
           .at(-1)!,
-    ...(sessions.length ? { sessions } : {}),
-    merged_from: inputs.map((i) => ({
+    merged_from: inputs.map((i, k) => ({
       dir: i.dir,
       shard: i.info.shard ?? null,
       status: i.info.status,
       pace: i.info.pace ?? null,
+      spend: spends[k],
     })),
     ...(endpoints ? { endpoints } : {}),
     // The summary counts what the inputs' sessions spent beside their records, as eval's does.
-    summary: withSpend(builder.result(), spendOf(sessions)),
+    summary: withSpend(builder.result(), spendOf(spends.map((spend) => ({ spend })))),
   };
 }
 
