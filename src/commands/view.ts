@@ -4,7 +4,8 @@
  * read from an environment variable (never the command line, where `ps` shows it).
  */
 import { statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { homedir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
 import { ConfigError } from '../errors/index.js';
 import { COMMAND_FLAGS } from '../settings/command-flags.js';
 import { readFlags, tokenFromVar } from '../settings/flag.js';
@@ -35,7 +36,15 @@ export function viewOptions(
     throw new ConfigError(
       `--host ${host} is not loopback: anyone who reaches it could read the runs, so give --token-var NAME too`,
     );
-  return { root, port: f.port, host, token, maxConnections: f.maxConnections };
+  return { root, port: f.port, host, token, maxConnections: f.maxConnections, indexDir: indexDirOf(f.indexDir, env) };
+}
+
+/** Where indexes are kept: `--index-dir`, else the user's cache folder ($XDG_CACHE_HOME, else ~/.cache); "none": nowhere. */
+function indexDirOf(given: string | null, env: NodeJS.ProcessEnv): string | null {
+  if (given === 'none') return null;
+  if (given !== null) return resolve(given);
+  const xdg = env.XDG_CACHE_HOME;
+  return join(xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.cache'), 'bas', 'view');
 }
 
 /** Serves until a signal. */
@@ -47,7 +56,7 @@ export async function view(dir: string | undefined, flags: Record<string, unknow
   std
     .stdout()
     .write(
-      `bas view: listening on ${server.url} (the runs under ${o.root}${o.token ? '; add ?token=… to the address' : ''})\n`,
+      `bas view: listening on ${server.url} (the runs under ${o.root}; indexes kept in ${o.indexDir ?? 'memory only'}${o.token ? '; add ?token=… to the address' : ''})\n`,
     );
   await runUntilStopped(server, (signal) => std.stderr().write(`bas view: ${signal}: stopping\n`));
 }

@@ -76,7 +76,8 @@ export interface SweepInput {
   /** A budget sweep's point: its budget as planned (else the one its run.json says it sent). */
   reasoning_effort?: string;
   max_tokens?: number;
-  data: RunData;
+  /** The point's run (its per-task sums are not needed: `bas view` gives a run's report here). */
+  data: Omit<RunData, 'builder'>;
 }
 
 /** Each axis in words, for tables and figures. */

@@ -502,6 +502,11 @@ export const COMMAND_FLAGS = {
       parse: parseVarName,
     } satisfies Flag<string | null>,
     maxConnections: maxConnections(64),
+    indexDir: text(
+      '--index-dir <DIR>',
+      'folder where rollout indexes are kept between starts, never inside the run folders; "none" keeps them in memory only',
+      { defaultText: '$XDG_CACHE_HOME/bas/view, else ~/.cache/bas/view' },
+    ),
   },
   'reward-server': {
     port: {

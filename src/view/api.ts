@@ -98,6 +98,10 @@ function filterOf(q: Query): RolloutFilter {
   };
 }
 
+function percent(part: number, whole: number): string {
+  return `${whole > 0 ? Math.floor((100 * part) / whole) : 100}%`;
+}
+
 /** GET /api/runs: every run and sweep under the folder. */
 export async function runsAnswer(catalog: Catalog): Promise<unknown> {
   return { root: terminalText(catalog.root), ...(await catalog.list()) };
@@ -113,6 +117,8 @@ function indexState(run: RunState, index: Awaited<ReturnType<RunState['rollouts'
     damage: index.damage.map((d) => ({ line: d.line, reason: terminalText(d.reason) })),
     torn_last_line: index.torn,
     expected: expectedRollouts(run.info),
+    /** While the file is being read (the first time, or a large part it gained): bytes read of how many. */
+    reading: index.reading ? { read: index.indexedBytes, of: index.target } : null,
   };
 }
 
@@ -130,12 +136,14 @@ async function indexOrProblem(
 export async function runAnswer(catalog: Catalog, q: Query): Promise<unknown> {
   const run = await runOf(catalog, q);
   const { index, problem } = await indexOrProblem(run);
-  const kept = await run.summary(true);
+  const kept = await run.summaryNow();
   catalog.keepFew();
   const report = kept?.report ?? null;
   return {
     id: run.id,
     status: run.status(),
+    /** The report is being read (a large file): the page asks again. */
+    summary_pending: run.summaryPending,
     model: terminalText(report?.run.model ?? run.info?.model ?? '(unknown model)'),
     provenance: report ? provenanceLines(report.run.provenance).map(([k, v]) => [k, terminalText(v)]) : null,
     notes: report ? report.notes.map((n) => terminalText(n)) : [],
@@ -185,6 +193,11 @@ export async function rolloutAnswer(catalog: Catalog, q: Query): Promise<unknown
   const { index, problem } = await indexOrProblem(run);
   if (index === null) throw new RequestError(409, problem ?? 'the run has no results file');
   const slot = index.slotOf(taskIndex, rollout);
+  if (slot < 0 && index.reading)
+    throw new RequestError(
+      409,
+      `rollout ${taskIndex}:${rollout} is not among those read so far: the results file is being read (${percent(index.indexedBytes, index.target)} done)`,
+    );
   if (slot < 0) throw new RequestError(404, `the run has no rollout ${taskIndex}:${rollout}`);
   const record = await index.record(slot);
   const task = run.info?.task ?? record.config ?? null;

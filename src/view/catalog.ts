@@ -15,10 +15,12 @@ import { provenanceOf, samplingShort } from '../report/provenance.js';
 import { folderLockState } from '../runfile/lock.js';
 import { expectedRollouts, readRunInfo, type RunFile } from '../runfile/read.js';
 import { RESULTS_FILE, RUN_FILE, SWEEP_FILE } from '../runfile/files.js';
-import { runBounds } from '../runfile/winners.js';
-import { readSweepPlan } from '../runfile/sweep-file.js';
+import { BAS_VERSION } from '../runfile/versions.js';
+import { runBounds, type RunBounds } from '../runfile/winners.js';
+import { planModels, readSweepPlan } from '../runfile/sweep-file.js';
 import type { Estimate } from '../summary/stats.js';
 import type { Summary } from '../summary/summary.js';
+import type { IndexStore } from './index-store.js';
 import { RolloutIndex } from './rollout-index.js';
 
 /** How deep under the folder runs are looked for, and how many folders the walk visits at most. */
@@ -39,6 +41,44 @@ const INDEX_BUDGET_BYTES = 64 * 1024 * 1024;
 const WARM_SUMMARY_MAX_ROLLOUTS = 200_000;
 /** A walk of the folder is reused for this long. */
 const WALK_MS = 1000;
+
+/** What every run of a catalog shares: where indexes are kept, and the one fold at a time. */
+export interface CatalogOptions {
+  /** Where rollout indexes and reports are kept between starts (index-store.ts); null: in memory only. */
+  store: IndexStore | null;
+  /**
+   * A read of the results file with more than this left to go (a large file opened the first
+   * time) goes on in the background, and what is asked of it is answered from what has been
+   * read so far; a smaller one is waited for.
+   */
+  waitBytes?: number;
+}
+
+/** Bytes of a results file read before answering (some 30,000 rollouts, well under a second). */
+const WAIT_BYTES = 32 * 1024 * 1024;
+
+/** Work done one at a time, in the order asked. */
+class OneAtATime {
+  private tail: Promise<unknown> = Promise.resolve();
+
+  run<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.tail.then(fn, fn);
+    this.tail = next.catch(() => {});
+    return next;
+  }
+}
+
+/** The text a run's bounds are keyed by (a scored run's index set as a list). */
+function boundsKey(b: RunBounds | null): string {
+  return JSON.stringify(b, (_k, v: unknown) => (v instanceof Set ? [...(v as Set<number>)] : v));
+}
+
+interface Shared {
+  store: IndexStore | null;
+  waitBytes: number;
+  /** Summaries are read one at a time: each holds the report's fold over a whole file while it runs. */
+  folds: OneAtATime;
+}
 
 /** The figures a run shows in the list. */
 interface ListFigures {
@@ -75,8 +115,20 @@ export interface SweepRow {
   kind: 'sweep';
   models: string[];
   points: number;
+  /** Of its points: `running` while one runs, `complete` when all are, `damaged` when one is, else `incomplete`. */
+  status: string;
+  /** Points whose run is complete. */
+  complete: number;
   created_at: string | null;
   problem: string | null;
+}
+
+/** A sweep's status from its points' (null: a point whose folder is not there yet). */
+function sweepStatus(points: Array<string | null>, problem: string | null): string {
+  if (problem !== null) return 'damaged';
+  if (points.includes('running')) return 'running';
+  if (points.includes('damaged')) return 'damaged';
+  return points.length > 0 && points.every((p) => p === 'complete') ? 'complete' : 'incomplete';
 }
 
 function isSummary(v: unknown): v is Summary {
@@ -113,10 +165,13 @@ export class RunState {
   /** When the run was last used (for keeping only a few summaries and indexes). */
   used = 0;
 
+  private indexLoad: Promise<void> = Promise.resolve();
+
   constructor(
     readonly id: string,
     readonly dir: string,
     readonly sweep: string | null,
+    private readonly shared: Shared,
   ) {}
 
   get resultsPath(): string {
@@ -141,10 +196,10 @@ export class RunState {
       this.info = null;
       this.infoProblem = outsideText((err as Error).message, 500);
     }
-    if (this.index && JSON.stringify(runBounds(this.info)) !== JSON.stringify(this.indexBounds)) this.index = null;
+    if (this.index && boundsKey(runBounds(this.info)) !== boundsKey(this.indexBounds)) this.index = null;
   }
 
-  private indexBounds: ReturnType<typeof runBounds> = null;
+  private indexBounds: RunBounds | null = null;
 
   /** The status: run.json's, except that "running" without a live bas holding the folder is "interrupted". */
   status(): string {
@@ -155,15 +210,47 @@ export class RunState {
     return s;
   }
 
-  /** The rollout index, brought up to date with the file. */
+  /**
+   * The rollout index, brought up to date with the file when little of it is left to read.
+   * When much is (a large file opened the first time), the read goes on in the background and
+   * the index is returned as far as it has read (`reading`, `indexedBytes` of `target`).
+   */
   async rollouts(): Promise<RolloutIndex> {
     this.used = Date.now();
+    const index = await this.openIndex();
+    const size = this.resultsSize();
+    const behind = size - index.indexedBytes;
+    const reading = index.refresh();
+    index.target = Math.max(index.target, size);
+    if (behind <= this.shared.waitBytes) await reading;
+    else reading.catch(() => {}); // a failure shows on the next call that waits
+    return index;
+  }
+
+  /** The rollout index with the whole file read. */
+  async wholeIndex(): Promise<RolloutIndex> {
+    const index = await this.openIndex();
+    await index.refresh();
+    return index;
+  }
+
+  /** The index, made (from its saved entry when one fits the file) when there is none. */
+  private async openIndex(): Promise<RolloutIndex> {
     if (this.index === null) {
       this.indexBounds = runBounds(this.info);
-      this.index = new RolloutIndex(this.resultsPath, this.indexBounds);
+      const index = new RolloutIndex(this.resultsPath, this.indexBounds);
+      const key = boundsKey(this.indexBounds);
+      const store = this.shared.store;
+      this.index = index;
+      this.indexLoad =
+        store === null
+          ? Promise.resolve()
+          : store.load(index, key).then(() => {
+              index.checkpoint = (ix, done) => store.checkpoint(ix, key, done);
+            });
     }
     const index = this.index;
-    await index.refresh();
+    await this.indexLoad;
     return index;
   }
 
@@ -174,6 +261,8 @@ export class RunState {
 
   /** Lets the index go; it is built again when asked for. */
   dropIndex(): void {
+    // One being read is kept: a second read of the same file would hold both at once.
+    if (this.index?.reading) return;
     this.index = null;
   }
 
@@ -190,9 +279,33 @@ export class RunState {
     return this.resultsSize() !== this.reportSize;
   }
 
-  private read(): Promise<void> {
-    this.reading ??= this.readSummary().finally(() => (this.reading = null));
+  /** Reads the report (`whole`: and the whole summary, never taken from the kept report). */
+  private read(whole = false): Promise<void> {
+    this.reading ??= this.shared.folds.run(() => this.readSummary(whole)).finally(() => (this.reading = null));
     return this.reading;
+  }
+
+  /** What a kept report is keyed by: the results file as it is, run.json as it is, the status, and this bas. */
+  private reportKey(): string | null {
+    try {
+      const st = statSync(this.resultsPath);
+      // The status too: a report's notes say whether a bas process still holds the folder.
+      return JSON.stringify([st.ino, st.size, st.mtimeMs, this.infoStamp, this.status(), BAS_VERSION]);
+    } catch {
+      return null;
+    }
+  }
+
+  /** The kept report, when there is one of the file as it is now. */
+  private keptReport(size: number): boolean {
+    const key = this.reportKey();
+    const kept = key === null ? null : (this.shared.store?.loadReport(this.resultsPath, key) ?? null);
+    if (kept === null) return false;
+    this.report = { report: kept.report, text: kept.text };
+    this.figures = kept.figures as ListFigures | null;
+    this.dataProblem = null;
+    this.reportSize = size;
+    return true;
   }
 
   /**
@@ -208,16 +321,33 @@ export class RunState {
     return this.report;
   }
 
+  /**
+   * The report now: waited for when the results file is small, else as it is (null before the
+   * first read ends), with the read going on (`summaryPending`).
+   */
+  async summaryNow(): Promise<{ report: RunReport; text: string } | null> {
+    return this.summary(this.resultsSize() <= this.shared.waitBytes);
+  }
+
+  /** Whether the report is being read. */
+  get summaryPending(): boolean {
+    return this.reading !== null;
+  }
+
   /** The whole summary, read again when it was let go or the file grew. */
   async wholeSummary(): Promise<RunData | null> {
     this.used = Date.now();
     if (this.reading) await this.reading;
-    if (this.data === null || this.stale()) await this.read();
+    if (this.data === null || this.stale()) await this.read(true);
     return this.data;
   }
 
-  private async readSummary(): Promise<void> {
+  private async readSummary(whole: boolean): Promise<void> {
     const size = this.resultsSize();
+    if (!whole && this.keptReport(size)) return;
+    // The index first, whole: the two reads of a large file never hold their memory at once.
+    await this.wholeIndex().catch(() => null);
+    const key = this.reportKey();
     try {
       const data = await readRun(this.dir, () => {});
       this.data = data;
@@ -225,6 +355,9 @@ export class RunState {
       this.report = { report, text: renderRunReport(report) };
       this.dataProblem = null;
       this.figures = figuresOf(data.summary, data.run);
+      // Kept only when the file did not change while it was read.
+      if (key !== null && key === this.reportKey())
+        this.shared.store?.saveReport(this.resultsPath, key, { ...this.report, figures: this.figures });
     } catch (err) {
       this.data = null;
       this.report = null;
@@ -288,19 +421,29 @@ function idOf(root: string, dir: string): string {
 /** Every run and sweep under a root folder. */
 export class Catalog {
   private readonly runs = new Map<string, RunState>();
-  private sweeps: SweepRow[] = [];
+  private sweeps: Array<Omit<SweepRow, 'status' | 'complete'>> = [];
+  /** Each sweep's point folders, as its plan lists them. */
+  private sweepFolders = new Map<string, string[]>();
   private walked = 0;
   /** Folders the last walk left out, past its bounds. */
   truncated = false;
 
-  constructor(readonly root: string) {}
+  private readonly shared: Shared;
+
+  constructor(
+    readonly root: string,
+    options: CatalogOptions = { store: null },
+  ) {
+    this.shared = { store: options.store, waitBytes: options.waitBytes ?? WAIT_BYTES, folds: new OneAtATime() };
+  }
 
   /** Walks the folder again if the last walk is older than a second. */
   private refreshTree(): void {
     if (Date.now() - this.walked < WALK_MS) return;
     this.walked = Date.now();
     const found = new Map<string, string | null>();
-    const sweeps: SweepRow[] = [];
+    const sweeps: Array<Omit<SweepRow, 'status' | 'complete'>> = [];
+    const folders = new Map<string, string[]>();
     let visited = 0;
     this.truncated = false;
     const walk = (dir: string, depth: number, sweep: string | null): void => {
@@ -318,7 +461,9 @@ export class Catalog {
       if (names.has(SWEEP_FILE)) {
         const id = idOf(this.root, dir);
         sweep = id;
-        sweeps.push(sweepRow(id, dir));
+        const { row, points } = sweepRow(id, dir);
+        sweeps.push(row);
+        folders.set(id, points);
       }
       if (names.has(RESULTS_FILE) || names.has(RUN_FILE)) {
         found.set(idOf(this.root, dir), sweep);
@@ -335,17 +480,30 @@ export class Catalog {
     walk(this.root, 0, null);
     for (const id of [...this.runs.keys()]) if (!found.has(id)) this.runs.delete(id);
     for (const [id, sweep] of found)
-      if (!this.runs.has(id)) this.runs.set(id, new RunState(id, id === '.' ? this.root : join(this.root, id), sweep));
+      if (!this.runs.has(id))
+        this.runs.set(id, new RunState(id, id === '.' ? this.root : join(this.root, id), sweep, this.shared));
     this.sweeps = sweeps;
+    this.sweepFolders = folders;
   }
 
-  /** The rows of the list: runs (each read as needed) and sweeps. */
+  /** The rows of the list: runs (each read as needed) and sweeps, with their points' statuses. */
   async list(): Promise<{ runs: RunRow[]; sweeps: SweepRow[]; truncated: boolean }> {
     this.refreshTree();
     const rows: RunRow[] = [];
     for (const r of this.runs.values()) rows.push(await r.row());
     this.keepFew();
-    return { runs: rows, sweeps: this.sweeps, truncated: this.truncated };
+    const status = new Map(rows.map((r) => [r.id, r.status]));
+    const sweeps = this.sweeps.map((s) => {
+      const points = this.sweepFolders.get(s.id)!.map((f) => status.get(pointId(s.id, f)) ?? null);
+      return { ...s, status: sweepStatus(points, s.problem), complete: points.filter((p) => p === 'complete').length };
+    });
+    return { runs: rows, sweeps, truncated: this.truncated };
+  }
+
+  /** The folder of a sweep the walk found, or null. */
+  sweepDir(id: string): string | null {
+    this.refreshTree();
+    return this.sweepFolders.has(id) ? (id === '.' ? this.root : join(this.root, id)) : null;
   }
 
   /** The run of an id, or null: only folders the walk found are ever read. */
@@ -384,7 +542,7 @@ export class Catalog {
       // Warming is not use: what a user opened stays ahead of it in the budgets.
       const used = r.used;
       try {
-        const index = await r.rollouts();
+        const index = await r.wholeIndex();
         if (index.rollouts <= WARM_SUMMARY_MAX_ROLLOUTS) await r.summary(true);
       } catch {
         // Shown when the run is opened.
@@ -395,26 +553,37 @@ export class Catalog {
   }
 }
 
-function sweepRow(id: string, dir: string): SweepRow {
+/** The id of a sweep point's run: its folder under the sweep's. */
+export function pointId(sweep: string, folder: string): string {
+  return sweep === '.' ? folder : `${sweep}/${folder}`;
+}
+
+function sweepRow(id: string, dir: string): { row: Omit<SweepRow, 'status' | 'complete'>; points: string[] } {
   try {
     const plan = readSweepPlan(dir, 'bas view');
-    const models = plan.models ?? (plan.model ? [plan.model] : []);
+    const models = planModels(plan);
     return {
-      id,
-      kind: 'sweep',
-      models: models.map((m) => terminalText(m)),
-      points: plan.points.length,
-      created_at: typeof plan.created_at === 'string' ? plan.created_at : null,
-      problem: null,
+      row: {
+        id,
+        kind: 'sweep',
+        models: models.map((m) => terminalText(m)),
+        points: plan.points.length,
+        created_at: typeof plan.created_at === 'string' ? terminalText(plan.created_at) : null,
+        problem: null,
+      },
+      points: plan.points.map((p) => p.folder),
     };
   } catch (err) {
     return {
-      id,
-      kind: 'sweep',
-      models: [],
-      points: 0,
-      created_at: null,
-      problem: outsideText((err as Error).message, 500),
+      row: {
+        id,
+        kind: 'sweep',
+        models: [],
+        points: 0,
+        created_at: null,
+        problem: outsideText((err as Error).message, 500),
+      },
+      points: [],
     };
   }
 }

@@ -9,6 +9,7 @@
  *   #/run/ID/rollout/I:R            one rollout
  *   #/compare/A/B                   two runs paired, and the tasks they disagree on most
  *   #/compare/A/B/task/I:R          rollout R of task I in both, side by side
+ *   #/sweep/ID                      a sweep: its table as bas sweep shows it, and its points' runs
  *
  * Everything from a run folder goes into the document through textContent, never as HTML.
  */
@@ -67,7 +68,7 @@ const SCRIPT = String.raw`
     var headers = token ? { Authorization: 'Bearer ' + token } : {};
     return fetch('/api/' + path + (q.toString() ? '?' + q.toString() : ''), { headers: headers }).then(function (r) {
       return r.json().then(function (body) {
-        if (!r.ok) throw new Error((body && body.error && body.error.message) || ('HTTP ' + r.status));
+        if (!r.ok) { var e = new Error((body && body.error && body.error.message) || ('HTTP ' + r.status)); e.status = r.status; throw e; }
         return body;
       });
     });
@@ -76,6 +77,7 @@ const SCRIPT = String.raw`
   function fmt(v, d) { return v === null || v === undefined ? '–' : Number(v).toFixed(d === undefined ? 3 : d); }
   function int(v) { return v === null || v === undefined ? '–' : Number(v).toLocaleString('en-US'); }
   function est(e) { return !e || e.mean === null ? '–' : fmt(e.mean) + (e.ci95 ? ' [' + fmt(e.ci95[0]) + ', ' + fmt(e.ci95[1]) + ']' : ''); }
+  function mb(v) { return (v / 1048576).toFixed(v < 10485760 ? 1 : 0) + ' MB'; }
   function usd(v) { return v === null || v === undefined ? '–' : '$' + Number(v).toFixed(v < 1 ? 4 : 2); }
   function later(fn, ms) { var g = generation; timer = setTimeout(function () { if (g === generation) fn(); }, ms); }
   function fail(where, err) { where.appendChild(el('p', { cls: 'problem', text: String(err && err.message || err) })); }
@@ -136,9 +138,10 @@ const SCRIPT = String.raw`
       clear(sweeps);
       if (body.sweeps.length) {
         sweeps.appendChild(el('h2', { text: 'Sweeps' }));
-        var st = el('table', { id: 'sweeps' }, [el('tr', null, [el('th', { text: 'sweep' }), el('th', { text: 'models' }), el('th', { text: 'points' }), el('th', { text: 'created' })])]);
+        var st = el('table', { id: 'sweeps' }, [el('tr', null, ['sweep', 'status', 'models', 'points complete', 'created'].map(function (t) { return el('th', { text: t }); }))]);
         body.sweeps.forEach(function (s) {
-          st.appendChild(el('tr', null, [el('td', { text: s.id }), el('td', { text: s.problem || s.models.join(', ') }), el('td', { cls: 'num', text: s.points }), el('td', { text: s.created_at || '' })]));
+          st.appendChild(el('tr', null, [el('td', null, [el('a', { href: '#/sweep/' + enc(s.id), text: s.id })]), el('td', { cls: 'status-' + s.status, text: s.status }),
+            el('td', { text: s.problem || s.models.join(', ') }), el('td', { cls: 'num', text: s.complete + ' of ' + s.points }), el('td', { text: s.created_at || '' })]));
         });
         sweeps.appendChild(st);
         sweeps.appendChild(el('h2', { text: 'Runs' }));
@@ -190,9 +193,10 @@ const SCRIPT = String.raw`
     var notes = el('div');
     var text = el('pre', { id: 'report' });
     var listBox = el('div', { id: 'rollouts' });
+    var reading = el('p', { id: 'reading', cls: 'note' });
     clear(app).appendChild(el('div', null, [el('p', null, [el('a', { href: '#/', text: '← runs' })]), title, status, problem,
       el('h2', { text: 'Provenance' }), prov, notes, el('h2', { text: 'Summary (as bas report shows it)' }), text,
-      el('h2', { text: 'Rollouts' }), listBox]));
+      el('h2', { text: 'Rollouts' }), reading, listBox]));
     var filter = {};
     FILTERS.forEach(function (k) { if (params.get(k)) filter[k] = params.get(k); });
     function setFilter(k, v) {
@@ -233,6 +237,9 @@ const SCRIPT = String.raw`
       FILTERS.forEach(function (k) { if (k !== 'offset' && filter[k]) q[k] = filter[k]; });
       return api('rollouts', q).then(function (b) {
         clear(pager);
+        var rd = b.index && b.index.reading;
+        reading.textContent = rd ? 'reading results.jsonl for the first time: ' + mb(rd.read) + ' of ' + mb(rd.of) + ' (' + Math.floor(100 * rd.read / Math.max(1, rd.of)) + '%); the rollouts read so far are listed, and the list follows' : '';
+        if (rd) later(loadList, 1000);
         var to = Math.min(b.matching, offset + b.rows.length);
         pager.appendChild(el('span', { id: 'matching', text: (b.matching ? (offset + 1) + '–' + to : '0') + ' of ' + int(b.matching) + ' matching (' + int(b.total) + ' rollouts)' }));
         if (offset > 0) pager.appendChild(el('a', { href: '#', text: '← previous', onclick: function (e) { e.preventDefault(); setFilter('offset', String(Math.max(0, offset - 50))); } }));
@@ -278,7 +285,8 @@ const SCRIPT = String.raw`
         (r.provenance || []).forEach(function (kv) { prov.appendChild(el('tr', null, [el('th', { text: kv[0] }), el('td', { text: kv[1] })])); });
         clear(notes);
         r.notes.forEach(function (n) { notes.appendChild(el('p', { cls: 'note', text: 'note: ' + n })); });
-        text.textContent = r.text || '(no summary: ' + (r.problem || 'no rollouts yet') + ')';
+        text.textContent = r.summary_pending && !r.text ? '(the summary is being read from the results file; it shows here when it is done)' : r.text || '(no summary: ' + (r.problem || 'no rollouts yet') + ')';
+        if (r.summary_pending) later(loadReport, 2000);
         return r;
       });
     }
@@ -287,6 +295,37 @@ const SCRIPT = String.raw`
       if (r.status === 'running') later(poll, 1500);
     }, function (err) { fail(problem, err); });
     loadList();
+  }
+
+  // ---- one sweep ----
+  function sweepView(id) {
+    var head = el('p', { id: 'sweep-status' });
+    var settings = el('table', { id: 'sweep-settings' });
+    var text = el('pre', { id: 'sweep-table' });
+    var points = el('table', { id: 'sweep-points' });
+    clear(app).appendChild(el('div', null, [el('p', null, [el('a', { href: '#/', text: '← runs' })]), el('h1', { text: 'sweep ' + id }), head,
+      el('h2', { text: 'Settings' }), settings, el('h2', { text: 'Points (as bas sweep shows them)' }), text, el('h2', { text: 'Runs' }), points]));
+    function load() {
+      api('sweep', { sweep: id }).then(function (s) {
+        var running = s.points.some(function (p) { return p.status === 'running'; });
+        head.textContent = 'models: ' + s.models.join(', ') + ' · ' + s.points.length + ' point(s)' + (s.created_at ? ' · created ' + s.created_at : '') + (running ? ' · running' : '');
+        clear(settings);
+        s.settings.forEach(function (kv) { settings.appendChild(el('tr', null, [el('th', { text: kv[0] }), el('td', { text: kv[1] })])); });
+        text.textContent = s.text || '(no point has rollouts yet)';
+        clear(points).appendChild(el('tr', null, ['run', 'model', 'point', 'status', 'rollouts', 'reward [95% CI]'].map(function (t) { return el('th', { text: t }); })));
+        s.points.forEach(function (p) {
+          points.appendChild(el('tr', null, [
+            el('td', null, [p.status === 'not started' ? el('span', { text: p.run }) : el('a', { href: '#/run/' + enc(p.run), text: p.run })]),
+            el('td', { text: p.model || '' }), el('td', { text: p.point }),
+            el('td', { cls: 'status-' + p.status, text: p.status }),
+            el('td', { cls: 'num', text: (p.recorded === null ? '–' : int(p.recorded)) + (p.expected !== null ? ' of ' + int(p.expected) : '') }),
+            el('td', { text: p.problem ? p.problem : est(p.reward) })
+          ]));
+        });
+        if (running) later(load, 1500);
+      }, function (err) { fail(head, err); });
+    }
+    load();
   }
 
   // ---- one rollout ----
@@ -344,7 +383,14 @@ const SCRIPT = String.raw`
     var back = el('p', null, [el('a', { href: '#/run/' + enc(id), text: '← ' + id })]);
     var where = el('div', { id: 'rollout' });
     clear(app).appendChild(el('div', null, [back, where]));
-    api('rollout', { run: id, index: ir[0], rollout: ir[1] || '0' }).then(function (d) { where.appendChild(rolloutBox(d)); }, function (err) { fail(where, err); });
+    function load() {
+      api('rollout', { run: id, index: ir[0], rollout: ir[1] || '0' }).then(function (d) { clear(where).appendChild(rolloutBox(d)); }, function (err) {
+        clear(where); fail(where, err);
+        // 409: the results file is still being read, and this rollout is not among those read yet.
+        if (err.status === 409) later(load, 1000);
+      });
+    }
+    load();
   }
 
   // ---- two runs ----
@@ -384,6 +430,7 @@ const SCRIPT = String.raw`
     if (p[0] === 'run' && p[1] !== undefined) return runView(p[1], h.params);
     if (p[0] === 'compare' && p[1] && p[2] && p[3] === 'task' && p[4]) return sideView(p[1], p[2], p[4]);
     if (p[0] === 'compare' && p[1] && p[2]) return compareView(p[1], p[2]);
+    if (p[0] === 'sweep' && p[1] !== undefined) return sweepView(p[1]);
     return runsView(h.params);
   }
   window.addEventListener('hashchange', route);

@@ -12,7 +12,7 @@
  * each (task, rollout) pair wins, as everywhere else (runfile/winners.ts); a record that
  * cannot belong to the run is set aside. The file is opened read-only and never written.
  */
-import { open, stat } from 'node:fs/promises';
+import { open, stat, type FileHandle } from 'node:fs/promises';
 import { judgeLine } from '../runfile/read.js';
 import { pairKey, type PairKey, type RolloutRecord } from '../runfile/record.js';
 import { outsideRun, type RunBounds } from '../runfile/winners.js';
@@ -36,7 +36,7 @@ const FLAG = {
 } as const;
 
 /** Bytes read at a time. */
-const CHUNK = 4 * 1024 * 1024;
+const CHUNK = 1024 * 1024;
 /** A line longer than this is not a record bas wrote (the reader's own bound is the same order). */
 const MAX_LINE_BYTES = 256 * 1024 * 1024;
 /** Damaged lines named one by one; past it they are only counted. */
@@ -75,8 +75,48 @@ class Columns {
   }
 
   bytes(): number {
-    return this.offset.length * (8 + 4 + 4 + 2 + 4 + 1 + 1 + 1);
+    return this.offset.length * SLOT_BYTES;
   }
+
+  /** The columns, in a fixed order. */
+  all(): Array<Float64Array | Uint32Array | Uint16Array | Float32Array | Uint8Array> {
+    return [this.offset, this.length, this.index, this.rollout, this.reward, this.flags, this.missed, this.wrong];
+  }
+
+  /** Columns of room for `n` slots, all of them filled (as a saved index is read back into them). */
+  static filled(n: number): Columns {
+    const c = new Columns();
+    const room = Math.max(1024, n);
+    c.offset = new Float64Array(room);
+    c.length = new Uint32Array(room);
+    c.index = new Uint32Array(room);
+    c.rollout = new Uint16Array(room);
+    c.reward = new Float32Array(room);
+    c.flags = new Uint8Array(room);
+    c.missed = new Uint8Array(room);
+    c.wrong = new Uint8Array(room);
+    c.size = n;
+    return c;
+  }
+}
+
+/** Bytes a slot takes over all the columns. */
+const SLOT_BYTES = 8 + 4 + 4 + 2 + 4 + 1 + 1 + 1;
+
+/** What an index knows of its file besides its columns: enough to go on reading it where it stopped. */
+export interface IndexState {
+  ino: number;
+  /** Bytes read, up to the end of the last line indexed. */
+  scanned: number;
+  lines: number;
+  pendingNewline: boolean;
+  torn: boolean;
+  rollouts: number;
+  setAside: number;
+  damaged: number;
+  damage: Damage[];
+  /** Lines indexed (slots). */
+  slots: number;
 }
 
 /** Which slot holds each pair's winning line: a typed array over the run's pairs when they are known and few, else a map. */
@@ -167,6 +207,13 @@ export class RolloutIndex {
   /** The file's identity when reading began, to notice a file replaced or cut. */
   private ino = -1;
   private refreshing: Promise<void> | null = null;
+  /** The file's size when the current (or last) read began: how far this read is going. */
+  target = 0;
+  /**
+   * Called after each chunk read (`done` false) and at the end of each read (`done` true),
+   * when the index is whole as far as it has read: where a caller keeps it (index-store.ts).
+   */
+  checkpoint: ((index: RolloutIndex, done: boolean) => void) | null = null;
   /** Winning rollouts (pairs), and records set aside. */
   rollouts = 0;
   setAside = 0;
@@ -187,9 +234,75 @@ export class RolloutIndex {
     return this.scanned;
   }
 
+  /** Bytes a slot takes over all the columns (what `columnBytes` holds per slot). */
+  get slotBytes(): number {
+    return SLOT_BYTES;
+  }
+
+  /** Whether a read of the file is going on. */
+  get reading(): boolean {
+    return this.refreshing !== null;
+  }
+
   /** Memory the index holds, roughly, in bytes. */
   memoryBytes(): number {
     return this.cols.bytes();
+  }
+
+  /** What the index knows besides its columns. */
+  state(): IndexState {
+    return {
+      ino: this.ino,
+      scanned: this.scanned,
+      lines: this.lines,
+      pendingNewline: this.pendingNewline,
+      torn: this.torn,
+      rollouts: this.rollouts,
+      setAside: this.setAside,
+      damaged: this.damaged,
+      damage: this.damage.map((d) => ({ ...d })),
+      slots: this.cols.size,
+    };
+  }
+
+  /** The bytes of each column's filled part, in a fixed order (views, not copies). */
+  columnBytes(): Uint8Array[] {
+    const n = this.cols.size;
+    return this.cols.all().map((a) => new Uint8Array(a.buffer, a.byteOffset, n * a.BYTES_PER_ELEMENT));
+  }
+
+  /**
+   * Makes this index, before its first read, the one `state` describes: `fill` reads each
+   * column's bytes (in `columnBytes` order) into the array it is given. The pairs are found
+   * again from the columns. The next `refresh` reads on from where the saved index stopped.
+   */
+  async restore(state: IndexState, fill: (into: Uint8Array) => Promise<void>): Promise<void> {
+    if (this.ino !== -1 || this.scanned !== 0) throw new Error('an index is restored only before it is read');
+    const cols = Columns.filled(state.slots);
+    for (const a of cols.all()) await fill(new Uint8Array(a.buffer, 0, state.slots * a.BYTES_PER_ELEMENT));
+    const pairs = new PairSlots(this.bounds);
+    let winners = 0;
+    for (let s = 0; s < state.slots; s++) {
+      if (cols.offset[s]! + cols.length[s]! > state.scanned) throw new Error('a saved line lies past the bytes read');
+      if (cols.flags[s]! & (FLAG.outside | FLAG.replaced)) continue;
+      winners++;
+      if (pairs.set(cols.index[s]!, cols.rollout[s]!, s) !== -1) throw new Error('a saved pair has two winning lines');
+    }
+    if (winners !== state.rollouts) throw new Error('the saved rollouts do not add up');
+    this.cols = cols;
+    this.pairs = pairs;
+    Object.assign(this, {
+      ino: state.ino,
+      scanned: state.scanned,
+      lines: state.lines,
+      pendingNewline: state.pendingNewline,
+      torn: state.torn,
+      rollouts: state.rollouts,
+      setAside: state.setAside,
+      damaged: state.damaged,
+      target: state.scanned,
+    });
+    this.damage.splice(0, this.damage.length, ...state.damage);
   }
 
   /** Reads what the file gained since the last call (all of it the first time); one read at a time. */
@@ -218,71 +331,91 @@ export class RolloutIndex {
       if (this.ino !== -1) this.reset();
       this.ino = st.ino;
     }
+    this.target = st.size;
     if (st.size <= this.scanned) return;
     const fh = await open(this.path, 'r');
     try {
-      const end = st.size;
-      let pos = this.scanned;
-      let carry: Buffer | null = null;
-      let carryStart = pos;
-      // One buffer for the whole read: an unfinished line is moved to its front, and the next
-      // chunk read in behind it. No memory is taken per chunk, so a file of any size is read
-      // in the same few MB.
-      let buf = Buffer.allocUnsafe(CHUNK * 2);
-      while (pos < end) {
-        const want = Math.min(CHUNK, end - pos);
-        const lead = carry ? carry.length : 0;
-        if (lead + want > buf.length) {
-          const bigger = Buffer.allocUnsafe(lead + want);
-          carry!.copy(bigger, 0);
-          buf = bigger;
-        } else if (carry) carry.copy(buf, 0);
-        const { bytesRead } = await fh.read(buf, lead, want, pos);
-        if (bytesRead === 0) break;
-        const chunk: Buffer = buf.subarray(0, lead + bytesRead);
-        const chunkStart: number = carry ? carryStart : pos;
-        pos += bytesRead;
-        let from = 0;
-        if (this.pendingNewline && chunkStart === this.scanned && chunk.length > 0) {
-          this.pendingNewline = false;
-          if (chunk[0] === 0x0a) {
-            from = 1;
-            this.scanned = chunkStart + 1;
-          }
-        }
-        for (;;) {
-          const nl = chunk.indexOf(0x0a, from);
-          if (nl < 0) break;
-          this.line(chunk, from, nl, chunkStart + from, true);
-          from = nl + 1;
-          this.scanned = chunkStart + from;
-        }
-        if (from < chunk.length) {
-          carry = chunk.subarray(from);
-          carryStart = chunkStart + from;
-          if (carry.length > MAX_LINE_BYTES) {
-            this.lines++;
-            this.noteDamage(`is longer than ${MAX_LINE_BYTES} bytes`);
-            this.scanned = carryStart + carry.length;
-            carry = null;
-          }
-        } else carry = null;
-      }
-      this.torn = false;
-      if (carry && carry.length > 0) {
-        // The last line has no newline yet: a whole record is kept (its newline may follow);
-        // anything else is a line still being written, read again next time.
-        const text = carry.toString('utf8');
-        const judged = judgeLine(text, false);
-        if (judged === 'torn' || 'damaged' in judged) this.torn = true;
-        else {
-          this.line(carry, 0, carry.length, carryStart, false, judged);
-          this.scanned = carryStart + carry.length;
-          this.pendingNewline = true;
-        }
-      }
+      const tail = await this.readLines(fh, st.size);
+      this.readTail(tail);
     } finally {
       await fh.close();
+    }
+    this.checkpoint?.(this, true);
+  }
+
+  /**
+   * Indexes every whole line from where the last read stopped to `end`, in chunks; returns the
+   * last line when it has no newline yet. One buffer serves the whole read: an unfinished line
+   * is moved to its front and the next chunk read in behind it, so a file of any size is read
+   * in the same few MB. Between chunks the index is whole, and usable, as far as it has read.
+   */
+  private async readLines(fh: FileHandle, end: number): Promise<{ bytes: Buffer; start: number } | null> {
+    let pos = this.scanned;
+    let carry: Buffer | null = null;
+    let carryStart = pos;
+    let buf = Buffer.allocUnsafe(CHUNK * 2);
+    while (pos < end) {
+      const want = Math.min(CHUNK, end - pos);
+      const lead = carry ? carry.length : 0;
+      if (lead + want > buf.length) {
+        const bigger = Buffer.allocUnsafe(lead + want);
+        carry!.copy(bigger, 0);
+        buf = bigger;
+      } else if (carry) carry.copy(buf, 0);
+      const { bytesRead } = await fh.read(buf, lead, want, pos);
+      if (bytesRead === 0) break;
+      const chunk: Buffer = buf.subarray(0, lead + bytesRead);
+      const chunkStart: number = carry ? carryStart : pos;
+      pos += bytesRead;
+      const from = this.scanChunk(chunk, chunkStart);
+      carry = null;
+      if (from < chunk.length) {
+        carryStart = chunkStart + from;
+        carry = chunk.subarray(from);
+        if (carry.length > MAX_LINE_BYTES) {
+          this.lines++;
+          this.noteDamage(`is longer than ${MAX_LINE_BYTES} bytes`);
+          this.scanned = carryStart + carry.length;
+          carry = null;
+        }
+      }
+      this.checkpoint?.(this, false);
+    }
+    return carry && carry.length > 0 ? { bytes: carry, start: carryStart } : null;
+  }
+
+  /** Indexes the whole lines of `chunk` (which starts at byte `chunkStart`); returns where the unfinished rest begins. */
+  private scanChunk(chunk: Buffer, chunkStart: number): number {
+    let from = 0;
+    if (this.pendingNewline && chunkStart === this.scanned && chunk.length > 0) {
+      this.pendingNewline = false;
+      if (chunk[0] === 0x0a) {
+        from = 1;
+        this.scanned = chunkStart + 1;
+      }
+    }
+    for (;;) {
+      const nl = chunk.indexOf(0x0a, from);
+      if (nl < 0) return from;
+      this.line(chunk, from, nl, chunkStart + from, true);
+      from = nl + 1;
+      this.scanned = chunkStart + from;
+    }
+  }
+
+  /**
+   * The last line, without its newline: a whole record is kept (its newline may follow);
+   * anything else is a line still being written, read again next time.
+   */
+  private readTail(tail: { bytes: Buffer; start: number } | null): void {
+    this.torn = false;
+    if (tail === null) return;
+    const judged = judgeLine(tail.bytes.toString('utf8'), false);
+    if (judged === 'torn' || 'damaged' in judged) this.torn = true;
+    else {
+      this.line(tail.bytes, 0, tail.bytes.length, tail.start, false, judged);
+      this.scanned = tail.start + tail.bytes.length;
+      this.pendingNewline = true;
     }
   }
 

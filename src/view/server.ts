@@ -14,6 +14,8 @@ import { terminalText } from '../io/terminal-text.js';
 import { authorized, listen, RequestGate, sendJson } from '../serve/http-service.js';
 import { compareAnswer, progressAnswer, rolloutAnswer, rolloutsAnswer, runAnswer, runsAnswer } from './api.js';
 import { Catalog } from './catalog.js';
+import { IndexStore } from './index-store.js';
+import { sweepAnswer } from './sweep-view.js';
 import { viewPage } from './page.js';
 
 export interface ViewServerOptions {
@@ -26,6 +28,12 @@ export interface ViewServerOptions {
   maxConnections: number;
   /** Read every run's index and report in the background from the start (default true). */
   warm?: boolean;
+  /** Where rollout indexes are kept between starts (`--index-dir`); null: in memory only. */
+  indexDir: string | null;
+  /** Indexes of fewer bytes read are not kept (index-store.ts has the default). */
+  minKeepBytes?: number;
+  /** A results file with more than this left to read is read in the background (catalog.ts has the default). */
+  waitBytes?: number;
 }
 
 export interface RunningViewServer {
@@ -49,58 +57,52 @@ const ROUTES: Record<string, (c: Catalog, q: URLSearchParams) => Promise<unknown
   '/api/rollouts': rolloutsAnswer,
   '/api/rollout': rolloutAnswer,
   '/api/compare': compareAnswer,
+  '/api/sweep': sweepAnswer,
 };
 
 function sendError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
   sendJson(res, status, { error: { message } }, { 'cache-control': 'no-store', ...headers });
 }
 
-/** Starts the server; resolves once it listens. */
-export async function startViewServer(o: ViewServerOptions): Promise<RunningViewServer> {
-  const catalog = new Catalog(o.root);
-  const token = o.token === null ? null : Buffer.from(o.token);
-  const gate = new RequestGate(
-    {
-      maxBodyBytes: 0,
-      bodyBudgetBytes: 0,
-      maxConnections: o.maxConnections,
-      flags: { maxBody: '(none)', bodyBudget: '(none)', maxConnections: '--max-connections' },
-    },
-    (message) => ({ error: { message } }),
-  );
-  const loopback = isLoopback(o.host);
-  const server = createServer((req, res) => {
-    void route(req, res).catch(() => sendError(res, 500, 'internal error'));
-  });
-  let port = o.port;
+const CSP = (nonce: string): string =>
+  `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
 
-  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+/** The page, with a fresh nonce for its script and style. */
+function sendPage(req: IncomingMessage, res: ServerResponse): void {
+  const nonce = randomBytes(16).toString('base64');
+  const html = viewPage(nonce);
+  res.writeHead(200, {
+    'content-type': 'text/html; charset=utf-8',
+    'content-length': Buffer.byteLength(html),
+    'cache-control': 'no-store',
+    // Nothing from elsewhere, and no script but the page's own.
+    'content-security-policy': CSP(nonce),
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+  });
+  res.end(req.method === 'HEAD' ? undefined : html);
+}
+
+/** Why a request is refused before it is routed (a status and a message), or null. */
+function refusal(req: IncomingMessage, loopback: boolean): [number, string, Record<string, string>] | null {
+  if (req.method !== 'GET' && req.method !== 'HEAD')
+    return [405, 'this server only reads: use GET', { allow: 'GET, HEAD', connection: 'close' }];
+  // A request with a body is not one this page makes; nothing of it is read.
+  if (Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'])
+    return [413, 'this server takes no request body', { connection: 'close' }];
+  if (loopback && !isLoopback((req.headers.host ?? '').replace(/:\d+$/, '')))
+    return [421, 'this server answers only requests addressed to loopback', {}];
+  return null;
+}
+
+/** Answers one request: the page, or an API route over the catalog. */
+function router(catalog: Catalog, gate: RequestGate, token: Buffer | null, loopback: boolean) {
+  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (!gate.admit(req, res)) return;
-    if (req.method !== 'GET' && req.method !== 'HEAD')
-      return sendError(res, 405, 'this server only reads: use GET', { allow: 'GET, HEAD', connection: 'close' });
-    // A request with a body is not one this page makes; nothing of it is read.
-    if (Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'])
-      return sendError(res, 413, 'this server takes no request body', { connection: 'close' });
-    if (loopback) {
-      const host = (req.headers.host ?? '').replace(/:\d+$/, '');
-      if (!isLoopback(host)) return sendError(res, 421, 'this server answers only requests addressed to loopback');
-    }
+    const refused = refusal(req, loopback);
+    if (refused) return sendError(res, ...refused);
     const url = new URL(req.url ?? '/', 'http://view.invalid');
-    if (url.pathname === '/' || url.pathname === '/index.html') {
-      const nonce = randomBytes(16).toString('base64');
-      const html = viewPage(nonce);
-      res.writeHead(200, {
-        'content-type': 'text/html; charset=utf-8',
-        'content-length': Buffer.byteLength(html),
-        'cache-control': 'no-store',
-        // Nothing from elsewhere, and no script but the page's own.
-        'content-security-policy': `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
-        'x-content-type-options': 'nosniff',
-        'referrer-policy': 'no-referrer',
-      });
-      res.end(req.method === 'HEAD' ? undefined : html);
-      return;
-    }
+    if (url.pathname === '/' || url.pathname === '/index.html') return sendPage(req, res);
     const handler = Object.hasOwn(ROUTES, url.pathname) ? ROUTES[url.pathname]! : null;
     if (handler === null) return sendError(res, 404, `no such page: ${terminalText(url.pathname.slice(0, 200))}`);
     if (!authorized(req, token))
@@ -114,17 +116,34 @@ export async function startViewServer(o: ViewServerOptions): Promise<RunningView
       if (err instanceof RequestError) return sendError(res, err.status, err.message);
       throw err;
     }
-  }
+  };
+}
 
+/** Starts the server; resolves once it listens. */
+export async function startViewServer(o: ViewServerOptions): Promise<RunningViewServer> {
+  const store = o.indexDir === null ? null : new IndexStore(o.indexDir, o.minKeepBytes);
+  const catalog = new Catalog(o.root, { store, waitBytes: o.waitBytes });
+  const gate = new RequestGate(
+    {
+      maxBodyBytes: 0,
+      bodyBudgetBytes: 0,
+      maxConnections: o.maxConnections,
+      flags: { maxBody: '(none)', bodyBudget: '(none)', maxConnections: '--max-connections' },
+    },
+    (message) => ({ error: { message } }),
+  );
+  const route = router(catalog, gate, o.token === null ? null : Buffer.from(o.token), isLoopback(o.host));
+  const server = createServer((req, res) => {
+    void route(req, res).catch(() => sendError(res, 500, 'internal error'));
+  });
   server.keepAliveTimeout = 5_000;
   gate.watch(server);
   const at = await listen(server, o.port, o.host);
-  port = at.port;
   let stopped = false;
   if (o.warm !== false) void catalog.warm(() => stopped);
   return {
-    url: `http://${at.host}:${port}/`,
-    port,
+    url: `http://${at.host}:${at.port}/`,
+    port: at.port,
     catalog,
     close: () =>
       new Promise<void>((resolve) => {

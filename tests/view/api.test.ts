@@ -5,6 +5,7 @@
  */
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
+import { homedir } from 'node:os';
 import { join, sep } from 'node:path';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -83,7 +84,7 @@ beforeAll(async () => {
   mkdirSync(join(root, 'live'));
   writeFileSync(join(root, 'live', 'results.jsonl'), `${rec(0)}\n${rec(1)}\n`);
   before = digest(root);
-  server = await startViewServer({ root, port: 0, host: '127.0.0.1', token: null, maxConnections: 64 });
+  server = await startViewServer({ root, port: 0, host: '127.0.0.1', token: null, maxConnections: 64, indexDir: null });
 });
 
 afterAll(async () => {
@@ -211,8 +212,26 @@ describe('bas view off loopback', () => {
     expect(() => viewOptions(join(root, 'nope'), {}, {})).toThrow(/does not exist/);
   });
 
+  it('keeps indexes in --index-dir, else the user cache folder, and nowhere with "none"', () => {
+    expect(viewOptions(root, {}, { XDG_CACHE_HOME: '/var/cache/me' }).indexDir).toBe(
+      join('/var/cache/me', 'bas', 'view'),
+    );
+    expect(viewOptions(root, {}, {}).indexDir).toBe(join(homedir(), '.cache', 'bas', 'view'));
+    // A relative XDG_CACHE_HOME is not one (the XDG rule): the default stands.
+    expect(viewOptions(root, {}, { XDG_CACHE_HOME: 'rel' }).indexDir).toBe(join(homedir(), '.cache', 'bas', 'view'));
+    expect(viewOptions(root, { indexDir: 'none' }, {}).indexDir).toBeNull();
+    expect(viewOptions(root, { indexDir: join(root, '..', 'kept') }, {}).indexDir).toBe(join(root, '..', 'kept'));
+  });
+
   it('needs the bearer token on the API, and then answers', async () => {
-    const s = await startViewServer({ root, port: 0, host: '127.0.0.1', token: 'sekrit', maxConnections: 8 });
+    const s = await startViewServer({
+      root,
+      port: 0,
+      host: '127.0.0.1',
+      token: 'sekrit',
+      maxConnections: 8,
+      indexDir: null,
+    });
     try {
       expect((await get('/api/runs', {}, s)).status).toBe(401);
       expect((await get('/api/runs', { authorization: 'Bearer wrong!' }, s)).status).toBe(401);

@@ -42,7 +42,7 @@ beforeAll(async () => {
     join(live, '.bas.lock'),
     JSON.stringify({ program: 'bas', pid, start: processStartTime(pid), host: hostname(), token: 't', since: '' }),
   );
-  server = await startViewServer({ root, port: 0, host: '127.0.0.1', token: null, maxConnections: 64 });
+  server = await startViewServer({ root, port: 0, host: '127.0.0.1', token: null, maxConnections: 64, indexDir: null });
   if (hasChromium) browser = await launchChromium();
 });
 
@@ -155,5 +155,77 @@ describe.skipIf(!hasChromium)('bas view in headless chromium', () => {
     await page.locator('#runs input[data-run="b"]').check();
     await page.locator('#compare-link', { hasText: 'compare the two runs picked' }).click();
     await page.locator('#comparison', { hasText: 'paired differences' }).waitFor();
+  });
+});
+
+describe.skipIf(!hasChromium)('a sweep in bas view, in headless chromium', () => {
+  let sweepRoot: string;
+  let sweepServer: RunningViewServer;
+  let page: Page;
+  const offsite: string[] = [];
+  const errors: string[] = [];
+
+  beforeAll(async () => {
+    sweepRoot = tempDir('bas-view-sweep-');
+    const sw = join(sweepRoot, 'sw');
+    // Two points done, the third not started yet (its folder is not there).
+    writeRun(join(sw, 'rows-12'), { n: 20, model: 'builtin:oracle', choose: (i) => (i % 4 ? 'oracle' : 'blanket') });
+    writeRun(join(sw, 'rows-24'), { n: 20, model: 'builtin:oracle', choose: (i) => (i % 2 ? 'oracle' : 'blanket') });
+    writeFileSync(
+      join(sw, 'sweep.json'),
+      JSON.stringify({
+        kind: 'bas-sweep',
+        created_at: '2026-12-04T10:00:00.000Z',
+        model: null,
+        models: ['builtin:oracle'],
+        points: [12, 24, 36].map((rows) => ({ num_transactions: rows, fault_rate: null, folder: `rows-${rows}` })),
+        flags: {},
+        words: [],
+      }),
+    );
+    sweepServer = await startViewServer({
+      root: sweepRoot,
+      port: 0,
+      host: '127.0.0.1',
+      token: null,
+      maxConnections: 64,
+      indexDir: null,
+    });
+    page = await browser!.newPage({ viewport: { width: 1400, height: 900 } });
+    const origin = sweepServer.url.replace(/\/$/, '');
+    await page.route('**/*', (route) => {
+      const url = route.request().url();
+      if (url.startsWith(origin)) return route.continue();
+      offsite.push(url);
+      return route.abort();
+    });
+    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+    page.on('pageerror', (e) => errors.push(String(e)));
+  });
+
+  afterAll(async () => {
+    expect(offsite).toEqual([]);
+    expect(errors).toEqual([]);
+    await page?.close();
+    await sweepServer?.close();
+  });
+
+  it('lists the sweep with its status, opens it as bas sweep shows it, and links each point to its run', async () => {
+    await page.goto(sweepServer.url);
+    const row = page.locator('#sweeps tr', { hasText: 'sw' });
+    await row.locator('td', { hasText: '2 of 3' }).waitFor();
+    expect(await row.locator('.status-incomplete').textContent()).toBe('incomplete');
+    await row.locator('a').click();
+    await page.waitForURL(/#\/sweep\/sw$/);
+    await page.locator('#sweep-table', { hasText: 'sweep in sw' }).waitFor();
+    expect(await page.locator('#sweep-table').textContent()).toContain('model builtin:oracle');
+    expect(await page.locator('#sweep-settings th').first().textContent()).toBe('tasks');
+    const points = page.locator('#sweep-points tr');
+    expect(await points.count()).toBe(4);
+    expect(await points.nth(3).textContent()).toContain('not started');
+    expect(await points.nth(3).locator('a').count()).toBe(0);
+    await points.nth(2).locator('a', { hasText: 'sw/rows-24' }).click();
+    await page.waitForURL(/#\/run\/sw%2Frows-24$/);
+    await page.locator('#report', { hasText: 'reward distribution' }).waitFor();
   });
 });

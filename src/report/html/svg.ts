@@ -27,6 +27,41 @@ const CHAR_PX = 7.2;
 /** Labels longer than this fold onto further lines (at a separator where one is near). */
 const LABEL_CHARS = 40;
 
+/** One bar: its label (lines already folded), the bar, the second value's thin bar, the whiskers and the note. */
+function barRow(
+  b: Bar,
+  lines: string[],
+  y: number,
+  at: { labelW: number; plotW: number; lineH: number },
+  opts: { legend?: [string, string] },
+): string[] {
+  const { labelW, plotW, lineH } = at;
+  const x = (v: number) => labelW + clamp01(v) * plotW;
+  const barH = opts.legend ? 14 : 16;
+  const tspans = lines.map((l, k) => `<tspan x="${labelW - 8}" dy="${k === 0 ? 0 : lineH}">${escapeHtml(l)}</tspan>`);
+  const parts = [`<text class="label" x="${labelW - 8}" y="${y + 12}" text-anchor="end">${tspans.join('')}</text>`];
+  if (b.value !== null) {
+    parts.push(
+      `<rect class="bar" x="${labelW}" y="${y}" width="${(x(b.value) - labelW).toFixed(1)}" height="${barH}" fill="#3b7dd8" rx="2"/>`,
+    );
+  }
+  if (b.value2 !== undefined && b.value2 !== null) {
+    parts.push(
+      `<rect x="${labelW}" y="${y + barH + 2}" width="${(x(b.value2) - labelW).toFixed(1)}" height="8" fill="#9cc1ef" rx="2"/>`,
+    );
+  }
+  if (b.ci) {
+    const [lo, hi] = [x(b.ci[0]), x(b.ci[1])];
+    const cy = y + barH / 2;
+    parts.push(
+      `<g class="whisker" stroke="#1d2b3a" stroke-width="1.5"><line x1="${lo.toFixed(1)}" y1="${cy}" x2="${hi.toFixed(1)}" y2="${cy}"/><line x1="${lo.toFixed(1)}" y1="${cy - 5}" x2="${lo.toFixed(1)}" y2="${cy + 5}"/><line x1="${hi.toFixed(1)}" y1="${cy - 5}" x2="${hi.toFixed(1)}" y2="${cy + 5}"/></g>`,
+    );
+  }
+  const note = b.note ?? (b.value === null ? 'no data' : b.value.toFixed(3));
+  parts.push(`<text x="${labelW + plotW + 10}" y="${y + 12}" fill="#334">${escapeHtml(note)}</text>`);
+  return parts;
+}
+
 /**
  * Horizontal bars on a 0..1 axis; whiskers show the interval where given. The label column
  * is as wide as the longest label line needs, and long labels fold rather than being cut,
@@ -55,33 +90,7 @@ export function barChart(bars: Bar[], opts: { title: string; legend?: [string, s
     parts.push(`<line x1="${gx}" y1="${top - 4}" x2="${gx}" y2="${height - 22}" stroke="#e3e6ea"/>`);
     parts.push(`<text x="${gx}" y="${height - 8}" text-anchor="middle" fill="#667">${(t / 4).toFixed(2)}</text>`);
   }
-  bars.forEach((b, i) => {
-    const y = top + rowTop[i]!;
-    const barH = opts.legend ? 14 : 16;
-    const tspans = labels[i]!.map(
-      (l, k) => `<tspan x="${labelW - 8}" dy="${k === 0 ? 0 : lineH}">${escapeHtml(l)}</tspan>`,
-    ).join('');
-    parts.push(`<text class="label" x="${labelW - 8}" y="${y + 12}" text-anchor="end">${tspans}</text>`);
-    if (b.value !== null) {
-      parts.push(
-        `<rect class="bar" x="${labelW}" y="${y}" width="${(x(b.value) - labelW).toFixed(1)}" height="${barH}" fill="#3b7dd8" rx="2"/>`,
-      );
-    }
-    if (b.value2 !== undefined && b.value2 !== null) {
-      parts.push(
-        `<rect x="${labelW}" y="${y + barH + 2}" width="${(x(b.value2) - labelW).toFixed(1)}" height="8" fill="#9cc1ef" rx="2"/>`,
-      );
-    }
-    if (b.ci) {
-      const [lo, hi] = [x(b.ci[0]), x(b.ci[1])];
-      const cy = y + barH / 2;
-      parts.push(
-        `<g class="whisker" stroke="#1d2b3a" stroke-width="1.5"><line x1="${lo.toFixed(1)}" y1="${cy}" x2="${hi.toFixed(1)}" y2="${cy}"/><line x1="${lo.toFixed(1)}" y1="${cy - 5}" x2="${lo.toFixed(1)}" y2="${cy + 5}"/><line x1="${hi.toFixed(1)}" y1="${cy - 5}" x2="${hi.toFixed(1)}" y2="${cy + 5}"/></g>`,
-      );
-    }
-    const note = b.note ?? (b.value === null ? 'no data' : b.value.toFixed(3));
-    parts.push(`<text x="${labelW + plotW + 10}" y="${y + 12}" fill="#334">${escapeHtml(note)}</text>`);
-  });
+  bars.forEach((b, i) => parts.push(...barRow(b, labels[i]!, top + rowTop[i]!, { labelW, plotW, lineH }, opts)));
   if (opts.legend) {
     const ly = 8;
     parts.push(
@@ -186,6 +195,124 @@ function marker(kind: CurveStyle['marker'], x: number, y: number, colour: string
   }
 }
 
+/** Where a curve chart draws: its size, the plot's box and the two axes' maps. */
+interface CurveFrame {
+  w: number;
+  left: number;
+  right: number;
+  top: number;
+  plotW: number;
+  plotH: number;
+  log: boolean;
+  /** The x of a value, before a coinciding curve's shift. */
+  xAt: (v: number) => number;
+  y: (v: number) => number;
+}
+
+const f1 = (v: number) => v.toFixed(1);
+
+/** The frame of a chart of `w` pixels over [lo, hi], log when the range spans four times or more (and ticks are numbers). */
+function curveFrame(w: number, lo: number, hi: number, ranked: boolean): CurveFrame {
+  const log = !ranked && lo > 0 && hi / lo >= 4;
+  const [left, right, top, plotH] = [52, 16, 30, 240];
+  const plotW = w - left - right;
+  const fx = (v: number) => (hi === lo ? 0.5 : log ? Math.log(v / lo) / Math.log(hi / lo) : (v - lo) / (hi - lo));
+  // A little room at both ends, so markers at the first and last point are drawn whole.
+  const xAt = (v: number) => left + 10 + fx(v) * (plotW - 20);
+  const y = (v: number) => top + (1 - clamp01(v)) * plotH;
+  return { w, left, right, top, plotW, plotH, log, xAt, y };
+}
+
+/** The grid, the two axes, the x ticks and the x axis's label. */
+function curveAxes(g: CurveFrame, xs: number[], xLabel: string, tick: (x: number) => string): string[] {
+  const { left, right, top, plotH, w } = g;
+  const parts: string[] = [];
+  for (let t = 0; t <= 4; t++) {
+    const gy = g.y(t / 4);
+    parts.push(
+      `<line x1="${left}" y1="${gy}" x2="${w - right}" y2="${gy}" stroke="#e3e6ea"/><text x="${left - 6}" y="${gy + 4}" text-anchor="end" fill="#445">${(t / 4).toFixed(2)}</text>`,
+    );
+  }
+  parts.push(
+    `<line x1="${left}" y1="${top}" x2="${left}" y2="${top + plotH}" stroke="#99a"/><line x1="${left}" y1="${top + plotH}" x2="${w - right}" y2="${top + plotH}" stroke="#99a"/>`,
+  );
+  for (const v of [...new Set(xs)].sort((a, b) => a - b))
+    parts.push(
+      `<text x="${f1(g.xAt(v))}" y="${top + plotH + 16}" text-anchor="middle" fill="#445">${escapeHtml(tick(v))}</text>`,
+    );
+  parts.push(
+    `<text x="${f1(left + g.plotW / 2)}" y="${top + plotH + 34}" text-anchor="middle" fill="#445">${escapeHtml(xLabel)}${g.log ? ' (log scale)' : ''}</text>`,
+  );
+  return parts;
+}
+
+/**
+ * How far each series is drawn to the right: curves that coincide (the same means at the same
+ * x: two models both at 1.0) would hide one another, so each repeat moves a few pixels.
+ */
+function curveShifts(series: CurveSeries[]): number[] {
+  const shapes = series.map((s) =>
+    JSON.stringify(
+      s.points
+        .filter((p) => p.mean !== null)
+        .map((p) => [p.x, p.mean])
+        .sort((a, b) => a[0]! - b[0]!),
+    ),
+  );
+  return shapes.map((k, i) => (k === '[]' ? 0 : 3.5 * shapes.slice(0, i).filter((o) => o === k).length));
+}
+
+/** One series: its interval band, its curve and a marker at each point. */
+function seriesSvg(g: CurveFrame, s: CurveSeries, i: number, shift: number): string[] {
+  const st = curveStyle(i);
+  const dash = st.dash ? ` stroke-dasharray="${st.dash}"` : '';
+  const x = (v: number) => g.xAt(v) + shift;
+  const y = g.y;
+  const pts = s.points.filter((p) => p.mean !== null).sort((a, b) => a.x - b.x);
+  const banded = pts.filter((p) => p.ci !== null);
+  const attrs = `data-series="${i}" data-marker="${st.marker}" data-dash="${st.dash || 'solid'}"`;
+  const parts = [`<g class="series" ${attrs}><title>${escapeHtml(s.name)}</title>`];
+  if (banded.length > 1) {
+    const upper = banded.map((p) => `${f1(x(p.x))},${f1(y(p.ci![1]))}`);
+    const lower = banded.map((p) => `${f1(x(p.x))},${f1(y(p.ci![0]))}`).reverse();
+    // Bands overlap: light fill for screens, and thin edges in the curve's dash for print.
+    parts.push(
+      `<polygon class="band" points="${[...upper, ...lower].join(' ')}" fill="${st.colour}" fill-opacity="0.13" stroke="${st.colour}" stroke-opacity="0.55" stroke-width="0.8"${dash}/>`,
+    );
+  } else {
+    for (const p of banded)
+      parts.push(
+        `<line class="band" x1="${f1(x(p.x))}" y1="${f1(y(p.ci![0]))}" x2="${f1(x(p.x))}" y2="${f1(y(p.ci![1]))}" stroke="${st.colour}" stroke-width="1.5"/>`,
+      );
+  }
+  if (pts.length > 1)
+    parts.push(
+      `<polyline class="curve" fill="none" stroke="${st.colour}" stroke-width="2"${dash} points="${pts.map((p) => `${f1(x(p.x))},${f1(y(p.mean!))}`).join(' ')}"/>`,
+    );
+  for (const p of pts)
+    parts.push(
+      `${marker(st.marker, x(p.x), y(p.mean!), st.colour)} class="marker"><title>${escapeHtml(p.title ?? `${s.name} at ${p.x}: ${p.mean}`)}</title>${closing(st.marker)}`,
+    );
+  parts.push('</g>');
+  return parts;
+}
+
+/** The legend under the plot, one entry per series (its lines already folded), from `top`. */
+function curveLegend(g: CurveFrame, rows: string[][], top: number): string[] {
+  const { left } = g;
+  let ly = top;
+  return rows.map((lines, i) => {
+    const st = curveStyle(i);
+    const dash = st.dash ? ` stroke-dasharray="${st.dash}"` : '';
+    const text = lines.map((l, k) => `<tspan x="${left + 50}" dy="${k === 0 ? 0 : 14}">${escapeHtml(l)}</tspan>`);
+    const entry =
+      `<g class="legend" data-series="${i}"><line x1="${left}" y1="${ly + 6}" x2="${left + 40}" y2="${ly + 6}" stroke="${st.colour}" stroke-width="2"${dash}/>${marker(st.marker, left + 20, ly + 6, st.colour)}/>` +
+      `<text x="${left + 50}" y="${ly + 10}">${text.join('')}</text></g>`;
+    ly += lines.length * 14 + 6;
+    return entry;
+  });
+}
+
 /**
  * Means against a numeric x (ledger rows, a token limit, an effort's rank) on a 0..1 axis (the title names the measure), one curve per series with its 95%
  * interval as a shaded band, a marker shape and a dash pattern of its own, and a legend under
@@ -205,100 +332,23 @@ export function curveChart(
 ): string {
   const xs = series.flatMap((s) => s.points.map((p) => p.x));
   const [lo, hi] = opts.domain ?? [Math.min(...xs), Math.max(...xs)];
-  const log = opts.tick === undefined && lo > 0 && hi / lo >= 4;
-  const tick = opts.tick ?? String;
-  const w = opts.width ?? 600;
-  const [left, right, top, plotH] = [52, 16, 30, 240];
+  const g = curveFrame(opts.width ?? 600, lo, hi, opts.tick !== undefined);
   const legendRows = series.map((s, i) => {
     const j = series.findIndex((o, k) => k < i && sameCurve(o, s));
     const name = j < 0 ? s.name : `${s.name} (same points as ${series[j]!.name}: drawn a little to the right)`;
-    return wrapCell(name, Math.max(12, Math.floor((w - left - 60) / CHAR_PX))).split('\n');
+    return wrapCell(name, Math.max(12, Math.floor((g.w - g.left - 60) / CHAR_PX))).split('\n');
   });
-  const legendTop = top + plotH + 46;
-  const legendH = legendRows.reduce((a, l) => a + l.length * 14 + 6, 0);
-  const h = legendTop + legendH + 4;
-  const plotW = w - left - right;
-  const fx = (v: number) => (hi === lo ? 0.5 : log ? Math.log(v / lo) / Math.log(hi / lo) : (v - lo) / (hi - lo));
-  // A little room at both ends, so markers at the first and last point are drawn whole.
-  const xAt = (v: number) => left + 10 + fx(v) * (plotW - 20);
-  const x = xAt;
-  const y = (v: number) => top + (1 - clamp01(v)) * plotH;
-  const f = (v: number) => v.toFixed(1);
-  const parts = [
-    `<svg xmlns="http://www.w3.org/2000/svg" class="curves" viewBox="0 0 ${w} ${h}" width="${w}" height="${h}" role="img" aria-label="${escapeHtml(opts.title)}" ${FONT}>`,
+  const legendTop = g.top + g.plotH + 46;
+  const h = legendTop + legendRows.reduce((a, l) => a + l.length * 14 + 6, 0) + 4;
+  const shift = curveShifts(series);
+  return [
+    `<svg xmlns="http://www.w3.org/2000/svg" class="curves" viewBox="0 0 ${g.w} ${h}" width="${g.w}" height="${h}" role="img" aria-label="${escapeHtml(opts.title)}" ${FONT}>`,
     `<text x="0" y="16" font-weight="600" font-size="13">${escapeHtml(opts.title)}</text>`,
-  ];
-  for (let t = 0; t <= 4; t++) {
-    const gy = y(t / 4);
-    parts.push(
-      `<line x1="${left}" y1="${gy}" x2="${w - right}" y2="${gy}" stroke="#e3e6ea"/><text x="${left - 6}" y="${gy + 4}" text-anchor="end" fill="#445">${(t / 4).toFixed(2)}</text>`,
-    );
-  }
-  parts.push(
-    `<line x1="${left}" y1="${top}" x2="${left}" y2="${top + plotH}" stroke="#99a"/><line x1="${left}" y1="${top + plotH}" x2="${w - right}" y2="${top + plotH}" stroke="#99a"/>`,
-  );
-  for (const v of [...new Set(xs)].sort((a, b) => a - b))
-    parts.push(
-      `<text x="${f(x(v))}" y="${top + plotH + 16}" text-anchor="middle" fill="#445">${escapeHtml(tick(v))}</text>`,
-    );
-  parts.push(
-    `<text x="${f(left + plotW / 2)}" y="${top + plotH + 34}" text-anchor="middle" fill="#445">${escapeHtml(opts.xLabel)}${log ? ' (log scale)' : ''}</text>`,
-  );
-  // Curves that coincide (the same means at the same x: two models both at 1.0) would hide
-  // one another: each repeat is drawn a few pixels to the right and named in the legend.
-  const shapes = series.map((s) =>
-    JSON.stringify(
-      s.points
-        .filter((p) => p.mean !== null)
-        .map((p) => [p.x, p.mean])
-        .sort((a, b) => a[0]! - b[0]!),
-    ),
-  );
-  const shift = shapes.map((k, i) => (k === '[]' ? 0 : 3.5 * shapes.slice(0, i).filter((o) => o === k).length));
-  series.forEach((s, i) => {
-    const st = curveStyle(i);
-    const dash = st.dash ? ` stroke-dasharray="${st.dash}"` : '';
-    const x = (v: number) => xAt(v) + shift[i]!;
-    const pts = s.points.filter((p) => p.mean !== null).sort((a, b) => a.x - b.x);
-    const banded = pts.filter((p) => p.ci !== null);
-    const attrs = `data-series="${i}" data-marker="${st.marker}" data-dash="${st.dash || 'solid'}"`;
-    parts.push(`<g class="series" ${attrs}><title>${escapeHtml(s.name)}</title>`);
-    if (banded.length > 1) {
-      const upper = banded.map((p) => `${f(x(p.x))},${f(y(p.ci![1]))}`);
-      const lower = banded.map((p) => `${f(x(p.x))},${f(y(p.ci![0]))}`).reverse();
-      // Bands overlap: light fill for screens, and thin edges in the curve's dash for print.
-      parts.push(
-        `<polygon class="band" points="${[...upper, ...lower].join(' ')}" fill="${st.colour}" fill-opacity="0.13" stroke="${st.colour}" stroke-opacity="0.55" stroke-width="0.8"${dash}/>`,
-      );
-    } else {
-      for (const p of banded)
-        parts.push(
-          `<line class="band" x1="${f(x(p.x))}" y1="${f(y(p.ci![0]))}" x2="${f(x(p.x))}" y2="${f(y(p.ci![1]))}" stroke="${st.colour}" stroke-width="1.5"/>`,
-        );
-    }
-    if (pts.length > 1)
-      parts.push(
-        `<polyline class="curve" fill="none" stroke="${st.colour}" stroke-width="2"${dash} points="${pts.map((p) => `${f(x(p.x))},${f(y(p.mean!))}`).join(' ')}"/>`,
-      );
-    for (const p of pts)
-      parts.push(
-        `${marker(st.marker, x(p.x), y(p.mean!), st.colour)} class="marker"><title>${escapeHtml(p.title ?? `${s.name} at ${p.x}: ${p.mean}`)}</title>${closing(st.marker)}`,
-      );
-    parts.push('</g>');
-  });
-  let ly = legendTop;
-  series.forEach((s, i) => {
-    const st = curveStyle(i);
-    const dash = st.dash ? ` stroke-dasharray="${st.dash}"` : '';
-    const lines = legendRows[i]!;
-    parts.push(
-      `<g class="legend" data-series="${i}"><line x1="${left}" y1="${ly + 6}" x2="${left + 40}" y2="${ly + 6}" stroke="${st.colour}" stroke-width="2"${dash}/>${marker(st.marker, left + 20, ly + 6, st.colour)}/>` +
-        `<text x="${left + 50}" y="${ly + 10}">${lines.map((l, k) => `<tspan x="${left + 50}" dy="${k === 0 ? 0 : 14}">${escapeHtml(l)}</tspan>`).join('')}</text></g>`,
-    );
-    ly += lines.length * 14 + 6;
-  });
-  parts.push('</svg>');
-  return parts.join('');
+    ...curveAxes(g, xs, opts.xLabel, opts.tick ?? String),
+    ...series.flatMap((s, i) => seriesSvg(g, s, i, shift[i]!)),
+    ...curveLegend(g, legendRows, legendTop),
+    '</svg>',
+  ].join('');
 }
 
 /** Whether two series have the same means at the same x (and some point at all). */

@@ -1,0 +1,262 @@
+/**
+ * Rollout indexes kept on disk between starts of `bas view`, in a folder of the user's
+ * (`--index-dir`; by default $XDG_CACHE_HOME/bas/view), never in a run folder: the viewer
+ * writes nothing under the folder it serves. A results file's index is one file here, named
+ * by a hash of the results file's path: a header (what the index knows of the file, and a
+ * hash of the file's first and last 64 KB read) and then its columns as they are in memory.
+ *
+ * A saved index is used only when it still fits its file: the same file (inode), at least as
+ * long as what was read, and the same bytes at the start and just before where reading
+ * stopped. Then only what the file gained since is read. A file replaced, cut or rewritten is
+ * read anew, and an entry that is damaged, of another version or cut short is a miss, never
+ * an error: the index is then built from the file as if there were none. An entry that cannot
+ * be written (a read-only home, a full disk) costs only the time to build the index again.
+ * Beside each index, the run's report is kept too, keyed by the results file's identity, size
+ * and time, run.json's, and the bas version: a run unchanged since opens without its fold.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
+import { open, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { RunReport } from '../report/run-report.js';
+import type { IndexState, RolloutIndex } from './rollout-index.js';
+
+const MAGIC = 'BASVIDX1';
+/** Bumped whenever the header or the columns change shape. */
+const VERSION = 1;
+/** Bytes at the start of the file, and before where reading stopped, that must be the same. */
+const CHECK_BYTES = 64 * 1024;
+const MAX_HEADER_BYTES = 1024 * 1024;
+/** An index of fewer bytes read than this is not kept: the file reads again in well under a second. */
+const MIN_KEEP_BYTES = 16 * 1024 * 1024;
+/** While a long first read goes on, the index is kept every so often, so a restart reads on from there. */
+const READING_STEP_BYTES = 256 * 1024 * 1024;
+
+/** A run's report as the viewer shows it, kept with its list figures. */
+export interface KeptReport {
+  report: RunReport;
+  text: string;
+  figures: unknown;
+}
+
+interface Header {
+  magic: string;
+  version: number;
+  path: string;
+  /** The run's bounds the index was built with (records outside them are set aside). */
+  bounds: string;
+  head: string;
+  tail: string;
+  state: IndexState;
+}
+
+/** A hash of bytes [from, to) of an open file. */
+function hashOf(fd: number, from: number, to: number): string {
+  const buf = Buffer.alloc(Math.max(0, to - from));
+  let got = 0;
+  while (got < buf.length) {
+    const n = readSync(fd, buf, got, buf.length - got, from + got);
+    if (n === 0) break;
+    got += n;
+  }
+  return createHash('sha256').update(buf.subarray(0, got)).digest('hex');
+}
+
+/** The hashes a header holds of a results file read up to `scanned`. */
+function checksOf(path: string, scanned: number): { head: string; tail: string } {
+  const fd = openSync(path, 'r');
+  try {
+    return {
+      head: hashOf(fd, 0, Math.min(CHECK_BYTES, scanned)),
+      tail: hashOf(fd, Math.max(0, scanned - CHECK_BYTES), scanned),
+    };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function isCount(v: unknown): v is number {
+  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+}
+
+/** Whether a parsed header has every field a saved index needs, of the right kind. */
+function wellFormed(h: Header): boolean {
+  const s = h.state as Partial<IndexState> | undefined;
+  return (
+    h.magic === MAGIC &&
+    h.version === VERSION &&
+    typeof h.path === 'string' &&
+    typeof h.bounds === 'string' &&
+    typeof h.head === 'string' &&
+    typeof h.tail === 'string' &&
+    !!s &&
+    [s.ino, s.scanned, s.lines, s.rollouts, s.setAside, s.damaged, s.slots].every(isCount) &&
+    typeof s.pendingNewline === 'boolean' &&
+    typeof s.torn === 'boolean' &&
+    Array.isArray(s.damage) &&
+    s.damage.every((d) => isCount(d?.line) && typeof d.reason === 'string')
+  );
+}
+
+export class IndexStore {
+  /** Bytes read when each results file's index was last kept. */
+  private readonly kept = new Map<string, number>();
+
+  constructor(
+    readonly dir: string,
+    private readonly minBytes = MIN_KEEP_BYTES,
+  ) {}
+
+  /** The entry of a results file. */
+  entryOf(resultsPath: string): string {
+    return join(this.dir, `${createHash('sha256').update(resolve(resultsPath)).digest('hex').slice(0, 40)}.idx`);
+  }
+
+  /**
+   * Makes `index` (new, not yet read) the saved index of its file, when there is one that
+   * still fits the file; false when there is none or it does not fit (a miss).
+   */
+  async load(index: RolloutIndex, bounds: string): Promise<boolean> {
+    let fh;
+    try {
+      fh = await open(this.entryOf(index.path), 'r');
+    } catch {
+      return false;
+    }
+    try {
+      const fixed = Buffer.alloc(MAGIC.length + 4);
+      await fh.read(fixed, 0, fixed.length, 0);
+      const length = fixed.readUInt32LE(MAGIC.length);
+      if (fixed.toString('latin1', 0, MAGIC.length) !== MAGIC || length > MAX_HEADER_BYTES) return false;
+      const text = Buffer.alloc(length);
+      await fh.read(text, 0, length, fixed.length);
+      const h = JSON.parse(text.toString('utf8')) as Header;
+      if (!wellFormed(h) || h.path !== resolve(index.path) || h.bounds !== bounds) return false;
+      const entrySize = (await fh.stat()).size;
+      if (!(await this.fits(h, index.path)) || entrySize !== fixed.length + length + h.state.slots * index.slotBytes)
+        return false;
+      let at = fixed.length + length;
+      await index.restore(h.state, async (into) => {
+        const { bytesRead } = await fh.read(into, 0, into.length, at);
+        if (bytesRead !== into.length) throw new Error('the entry is cut short');
+        at += into.length;
+      });
+      this.kept.set(index.path, h.state.scanned);
+      return true;
+    } catch {
+      return false;
+    } finally {
+      await fh.close();
+    }
+  }
+
+  /** Whether the results file is still the one the header describes, grown or not. */
+  private async fits(h: Header, path: string): Promise<boolean> {
+    const st = await stat(path);
+    if (st.ino !== h.state.ino || st.size < h.state.scanned) return false;
+    const now = checksOf(path, h.state.scanned);
+    return now.head === h.head && now.tail === h.tail;
+  }
+
+  /**
+   * The run's report kept under `key` (which names the results file's identity, size and time,
+   * run.json's, and the bas version), or null. A damaged entry is null.
+   */
+  loadReport(resultsPath: string, key: string): KeptReport | null {
+    try {
+      const kept = JSON.parse(readFileSync(this.entryOf(resultsPath).replace(/\.idx$/, '.report.json'), 'utf8')) as {
+        key?: unknown;
+        value?: KeptReport;
+      };
+      const v = kept.value;
+      if (kept.key !== key || !v || typeof v.text !== 'string' || typeof v.report !== 'object' || v.report === null)
+        return null;
+      return v;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Keeps a run's report under `key`, written whole then put in place; never throws. */
+  saveReport(resultsPath: string, key: string, value: KeptReport): void {
+    try {
+      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      const entry = this.entryOf(resultsPath).replace(/\.idx$/, '.report.json');
+      const tmp = `${entry}.${randomBytes(6).toString('hex')}.tmp`;
+      writeFileSync(tmp, JSON.stringify({ key, value }), { mode: 0o600 });
+      renameSync(tmp, entry);
+    } catch {
+      // Not kept: the next start reads the summary again.
+    }
+  }
+
+  /**
+   * Called by the index after each chunk it reads (`done` false) and after each read: keeps it
+   * when it has read enough more since it was last kept. Never throws.
+   */
+  checkpoint(index: RolloutIndex, bounds: string, done: boolean): void {
+    const scanned = index.indexedBytes;
+    const last = this.kept.get(index.path) ?? 0;
+    if (scanned < this.minBytes || scanned <= last) return;
+    const step = done ? (last === 0 ? 0 : Math.max(this.minBytes, last / 8)) : Math.max(READING_STEP_BYTES, last / 4);
+    if (scanned - last < step) return;
+    try {
+      this.save(index, bounds);
+      this.kept.set(index.path, scanned);
+    } catch {
+      // Not kept: the next start builds it again.
+    }
+  }
+
+  /**
+   * Writes the index's entry whole, then puts it in place, so an entry is never half written.
+   * Synchronous: the index does not change while it is written.
+   */
+  private save(index: RolloutIndex, bounds: string): void {
+    const state = index.state();
+    const header: Header = {
+      magic: MAGIC,
+      version: VERSION,
+      path: resolve(index.path),
+      bounds,
+      ...checksOf(index.path, state.scanned),
+      state,
+    };
+    const text = Buffer.from(JSON.stringify(header));
+    const fixed = Buffer.alloc(MAGIC.length + 4);
+    fixed.write(MAGIC, 0, 'latin1');
+    fixed.writeUInt32LE(text.length, MAGIC.length);
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    const entry = this.entryOf(index.path);
+    const tmp = `${entry}.${randomBytes(6).toString('hex')}.tmp`;
+    const fd = openSync(tmp, 'w', 0o600);
+    try {
+      for (const part of [fixed, text, ...index.columnBytes()]) writeAll(fd, part);
+      closeSync(fd);
+      renameSync(tmp, entry);
+    } catch (err) {
+      try {
+        closeSync(fd);
+      } catch {
+        // already closed
+      }
+      rmSync(tmp, { force: true });
+      throw err;
+    }
+  }
+}
+
+function writeAll(fd: number, bytes: Uint8Array): void {
+  let done = 0;
+  while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
+}

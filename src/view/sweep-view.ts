@@ -1,0 +1,119 @@
+/**
+ * GET /api/sweep: one sweep folder as `bas sweep` shows it at its end (the same code: its
+ * settings, a table per model, the notes), built from each point's report as the viewer
+ * keeps it, and its points with their runs' ids, statuses and rewards. A point whose folder
+ * is not there yet, or whose run has no rollouts yet, is listed as such and left out of the
+ * table; the rest are shown.
+ */
+import { RequestError } from '../errors/index.js';
+import { terminalText } from '../io/terminal-text.js';
+import { buildSweep, pointName, renderSweep, sweepSettingsLines, type SweepInput } from '../report/sweep.js';
+import { RESULTS_FILE } from '../runfile/files.js';
+import { planAxis, planModels, readSweepPlan, type SweepPlanPoint } from '../runfile/sweep-file.js';
+import { join } from 'node:path';
+import { pointId, type Catalog } from './catalog.js';
+
+/** One point of the sweep as the page lists it. */
+interface PointRow {
+  run: string;
+  /** The point as `bas sweep` names it (rows, and the fault rate or the budget when the grid has one). */
+  point: string;
+  model: string | null;
+  num_transactions: number;
+  fault_rate: number | null;
+  /** The run's status; `not started` when its folder is not there yet. */
+  status: string;
+  recorded: number | null;
+  expected: number | null;
+  reward: unknown;
+  problem: string | null;
+}
+
+/** A point's run as a sweep input, from the report the viewer keeps of it; null when it has none yet. */
+async function pointInput(
+  catalog: Catalog,
+  id: string,
+  p: SweepPlanPoint,
+  model: string | null,
+): Promise<{ row: PointRow; input: SweepInput | null }> {
+  const row: PointRow = {
+    run: id,
+    point: pointName(p),
+    model: p.model ?? model,
+    num_transactions: p.num_transactions,
+    fault_rate: p.fault_rate,
+    status: 'not started',
+    recorded: null,
+    expected: null,
+    reward: null,
+    problem: null,
+  };
+  const run = await catalog.run(id);
+  if (run === null) return { row, input: null };
+  const listed = await run.row();
+  Object.assign(row, { status: listed.status, recorded: listed.recorded, expected: listed.expected });
+  const kept = await run.summaryNow();
+  row.problem = listed.problem ?? run.dataProblem;
+  if (kept === null) return { row, input: null };
+  const r = kept.report;
+  row.reward = r.summary.reward;
+  const data: SweepInput['data'] = {
+    dir: id,
+    resultsPath: join(run.dir, RESULTS_FILE),
+    run: run.info === null ? null : { ...run.info, status: run.status() },
+    model: r.run.model,
+    task: r.run.task,
+    summary: r.summary,
+    expected: r.run.expected_rollouts,
+    notes: r.notes,
+    provenance: r.run.provenance,
+  };
+  const input: SweepInput = {
+    num_transactions: p.num_transactions,
+    fault_rate: p.fault_rate,
+    model: row.model,
+    ...(p.reasoning_effort === undefined ? {} : { reasoning_effort: p.reasoning_effort }),
+    ...(p.max_tokens === undefined ? {} : { max_tokens: p.max_tokens }),
+    data,
+  };
+  return { row, input };
+}
+
+export async function sweepAnswer(catalog: Catalog, q: URLSearchParams): Promise<unknown> {
+  const id = q.get('sweep');
+  if (id === null || id === '') throw new RequestError(400, '"sweep" is missing: name a sweep by its folder');
+  const dir = catalog.sweepDir(id);
+  if (dir === null)
+    throw new RequestError(404, `no sweep folder ${JSON.stringify(terminalText(id.slice(0, 200)))} here`);
+  const plan = (() => {
+    try {
+      return readSweepPlan(dir, 'bas view');
+    } catch (err) {
+      throw new RequestError(409, terminalText((err as Error).message));
+    }
+  })();
+  const models = planModels(plan);
+  const points: PointRow[] = [];
+  const inputs: SweepInput[] = [];
+  for (const p of plan.points) {
+    const { row, input } = await pointInput(catalog, pointId(id, p.folder), p, models.length === 1 ? models[0]! : null);
+    points.push(row);
+    if (input) inputs.push(input);
+  }
+  catalog.keepFew();
+  const result = inputs.length > 0 ? buildSweep(id, inputs, models, planAxis(plan)) : null;
+  return {
+    id,
+    models: models.map((m) => terminalText(m)),
+    created_at: typeof plan.created_at === 'string' ? terminalText(plan.created_at) : null,
+    text: result ? terminalText(renderSweep(result)) : null,
+    settings: result ? sweepSettingsLines(result).map(([k, v]) => [k, terminalText(v)]) : [],
+    points: points.map((p) => ({
+      ...p,
+      point: terminalText(p.point),
+      model: p.model === null ? null : terminalText(p.model),
+      status: terminalText(p.status),
+      problem: p.problem === null ? null : terminalText(p.problem),
+    })),
+  };
+}
