@@ -77,7 +77,13 @@ export function renderEvalResult(r: EvalResult, plan: RunPlan, json: boolean): s
       ...provenance
     } = provenanceOf(r.info, plan.model, r.info.task);
     const sequential = r.sequential ? { sequential: r.sequential } : {};
-    return `${JSON.stringify({ ...r.summary, cost: costOf(r.summary, {}, plan.prices), ...sequential, provenance }, null, 2)}\n`;
+    // This session's rate limiting, only when it met some: a run that met none prints what it always has.
+    const pace = r.info.pace;
+    const limited =
+      pace && ((pace.rate_limited ?? 0) > 0 || (pace.rate_rps ?? null) !== null)
+        ? { rate_limits: { refused: pace.rate_limited ?? 0, rps: pace.rate_rps ?? null } }
+        : {};
+    return `${JSON.stringify({ ...r.summary, cost: costOf(r.summary, {}, plan.prices), ...sequential, ...limited, provenance }, null, 2)}\n`;
   }
   // A resume with nothing left prints the summary alone, as it always has: nothing ran.
   if (r.outcome.kind === 'nothing-to-do') return `${renderSummary(r.summary, { title: `${plan.model} · ${r.dir}` })}\n`;

@@ -11,7 +11,7 @@ import {
   StreamReportedError,
 } from '../errors/index.js';
 import { outsideText } from '../io/outside-text.js';
-import { parseRetryAfter } from './retry-after.js';
+import { parseRetryAfter, readRateLimits } from './retry-after.js';
 import { isSdkStatusError, sdkErrorKind } from './sdk-errors.js';
 import { failure, statusFailure, type Failure } from './status-failure.js';
 
@@ -71,11 +71,13 @@ export function classifyError(err: unknown, timedOut: boolean): Failure {
 }
 
 function sdkStatusFailure(err: APIError & { status: number }): Failure {
-  return statusFailure({
+  const f = statusFailure({
     status: err.status,
     error: err.error,
     fallback: err.message,
     retryAfterMs: parseRetryAfter(err.headers ?? null),
     location: err.headers?.get('location') ?? null,
   });
+  if (f.type === 'rate_limit') f.rateLimits = readRateLimits(err.headers ?? null);
+  return f;
 }

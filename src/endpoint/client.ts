@@ -10,7 +10,7 @@ import { readCompletion, type Completion } from './completion.js';
 import { makeSdk, type SdkOptions } from './sdk.js';
 import { DEFAULT_MAX_RESPONSE_BYTES } from './http-fetch.js';
 import { replyBudget } from './reply-budget.js';
-import { budgetSpent } from './retry-after.js';
+import { budgetSpent, readRateLimits } from './retry-after.js';
 import { completeStreamed, isEventStream, streamParams } from './event-stream.js';
 import { ReplyCache } from './reply-cache.js';
 import type { Sampling } from '../settings/setting-table.js';
@@ -108,6 +108,7 @@ export function httpClient(opts: HttpClientOptions): ModelClient {
     const completion = readCompletion(data as unknown, body as unknown as Record<string, unknown>);
     // A reply can say the budget is used up before any 429 does: the runner slows down.
     if (budgetSpent(response.headers)) completion.budget_spent = true;
+    completion.rate_limits = readRateLimits(response.headers);
     return held(completion);
   };
   if (cache === null) return { complete: ask };

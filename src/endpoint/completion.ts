@@ -6,6 +6,7 @@
 import { MalformedResponseError, ReasoningOnlyError, type ReplyFault, type TokenUsage } from '../errors/index.js';
 import { outsideText } from '../io/outside-text.js';
 import { MAX_TOKENS } from '../summary/summary.js';
+import type { RateLimits } from './retry-after.js';
 
 /** Token counts as the endpoint reported them (declared with the error that carries them). */
 export type Usage = TokenUsage;
@@ -18,6 +19,8 @@ export interface Completion {
   usage: Usage | null;
   /** True when the reply's rate-limit headers said a budget is used up: the run slows down. */
   budget_spent?: boolean;
+  /** The reply's `x-ratelimit-*` budgets, when it named any: what the pace learns a rate from. */
+  rate_limits?: RateLimits | null;
   /** Gives the reply's memory back to the budget for replies (reply-budget.ts) once it is recorded. */
   release?: () => void;
   /** Streamed replies: ms from the start of the attempt to the first content or reasoning token. */

@@ -30,7 +30,7 @@ import {
 } from '../errors/index.js';
 import { readCompletion, type Completion } from './completion.js';
 import { UnreadResponse } from './http-fetch.js';
-import { budgetSpent, type HeaderLike } from './retry-after.js';
+import { budgetSpent, readRateLimits, type HeaderLike } from './retry-after.js';
 import { noteAbortedWhileWaiting, replyBudget } from './reply-budget.js';
 
 interface EventStreamOptions {
@@ -376,6 +376,7 @@ export async function completeStreamed(
   const r = await requestStreamed(sdk, body, signal, bounds);
   const completion = readCompletion(r.body, body);
   if (budgetSpent(r.headers)) completion.budget_spent = true;
+  completion.rate_limits = readRateLimits(r.headers);
   if (r.streamed) completion.ttft_ms = r.ttftMs === null ? null : Math.round(r.ttftMs);
   return completion;
 }

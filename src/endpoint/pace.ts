@@ -19,10 +19,20 @@
  * closed every rollout waits. Without a hint the doubling goes on to MAX_PAUSE_MS. A probe
  * that is answered, or is still out after PROBE_PATIENCE_MS (so it was not refused at once),
  * opens the gate.
+ *
+ * Once a limit is met the gate paces by rate as well (rate.ts): every request waits one
+ * interval of 1 / rate after the last. From then on a 429 whose hint is short (no longer than
+ * a second, or than one interval rounded up to whole seconds) is answered by the spacing,
+ * not by closing the gate and probing; a longer hint (a budget per minute spent) still
+ * closes it. While pacing by rate, a refusal lowers the limit on requests in flight only to
+ * what the replies show the endpoint sustains, never one step below the limit for its own
+ * sake, and a reply saying the budget is spent does not lower it: the spacing keeps the rate.
  */
 
 // What run.json keeps of the pace is the run folder's format, so its type lives there.
 import type { PaceChange, PaceRecord } from '../runfile/sessions.js';
+import { RateGauge } from './rate.js';
+import type { RateLimits } from './retry-after.js';
 
 /** How an attempt that held a slot ended, as far as the pace is concerned. */
 export type AttemptOutcome = 'ok' | 'limited' | 'spent' | 'other';
@@ -33,6 +43,16 @@ export interface Ticket {
   readonly startedAt: number;
   /** The one request let through a closed gate to learn whether the limit has cleared. */
   readonly probe?: boolean;
+  /** The rate's epoch when it was sent (rate.ts). */
+  readonly rateEpoch?: number;
+}
+
+/** What an answer's headers and usage tell the rate (rate.ts). */
+export interface AnswerSignals {
+  /** The `x-ratelimit-*` budgets of the answer, if it named any. */
+  limits?: RateLimits | null;
+  /** Tokens the answer reported using (prompt and completion), if any. */
+  tokens?: number | null;
 }
 
 export interface PaceOptions {
@@ -96,8 +116,12 @@ export class Pace {
   /** The wait after the last refused probe (0: none refused yet). */
   private probeWait = 0;
   private probeTimer: NodeJS.Timeout | null = null;
+  /** Wakes the waiters when the rate's interval has passed. */
+  private rateTimer: NodeJS.Timeout | null = null;
+  private rateWake = 0;
   private readonly now: () => number;
   private readonly started: number;
+  private readonly gauge = new RateGauge();
   /** Told about every change of the limit. */
   onChange: ((limit: number) => void) | null = null;
 
@@ -138,6 +162,8 @@ export class Pace {
       const waiter: Waiter = { resolve, cleanup: () => signal.removeEventListener('abort', onAbort) };
       signal.addEventListener('abort', onAbort, { once: true });
       queue.push(waiter);
+      // Held back by the rate's interval alone, with nothing in flight to wake the gate: its timer will.
+      this.admit();
     });
   }
 
@@ -145,7 +171,7 @@ export class Pace {
   tryAcquire(): Ticket | null {
     return this.inFlight < this.current &&
       this.retries.length + this.fresh.length === 0 &&
-      this.now() >= this.pausedUntil &&
+      this.open(this.now()) &&
       !this.probeOut
       ? this.take()
       : null;
@@ -155,27 +181,74 @@ export class Pace {
    * Gives the slot back and learns from how the attempt ended; `retryAfterMs` is the wait a
    * 429 asked for, if it named one.
    */
-  release(ticket: Ticket, outcome: AttemptOutcome, retryAfterMs: number | null = null): void {
+  release(
+    ticket: Ticket,
+    outcome: AttemptOutcome,
+    retryAfterMs: number | null = null,
+    signals: AnswerSignals = {},
+  ): void {
     const now = this.now();
     const binding = this.inFlight >= this.current;
     this.inFlight--;
-    if (outcome === 'ok' || outcome === 'spent') {
-      this.replies.push(now);
-      // Only the last window matters to the estimate; keep the list short in a long run.
-      if (this.replies.length > 4 * REPLIES_KEPT) this.replies.splice(0, this.replies.length - REPLIES_KEPT);
-      const took = now - ticket.startedAt;
-      this.latencyMs = this.latencyMs === null ? took : 0.8 * this.latencyMs + 0.2 * took;
-    }
-    if (this.o.adaptive) {
-      const current = ticket.epoch === this.epoch;
-      if (outcome === 'limited' && current) this.decrease(now, this.estimate(now));
-      else if (outcome === 'spent' && current) this.decrease(now, this.current - 1);
-      else if (outcome === 'ok' && binding && now - this.lastDecrease >= this.holdMs()) this.increase(now);
-      if (ticket.probe) this.probeAnswered(now, outcome, retryAfterMs);
-      // A refusal of a request sent before the gate last closed says nothing new.
-      else if (outcome === 'limited' && current && !this.probing) this.close(now, gateClosure(retryAfterMs ?? 0));
-    }
+    if (outcome === 'ok' || outcome === 'spent') this.replied(now, ticket);
+    if (this.o.adaptive) this.learn(now, ticket, outcome, retryAfterMs, signals, binding);
     this.admit();
+  }
+
+  /** The rate the gate paces requests at, per second, or null before any limit was met. */
+  get rate(): number | null {
+    return this.gauge.rate;
+  }
+
+  /**
+   * True when a 429 asking for `retryAfterMs` is answered by the pacing by rate: its rollout
+   * need not wait the whole hint (a whole-second hint is often a shorter wait rounded up),
+   * since the gate spaces its retry. False when not pacing by rate, or the hint is long.
+   */
+  spaces(retryAfterMs: number | null): boolean {
+    const rps = this.gauge.rate;
+    if (rps === null || !this.o.adaptive) return false;
+    return retryAfterMs === null || retryAfterMs <= Math.max(1000, Math.ceil(1 / rps) * 1000);
+  }
+
+  private replied(now: number, ticket: Ticket): void {
+    this.replies.push(now);
+    // Only the last window matters to the estimate; keep the list short in a long run.
+    if (this.replies.length > 4 * REPLIES_KEPT) this.replies.splice(0, this.replies.length - REPLIES_KEPT);
+    const took = now - ticket.startedAt;
+    this.latencyMs = this.latencyMs === null ? took : 0.8 * this.latencyMs + 0.2 * took;
+  }
+
+  /** What an answer teaches the rate, the limit and the gate. */
+  private learn(
+    now: number,
+    ticket: Ticket,
+    outcome: AttemptOutcome,
+    retryAfterMs: number | null,
+    signals: AnswerSignals,
+    binding: boolean,
+  ): void {
+    const current = ticket.epoch === this.epoch;
+    const byRate = this.gauge.rate !== null;
+    const limits = signals.limits ?? null;
+    if (outcome === 'limited') this.gauge.refused(now, ticket.rateEpoch ?? -1, limits);
+    else if (outcome === 'ok' || outcome === 'spent') {
+      const held = this.retries.length + this.fresh.length > 0 && now < this.gauge.readyAt;
+      this.gauge.answered(limits, signals.tokens ?? null, held, outcome === 'spent');
+    }
+    if (outcome === 'limited' && current) this.decrease(now, this.estimate(now), byRate);
+    else if (outcome === 'spent' && current && !byRate) this.decrease(now, this.current - 1);
+    else if (outcome === 'ok' && binding && now - this.lastDecrease >= this.holdMs()) this.increase(now);
+    if (ticket.probe) this.probeAnswered(now, outcome, retryAfterMs);
+    // A refusal of a request sent before the gate last closed says nothing new; one the
+    // spacing answers does not close it.
+    else if (outcome === 'limited' && current && !this.probing && !this.spaces(retryAfterMs))
+      this.close(now, gateClosure(retryAfterMs ?? 0));
+  }
+
+  /** Whether the gate admits now: not closed by a 429, and the rate's interval has passed. */
+  private open(now: number): boolean {
+    return now >= this.pausedUntil && now >= this.gauge.readyAt;
   }
 
   /** Closes the gate for `ms` (at most MAX_PAUSE_MS), then lets one probe through. */
@@ -226,12 +299,15 @@ export class Pace {
       lowest: this.lowestSeen,
       changes: [...this.history],
       dropped: this.dropped,
+      ...this.gauge.record(),
     };
   }
 
   private take(): Ticket {
     this.inFlight++;
-    if (!this.probing) return { epoch: this.epoch, startedAt: this.now() };
+    const now = this.now();
+    const rateEpoch = this.gauge.send(now);
+    if (!this.probing) return { epoch: this.epoch, startedAt: now, rateEpoch };
     // The gate is closed but for this one request.
     this.probeOut = true;
     this.probeTimer = setTimeout(() => {
@@ -243,17 +319,37 @@ export class Pace {
       this.admit();
     }, PROBE_PATIENCE_MS);
     this.probeTimer.unref();
-    return { epoch: this.epoch, startedAt: this.now(), probe: true };
+    return { epoch: this.epoch, startedAt: now, probe: true, rateEpoch };
   }
 
   private admit(): void {
-    if (this.now() < this.pausedUntil) return;
-    while (this.inFlight < this.current && !this.probeOut) {
+    while (this.inFlight < this.current && !this.probeOut && this.open(this.now())) {
       const w = this.retries.shift() ?? this.fresh.shift();
       if (!w) return;
       w.cleanup();
       w.resolve(this.take());
     }
+    // Held back by the rate's interval alone: the waiters are woken when it has passed.
+    const waiting = this.retries.length + this.fresh.length > 0 && this.inFlight < this.current && !this.probeOut;
+    if (waiting && this.now() < this.gauge.readyAt) this.wakeAt(this.gauge.readyAt);
+  }
+
+  /** Admits the waiters at `at` (a timer that fires early tries again). */
+  private wakeAt(at: number): void {
+    if (this.rateTimer !== null) {
+      if (this.rateWake === at) return;
+      clearTimeout(this.rateTimer);
+    }
+    this.rateWake = at;
+    this.rateTimer = setTimeout(
+      () => {
+        this.rateTimer = null;
+        this.admit();
+      },
+      Math.max(1, Math.ceil(at - this.now())),
+    );
+    // As the pause's: whoever waits holds timers of its own.
+    this.rateTimer.unref();
   }
 
   /**
@@ -274,8 +370,9 @@ export class Pace {
     return Math.max(2000, 8 * (this.latencyMs ?? 0));
   }
 
-  private decrease(now: number, to: number): void {
-    const next = Math.max(1, Math.min(this.current - 1, to));
+  /** Lowers the limit to `to`, at least one step unless `byRate` (the spacing then holds the rate). */
+  private decrease(now: number, to: number, byRate = false): void {
+    const next = Math.max(1, Math.min(byRate ? this.current : this.current - 1, to));
     this.epoch++;
     this.lastDecrease = now;
     this.credit = 0;

@@ -81,3 +81,56 @@ export function parseDuration(text: string | null | undefined): number | null {
   }
   return total;
 }
+
+/** One rate-limit budget as its headers give it. */
+interface RateBudget {
+  limit: number;
+  remaining: number;
+  /** Until the budget is full again, in ms. */
+  resetMs: number;
+}
+
+/** The budgets a reply's `x-ratelimit-*` headers describe (each null when not all three are there and readable). */
+export interface RateLimits {
+  requests: RateBudget | null;
+  tokens: RateBudget | null;
+}
+
+function budgetOf(headers: HeaderLike, budget: 'requests' | 'tokens'): RateBudget | null {
+  const num = (name: string): number | null => {
+    const v = headers.get(`x-ratelimit-${name}-${budget}`)?.trim();
+    if (v == null || v === '' || v.length > 32 || !/^\d+(\.\d+)?$/.test(v)) return null;
+    return Number(v);
+  };
+  const limit = num('limit');
+  const remaining = num('remaining');
+  const resetMs = parseDuration(headers.get(`x-ratelimit-reset-${budget}`));
+  return limit === null || remaining === null || resetMs === null ? null : { limit, remaining, resetMs };
+}
+
+/** The rate-limit budgets of a reply's headers, or null when it names none. */
+export function readRateLimits(headers: HeaderLike | null | undefined): RateLimits | null {
+  if (!headers) return null;
+  const requests = budgetOf(headers, 'requests');
+  const tokens = budgetOf(headers, 'tokens');
+  return requests === null && tokens === null ? null : { requests, tokens };
+}
+
+/**
+ * The requests a second the budgets allow: a budget of `limit` that is full again in `resetMs`
+ * with `remaining` left refills at (limit - remaining) / reset. A token budget counts in
+ * requests of `tokensPerRequest` tokens (unknown: not counted). The lower of the two; null
+ * when neither says (a full budget, or one with no time to refill, tells no rate).
+ */
+export function impliedRate(limits: RateLimits, tokensPerRequest: number | null): number | null {
+  const perSecond = (b: RateBudget | null): number | null =>
+    b !== null && b.limit > 0 && b.remaining < b.limit && b.resetMs > 0
+      ? (b.limit - b.remaining) / (b.resetMs / 1000)
+      : null;
+  const requests = perSecond(limits.requests);
+  const tokens = perSecond(limits.tokens);
+  const byTokens =
+    tokens !== null && tokensPerRequest !== null && tokensPerRequest > 0 ? tokens / tokensPerRequest : null;
+  if (requests === null) return byTokens;
+  return byTokens === null ? requests : Math.min(requests, byTokens);
+}

@@ -7,6 +7,7 @@
 import type { ReplyFault } from '../errors/index.js';
 import { outsideText } from '../io/outside-text.js';
 import { urlWithoutCredentials } from '../io/secrets.js';
+import type { RateLimits } from './retry-after.js';
 
 /** Why a rollout ended without a reply to score. */
 export type ErrorType = 'timeout' | 'rate_limit' | 'provider' | 'network' | 'malformed' | 'auth' | 'response_too_large';
@@ -25,6 +26,8 @@ export interface Failure {
   pastDeadline?: boolean;
   /** For a reply that came back but cannot be scored: what kind of unusable reply it was. */
   fault?: ReplyFault | null;
+  /** A 429's `x-ratelimit-*` budgets, when it named any: what the pace learns a rate from. */
+  rateLimits?: RateLimits | null;
 }
 
 /** A Failure with the fields not given left empty. */

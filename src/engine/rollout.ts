@@ -12,7 +12,7 @@ import type { ModelClient } from '../endpoint/client.js';
 import { addUsage, type Completion, type Usage } from '../endpoint/completion.js';
 import { MalformedResponseError } from '../errors/index.js';
 import { asClause } from '../io/outside-text.js';
-import type { AttemptOutcome, Pace, Ticket } from '../endpoint/pace.js';
+import type { AnswerSignals, AttemptOutcome, Pace, Ticket } from '../endpoint/pace.js';
 import type { Billed, Hold, Spend } from './spend.js';
 import { isUnreachable } from './first-contact.js';
 import { plannedDelay, sleep, type RetryPolicy } from '../endpoint/retry.js';
@@ -135,9 +135,11 @@ export async function runEpisode(messages: readonly ChatMessage[], o: EpisodeOpt
       : boundAttempt(o.stop, Math.min(o.requestTimeoutMs, remaining));
     let failure: Failure;
     let outcome: AttemptOutcome = 'other';
+    let signals: AnswerSignals = {};
     try {
       const completion = await o.client.complete(messages, bound.signal, { rollout: o.rollout ?? 0, attempt });
       outcome = completion.budget_spent ? 'spent' : 'ok';
+      signals = { limits: completion.rate_limits ?? null, tokens: completion.usage?.total_tokens ?? null };
       usage = addUsage(usage, completion.usage);
       if (hold) o.spend!.settle(hold, completion.usage, 'reply');
       hold = null;
@@ -155,7 +157,10 @@ export async function runEpisode(messages: readonly ChatMessage[], o: EpisodeOpt
       failure = classifyError(err, timedOut);
       if (hold) o.spend!.settle(hold, usageOf(err), billedAs(err, failure));
       hold = null;
-      if (failure.type === 'rate_limit') outcome = 'limited';
+      if (failure.type === 'rate_limit') {
+        outcome = 'limited';
+        signals = { limits: failure.rateLimits ?? null };
+      }
       if (timedOut) {
         const cut =
           remaining < o.requestTimeoutMs
@@ -173,12 +178,16 @@ export async function runEpisode(messages: readonly ChatMessage[], o: EpisodeOpt
       // A wait past the deadline fails this rollout at once; it does not close the gate for
       // the others either (they learn it from their own requests, or first contact stops the run).
       const hint = outcome === 'limited' ? failure!.retryAfterMs : null;
-      if (ticket) o.pace!.release(ticket, outcome, hint !== null && hint < deadline - Date.now() ? hint : null);
+      if (ticket)
+        o.pace!.release(ticket, outcome, hint !== null && hint < deadline - Date.now() ? hint : null, signals);
     }
     o.onAttempt?.(failure);
     if (failure.fatal) return failed(failure, attempt);
     const waiting = o.policy.waitOn.includes(failure.type);
-    const delay = plannedDelay(o.policy, waiting ? waits++ : failures++, failure, o.random, lastWait);
+    // A short hint the pace answers by spacing requests is not waited out whole (pace.ts).
+    const spaced = waiting && o.pace?.spaces(failure.retryAfterMs ?? null) === true;
+    const planned = spaced ? { ...failure, retryAfterMs: null } : failure;
+    const delay = plannedDelay(o.policy, waiting ? waits++ : failures++, planned, o.random, lastWait);
     const left = deadline - Date.now();
     if (delay === null || delay >= left) {
       // A server that asks for a wait past the deadline is not waited for: the rollout fails now.

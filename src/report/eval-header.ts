@@ -7,7 +7,7 @@
  */
 import { terminalText } from '../io/terminal-text.js';
 import type { RunInfo } from '../runfile/store.js';
-import { runTime, sessionsOf } from '../runfile/sessions.js';
+import { runTime, sessionsOf, type PaceRecord } from '../runfile/sessions.js';
 import { costOf, describeTask, fromCacheLine, runTimeText, unscoredLine } from './run-report.js';
 import { durationText, UNDER_ONE_MS_S } from './provenance.js';
 import type { Summary } from '../summary/summary.js';
@@ -62,6 +62,7 @@ export function renderEvalHeader(h: EvalHeader): string {
       : pace.lowest < pace.max
         ? `up to ${pace.max} in flight, lowered to ${pace.lowest} by rate limits (${pace.final} at the end)`
         : `up to ${pace.max} in flight`;
+  const limited = rateLimitText(pace);
   return [
     // The model and folder may come from a hand-edited run.json (--resume): shown terminal-safe.
     `model:    ${terminalText(info.model)} · ${endpointLabel(info.base_url)}`,
@@ -69,8 +70,23 @@ export function renderEvalHeader(h: EvalHeader): string {
     `run:      ${terminalText(h.dir)}`,
     `time:     ${durationText(h.elapsedS)} for ${h.ranHere} rollout${h.ranHere === 1 ? '' : 's'}${rateText(h.ranHere, h.elapsedS)}${paced ? ` · ${paced}` : ''}`,
     ...(inAll ? [`in all:   ${inAll}`] : []),
+    ...(limited ? [`limits:   ${limited}`] : []),
     '',
   ].join('\n');
+}
+
+/**
+ * "12 requests refused (HTTP 429) · paced at 4.93 requests/s at the end": what the rate limits
+ * cost this session, or null when it met none (or ran before bas recorded them).
+ */
+function rateLimitText(pace: PaceRecord | null | undefined): string | null {
+  const refused = pace?.rate_limited ?? 0;
+  const rps = pace?.rate_rps ?? null;
+  if (refused === 0 && rps === null) return null;
+  const refusals = `${fmtInt(refused)} request${refused === 1 ? '' : 's'} refused (HTTP 429)`;
+  if (rps === null) return refusals;
+  const at = rps >= 100 ? fmtInt(rps) : rps.toFixed(rps >= 10 ? 1 : 2);
+  return `${refusals} · paced at ${at} requests/s at the end`;
 }
 
 /** The cost table when both prices are known, else nothing. */

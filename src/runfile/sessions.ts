@@ -28,6 +28,12 @@ export interface PaceRecord {
   /** The first and the latest changes; `dropped` counts those left out between them. */
   changes: PaceChange[];
   dropped: number;
+  /** 429s received, retries included (since 0.4.1; absent before). */
+  rate_limited?: number;
+  /** Requests a second the pace spaced requests at when the run ended; null when no limit was met (since 0.4.1). */
+  rate_rps?: number | null;
+  /** The lowest such rate (since 0.4.1). */
+  lowest_rate_rps?: number | null;
 }
 
 /** What run.json keeps of one session's spend beside its records (additive, since 0.4.1). */

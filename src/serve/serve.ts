@@ -44,6 +44,8 @@ export interface ServeOptions extends FaultRates {
   bodyBudgetBytes?: number;
   /** Connections open at once; a request on one past it gets 503 (default 4,096, bas eval's highest -c). */
   maxConnections?: number;
+  /** The clock of the rate limit's token bucket (default Date.now): a test moves it by hand. */
+  bucketClock?: () => number;
 }
 
 /** The default cap on a request body: far above any prompt bas sends, far below harm. */
@@ -93,7 +95,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       ),
   );
   const responder = new Responder(stats, o.retryAfterS, rand, Math.floor(Date.now() / 1000));
-  const bucket = o.rateLimitRps > 0 ? tokenBucket(o.rateLimitRps) : null;
+  const bucket = o.rateLimitRps > 0 ? tokenBucket(o.rateLimitRps, o.bucketClock) : null;
   const s: Served = { o, stats, gate, responder, rand, bucket, inFlight: 0 };
   const server = createServer((req, res) => handle(s, req, res));
   server.keepAliveTimeout = 60_000;

@@ -221,4 +221,50 @@ describe('Pace', () => {
       vi.useRealTimers();
     }
   });
+
+  it('once a limit is met, paces by rate: the rate-limit headers give it, and requests go one interval apart', async () => {
+    const { pace, clock } = paced(8);
+    const limits = { requests: { limit: 10, remaining: 0, resetMs: 2000 }, tokens: null };
+    expect(pace.rate).toBeNull();
+    pace.release((await pace.acquire(never))!, 'limited', 1000, { limits });
+    // 10 requests refill in 2 s: 5 a second, one every 200 ms; the 429's whole second is left to the spacing.
+    expect(pace.rate).toBe(5);
+    expect(pace.spaces(1000)).toBe(true);
+    expect(pace.spaces(20_000)).toBe(false);
+    clock.t = 199;
+    expect(pace.tryAcquire()).toBeNull();
+    clock.t = 200;
+    expect(pace.tryAcquire()).not.toBeNull();
+    expect(pace.tryAcquire()).toBeNull();
+    clock.t = 400;
+    expect(pace.tryAcquire()).not.toBeNull();
+    expect(pace.record()).toMatchObject({ rate_limited: 1, rate_rps: 5, lowest_rate_rps: 5 });
+  });
+
+  it('without headers, learns the rate from what was answered between refusals, and a refusal never raises it', async () => {
+    const { pace, clock } = paced(8);
+    pace.release((await pace.acquire(never))!, 'limited', 1000);
+    expect(pace.rate).toBeNull(); // one refusal says nothing of the rate
+    // Ten answers in the next two seconds, then a refusal: 5 a second.
+    for (let i = 1; i <= 10; i++) {
+      clock.t = i * 200 - 100;
+      pace.release(pace.tryAcquire()!, 'ok');
+    }
+    clock.t = 2000;
+    pace.release(pace.tryAcquire()!, 'limited', 1000);
+    expect(pace.rate).toBe(5);
+    const learned = pace.rate!;
+    clock.t = 2200;
+    pace.release(pace.tryAcquire()!, 'limited', 1000);
+    expect(pace.rate!).toBeLessThanOrEqual(learned);
+  });
+
+  it('--no-adapt paces by nothing but -c', async () => {
+    const { pace } = paced(2, false);
+    const limits = { requests: { limit: 10, remaining: 0, resetMs: 2000 }, tokens: null };
+    pace.release((await pace.acquire(never))!, 'limited', 1000, { limits });
+    expect(pace.spaces(1000)).toBe(false);
+    expect(pace.tryAcquire()).not.toBeNull();
+    expect(pace.tryAcquire()).not.toBeNull();
+  });
 });

@@ -7,7 +7,13 @@ import {
   retryable,
   type RetryPolicy,
 } from '../../src/endpoint/retry.js';
-import { budgetSpent, parseDuration, parseRetryAfter } from '../../src/endpoint/retry-after.js';
+import {
+  budgetSpent,
+  impliedRate,
+  parseDuration,
+  parseRetryAfter,
+  readRateLimits,
+} from '../../src/endpoint/retry-after.js';
 
 const headers = (h: Record<string, string>) => new Headers(h);
 const policy: RetryPolicy = {
@@ -161,5 +167,52 @@ describe('rate-limit headers', () => {
     expect(nextDelay(p, 50, { type: 'rate_limit', status: 429, retryAfterMs: 10 }, 0, 1000)).toBe(250);
     expect(nextDelay(p, 50, { type: 'rate_limit', status: 429, retryAfterMs: 2000 }, 0, 1000)).toBeNull();
     expect(nextDelay(p, 1, { type: 'network' }, 0, 1000)).toBeNull();
+  });
+});
+
+describe('the rate the rate-limit headers imply', () => {
+  const h = (o: Record<string, string>) => new Headers(o);
+  it('a budget of limit that is full again in reset with remaining left refills at (limit - remaining) / reset', () => {
+    const limits = readRateLimits(
+      h({
+        'x-ratelimit-limit-requests': '500',
+        'x-ratelimit-remaining-requests': '499',
+        'x-ratelimit-reset-requests': '120ms',
+      }),
+    )!;
+    expect(limits.requests).toEqual({ limit: 500, remaining: 499, resetMs: 120 });
+    expect(impliedRate(limits, null)).toBeCloseTo(1 / 0.12, 6);
+  });
+
+  it('a token budget counts in requests of the tokens replies use; the lower of the two is the rate', () => {
+    const limits = readRateLimits(
+      h({
+        'x-ratelimit-limit-requests': '60',
+        'x-ratelimit-remaining-requests': '0',
+        'x-ratelimit-reset-requests': '1m0s',
+        'x-ratelimit-limit-tokens': '10000',
+        'x-ratelimit-remaining-tokens': '0',
+        'x-ratelimit-reset-tokens': '10s',
+      }),
+    )!;
+    expect(impliedRate(limits, null)).toBe(1);
+    // 1,000 tokens a second at 2,000 tokens a request: half a request a second.
+    expect(impliedRate(limits, 2000)).toBe(0.5);
+  });
+
+  it('says nothing of a full budget, one with no time to refill, or headers that are not all there', () => {
+    const full = { requests: { limit: 5, remaining: 5, resetMs: 0 }, tokens: null };
+    expect(impliedRate(full, null)).toBeNull();
+    expect(readRateLimits(h({ 'x-ratelimit-limit-requests': '5' }))).toBeNull();
+    expect(
+      readRateLimits(
+        h({
+          'x-ratelimit-limit-requests': '-5',
+          'x-ratelimit-remaining-requests': '0',
+          'x-ratelimit-reset-requests': '1s',
+        }),
+      ),
+    ).toBeNull();
+    expect(readRateLimits(null)).toBeNull();
   });
 });

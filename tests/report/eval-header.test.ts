@@ -101,3 +101,32 @@ describe('renderEvalCost', () => {
     expect(costOf(s, {}, { in: null, out: 1 }).unscored_usd).toBeNull();
   });
 });
+
+describe('the rate limits line', () => {
+  const header = (pace: Record<string, unknown>) =>
+    renderEvalHeader({
+      dir: 'runs/x',
+      info: {
+        model: 'm',
+        base_url: 'http://127.0.0.1:9/v1',
+        task: { num_transactions: 24, fault_rate: 0.25, seed: 1 },
+        n: 40,
+        rollouts: 1,
+        pace: { adaptive: true, max: 8, lowest: 1, final: 2, changes: [], dropped: 0, ...pace },
+      } as unknown as RunInfo,
+      elapsedS: 7.5,
+      ranHere: 40,
+    });
+
+  it('says how many requests were refused and the rate learned', () => {
+    expect(header({ rate_limited: 5, rate_rps: 5.1234, lowest_rate_rps: 4.6 })).toContain(
+      'limits:   5 requests refused (HTTP 429) · paced at 5.12 requests/s at the end',
+    );
+    expect(header({ rate_limited: 1, rate_rps: null })).toContain('limits:   1 request refused (HTTP 429)\n');
+  });
+
+  it('is not there when no limit was met, or the run predates the record', () => {
+    expect(header({ rate_limited: 0, rate_rps: null })).not.toContain('limits:');
+    expect(header({})).not.toContain('limits:');
+  });
+});

@@ -232,13 +232,14 @@ describe('serve --rate-limit', () => {
   });
 
   it('answers 429 with Retry-After and rate-limit headers when the bucket is empty, and the runner paces itself to it', async () => {
-    // The bucket's clock is fake and moves only when the test moves it: a second passes each
-    // time the server has refused a request since the last move. The first wave of 32 then
-    // meets 20 tokens however fast or slow the machine sends it, and the run always ends.
-    vi.useFakeTimers({ toFake: ['Date'] });
+    // The bucket's clock moves only when the test moves it: a second passes each time the
+    // server has refused a request since the last move. The first wave of 32 then meets 20
+    // tokens however fast or slow the machine sends it, and the run always ends. The runner's
+    // own clock is the real one: pacing by rate, it spaces its requests in real time.
+    const clock = { t: 0 };
     let out;
-    try {
-      server = await startServer({ ...base, rateLimitRps: 20, latencyMs: 200 });
+    {
+      server = await startServer({ ...base, rateLimitRps: 20, latencyMs: 200, bucketClock: () => clock.t });
       const stats = server.stats;
       const client = httpClient({ model: 'm', baseURL: server.url, apiKey: 'k', sampling, requestTimeoutMs: 5000 });
       const records: RolloutRecord[] = [];
@@ -264,14 +265,12 @@ describe('serve --rate-limit', () => {
       while (!done) {
         if (stats.throttled > seen) {
           seen = stats.throttled;
-          vi.setSystemTime(Date.now() + 1000);
+          clock.t += 1000;
         }
         await new Promise((resolve) => setImmediate(resolve));
       }
       out = await ran;
       expect(records.filter((x) => x.error === null)).toHaveLength(80);
-    } finally {
-      vi.useRealTimers();
     }
     expect(server.stats.throttled).toBeGreaterThan(0);
     expect(out.pace.lowest).toBeLessThan(32);

@@ -1,0 +1,157 @@
+/**
+ * Pacing by rate: how many requests a second the endpoint allows, learned once it first says
+ * "too many" (a 429, or a reply whose rate-limit headers say a budget is spent), and the
+ * spacing that keeps the requests under it. Pacing by requests in flight (pace.ts) cannot
+ * hold a rate when rate × latency is below one request: every slot freed by a quick reply
+ * sends the next request at once. From the first limit met, every request waits its turn,
+ * one interval of 1 / rate after the last one.
+ *
+ * The rate comes from two sources, the lower of them taken:
+ * - the rate-limit headers (`x-ratelimit-limit-*`, `-remaining-*`, `-reset-*`, for requests
+ *   and for tokens): a budget of `limit` that is back to full in `reset` with `remaining`
+ *   left refills at (limit - remaining) / reset; a token budget is turned into requests by
+ *   the tokens the run's replies used on average;
+ * - the refusals themselves: a 429 says the budget was empty when it came, so between two
+ *   of them the server let through what it refilled, and the requests answered between
+ *   them over the time between them is the rate. A refusal of a request
+ *   sent before the last refusal says nothing new and is not counted (as pace.ts does with
+ *   its limit).
+ * With neither yet (the first 429 of a run, no headers), the replies of the last second are
+ * taken, if there are enough of them; else the rate waits for the next refusal.
+ *
+ * A refusal always lowers the rate a little (to at most GUARD of it), and answered requests
+ * raise it by INCREASE per second's worth of them while the spacing is what holds requests
+ * back, so the pace follows a limit that rises or falls during the run.
+ */
+import type { PaceRecord } from '../runfile/sessions.js';
+import { impliedRate, type RateLimits } from './retry-after.js';
+
+/** What run.json keeps of the rate limiting, beside the rest of the pace. */
+type RateRecord = Required<Pick<PaceRecord, 'rate_limited' | 'rate_rps' | 'lowest_rate_rps'>>;
+
+/** The shortest time between two refusals that measures the rate. */
+const MIN_INTERVAL_MS = 250;
+/** How far back the measure reaches: the longer, the finer, but the slower to follow a change. */
+const HISTORY_MS = 10_000;
+const MARKS_KEPT = 256;
+/** A refusal with nothing to measure lowers the rate to this share of it. */
+const DECREASE = 0.9;
+/** Any refusal lowers the rate to at most this share of it. */
+const GUARD = 0.98;
+/** The rise per second's worth of answered requests while the spacing holds requests back. */
+const INCREASE = 1.05;
+/** The slowest pace: a request a minute. */
+const FLOOR_RPS = 1 / 60;
+
+const rounded = (v: number | null): number | null => (v === null ? null : Math.round(v * 1000) / 1000);
+
+export class RateGauge {
+  private rps: number | null = null;
+  private lowest: number | null = null;
+  private refusals = 0;
+  /** Bumped by every refusal that counts: a refusal of a request sent before it says nothing new. */
+  private epoch = 0;
+  /** Requests answered so far. */
+  private answers = 0;
+  /** The refusals that counted in the last HISTORY_MS, oldest first, with the answers by then. */
+  private readonly marks: Array<{ at: number; answers: number }> = [];
+  /** What the headers said last, in requests a second. */
+  private headerRps: number | null = null;
+  private credit = 0;
+  private tokens = 0;
+  private counted = 0;
+  /** No request goes before this time (when pacing by rate). */
+  private nextAt = 0;
+
+  /** The rate requests are spaced at, per second; null before any limit was met. */
+  get rate(): number | null {
+    return this.rps;
+  }
+
+  /** When the next request may go: 0 when not pacing by rate. */
+  get readyAt(): number {
+    return this.rps === null ? 0 : this.nextAt;
+  }
+
+  /** A request goes now; returns the epoch its answer is judged by. */
+  send(now: number): number {
+    if (this.rps !== null) this.nextAt = Math.max(this.nextAt, now) + 1000 / this.rps;
+    return this.epoch;
+  }
+
+  /**
+   * A request was answered: its headers and tokens are learned; when `held` (the spacing kept
+   * requests waiting), the rate rises by INCREASE per second's worth of answers. A reply
+   * saying a budget is spent (`spent`) starts pacing at the rate its headers give, if none yet.
+   */
+  answered(limits: RateLimits | null, tokens: number | null, held: boolean, spent: boolean): void {
+    this.answers++;
+    if (tokens !== null && tokens > 0) {
+      this.tokens += tokens;
+      this.counted++;
+    }
+    this.hear(limits);
+    if (spent && this.rps === null && this.headerRps !== null) this.set(this.headerRps);
+    if (this.rps === null || !held) return;
+    this.credit += 1 / this.rps;
+    if (this.credit < 1) return;
+    this.credit = 0;
+    this.set(this.rps * INCREASE);
+  }
+
+  /** A 429 came for a request sent in `epoch`. Returns true when the rate is known after it. */
+  refused(now: number, epoch: number, limits: RateLimits | null): boolean {
+    this.refusals++;
+    this.hear(limits);
+    if (epoch !== this.epoch) return this.rps !== null;
+    const measured = this.measured(now);
+    const est = minOf(this.headerRps, measured?.rps ?? null);
+    // A refusal never raises the rate; a short measure lowers it only a little at a time.
+    if (est === null) {
+      if (this.rps !== null) this.set(this.rps * DECREASE);
+    } else if (this.rps === null) this.set(est);
+    else this.set(Math.min(est, measured?.long === false ? this.rps * GUARD : this.rps));
+    this.marks.push({ at: now, answers: this.answers });
+    while (this.marks.length > MARKS_KEPT || this.marks[0]!.at < now - HISTORY_MS) this.marks.shift();
+    this.epoch++;
+    this.credit = 0;
+    if (this.rps !== null) this.nextAt = Math.max(this.nextAt, now + 1000 / this.rps);
+    return this.rps !== null;
+  }
+
+  record(): RateRecord {
+    return { rate_limited: this.refusals, rate_rps: rounded(this.rps), lowest_rate_rps: rounded(this.lowest) };
+  }
+
+  /**
+   * The rate the answers since the oldest refusal of the last HISTORY_MS measure (the budget was
+   * empty at both ends, so they are what it refilled), or null when that is under
+   * MIN_INTERVAL_MS ago or nothing was answered since. Under a second the count is taken one
+   * higher: a measure too low would hold the run below the limit, one too high is corrected
+   * by the next refusal.
+   */
+  private measured(now: number): { rps: number; long: boolean } | null {
+    const from = this.marks.find((m) => m.at >= now - HISTORY_MS);
+    if (from === undefined) return null;
+    const ms = now - from.at;
+    const through = this.answers - from.answers;
+    if (ms < MIN_INTERVAL_MS || through < 1) return null;
+    const long = ms >= 1000;
+    return { rps: (long ? through : through + 1) / (ms / 1000), long };
+  }
+
+  private hear(limits: RateLimits | null): void {
+    const perRequest = this.counted > 0 ? this.tokens / this.counted : null;
+    const r = limits ? impliedRate(limits, perRequest) : null;
+    if (r !== null) this.headerRps = r;
+  }
+
+  private set(rps: number): void {
+    this.rps = Math.max(FLOOR_RPS, rps);
+    this.lowest = this.lowest === null ? this.rps : Math.min(this.lowest, this.rps);
+  }
+}
+
+function minOf(a: number | null, b: number | null): number | null {
+  return a === null ? b : b === null ? a : Math.min(a, b);
+}

@@ -1,0 +1,131 @@
+/**
+ * Pacing by rate at low rate limits (issue 26), on fake timers against a token-bucket endpoint
+ * of the kind `bas serve --rate-limit` is and providers run: `rps` tokens a second, holding a
+ * second's worth, a refusal answered at once with a Retry-After in whole seconds (and, where
+ * asked, the `x-ratelimit-*` headers). The run's time is the fake clock's, so the figures are
+ * counts and do not depend on the machine: the rate reached and the requests per rollout.
+ */
+import { describe, expect, it, vi } from 'vitest';
+import { APIError } from 'openai';
+import type { ModelClient } from '../../src/endpoint/client.js';
+import { DEFAULT_RETRY_POLICY } from '../../src/endpoint/retry.js';
+import { readRateLimits } from '../../src/endpoint/retry-after.js';
+import { Runner } from '../../src/engine/runner.js';
+import type { RolloutRecord } from '../../src/runfile/record.js';
+import { DEFAULT_TASK_CONFIG } from '../../src/task/config.js';
+import { runPolicy } from '../../src/task/policies.js';
+
+interface Limited {
+  rps: number;
+  latencyMs: number;
+  /** Send `x-ratelimit-*` headers with refusals and replies. */
+  headers: boolean;
+  /** Send `retry-after-ms` as well as the whole-second `Retry-After`. */
+  exact?: boolean;
+}
+
+/** A model endpoint behind a token bucket, on the (fake) clock. */
+function bucketClient(o: Limited) {
+  const capacity = o.rps;
+  let tokens = capacity;
+  let last = Date.now();
+  const seen = { requests: 0, refused: 0 };
+  const refill = (): void => {
+    const t = Date.now();
+    tokens = Math.min(capacity, tokens + ((t - last) / 1000) * o.rps);
+    last = t;
+  };
+  const budget = (): Record<string, string> =>
+    o.headers
+      ? {
+          'x-ratelimit-limit-requests': String(capacity),
+          'x-ratelimit-remaining-requests': String(Math.floor(tokens)),
+          'x-ratelimit-reset-requests': `${Math.ceil(((capacity - tokens) / o.rps) * 1000)}ms`,
+        }
+      : {};
+  const client: ModelClient = {
+    async complete(messages) {
+      seen.requests++;
+      refill();
+      if (tokens < 1) {
+        seen.refused++;
+        const wait = Math.ceil(((1 - tokens) / o.rps) * 1000);
+        const headers: Record<string, string> = { 'retry-after': String(Math.ceil(wait / 1000)), ...budget() };
+        if (o.exact) headers['retry-after-ms'] = String(wait);
+        throw APIError.generate(429, { message: 'rate limited' }, undefined, new Headers(headers));
+      }
+      tokens -= 1;
+      const answered = budget();
+      if (o.latencyMs > 0) await new Promise((r) => setTimeout(r, o.latencyMs));
+      return {
+        text: runPolicy('oracle', messages),
+        finish_reason: 'stop',
+        usage: null,
+        rate_limits: null,
+        ...rl(answered),
+      };
+    },
+  };
+  return { client, seen };
+}
+
+/** The reply's rate-limit budgets as the HTTP client reads them from its headers. */
+function rl(h: Record<string, string>) {
+  return Object.keys(h).length === 0 ? {} : { rate_limits: readRateLimits(new Headers(h)) };
+}
+
+async function paced(o: Limited, n: number, concurrency: number) {
+  const { client, seen } = bucketClient(o);
+  const records: RolloutRecord[] = [];
+  vi.useFakeTimers();
+  try {
+    const started = Date.now();
+    let ended = started;
+    const runner = new Runner({
+      taskConfig: DEFAULT_TASK_CONFIG,
+      model: 'test',
+      client,
+      policy: DEFAULT_RETRY_POLICY,
+      concurrency,
+      episodeTimeoutMs: 600_000,
+      requestTimeoutMs: 60_000,
+      sink: (r) => {
+        records.push(r);
+        ended = Date.now();
+      },
+    });
+    const done = runner.run(Array.from({ length: n }, (_, i) => [i, 0] as const));
+    await vi.runAllTimersAsync();
+    const out = await done;
+    const seconds = (ended - started) / 1000;
+    return { out, records, seen, seconds, share: n / seconds / o.rps, perRollout: seen.requests / n };
+  } finally {
+    vi.useRealTimers();
+  }
+}
+
+describe('pacing by rate', () => {
+  it.each([false, true])(
+    '5 requests a second, instant replies, whole-second Retry-After (rate-limit headers: %s): 40 rollouts at 90% of the rate or more, at most 1.2 requests each',
+    async (headers) => {
+      const r = await paced({ rps: 5, latencyMs: 0, headers }, 40, 8);
+      expect(r.records.filter((x) => x.error === null)).toHaveLength(40);
+      expect(r.share).toBeGreaterThanOrEqual(0.9);
+      expect(r.perRollout).toBeLessThanOrEqual(1.2);
+      expect(r.out.pace.rate_limited).toBe(r.seen.refused);
+      expect(r.out.pace.rate_rps).toBeGreaterThan(4);
+      expect(r.out.pace.rate_rps).toBeLessThan(6.5);
+    },
+  );
+
+  it.each([
+    { headers: false, exact: false },
+    { headers: true, exact: false },
+    { headers: true, exact: true },
+  ])('40 requests a second, 200 ms replies, -c 64 (%o): 400 rollouts within 1.1 × n / rate', async (h) => {
+    const r = await paced({ rps: 40, latencyMs: 200, ...h }, 400, 64);
+    expect(r.records.filter((x) => x.error === null)).toHaveLength(400);
+    expect(r.seconds).toBeLessThanOrEqual((1.1 * 400) / 40);
+    expect(r.perRollout).toBeLessThanOrEqual(1.2);
+  });
+});
