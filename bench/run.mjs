@@ -19,6 +19,12 @@ const SECTIONS = [
   ['view', 'view.mjs', 'benchView', 'bas view on a folder of a million rollouts: index, opening times, server memory'],
   ['compare', 'compare.mjs', 'benchCompare', 'bas compare and bas leaderboard (tiers) of 100,000-task runs'],
   ['hostile', 'hostile.mjs', 'benchHostile', 'Grading hostile ~1 MB replies'],
+  [
+    'sequential',
+    'sequential.mjs',
+    'benchSequential',
+    'Spending what a verdict needs: tasks per verdict against a fixed design, slow start, a budget',
+  ],
   ['pace', 'pace.mjs', 'benchPace', 'bas eval against a rate-limited bas serve (rate limits as a pace)'],
   ['reward', 'reward.mjs', 'benchReward', 'bas reward-server: batches of 256 graded over loopback HTTP'],
   [

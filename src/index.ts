@@ -14,9 +14,10 @@ import type { EvalEvent, EvalResult } from './engine/events.js';
 import * as std from './io/std.js';
 import { readRun } from './report/read.js';
 import { RUN_FILE } from './runfile/files.js';
-import { readSavedRun, type RunFile } from './runfile/run-info.js';
+import { readBaselineRun, readSavedRun, type RunFile } from './runfile/run-info.js';
 import { API_SOURCE, checkEvalConfig, type EvalConfig } from './settings/eval-config.js';
 import { resolvePlan } from './settings/plan.js';
+import { againstOf } from './settings/settings.js';
 import { timeOfRun, type RunTime } from './runfile/sessions.js';
 import type { Summary } from './summary/summary.js';
 import { MAX_TASKS, resolveTaskConfig } from './task/config.js';
@@ -93,7 +94,9 @@ export async function runEval(config: EvalConfig = {}, options: RunEvalOptions =
   const file = checkEvalConfig(config);
   const dir = options.resume;
   const resume = dir === undefined ? null : { dir, run: await readSavedRun(dir), file: join(dir, RUN_FILE) };
-  const plan = resolvePlan({}, file, API_SOURCE, env, resume);
+  const against = againstOf({}, file, API_SOURCE, resume?.run);
+  const baseline = against === null ? null : await readBaselineRun(against);
+  const plan = resolvePlan({}, file, API_SOURCE, env, resume, baseline);
   return runPlan(plan, { signal: options.signal, onEvent: options.onEvent, env, preflight: options.preflight });
 }
 

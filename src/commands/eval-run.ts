@@ -14,10 +14,10 @@ import type { Summary } from '../summary/summary.js';
 import { configPathFrom, loadConfigFile, type FileConfig } from '../settings/config.js';
 import type { EvalEvent, EvalResult } from '../engine/events.js';
 import type { RunPlan } from '../engine/run-eval.js';
-import type { EvalFlags } from '../settings/settings.js';
+import { againstOf, type EvalFlags } from '../settings/settings.js';
 import { resolvePlan } from '../settings/plan.js';
 import { resumeCommand } from '../settings/resume-command.js';
-import { readSavedRun } from '../runfile/run-info.js';
+import { readBaselineRun, readSavedRun } from '../runfile/run-info.js';
 import { RUN_FILE } from '../runfile/files.js';
 import { redact } from '../io/secrets.js';
 import { terminalText } from '../io/terminal-text.js';
@@ -37,7 +37,10 @@ export async function evalPlanFromFlags(
   const resume = flags.resume
     ? { dir: flags.resume, run: await readSavedRun(flags.resume), file: join(flags.resume, RUN_FILE) }
     : null;
-  return resolvePlan(flags, file, configPath ?? '', std.env(), resume);
+  // --against RUN: RUN's run.json is read here and handed in, as a resume's is.
+  const against = againstOf(flags, file, configPath ?? '', resume?.run);
+  const baseline = against === null ? null : await readBaselineRun(against);
+  return resolvePlan(flags, file, configPath ?? '', std.env(), resume, baseline);
 }
 
 type Notice<K extends EvalEvent['type']> = (e: Extract<EvalEvent, { type: K }>) => string | null;
@@ -127,6 +130,7 @@ export function outcomeError(r: EvalResult, plan: RunPlan): Error | null {
     case 'ok':
     case 'nothing-to-do':
     case 'precision':
+    case 'decided':
       return null;
     case 'endpoint-stopped': {
       const how = outcome.restartable

@@ -16,7 +16,7 @@
  */
 import { asClause } from '../io/outside-text.js';
 import { join } from 'node:path';
-import { ConfigError, ErrorRateError, FatalRunError, InterruptedError } from '../errors/index.js';
+import { BudgetError, ConfigError, ErrorRateError, FatalRunError, InterruptedError } from '../errors/index.js';
 import { fileSink, withSink } from '../io/output.js';
 import { terminalText } from '../io/terminal-text.js';
 import { runInputs } from '../runfile/read.js';
@@ -169,6 +169,8 @@ function sweepError(run: SweepRun, outcome: SweepOutcome): unknown {
     }
     case 'done': {
       if (outcome.failed.length === 0) return null;
+      const spent = outcome.failed.filter((f) => f.result.outcome.kind === 'stopped');
+      if (spent.length > 0) return budgetStops(run, spent);
       const first = outcome.failed[0]!;
       const point = run.points[first.index]!;
       const error = outcomeError(first.result, point.plan)!;
@@ -177,6 +179,20 @@ function sweepError(run: SweepRun, outcome: SweepOutcome): unknown {
       );
     }
   }
+}
+
+/**
+ * The end of a sweep some of whose runs stopped at their budget: `--max-cost` and
+ * `--max-total-tokens` apply to each run of the grid on its own (docs/sweep.md), and a sweep's
+ * resume keeps its flags, so each such run is continued on its own with a larger budget.
+ */
+function budgetStops(run: SweepRun, spent: Array<{ index: number; result: EvalResult }>): Error {
+  const first = run.points[spent[0]!.index]!;
+  const o = spent[0]!.result.outcome;
+  const why = o.kind === 'stopped' ? o.stop.message : 'its budget is spent';
+  return new BudgetError(
+    `${spent.length} of ${run.points.length} runs stopped at their budget (first: ${whereOf(run, first)}: ${why}); each run of a sweep has its own budget: continue each with bas eval --resume ${spent[0]!.result.dir} --max-cost USD (or --max-total-tokens N), then bas sweep --resume ${run.dir} reports the whole grid`,
+  );
 }
 
 export async function sweep(words: string[], flags: SweepFlags): Promise<void> {

@@ -30,6 +30,11 @@ export interface ModelClient {
    * the run's stop signal and no timeout of its own.
    */
   readonly inProcess?: boolean;
+  /**
+   * The reply the response cache (`--cache`) holds for this request, or null: a rollout it
+   * answers sends nothing, so it takes no request slot and no budget (src/engine/rollout.ts).
+   */
+  cached?(messages: readonly ChatMessage[], context: AttemptContext): Completion | null;
 }
 
 /** A built-in policy as a model: no key, no network, same pipeline. */
@@ -107,21 +112,31 @@ export function httpClient(opts: HttpClientOptions): ModelClient {
     return held(completion);
   };
   if (cache === null) return { complete: ask };
+  // The body as sent, stream fields included: a streamed and a whole reply are different requests.
+  const bodyOf = (messages: readonly ChatMessage[]): Record<string, unknown> => {
+    const plain = { ...fields, messages };
+    return stream ? (streamParams(plain) as unknown as Record<string, unknown>) : { ...plain, stream: false };
+  };
+  // Only an episode's first attempt is answered from the cache: a later one follows a failure
+  // this run paid for, and its record keeps that attempt's usage.
+  const lookUp = (body: Record<string, unknown>, context?: AttemptContext): Completion | null => {
+    if ((context?.attempt ?? 1) !== 1) return null;
+    const hit = cache.get(ReplyCache.keyOf(opts.baseURL, body, context?.rollout ?? 0), body);
+    return hit ? held({ ...hit.completion, cached: hit.cached }) : null;
+  };
   return {
+    cached: (messages, context) => lookUp(bodyOf(messages), context),
     async complete(messages, signal, context) {
-      // The body as sent, stream fields included: a streamed and a whole reply are different requests.
-      const plain = { ...fields, messages };
-      const body = stream ? (streamParams(plain) as unknown as Record<string, unknown>) : { ...plain, stream: false };
-      const key = ReplyCache.keyOf(opts.baseURL, body, context?.rollout ?? 0);
-      // Only an episode's first attempt is answered from the cache: a later one follows a
-      // failure this run paid for, and its record keeps that attempt's usage.
-      if ((context?.attempt ?? 1) === 1) {
-        const hit = cache.get(key, body);
-        if (hit) return held({ ...hit.completion, cached: hit.cached });
-      }
+      const body = bodyOf(messages);
+      const hit = lookUp(body, context);
+      if (hit) return hit;
       const began = performance.now();
       const completion = await ask(messages, signal);
-      cache.put(key, completion, Math.round(performance.now() - began));
+      cache.put(
+        ReplyCache.keyOf(opts.baseURL, body, context?.rollout ?? 0),
+        completion,
+        Math.round(performance.now() - began),
+      );
       return completion;
     },
   };

@@ -65,8 +65,11 @@ export type EvalOutcome =
    * stopping rule (`precision`, `decided`). run.json's status says which (stop.ts).
    */
   | { kind: 'stopped'; stop: RunStop }
-  /** `--precision` was reached: the run stopped there (status `precision`), within the error budget. */
-  | { kind: 'precision'; sequential: SequentialRecord };
+  /**
+   * A stopping rule was reached: `--precision` (status `precision`) or a verdict of `--against
+   * RUN --until decided` (status `decided`); the run stopped there, within the error budget.
+   */
+  | { kind: 'precision' | 'decided'; sequential: SequentialRecord };
 
 /** What `runEval` returns. */
 export interface EvalResult {
@@ -82,6 +85,6 @@ export interface EvalResult {
   ranHere: number;
   /** Seconds this call spent running rollouts. */
   elapsedS: number;
-  /** The anytime-valid interval of a run with `--precision`, as run.json's `sequential` holds it; else absent. */
+  /** The anytime-valid interval of a run with `--precision` or `--until decided`, as run.json's `sequential` holds it; else absent. */
   sequential?: SequentialRecord;
 }

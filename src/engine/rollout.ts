@@ -92,6 +92,13 @@ export async function runEpisode(messages: readonly ChatMessage[], o: EpisodeOpt
     usage,
     finishReason,
   });
+  // A reply the response cache holds sends nothing: it takes no request slot, and no budget
+  // (a spent budget does not stop what costs nothing).
+  const hit = o.stop.aborted ? null : (o.client.cached?.(messages, { rollout: o.rollout ?? 0, attempt: 1 }) ?? null);
+  if (hit) {
+    o.onAttempt?.(null);
+    return { kind: 'reply', completion: hit, attempts: 1, latencyMs: latency(), usage: addUsage(usage, hit.usage) };
+  }
   for (let attempt = 1; ; attempt++) {
     // A free slot is taken at once; only a run held back by its limit waits for one.
     const ticket = o.pace ? (o.pace.tryAcquire() ?? (await slot(o.pace, o.stop, attempt > 1, deadline))) : null;

@@ -16,26 +16,26 @@ import { DEFAULT_RETRY_POLICY } from '../endpoint/retry.js';
 import { pairKey } from '../runfile/record.js';
 import { RunFolder, type EndStatus } from '../runfile/run-folder.js';
 import type { RunInfo } from '../runfile/run-info.js';
-import { shardSize } from '../settings/shard.js';
+import { shardSize, type Shard } from '../settings/shard.js';
 import type { EvalPlan } from '../settings/plan.js';
 import { withSpend, type Summary } from '../summary/summary.js';
-import { sessionsOf, spendOf } from '../runfile/sessions.js';
+import { spendBeside } from '../runfile/sessions.js';
 import { statusOf } from './stop.js';
 import type { EvalEvent, EvalOutcome, EvalResult } from './events.js';
-import { Runner } from './runner.js';
+import { Runner, type RunOutcome } from './runner.js';
 import {
   countInPlan,
   defaultOutputDir,
   nothingRecorded,
   pendingPairs,
   readRecorded,
-  readRewards,
   runInfoFor,
   type Recorded,
 } from './session.js';
 import { runEndpoints, useEndpoint } from '../runfile/endpoints.js';
-import { splitPairKey } from '../runfile/record.js';
-import { precisionRecord, TaskSequence } from './sequential.js';
+import type { RunBounds } from '../runfile/winners.js';
+import type { SequentialRecord } from '../summary/confidence-sequence.js';
+import { RunRule } from './sequential.js';
 import * as std from '../io/std.js';
 
 export type { EvalResult } from './events.js';
@@ -75,6 +75,200 @@ function budgetOutcome(summary: Summary, maxErrorRate: number): EvalOutcome {
   return { kind: verdict };
 }
 
+/** What a run sets out to do: its tasks, the rollouts they make, and the bounds of its records. */
+interface Scope {
+  n: number;
+  rollouts: number;
+  shard: Shard | null;
+  total: number;
+  /** Records outside the run (a task past n, another shard's) are set aside wherever read. */
+  bounds: RunBounds;
+}
+
+function scopeOf(plan: RunPlan): Scope {
+  const { n, rollouts, shard } = plan.tasks;
+  return { n, rollouts, shard, total: shardSize(n, shard) * rollouts, bounds: { n, rollouts, shard, indices: null } };
+}
+
+/** A resume's folder, taken first and read once under its lock: what it holds decides what runs. */
+interface Resumed {
+  folder: RunFolder;
+  recorded: Recorded;
+}
+
+/**
+ * Takes and reads a resume's folder. A run with every rollout in is left as it is and its
+ * result returned (decided before asking for a key); otherwise the folder stays taken.
+ */
+async function openResume(
+  plan: RunPlan,
+  saved: RunInfo,
+  scope: Scope,
+  emit: (e: EvalEvent) => void,
+): Promise<Resumed | EvalResult> {
+  const dir = plan.resume!.dir;
+  const folder = RunFolder.resume(dir, saved);
+  let kept = false;
+  try {
+    const warn = (message: string): void => emit({ type: 'warning', message });
+    const recorded = await readRecorded(dir, warn, scope.bounds);
+    const { n, rollouts, shard, total } = scope;
+    const left = total - countInPlan(recorded.finished, n, rollouts, shard);
+    if (left === 0) {
+      // Every rollout is in, but the run may have ended before its last run.json (a kill -9
+      // after the final record): it is finished now, so reports stop calling it interrupted.
+      // With what its sessions spent beside their records, as every other summary of it.
+      const summary = withSpend(recorded.summary(), spendBeside(saved));
+      const marked = saved.status === 'complete' ? null : saved.status;
+      const info = marked === null ? saved : folder.markComplete(summary);
+      emit({ type: 'nothing-to-do', dir, total, marked });
+      return { dir, info, summary, outcome: { kind: 'nothing-to-do' }, total, ranHere: 0, elapsedS: 0 };
+    }
+    emit({ type: 'resuming', dir, pending: left, total });
+    kept = true;
+    return { folder, recorded };
+  } finally {
+    if (!kept) folder.release();
+  }
+}
+
+/**
+ * What must hold before the folder is touched: the endpoint confirmed, the client made, the
+ * stopping rule read (a baseline that cannot be compared is refused here), the caller's
+ * preflight passed and the run not stopped already. A throw releases a resume's folder.
+ */
+async function prepare(
+  plan: RunPlan,
+  options: RunEvalOptions,
+  scope: Scope,
+  resumed: Resumed | null,
+): Promise<{ client: ModelClient; rule: RunRule | null }> {
+  try {
+    // A run folder does not choose where the key goes: refused before the first request.
+    if (plan.target.kind === 'endpoint' && plan.target.unconfirmed !== null)
+      throw new ConfigError(plan.target.unconfirmed);
+    const client = makeClient(plan.target, options.env ?? std.env());
+    // A resume feeds the rule the scored rollouts already recorded (errored ones run again first).
+    const from = resumed ? { dir: plan.resume!.dir, bounds: scope.bounds } : null;
+    const rule = await RunRule.open(plan.limits, scope, from);
+    await options.preflight?.();
+    // Stopped before anything started: the folder is not touched, and the call rejects with
+    // the signal's reason, as fetch() does.
+    options.signal?.throwIfAborted();
+    return { client, rule };
+  } catch (err) {
+    resumed?.folder.release();
+    throw err;
+  }
+}
+
+/**
+ * Every endpoint the run used, with the scored rollouts each answered (docs/run-folder.md);
+ * a resume against another endpoint than the saved one is said.
+ */
+function endpointsOf(
+  plan: RunPlan,
+  fresh: RunInfo,
+  saved: RunInfo | null,
+  already: number,
+  dir: string,
+  warn: (m: string) => void,
+) {
+  const here = { base_url: fresh.base_url, provider: fresh.provider ?? null };
+  const used = useEndpoint(saved ? (runEndpoints(saved, already) ?? []) : [], here);
+  if (fresh.base_url !== null) fresh.endpoints = used.list;
+  if (
+    saved &&
+    saved.base_url !== null &&
+    (saved.base_url !== here.base_url || (saved.provider ?? null) !== here.provider)
+  )
+    warn(
+      `${dir} was run against ${saved.base_url}${saved.provider ? ` (provider ${saved.provider})` : ''} and continues against ${here.base_url}${here.provider ? ` (provider ${here.provider})` : ''}; run.json records each endpoint with the rollouts it answered`,
+    );
+  if (plan.limits.budget && (fresh.sampling?.max_tokens ?? null) === null)
+    warn(
+      'the budget is kept by estimate without --max-tokens: each request is reserved 1.5 times the longest completion seen so far, and a reply longer than that can take the run past it; set --max-tokens for a hard bound (docs/cost.md, Budgets)',
+    );
+  return used;
+}
+
+/** The budget the runner keeps, with what earlier sessions spent counted against it. */
+function budgetOf(plan: RunPlan, saved: RunInfo | null, recorded: Recorded) {
+  const { budget } = plan.limits;
+  const { prices } = plan;
+  // What earlier sessions spent beside their records (unrecorded rollouts, requests abandoned in flight).
+  const before = spendBeside(saved);
+  const tokens = recorded.tokens();
+  return {
+    budget: budget && {
+      ...budget,
+      prices: prices.in !== null && prices.out !== null ? { in: prices.in, out: prices.out } : null,
+    },
+    // Earlier sessions' spend counts against a budget, their abandoned requests at their worst case.
+    spentBefore: {
+      prompt: tokens.prompt + before.unrecorded.prompt + before.in_flight.prompt,
+      completion: tokens.completion + before.unrecorded.completion + (before.in_flight.completion ?? 0),
+    },
+  };
+}
+
+/** Hands the runner's events to the caller's listener; without one, no event object is made per rollout. */
+function forwardEvents(runner: Runner, emit: (e: EvalEvent) => void): void {
+  runner
+    .on('start', (e) => emit({ type: 'rollout-started', ...e }))
+    .on('retry', (e) => emit({ type: 'retry', ...e }))
+    .on('done', (e) => emit({ type: 'rollout', record: e.record }))
+    .on('error', (e) => emit({ type: 'rollout', record: e.record }))
+    .on('pace', (e) => emit({ type: 'pace', limit: e.limit }));
+}
+
+/** Runs the pairs left, stopped by the caller's signal; a rule reached already (a resume) runs nothing. */
+async function runPairs(
+  runner: Runner,
+  pairs: () => Iterable<readonly [number, number]>,
+  reached: boolean,
+  signal?: AbortSignal,
+) {
+  const stop = (): void => runner.stop({ kind: 'interrupted', message: 'interrupted' });
+  if (signal?.aborted) stop();
+  signal?.addEventListener('abort', stop, { once: true });
+  try {
+    return await runner.run(reached ? [] : pairs());
+  } finally {
+    signal?.removeEventListener('abort', stop);
+  }
+}
+
+/**
+ * The status run.json ends with: a run whose every pair has a line is complete, however it
+ * stopped; one whose rule was reached (`reachedAs`), that rule's status.
+ */
+function endStatus(run: RunOutcome, complete: boolean, reachedAs: 'precision' | 'decided' | null): EndStatus {
+  if (run.fatal) return 'failed';
+  if (complete) return 'complete';
+  if (reachedAs !== null) return reachedAs;
+  return run.stop ? statusOf(run.stop) : 'interrupted';
+}
+
+/** How the run went, for the caller's exit code. */
+function outcomeOf(
+  run: RunOutcome,
+  ctx: { complete: boolean; reached: boolean; summary: Summary; maxErrorRate: number; signal?: AbortSignal },
+  sequential: SequentialRecord | undefined,
+): EvalOutcome {
+  const { complete, reached, summary, signal } = ctx;
+  const stopped = run.stop;
+  if (run.fatal) return { kind: 'endpoint-stopped', failure: run.fatal, restartable: summary.counts.completed === 0 };
+  if (reached && !complete && sequential) {
+    const outcome = budgetOutcome(summary, ctx.maxErrorRate);
+    return outcome.kind === 'ok' ? { kind: sequential.rule, sequential } : outcome;
+  }
+  if (stopped?.kind === 'interrupted' || (stopped === null && signal?.aborted))
+    return { kind: 'interrupted', reason: signal?.reason, complete };
+  if (stopped && !complete) return { kind: 'stopped', stop: stopped };
+  return budgetOutcome(summary, ctx.maxErrorRate);
+}
+
 /**
  * Runs one eval, or with the plan's `resume` continues that run, and resolves once run.json
  * is final and the folder is released. Bad folders reject with a ConfigError, a failing disk
@@ -82,199 +276,108 @@ function budgetOutcome(summary: Summary, maxErrorRate: number): EvalOutcome {
  */
 export async function runEval(plan: RunPlan, options: RunEvalOptions = {}): Promise<EvalResult> {
   const emit = options.onEvent ?? (() => {});
-  const env = options.env ?? std.env();
-  const { n, rollouts, shard } = plan.tasks;
-  const total = shardSize(n, shard) * rollouts;
-  // Records outside the run (a task past n, another shard's) are set aside wherever read.
-  const bounds = { n, rollouts, shard, indices: null };
+  const scope = scopeOf(plan);
   const saved: RunInfo | null = plan.resume?.run ?? null;
-  const warn = (message: string): void => emit({ type: 'warning', message });
-  let dir: string;
-  /** A resume's folder, taken first and read once under its lock: what it holds decides what runs. */
-  let resumed: { folder: RunFolder; recorded: Recorded } | null = null;
+  let resumed: Resumed | null = null;
   if (plan.resume && saved) {
-    dir = plan.resume.dir;
-    const folder = RunFolder.resume(dir, saved);
-    try {
-      const recorded = await readRecorded(dir, warn, bounds);
-      const left = total - countInPlan(recorded.finished, n, rollouts, shard);
-      if (left === 0) {
-        // Decided before asking for a key: a finished run is left as it is. Every rollout is
-        // in, but the run may have ended before its last run.json (a kill -9 after the final
-        // record): it is finished now, so reports stop calling it interrupted.
-        const summary = recorded.summary();
-        const marked = saved.status === 'complete' ? null : saved.status;
-        const info = marked === null ? saved : folder.markComplete(summary);
-        emit({ type: 'nothing-to-do', dir, total, marked });
-        return { dir, info, summary, outcome: { kind: 'nothing-to-do' }, total, ranHere: 0, elapsedS: 0 };
-      }
-      emit({ type: 'resuming', dir, pending: left, total });
-      resumed = { folder, recorded };
-    } finally {
-      if (resumed === null) folder.release();
-    }
-  } else {
-    dir = plan.output ?? defaultOutputDir(plan.model, shard);
+    const opened = await openResume(plan, saved, scope, emit);
+    if (!('folder' in opened)) return opened;
+    resumed = opened;
   }
-  let client: ModelClient;
-  try {
-    // A run folder does not choose where the key goes: refused before the first request.
-    if (plan.target.kind === 'endpoint' && plan.target.unconfirmed !== null)
-      throw new ConfigError(plan.target.unconfirmed);
-    client = makeClient(plan.target, env);
-    await options.preflight?.();
-    // Stopped before anything started: the folder is not touched, and the call rejects with
-    // the signal's reason, as fetch() does.
-    options.signal?.throwIfAborted();
-  } catch (err) {
-    resumed?.folder.release();
-    throw err;
-  }
-
+  const dir = plan.resume?.dir ?? plan.output ?? defaultOutputDir(plan.model, scope.shard);
+  const { client, rule } = await prepare(plan, options, scope, resumed);
   const folder = resumed?.folder ?? (await RunFolder.start(dir));
   try {
     if (folder.restarted) emit({ type: 'restarted', dir });
-    const recorded = resumed?.recorded ?? nothingRecorded(rollouts);
-    const { finished, errored } = recorded;
-    const already = countInPlan(finished, n, rollouts, shard);
-    const pending = total - already;
-    // Pairs with a line already (scored, or errored and pending again), and those this
-    // session adds: when they make up the whole plan, the run is complete, stopped or not.
-    let lines = already + countInPlan(errored, n, rollouts, shard);
-    const started = Date.now();
-    // Every endpoint the run used, with the scored rollouts each answered (docs/run-folder.md).
-    const fresh = runInfoFor(plan.record, new Date(started));
-    const here = { base_url: fresh.base_url, provider: fresh.provider ?? null };
-    const used = useEndpoint(saved ? (runEndpoints(saved, already) ?? []) : [], here);
-    if (fresh.base_url !== null) fresh.endpoints = used.list;
-    if (
-      saved &&
-      saved.base_url !== null &&
-      (saved.base_url !== here.base_url || (saved.provider ?? null) !== here.provider)
-    )
-      warn(
-        `${dir} was run against ${saved.base_url}${saved.provider ? ` (provider ${saved.provider})` : ''} and continues against ${here.base_url}${here.provider ? ` (provider ${here.provider})` : ''}; run.json records each endpoint with the rollouts it answered`,
-      );
-    const info = folder.begin(fresh);
-    const { limits } = plan;
-    if (limits.budget && (fresh.sampling?.max_tokens ?? null) === null)
-      warn(
-        'the budget is kept by estimate without --max-tokens: each request is reserved 1.5 times the longest completion seen so far, and a reply longer than that can take the run past it; set --max-tokens for a hard bound (docs/cost.md, Budgets)',
-      );
-    // What earlier sessions spent beside their records (unrecorded rollouts, requests abandoned in flight).
-    const before = spendOf(saved ? sessionsOf(saved) : []);
-    const tokensBefore = recorded.tokens();
-    // --precision: the tasks of the run in index order feed a confidence sequence; a resume
-    // feeds it the scored rollouts already recorded (errored ones run again first).
-    const width = limits.precision;
-    let sequence: TaskSequence | null = null;
-    if (width !== null) {
-      const order: number[] = [];
-      for (let i = shard ? shard.index - 1 : 0; i < n; i += shard ? shard.count : 1) order.push(i);
-      sequence = new TaskSequence(order, rollouts, { kind: 'precision', width });
-      if (resumed) {
-        for (const [key, reward] of await readRewards(dir, bounds)) {
-          const [index, rollout] = splitPairKey(key);
-          sequence.add(index, rollout, reward);
-        }
-      }
-    }
-    let reachedHere = false;
-    emit({ type: 'started', dir, info, total, pending, already, concurrency: limits.concurrency });
-
-    const runner = new Runner({
-      taskConfig: plan.tasks.config,
-      model: plan.model,
-      client,
-      policy: { ...DEFAULT_RETRY_POLICY, maxRetries: limits.maxRetries },
-      concurrency: limits.concurrency,
-      episodeTimeoutMs: limits.episodeTimeoutMs,
-      requestTimeoutMs: limits.requestTimeoutMs,
-      adaptive: limits.adapt,
-      endpoint: info.base_url ?? 'the endpoint',
-      maxTokens: fresh.sampling?.max_tokens ?? null,
-      budget: limits.budget && {
-        ...limits.budget,
-        prices:
-          plan.prices.in !== null && plan.prices.out !== null ? { in: plan.prices.in, out: plan.prices.out } : null,
-      },
-      // Earlier sessions' spend counts against a budget, their abandoned requests at their worst case.
-      spentBefore: {
-        prompt: tokensBefore.prompt + before.unrecorded.prompt + before.in_flight.prompt,
-        completion: tokensBefore.completion + before.unrecorded.completion + (before.in_flight.completion ?? 0),
-      },
-      sink: (record) => {
-        folder.append(record);
-        recorded.add(record);
-        if (record.error === null) used.entry.rollouts++;
-        if (!errored.has(pairKey(record.index, record.rollout ?? 0))) lines++;
-        if (sequence && !sequence.reached && sequence.add(record.index, record.rollout ?? 0, record.reward)) {
-          // The interval is narrow enough: nothing more starts, and what is in flight is dropped.
-          reachedHere = true;
-          runner.stop({ kind: 'precision', message: 'the interval reached --precision' });
-        }
-      },
-    });
-    // Without a listener, no event object is made per rollout.
-    if (options.onEvent)
-      runner
-        .on('start', (e) => emit({ type: 'rollout-started', ...e }))
-        .on('retry', (e) => emit({ type: 'retry', ...e }))
-        .on('done', (e) => emit({ type: 'rollout', record: e.record }))
-        .on('error', (e) => emit({ type: 'rollout', record: e.record }))
-        .on('pace', (e) => emit({ type: 'pace', limit: e.limit }));
-
-    const signal = options.signal;
-    const stop = (): void => runner.stop({ kind: 'interrupted', message: 'interrupted' });
-    if (signal?.aborted) stop();
-    signal?.addEventListener('abort', stop, { once: true });
-    let run;
-    try {
-      // Reached already (a resume with the same --precision): nothing more to run.
-      run = await runner.run(sequence?.reached ? [] : pendingPairs(n, rollouts, finished, shard));
-    } finally {
-      signal?.removeEventListener('abort', stop);
-    }
-    const complete = lines >= total;
-    const stopped = run.stop;
-    const reached = sequence?.reached ?? false;
-    const status: EndStatus = run.fatal
-      ? 'failed'
-      : complete
-        ? 'complete'
-        : reached
-          ? 'precision'
-          : stopped
-            ? statusOf(stopped)
-            : 'interrupted';
-    // The summary counts what every session spent beside its records too (this one's included).
-    const summary = withSpend(recorded.summary(), spendOf([...(saved ? sessionsOf(saved) : []), { spend: run.spend }]));
-    const sequential = sequence && width !== null ? precisionRecord(sequence.state(), width) : undefined;
-    const final = folder.end(status, summary, run.pace, run.spend, sequential ? { sequential } : {});
-    const elapsedS = (Date.parse(final.ended_at!) - started) / 1000;
-    let outcome: EvalOutcome;
-    if (run.fatal)
-      outcome = { kind: 'endpoint-stopped', failure: run.fatal, restartable: summary.counts.completed === 0 };
-    else if (reached && !complete && sequential) {
-      outcome = budgetOutcome(summary, limits.maxErrorRate);
-      if (outcome.kind === 'ok') outcome = { kind: 'precision', sequential };
-    } else if (stopped?.kind === 'interrupted' || (stopped === null && signal?.aborted))
-      outcome = { kind: 'interrupted', reason: signal?.reason, complete };
-    else if (stopped && !complete) outcome = { kind: 'stopped', stop: stopped };
-    else outcome = budgetOutcome(summary, limits.maxErrorRate);
-    return {
-      dir,
-      info: final,
-      summary,
-      outcome,
-      total,
-      ranHere: pending,
-      elapsedS,
-      ...(sequential ? { sequential } : {}),
-    };
+    return await runSession({ plan, options, emit, scope, saved, dir, folder, client, rule }, resumed);
   } finally {
     // The folder stays ours until its final run.json is written: a resume started earlier
     // would be overwritten by it.
     folder.release();
   }
+}
+
+/** One session's work on a taken folder: the runner over the pairs left, then run.json's end. */
+interface Session {
+  plan: RunPlan;
+  options: RunEvalOptions;
+  emit: (e: EvalEvent) => void;
+  scope: Scope;
+  saved: RunInfo | null;
+  dir: string;
+  folder: RunFolder;
+  client: ModelClient;
+  rule: RunRule | null;
+}
+
+async function runSession(x: Session, resumed: Resumed | null): Promise<EvalResult> {
+  const { plan, emit, scope, saved, dir, folder, rule } = x;
+  const { n, rollouts, shard, total } = scope;
+  const recorded = resumed?.recorded ?? nothingRecorded(rollouts);
+  const { finished, errored } = recorded;
+  const already = countInPlan(finished, n, rollouts, shard);
+  const pending = total - already;
+  // Pairs with a line already (scored, or errored and pending again), and those this
+  // session adds: when they make up the whole plan, the run is complete, stopped or not.
+  let lines = already + countInPlan(errored, n, rollouts, shard);
+  const started = Date.now();
+  const fresh = runInfoFor(plan.record, new Date(started));
+  const used = endpointsOf(plan, fresh, saved, already, dir, (message) => emit({ type: 'warning', message }));
+  const info = folder.begin(fresh);
+  const { limits } = plan;
+  emit({ type: 'started', dir, info, total, pending, already, concurrency: limits.concurrency });
+  const runner: Runner = new Runner({
+    taskConfig: plan.tasks.config,
+    model: plan.model,
+    client: x.client,
+    policy: { ...DEFAULT_RETRY_POLICY, maxRetries: limits.maxRetries },
+    concurrency: limits.concurrency,
+    episodeTimeoutMs: limits.episodeTimeoutMs,
+    requestTimeoutMs: limits.requestTimeoutMs,
+    adaptive: limits.adapt,
+    endpoint: info.base_url ?? 'the endpoint',
+    maxTokens: fresh.sampling?.max_tokens ?? null,
+    ...budgetOf(plan, saved, recorded),
+    sink: (record) => {
+      folder.append(record);
+      recorded.add(record);
+      if (record.error === null) used.entry.rollouts++;
+      if (!errored.has(pairKey(record.index, record.rollout ?? 0))) lines++;
+      // The rule's answer is known: nothing more starts, and what is in flight is dropped.
+      if (rule?.add(record.index, record.rollout ?? 0, record.reward)) runner.stop(rule.stop());
+    },
+  });
+  if (x.options.onEvent) forwardEvents(runner, emit);
+  const reachedBefore = rule?.reached ?? false;
+  const run = await runPairs(runner, () => pendingPairs(n, rollouts, finished, shard), reachedBefore, x.options.signal);
+  return finish(x, run, { lines, recorded, started, pending });
+}
+
+/** Writes the final run.json and makes the result. */
+function finish(
+  x: Session,
+  run: RunOutcome,
+  s: { lines: number; recorded: Recorded; started: number; pending: number },
+): EvalResult {
+  const { plan, scope, saved, dir, folder, rule } = x;
+  const complete = s.lines >= scope.total;
+  const reached = rule?.reached ?? false;
+  // The summary counts what every session spent beside its records too (this one's included).
+  const summary = withSpend(s.recorded.summary(), spendBeside(saved, [{ spend: run.spend }]));
+  const sequential = rule?.record();
+  const status = endStatus(run, complete, reached && sequential ? sequential.rule : null);
+  const final = folder.end(status, summary, run.pace, run.spend, sequential ? { sequential } : {});
+  const elapsedS = (Date.parse(final.ended_at!) - s.started) / 1000;
+  const ctx = { complete, reached, summary, maxErrorRate: plan.limits.maxErrorRate, signal: x.options.signal };
+  const outcome = outcomeOf(run, ctx, sequential);
+  return {
+    dir,
+    info: final,
+    summary,
+    outcome,
+    total: scope.total,
+    ranHere: s.pending,
+    elapsedS,
+    ...(sequential ? { sequential } : {}),
+  };
 }

@@ -14,6 +14,14 @@ import {
   type SequentialRecord,
   type Verdict,
 } from '../summary/confidence-sequence.js';
+import { tasksNeeded } from '../summary/power.js';
+import { ConfigError } from '../errors/index.js';
+import { readBaselineRun } from '../runfile/run-info.js';
+import { pairKey, splitPairKey } from '../runfile/record.js';
+import type { RunBounds } from '../runfile/winners.js';
+import type { Shard } from '../settings/shard.js';
+import { readRewards } from './session.js';
+import type { RunStop } from './stop.js';
 
 /** When to stop. */
 export type SequentialRule =
@@ -149,7 +157,7 @@ function fixedPrecisionTasks(sd: number, width: number): number | null {
 }
 
 /** The record of a sequence's state under `--precision W`. */
-export function precisionRecord(state: SequentialState, width: number): SequentialRecord {
+function precisionRecord(state: SequentialState, width: number): SequentialRecord {
   const i = state.interval;
   return {
     rule: 'precision',
@@ -166,4 +174,129 @@ export function precisionRecord(state: SequentialState, width: number): Sequenti
     reached: state.reached,
     fixed_design_tasks: state.sd === null ? null : fixedPrecisionTasks(state.sd, width),
   };
+}
+
+/** The difference a fixed design is planned for when `--margin` is 0 (docs/statistics.md). */
+const DEFAULT_DIFFERENCE = 0.05;
+
+/** The record of a sequence's state under `--against RUN --until decided --margin M`. */
+function decidedRecord(state: SequentialState, against: string, margin: number): SequentialRecord {
+  const i = state.interval;
+  const d = margin > 0 ? margin : DEFAULT_DIFFERENCE;
+  return {
+    rule: 'decided',
+    width: null,
+    alpha: 0.05,
+    anytime_valid: true,
+    method: 'betting-mixture',
+    tasks: state.tasks,
+    last_index: state.lastIndex,
+    mean: i.mean,
+    low: i.low,
+    high: i.high,
+    half_width: i.halfWidth,
+    reached: state.reached,
+    fixed_design_tasks: state.sd === null ? null : tasksNeeded(state.sd * state.sd, d),
+    against,
+    margin,
+    verdict: state.verdict ?? 'undecided',
+    fixed_design_difference: d,
+  };
+}
+
+/**
+ * The score of each of RUN's tasks 0..n-1, the mean of its rollouts (errored ones as 0), for
+ * `--against RUN`. Every one of those tasks must have all its rollouts recorded: a task
+ * missing from the baseline could not be compared, and would be paid for all the same.
+ */
+async function baselineScores(dir: string, n: number): Promise<Map<number, number>> {
+  const { run } = await readBaselineRun(dir);
+  const rollouts = run.rollouts;
+  const rewards = await readRewards(dir, { n: run.n, rollouts, shard: null, indices: null }, 'zero');
+  const scores = new Map<number, number>();
+  for (let index = 0; index < n; index++) {
+    let sum = 0;
+    for (let r = 0; r < rollouts; r++) {
+      const reward = rewards.get(pairKey(index, r));
+      if (reward === undefined) {
+        throw new ConfigError(
+          `--against: task ${index} of ${dir} has no record for rollout ${r}, and a run against it is compared task by task: give -n ${index} (its tasks before this one are complete), or finish ${dir} first with bas eval --resume ${dir}`,
+        );
+      }
+      sum += Math.min(1, Math.max(0, reward));
+    }
+    scores.set(index, sum / rollouts);
+  }
+  return scores;
+}
+
+/** What a run's stopping rule needs from the run. */
+interface RuleSettings {
+  precision: number | null;
+  against: { dir: string; margin: number } | null;
+}
+
+/**
+ * A run's stopping rule (`--precision`, or `--against RUN --until decided`) as the engine uses
+ * it: its sequence over the run's tasks in index order, fed with each record as it is
+ * written (and, on a resume, with the scored rollouts already recorded), the stop it asks for
+ * once reached, and its run.json record.
+ */
+export class RunRule {
+  private constructor(
+    private readonly sequence: TaskSequence,
+    private readonly settings: RuleSettings,
+  ) {}
+
+  /** The rule of a run with these settings, or null when it has none. `resumed`: the folder whose scores it starts from. */
+  static async open(
+    settings: RuleSettings,
+    tasks: { n: number; rollouts: number; shard: Shard | null },
+    resumed: { dir: string; bounds: RunBounds } | null,
+  ): Promise<RunRule | null> {
+    const { n, rollouts, shard } = tasks;
+    let rule: SequentialRule;
+    if (settings.against !== null)
+      rule = {
+        kind: 'decided',
+        margin: settings.against.margin,
+        baseline: await baselineScores(settings.against.dir, n),
+      };
+    else if (settings.precision !== null) rule = { kind: 'precision', width: settings.precision };
+    else return null;
+    const order: number[] = [];
+    for (let i = shard ? shard.index - 1 : 0; i < n; i += shard ? shard.count : 1) order.push(i);
+    const sequence = new TaskSequence(order, rollouts, rule);
+    if (resumed)
+      for (const [key, reward] of await readRewards(resumed.dir, resumed.bounds)) {
+        const [index, rollout] = splitPairKey(key);
+        sequence.add(index, rollout, reward);
+      }
+    return new RunRule(sequence, settings);
+  }
+
+  get reached(): boolean {
+    return this.sequence.reached;
+  }
+
+  /** Adds one record's reward; returns true when this record made the rule reach its end. */
+  add(index: number, rollout: number, reward: number | null): boolean {
+    if (this.sequence.reached) return false;
+    return this.sequence.add(index, rollout, reward);
+  }
+
+  /** The stop the rule asks for once reached. */
+  stop(): RunStop {
+    const s = this.sequence.state();
+    if (this.sequence.rule.kind === 'precision')
+      return { kind: 'precision', message: 'the interval reached --precision' };
+    return { kind: 'decided', message: `decided: ${s.verdict ?? 'undecided'} after ${s.tasks} tasks` };
+  }
+
+  /** run.json's `sequential`. */
+  record(): SequentialRecord {
+    const state = this.sequence.state();
+    const { against, precision } = this.settings;
+    return against !== null ? decidedRecord(state, against.dir, against.margin) : precisionRecord(state, precision!);
+  }
 }

@@ -188,14 +188,22 @@ export async function rolloutsLeft(
   return { pending: countPending(n, rollouts, finished, shard), total: shardSize(n, shard) * rollouts };
 }
 
-/** The scored rollouts' rewards of a run folder, by pair (errored lines left out: a resume runs them again). */
-export async function readRewards(dir: string, bounds: RunBounds): Promise<Map<PairKey, number>> {
+/**
+ * The scored rollouts' rewards of a run folder, by pair. Errored lines are left out (a resume
+ * runs them again), or with `errored: 'zero'` counted as 0 (a finished run compared with).
+ */
+export async function readRewards(
+  dir: string,
+  bounds: RunBounds,
+  errored: 'skip' | 'zero' = 'skip',
+): Promise<Map<PairKey, number>> {
   const results = join(dir, RESULTS_FILE);
   const rewards = new Map<PairKey, number>();
   if (!existsSync(results)) return rewards;
   const take = (r: RolloutRecord): void => {
     const key = pairKey(r.index, r.rollout ?? 0);
     if (r.error === null && r.reward !== null) rewards.set(key, r.reward);
+    else if (errored === 'zero') rewards.set(key, 0);
     else rewards.delete(key);
   };
   await foldWinningRecords(

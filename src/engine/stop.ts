@@ -27,7 +27,7 @@ export interface RunStop {
 }
 
 /** The status run.json gets when a run stopped for `stop` before its last pair. */
-export function statusOf(stop: RunStop): 'failed' | 'interrupted' | 'budget' | 'stopped' {
+export function statusOf(stop: RunStop): 'failed' | 'interrupted' | 'budget' | 'precision' | 'decided' {
   switch (stop.kind) {
     case 'fatal':
       return 'failed';
@@ -36,6 +36,6 @@ export function statusOf(stop: RunStop): 'failed' | 'interrupted' | 'budget' | '
     case 'interrupted':
       return 'interrupted';
     default:
-      return 'stopped';
+      return stop.kind;
   }
 }

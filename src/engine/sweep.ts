@@ -64,8 +64,8 @@ type SweepEvent =
   | { type: 'point-failed'; index: number; point: SweepPoint };
 
 /**
- * How a sweep ended. `done`: every point ran (`failed` lists those over their error budget or
- * with nothing completed, whose rollouts a resume runs again). `stopped`: a point was
+ * How a sweep ended. `done`: every point ran (`failed` lists those over their error budget,
+ * with nothing completed, whose rollouts a resume runs again, or stopped at their spending budget). `stopped`: a point was
  * interrupted or stopped by its endpoint; `failed`: a point's run rejected with `error` (a bad
  * folder, a refused key before any request). The points after either did not run.
  * `withdrawn`: nothing of a new sweep was scored, so sweep.json was taken back and the same
@@ -117,7 +117,10 @@ export async function runSweep(sweep: SweepRun, options: RunSweepOptions = {}): 
     }
     emit({ type: 'point-ended', index, point, result });
     const kind = result.outcome.kind;
-    if (kind === 'over-error-budget' || kind === 'nothing-completed') failed.push({ index, result });
+    // A run stopped at its own budget (each run of a sweep has the whole --max-cost): the
+    // others still run, and the sweep says so at its end.
+    if (kind === 'over-error-budget' || kind === 'nothing-completed' || kind === 'stopped')
+      failed.push({ index, result });
     else if (kind === 'interrupted' || kind === 'endpoint-stopped') {
       // A fresh sweep whose first point was refused before scoring anything may start again.
       const back = kind === 'endpoint-stopped' && result.outcome.restartable && (await withdrawn(sweep, index));

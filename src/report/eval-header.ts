@@ -12,6 +12,7 @@ import { costOf, describeTask, fromCacheLine, runTimeText, unscoredLine } from '
 import { durationText, UNDER_ONE_MS_S } from './provenance.js';
 import type { Summary } from '../summary/summary.js';
 import type { SequentialRecord } from '../summary/confidence-sequence.js';
+import { sequentialText } from './sequential-text.js';
 import { fmtInt, plainTable } from './tables.js';
 
 /** Where the requests went, without credentials or path: a host, or the built-in policy. */
@@ -109,8 +110,9 @@ export function renderEvalCost(s: Summary, prices: { in: number | null; out: num
 }
 
 /**
- * The line a run with `--precision` ends with: the anytime-valid interval, the tasks it took
- * and what they cost, and what a fixed design would have needed for the same precision.
+ * The line a run with `--precision` or `--until decided` ends with: the anytime-valid
+ * interval, the tasks it took and what they cost, and what a fixed design would have needed
+ * (for `--precision`, the same width; for a decision, the difference it was planned to detect).
  */
 export function renderSequential(
   q: SequentialRecord,
@@ -118,15 +120,6 @@ export function renderSequential(
   prices: { in: number | null; out: number | null },
 ): string {
   const c = costOf(s, {}, prices);
-  const cost = c.total_usd === null ? '' : `, $${c.total_usd.toFixed(4)}`;
-  const f = (v: number): string => v.toFixed(3);
-  const how = q.reached
-    ? `reached --precision ${q.width} after ${q.tasks.toLocaleString('en-US')} tasks${cost}`
-    : `${q.tasks.toLocaleString('en-US')} tasks in order${cost}; --precision ${q.width} not reached`;
-  const mean = q.mean === null ? '-' : f(q.mean);
-  const fixed =
-    q.fixed_design_tasks === null
-      ? ''
-      : `; a fixed-n 95% interval of ±${q.width} at this spread needs ${q.fixed_design_tasks.toLocaleString('en-US')}`;
-  return `anytime-valid 95% interval of the mean reward: ${mean} [${f(q.low)}, ${f(q.high)}] (±${f(q.half_width)}), ${how}${fixed}\n`;
+  const cost = c.total_usd === null ? '' : `, ${c.in_flight_requests > 0 ? 'at least ' : ''}$${c.total_usd.toFixed(4)}`;
+  return `${sequentialText(q, cost)}\n`;
 }

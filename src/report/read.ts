@@ -10,10 +10,12 @@ import { folderLockState } from '../runfile/lock.js';
 import { runGenerator } from '../runfile/versions.js';
 import { GENERATOR_VERSION } from '../task/generate.js';
 import { withSpend, type SummaryBuilder, type Summary } from '../summary/summary.js';
-import { sessionsOf, spendOf } from '../runfile/sessions.js';
+import { spendBeside } from '../runfile/sessions.js';
 import { foldWinningRecords, runBounds, SummaryFold, type RunBounds, type WinnerFold } from '../runfile/winners.js';
 import type { RolloutRecord } from '../runfile/record.js';
 import { provenanceOf, type Provenance } from './provenance.js';
+import { sequentialOf } from './sequential-record.js';
+import { sequentialNote } from './sequential-text.js';
 import * as std from '../io/std.js';
 
 /** A run folder, summarised. */
@@ -131,13 +133,19 @@ export async function readRunFolding<F extends WinnerFold | null>(
   const { configs, firstConfig, firstModel } = fold;
   const builder = fold.finish();
   // What the run spent beside its records (unrecorded rollouts, requests abandoned in flight), from run.json.
-  const summary = withSpend(builder.result(), spendOf(sessionsOf(run as Record<string, unknown> | null)));
+  const summary = withSpend(builder.result(), spendBeside(run as Record<string, unknown> | null));
   if (summary.counts.rollouts === 0) {
     throw new ConfigError(`${resultsPath} holds no rollouts yet: nothing to report`);
   }
   const status = statusNotes(run, dir);
   run = status.run;
-  const notes = [...status.notes, ...recordNotes(run, runPath, resultsPath, summary, counts, configs.size)];
+  // A run with a stopping rule says where the rule left it, whatever its status.
+  const sequential = sequentialOf(run);
+  const notes = [
+    ...status.notes,
+    ...(sequential ? [sequentialNote(sequential, run?.status, summary, run?.prices)] : []),
+    ...recordNotes(run, runPath, resultsPath, summary, counts, configs.size),
+  ];
   const model = run?.model ?? firstModel ?? '(unknown model)';
   const task = run?.task ?? firstConfig;
   const expected = expectedRollouts(run);
@@ -184,7 +192,9 @@ function recordNotes(
 ): string[] {
   const notes: string[] = [];
   const expected = expectedRollouts(run);
-  if (expected !== null && summary.counts.rollouts < expected) {
+  // A run its rule stopped was meant to end there: its note says so, and nothing is missing.
+  const ruleStopped = run?.status === 'precision' || run?.status === 'decided';
+  if (expected !== null && summary.counts.rollouts < expected && !ruleStopped) {
     notes.push(
       `${summary.counts.rollouts} of ${expected} rollouts are recorded; ${expected - summary.counts.rollouts} are missing.`,
     );

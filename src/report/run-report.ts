@@ -10,6 +10,8 @@ import { fmt, fmtInt, plainTable, renderSummary } from './tables.js';
 import { runEndpoints, type RunEndpoint } from '../runfile/endpoints.js';
 import { durationText, provenanceLines, type Provenance } from './provenance.js';
 import { wrapCell } from './fit-table.js';
+import type { SequentialRecord } from '../summary/confidence-sequence.js';
+import { sequentialOf } from './sequential-record.js';
 
 /** Prices in US dollars per million tokens. */
 export interface Prices {
@@ -82,6 +84,8 @@ export interface RunReport {
   notes: string[];
   summary: Summary;
   cost: Cost;
+  /** run.json's `sequential` (`--precision`, `--against … --until decided`): the anytime-valid interval and where the run stopped; null without a rule. */
+  sequential: SequentialRecord | null;
 }
 
 function priceOf(v: unknown): number | null {
@@ -152,6 +156,7 @@ export function buildRunReport(data: RunData, prices: { in?: number; out?: numbe
     notes: data.notes,
     summary: data.summary,
     cost: costOf(data.summary, prices, run?.prices),
+    sequential: sequentialOf(run),
   };
 }
 

@@ -8,7 +8,8 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigError } from '../errors/index.js';
-import { SummaryBuilder, type Summary } from '../summary/summary.js';
+import { SummaryBuilder, withSpend, type Summary } from '../summary/summary.js';
+import { spendBeside, spendOf } from './sessions.js';
 import { buildRunFolder, requireEmptyOutput } from './build.js';
 import { RESULTS_FILE, RUN_FILE } from './files.js';
 import { readInputRun, type RunInfo } from './run-info.js';
@@ -52,7 +53,34 @@ export async function mergeRuns(dirs: string[], out: string, mustAgree: readonly
   const seen = new Set(dirs.map((d) => resolve(d)));
   if (seen.size !== dirs.length) throw new ConfigError('bas merge: a run folder is given twice');
   requireEmptyOutput(out, '--output');
+  const inputs = await readInputs(dirs, mustAgree);
+  const first = inputs[0]!;
+  const owner = await claimPairs(inputs);
+  // Pass 2: copy the winning lines, streaming, into the new folder.
+  const builder = new SummaryBuilder();
+  const expected = first.info.n * (first.info.rollouts ?? 1);
+  const missing = expected - owner.size;
+  let merged: RunInfo | null = null;
+  await buildRunFolder(out, '--output', async (store) => {
+    const scored = new Map<Input, number>();
+    for (const input of inputs) {
+      let n = 0;
+      await input.winners!.forEach((r) => {
+        store.append(r);
+        builder.add(r);
+        if (r.error === null) n++;
+      });
+      scored.set(input, n);
+    }
+    const endpoints = mergeEndpoints(inputs.map((i) => runEndpoints(i.info, scored.get(i)!)));
+    merged = mergedInfo(inputs, missing, builder, endpoints);
+    return merged;
+  });
+  return { dir: out, info: merged!, summary: merged!.summary as Summary, missing, expected };
+}
 
+/** Reads every input's run.json and refuses inputs that do not measure the same thing. */
+async function readInputs(dirs: string[], mustAgree: readonly string[]): Promise<Input[]> {
   const inputs: Input[] = [];
   for (const dir of dirs) {
     if (!existsSync(join(dir, RESULTS_FILE)))
@@ -76,10 +104,15 @@ export async function mergeRuns(dirs: string[], out: string, mustAgree: readonly
       }
     }
   }
+  return inputs;
+}
 
-  // Pass 1: the winning line of each pair, and no pair in two inputs. A record outside its
-  // input's run (a task past n, outside the input's shard, a rollout past the count) is
-  // refused: the merged folder would count it as one of the run's rollouts.
+/**
+ * Pass 1: the winning line of each pair, and no pair in two inputs. A record outside its
+ * input's run (a task past n, outside the input's shard, a rollout past the count) is
+ * refused: the merged folder would count it as one of the run's rollouts.
+ */
+async function claimPairs(inputs: Input[]): Promise<Map<PairKey, string>> {
   const owner = new Map<PairKey, string>();
   for (const input of inputs) {
     const results = join(input.dir, RESULTS_FILE);
@@ -98,65 +131,59 @@ export async function mergeRuns(dirs: string[], out: string, mustAgree: readonly
     input.winners = await Winners.scan(results, { bounds, outside: 'refuse' });
     input.winners.forEachPair(claim);
   }
+  return owner;
+}
 
-  // Pass 2: copy the winning lines, streaming, into the new folder.
-  const builder = new SummaryBuilder();
-  const expected = first.info.n * (first.info.rollouts ?? 1);
-  const missing = expected - owner.size;
-  let merged: RunInfo | null = null;
-  await buildRunFolder(out, '--output', async (store) => {
-    const scored = new Map<Input, number>();
-    for (const input of inputs) {
-      let n = 0;
-      await input.winners!.forEach((r) => {
-        store.append(r);
-        builder.add(r);
-        if (r.error === null) n++;
-      });
-      scored.set(input, n);
-    }
-    const endpoints = mergeEndpoints(inputs.map((i) => runEndpoints(i.info, scored.get(i)!)));
-    const allComplete = inputs.every((i) => i.info.status === 'complete');
-    // Prices are bookkeeping, not what was measured: kept where every input agrees, else unknown.
-    const agreed = (k: 'in' | 'out') => {
-      const v = first.info.prices?.[k] ?? null;
-      return inputs.every((i) => (i.info.prices?.[k] ?? null) === v) ? v : null;
-    };
-    // How one process paced its requests, when it was resumed and how long its sessions took
-    // say nothing of the merged run (shards may have run side by side).
-    const { pace: _pace, resumed_at: _resumed, sessions: _sessions, elapsed_s: _elapsed, ...base } = first.info;
-    const strictest = strictestErrorRate(inputs.map((i) => i.info.max_error_rate));
-    const { max_error_rate: _rate, ...rest } = base;
-    merged = {
-      ...rest,
-      // The error budget the merged run is ranked by: the strictest any input was run under, so
-      // the verdict does not depend on the order the inputs were given in.
-      ...(strictest === null ? {} : { max_error_rate: strictest }),
-      prices: { in: agreed('in'), out: agreed('out') },
-      shard: null,
-      indices: null,
-      // `incomplete`: rollouts are in none of the inputs (a shard missing); `bas eval --resume` of the
-      // merged folder runs them, since a merged run.json keeps the whole run's n and no shard.
-      status: missing > 0 ? 'incomplete' : allComplete ? 'complete' : 'interrupted',
-      started_at: inputs.map((i) => i.info.started_at).sort()[0] ?? first.info.started_at,
-      ended_at: inputs.some((i) => !i.info.ended_at)
-        ? null
-        : inputs
-            .map((i) => i.info.ended_at!)
-            .sort()
-            .at(-1)!,
-      merged_from: inputs.map((i) => ({
-        dir: i.dir,
-        shard: i.info.shard ?? null,
-        status: i.info.status,
-        pace: i.info.pace ?? null,
-      })),
-      ...(endpoints ? { endpoints } : {}),
-      summary: builder.result(),
-    };
-    return merged;
-  });
-  return { dir: out, info: merged!, summary: merged!.summary as Summary, missing, expected };
+/** The merged run.json: the first input's settings, with what the inputs say together. */
+function mergedInfo(
+  inputs: Input[],
+  missing: number,
+  builder: SummaryBuilder,
+  endpoints: ReturnType<typeof mergeEndpoints>,
+): RunInfo {
+  const first = inputs[0]!;
+  const allComplete = inputs.every((i) => i.info.status === 'complete');
+  // Prices are bookkeeping, not what was measured: kept where every input agrees, else unknown.
+  const agreed = (k: 'in' | 'out') => {
+    const v = first.info.prices?.[k] ?? null;
+    return inputs.every((i) => (i.info.prices?.[k] ?? null) === v) ? v : null;
+  };
+  // How one process paced its requests, when it was resumed and how long its sessions took
+  // say nothing of the merged run (shards may have run side by side). What each input spent
+  // beside its records is kept in `merged_from[].spend`, and counted (spendBeside).
+  const { pace: _pace, resumed_at: _resumed, sessions: _sessions, elapsed_s: _elapsed, ...base } = first.info;
+  const spends = inputs.map((i) => spendBeside(i.info));
+  const strictest = strictestErrorRate(inputs.map((i) => i.info.max_error_rate));
+  const { max_error_rate: _rate, ...rest } = base;
+  return {
+    ...rest,
+    // The error budget the merged run is ranked by: the strictest any input was run under, so
+    // the verdict does not depend on the order the inputs were given in.
+    ...(strictest === null ? {} : { max_error_rate: strictest }),
+    prices: { in: agreed('in'), out: agreed('out') },
+    shard: null,
+    indices: null,
+    // `incomplete`: rollouts are in none of the inputs (a shard missing); `bas eval --resume` of the
+    // merged folder runs them, since a merged run.json keeps the whole run's n and no shard.
+    status: missing > 0 ? 'incomplete' : allComplete ? 'complete' : 'interrupted',
+    started_at: inputs.map((i) => i.info.started_at).sort()[0] ?? first.info.started_at,
+    ended_at: inputs.some((i) => !i.info.ended_at)
+      ? null
+      : inputs
+          .map((i) => i.info.ended_at!)
+          .sort()
+          .at(-1)!,
+    merged_from: inputs.map((i, k) => ({
+      dir: i.dir,
+      shard: i.info.shard ?? null,
+      status: i.info.status,
+      pace: i.info.pace ?? null,
+      spend: spends[k],
+    })),
+    ...(endpoints ? { endpoints } : {}),
+    // The summary counts what the inputs' sessions spent beside their records, as eval's does.
+    summary: withSpend(builder.result(), spendOf(spends.map((spend) => ({ spend })))),
+  };
 }
 
 /** The smallest of the inputs' recorded `max_error_rate` values (those in 0..1), or null when none records one. */

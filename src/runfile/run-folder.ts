@@ -17,7 +17,7 @@ import { runTime, sessionsOf, type PaceRecord, type RunSession, type SessionSpen
  * have fitted in --max-cost / --max-total-tokens, `precision` when --precision was reached,
  * `stopped` when another stopping rule ended it (docs/run-folder.md).
  */
-export type EndStatus = 'complete' | 'interrupted' | 'failed' | 'budget' | 'precision' | 'stopped';
+export type EndStatus = 'complete' | 'interrupted' | 'failed' | 'budget' | 'precision' | 'decided';
 
 /** An open run folder: locked for this process until `release()`. */
 export class RunFolder {

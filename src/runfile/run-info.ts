@@ -25,7 +25,7 @@ import { RUN_FILE } from './files.js';
  * with replies missing, `bas merge` with a shard missing). `bas eval --resume` fills a merged
  * run; a scored one has no endpoint settings to resume with.
  */
-type RunStatus = 'running' | 'complete' | 'incomplete' | 'interrupted' | 'failed' | 'budget' | 'precision' | 'stopped';
+type RunStatus = 'running' | 'complete' | 'incomplete' | 'interrupted' | 'failed' | 'budget' | 'precision' | 'decided';
 
 /** run.json as bas writes it. Never holds the API key: only the name of the variable it was read from. */
 export interface RunInfo {
@@ -225,20 +225,43 @@ export async function readSavedRun(dir: string): Promise<RunInfo> {
   }
   if (v.indices != null || v.source === 'bas score')
     throw new ConfigError(`--resume: ${file} was written by bas score, not bas eval: there is nothing to resume`);
-  const info = checkResumable(v, file);
+  return sameTasks(checkResumable(v, file), dir, '--resume', 'finish it with the bas that started it');
+}
+
+/** Refuses a run made by another task generator or prompt: the same indices would be other tasks. */
+function sameTasks(info: RunInfo, dir: string, flag: string, advice: string): RunInfo {
   const generator = runGenerator(info);
   if (generator !== GENERATOR_VERSION) {
     throw new ConfigError(
-      `--resume: ${dir} was made with task generator ${generator}, and this bas (${BAS_VERSION}) has generator ${GENERATOR_VERSION}: the same indices would be different tasks; finish it with the bas that started it, or start a new run`,
+      `${flag}: ${dir} was made with task generator ${generator}, and this bas (${BAS_VERSION}) has generator ${GENERATOR_VERSION}: the same indices would be different tasks; ${advice}, or start a new run`,
     );
   }
   const prompt = runPromptVersion(info);
   if (prompt !== PROMPT_VERSION) {
     throw new ConfigError(
-      `--resume: ${dir} was made with prompt ${prompt}, and this bas (${BAS_VERSION}) has prompt ${PROMPT_VERSION}: models would be asked differently; finish it with the bas that started it, or start a new run`,
+      `${flag}: ${dir} was made with prompt ${prompt}, and this bas (${BAS_VERSION}) has prompt ${PROMPT_VERSION}: models would be asked differently; ${advice}, or start a new run`,
     );
   }
   return info;
+}
+
+/**
+ * Reads the run.json of `--against RUN`: a whole run bas eval wrote with this generator and
+ * prompt (its tasks are run again), not a shard (its tasks are a slice) nor a scored run.
+ */
+export async function readBaselineRun(dir: string): Promise<{ run: RunInfo; file: string }> {
+  const file = join(dir, RUN_FILE);
+  const v = await readRunInfo(file);
+  if (v === null)
+    throw new ConfigError(
+      `--against: ${dir} is not a run folder (${existsSync(dir) ? `it has no ${RUN_FILE}` : 'it does not exist'})`,
+    );
+  if (v.indices != null || v.source === 'bas score')
+    throw new ConfigError(`--against: ${file} was written by bas score: its tasks came from a file, not from bas eval`);
+  const info = checkResumable(v, file);
+  if (readShard(info.shard) !== null)
+    throw new ConfigError(`--against: ${dir} is one shard of a run; merge its shards first (bas merge)`);
+  return { run: sameTasks(info, dir, '--against', 'compare with a run of this bas'), file };
 }
 
 /** Reads the run.json of a folder given as an input (merge); the folder must hold one. */

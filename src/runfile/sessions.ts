@@ -185,3 +185,20 @@ export function timeOfRun(info: Record<string, unknown> | null): RunTime {
     return { elapsed_s: null, sessions: 0, unknown: 0 };
   return runTime(sessionsOf(info));
 }
+
+/**
+ * What a run spent beside its records over its whole life: its sessions' `spend`, and for a
+ * merged run each input's, kept in `merged_from[].spend` (a merged run keeps no sessions: shards
+ * may run side by side, so their times do not add up).
+ */
+export function spendBeside(
+  info: Record<string, unknown> | null,
+  more: ReadonlyArray<{ spend?: SessionSpend }> = [],
+): SessionSpend {
+  const merged = Array.isArray(info?.merged_from) ? info.merged_from.slice(0, MAX_SESSIONS) : [];
+  const inputs = merged.map((m: unknown) => {
+    const spend = typeof m === 'object' && m !== null ? readSpend((m as Record<string, unknown>).spend) : null;
+    return spend === null ? {} : { spend };
+  });
+  return spendOf([...sessionsOf(info), ...inputs, ...more]);
+}

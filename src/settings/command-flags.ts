@@ -6,7 +6,7 @@
  *
  * The key of each entry is commander's attribute name for the flag; a test checks it.
  */
-import { POLICY_NAMES } from '../task/policy-names.js';
+import { isPolicyName, POLICY_LIST } from '../task/policy-names.js';
 import { SPLITS } from '../task/dataset.js';
 import {
   COMPARE_COLUMNS,
@@ -186,6 +186,9 @@ const CHECK_IGNORES: readonly SettingKey[] = [
   'maxRetries',
   'maxErrorRate',
   'precision',
+  'against',
+  'until',
+  'margin',
   'adapt',
   'output',
   'progress',
@@ -400,10 +403,15 @@ export const COMMAND_FLAGS = {
     host: { ...text('--host <HOST>', 'interface to listen on'), defaultText: '127.0.0.1', default: '127.0.0.1' },
     policy: {
       flags: '--policy <NAME>',
-      help: `the built-in policy that answers: ${POLICY_NAMES.join(', ')}`,
+      help: `the built-in policy that answers: ${POLICY_LIST}`,
       defaultText: 'oracle',
       default: 'oracle',
-      parse: oneOf(POLICY_NAMES),
+      parse: (value: unknown, name: string) => {
+        if (typeof value === 'string' && isPolicyName(value)) return value;
+        throw new ConfigError(
+          `${name} must be one of ${POLICY_LIST}, got ${JSON.stringify(String(value).slice(0, 80))}`,
+        );
+      },
     } satisfies Flag<string>,
     latency: {
       flags: '--latency <MS>',
@@ -614,7 +622,8 @@ export const COMMAND_FLAGS = {
       parse: parseSwitch,
     } satisfies Flag<boolean>,
     config: evalInvocation.config,
-    ...settingsExcept('numTransactions', 'faultRate', 'output', 'shard'),
+    // A point's tasks are its own: no run of a sweep is compared with another run task by task.
+    ...settingsExcept('numTransactions', 'faultRate', 'output', 'shard', 'against', 'until', 'margin'),
     // The reasoning budget as the axis: several values make one point each (docs/sweep.md).
     maxTokens: {
       ...SETTINGS.maxTokens,

@@ -15,7 +15,7 @@ import type { FileConfig } from './config.js';
 import type { Shard } from './shard.js';
 import { builtinName } from './setting-parse.js';
 import { maxResponseBytesOf, pricesOf, samplingOf, taskConfigOf, type Sampling } from './setting-table.js';
-import { resolveSettings, settingsForRunJson, type EvalFlags, type EvalSettings } from './settings.js';
+import { resolveSettings, settingsForRunJson, type Baseline, type EvalFlags, type EvalSettings } from './settings.js';
 
 /** A built-in policy: answers in-process, no key, no network. */
 export interface BuiltinTarget {
@@ -70,6 +70,8 @@ interface RunLimits {
   budget: { maxCostUsd: number | null; maxTotalTokens: number | null } | null;
   /** Stop once the anytime-valid interval of the mean reward is within ±this (`--precision`), or null. */
   precision: number | null;
+  /** `--against RUN --until decided`: the run compared with, task by task, and `--margin`; or null. */
+  against: { dir: string; margin: number } | null;
 }
 
 /** A run to continue: its folder, its run.json as the caller read it, and how messages name that file. */
@@ -107,10 +109,11 @@ export function resolvePlan<R extends object>(
   fileName: string,
   env: NodeJS.ProcessEnv,
   resume: SavedRun<R> | null = null,
+  baseline: Baseline | null = null,
 ): EvalPlan<R> {
   const settings = resume
-    ? resolveSettings(flags, file, fileName, env, resume.run as Record<string, unknown>, resume.file)
-    : resolveSettings(flags, file, fileName, env);
+    ? resolveSettings(flags, file, fileName, env, resume.run as Record<string, unknown>, resume.file, baseline)
+    : resolveSettings(flags, file, fileName, env, null, undefined, baseline);
   return planOf(settings, resume);
 }
 
@@ -159,6 +162,7 @@ export function planOf<R>(s: EvalSettings, resume: SavedRun<R> | null = null): E
           ? null
           : { maxCostUsd: s.maxCost, maxTotalTokens: s.maxTotalTokens },
       precision: s.precision,
+      against: s.against === null ? null : { dir: s.against, margin: s.margin },
     },
     output: s.output,
     resume,

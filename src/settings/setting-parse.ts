@@ -136,3 +136,13 @@ export function parseSwitch(value: unknown, name: string): boolean {
   if (typeof value === 'boolean') return value;
   throw new ConfigError(`${name} must be true or false, got ${JSON.stringify(value)}`);
 }
+
+/** The stopping rules `--until` names (only `decided` so far). */
+const UNTIL_RULES = ['decided'] as const;
+
+export function parseUntil(value: unknown, name: string): (typeof UNTIL_RULES)[number] {
+  if (value === 'decided') return value;
+  throw new ConfigError(
+    `${name} must be ${UNTIL_RULES.join(' or ')}, got ${JSON.stringify(String(value).slice(0, 80))}`,
+  );
+}

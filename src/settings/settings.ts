@@ -5,7 +5,7 @@
  * the saved run.json), the value and the range.
  */
 import { ConfigError } from '../errors/index.js';
-import { isPolicyName, POLICY_NAMES } from '../task/policies.js';
+import { isPolicyName, POLICY_NAMES } from '../task/policy-names.js';
 import { valueAt, type FileConfig } from './config.js';
 import { findProvider, loadProviders, originOf, type Provider } from './providers.js';
 import {
@@ -185,8 +185,10 @@ export function resolveSettings(
   env: NodeJS.ProcessEnv,
   saved: SavedSettings | null = null,
   savedFile?: string,
+  baseline: Baseline | null = null,
 ): EvalSettings {
   const { values: v, given, names } = pickSettings(flags, file, fileName, saved, savedFile);
+  checkAgainst(v, given, names, baseline, saved !== null);
   if (v.model === null) {
     throw new ConfigError(
       '-m/--model is required: a model id such as openai/gpt-5-mini, or builtin:oracle (no key, no network)',
@@ -195,7 +197,7 @@ export function resolveSettings(
   const policy = builtinName(v.model);
   if (policy !== null && !isPolicyName(policy)) {
     throw new ConfigError(
-      `${names.model}: unknown built-in model ${JSON.stringify(v.model)} (choose builtin:${POLICY_NAMES.join(', builtin:')})`,
+      `${names.model}: unknown built-in model ${JSON.stringify(v.model)} (choose builtin:${POLICY_NAMES.join(', builtin:')}, builtin:share:P)`,
     );
   }
   if (saved) refuseChanges(v, given, saved);
@@ -216,6 +218,70 @@ export function resolveSettings(
       : endpoint(v, given, env, saved ? (savedFile ?? 'the saved run.json') : null);
   // `model` again: the null check above narrowed `v.model`, not `v`, for the type of the result.
   return { ...v, model: v.model, ...ep };
+}
+
+/**
+ * The folder `--against` names (a flag, the config file, or on a resume the saved run), or null:
+ * the caller reads its run.json and hands it to `resolveSettings` as the baseline.
+ */
+export function againstOf(
+  flags: EvalFlags,
+  file: FileConfig | null,
+  fileName: string,
+  saved: SavedSettings | null = null,
+): string | null {
+  return pickOne('against', flags, file, fileName, saved, 'the saved run.json').value;
+}
+
+/** The run `--against RUN` names, as data: its run.json (read by the caller) and how messages name it. */
+export interface Baseline {
+  run: SavedSettings;
+  file: string;
+}
+
+/** The settings of RUN's tasks a run `--against RUN` takes: the same generator, so the same tasks. */
+const TASK_KEYS = ['numTransactions', 'faultRate', 'seed'] as const;
+
+/**
+ * `--against RUN --until decided`: each needs the other; the run takes RUN's task settings
+ * where none were given (a resume has them saved), refuses different ones, and runs at most
+ * RUN's tasks (`-n` defaults to RUN's).
+ */
+function checkAgainst(
+  v: SettingValues,
+  given: Set<SettingKey>,
+  names: Record<SettingKey, string>,
+  baseline: Baseline | null,
+  resuming: boolean,
+): void {
+  if (v.against === null) {
+    if (v.until !== null)
+      throw new ConfigError(`${names.until} ${v.until} needs --against RUN, the run to compare with`);
+    return;
+  }
+  if (v.until === null)
+    throw new ConfigError(`${names.against} needs --until decided (the rule that says when the comparison is over)`);
+  if (v.shard !== null)
+    throw new ConfigError(`${names.against} runs RUN's tasks in index order and does not take --shard`);
+  if (v.precision !== null)
+    throw new ConfigError(`${names.against} and ${names.precision} are two stopping rules: give one`);
+  if (baseline === null) return;
+  const theirs = (key: SettingKey): unknown => pickOne(key, {}, null, '', baseline.run, baseline.file).value;
+  // A new run takes what it was not given from RUN; a resume has its own saved, and they must agree.
+  const take = (key: SettingKey): boolean => !given.has(key) && !resuming;
+  for (const key of TASK_KEYS) {
+    if (take(key)) (v as Record<SettingKey, unknown>)[key] = theirs(key);
+    else if (canon(v[key]) !== canon(theirs(key)))
+      throw new ConfigError(
+        `${names[key]} ${canon(v[key])} differs from ${baseline.file}'s ${canon(theirs(key))}: --against runs RUN's own tasks (leave it out to take RUN's)`,
+      );
+  }
+  const most = theirs('num') as number;
+  if (take('num')) v.num = most;
+  else if (v.num > most)
+    throw new ConfigError(
+      `${names.num} ${v.num} is more tasks than ${baseline.file} holds (${most}): --against compares task by task`,
+    );
 }
 
 /** Refuses a measured setting given now with a value other than the saved run's. */

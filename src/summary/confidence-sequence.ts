@@ -526,6 +526,18 @@ export interface SequentialRecord {
   half_width: number;
   /** True when the rule stopped the run. */
   reached: boolean;
-  /** The tasks a fixed-n 95% interval of ±W needs at the observed standard deviation, or null. */
+  /**
+   * `precision`: the tasks a fixed-n 95% interval of ±W needs at the observed standard
+   * deviation; `decided`: the tasks a fixed paired design needs to detect a difference of
+   * `fixed_design_difference` with 80% power at 5%, at the observed spread of the differences. Null when unknown.
+   */
   fixed_design_tasks: number | null;
+  /** `decided` only: the run compared with (`--against`), as named. */
+  against?: string;
+  /** `decided` only: `--margin`. */
+  margin?: number;
+  /** `decided` only: the verdict (`undecided` when the run ended without one). */
+  verdict?: Verdict;
+  /** `decided` only: the difference the fixed design is planned to detect (`--margin`, or 0.05 without one). */
+  fixed_design_difference?: number;
 }

@@ -7,7 +7,7 @@ import { formatCents } from './money.js';
 import { readLedgerFromPrompt } from './read-prompt.js';
 import { deriveKey } from './rules.js';
 import { FAULT_CODES, type Bas, type ChatMessage, type FaultMap, type Ledger } from './types.js';
-import type { PolicyName } from './policy-names.js';
+import { shareOf, type PolicyName } from './policy-names.js';
 export { isPolicyName, POLICY_NAMES, type PolicyName } from './policy-names.js';
 
 /** Writes an answer block the way a well-behaved model would. */
@@ -64,7 +64,23 @@ export function slipsDraw(promptText: string, draw: number): { rate: number; rig
   return { rate, right: u < rate };
 }
 
+/**
+ * `share:P`: whether the task of this prompt is one it gets right. The hash of the prompt's
+ * text, as a number in [0, 1), below P: one fixed set of tasks per P, each with chance P, and
+ * nested (share:0.5's right tasks are among share:0.7's).
+ */
+function shareRight(promptText: string, share: number): boolean {
+  return hashText(promptText, 4) / 2 ** 32 < share;
+}
+
 function answerFor(name: PolicyName, ledger: Ledger, promptText: string, draw: number): string {
+  const share = shareOf(name);
+  if (share !== null) {
+    // Right: the answer key; wrong: no answer at all, which scores 0 on any ledger.
+    if (!shareRight(promptText, share)) return 'I cannot reconcile this ledger.';
+    const key = deriveKey(ledger);
+    return formatAnswer(key.bas, key.faults);
+  }
   switch (name) {
     case 'oracle': {
       const key = deriveKey(ledger);
@@ -89,6 +105,8 @@ function answerFor(name: PolicyName, ledger: Ledger, promptText: string, draw: n
       const bas = { ...key.bas, '1A': key.bas['1A'] + 100, net: key.bas.net + 100 };
       return formatAnswer(bas, key.faults);
     }
+    default:
+      throw new RangeError(`unknown built-in policy ${name}`);
   }
 }
 
@@ -104,7 +122,7 @@ function promptText(messages: readonly ChatMessage[]): string {
 export function runPolicy(name: PolicyName, messages: readonly ChatMessage[], draw = 0): string {
   const ledger = readLedgerFromPrompt(messages);
   if (!ledger) return 'I could not find a ledger in this prompt.';
-  return answerFor(name, ledger, name === 'slips' ? promptText(messages) : '', draw);
+  return answerFor(name, ledger, name === 'slips' || shareOf(name) !== null ? promptText(messages) : '', draw);
 }
 
 /**

@@ -273,7 +273,7 @@ describe('bas sweep of several models', () => {
     ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(
-      'bas: -m/--model: unknown built-in model "builtin:random" (choose builtin:oracle, builtin:raw-sums, builtin:blanket, builtin:silent, builtin:slips)\n',
+      'bas: -m/--model: unknown built-in model "builtin:random" (choose builtin:oracle, builtin:raw-sums, builtin:blanket, builtin:silent, builtin:slips, builtin:share:P)\n',
     );
     expect(existsSync(dir)).toBe(false);
   });

@@ -1,0 +1,57 @@
+/**
+ * `--max-total-tokens` in a sweep applies to each run of the grid on its own (docs/sweep.md): a
+ * run stopped at its budget does not stop the others, and the sweep ends with exit 4 naming it
+ * and how to continue. It used to end with exit 0 as if every run had finished.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { bas, serve, tempDir, type Served } from '../support/cli.js';
+
+const servers: Served[] = [];
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.stop()));
+});
+
+describe('bas sweep with a budget', () => {
+  it('gives each run the whole budget, runs every point, and exits 4 naming the runs it stopped', async () => {
+    const s = await serve(['--policy', 'oracle']);
+    servers.push(s);
+    const out = join(tempDir(), 'sweep');
+    const limit = 9000;
+    const r = await bas(
+      [
+        'sweep',
+        '-m',
+        'm',
+        '--base-url',
+        s.url,
+        '-n',
+        '20',
+        '-c',
+        '1',
+        '--num-transactions',
+        '6,12',
+        '--max-tokens',
+        '500',
+        '--max-total-tokens',
+        String(limit),
+        '--output',
+        out,
+        '--no-progress',
+      ],
+      { env: { OPENAI_API_KEY: 'sk-test' } },
+    );
+    expect(r.code, r.stderr).toBe(4);
+    expect(r.stderr).toMatch(/2 of 2 runs stopped at their budget .* bas eval --resume .* --max-cost USD/);
+    const stats = (await (await fetch(`${s.url}/bas/stats`)).json()) as {
+      promptTokens: number;
+      completionTokens: number;
+    };
+    // each run kept its own budget: together at most twice it, and more than one run's
+    expect(stats.promptTokens + stats.completionTokens).toBeLessThanOrEqual(2 * limit);
+    expect(stats.promptTokens + stats.completionTokens).toBeGreaterThan(limit);
+    const plan = JSON.parse(readFileSync(join(out, 'sweep.json'), 'utf8'));
+    expect(plan.points).toHaveLength(2);
+  });
+});
