@@ -231,7 +231,7 @@ export class Pace {
     const current = ticket.epoch === this.epoch;
     const byRate = this.gauge.rate !== null;
     const limits = signals.limits ?? null;
-    if (outcome === 'limited') this.gauge.refused(now, ticket.rateEpoch ?? -1, limits);
+    if (outcome === 'limited') this.gauge.refused(now, ticket.rateEpoch ?? -1, limits, retryAfterMs);
     else if (outcome === 'ok' || outcome === 'spent') {
       const held = this.retries.length + this.fresh.length > 0 && now < this.gauge.readyAt;
       this.gauge.answered(limits, signals.tokens ?? null, held, outcome === 'spent');

@@ -17,7 +17,9 @@
  *   sent before the last refusal says nothing new and is not counted (as pace.ts does with
  *   its limit).
  * With neither yet (the first 429 of a run, no headers), the replies of the last second are
- * taken, if there are enough of them; else the rate waits for the next refusal.
+ * taken, if there are enough of them; else the rate waits for the next refusal. A refusal
+ * without a budget header that asks for less than a second starts nothing: it comes from a
+ * limit on bursts or on requests in flight, which pace.ts's limit answers.
  *
  * A refusal always lowers the rate a little (to at most GUARD of it), and answered requests
  * raise it by INCREASE per second's worth of them while the spacing is what holds requests
@@ -99,10 +101,17 @@ export class RateGauge {
     this.set(this.rps * INCREASE);
   }
 
-  /** A 429 came for a request sent in `epoch`. Returns true when the rate is known after it. */
-  refused(now: number, epoch: number, limits: RateLimits | null): boolean {
+  /**
+   * A 429 came for a request sent in `epoch`, asking for a wait of `hintMs` (null: none named).
+   * Returns true when the rate is known after it.
+   */
+  refused(now: number, epoch: number, limits: RateLimits | null, hintMs: number | null = null): boolean {
     this.refusals++;
     this.hear(limits);
+    // A refusal that names no budget and asks for less than a second is a limit on bursts or on
+    // requests in flight, which the limit on requests in flight answers (pace.ts): pacing by
+    // rate starts only on a sign of a rate, a budget header or a wait of a second or more.
+    if (this.rps === null && this.headerRps === null && limits === null && (hintMs ?? 0) < 1000) return false;
     if (epoch !== this.epoch) return this.rps !== null;
     const measured = this.measured(now);
     const est = minOf(this.headerRps, measured?.rps ?? null);

@@ -1,0 +1,43 @@
+/**
+ * When pacing by rate starts (src/endpoint/rate.ts): on a sign of a rate only. A 429 that names
+ * no budget and asks for a few milliseconds comes from a limit on bursts or on requests in
+ * flight (the runner's 429 test: an endpoint that takes three at a time); pacing such an
+ * endpoint by a rate measured at a lowered concurrency starved its rollouts past their deadline.
+ */
+import { describe, expect, it } from 'vitest';
+import { RateGauge } from '../../src/endpoint/rate.js';
+
+/** A gauge that has answered `answers` requests, then is refused twice, 500 ms apart, with `hintMs`. */
+function refusedTwice(hintMs: number | null, limits: Parameters<RateGauge['refused']>[2] = null): RateGauge {
+  const g = new RateGauge();
+  let epoch = g.send(0);
+  g.answered(null, null, false, false);
+  g.refused(100, epoch, limits, hintMs);
+  for (let t = 100; t < 600; t += 50) {
+    epoch = g.send(t);
+    g.answered(null, null, false, false);
+  }
+  epoch = g.send(600);
+  g.refused(600, epoch, limits, hintMs);
+  return g;
+}
+
+describe('pacing by rate starts', () => {
+  it('not on refusals without a budget header that ask for under a second', () => {
+    expect(refusedTwice(2).rate).toBeNull();
+    expect(refusedTwice(null).rate).toBeNull();
+    expect(refusedTwice(999).rate).toBeNull();
+  });
+
+  it('on refusals that ask for a second or more, at the rate answered between them', () => {
+    const g = refusedTwice(1000);
+    // Ten answers between the two refusals, 500 ms apart: counted one higher under a second.
+    expect(g.rate).toBeCloseTo(22, 6);
+    expect(g.record().rate_limited).toBe(2);
+  });
+
+  it('on refusals that carry a rate-limit budget, whatever their hint', () => {
+    const limits = { requests: { limit: 10, remaining: 0, resetMs: 1000 }, tokens: null };
+    expect(refusedTwice(2, limits).rate).not.toBeNull();
+  });
+});
