@@ -78,11 +78,8 @@ function estimateRow(name: string, e: Estimate, digits = 3): string[] {
   ];
 }
 
-/** The summary's tables, each preceded by a heading line. */
-export function renderSummary(s: Summary, opts: { title?: string } = {}): string {
-  const parts: string[] = [];
-  if (opts.title) parts.push(terminalText(opts.title));
-
+/** Rollouts by outcome, errors by type, lines superseded and replies cut. */
+function countsTable(s: Summary): string {
   const counts = plainTable(['rollouts', 'count']);
   counts.push(['tasks', fmtInt(s.counts.tasks)]);
   counts.push(['rollouts', fmtInt(s.counts.rollouts)]);
@@ -91,9 +88,11 @@ export function renderSummary(s: Summary, opts: { title?: string } = {}): string
   for (const [type, n] of Object.entries(s.counts.errors_by_type).sort()) counts.push([`  ${type}`, fmtInt(n)]);
   if (s.counts.replaced) counts.push(['lines superseded by a later retry', fmtInt(s.counts.replaced)]);
   if (s.truncated) counts.push(['cut by the token limit (finish_reason "length")', fmtInt(s.truncated)]);
-  parts.push(counts.toString());
-  if (s.errors?.length) parts.push(renderErrors(s));
+  return counts.toString();
+}
 
+/** Every score with its interval. */
+function scoresTable(s: Summary): string {
   const scores = plainTable(
     ['score', 'mean', 'stderr', '95% CI', 'n', 'interval'],
     ['left', 'right', 'right', 'right', 'right', 'left'],
@@ -103,12 +102,11 @@ export function renderSummary(s: Summary, opts: { title?: string } = {}): string
   scores.push(estimateRow('bas_correct', s.rewards.bas_correct));
   scores.push(estimateRow('fault_audit', s.rewards.fault_audit));
   for (const [name, e] of Object.entries(s.metrics)) scores.push(estimateRow(name, e, name === 'num_flagged' ? 2 : 3));
-  parts.push(scores.toString(), METHOD_LEGEND);
+  return scores.toString();
+}
 
-  const labels = plainTable(['label', 'accuracy', '95% CI', 'n']);
-  for (const l of BAS_LABELS) labels.push([l, fmt(s.labels[l].mean), fmtCi(s.labels[l].ci95), String(s.labels[l].n)]);
-  parts.push(labels.toString());
-
+/** Precision and recall per fault code, pooled and per code, with what pooled means. */
+function codesLines(s: Summary): string[] {
   const codes = plainTable(['fault code', 'precision', 'recall', 'tp', 'fp', 'fn']);
   const p = s.faults_pooled;
   codes.push(['all codes, pooled', fmt(p.precision), fmt(p.recall), fmtInt(p.tp), fmtInt(p.fp), fmtInt(p.fn)]);
@@ -117,23 +115,14 @@ export function renderSummary(s: Summary, opts: { title?: string } = {}): string
     codes.push([c, fmt(b.precision), fmt(b.recall), fmtInt(b.tp), fmtInt(b.fp), fmtInt(b.fn)]);
   }
   if (s.unknown_codes) codes.push(['(unknown codes claimed)', '', '', '', fmtInt(s.unknown_codes), '']);
-  parts.push(
+  return [
     codes.toString(),
     'precision and recall here are pooled over all claimed and true (row, code)\npairs; fault_precision above is the mean per reply,\n0 for a reply that claims nothing',
-  );
+  ];
+}
 
-  const consistency = renderConsistency(s);
-  if (consistency) parts.push(consistency);
-
-  const noise = renderNoise(s);
-  if (noise) parts.push(noise);
-
-  if (s.pass_at_k.length) {
-    const pk = plainTable(['pass@k (bas_correct)', 'value', 'tasks']);
-    for (const r of s.pass_at_k) pk.push([`pass@${r.k}`, fmt(r.value), String(r.tasks)]);
-    parts.push(pk.toString());
-  }
-
+/** Tokens (with what bought no score and what the cache gave), latency and time to first token. */
+function usageTable(s: Summary): string {
   const usage = plainTable(['usage', 'value']);
   usage.push(['prompt tokens', fmtInt(s.tokens.prompt)]);
   usage.push(['completion tokens', fmtInt(s.tokens.completion)]);
@@ -157,12 +146,33 @@ export function renderSummary(s: Summary, opts: { title?: string } = {}): string
     usage.push(['first token p50 (s)', fmt(ttft.p50 / 1000, 2)]);
     usage.push(['first token p95 (s)', fmt(ttft.p95 / 1000, 2)]);
   }
-  parts.push(usage.toString());
+  return usage.toString();
+}
+
+/** The summary's tables, each preceded by a heading line. */
+export function renderSummary(s: Summary, opts: { title?: string } = {}): string {
+  const parts: string[] = [];
+  if (opts.title) parts.push(terminalText(opts.title));
+  parts.push(countsTable(s));
+  if (s.errors?.length) parts.push(renderErrors(s));
+  parts.push(scoresTable(s), METHOD_LEGEND);
+  const labels = plainTable(['label', 'accuracy', '95% CI', 'n']);
+  for (const l of BAS_LABELS) labels.push([l, fmt(s.labels[l].mean), fmtCi(s.labels[l].ci95), String(s.labels[l].n)]);
+  parts.push(labels.toString(), ...codesLines(s));
+  const consistency = renderConsistency(s);
+  if (consistency) parts.push(consistency);
+  const noise = renderNoise(s);
+  if (noise) parts.push(noise);
+  if (s.pass_at_k.length) {
+    const pk = plainTable(['pass@k (bas_correct)', 'value', 'tasks']);
+    for (const r of s.pass_at_k) pk.push([`pass@${r.k}`, fmt(r.value), String(r.tasks)]);
+    parts.push(pk.toString());
+  }
+  parts.push(usageTable(s));
   if (s.tokens.ignored)
     parts.push(
       `(${fmtInt(s.tokens.ignored)} token counts were negative, fractional or absurd and are left out of the sums)`,
     );
-
   return parts.join('\n') + '\n';
 }
 
