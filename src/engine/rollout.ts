@@ -69,39 +69,74 @@ function usageOf(err: unknown): Usage | null {
   return err instanceof MalformedResponseError ? err.usage : null;
 }
 
-/** Runs one episode for `messages`. Never throws for a model or network problem. */
-export async function runEpisode(messages: readonly ChatMessage[], o: EpisodeOptions): Promise<EpisodeResult> {
-  const start = Date.now();
-  const deadline = start + o.episodeTimeoutMs;
+/** An attempt admitted: its request slot and its budget reservation (either null when not used). */
+interface Admitted {
+  ticket: Ticket | null;
+  hold: Hold | null;
+}
+
+/** One episode's attempts, within its deadline (runEpisode). */
+class Episode {
+  private readonly deadline: number;
   // The latency is read on the clock the time to first token is read on (performance.now(),
   // rounded the same way), so a streamed reply's first token never comes after its end.
-  const began = performance.now();
-  const latency = (): number => Math.round(performance.now() - began);
+  private readonly began = performance.now();
   // Failures count against --max-retries; waiting turns (429s) only against the deadline.
-  let failures = 0;
-  let waits = 0;
+  private failures = 0;
+  private waits = 0;
   /** The last wait of a waiting turn: the next one is at least twice as long (retry.ts). */
-  let lastWait = 0;
-  let usage: Usage | null = null;
-  let finishReason: string | null = null;
-  const failed = (failure: Failure, attempts: number): EpisodeResult => ({
-    kind: 'failed',
-    failure,
-    attempts,
-    latencyMs: latency(),
-    usage,
-    finishReason,
-  });
-  // A reply the response cache holds sends nothing: it takes no request slot, and no budget
-  // (a spent budget does not stop what costs nothing).
-  const hit = o.stop.aborted ? null : (o.client.cached?.(messages, { rollout: o.rollout ?? 0, attempt: 1 }) ?? null);
-  if (hit) {
-    o.onAttempt?.(null);
-    return { kind: 'reply', completion: hit, attempts: 1, latencyMs: latency(), usage: addUsage(usage, hit.usage) };
+  private lastWait = 0;
+  private usage: Usage | null = null;
+  private finishReason: string | null = null;
+
+  constructor(
+    private readonly messages: readonly ChatMessage[],
+    private readonly o: EpisodeOptions,
+  ) {
+    this.deadline = Date.now() + o.episodeTimeoutMs;
   }
-  for (let attempt = 1; ; attempt++) {
+
+  private latency(): number {
+    return Math.round(performance.now() - this.began);
+  }
+
+  private failed(failure: Failure, attempts: number): EpisodeResult {
+    const { usage, finishReason } = this;
+    return { kind: 'failed', failure, attempts, latencyMs: this.latency(), usage, finishReason };
+  }
+
+  async run(): Promise<EpisodeResult> {
+    const o = this.o;
+    // A reply the response cache holds sends nothing: it takes no request slot, and no budget
+    // (a spent budget does not stop what costs nothing).
+    const hit = o.stop.aborted
+      ? null
+      : (o.client.cached?.(this.messages, { rollout: o.rollout ?? 0, attempt: 1 }) ?? null);
+    if (hit) {
+      o.onAttempt?.(null);
+      return {
+        kind: 'reply',
+        completion: hit,
+        attempts: 1,
+        latencyMs: this.latency(),
+        usage: addUsage(null, hit.usage),
+      };
+    }
+    for (let attempt = 1; ; attempt++) {
+      const admitted = await this.admit(attempt);
+      if ('kind' in admitted) return admitted;
+      const sent = await this.send(attempt, admitted);
+      if ('kind' in sent) return sent;
+      const ended = await this.retryOrEnd(sent.failure, attempt);
+      if (ended) return ended;
+    }
+  }
+
+  /** A request slot and the budget's reservation for the next attempt, or how the episode ends without one. */
+  private async admit(attempt: number): Promise<Admitted | EpisodeResult> {
+    const o = this.o;
     // A free slot is taken at once; only a run held back by its limit waits for one.
-    const ticket = o.pace ? (o.pace.tryAcquire() ?? (await slot(o.pace, o.stop, attempt > 1, deadline))) : null;
+    const ticket = o.pace ? (o.pace.tryAcquire() ?? (await slot(o.pace, o.stop, attempt > 1, this.deadline))) : null;
     // The budget's reservation, taken after the slot: a request waits for it holding its slot,
     // so the requests in flight (whose return may make room) are never kept from theirs.
     let hold: Hold | null = null;
@@ -109,86 +144,85 @@ export async function runEpisode(messages: readonly ChatMessage[], o: EpisodeOpt
       const now = o.spend.tryAcquire(o.promptBytes ?? 0, o.stop);
       hold = now !== undefined ? now : await o.spend.acquire(o.promptBytes ?? 0, o.stop);
     }
-    if (o.stop.aborted || (o.spend && hold === null)) {
-      if (ticket) o.pace!.release(ticket, 'other');
-      if (hold) o.spend!.settle(hold, null, 'none');
-      return { kind: 'aborted', usage, inFlight: false };
-    }
-    const remaining = deadline - Date.now();
-    if (remaining <= 0) {
-      if (ticket) o.pace!.release(ticket, 'other');
-      if (hold) o.spend!.settle(hold, null, 'none');
-      const waited = o.pace && !ticket ? ' while waiting for a free request slot (the endpoint is rate limiting)' : '';
-      return failed(
-        {
-          type: 'timeout',
-          message: `episode deadline of ${o.episodeTimeoutMs / 1000} s passed${waited}`,
-          status: null,
-          retryAfterMs: null,
-          fatal: false,
-        },
-        attempt - 1,
-      );
-    }
+    const stopped = o.stop.aborted || (o.spend && hold === null);
+    if (!stopped && this.deadline - Date.now() > 0) return { ticket, hold };
+    if (ticket) o.pace!.release(ticket, 'other');
+    if (hold) o.spend!.settle(hold, null, 'none');
+    if (stopped) return { kind: 'aborted', usage: this.usage, inFlight: false };
+    const waited = o.pace && !ticket ? ' while waiting for a free request slot (the endpoint is rate limiting)' : '';
+    const message = `episode deadline of ${o.episodeTimeoutMs / 1000} s passed${waited}`;
+    return this.failed({ type: 'timeout', message, status: null, retryAfterMs: null, fatal: false }, attempt - 1);
+  }
+
+  /** One request: its reply, the stop that cut it, or its failure (classified, its cost settled). */
+  private async send(attempt: number, { ticket, hold }: Admitted): Promise<EpisodeResult | { failure: Failure }> {
+    const o = this.o;
+    const remaining = this.deadline - Date.now();
     const bound = o.client.inProcess
       ? inProcessAttempt(o.stop)
       : boundAttempt(o.stop, Math.min(o.requestTimeoutMs, remaining));
-    let failure: Failure;
+    let failure: Failure | null = null;
     let outcome: AttemptOutcome = 'other';
     let signals: AnswerSignals = {};
     try {
-      const completion = await o.client.complete(messages, bound.signal, { rollout: o.rollout ?? 0, attempt });
+      const completion = await o.client.complete(this.messages, bound.signal, { rollout: o.rollout ?? 0, attempt });
       outcome = completion.budget_spent ? 'spent' : 'ok';
       signals = { limits: completion.rate_limits ?? null, tokens: completion.usage?.total_tokens ?? null };
-      usage = addUsage(usage, completion.usage);
+      this.usage = addUsage(this.usage, completion.usage);
       if (hold) o.spend!.settle(hold, completion.usage, 'reply');
-      hold = null;
       o.onAttempt?.(null);
-      return { kind: 'reply', completion, attempts: attempt, latencyMs: latency(), usage };
+      return { kind: 'reply', completion, attempts: attempt, latencyMs: this.latency(), usage: this.usage };
     } catch (err) {
-      usage = addUsage(usage, usageOf(err));
-      finishReason = err instanceof MalformedResponseError ? err.finishReason : null;
+      this.usage = addUsage(this.usage, usageOf(err));
+      this.finishReason = err instanceof MalformedResponseError ? err.finishReason : null;
       if (o.stop.aborted) {
         if (hold) o.spend!.abandon(hold);
-        hold = null;
-        return { kind: 'aborted', usage, inFlight: true };
+        return { kind: 'aborted', usage: this.usage, inFlight: true };
       }
       const timedOut = bound.timedOut();
       failure = classifyError(err, timedOut);
       if (hold) o.spend!.settle(hold, usageOf(err), billedAs(err, failure));
-      hold = null;
       if (failure.type === 'rate_limit') {
         outcome = 'limited';
         signals = { limits: failure.rateLimits ?? null };
       }
-      if (timedOut) {
-        const cut =
-          remaining < o.requestTimeoutMs
-            ? `episode deadline of ${o.episodeTimeoutMs / 1000} s`
-            : `request timeout of ${o.requestTimeoutMs / 1000} s`;
-        // A reply held back by the memory budget is not a slow endpoint: say which it was.
-        const held = waitedOnBudget(bound.signal)
-          ? '; the reply was waiting for memory, since the replies in flight filled their budget (BAS_REPLY_BUDGET_MB)'
-          : '';
-        failure.message = `no reply within the ${cut}${held}`;
-      }
+      if (timedOut) failure.message = this.timeoutMessage(remaining, bound.signal);
+      return { failure };
     } finally {
       bound.done();
-      // failure is unassigned only when the attempt returned a reply.
       // A wait past the deadline fails this rollout at once; it does not close the gate for
       // the others either (they learn it from their own requests, or first contact stops the run).
       const hint = outcome === 'limited' ? failure!.retryAfterMs : null;
       if (ticket)
-        o.pace!.release(ticket, outcome, hint !== null && hint < deadline - Date.now() ? hint : null, signals);
+        o.pace!.release(ticket, outcome, hint !== null && hint < this.deadline - Date.now() ? hint : null, signals);
     }
+  }
+
+  /** Why an attempt that timed out did: its own timeout or the episode's deadline, and whether memory held its reply. */
+  private timeoutMessage(remaining: number, signal: AbortSignal): string {
+    const o = this.o;
+    const cut =
+      remaining < o.requestTimeoutMs
+        ? `episode deadline of ${o.episodeTimeoutMs / 1000} s`
+        : `request timeout of ${o.requestTimeoutMs / 1000} s`;
+    // A reply held back by the memory budget is not a slow endpoint: say which it was.
+    const held = waitedOnBudget(signal)
+      ? '; the reply was waiting for memory, since the replies in flight filled their budget (BAS_REPLY_BUDGET_MB)'
+      : '';
+    return `no reply within the ${cut}${held}`;
+  }
+
+  /** After a failed attempt: wait and return null to try again, or how the episode ends. */
+  private async retryOrEnd(failure: Failure, attempt: number): Promise<EpisodeResult | null> {
+    const o = this.o;
     o.onAttempt?.(failure);
-    if (failure.fatal) return failed(failure, attempt);
+    if (failure.fatal) return this.failed(failure, attempt);
     const waiting = o.policy.waitOn.includes(failure.type);
     // A short hint the pace answers by spacing requests is not waited out whole (pace.ts).
     const spaced = waiting && o.pace?.spaces(failure.retryAfterMs ?? null) === true;
     const planned = spaced ? { ...failure, retryAfterMs: null } : failure;
-    const delay = plannedDelay(o.policy, waiting ? waits++ : failures++, planned, o.random, lastWait);
-    const left = deadline - Date.now();
+    const delay = plannedDelay(o.policy, waiting ? this.waits++ : this.failures++, planned, o.random, this.lastWait);
+    const left = this.deadline - Date.now();
     if (delay === null || delay >= left) {
       // A server that asks for a wait past the deadline is not waited for: the rollout fails now.
       if (delay !== null && failure.retryAfterMs != null && failure.retryAfterMs >= left) {
@@ -196,13 +230,18 @@ export async function runEpisode(messages: readonly ChatMessage[], o: EpisodeOpt
         failure.pastDeadline = true;
       }
       if (attempt > 1) failure.message += ` (after ${attempt} attempts)`;
-      return failed(failure, attempt);
+      return this.failed(failure, attempt);
     }
-    if (waiting) lastWait = delay;
+    if (waiting) this.lastWait = delay;
     o.onRetry?.(attempt, delay, failure);
     await sleep(delay, o.stop);
-    if (o.stop.aborted) return { kind: 'aborted', usage, inFlight: false };
+    return o.stop.aborted ? { kind: 'aborted', usage: this.usage, inFlight: false } : null;
   }
+}
+
+/** Runs one episode for `messages`. Never throws for a model or network problem. */
+export async function runEpisode(messages: readonly ChatMessage[], o: EpisodeOptions): Promise<EpisodeResult> {
+  return new Episode(messages, o).run();
 }
 
 /** What a failed attempt is charged: a 200 its usage, a refusal nothing, a reply lost on its way its worst case. */
