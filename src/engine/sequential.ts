@@ -156,15 +156,13 @@ function fixedPrecisionTasks(sd: number, width: number): number | null {
   return Math.ceil(((1.959963984540054 * sd) / width) ** 2);
 }
 
-/** The record of a sequence's state under `--precision W`. */
-function precisionRecord(state: SequentialState, width: number): SequentialRecord {
+/** What both rules record of where the sequence stands: its interval and the tasks it took. */
+function sequenceFields(state: SequentialState) {
   const i = state.interval;
   return {
-    rule: 'precision',
-    width,
     alpha: 0.05,
-    anytime_valid: true,
-    method: 'betting-mixture',
+    anytime_valid: true as const,
+    method: 'betting-mixture' as const,
     tasks: state.tasks,
     last_index: state.lastIndex,
     mean: i.mean,
@@ -172,6 +170,15 @@ function precisionRecord(state: SequentialState, width: number): SequentialRecor
     high: i.high,
     half_width: i.halfWidth,
     reached: state.reached,
+  };
+}
+
+/** The record of a sequence's state under `--precision W`. */
+function precisionRecord(state: SequentialState, width: number): SequentialRecord {
+  return {
+    rule: 'precision',
+    width,
+    ...sequenceFields(state),
     fixed_design_tasks: state.sd === null ? null : fixedPrecisionTasks(state.sd, width),
   };
 }
@@ -181,21 +188,11 @@ const DEFAULT_DIFFERENCE = 0.05;
 
 /** The record of a sequence's state under `--against RUN --until decided --margin M`. */
 function decidedRecord(state: SequentialState, against: string, margin: number): SequentialRecord {
-  const i = state.interval;
   const d = margin > 0 ? margin : DEFAULT_DIFFERENCE;
   return {
     rule: 'decided',
     width: null,
-    alpha: 0.05,
-    anytime_valid: true,
-    method: 'betting-mixture',
-    tasks: state.tasks,
-    last_index: state.lastIndex,
-    mean: i.mean,
-    low: i.low,
-    high: i.high,
-    half_width: i.halfWidth,
-    reached: state.reached,
+    ...sequenceFields(state),
     fixed_design_tasks: state.sd === null ? null : tasksNeeded(state.sd * state.sd, d),
     against,
     margin,

@@ -7,7 +7,8 @@
 import type { CompareColumn } from '../settings/choices.js';
 import type { PairedBootstrap } from '../summary/stats.js';
 import { columnsText, pickColumns, type Column } from './columns.js';
-import { COMPARE_MEASURES, comparisonNotes, pairingHeading, type Comparison } from './compare.js';
+import { comparisonNotes, pairingHeading, type Comparison } from './compare.js';
+import { COMPARE_MEASURES } from '../settings/choices.js';
 import { terminalText } from '../io/terminal-text.js';
 import { fmtInt } from './tables.js';
 

@@ -18,19 +18,10 @@ import { PairedConfidenceSequence } from '../summary/confidence-sequence.js';
 import type { Summary } from '../summary/summary.js';
 import { fitTable, wrapCell } from './fit-table.js';
 import { runNames } from './run-names.js';
+import { COMPARE_MEASURES } from '../settings/choices.js';
 import { fmt, fmtCi, fmtInt } from './tables.js';
 import { dateText, durationText, samplingDifference, samplingShort, type Provenance } from './provenance.js';
 
-export const COMPARE_MEASURES = [
-  'bas_correct',
-  'fault_audit',
-  'reward',
-  'reward_errors_as_zero',
-  'fault_precision',
-  'fault_recall',
-  'num_flagged',
-  'parsed',
-] as const;
 type CompareMeasure = (typeof COMPARE_MEASURES)[number];
 
 interface ComparedRun {

@@ -34,6 +34,18 @@ export const LEADERBOARD_COLUMNS = [
 ] as const;
 export type LeaderboardColumn = (typeof LEADERBOARD_COLUMNS)[number];
 
+/** The measures `bas compare` shows per run, in their order (src/report/compare.ts). */
+export const COMPARE_MEASURES = [
+  'bas_correct',
+  'fault_audit',
+  'reward',
+  'reward_errors_as_zero',
+  'fault_precision',
+  'fault_recall',
+  'num_flagged',
+  'parsed',
+] as const;
+
 /**
  * The columns `bas compare --columns` chooses from, in their default order (declared in
  * src/report/compare-columns.ts): the run, its counts, its measures, and its paired
@@ -47,14 +59,7 @@ export const COMPARE_COLUMNS = [
   'rollouts',
   'completed',
   'errors',
-  'bas_correct',
-  'fault_audit',
-  'reward',
-  'reward_errors_as_zero',
-  'fault_precision',
-  'fault_recall',
-  'num_flagged',
-  'parsed',
+  ...COMPARE_MEASURES,
   'vs_a',
   'vs_a_errors_as_zero',
 ] as const;

@@ -2,7 +2,8 @@
  * The HTML page of `bas compare`: runs side by side, bars with 95% whiskers per run for each
  * reward, and the paired differences against the baseline with their verdicts.
  */
-import { COMPARE_MEASURES, type Comparison } from '../compare.js';
+import type { Comparison } from '../compare.js';
+import { COMPARE_MEASURES } from '../../settings/choices.js';
 import { COMPARE_TABLE, compareRows } from '../compare-columns.js';
 import { pickColumns, stackedCell } from '../columns.js';
 import type { CompareColumn } from '../../settings/choices.js';
