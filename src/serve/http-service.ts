@@ -53,6 +53,9 @@ export function authorized(req: IncomingMessage, token: Buffer | null): boolean 
   return given.length === want.length && timingSafeEqual(given, want);
 }
 
+/** How long a connection past the limit may stay silent before it is closed. */
+export const OVER_LIMIT_IDLE_MS = 2000;
+
 const MIB = 1024 * 1024;
 const mib = (bytes: number): string => `${Math.round((bytes / MIB) * 1000) / 1000} MiB`;
 
@@ -72,12 +75,18 @@ export class RequestGate {
     private readonly errorBody: ErrorBody,
   ) {}
 
-  /** Counts the server's connections from now on. */
+  /**
+   * Counts the server's connections from now on. One past the limit is answered 503 when its
+   * request comes; one that sends nothing is closed after OVER_LIMIT_IDLE_MS, so a silent
+   * client cannot hold a place past the limit until Node's own header timeout (a minute).
+   */
   watch(server: Server): void {
     server.on('connection', (socket: Socket) => {
       this.connections++;
-      if (this.connections > this.limits.maxConnections) this.over.add(socket);
       socket.once('close', () => this.connections--);
+      if (this.connections <= this.limits.maxConnections) return;
+      this.over.add(socket);
+      socket.setTimeout(OVER_LIMIT_IDLE_MS, () => socket.destroy());
     });
   }
 

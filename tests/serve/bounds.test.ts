@@ -246,3 +246,46 @@ describe('the flags that set the bounds', () => {
     expect(r.maxRows.default).toBe(rewardDefaults.DEFAULT_MAX_ROWS);
   });
 });
+
+describe('a connection past --max-connections that sends nothing', () => {
+  it('is closed after a short silence, not held until Node’s header timeout', async () => {
+    const { EventEmitter } = await import('node:events');
+    const { RequestGate, OVER_LIMIT_IDLE_MS } = await import('../../src/serve/http-service.js');
+    const limits = {
+      maxBodyBytes: 1,
+      bodyBudgetBytes: 1,
+      maxConnections: 1,
+      flags: { maxBody: '', bodyBudget: '', maxConnections: '' },
+    };
+    const gate = new RequestGate(limits, (message) => ({ message }));
+    const server = new EventEmitter();
+    gate.watch(server as never);
+    /** A socket that records the idle timeout set on it and whether it was destroyed. */
+    const socket = () => {
+      const s = Object.assign(new EventEmitter(), {
+        timeout: null as null | { ms: number; fire: () => void },
+        destroyed: false,
+        setTimeout(ms: number, fire: () => void) {
+          s.timeout = { ms, fire };
+        },
+        destroy() {
+          s.destroyed = true;
+          s.emit('close');
+        },
+      });
+      return s;
+    };
+    const within = socket();
+    const past = socket();
+    server.emit('connection', within);
+    server.emit('connection', past);
+    expect(gate.load().connections).toBe(2);
+    // The one within the limit keeps Node's own timeouts; the one past it gets a short one.
+    expect(within.timeout).toBeNull();
+    expect(past.timeout?.ms).toBe(OVER_LIMIT_IDLE_MS);
+    expect(OVER_LIMIT_IDLE_MS).toBeLessThanOrEqual(5000);
+    past.timeout!.fire();
+    expect(past.destroyed).toBe(true);
+    expect(gate.load().connections).toBe(1);
+  });
+});
