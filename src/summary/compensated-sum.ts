@@ -73,7 +73,7 @@ export class CompensatedSum {
     return this.overflowed ? [this.plain] : this.partials;
   }
 
-  /** The sum of the values added so far, rounded once to the nearest double (0 for none). */
+  /** The sum of the values added so far, rounded once to the nearest double (0, never -0, for none or a zero sum). */
   get value(): number {
     if (this.overflowed) return this.plain;
     const p = this.partials;
@@ -94,6 +94,7 @@ export class CompensatedSum {
       const x = hi + y;
       if (y === x - hi) hi = x;
     }
-    return hi;
+    // A sum of negative zeros is zero: one sign for it, so a mean never depends on it.
+    return hi === 0 ? 0 : hi;
   }
 }

@@ -103,6 +103,14 @@ describe('CompensatedSum', () => {
     );
   });
 
+  it('gives 0, not -0, for a sum of negative zeros (a counterexample fast-check found)', () => {
+    expect(Object.is(mean([-0]), 0)).toBe(true);
+    expect(Object.is(mean([-0, -0, 0]), 0)).toBe(true);
+    const m = new Moments();
+    m.push(-0);
+    expect(Object.is(m.mean(), 0)).toBe(true);
+  });
+
   it('makes mean() and the running Moments agree to the bit', () => {
     fc.assert(
       fc.property(values, (xs) => {
