@@ -51,23 +51,31 @@ afterAll(async () => {
   await server?.close();
 });
 
+/**
+ * A page of a 1,400-pixel window that may only reach `url`'s origin: every other request is
+ * refused and noted in `offsite`, and console errors and page errors are noted in `errors`.
+ */
+async function watchedPage(url: string, offsite: string[], errors: string[]): Promise<Page> {
+  const page = await browser!.newPage({ viewport: { width: 1400, height: 900 } });
+  const origin = url.replace(/\/$/, '');
+  await page.route('**/*', (route) => {
+    const to = route.request().url();
+    if (to.startsWith(origin)) return route.continue();
+    offsite.push(to);
+    return route.abort();
+  });
+  page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+  page.on('pageerror', (e) => errors.push(String(e)));
+  return page;
+}
+
 describe.skipIf(!hasChromium)('bas view in headless chromium', () => {
   const offsite: string[] = [];
   const errors: string[] = [];
   let page: Page;
 
   beforeAll(async () => {
-    page = await browser!.newPage({ viewport: { width: 1400, height: 900 } });
-    const origin = server.url.replace(/\/$/, '');
-    // Every request is seen here: one for anywhere but the server is refused and noted.
-    await page.route('**/*', (route) => {
-      const url = route.request().url();
-      if (url.startsWith(origin)) return route.continue();
-      offsite.push(url);
-      return route.abort();
-    });
-    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
-    page.on('pageerror', (e) => errors.push(String(e)));
+    page = await watchedPage(server.url, offsite, errors);
   });
 
   afterAll(async () => {
@@ -191,16 +199,7 @@ describe.skipIf(!hasChromium)('a sweep in bas view, in headless chromium', () =>
       maxConnections: 64,
       indexDir: null,
     });
-    page = await browser!.newPage({ viewport: { width: 1400, height: 900 } });
-    const origin = sweepServer.url.replace(/\/$/, '');
-    await page.route('**/*', (route) => {
-      const url = route.request().url();
-      if (url.startsWith(origin)) return route.continue();
-      offsite.push(url);
-      return route.abort();
-    });
-    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
-    page.on('pageerror', (e) => errors.push(String(e)));
+    page = await watchedPage(sweepServer.url, offsite, errors);
   });
 
   afterAll(async () => {
