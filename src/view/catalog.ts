@@ -16,12 +16,14 @@ import { folderLockState } from '../runfile/lock.js';
 import { expectedRollouts, readRunInfo, type RunFile } from '../runfile/read.js';
 import { RESULTS_FILE, RUN_FILE, SWEEP_FILE } from '../runfile/files.js';
 import { BAS_VERSION } from '../runfile/versions.js';
-import { runBounds, type RunBounds } from '../runfile/winners.js';
+import { outsideRun, runBounds, type RunBounds } from '../runfile/winners.js';
+import type { RolloutRecord } from '../runfile/record.js';
 import { planModels, readSweepPlan } from '../runfile/sweep-file.js';
 import type { Estimate } from '../summary/stats.js';
 import type { Summary } from '../summary/summary.js';
 import type { IndexStore } from './index-store.js';
 import { RolloutIndex } from './rollout-index.js';
+import { orderedConcurrency, seekRecord } from './seek.js';
 
 /** How deep under the folder runs are looked for, and how many folders the walk visits at most. */
 const MAX_DEPTH = 6;
@@ -232,6 +234,20 @@ export class RunState {
     const index = await this.openIndex();
     await index.refresh();
     return index;
+  }
+
+  /**
+   * The line of (index, rollout) past where the index has read (`from`), found by a seek
+   * (seek.ts) while a long first read goes on; null when the run's file may hold a pair twice
+   * or out of order, or the pair is not where its order puts it (then the index is waited for).
+   */
+  seek(index: number, rollout: number, from: number): RolloutRecord | null {
+    const concurrency = orderedConcurrency(this.info);
+    const bounds = this.indexBounds;
+    if (concurrency === null || bounds === null || outsideRun({ index, rollout }, bounds) !== null) return null;
+    return (
+      seekRecord(this.resultsPath, { index, rollout, rollouts: bounds.rollouts, concurrency, from })?.record ?? null
+    );
   }
 
   /** The index, made (from its saved entry when one fits the file) when there is none. */

@@ -36,7 +36,7 @@ const FLAG = {
 } as const;
 
 /** Bytes read at a time. */
-const CHUNK = 1024 * 1024;
+const CHUNK = 256 * 1024;
 /** A line longer than this is not a record bas wrote (the reader's own bound is the same order). */
 const MAX_LINE_BYTES = 256 * 1024 * 1024;
 /** Damaged lines named one by one; past it they are only counted. */
