@@ -42,7 +42,7 @@ const MAX_HEADER_BYTES = 1024 * 1024;
 /** An index of fewer bytes read than this is not kept: the file reads again in well under a second. */
 const MIN_KEEP_BYTES = 16 * 1024 * 1024;
 /** Bytes the kept indexes and reports may take together (`--index-max-mb`'s default). */
-export const MAX_KEPT_BYTES = 1024 * 1024 * 1024;
+const MAX_KEPT_BYTES = 1024 * 1024 * 1024;
 /** While a long first read goes on, the index is kept every so often, so a restart reads on from there. */
 const READING_STEP_BYTES = 256 * 1024 * 1024;
 
