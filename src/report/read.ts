@@ -104,8 +104,17 @@ class RunFold<F extends WinnerFold | null> extends SummaryFold {
 }
 
 /** Reads and summarises a run folder (or a bare results file); `warn` hears a torn last line and records set aside. */
-export async function readRun(path: string, warn?: Warn): Promise<RunData> {
-  return (await readRunFolding(path, () => null, warn)).data;
+export async function readRun(path: string, warn?: Warn, options?: ReadOptions): Promise<RunData> {
+  return (await readRunFolding(path, () => null, warn, options)).data;
+}
+
+/** How a run folder may be read. */
+interface ReadOptions {
+  /**
+   * Read a run that holds no rollout yet (a sweep's point stopped at its budget before its
+   * first) as an empty summary instead of refusing it.
+   */
+  allowEmpty?: boolean;
 }
 
 /**
@@ -119,6 +128,7 @@ export async function readRunFolding<F extends WinnerFold | null>(
   path: string,
   start: () => F,
   warn: Warn = stderrWarn,
+  options: ReadOptions = {},
 ): Promise<{ data: RunData; fold: F }> {
   const { dir, resultsPath, runPath } = locateRun(path);
   let run = runPath ? await readRunInfo(runPath) : null;
@@ -135,7 +145,7 @@ export async function readRunFolding<F extends WinnerFold | null>(
   const builder = fold.finish();
   // What the run spent beside its records (unrecorded rollouts, requests abandoned in flight), from run.json.
   const summary = withSpend(builder.result(), spendBeside(run as Record<string, unknown> | null));
-  if (summary.counts.rollouts === 0) {
+  if (summary.counts.rollouts === 0 && !options.allowEmpty) {
     throw new ConfigError(`${resultsPath} holds no rollouts yet: nothing to report`);
   }
   const status = statusNotes(run, dir);

@@ -372,7 +372,8 @@ export async function readSweepFolder(dir: string, who = '--resume', warn?: Warn
       model: p.model ?? (models.length === 1 ? models[0] : null),
       ...(p.reasoning_effort === undefined ? {} : { reasoning_effort: p.reasoning_effort }),
       ...(p.max_tokens === undefined ? {} : { max_tokens: p.max_tokens }),
-      data: await readRun(join(dir, p.folder), warn),
+      // A point stopped at its budget before its first rollout is shown empty, not refused.
+      data: await readRun(join(dir, p.folder), warn, { allowEmpty: true }),
     });
   return buildSweep(dir, points, models, planAxis(plan));
 }
