@@ -12,7 +12,8 @@ import { RESULTS_FILE } from '../runfile/files.js';
 import { runInputs, type Warn } from '../runfile/read.js';
 import { isSweepFolder } from '../runfile/sweep-file.js';
 import { buildLeaderboard, type Leaderboard, type RankMeasure } from './leaderboard.js';
-import { readRun, type RunData } from './read.js';
+import type { RunData } from './read.js';
+import { readRunsAhead } from './read-ahead.js';
 import { refuseRepeatedRuns } from './run-names.js';
 import { overlaySweeps, readSweepFolder, type SweepResult } from './sweep.js';
 
@@ -88,10 +89,12 @@ export function findLeaderboardRuns(dirs: readonly string[]): FoundRuns {
 /** Every run found; one found inside a folder that cannot be read (say, just started) is left out, and `warn` hears why. */
 async function readFound(found: FoundRuns['found'], warn: Warn): Promise<RunData[]> {
   const runs: RunData[] = [];
+  const reads = await readRunsAhead(found.flatMap((f) => f.runs));
+  let at = 0;
   for (const f of found) {
     for (const dir of f.runs) {
       try {
-        runs.push(await readRun(dir, warn));
+        runs.push(await reads[at++]!(warn));
       } catch (err) {
         // A run named on the command line fails the command.
         if (f.named || !(err instanceof ConfigError)) throw err;

@@ -9,7 +9,7 @@ import { expectedRollouts, locateRun, readRunInfo, stderrWarn, type RunFile, typ
 import { folderLockState } from '../runfile/lock.js';
 import { runGenerator } from '../runfile/versions.js';
 import { GENERATOR_VERSION } from '../task/generate.js';
-import { withSpend, type SummaryBuilder, type Summary } from '../summary/summary.js';
+import { withSpend, type Summary, type TaskMeansSource } from '../summary/summary.js';
 import { spendBeside } from '../runfile/sessions.js';
 import { foldWinningRecords, runBounds, SummaryFold, type RunBounds, type WinnerFold } from '../runfile/winners.js';
 import type { RolloutRecord } from '../runfile/record.js';
@@ -27,7 +27,8 @@ export interface RunData {
   model: string;
   /** The task configuration (run.json's, else the first record's); null if neither says. */
   task: TaskConfig | null;
-  builder: SummaryBuilder;
+  /** Its per-task means, which compare and the leaderboard pair runs on. */
+  builder: TaskMeansSource;
   summary: Summary;
   /** Rollouts the run set out to do (tasks × rollouts), when run.json says. */
   expected: number | null;
@@ -43,7 +44,7 @@ export interface RunData {
  * its value is registered, so that whatever the report shows has it cut out. The name comes
  * from a file, so it is used for nothing else, and only a variable named like a key is read.
  */
-function registerReadBackKey(run: RunFile | null): void {
+export function registerReadBackKey(run: RunFile | null): void {
   const name = run?.api_key_var;
   if (typeof name !== 'string' || !/^[A-Z][A-Z0-9_]{0,63}$/.test(name) || !/KEY|TOKEN|SECRET/.test(name)) return;
   const value = std.env()[name];
