@@ -4,10 +4,10 @@
  * tiers are those of `bas leaderboard --json` (and the ones the runs' known differences imply),
  * and every renderer returns what the command prints or writes, columns chosen included.
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compareRuns, ConfigError, leaderboard, readSweep } from '../../src/index.js';
+import { compareRuns, ConfigError, leaderboard, readSweep, runSweep } from '../../src/index.js';
 import { bas, tempDir } from '../support/cli.js';
 import { writeRun } from '../report/make-run.js';
 
@@ -138,5 +138,56 @@ describe('readSweep', () => {
     ]);
     expect((await bas(['sweep', '--resume', dir, '--svg', svg, '--no-progress'])).code).toBe(0);
     expect(api.svg()).toBe(readFileSync(svg, 'utf8'));
+  });
+});
+
+describe('runSweep', () => {
+  it('runs a budget sweep from the TOML keys, as bas sweep does, and bas sweep --resume continues it', async () => {
+    const dir = join(root, 'api-sweep');
+    const events: string[] = [];
+    const config = {
+      models: ['builtin:oracle', 'builtin:raw-sums'],
+      n: 4,
+      task: { num_transactions: 12 },
+      sampling: { max_tokens: [8000, 2000] },
+      output: dir,
+    };
+    const r = await runSweep(config, {
+      onEvent: (e) => e.type !== 'point-event' && events.push(`${e.type} ${e.index}`),
+    });
+    expect(r.outcome).toEqual({ kind: 'done', failed: [] });
+    expect(events).toEqual([0, 1, 2, 3].flatMap((i) => [`point-started ${i}`, `point-ended ${i}`]));
+    const points = r.sweep!.data.points.map((p) => [p.model, p.max_tokens, p.measures.reward.mean]);
+    expect(points).toEqual([
+      ['builtin:oracle', 2000, 1],
+      ['builtin:oracle', 8000, 1],
+      ['builtin:raw-sums', 2000, expect.any(Number)],
+      ['builtin:raw-sums', 8000, expect.any(Number)],
+    ]);
+    // The same sweep from the command line gives the same curves.
+    const cliDir = join(root, 'cli-sweep');
+    const args = ['sweep', '-m', 'builtin:oracle', '-m', 'builtin:raw-sums', '-n', '4', '--num-transactions', '12'];
+    const cli = await bas([...args, '--max-tokens', '8000,2000', '--output', cliDir, '--json', '--no-progress']);
+    expect(cli.code, cli.stderr).toBe(0);
+    const measures = (x: { points: Array<{ measures: unknown }> }) => x.points.map((p) => p.measures);
+    expect(measures(r.sweep!.data)).toEqual(measures(json(cli.stdout) as { points: Array<{ measures: unknown }> }));
+    // sweep.json keeps what bas sweep --resume needs; resumed, every point has nothing left to do.
+    const resumed = await bas(['sweep', '--resume', dir, '--json', '--no-progress']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(json(resumed.stdout)).toEqual(json(r.sweep!.json()));
+    const again = await runSweep({}, { resume: dir });
+    expect(again.outcome).toEqual({ kind: 'done', failed: [] });
+    await expect(runSweep({ models: ['m'] }, { resume: dir })).rejects.toThrow(/give \{\} as its config/);
+  });
+
+  it('refuses bad settings naming the key and the call, before any point runs', async () => {
+    const output = join(root, 'bad-sweep');
+    await expect(runSweep({ models: [] })).rejects.toThrow(/^"models" in runSweep\(\) must be a non-empty list/);
+    await expect(runSweep({ models: ['builtin:oracle'], task: { num_transactions: [12, 1] }, output })).rejects.toThrow(
+      /num-transactions|num_transactions/,
+    );
+    await expect(runSweep({ models: ['builtin:oracle'], nn: 3, output } as never)).rejects.toThrow(/"nn"/);
+    await expect(runSweep({ models: ['builtin:oracle'], output })).rejects.toThrow(/needs the points of its axis/);
+    expect(existsSync(output)).toBe(false);
   });
 });
