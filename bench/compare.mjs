@@ -1,14 +1,19 @@
 // Benchmark: `bas compare` of two 100,000-task runs and `bas leaderboard` (with tiers) of ten,
 // wall time of the whole process (reading the run folders included). Exported for
 // bench/run.mjs; also runnable alone: `node bench/compare.mjs` (after `npm run build`).
-import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { measureBas } from './measure.mjs';
 import { CODES, CONFIG, lcg } from './synthetic-run.mjs';
 
 const TASKS = 100_000;
+/** Runs a command on one core, where taskset and GNU time are there. */
+const ONE_CORE =
+  existsSync('/usr/bin/taskset') && existsSync('/usr/bin/time') && availableParallelism() > 1
+    ? ['/usr/bin/taskset', '-c', '0']
+    : null;
 const RUNS = 10;
 /** A complete run of `TASKS` tasks whose BAS is right with probability `p`, audit F1 in twelfths. */
 export async function writeRun(dir, k, p) {
@@ -79,6 +84,9 @@ export async function benchCompare() {
       await writeRun(dir, k, 0.3 + 0.01 * k);
     }
     const compare = await measureBas(['compare', dirs[0], dirs[1]]);
+    // The same on one core (bas then reads the runs one after the other, as it did before
+    // 0.4.1 read them on several threads), right after: the ratio is what the threads bring.
+    const oneCore = ONE_CORE ? await measureBas(['compare', dirs[0], dirs[1]], { prefix: ONE_CORE }) : null;
     const board = await measureBas(['leaderboard', ...dirs]);
     const label = TASKS.toLocaleString('en-US');
     return [
@@ -89,6 +97,24 @@ export async function benchCompare() {
         target: '≤ 2',
         pass: compare.code === 0 && compare.seconds <= 2,
       },
+      ...(oneCore
+        ? [
+            {
+              name: `bas compare, the same on one core: wall time`,
+              value: oneCore.seconds,
+              unit: 's',
+              target: 'info',
+              pass: null,
+            },
+            {
+              name: `bas compare: wall time, one core ÷ all cores`,
+              value: oneCore.seconds / compare.seconds,
+              unit: '×',
+              target: 'info',
+              pass: null,
+            },
+          ]
+        : []),
       {
         name: `bas compare, two runs of ${label} tasks: peak RSS`,
         value: compare.rssMb,

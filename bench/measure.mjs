@@ -17,13 +17,14 @@ export const LAUNCH_FLAGS = readFileSync(BIN, 'utf8')
 
 /**
  * Runs `node [launcher flags] bin/bas.js ...args` and resolves to {seconds, cpuSeconds, rssMb, code, stdout}.
- * stdout is discarded unless `keepStdout`.
+ * stdout is discarded unless `keepStdout`. `prefix` runs it through a command first (`taskset -c 0`:
+ * one core), where GNU time is there to measure it.
  */
-export function measureBas(args, { keepStdout = false, env = {} } = {}) {
+export function measureBas(args, { keepStdout = false, env = {}, prefix = [] } = {}) {
   const useTime = existsSync('/usr/bin/time');
   const cmd = useTime ? '/usr/bin/time' : process.execPath;
   const full = useTime
-    ? ['-f', `${MARK} %e %U %S %M`, process.execPath, ...LAUNCH_FLAGS, BIN, ...args]
+    ? ['-f', `${MARK} %e %U %S %M`, ...prefix, process.execPath, ...LAUNCH_FLAGS, BIN, ...args]
     : [
         ...LAUNCH_FLAGS,
         '-e',

@@ -1,11 +1,13 @@
 // Benchmark: `bas view` on a generated folder of a million rollouts. Measures, over loopback
-// HTTP against the real server (a child process), on a first start (no kept index): how soon a
-// page of rollouts answers while the file is read in the background, how long the index and
+// HTTP against the real server (a child process), on a first start (no kept index): how soon the
+// page, the run list, a page of rollouts and the farthest rollout answer while the file is read
+// in the background, how long the index and
 // the run's summary take, and the server's peak resident memory (VmHWM); then on a second start
 // (the index kept by the first, in --index-dir): opening the run, the last page, a filter over
 // every rollout, the farthest rollout, the run list, the summary, and the peak memory again. Exported for bench/run.mjs; also runnable alone: `node bench/view.mjs`
 // (after `npm run build`). BAS_BENCH_VIEW_ROLLOUTS sets a smaller folder for a quick look.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer } from './measure.mjs';
@@ -47,19 +49,40 @@ const row = (name, value, unit, target = null) => ({
   pass: target === null ? null : value < target,
 });
 
-/** The first start: no kept index. The page and the list answer at once while the file is read. */
+/** GET `path` as text (the page); resolves to seconds. */
+async function timedPage(url, path) {
+  const t = process.hrtime.bigint();
+  const res = await fetch(`${url}${path}`);
+  await res.text();
+  if (!res.ok) throw new Error(`GET ${path}: ${res.status}`);
+  return Number(process.hrtime.bigint() - t) / 1e9;
+}
+
+/**
+ * The first start: no kept index. The page, the run list, a page of rollouts and the farthest
+ * rollout (found by a seek) answer at once while the file is read in the background.
+ */
 async function firstStart(runs, cache) {
   const t0 = process.hrtime.bigint();
   const server = await startServer('view', [runs, '--index-dir', cache]);
   try {
+    const listening = Number(process.hrtime.bigint() - t0) / 1e9;
+    const page = await timedPage(server.url, '/');
+    const [list] = await timed(server.url, '/api/runs');
     const q = '/api/rollouts?run=big&limit=50';
     const [open, first] = await timed(server.url, q);
+    const [far, farBody] = await timed(server.url, `/api/rollout?run=big&index=${ROLLOUTS - 1}`);
+    if (farBody.index !== ROLLOUTS - 1) throw new Error(`the farthest rollout came back as ${farBody.index}`);
     const [index] = await until(server.url, q, (b) => b.index.reading === null, t0);
     const [summary] = await until(server.url, '/api/run?run=big', (b) => !b.summary_pending && b.text !== null, t0);
     return {
       rows: [
+        row('first start: from the command to the server listening', listening, 's'),
+        row('first start: the first page, the page itself (file being read)', page, 's', TARGET_S),
+        row('first start: the first page, the run list (file being read)', list, 's', TARGET_S),
         row('first start: a page of rollouts answers (file still being read)', open, 's', TARGET_S),
         row(`first start: rollouts listed at once (of ${ROLLOUTS.toLocaleString('en-US')})`, first.total, 'rollouts'),
+        row('first start: the farthest rollout, whole (found by a seek)', far, 's', TARGET_S),
         row('first start: the whole file indexed, in the background', index, 's'),
         row("first start: the run's summary ready (the report's fold, after the index)", summary, 's'),
         row('first start: server peak RSS (index and summary built)', peakMb(server.pid), 'MB', TARGET_MB),
@@ -108,7 +131,16 @@ async function secondStart(runs, cache) {
   }
 }
 
+/** One request to a throwaway server, so the first timed request does not carry this process's client start-up. */
+async function warmClient() {
+  const server = createServer((_req, res) => res.end('ok'));
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await (await fetch(`http://127.0.0.1:${server.address().port}/`)).text();
+  await new Promise((resolve) => server.close(resolve));
+}
+
 export async function benchView() {
+  await warmClient();
   const root = mkdtempSync(join(tmpdir(), 'bas-bench-view-'));
   const runs = join(root, 'runs');
   const cache = join(root, 'index');

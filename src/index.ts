@@ -13,6 +13,26 @@ import { runEval as runPlan } from './engine/run-eval.js';
 import type { EvalEvent, EvalResult } from './engine/events.js';
 import * as std from './io/std.js';
 import { readRun } from './report/read.js';
+import { readComparison } from './report/compare.js';
+import { findLeaderboardRuns, readLeaderboard } from './report/leaderboard-input.js';
+import { readSweepFolder } from './report/sweep.js';
+import {
+  comparisonView,
+  leaderboardView,
+  sweepView,
+  type ComparisonView,
+  type LeaderboardView,
+  type SweepView,
+} from './report/views.js';
+import type { RankMeasure } from './report/leaderboard.js';
+import { readApiOptions } from './settings/api-options.js';
+import { readSweep as planSweep, type SweepFlags } from './commands/sweep-input.js';
+import { runSweep as runPlannedSweep, type SweepEvent as PointEvent } from './engine/sweep.js';
+import { writeSweepPlan, type SweepPlanPoint } from './runfile/sweep-file.js';
+import { checkOutputs } from './settings/output-paths.js';
+import { sweepFlagsOf, type SweepConfig } from './settings/sweep-config.js';
+import { COMMAND_FLAGS } from './settings/command-flags.js';
+import type { CompareColumn, LeaderboardColumn } from './settings/choices.js';
 import { RUN_FILE } from './runfile/files.js';
 import { readBaselineRun, readSavedRun, type RunFile } from './runfile/run-info.js';
 import { API_SOURCE, checkEvalConfig, type EvalConfig } from './settings/eval-config.js';
@@ -29,6 +49,7 @@ import type { AnswerKey, Scores } from './task/types.js';
 
 export type { EvalEvent, EvalOutcome, EvalResult } from './engine/events.js';
 export type { EvalConfig } from './settings/eval-config.js';
+export type { SweepConfig } from './settings/sweep-config.js';
 export { buildPrompt, PROMPT_VERSION } from './task/prompt.js';
 export { parseAnswer, type ParseResult, type Answer } from './task/answer.js';
 export { taskToJson } from './task/serialize.js';
@@ -51,6 +72,12 @@ export type { RunInfo, RunFile } from './runfile/run-info.js';
 export type { PaceRecord, RunSession, RunTime, SessionSpend } from './runfile/sessions.js';
 export type { RunStop, StopKind } from './engine/stop.js';
 export type { Summary } from './summary/summary.js';
+export type { ComparisonView, LeaderboardView, SweepView } from './report/views.js';
+export type { Comparison, Pairing } from './report/compare.js';
+export type { Leaderboard, LeaderboardGroup, LeaderboardRun } from './report/leaderboard.js';
+export type { SweepResult, SweepPoint } from './report/sweep.js';
+export type { CompareColumn, LeaderboardColumn, RankMeasure } from './settings/choices.js';
+export type { Estimate, PairedBootstrap } from './summary/stats.js';
 export type { Failure } from './endpoint/classify.js';
 export {
   BasError,
@@ -167,4 +194,172 @@ export async function readRunFolder(path: string): Promise<RunFolderData> {
     notes: data.notes,
     warnings,
   };
+}
+
+/** How `compareRuns` pairs the runs and which columns its text and page show. */
+export interface CompareOptions {
+  /** Seed of the paired bootstrap (default 1), as `bas compare --seed`. */
+  seed?: number;
+  /** Bootstrap resamples, 100 to 1,000,000 (default 10,000), as `--resamples`. */
+  resamples?: number;
+  /** One table of these columns in `text()` and `html()`, as `--columns` (default: the usual tables). */
+  columns?: CompareColumn[];
+}
+
+/**
+ * Compares run folders as `bas compare` does: the first is the baseline A, and every other
+ * run that shares tasks with it gets the paired difference in reward with its bootstrap
+ * interval and verdict. `data` is what `bas compare --json` prints; `text()` and `html()`
+ * what it prints and writes. Rejects with a ConfigError for fewer than two runs, a run named
+ * twice, an unreadable folder or a bad option.
+ */
+export async function compareRuns(
+  dirs: readonly string[],
+  options: CompareOptions = {},
+): Promise<ComparisonView & { warnings: string[] }> {
+  const opts = readApiOptions(COMMAND_FLAGS.compare, ['seed', 'resamples', 'columns'], options, 'compareRuns()');
+  const warnings: string[] = [];
+  const c = await readComparison(dirs, opts.seed, opts.resamples, (m) => warnings.push(m));
+  return { ...comparisonView(c, opts.columns), warnings };
+}
+
+/** How `leaderboard` ranks and which columns its tables show. */
+export interface LeaderboardOptions {
+  /** The measure runs are ranked by (default `reward_errors_as_zero`), as `--by`. */
+  by?: RankMeasure;
+  /** Also rank runs that did not finish within their error budget (marked *), as `--include-incomplete`. */
+  include_incomplete?: boolean;
+  /** Seed of the paired comparisons' bootstrap (default 1). */
+  seed?: number;
+  /** Bootstrap resamples (default 10,000). */
+  resamples?: number;
+  /** The results table's columns, in this order, in every format but JSON, as `--columns` (default: all). */
+  columns?: LeaderboardColumn[];
+}
+
+/**
+ * Ranks every run found in `dirs` (run folders, results files, or folders of runs such as
+ * `runs/` or a sweep folder, two levels deep) as `bas leaderboard` does: groups of runs on the
+ * same tasks, best first, each run with its tier (runs no paired test at 95%, Holm-corrected,
+ * tells apart share one). `data` is what `--json` prints; the renderers give each format.
+ * A run found inside a folder that cannot be read is left out and named in `warnings`.
+ */
+export async function leaderboard(
+  dirs: readonly string[],
+  options: LeaderboardOptions = {},
+): Promise<LeaderboardView & { warnings: string[] }> {
+  const keys = ['by', 'includeIncomplete', 'seed', 'resamples', 'columns'] as const;
+  const opts = readApiOptions(COMMAND_FLAGS.leaderboard, keys, options, 'leaderboard()');
+  const warnings: string[] = [];
+  const runs = findLeaderboardRuns(dirs);
+  const settings = {
+    by: opts.by as RankMeasure,
+    seed: opts.seed,
+    resamples: opts.resamples,
+    includeIncomplete: opts.includeIncomplete,
+  };
+  const read = await readLeaderboard(dirs, runs, settings, (m) => warnings.push(m));
+  return { ...leaderboardView(read.leaderboard, read.curves, opts.columns), warnings };
+}
+
+/**
+ * Reads a `bas sweep` folder back: its curves (reward, bas_correct and fault_audit against
+ * the rows or the reasoning budget, one per model), as `bas sweep --resume` of a finished
+ * sweep prints them, with the standalone figure of `--svg` as `svg()`.
+ */
+export async function readSweep(dir: string): Promise<SweepView & { warnings: string[] }> {
+  const warnings: string[] = [];
+  const r = await readSweepFolder(dir, 'readSweep()', (m) => warnings.push(m));
+  return { ...sweepView(r), warnings };
+}
+
+/** A point of a sweep: its model, its folder and its place on the grid (rows, fault rate, budget). */
+export interface SweepPointInfo {
+  model: string;
+  dir: string;
+  /** True when its folder held a run already, which it continues. */
+  resumed: boolean;
+  num_transactions: number;
+  /** Null: the model's settings' fault rate. */
+  fault_rate: number | null;
+  reasoning_effort?: string;
+  max_tokens?: number;
+}
+
+/** What `runSweep`'s `onEvent` hears: a point starting, each event of its run (as `runEval`'s), and how it ended. */
+export type SweepEvent =
+  | { type: 'point-started'; index: number; point: SweepPointInfo }
+  | { type: 'point-event'; index: number; point: SweepPointInfo; event: EvalEvent }
+  | { type: 'point-ended'; index: number; point: SweepPointInfo; result: EvalResult }
+  | { type: 'point-failed'; index: number; point: SweepPointInfo };
+
+/** How `runSweep` runs: whether it continues a sweep, how to stop it and who hears its events. */
+export interface RunSweepOptions {
+  /** The folder of a sweep to continue, with its saved models, points and settings (`config` must then be `{}`). */
+  resume?: string;
+  /** Aborting it stops the running point; the points after it do not run. */
+  signal?: AbortSignal;
+  /** Called with every event, synchronously; it must not throw. */
+  onEvent?: (event: SweepEvent) => void;
+}
+
+/** How a sweep went and, once every point ran, its curves. */
+export interface SweepRunResult {
+  dir: string;
+  /**
+   * `done`: every point ran (`failed`: the indices of those over their error budget, with
+   * nothing completed or stopped at their budget; a resume runs them again). `stopped`: point
+   * `index` was interrupted or stopped by its endpoint, and the points after it did not run.
+   */
+  outcome: { kind: 'done'; failed: number[] } | { kind: 'stopped'; index: number; result: EvalResult };
+  /** The curves (as `readSweep` gives them), null unless `done`. */
+  sweep: (SweepView & { warnings: string[] }) | null;
+}
+
+function pointInfo(p: { spec: SweepPlanPoint; model: string; dir: string; resumed: boolean }): SweepPointInfo {
+  const { folder: _, model: __, ...grid } = p.spec;
+  return { model: p.model, dir: p.dir, resumed: p.resumed, ...grid };
+}
+
+function publicEvent(e: PointEvent): SweepEvent {
+  const point = pointInfo(e.point);
+  if (e.type === 'point-event') return { type: e.type, index: e.index, point, event: e.event };
+  if (e.type === 'point-ended') return { type: e.type, index: e.index, point, result: e.result };
+  return { type: e.type, index: e.index, point };
+}
+
+/**
+ * Runs a sweep as `bas sweep` does: one eval per model and point of the grid, each in its own
+ * run folder under `output`, one after the other, and reads the curves back. `config` takes
+ * the keys of a TOML run configuration with `models`, and the axis as a list:
+ * `task.num_transactions` (the rows), or the reasoning budget, `sampling.reasoning_effort` or
+ * `sampling.max_tokens` (with `task.fault_rate` listing several too, if wanted). The key is
+ * read from the environment, as `bas sweep` reads it. Rejects with a ConfigError for bad
+ * settings or folders, or with the error of a point's run that could not start.
+ */
+export async function runSweep(
+  config: SweepConfig | Record<string, never>,
+  options: RunSweepOptions = {},
+): Promise<SweepRunResult> {
+  if (options.resume !== undefined && Object.keys(config ?? {}).length > 0)
+    throw new ConfigError('runSweep() with resume continues a sweep with its saved settings: give {} as its config');
+  const flags: SweepFlags =
+    options.resume === undefined
+      ? (sweepFlagsOf(config as SweepConfig, 'runSweep()') as SweepFlags)
+      : { resume: options.resume };
+  const run = await planSweep([], flags);
+  if (run.fresh) {
+    checkOutputs([{ flag: 'output', path: run.dir, kind: 'folder' }]);
+    await writeSweepPlan(run.dir, run.file);
+  }
+  const onEvent = options.onEvent;
+  const outcome = await runPlannedSweep(run, {
+    signal: options.signal,
+    onEvent: onEvent ? (e) => onEvent(publicEvent(e)) : undefined,
+  });
+  if (outcome.kind === 'failed') throw outcome.error;
+  if (outcome.kind === 'stopped')
+    return { dir: run.dir, outcome: { kind: 'stopped', index: outcome.index, result: outcome.result }, sweep: null };
+  const failed = outcome.failed.map((f) => f.index);
+  return { dir: run.dir, outcome: { kind: 'done', failed }, sweep: await readSweep(run.dir) };
 }

@@ -3,9 +3,8 @@
  * first run where the runs share tasks.
  */
 import { ConfigError } from '../errors/index.js';
-import { buildComparison, renderComparison } from '../report/compare.js';
+import { readComparison, renderComparison } from '../report/compare.js';
 import { renderComparisonColumns } from '../report/compare-columns.js';
-import { readRun, type RunData } from '../report/read.js';
 import { refuseRepeatedRuns } from '../report/run-names.js';
 import { runInputs } from '../runfile/read.js';
 import { COMMAND_FLAGS } from '../settings/command-flags.js';
@@ -19,9 +18,7 @@ export async function compare(dirs: string[], given: Record<string, unknown>): P
   if (dirs.length < 2) throw new ConfigError('bas compare needs at least two run folders (use bas report for one)');
   refuseRepeatedRuns(dirs, 'compare');
   checkOutputs([{ flag: '--html', path: opts.html, kind: 'file', inputs: dirs.flatMap(runInputs) }]);
-  const runs: RunData[] = [];
-  for (const dir of dirs) runs.push(await readRun(dir));
-  const c = buildComparison(runs, seed, resamples);
+  const c = await readComparison(dirs, seed, resamples);
   if (opts.html) {
     const { writeCompareHtml } = await import('../report/html/write.js');
     await writeCompareHtml(opts.html, c, opts.columns);

@@ -36,7 +36,15 @@ export function viewOptions(
     throw new ConfigError(
       `--host ${host} is not loopback: anyone who reaches it could read the runs, so give --token-var NAME too`,
     );
-  return { root, port: f.port, host, token, maxConnections: f.maxConnections, indexDir: indexDirOf(f.indexDir, env) };
+  return {
+    root,
+    port: f.port,
+    host,
+    token,
+    maxConnections: f.maxConnections,
+    indexDir: indexDirOf(f.indexDir, env),
+    indexMaxBytes: f.indexMaxMb * 1024 * 1024,
+  };
 }
 
 /** Where indexes are kept: `--index-dir`, else the user's cache folder ($XDG_CACHE_HOME, else ~/.cache); "none": nowhere. */

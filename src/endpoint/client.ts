@@ -35,6 +35,12 @@ export interface ModelClient {
    * answers sends nothing, so it takes no request slot and no budget (src/engine/rollout.ts).
    */
   cached?(messages: readonly ChatMessage[], context: AttemptContext): Completion | null;
+  /**
+   * Settles once the client can send at once (the SDK is loaded; a failed load is the first
+   * request's error, so this never rejects). A run waits for it before it starts, so loading
+   * code is not counted as the run's time, nor left to delay its first request.
+   */
+  ready?(): Promise<void>;
 }
 
 /** A built-in policy as a model: no key, no network, same pipeline. */
@@ -80,20 +86,14 @@ export interface HttpClientOptions extends SdkOptions {
   cache?: ReplyCache | null;
 }
 
-/** A client for an OpenAI-compatible endpoint. */
-export function httpClient(opts: HttpClientOptions): ModelClient {
-  // The SDK builds its headers with the global Headers class, which Node loads lazily (all
-  // of undici) on first touch; touching it here keeps that cost out of the first requests.
-  void globalThis.Headers;
-  // From here on the key is cut out of whatever the endpoint sends back (io/secrets.ts).
-  const maxResponseBytes = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-  const stream = opts.stream ?? null;
-  const sdkReady = makeSdk({ ...opts, passThrough: stream ? isEventStream : undefined });
-  // A failed load (a broken install) is the first request's error, not an unhandled rejection.
-  sdkReady.catch(() => {});
-  const fields = requestFields(opts.model, opts.sampling, opts.baseURL);
-  const cache = opts.cache ?? null;
-  const ask = async (messages: readonly ChatMessage[], signal: AbortSignal): Promise<Completion> => {
+/** One attempt through the SDK once it is loaded: the whole reply, or a stream read whole. */
+function sdkAsk(
+  sdkReady: Promise<OpenAI>,
+  fields: Record<string, unknown>,
+  stream: HttpClientOptions['stream'] | null,
+  maxResponseBytes: number,
+): (messages: readonly ChatMessage[], signal: AbortSignal) => Promise<Completion> {
+  return async (messages, signal) => {
     const sdk = await sdkReady;
     if (stream) {
       const bounds = { maxBytes: maxResponseBytes, idleMs: stream.idleTimeoutMs };
@@ -111,7 +111,28 @@ export function httpClient(opts: HttpClientOptions): ModelClient {
     completion.rate_limits = readRateLimits(response.headers);
     return held(completion);
   };
-  if (cache === null) return { complete: ask };
+}
+
+/** A client for an OpenAI-compatible endpoint. */
+export function httpClient(opts: HttpClientOptions): ModelClient {
+  // The SDK builds its headers with the global Headers class, which Node loads lazily (all
+  // of undici) on first touch; touching it here keeps that cost out of the first requests.
+  void globalThis.Headers;
+  // From here on the key is cut out of whatever the endpoint sends back (io/secrets.ts).
+  const maxResponseBytes = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  const stream = opts.stream ?? null;
+  const sdkReady = makeSdk({ ...opts, passThrough: stream ? isEventStream : undefined });
+  // A failed load (a broken install) is the first request's error, not an unhandled
+  // rejection, and the client is as ready as it will be.
+  const loaded = sdkReady.then(
+    () => undefined,
+    () => undefined,
+  );
+  const ready = (): Promise<void> => loaded;
+  const fields = requestFields(opts.model, opts.sampling, opts.baseURL);
+  const cache = opts.cache ?? null;
+  const ask = sdkAsk(sdkReady, fields, stream, maxResponseBytes);
+  if (cache === null) return { complete: ask, ready };
   // The body as sent, stream fields included: a streamed and a whole reply are different requests.
   const bodyOf = (messages: readonly ChatMessage[]): Record<string, unknown> => {
     const plain = { ...fields, messages };
@@ -125,6 +146,7 @@ export function httpClient(opts: HttpClientOptions): ModelClient {
     return hit ? held({ ...hit.completion, cached: hit.cached }) : null;
   };
   return {
+    ready,
     cached: (messages, context) => lookUp(bodyOf(messages), context),
     async complete(messages, signal, context) {
       const body = bodyOf(messages);

@@ -152,6 +152,8 @@ async function prepare(
     const from = resumed ? { dir: plan.resume!.dir, bounds: scope.bounds } : null;
     const rule = await RunRule.open(plan.limits, scope, from);
     await options.preflight?.();
+    // The SDK has been loading since the client was made: the run starts once it can send.
+    await client.ready?.();
     // Stopped before anything started: the folder is not touched, and the call rejects with
     // the signal's reason, as fetch() does.
     options.signal?.throwIfAborted();

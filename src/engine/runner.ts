@@ -47,6 +47,54 @@ function runTask(config: TaskConfig, index: number): RunTask {
   return { index, config: { ...config }, prompt, key, figures: ledgerFigures(ledger), bytes };
 }
 
+/** One turn of the event loop: pending I/O runs before what follows. */
+function nextTurn(): Promise<void> {
+  return new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+/**
+ * The pairs to run, each with its task, generated as it is reached; a task is kept while
+ * its rollouts are handed out. `prepare` takes pairs ahead of `take` (the runner does so only
+ * during the slow start, and for at most one wave).
+ */
+class PairQueue {
+  private readonly pairs: Iterator<readonly [number, number]>;
+  private readonly ahead: Array<{ task: RunTask; rollout: number }> = [];
+  private task: RunTask | null = null;
+
+  constructor(
+    pairs: Iterable<readonly [number, number]>,
+    private readonly config: TaskConfig,
+  ) {
+    this.pairs = pairs[Symbol.iterator]();
+  }
+
+  /** Pairs prepared ahead. */
+  get ready(): number {
+    return this.ahead.length;
+  }
+
+  /** Prepares the next pair ahead; false when there is none. */
+  prepare(): boolean {
+    const next = this.pull();
+    if (next) this.ahead.push(next);
+    return next !== null;
+  }
+
+  /** The next pair with its task, or null when every pair was taken. */
+  take(): { task: RunTask; rollout: number } | null {
+    return this.ahead.shift() ?? this.pull();
+  }
+
+  private pull(): { task: RunTask; rollout: number } | null {
+    const step = this.pairs.next();
+    if (step.done) return null;
+    const [index, rollout] = step.value;
+    if (this.task?.index !== index) this.task = runTask(this.config, index);
+    return { task: this.task, rollout };
+  }
+}
+
 /**
  * Work that can wait (scoring and recording finished rollouts), done in slices of about a
  * millisecond per turn of the event loop, so replies that arrive meanwhile send their
@@ -234,7 +282,7 @@ export class Runner {
 
   /**
    * Runs the pairs in order. Tasks are generated as they are reached (one kept while its
-   * rollouts are handed out), and at most twice `concurrency` pairs are held: those in flight
+   * rollouts are handed out; during the slow start, a wave ahead), and at most twice `concurrency` pairs are held: those in flight
    * and a whole wave prepared behind them. Memory does not grow with the number of pairs, and
    * a reply finds its slot's next request ready to go: preparing it happens while requests
    * wait on the model, not between a reply and the next request.
@@ -248,19 +296,23 @@ export class Runner {
     // Pairs whose episode is still running (their scoring may still wait in the backlog).
     let running = 0;
     let failure: unknown = null;
-    let task: RunTask | null = null;
     const backlog = new Backlog();
     const held = 2 * this.o.concurrency;
-    for (const [index, rollout] of pairs) {
+    const queue = new PairQueue(pairs, this.o.taskConfig);
+    for (;;) {
       // Slow start: until first contact is made (a reply came back, or the first-contact rule
       // can no longer stop the run), one rollout at a time, so an endpoint that can only fail
       // is paid for at most three requests (first-contact.ts) whatever -c is.
-      while (this.mustWait(limit.activeCount + limit.pendingCount + backlog.size, held, running)) {
-        await new Promise<void>((resolve) => (this.wake = resolve));
-      }
+      await this.untilFree(
+        queue,
+        () => limit.activeCount + limit.pendingCount + backlog.size,
+        held,
+        () => running,
+      );
       if (this.stopped) break;
-      if (task?.index !== index) task = runTask(this.o.taskConfig, index);
-      const t = task;
+      const next = queue.take();
+      if (!next) break;
+      const { task: t, rollout } = next;
       // The slot is held for the episode only; scoring and recording go to the backlog, so a
       // burst of replies sends its follow-up requests first.
       open++;
@@ -284,10 +336,15 @@ export class Runner {
       // leaves before the next is prepared (rather than the whole cold burst being prepared
       // before any byte goes out), and later a reply is never kept waiting behind a run of
       // preparation.
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await nextTurn();
     }
     while (open > 0) await new Promise<void>((resolve) => (this.wake = resolve));
     if (failure) throw failure;
+    return this.outcome();
+  }
+
+  /** How the run ended, once every pair has settled. */
+  private outcome(): RunOutcome {
     const stop = this.reason;
     return {
       stopped: this.stopped,
@@ -296,6 +353,22 @@ export class Runner {
       pace: this.pace.record(),
       spend: this.spend.record(),
     };
+  }
+
+  /**
+   * Resolves once the next pair may start (or the run stopped). While the slow start holds
+   * the run to its one request, the first wave's tasks are prepared meanwhile, one per turn
+   * of the event loop: once the run opens, each slot's request leaves without waiting for
+   * its task to be generated, and the generator's code is warm by then.
+   */
+  private async untilFree(queue: PairQueue, holding: () => number, held: number, running: () => number): Promise<void> {
+    while (this.mustWait(holding(), held, running())) {
+      if (this.slowStart && !this.contact.settled && queue.ready < this.o.concurrency && queue.prepare()) {
+        await nextTurn();
+        continue;
+      }
+      await new Promise<void>((resolve) => (this.wake = resolve));
+    }
   }
 
   /**

@@ -56,7 +56,7 @@ export function planPoint(base: RunPlan, spec: SweepPlanPoint, dir: string): Swe
 }
 
 /** What `onEvent` hears: a point starting, each event of its run, and how it ended. */
-type SweepEvent =
+export type SweepEvent =
   | { type: 'point-started'; index: number; point: SweepPoint }
   | { type: 'point-event'; index: number; point: SweepPoint; event: EvalEvent }
   | { type: 'point-ended'; index: number; point: SweepPoint; result: EvalResult }

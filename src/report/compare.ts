@@ -12,12 +12,15 @@ import { sameTaskConfig } from '../task/config.js';
 import type { TaskConfig } from '../task/types.js';
 import { versionClash } from '../runfile/versions.js';
 import type { RunData } from './read.js';
+import { readRunsAhead } from './read-ahead.js';
+import { ConfigError } from '../errors/index.js';
+import { stderrWarn, type Warn } from '../runfile/read.js';
 import { describeTask } from './run-report.js';
 import { pairedBootstrap, type Estimate, type PairedBootstrap } from '../summary/stats.js';
 import { PairedConfidenceSequence } from '../summary/confidence-sequence.js';
 import type { Summary } from '../summary/summary.js';
 import { fitTable, wrapCell } from './fit-table.js';
-import { runNames } from './run-names.js';
+import { refuseRepeatedRuns, runNames } from './run-names.js';
 import { COMPARE_MEASURES } from '../settings/choices.js';
 import { fmt, fmtCi, fmtInt } from './tables.js';
 import { dateText, durationText, samplingDifference, samplingShort, type Provenance } from './provenance.js';
@@ -369,4 +372,21 @@ export function renderComparison(c: Comparison): string {
   const out = [runsText(c), provenanceText(c), ...measuresText(c), ...pairingsText(c), ...comparisonNotes(c)];
   // Notes quote run folders (models, statuses): made safe like the tables' cells.
   return terminalText(out.join('\n')) + '\n';
+}
+
+/**
+ * The comparison of the runs in `dirs` (the first the baseline), as `bas compare` reads them:
+ * at least two, none named twice; `warn` hears what reading skipped (a torn last line).
+ */
+export async function readComparison(
+  dirs: readonly string[],
+  seed: number,
+  resamples: number,
+  warn?: Warn,
+): Promise<Comparison> {
+  if (dirs.length < 2) throw new ConfigError('bas compare needs at least two run folders (use bas report for one)');
+  refuseRepeatedRuns([...dirs], 'compare');
+  const runs: RunData[] = [];
+  for (const read of await readRunsAhead(dirs)) runs.push(await read(warn ?? stderrWarn));
+  return buildComparison(runs, seed, resamples);
 }

@@ -80,7 +80,7 @@ export interface LeaderboardRun {
   tier: number | null;
 }
 
-interface LeaderboardGroup {
+export interface LeaderboardGroup {
   task: TaskConfig | null;
   /** Task generator version; null when the tasks came from a file (`bas score`). */
   generator: number | null;

@@ -9,7 +9,7 @@ import { expectedRollouts, locateRun, readRunInfo, stderrWarn, type RunFile, typ
 import { folderLockState } from '../runfile/lock.js';
 import { runGenerator } from '../runfile/versions.js';
 import { GENERATOR_VERSION } from '../task/generate.js';
-import { withSpend, type SummaryBuilder, type Summary } from '../summary/summary.js';
+import { withSpend, type Summary, type TaskMeansSource } from '../summary/summary.js';
 import { spendBeside } from '../runfile/sessions.js';
 import { foldWinningRecords, runBounds, SummaryFold, type RunBounds, type WinnerFold } from '../runfile/winners.js';
 import type { RolloutRecord } from '../runfile/record.js';
@@ -27,7 +27,8 @@ export interface RunData {
   model: string;
   /** The task configuration (run.json's, else the first record's); null if neither says. */
   task: TaskConfig | null;
-  builder: SummaryBuilder;
+  /** Its per-task means, which compare and the leaderboard pair runs on. */
+  builder: TaskMeansSource;
   summary: Summary;
   /** Rollouts the run set out to do (tasks × rollouts), when run.json says. */
   expected: number | null;
@@ -43,7 +44,7 @@ export interface RunData {
  * its value is registered, so that whatever the report shows has it cut out. The name comes
  * from a file, so it is used for nothing else, and only a variable named like a key is read.
  */
-function registerReadBackKey(run: RunFile | null): void {
+export function registerReadBackKey(run: RunFile | null): void {
   const name = run?.api_key_var;
   if (typeof name !== 'string' || !/^[A-Z][A-Z0-9_]{0,63}$/.test(name) || !/KEY|TOKEN|SECRET/.test(name)) return;
   const value = std.env()[name];
@@ -103,8 +104,17 @@ class RunFold<F extends WinnerFold | null> extends SummaryFold {
 }
 
 /** Reads and summarises a run folder (or a bare results file); `warn` hears a torn last line and records set aside. */
-export async function readRun(path: string, warn?: Warn): Promise<RunData> {
-  return (await readRunFolding(path, () => null, warn)).data;
+export async function readRun(path: string, warn?: Warn, options?: ReadOptions): Promise<RunData> {
+  return (await readRunFolding(path, () => null, warn, options)).data;
+}
+
+/** How a run folder may be read. */
+interface ReadOptions {
+  /**
+   * Read a run that holds no rollout yet (a sweep's point stopped at its budget before its
+   * first) as an empty summary instead of refusing it.
+   */
+  allowEmpty?: boolean;
 }
 
 /**
@@ -118,6 +128,7 @@ export async function readRunFolding<F extends WinnerFold | null>(
   path: string,
   start: () => F,
   warn: Warn = stderrWarn,
+  options: ReadOptions = {},
 ): Promise<{ data: RunData; fold: F }> {
   const { dir, resultsPath, runPath } = locateRun(path);
   let run = runPath ? await readRunInfo(runPath) : null;
@@ -134,7 +145,7 @@ export async function readRunFolding<F extends WinnerFold | null>(
   const builder = fold.finish();
   // What the run spent beside its records (unrecorded rollouts, requests abandoned in flight), from run.json.
   const summary = withSpend(builder.result(), spendBeside(run as Record<string, unknown> | null));
-  if (summary.counts.rollouts === 0) {
+  if (summary.counts.rollouts === 0 && !options.allowEmpty) {
     throw new ConfigError(`${resultsPath} holds no rollouts yet: nothing to report`);
   }
   const status = statusNotes(run, dir);

@@ -8,6 +8,7 @@ import { basename, join } from 'node:path';
 import { fitTable, wrapCell } from './fit-table.js';
 import { readRun, type RunData } from './read.js';
 import { planAxis, planModels, readSweepPlan, type SweepAxis } from '../runfile/sweep-file.js';
+import type { Warn } from '../runfile/read.js';
 import { REASONING_EFFORTS } from '../settings/setting-parse.js';
 import type { Estimate } from '../summary/stats.js';
 import { fmt, fmtInt } from './tables.js';
@@ -360,7 +361,7 @@ export function renderSweepCsv(r: SweepResult): string {
 }
 
 /** A sweep folder read back: its plan's models and points, each from its run folder (`who` starts errors). */
-export async function readSweepFolder(dir: string, who = '--resume'): Promise<SweepResult> {
+export async function readSweepFolder(dir: string, who = '--resume', warn?: Warn): Promise<SweepResult> {
   const plan = readSweepPlan(dir, who);
   const models = planModels(plan);
   const points: SweepInput[] = [];
@@ -371,7 +372,8 @@ export async function readSweepFolder(dir: string, who = '--resume'): Promise<Sw
       model: p.model ?? (models.length === 1 ? models[0] : null),
       ...(p.reasoning_effort === undefined ? {} : { reasoning_effort: p.reasoning_effort }),
       ...(p.max_tokens === undefined ? {} : { max_tokens: p.max_tokens }),
-      data: await readRun(join(dir, p.folder)),
+      // A point stopped at its budget before its first rollout is shown empty, not refused.
+      data: await readRun(join(dir, p.folder), warn, { allowEmpty: true }),
     });
   return buildSweep(dir, points, models, planAxis(plan));
 }

@@ -521,6 +521,13 @@ export const COMMAND_FLAGS = {
       'folder where rollout indexes are kept between starts, never inside the run folders; "none" keeps them in memory only',
       { defaultText: '$XDG_CACHE_HOME/bas/view, else ~/.cache/bas/view' },
     ),
+    indexMaxMb: {
+      flags: '--index-max-mb <MB>',
+      help: 'most the kept indexes may take in --index-dir; past it the least recently used go (entries of runs gone or changed go at every start)',
+      defaultText: '1024',
+      default: 1024,
+      parse: integer(0, 2 ** 30),
+    } satisfies Flag<number>,
   },
   'reward-server': {
     port: {

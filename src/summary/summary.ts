@@ -357,6 +357,36 @@ export interface TaskMeanColumns {
   rewardZero: Float64Array;
 }
 
+/** The columns as one object per task. */
+function taskMeanRows(t: TaskMeanColumns): TaskMeans[] {
+  return Array.from({ length: t.length }, (_, i) => ({
+    index: t.index[i]!,
+    rollouts: t.rollouts[i]!,
+    completed: t.completed[i]!,
+    reward: t.reward[i]!,
+    rewardZero: t.rewardZero[i]!,
+  }));
+}
+
+/** What pairing runs task by task reads of a run's summary: its per-task means, as columns or rows. */
+export interface TaskMeansSource {
+  taskMeans(): TaskMeanColumns;
+  perTask(): readonly TaskMeans[];
+}
+
+/** Per-task means worked out elsewhere (by a reading thread, from its SummaryBuilder's `taskMeans`). */
+export class FixedTaskMeans implements TaskMeansSource {
+  constructor(private readonly columns: TaskMeanColumns) {}
+
+  taskMeans(): TaskMeanColumns {
+    return this.columns;
+  }
+
+  perTask(): readonly TaskMeans[] {
+    return taskMeanRows(this.columns);
+  }
+}
+
 export interface SummaryOptions {
   /**
    * Whether rollouts of one task may be pooled (more than one rollout per task): then each
@@ -531,14 +561,7 @@ export class SummaryBuilder {
    * mean with errors counted as 0, sorted by index.
    */
   perTask(): readonly TaskMeans[] {
-    const t = this.taskMeans();
-    return Array.from({ length: t.length }, (_, i) => ({
-      index: t.index[i]!,
-      rollouts: t.rollouts[i]!,
-      completed: t.completed[i]!,
-      reward: t.reward[i]!,
-      rewardZero: t.rewardZero[i]!,
-    }));
+    return taskMeanRows(this.taskMeans());
   }
 
   /**

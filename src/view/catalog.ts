@@ -16,12 +16,14 @@ import { folderLockState } from '../runfile/lock.js';
 import { expectedRollouts, readRunInfo, type RunFile } from '../runfile/read.js';
 import { RESULTS_FILE, RUN_FILE, SWEEP_FILE } from '../runfile/files.js';
 import { BAS_VERSION } from '../runfile/versions.js';
-import { runBounds, type RunBounds } from '../runfile/winners.js';
+import { outsideRun, runBounds, type RunBounds } from '../runfile/winners.js';
+import type { RolloutRecord } from '../runfile/record.js';
 import { planModels, readSweepPlan } from '../runfile/sweep-file.js';
 import type { Estimate } from '../summary/stats.js';
 import type { Summary } from '../summary/summary.js';
 import type { IndexStore } from './index-store.js';
 import { RolloutIndex } from './rollout-index.js';
+import { orderedConcurrency, seekRecord } from './seek.js';
 
 /** How deep under the folder runs are looked for, and how many folders the walk visits at most. */
 const MAX_DEPTH = 6;
@@ -234,6 +236,20 @@ export class RunState {
     return index;
   }
 
+  /**
+   * The line of (index, rollout) past where the index has read (`from`), found by a seek
+   * (seek.ts) while a long first read goes on; null when the run's file may hold a pair twice
+   * or out of order, or the pair is not where its order puts it (then the index is waited for).
+   */
+  seek(index: number, rollout: number, from: number): RolloutRecord | null {
+    const concurrency = orderedConcurrency(this.info);
+    const bounds = this.indexBounds;
+    if (concurrency === null || bounds === null || outsideRun({ index, rollout }, bounds) !== null) return null;
+    return (
+      seekRecord(this.resultsPath, { index, rollout, rollouts: bounds.rollouts, concurrency, from })?.record ?? null
+    );
+  }
+
   /** The index, made (from its saved entry when one fits the file) when there is none. */
   private async openIndex(): Promise<RolloutIndex> {
     if (this.index === null) {
@@ -372,26 +388,47 @@ export class RunState {
     if (!this.reading) this.data = null;
   }
 
-  /** The row of the run list; `live` brings a running run's index and summary up to date. */
-  async row(): Promise<RunRow> {
+  /**
+   * The list's figures: run.json's summary for a run that ended, else the report's: kept from
+   * an earlier start when the file is as it was, else read in the background (after this answer).
+   */
+  private listFigures(status: string): ListFigures | null {
+    const run = this.info;
+    if (status !== 'running' && isSummary(run?.summary)) return figuresOf(run.summary, run);
+    if (this.report === null && this.dataProblem === null && !this.reading) this.keptReport(this.resultsSize());
+    afterAnswer(() => void this.summary(false));
+    return this.figures;
+  }
+
+  /**
+   * Rollouts recorded: from the index, brought up to date (`wait`), or as far as it has read,
+   * its read going on after this answer (the list, which never waits on a file); else from
+   * the figures.
+   */
+  private async recordedNow(status: string, figures: ListFigures | null, wait: boolean): Promise<number | null> {
+    if (status !== 'running' && this.index === null) return figures?.rollouts ?? null;
+    if (!wait) {
+      afterAnswer(() => void this.rollouts().catch(() => {}));
+      return this.index?.rollouts ?? figures?.rollouts ?? null;
+    }
+    try {
+      return (await this.rollouts()).rollouts;
+    } catch {
+      return figures?.rollouts ?? null; // no results file yet
+    }
+  }
+
+  /**
+   * The row of the run list. `wait` brings a running run's count up to date first (one run's
+   * progress); without it (the list) the row is made from run.json and what is already read,
+   * and the rest follows in the background, shown by the next ask.
+   */
+  async row(wait = true): Promise<RunRow> {
     await this.loadInfo();
     const status = this.status();
     const run = this.info;
-    let figures: ListFigures | null = null;
-    if (status !== 'running' && isSummary(run?.summary)) figures = figuresOf(run.summary, run);
-    else {
-      // A run going on, or one whose run.json holds no summary: the report's own read, kept.
-      void this.summary(false);
-      figures = this.figures;
-    }
-    let recorded = figures?.rollouts ?? null;
-    if (status === 'running' || this.index !== null) {
-      try {
-        recorded = (await this.rollouts()).rollouts;
-      } catch {
-        // No results file yet.
-      }
-    }
+    const figures = this.listFigures(status);
+    const recorded = await this.recordedNow(status, figures, wait);
     const p = provenanceOf(run, run?.model ?? '(unknown model)', run?.task ?? null);
     const t = p.task;
     return {
@@ -410,6 +447,11 @@ export class RunState {
       problem: this.infoProblem ?? (figures === null ? this.dataProblem : null),
     };
   }
+}
+
+/** Runs `fn` once the answer being made has gone: work a request starts never delays it. */
+function afterAnswer(fn: () => void): void {
+  setImmediate(fn);
 }
 
 /** The id of a folder: its path under the root, with `/` between parts ("." for the root itself). */
@@ -489,8 +531,8 @@ export class Catalog {
   /** The rows of the list: runs (each read as needed) and sweeps, with their points' statuses. */
   async list(): Promise<{ runs: RunRow[]; sweeps: SweepRow[]; truncated: boolean }> {
     this.refreshTree();
-    const rows: RunRow[] = [];
-    for (const r of this.runs.values()) rows.push(await r.row());
+    // Made from run.json and what is already read: the list never waits on a results file.
+    const rows = await Promise.all([...this.runs.values()].map((r) => r.row(false)));
     this.keepFew();
     const status = new Map(rows.map((r) => [r.id, r.status]));
     const sweeps = this.sweeps.map((s) => {

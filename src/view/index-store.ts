@@ -13,6 +13,8 @@
  * be written (a read-only home, a full disk) costs only the time to build the index again.
  * Beside each index, the run's report is kept too, keyed by the results file's identity, size
  * and time, run.json's, and the bas version: a run unchanged since opens without its fold.
+ * Reading an entry marks it used; the folder is pruned as the server starts and held under its
+ * cap after each write (index-prune.ts).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import {
@@ -24,10 +26,12 @@ import {
   renameSync,
   rmSync,
   writeFileSync,
+  utimesSync,
   writeSync,
 } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { open, stat, type FileHandle } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
+import { pruneStore, readKeptJson, type EntryCheck, type Pruned } from './index-prune.js';
 import type { RunReport } from '../report/run-report.js';
 import type { IndexState, RolloutIndex } from './rollout-index.js';
 
@@ -39,6 +43,8 @@ const CHECK_BYTES = 64 * 1024;
 const MAX_HEADER_BYTES = 1024 * 1024;
 /** An index of fewer bytes read than this is not kept: the file reads again in well under a second. */
 const MIN_KEEP_BYTES = 16 * 1024 * 1024;
+/** Bytes the kept indexes and reports may take together (`--index-max-mb`'s default). */
+const MAX_KEPT_BYTES = 1024 * 1024 * 1024;
 /** While a long first read goes on, the index is kept every so often, so a restart reads on from there. */
 const READING_STEP_BYTES = 256 * 1024 * 1024;
 
@@ -108,13 +114,67 @@ function wellFormed(h: Header): boolean {
   );
 }
 
+/** Whether the results file is still the one the header describes, grown or not. */
+async function fits(h: Header, path: string): Promise<boolean> {
+  const st = await stat(path);
+  if (st.ino !== h.state.ino || st.size < h.state.scanned) return false;
+  const now = checksOf(path, h.state.scanned);
+  return now.head === h.head && now.tail === h.tail;
+}
+
+/** An entry's header, checked whole, and where its columns start; throws when there is none. */
+async function readHeader(fh: FileHandle): Promise<{ h: Header; at: number }> {
+  const fixed = Buffer.alloc(MAGIC.length + 4);
+  await fh.read(fixed, 0, fixed.length, 0);
+  const length = fixed.readUInt32LE(MAGIC.length);
+  if (fixed.toString('latin1', 0, MAGIC.length) !== MAGIC || length > MAX_HEADER_BYTES)
+    throw new Error('not an index entry');
+  const text = Buffer.alloc(length);
+  await fh.read(text, 0, length, fixed.length);
+  const h = JSON.parse(text.toString('utf8')) as Header;
+  if (!wellFormed(h)) throw new Error('not an index entry of this version');
+  return { h, at: fixed.length + length };
+}
+
+/**
+ * Whether a kept report (its JSON) is of its results file as the file is now: the file it names
+ * (else `fallback`) has the identity, size and time its key starts with. False when it cannot say.
+ */
+async function reportFits(kept: unknown, fallback: string | null): Promise<boolean> {
+  const k = kept as { key?: unknown; path?: unknown } | null;
+  const path = typeof k?.path === 'string' ? k.path : fallback;
+  if (path === null || typeof k?.key !== 'string') return false;
+  try {
+    const [ino, size, mtimeMs] = JSON.parse(k.key) as unknown[];
+    const st = await stat(path);
+    return st.ino === ino && st.size === size && st.mtimeMs === mtimeMs;
+  } catch {
+    return false;
+  }
+}
+
+/** Marks an entry used now (pruning lets the least recently used go first); never throws. */
+function touch(path: string): void {
+  try {
+    const now = new Date();
+    utimesSync(path, now, now);
+  } catch {
+    // Not marked: it may go a little sooner.
+  }
+}
+
 export class IndexStore {
   /** Bytes read when each results file's index was last kept. */
   private readonly kept = new Map<string, number>();
 
+  /** Cap-keeping after writes, one at a time. */
+  private capping: Promise<unknown> = Promise.resolve();
+
   constructor(
     readonly dir: string,
     private readonly minBytes = MIN_KEEP_BYTES,
+    /** Bytes the folder may hold; past them the least recently used entries go. */
+    readonly maxBytes = MAX_KEPT_BYTES,
   ) {}
 
   /** The entry of a results file. */
@@ -134,24 +194,18 @@ export class IndexStore {
       return false;
     }
     try {
-      const fixed = Buffer.alloc(MAGIC.length + 4);
-      await fh.read(fixed, 0, fixed.length, 0);
-      const length = fixed.readUInt32LE(MAGIC.length);
-      if (fixed.toString('latin1', 0, MAGIC.length) !== MAGIC || length > MAX_HEADER_BYTES) return false;
-      const text = Buffer.alloc(length);
-      await fh.read(text, 0, length, fixed.length);
-      const h = JSON.parse(text.toString('utf8')) as Header;
-      if (!wellFormed(h) || h.path !== resolve(index.path) || h.bounds !== bounds) return false;
+      const { h, at: columnsAt } = await readHeader(fh);
+      if (h.path !== resolve(index.path) || h.bounds !== bounds) return false;
       const entrySize = (await fh.stat()).size;
-      if (!(await this.fits(h, index.path)) || entrySize !== fixed.length + length + h.state.slots * index.slotBytes)
-        return false;
-      let at = fixed.length + length;
+      if (!(await fits(h, index.path)) || entrySize !== columnsAt + h.state.slots * index.slotBytes) return false;
+      let at = columnsAt;
       await index.restore(h.state, async (into) => {
         const { bytesRead } = await fh.read(into, 0, into.length, at);
         if (bytesRead !== into.length) throw new Error('the entry is cut short');
         at += into.length;
       });
       this.kept.set(index.path, h.state.scanned);
+      touch(this.entryOf(index.path));
       return true;
     } catch {
       return false;
@@ -160,12 +214,9 @@ export class IndexStore {
     }
   }
 
-  /** Whether the results file is still the one the header describes, grown or not. */
-  private async fits(h: Header, path: string): Promise<boolean> {
-    const st = await stat(path);
-    if (st.ino !== h.state.ino || st.size < h.state.scanned) return false;
-    const now = checksOf(path, h.state.scanned);
-    return now.head === h.head && now.tail === h.tail;
+  /** Where a results file's report is kept. */
+  private reportOf(resultsPath: string): string {
+    return this.entryOf(resultsPath).replace(/\.idx$/, '.report.json');
   }
 
   /**
@@ -174,13 +225,12 @@ export class IndexStore {
    */
   loadReport(resultsPath: string, key: string): KeptReport | null {
     try {
-      const kept = JSON.parse(readFileSync(this.entryOf(resultsPath).replace(/\.idx$/, '.report.json'), 'utf8')) as {
-        key?: unknown;
-        value?: KeptReport;
-      };
+      const entry = this.reportOf(resultsPath);
+      const kept = JSON.parse(readFileSync(entry, 'utf8')) as { key?: unknown; value?: KeptReport };
       const v = kept.value;
       if (kept.key !== key || !v || typeof v.text !== 'string' || typeof v.report !== 'object' || v.report === null)
         return null;
+      touch(entry);
       return v;
     } catch {
       return null;
@@ -191,13 +241,48 @@ export class IndexStore {
   saveReport(resultsPath: string, key: string, value: KeptReport): void {
     try {
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-      const entry = this.entryOf(resultsPath).replace(/\.idx$/, '.report.json');
+      const entry = this.reportOf(resultsPath);
       const tmp = `${entry}.${randomBytes(6).toString('hex')}.tmp`;
-      writeFileSync(tmp, JSON.stringify({ key, value }), { mode: 0o600 });
+      writeFileSync(tmp, JSON.stringify({ key, path: resolve(resultsPath), value }), { mode: 0o600 });
       renameSync(tmp, entry);
+      this.capLater(entry);
     } catch {
       // Not kept: the next start reads the summary again.
     }
+  }
+
+  /**
+   * Drops the entries of no more use (a results file gone or changed, a write left unfinished)
+   * and then the least recently used past the cap (index-prune.ts); never throws.
+   */
+  prune(): Promise<Pruned> {
+    const check: EntryCheck = {
+      index: async (entry) => {
+        const fh = await open(entry, 'r').catch(() => null);
+        if (fh === null) return null;
+        try {
+          const { h } = await readHeader(fh);
+          return { results: h.path, fits: await fits(h, h.path).catch(() => false) };
+        } catch {
+          return null;
+        } finally {
+          await fh.close();
+        }
+      },
+      report: async (entry, fallback) => reportFits(await readKeptJson(entry), fallback),
+    };
+    return pruneStore(this.dir, this.maxBytes, check);
+  }
+
+  /** Resolves once the cap is kept after the last write. */
+  get capped(): Promise<void> {
+    return this.capping.then(() => undefined);
+  }
+
+  /** After an entry is written: the least recently used others go while the folder is past the cap. */
+  private capLater(entry: string): void {
+    const hash = basename(entry).slice(0, 40);
+    this.capping = this.capping.then(() => pruneStore(this.dir, this.maxBytes, null, hash)).catch(() => null);
   }
 
   /**
@@ -244,6 +329,7 @@ export class IndexStore {
       for (const part of [fixed, text, ...index.columnBytes()]) writeAll(fd, part);
       closeSync(fd);
       renameSync(tmp, entry);
+      this.capLater(entry);
     } catch (err) {
       try {
         closeSync(fd);

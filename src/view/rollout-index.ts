@@ -36,7 +36,7 @@ const FLAG = {
 } as const;
 
 /** Bytes read at a time. */
-const CHUNK = 1024 * 1024;
+const CHUNK = 256 * 1024;
 /** A line longer than this is not a record bas wrote (the reader's own bound is the same order). */
 const MAX_LINE_BYTES = 256 * 1024 * 1024;
 /** Damaged lines named one by one; past it they are only counted. */
@@ -119,22 +119,26 @@ export interface IndexState {
   slots: number;
 }
 
-/** Which slot holds each pair's winning line: a typed array over the run's pairs when they are known and few, else a map. */
+/**
+ * Which slot holds each pair's winning line: a typed array over the run's pairs when they are
+ * known and few (slot + 1, so a new array, zero-filled by the system, says "none" without a
+ * pass over it), else a map.
+ */
 class PairSlots {
   private readonly dense: Int32Array | null;
   private readonly sparse = new Map<PairKey, number>();
 
   constructor(private readonly bounds: RunBounds | null) {
     const slots = bounds && bounds.indices === null ? bounds.n * bounds.rollouts : Infinity;
-    this.dense = slots <= 1 << 24 ? new Int32Array(slots).fill(-1) : null;
+    this.dense = slots <= 1 << 24 ? new Int32Array(slots) : null;
   }
 
   /** Makes `slot` the pair's winner; returns the slot it replaced, or -1. */
   set(index: number, rollout: number, slot: number): number {
     if (this.dense !== null) {
       const at = index * this.bounds!.rollouts + rollout;
-      const before = this.dense[at]!;
-      this.dense[at] = slot;
+      const before = this.dense[at]! - 1;
+      this.dense[at] = slot + 1;
       return before;
     }
     const key = pairKey(index, rollout);
@@ -146,7 +150,7 @@ class PairSlots {
   get(index: number, rollout: number): number {
     if (this.dense !== null) {
       if (this.bounds && (index >= this.bounds.n || rollout >= this.bounds.rollouts)) return -1;
-      return this.dense[index * this.bounds!.rollouts + rollout]!;
+      return this.dense[index * this.bounds!.rollouts + rollout]! - 1;
     }
     return this.sparse.get(pairKey(index, rollout)) ?? -1;
   }

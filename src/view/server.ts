@@ -30,6 +30,8 @@ export interface ViewServerOptions {
   warm?: boolean;
   /** Where rollout indexes are kept between starts (`--index-dir`); null: in memory only. */
   indexDir: string | null;
+  /** Bytes the kept indexes may take together (`--index-max-mb`; index-store.ts has the default). */
+  indexMaxBytes?: number;
   /** Indexes of fewer bytes read are not kept (index-store.ts has the default). */
   minKeepBytes?: number;
   /** A results file with more than this left to read is read in the background (catalog.ts has the default). */
@@ -40,6 +42,8 @@ export interface RunningViewServer {
   url: string;
   port: number;
   catalog: Catalog;
+  /** Resolves once the kept indexes are pruned (index-prune.ts), which the server does as it starts. */
+  pruned: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -119,9 +123,11 @@ function router(catalog: Catalog, gate: RequestGate, token: Buffer | null, loopb
   };
 }
 
+const noop = (): void => {};
+
 /** Starts the server; resolves once it listens. */
 export async function startViewServer(o: ViewServerOptions): Promise<RunningViewServer> {
-  const store = o.indexDir === null ? null : new IndexStore(o.indexDir, o.minKeepBytes);
+  const store = o.indexDir === null ? null : new IndexStore(o.indexDir, o.minKeepBytes, o.indexMaxBytes);
   const catalog = new Catalog(o.root, { store, waitBytes: o.waitBytes });
   const gate = new RequestGate(
     {
@@ -140,11 +146,14 @@ export async function startViewServer(o: ViewServerOptions): Promise<RunningView
   gate.watch(server);
   const at = await listen(server, o.port, o.host);
   let stopped = false;
-  if (o.warm !== false) void catalog.warm(() => stopped);
+  // The kept indexes are pruned first (index-prune.ts), then every run is read in the background.
+  const pruned = store === null ? Promise.resolve() : store.prune().then(noop, noop);
+  if (o.warm !== false) void pruned.then(() => catalog.warm(() => stopped));
   return {
     url: `http://${at.host}:${at.port}/`,
     port: at.port,
     catalog,
+    pruned,
     close: () =>
       new Promise<void>((resolve) => {
         stopped = true;

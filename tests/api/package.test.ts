@@ -25,12 +25,14 @@ function ok(r: SpawnSyncReturns<string>, what: string): string {
   return r.stdout;
 }
 
-/** The worked example: the first TypeScript block of docs/api.md, and the output it documents. */
-function example(): { code: string; output: string[] } {
+/**
+ * A worked example of docs/api.md: its `which`th TypeScript block that has an "It prints:"
+ * block after it (0: the first, runEval; 1: the report calls), and the output it documents.
+ */
+function example(which = 0): { code: string; output: string[] } {
   const doc = readFileSync(join(ROOT, 'docs', 'api.md'), 'utf8');
-  const code = /```ts\n([\s\S]*?)```/.exec(doc)![1]!;
-  const output = /It prints:\n\n```\n([\s\S]*?)```/.exec(doc)![1]!.trim().split('\n');
-  return { code, output };
+  const found = [...doc.matchAll(/```ts\n((?:(?!```)[\s\S])*)```\n\nIt prints:\n\n```\n([\s\S]*?)```/g)][which]!;
+  return { code: found[1]!, output: found[2]!.trim().split('\n') };
 }
 
 /** The example's output matches the documented one, but for the time it took. */
@@ -153,5 +155,17 @@ describe.skipIf(!hasNpm)('the packed package', () => {
     expect(internal.stderr).toContain('ERR_PACKAGE_PATH_NOT_EXPORTED');
     const cli = run(process.execPath, [join('node_modules', 'bas-eval', 'bin', 'bas.js'), '--version'], app);
     expect(ok(cli, 'bas --version').trim()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  it('runs the report example of docs/api.md (compareRuns, leaderboard with tiers, LaTeX and SVG), type-checked', () => {
+    const { code, output } = example(1);
+    writeFileSync(join(app, 'reports.ts'), code);
+    // The first example's compiler options (strict, unchecked index access), on this file.
+    const config = { extends: './tsconfig.json', compilerOptions: { outDir: 'out-reports' }, files: ['reports.ts'] };
+    writeFileSync(join(app, 'tsconfig.reports.json'), JSON.stringify(config));
+    const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+    ok(run(process.execPath, [tsc, '-p', 'tsconfig.reports.json'], app), 'tsc');
+    const r = ok(run(process.execPath, [join('out-reports', 'reports.js')], app), 'the compiled report example');
+    expectDocumentedOutput(r, output);
   });
 });

@@ -54,4 +54,23 @@ describe('bas sweep with a budget', () => {
     const plan = JSON.parse(readFileSync(join(out, 'sweep.json'), 'utf8'));
     expect(plan.points).toHaveLength(2);
   });
+
+  it('a run stopped before its first rollout is shown empty, with exit 4, not refused as unreadable', async () => {
+    const s = await serve(['--policy', 'oracle']);
+    servers.push(s);
+    const out = join(tempDir(), 'sweep');
+    const args = ['-m', 'm', '--base-url', s.url, '-n', '3', '--num-transactions', '6,12', '--output', out];
+    const r = await bas(['sweep', ...args, '--max-total-tokens', '10', '--no-progress', '--csv'], {
+      env: { OPENAI_API_KEY: 'sk-test' },
+    });
+    expect(r.code, r.stderr).toBe(4);
+    expect(r.stderr).toMatch(/2 of 2 runs stopped at their budget/);
+    expect(r.stderr).not.toMatch(/holds no rollouts yet/);
+    // Both points are in the table, each with nothing completed and its status.
+    const lines = r.stdout.trim().split('\n');
+    expect(lines).toHaveLength(3);
+    for (const line of lines.slice(1)) expect(line).toMatch(/^m,(6|12),.*,0,0,.*,budget,/);
+    const stats = (await (await fetch(`${s.url}/bas/stats`)).json()) as { requests?: number };
+    expect(stats.requests ?? 0).toBe(0);
+  });
 });

@@ -93,6 +93,49 @@ describe('slow start', () => {
     expect(calls).toBe(3);
   });
 
+  it('prepares the first wave while the first request is out, so it leaves as soon as that is answered', async () => {
+    const c = 8;
+    let pulled = 0;
+    function* counted(): Generator<readonly [number, number]> {
+      for (const p of pairs(30)) {
+        pulled++;
+        yield p;
+      }
+    }
+    const waiting: Array<() => void> = [];
+    let inFlight = 0;
+    const client: ModelClient = {
+      async complete(messages) {
+        inFlight++;
+        await new Promise<void>((r) => waiting.push(r));
+        inFlight--;
+        return { text: runPolicy('oracle', messages), finish_reason: 'stop', usage: null };
+      },
+    };
+    const { r, records } = runner(client, c);
+    const done = r.run(counted());
+    const settle = async (): Promise<void> => {
+      for (let last = -1, same = 0; same < 20;) {
+        await new Promise((res) => setImmediate(res));
+        if (pulled + inFlight === last) same++;
+        else [last, same] = [pulled + inFlight, 0];
+      }
+    };
+    await settle();
+    // One request out, and a wave's tasks generated behind it (no more: memory stays bounded).
+    expect(inFlight).toBe(1);
+    expect(pulled).toBe(1 + c);
+    waiting.shift()!();
+    await settle();
+    expect(inFlight).toBe(c);
+    while (records.length < 30) {
+      for (const w of waiting.splice(0)) w();
+      await settle();
+    }
+    await done;
+    expect(records.map((x) => x.index)).toEqual(Array.from({ length: 30 }, (_, i) => i));
+  });
+
   it('the first request goes alone; once it is answered the run opens to -c at once', async () => {
     // Each request waits until the test lets it go: the number in flight is what the runner sent.
     const waiting: Array<() => void> = [];

@@ -221,6 +221,10 @@ describe('bas view off loopback', () => {
     expect(viewOptions(root, {}, { XDG_CACHE_HOME: 'rel' }).indexDir).toBe(join(homedir(), '.cache', 'bas', 'view'));
     expect(viewOptions(root, { indexDir: 'none' }, {}).indexDir).toBeNull();
     expect(viewOptions(root, { indexDir: join(root, '..', 'kept') }, {}).indexDir).toBe(join(root, '..', 'kept'));
+    // What they may take together: 1 GiB unless --index-max-mb says.
+    expect(viewOptions(root, {}, {}).indexMaxBytes).toBe(1024 ** 3);
+    expect(viewOptions(root, { indexMaxMb: '200' }, {}).indexMaxBytes).toBe(200 * 1024 ** 2);
+    expect(() => viewOptions(root, { indexMaxMb: 'lots' }, {})).toThrow(/--index-max-mb/);
   });
 
   it('needs the bearer token on the API, and then answers', async () => {

@@ -12,6 +12,8 @@ import { fmt, fmtEstimate, fmtInt } from '../tables.js';
 import { escapeHtml } from './escape.js';
 import { htmlTable, page } from './page.js';
 import { barChart } from './svg.js';
+import { sweepFigures } from './sweep-page.js';
+import type { SweepResult } from '../sweep.js';
 
 function usd(v: number | null): string {
   return v === null ? '–' : `$${v.toFixed(v < 1 ? 4 : 2)}`;
@@ -153,4 +155,14 @@ export function leaderboardPage(
   const runs = lb.groups.reduce((a, g) => a + g.runs.length + g.unranked.length, 0);
   const header = `<h1>${escapeHtml(title)}</h1><div class="meta"><span>groups <b>${lb.groups.length}</b></span><span>runs <b>${runs}</b></span><span>ranked by <b>${escapeHtml(lb.by)}</b></span></div>`;
   return page({ title, header, body: body + extra });
+}
+
+/** The page of `bas leaderboard --html`: the leaderboard, then the curves of the sweep folders among its inputs. */
+export function leaderboardPageWithCurves(
+  lb: Leaderboard,
+  curves: SweepResult | null,
+  columns: readonly LeaderboardColumn[] | null = null,
+): string {
+  const extra = curves ? `<section><h2>Difficulty curves</h2>${sweepFigures(curves)}</section>` : '';
+  return leaderboardPage(lb, extra, columns);
 }

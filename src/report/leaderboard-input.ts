@@ -1,0 +1,132 @@
+/**
+ * What a leaderboard reads, for `bas leaderboard` and the API's `leaderboard()`: every run
+ * found in the folders given, and the curves of those that are sweep folders.
+ *
+ * A DIR is a run folder (it holds results.jsonl), a results file, or a folder of run
+ * folders, such as `runs/` or a `bas sweep` folder, looked into two levels deep.
+ */
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConfigError } from '../errors/index.js';
+import { RESULTS_FILE } from '../runfile/files.js';
+import { runInputs, type Warn } from '../runfile/read.js';
+import { isSweepFolder } from '../runfile/sweep-file.js';
+import { buildLeaderboard, type Leaderboard, type RankMeasure } from './leaderboard.js';
+import type { RunData } from './read.js';
+import { readRunsAhead } from './read-ahead.js';
+import { refuseRepeatedRuns } from './run-names.js';
+import { overlaySweeps, readSweepFolder, type SweepResult } from './sweep.js';
+
+/** A folder holding results.jsonl is a run. */
+function isRun(dir: string): boolean {
+  try {
+    return statSync(join(dir, RESULTS_FILE)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function subfolders(dir: string): string[] {
+  try {
+    // Linked folders count (runs are often linked into a results folder); the search is two
+    // levels deep, so a link loop cannot run away.
+    return readdirSync(dir)
+      .filter((n) => !n.startsWith('.'))
+      .sort()
+      .map((n) => join(dir, n))
+      .filter((p) => {
+        try {
+          return statSync(p).isDirectory();
+        } catch {
+          return false;
+        }
+      });
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The run folders a DIR stands for, and whether it named them itself (its own failures are
+ * fatal) or they were found inside it (one unreadable run among many is skipped).
+ */
+function findRuns(path: string): { runs: string[]; named: boolean } {
+  let st;
+  try {
+    st = statSync(path);
+  } catch {
+    throw new ConfigError(`leaderboard: ${path} does not exist`);
+  }
+  if (st.isFile() || isRun(path)) return { runs: [path], named: true };
+  const runs: string[] = [];
+  for (const sub of subfolders(path)) {
+    if (isRun(sub)) runs.push(sub);
+    else for (const subsub of subfolders(sub)) if (isRun(subsub)) runs.push(subsub);
+  }
+  if (runs.length === 0)
+    throw new ConfigError(
+      `leaderboard: ${path} holds no run folder (no results.jsonl in it or in its sub-folders two levels down)`,
+    );
+  return { runs, named: false };
+}
+
+/** The runs a leaderboard of `dirs` reads, found before any is read (a repeat refused), and the files they are. */
+export interface FoundRuns {
+  found: Array<{ runs: string[]; named: boolean }>;
+  /** Every file a report of these runs reads: an output may not be written over one. */
+  inputs: string[];
+}
+
+/** Finds the runs of `dirs` (each a run, a results file or a folder of runs); refuses none found or one named twice. */
+export function findLeaderboardRuns(dirs: readonly string[]): FoundRuns {
+  if (dirs.length === 0) throw new ConfigError('bas leaderboard needs at least one run folder or folder of runs');
+  const found = dirs.map(findRuns);
+  const all = found.flatMap((f) => f.runs);
+  refuseRepeatedRuns(all, 'leaderboard');
+  return { found, inputs: all.flatMap(runInputs) };
+}
+
+/** Every run found; one found inside a folder that cannot be read (say, just started) is left out, and `warn` hears why. */
+async function readFound(found: FoundRuns['found'], warn: Warn): Promise<RunData[]> {
+  const runs: RunData[] = [];
+  const reads = await readRunsAhead(found.flatMap((f) => f.runs));
+  let at = 0;
+  for (const f of found) {
+    for (const dir of f.runs) {
+      try {
+        runs.push(await reads[at++]!(warn));
+      } catch (err) {
+        // A run named on the command line fails the command.
+        if (f.named || !(err instanceof ConfigError)) throw err;
+        warn(`leaderboard: ${dir} left out: ${err.message}`);
+      }
+    }
+  }
+  if (runs.length === 0) throw new ConfigError('leaderboard: none of the runs found could be read');
+  return runs;
+}
+
+/** How a leaderboard ranks: the measure, the bootstrap of its comparisons, and whether unfinished runs rank. */
+export interface LeaderboardSettings {
+  by: RankMeasure;
+  seed: number;
+  resamples: number;
+  includeIncomplete: boolean;
+}
+
+/**
+ * The leaderboard of the runs found, and the curves of the folders given that are sweeps
+ * (every model of every sweep one curve, docs/sweep.md), null when none is.
+ */
+export async function readLeaderboard(
+  dirs: readonly string[],
+  runs: FoundRuns,
+  settings: LeaderboardSettings,
+  warn: Warn,
+): Promise<{ leaderboard: Leaderboard; curves: SweepResult | null }> {
+  const data = await readFound(runs.found, warn);
+  const leaderboard = buildLeaderboard(data, settings);
+  const sweeps: SweepResult[] = [];
+  for (const d of dirs) if (isSweepFolder(d)) sweeps.push(await readSweepFolder(d, 'leaderboard', warn));
+  return { leaderboard, curves: sweeps.length > 0 ? overlaySweeps(sweeps) : null };
+}

@@ -1,0 +1,45 @@
+/**
+ * The run list never waits on a results file (catalog.ts): it is made from run.json, the kept
+ * reports and what the indexes have read already; the reads follow in the background and show
+ * on the next ask.
+ */
+import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Catalog } from '../../src/view/catalog.js';
+import { IndexStore } from '../../src/view/index-store.js';
+import { makeRecord, SMALL_CONFIG, writeRun } from '../report/make-run.js';
+import { tempDir } from '../support/cli.js';
+
+const choose = (i: number) => (i % 3 ? 'oracle' : 'blanket');
+
+describe('the run list', () => {
+  it('lists what is already read, and what the file gained on the next ask', async () => {
+    const root = tempDir('bas-view-list-');
+    // A run of 50 tasks with 40 recorded so far.
+    writeRun(join(root, 'a'), { n: 40, model: 'm', choose, runJson: { n: 50 } });
+    const catalog = new Catalog(root, { store: null });
+    const run = (await catalog.run('a'))!;
+    expect((await run.rollouts()).rollouts).toBe(40);
+    let more = '';
+    for (let i = 40; i < 50; i++) more += `${JSON.stringify(makeRecord(SMALL_CONFIG, i, 0, 'm', 'oracle'))}\n`;
+    appendFileSync(join(root, 'a', 'results.jsonl'), more);
+    // The list does not wait for the 10 new lines to be read ...
+    expect((await catalog.list()).runs[0]!.recorded).toBe(40);
+    // ... one run's progress does, and so the next list has them.
+    expect((await run.row()).recorded).toBe(50);
+    expect((await catalog.list()).runs[0]!.recorded).toBe(50);
+  });
+
+  it("shows a run's kept report on a later start's first list, before any read", async () => {
+    const root = tempDir('bas-view-list-');
+    writeRun(join(root, 'a'), { n: 30, model: 'm', choose });
+    const cache = join(tempDir('bas-view-cache-'), 'view');
+    const first = new Catalog(root, { store: new IndexStore(cache, 0) });
+    expect(await (await first.run('a'))!.summary(true)).not.toBeNull();
+    const later = new Catalog(root, { store: new IndexStore(cache, 0) });
+    const row = (await later.list()).runs[0]!;
+    expect(row.figures?.rollouts).toBe(30);
+    expect(row.recorded).toBe(30);
+  });
+});
