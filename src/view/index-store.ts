@@ -13,6 +13,8 @@
  * be written (a read-only home, a full disk) costs only the time to build the index again.
  * Beside each index, the run's report is kept too, keyed by the results file's identity, size
  * and time, run.json's, and the bas version: a run unchanged since opens without its fold.
+ * Reading an entry marks it used; the folder is pruned as the server starts and held under its
+ * cap after each write (index-prune.ts).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import {
