@@ -7,7 +7,7 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compareRuns, ConfigError, leaderboard, readSweep, runSweep } from '../../src/index.js';
+import { compareRuns, ConfigError, leaderboard, readRunFolder, readSweep, runEval, runSweep } from '../../src/index.js';
 import { bas, tempDir } from '../support/cli.js';
 import { writeRun } from '../report/make-run.js';
 
@@ -189,5 +189,40 @@ describe('runSweep', () => {
     await expect(runSweep({ models: ['builtin:oracle'], nn: 3, output } as never)).rejects.toThrow(/"nn"/);
     await expect(runSweep({ models: ['builtin:oracle'], output })).rejects.toThrow(/needs the points of its axis/);
     expect(existsSync(output)).toBe(false);
+  });
+});
+
+describe("the API's summary: the consistency split and the noise split", () => {
+  it('gives what bas report --json gives, and the built-in policies come out as designed', async () => {
+    const task = { num_transactions: 12, seed: 7 };
+    const dir = (m: string) => join(root, 'policies', m);
+    const consistent: Record<string, number | null> = {};
+    for (const m of ['oracle', 'raw-sums', 'silent']) {
+      const r = await runEval({ model: `builtin:${m}`, n: 20, task, output: dir(m) });
+      consistent[m] = r.summary.consistency.bas_consistent.mean;
+    }
+    // oracle and raw-sums state what their own faults imply; silent (right BAS, no fault) does not.
+    expect(consistent).toEqual({ oracle: 1, 'raw-sums': 1, silent: 0 });
+
+    // slips finds every fault and slips in the sums: every wrong BAS is the arithmetic's, and
+    // with four rollouts per task the reward's variance splits into within and between tasks.
+    const slips = await runEval({ model: 'builtin:slips', n: 40, rollouts: 4, task, output: dir('slips') });
+    const c = slips.summary.consistency;
+    expect(c.n).toBe(160);
+    expect(c.bas_errors.audit + c.bas_errors.both).toBe(0);
+    expect(c.bas_errors.arithmetic).toBe(Math.round(160 * (1 - c.bas_consistent.mean!)));
+    const noise = slips.summary.noise!;
+    expect(noise.rollouts_per_task).toBe(4);
+    expect(noise.variance_of_mean).toBeCloseTo(noise.data_noise + noise.prediction_noise, 12);
+    expect(noise.prediction_noise).toBeCloseTo(noise.within_variance / 160, 12);
+    expect(noise.within_variance).toBeGreaterThan(0);
+
+    const read = await readRunFolder(dir('slips'));
+    const cli = await bas(['report', dir('slips'), '--json']);
+    expect(cli.code, cli.stderr).toBe(0);
+    const summary = (json(cli.stdout) as { summary: { consistency: unknown; noise: unknown } }).summary;
+    expect(json(JSON.stringify(read.summary.consistency))).toEqual(summary.consistency);
+    expect(json(JSON.stringify(read.summary.noise))).toEqual(summary.noise);
+    expect(read.summary.consistency).toEqual(slips.summary.consistency);
   });
 });
