@@ -3,7 +3,8 @@
 // batch whose labels ask for the largest ledgers, with an honest one-item request sent beside
 // it. Each server is a real child process started as a user starts it; its memory is read
 // from /proc (peak: VmHWM, now: VmRSS), so this section needs Linux.
-// Targets: a peak at most the body budget plus 64 MB over the baseline; under 10,000-row
+// Targets: a peak at most the body budget plus 64 MB over the baseline; `bas serve` at most
+// 100 MB over its baseline once the clients left, not growing from wave to wave; under 10,000-row
 // ledgers, at most 300 MB and no honest request slower than a second.
 // Run directly: `node bench/servers.mjs`.
 import { readFileSync } from 'node:fs';
@@ -105,6 +106,58 @@ async function bodiesRows(name, command, path, n, declared, sent, budgetMb, warm
   }
 }
 
+/**
+ * `bas serve` after hostile clients leave (issue 26): `waves` rounds of `n` connections that
+ * each declare `declared` bytes and send `sent` without finishing, the clients gone between
+ * rounds. Resident memory once each round's clients left, against the baseline: what the server
+ * keeps must not grow from round to round.
+ */
+async function serveAfterRows(n, declared, sent, waves, warm) {
+  const server = await startServer('serve');
+  try {
+    await warm(server.url);
+    const base = memory(server.pid).now;
+    const after = [];
+    let refused = 0;
+    for (let w = 0; w < waves; w++) {
+      const { sockets, statuses } = await slowBodies(server.url, '/v1/chat/completions', n, declared, sent);
+      for (const s of sockets) s.destroy();
+      refused += statuses.filter((x) => x >= 400).length;
+      await settle();
+      await warm(server.url);
+      after.push(memory(server.pid).now);
+    }
+    const { peak } = memory(server.pid);
+    const kept = Math.max(...after) - base;
+    const grew = after[after.length - 1] - after[0];
+    return [
+      {
+        name: `bas serve: ${waves} waves of ${n} bodies declaring ${declared / MB} MB, ${sent / MB} MB sent: baseline`,
+        value: base,
+        unit: 'MB',
+      },
+      { name: '  same: peak resident memory over the baseline', value: peak - base, unit: 'MB' },
+      {
+        name: `  same: after each wave's clients left (${after.map((a) => a.toFixed(0)).join(', ')})`,
+        value: kept,
+        unit: 'MB over',
+        target: '<= 100',
+        pass: kept <= 100,
+      },
+      {
+        name: '  same: growth from the first wave to the last',
+        value: grew,
+        unit: 'MB',
+        target: '<= 20',
+        pass: grew <= 20,
+      },
+      { name: '  same: connections refused with a status', value: refused, unit: `of ${n * waves}` },
+    ];
+  } finally {
+    await server.stop();
+  }
+}
+
 const label = (n, k) => `bas:g3:p2:n${n}:f1:s7:i${k}`;
 
 /**
@@ -154,7 +207,7 @@ async function ledgerRows(requests, items) {
   }
 }
 
-export async function benchServers(only = process.env.BAS_BENCH_SERVERS ?? 'bodies,ledgers') {
+export async function benchServers(only = process.env.BAS_BENCH_SERVERS ?? 'bodies,after,ledgers') {
   const warmReward = (url) => post(`${url}/score`, JSON.stringify([{ label: label(24, 0), completion: 'x' }]));
   const warmServe = (url) =>
     post(`${url}/v1/chat/completions`, JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }));
@@ -184,6 +237,12 @@ export async function benchServers(only = process.env.BAS_BENCH_SERVERS ?? 'bodi
         warmServe,
       )),
     );
+  }
+  if (only.includes('after')) {
+    // The issue's load: bodies declared under the 64 MiB cap of 0.4.0 (now over serve's 8 MiB:
+    // refused unread), then bodies under today's cap.
+    rows.push(...(await serveAfterRows(60, 63 * MB, 60 * MB, 3, warmServe)));
+    rows.push(...(await serveAfterRows(60, 8 * MB, 7.9 * MB, 5, warmServe)));
   }
   if (only.includes('ledgers')) {
     rows.push(...(await ledgerRows(1, 512)));
