@@ -18,10 +18,29 @@ export function lcg(seed) {
 }
 
 /**
+ * The task of each line when a run with `concurrency` requests in flight writes `n` tasks:
+ * handed out in order, each line one of those in flight, drawn at random (a seeded stream).
+ */
+function* runOrder(n, concurrency) {
+  const rand = lcg(11);
+  const flight = [];
+  let next = 0;
+  while (next < n || flight.length > 0) {
+    while (flight.length < concurrency && next < n) flight.push(next++);
+    const k = Math.floor(rand() * flight.length);
+    yield flight[k];
+    flight[k] = flight[flight.length - 1];
+    flight.pop();
+  }
+}
+
+/**
  * Writes a synthetic run folder: run.json (status `complete`) and `n` realistic records
  * (replies of some 600 characters, 3% errored, the consistency split included), in large writes.
+ * With `concurrency`, the records are in the order a run with that many requests in flight
+ * writes them (nearly task order), and run.json says so; without, in task order.
  */
-export function writeSyntheticRun(dir, n) {
+export function writeSyntheticRun(dir, n, { concurrency = null } = {}) {
   writeFileSync(
     join(dir, 'run.json'),
     JSON.stringify({
@@ -35,6 +54,7 @@ export function writeSyntheticRun(dir, n) {
       rollouts: 1,
       indices: null,
       shard: null,
+      ...(concurrency === null ? {} : { concurrency }),
       prices: { in: 0.25, out: 2 },
       status: 'complete',
       started_at: new Date(0).toISOString(),
@@ -45,7 +65,9 @@ export function writeSyntheticRun(dir, n) {
   const rand = lcg(7);
   const fd = openSync(join(dir, 'results.jsonl'), 'w');
   let buf = '';
-  for (let i = 0; i < n; i++) {
+  const order = concurrency === null ? null : runOrder(n, concurrency);
+  for (let line = 0; line < n; line++) {
+    const i = order === null ? line : order.next().value;
     let rec;
     if (rand() < 0.03) {
       rec = {
