@@ -23,7 +23,7 @@ import type { Estimate } from '../summary/stats.js';
 import type { Summary } from '../summary/summary.js';
 import type { IndexStore } from './index-store.js';
 import { RolloutIndex } from './rollout-index.js';
-import { orderedConcurrency, seekRecord } from './seek.js';
+import { seekRecord, seekTerms } from './seek.js';
 
 /** How deep under the folder runs are looked for, and how many folders the walk visits at most. */
 const MAX_DEPTH = 6;
@@ -239,15 +239,21 @@ export class RunState {
   /**
    * The line of (index, rollout) past where the index has read (`from`), found by a seek
    * (seek.ts) while a long first read goes on; null when the run's file may hold a pair twice
-   * or out of order, or the pair is not where its order puts it (then the index is waited for).
+   * (merged; an errored line of a resumed run), or the pair is not where its order puts it
+   * (then the index is waited for).
    */
   seek(index: number, rollout: number, from: number): RolloutRecord | null {
-    const concurrency = orderedConcurrency(this.info);
+    const terms = seekTerms(this.info);
     const bounds = this.indexBounds;
-    if (concurrency === null || bounds === null || outsideRun({ index, rollout }, bounds) !== null) return null;
-    return (
-      seekRecord(this.resultsPath, { index, rollout, rollouts: bounds.rollouts, concurrency, from })?.record ?? null
-    );
+    if (terms === null || bounds === null || outsideRun({ index, rollout }, bounds) !== null) return null;
+    try {
+      const plan = { index, rollout, rollouts: bounds.rollouts, concurrency: terms.concurrency, from };
+      const found = seekRecord(this.resultsPath, plan)?.record ?? null;
+      // A resume ran errored pairs again, later in the file: only a completed line is sure to win.
+      return found !== null && terms.resumed && found.error ? null : found;
+    } catch {
+      return null; // the file went away or cannot be read: the index says so when it reads
+    }
   }
 
   /** The index, made (from its saved entry when one fits the file) when there is none. */

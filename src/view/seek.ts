@@ -7,9 +7,9 @@
  * at an offset, take the furthest pair among them, narrow) comes to the part of the file where
  * the pair sits, and a bounded scan around it finds its line.
  *
- * What is found is only a candidate: the caller (catalog.ts) uses it only for a run with one
- * session and no merge, where a pair has one line, and only past where its index has read
- * (before that the index knows every line). A pair not in the scanned part (a laggard written
+ * What is found is only a candidate: the caller (catalog.ts) uses it only for a run not merged,
+ * where a pair has one line (a resumed run's completed lines are never run again), and only
+ * past where its index has read (before that the index knows every line). A pair not in the scanned part (a laggard written
  * far later, a file not in order) is not found, and the caller waits for the index as before.
  * Nothing is written; the file is only read.
  */
@@ -185,19 +185,32 @@ export function seekRecord(path: string, plan: Omit<SeekPlan, 'to'>): SeekFound 
 /** Concurrency assumed of a run.json that does not say. */
 const DEFAULT_CONCURRENCY = 64;
 
+/** What a seek may assume of a run's file. */
+export interface SeekTerms {
+  /** Requests in flight at most while it was written. */
+  concurrency: number;
+  /**
+   * Resumed: each session appended its own part, in order, after the last. A resume runs
+   * again only the pairs without a completed line, so a completed line found is still the
+   * pair's winner; an errored one may have been run again later and is not taken.
+   */
+  resumed: boolean;
+}
+
 /**
- * Whether a run's file holds each pair once, in nearly the order handed out, so a line a
- * seek finds is the pair's only one: a run with run.json, one session (no resume appended
- * re-runs), not merged (a merge writes its inputs one after another) and not scored from a
- * list of tasks (whose order is the list's). Returns the concurrency to allow for, or null.
+ * Whether a seek may be used on a run's file, and on what terms: a run with run.json, not
+ * merged (a merge writes its inputs one after another) and not scored from a list of tasks
+ * (whose order is the list's); null when not.
  */
-export function orderedConcurrency(info: RunFile | null): number | null {
+export function seekTerms(info: RunFile | null): SeekTerms | null {
   if (info === null || typeof info.n !== 'number') return null;
   if (info.merged_from !== undefined || Array.isArray(info.indices)) return null;
   const sessions = Array.isArray(info.sessions) ? info.sessions.length : 1;
   const resumes = Array.isArray(info.resumed_at) ? info.resumed_at.length : 0;
-  if (sessions > 1 || resumes > 0) return null;
   const pace = info.pace as { max?: unknown } | undefined;
   const counts = [info.concurrency, pace?.max].filter((c): c is number => typeof c === 'number' && c >= 1);
-  return counts.length > 0 ? Math.max(...counts) : DEFAULT_CONCURRENCY;
+  return {
+    concurrency: counts.length > 0 ? Math.max(...counts) : DEFAULT_CONCURRENCY,
+    resumed: sessions > 1 || resumes > 0,
+  };
 }

@@ -1,15 +1,15 @@
 /**
  * Finding a rollout without the index (seek.ts): in a file written in nearly task order (the
  * order a run with -c C leaves, simulated), any pair is found in a few reads; a pair written
- * far out of order, or twice, is not guessed at; and a run whose file may hold a pair twice (a
- * resume, a merge, a scored run) is never sought. The server answers a far rollout by a seek
+ * far out of order, or twice, is not guessed at; a merged or scored run is never sought, and of
+ * a resumed run only a completed line is taken. The server answers a far rollout by a seek
  * while the first read of its file has not reached it.
  */
 import { closeSync, openSync, readSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Catalog } from '../../src/view/catalog.js';
-import { orderedConcurrency, seekRecord, Seeker, type SeekPlan } from '../../src/view/seek.js';
+import { seekRecord, seekTerms, Seeker, type SeekPlan } from '../../src/view/seek.js';
 import { rolloutAnswer } from '../../src/view/api.js';
 import { makeRecord, SMALL_CONFIG, writeRun } from '../report/make-run.js';
 import { tempDir } from '../support/cli.js';
@@ -108,33 +108,42 @@ describe('seek', () => {
     );
   });
 
-  it('is used only for a run whose file holds each pair once, in order', () => {
+  it('is used only for a run whose file holds each pair once, and on a resumed run takes only completed lines', () => {
     const base = { n: 10, rollouts: 1, indices: null, concurrency: 16 };
-    expect(orderedConcurrency(base)).toBe(16);
-    expect(orderedConcurrency({ ...base, concurrency: undefined })).toBe(64);
-    expect(orderedConcurrency({ ...base, pace: { max: 40 } })).toBe(40);
-    expect(orderedConcurrency({ ...base, sessions: [{}] })).toBe(16);
-    expect(orderedConcurrency({ ...base, sessions: [{}, {}] })).toBeNull();
-    expect(orderedConcurrency({ ...base, resumed_at: ['2026-01-01T00:00:00Z'] })).toBeNull();
-    expect(orderedConcurrency({ ...base, merged_from: [] })).toBeNull();
-    expect(orderedConcurrency({ ...base, indices: [1, 2] })).toBeNull();
-    expect(orderedConcurrency(null)).toBeNull();
+    expect(seekTerms(base)).toEqual({ concurrency: 16, resumed: false });
+    expect(seekTerms({ ...base, concurrency: undefined })?.concurrency).toBe(64);
+    expect(seekTerms({ ...base, pace: { max: 40 } })?.concurrency).toBe(40);
+    expect(seekTerms({ ...base, sessions: [{}] })?.resumed).toBe(false);
+    expect(seekTerms({ ...base, sessions: [{}, {}] })?.resumed).toBe(true);
+    expect(seekTerms({ ...base, resumed_at: ['2026-01-01T00:00:00Z'] })?.resumed).toBe(true);
+    expect(seekTerms({ ...base, merged_from: [] })).toBeNull();
+    expect(seekTerms({ ...base, indices: [1, 2] })).toBeNull();
+    expect(seekTerms(null)).toBeNull();
   });
 
-  it("answers a far rollout by a seek while the file's first read has not reached it, and never for a resumed run", async () => {
+  it("answers a far rollout by a seek while the file's first read has not reached it; never a merged run's, nor a resumed run's errored line", async () => {
     const root = tempDir('bas-seek-view-');
     const choose = (i: number) => (i % 3 ? 'oracle' : 'blanket');
     writeRun(join(root, 'once'), { n: 400, model: 'm', choose, runJson: { concurrency: 4 } });
-    writeRun(join(root, 'resumed'), { n: 400, model: 'm', choose, runJson: { sessions: [{}, {}] } });
+    writeRun(join(root, 'merged'), { n: 400, model: 'm', choose, runJson: { merged_from: [] } });
+    // A first session stopped after task 299 with task 5 errored; the resume ran 5 again, then 300 to 399.
+    const again = [line(5, 0)];
+    for (let i = 300; i < 400; i++) again.push(line(i, 0));
+    const first = (i: number) => (i === 5 ? { error: 'timeout' as const } : choose(i));
+    const resumed = { n: 400, sessions: [{}, {}] };
+    writeRun(join(root, 'resumed'), { n: 300, model: 'm', choose: first, runJson: resumed, extraLines: again });
     // Nothing is waited for: every read of a file goes on in the background.
     const catalog = new Catalog(root, { store: null, waitBytes: 0 });
-    const q = (run: string) => new URLSearchParams({ run, index: '399' });
-    const once = (await rolloutAnswer(catalog, q('once'))) as { index: number };
-    expect(once.index).toBe(399);
-    await expect(rolloutAnswer(catalog, q('resumed'))).rejects.toThrow(/not among those read so far/);
-    const resumed = await (await catalog.run('resumed'))!.rollouts();
-    // Once read, the index answers.
-    await resumed.refresh();
-    expect(((await rolloutAnswer(catalog, q('resumed'))) as { index: number }).index).toBe(399);
+    const q = (run: string, index: number) => new URLSearchParams({ run, index: String(index) });
+    const answer = async (run: string, index: number) =>
+      ((await rolloutAnswer(catalog, q(run, index))) as { index: number }).index;
+    expect(await answer('once', 399)).toBe(399);
+    expect(await answer('resumed', 399)).toBe(399);
+    await expect(rolloutAnswer(catalog, q('resumed', 5))).rejects.toThrow(/not among those read so far/);
+    await expect(rolloutAnswer(catalog, q('merged', 399))).rejects.toThrow(/not among those read so far/);
+    // Once read, the index answers: task 5's winner is the resume's line.
+    await (await (await catalog.run('resumed'))!.rollouts()).refresh();
+    const five = (await rolloutAnswer(catalog, q('resumed', 5))) as { error_type: string | null };
+    expect(five.error_type).toBeNull();
   });
 });
