@@ -229,15 +229,17 @@ export class Pace {
     binding: boolean,
   ): void {
     const current = ticket.epoch === this.epoch;
-    const byRate = this.gauge.rate !== null;
+    const pacedBefore = this.gauge.rate !== null;
     const limits = signals.limits ?? null;
-    if (outcome === 'limited') this.gauge.refused(now, ticket.rateEpoch ?? -1, limits, retryAfterMs);
+    // True when the rate is known once this refusal is counted: the spacing then answers it.
+    let byRate = pacedBefore;
+    if (outcome === 'limited') byRate = this.gauge.refused(now, ticket.rateEpoch ?? -1, limits, retryAfterMs);
     else if (outcome === 'ok' || outcome === 'spent') {
       const held = this.retries.length + this.fresh.length > 0 && now < this.gauge.readyAt;
       this.gauge.answered(limits, signals.tokens ?? null, held, outcome === 'spent');
     }
-    if (outcome === 'limited' && current) this.decrease(now, this.estimate(now), byRate);
-    else if (outcome === 'spent' && current && !byRate) this.decrease(now, this.current - 1);
+    if (outcome === 'limited' && current) this.refusedNow(now, byRate, pacedBefore);
+    else if (outcome === 'spent' && current && !pacedBefore) this.decrease(now, this.current - 1);
     else if (outcome === 'ok' && binding && now - this.lastDecrease >= this.holdMs()) this.increase(now);
     if (ticket.probe) this.probeAnswered(now, outcome, retryAfterMs);
     // A refusal of a request sent before the gate last closed says nothing new; one the
@@ -368,6 +370,22 @@ export class Pace {
   /** After a decrease, no increase for a while: the refusals of requests already sent are still to come. */
   private holdMs(): number {
     return Math.max(2000, 8 * (this.latencyMs ?? 0));
+  }
+
+  /**
+   * A 429 to a request sent under the current limit. Once the headers have named the rate
+   * (this refusal's included), the spacing answers it and the limit stays. Lowering it too, to
+   * what the replies of the last window show the endpoint sustains, capped the run below the
+   * rate whenever that window was short of replies: taken while the run was still starting,
+   * or on a busy machine, it gave 5 or 6 where 40 requests/s at 200 ms needs 8 in flight, and
+   * a limit rises back only one step per round trip (real processes took 11.3–14 s for
+   * 400 rollouts against 40 requests/s, the target being 11). With a rate learned from refusals
+   * alone, the limit still falls to that measure (but not one step more): there it is the
+   * brake that keeps a rate measured a little high from probing the limit every second.
+   */
+  private refusedNow(now: number, byRate: boolean, pacedBefore: boolean): void {
+    if (byRate && this.gauge.fromHeaders) this.epoch++;
+    else this.decrease(now, this.estimate(now), pacedBefore);
   }
 
   /** Lowers the limit to `to`, at least one step unless `byRate` (the spacing then holds the rate). */

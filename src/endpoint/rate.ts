@@ -70,6 +70,11 @@ export class RateGauge {
     return this.rps;
   }
 
+  /** True once the rate-limit headers have named a budget: the rate then comes from the server's word. */
+  get fromHeaders(): boolean {
+    return this.headerRps !== null;
+  }
+
   /** When the next request may go: 0 when not pacing by rate. */
   get readyAt(): number {
     return this.rps === null ? 0 : this.nextAt;
@@ -77,7 +82,12 @@ export class RateGauge {
 
   /** A request goes now; returns the epoch its answer is judged by. */
   send(now: number): number {
-    if (this.rps !== null) this.nextAt = Math.max(this.nextAt, now) + 1000 / this.rps;
+    if (this.rps === null) return this.epoch;
+    // A request let through late (a timer fires late on a busy machine) does not push the next
+    // one back by its lateness: up to one interval of it is made up, so the spacing keeps the
+    // rate on average instead of losing every timer's delay (at most two requests go together).
+    const interval = 1000 / this.rps;
+    this.nextAt = Math.max(this.nextAt, now - interval) + interval;
     return this.epoch;
   }
 
@@ -111,7 +121,7 @@ export class RateGauge {
     // A refusal that names no budget and asks for less than a second is a limit on bursts or on
     // requests in flight, which the limit on requests in flight answers (pace.ts): pacing by
     // rate starts only on a sign of a rate, a budget header or a wait of a second or more.
-    if (this.rps === null && this.headerRps === null && limits === null && (hintMs ?? 0) < 1000) return false;
+    if (!this.showsRate(limits, hintMs)) return false;
     if (epoch !== this.epoch) return this.rps !== null;
     const measured = this.measured(now);
     const est = minOf(this.headerRps, measured?.rps ?? null);
@@ -126,6 +136,14 @@ export class RateGauge {
     this.credit = 0;
     if (this.rps !== null) this.nextAt = Math.max(this.nextAt, now + 1000 / this.rps);
     return this.rps !== null;
+  }
+
+  /**
+   * Whether a refusal naming `limits` and asking for `hintMs` is a sign of a rate: the rate is
+   * known already, or it names a budget, or it asks for a second or more.
+   */
+  private showsRate(limits: RateLimits | null, hintMs: number | null): boolean {
+    return this.rps !== null || this.headerRps !== null || limits !== null || (hintMs ?? 0) >= 1000;
   }
 
   record(): RateRecord {

@@ -41,3 +41,33 @@ describe('pacing by rate starts', () => {
     expect(refusedTwice(2, limits).rate).not.toBeNull();
   });
 });
+
+describe('the spacing', () => {
+  /** A gauge pacing at 40 requests a second (a 429 naming a budget of 40 a second). */
+  function at40(): RateGauge {
+    const g = new RateGauge();
+    const limits = { requests: { limit: 40, remaining: 0, resetMs: 1000 }, tokens: null };
+    g.refused(0, g.send(0), limits, 25);
+    expect(g.rate).toBe(40);
+    return g;
+  }
+
+  it('makes up a late request: a timer that fires late does not push every later request back', () => {
+    const g = at40();
+    g.send(25);
+    expect(g.readyAt).toBe(50);
+    // Let through 10 ms late (a busy machine): the next is still due on the 25 ms grid.
+    g.send(60);
+    expect(g.readyAt).toBe(75);
+    g.send(75);
+    expect(g.readyAt).toBe(100);
+  });
+
+  it('makes up at most one interval: after a pause, two requests may go together, not a burst', () => {
+    const g = at40();
+    g.send(1000);
+    expect(g.readyAt).toBe(1000);
+    g.send(1000);
+    expect(g.readyAt).toBe(1025);
+  });
+});

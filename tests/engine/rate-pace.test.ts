@@ -22,6 +22,10 @@ interface Limited {
   headers: boolean;
   /** Send `retry-after-ms` as well as the whole-second `Retry-After`. */
   exact?: boolean;
+  /** Replies take this much longer from `at` ms into the run on (a machine growing busy). */
+  slower?: { at: number; by: number };
+  /** Requests reach the bucket only after these many ms each (a burst sent over a while). */
+  spreadMs?: number;
 }
 
 /** A model endpoint behind a token bucket, on the (fake) clock. */
@@ -29,6 +33,7 @@ function bucketClient(o: Limited) {
   const capacity = o.rps;
   let tokens = capacity;
   let last = Date.now();
+  const start = last;
   const seen = { requests: 0, refused: 0 };
   const refill = (): void => {
     const t = Date.now();
@@ -45,7 +50,8 @@ function bucketClient(o: Limited) {
       : {};
   const client: ModelClient = {
     async complete(messages) {
-      seen.requests++;
+      const k = seen.requests++;
+      if (o.spreadMs && k < 64) await new Promise((r) => setTimeout(r, k * o.spreadMs!));
       refill();
       if (tokens < 1) {
         seen.refused++;
@@ -56,7 +62,8 @@ function bucketClient(o: Limited) {
       }
       tokens -= 1;
       const answered = budget();
-      if (o.latencyMs > 0) await new Promise((r) => setTimeout(r, o.latencyMs));
+      const extra = o.slower && Date.now() - start >= o.slower.at ? o.slower.by : 0;
+      if (o.latencyMs > 0) await new Promise((r) => setTimeout(r, o.latencyMs + extra));
       return {
         text: runPolicy('oracle', messages),
         finish_reason: 'stop',
@@ -128,4 +135,24 @@ describe('pacing by rate', () => {
     expect(r.seconds).toBeLessThanOrEqual((1.1 * 400) / 40);
     expect(r.perRollout).toBeLessThanOrEqual(1.2);
   });
+
+  // What a real process meets on a busy machine: the first wave reaches the server over a while
+  // (tasks generated one per turn of the event loop), so the first 429 comes when the window
+  // holds few replies, and replies then slow down. Lowering the limit on requests in flight to
+  // the window's measure held such runs to 5-9 in flight, under what the rate needs, and the
+  // limit rose back one step per round trip: 11.8-15.7 s here. With the headers naming the
+  // rate, the spacing answers a 429 and the limit stays.
+  it.each([
+    { spreadMs: 15, slower: { at: 1500, by: 200 } },
+    { spreadMs: 10, slower: { at: 1500, by: 300 } },
+  ])(
+    '40 requests a second with rate-limit headers, replies slowing from 200 to 400-500 ms (%o): within 1.1 × n / rate',
+    async (h) => {
+      const r = await paced({ rps: 40, latencyMs: 200, headers: true, exact: true, ...h }, 400, 64);
+      expect(r.records.filter((x) => x.error === null)).toHaveLength(400);
+      expect(r.seconds).toBeLessThanOrEqual((1.1 * 400) / 40);
+      expect(r.perRollout).toBeLessThanOrEqual(1.2);
+      expect(r.out.pace.lowest).toBeGreaterThan(8);
+    },
+  );
 });
