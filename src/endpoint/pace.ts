@@ -325,15 +325,22 @@ export class Pace {
   }
 
   private admit(): void {
-    while (this.inFlight < this.current && !this.probeOut && this.open(this.now())) {
+    for (;;) {
+      // One reading of the clock decides both whether the gate is open and whether to set the
+      // timer: read twice, a clock that ticked past the interval between them did neither, and
+      // the waiters waited until their deadline.
+      const now = this.now();
+      if (!(this.inFlight < this.current && !this.probeOut && this.open(now))) {
+        // Held back by the rate's interval alone: the waiters are woken when it has passed.
+        const waiting = this.retries.length + this.fresh.length > 0 && this.inFlight < this.current && !this.probeOut;
+        if (waiting && now < this.gauge.readyAt) this.wakeAt(this.gauge.readyAt);
+        return;
+      }
       const w = this.retries.shift() ?? this.fresh.shift();
       if (!w) return;
       w.cleanup();
       w.resolve(this.take());
     }
-    // Held back by the rate's interval alone: the waiters are woken when it has passed.
-    const waiting = this.retries.length + this.fresh.length > 0 && this.inFlight < this.current && !this.probeOut;
-    if (waiting && this.now() < this.gauge.readyAt) this.wakeAt(this.gauge.readyAt);
   }
 
   /** Admits the waiters at `at` (a timer that fires early tries again). */
