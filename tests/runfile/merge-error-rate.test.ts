@@ -16,7 +16,8 @@ describe('merge and max_error_rate', () => {
     ] as const) {
       const dir = join(tempDir(), 'shard');
       const args = ['eval', '-m', 'builtin:oracle', '-n', '4', '--shard', shard, '--max-error-rate', rate];
-      expect((await bas([...args, '--output', dir, '--no-progress'])).code).toBe(0);
+      const r = await bas([...args, '--output', dir, '--no-progress']);
+      expect(r.code, r.stderr).toBe(0);
       shards.push(dir);
     }
     const rates: unknown[] = [];
