@@ -273,7 +273,12 @@ describe('serve --rate-limit', () => {
       expect(records.filter((x) => x.error === null)).toHaveLength(80);
     }
     expect(server.stats.throttled).toBeGreaterThan(0);
-    expect(out.pace.lowest).toBeLessThan(32);
+    // The 429s name the rate in their headers: the runner spaces its requests at that rate (or
+    // below it) instead of lowering the requests in flight (docs/providers-and-pacing.md).
+    expect(out.pace.rate_limited).toBeGreaterThan(0);
+    expect(out.pace.lowest_rate_rps).toBeGreaterThan(0);
+    expect(out.pace.lowest_rate_rps!).toBeLessThanOrEqual(20);
+    expect(out.pace.lowest).toBe(32);
     // Every 429 cost one extra request; the pace keeps them few.
     expect(server.stats.requests).toBeLessThan(80 * 1.5);
   });
