@@ -93,7 +93,7 @@ describe('slow start', () => {
     expect(calls).toBe(3);
   });
 
-  it('prepares the first wave while the first request is out, so it leaves as soon as that is answered', async () => {
+  it('the first request goes alone, with the first wave prepared behind it; once answered the run opens to -c at once', async () => {
     const c = 8;
     let pulled = 0;
     function* counted(): Generator<readonly [number, number]> {
@@ -102,6 +102,7 @@ describe('slow start', () => {
         yield p;
       }
     }
+    // Each request waits until the test lets it go: the number in flight is what the runner sent.
     const waiting: Array<() => void> = [];
     let inFlight = 0;
     const client: ModelClient = {
@@ -115,6 +116,7 @@ describe('slow start', () => {
     const { r, records } = runner(client, c);
     const done = r.run(counted());
     const settle = async (): Promise<void> => {
+      // Turns of the event loop until nothing new is sent or prepared.
       for (let last = -1, same = 0; same < 20;) {
         await new Promise((res) => setImmediate(res));
         if (pulled + inFlight === last) same++;
@@ -122,11 +124,13 @@ describe('slow start', () => {
       }
     };
     await settle();
-    // One request out, and a wave's tasks generated behind it (no more: memory stays bounded).
+    // One request out, and a wave's tasks generated behind it (no more: memory stays bounded),
+    // so that the wave leaves as soon as the first reply is in.
     expect(inFlight).toBe(1);
     expect(pulled).toBe(1 + c);
     waiting.shift()!();
     await settle();
+    // One round trip of slow start, then a full window.
     expect(inFlight).toBe(c);
     while (records.length < 30) {
       for (const w of waiting.splice(0)) w();
@@ -134,41 +138,6 @@ describe('slow start', () => {
     }
     await done;
     expect(records.map((x) => x.index)).toEqual(Array.from({ length: 30 }, (_, i) => i));
-  });
-
-  it('the first request goes alone; once it is answered the run opens to -c at once', async () => {
-    // Each request waits until the test lets it go: the number in flight is what the runner sent.
-    const waiting: Array<() => void> = [];
-    let inFlight = 0;
-    const client: ModelClient = {
-      async complete(messages) {
-        inFlight++;
-        await new Promise<void>((r) => waiting.push(r));
-        inFlight--;
-        return { text: runPolicy('oracle', messages), finish_reason: 'stop', usage: null };
-      },
-    };
-    const { r, records } = runner(client, 8);
-    const done = r.run(pairs(30));
-    const settle = async (): Promise<void> => {
-      // Turns of the event loop until nothing new is sent.
-      for (let last = -1, same = 0; same < 20;) {
-        await new Promise((res) => setImmediate(res));
-        if (inFlight === last) same++;
-        else [last, same] = [inFlight, 0];
-      }
-    };
-    await settle();
-    expect(inFlight).toBe(1);
-    waiting.shift()!();
-    await settle();
-    // One round trip of slow start, then a full window.
-    expect(inFlight).toBe(8);
-    while (records.length < 30) {
-      for (const w of waiting.splice(0)) w();
-      await settle();
-    }
-    await done;
   });
 
   it('a random failure first (a 500) does not keep the run at one request: first contact can no longer stop it', async () => {

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { runEval, type EvalEvent } from '../../src/index.js';
-import { hostileServer, sendJson, type HostileServer } from '../support/hostile-server.js';
+import { completion, hostileServer, sendJson, type HostileServer } from '../support/hostile-server.js';
 import { tempDir } from '../support/cli.js';
 
 /** The SDK's load, held until the test lets it go (or made to fail). */
@@ -29,15 +29,7 @@ let server: HostileServer;
 beforeEach(async () => {
   load.gate = null;
   load.fail = false;
-  server = await hostileServer((_req, res) =>
-    sendJson(res, 200, {
-      id: 'x',
-      object: 'chat.completion',
-      created: 0,
-      model: 'm',
-      choices: [{ index: 0, message: { role: 'assistant', content: 'no answer' }, finish_reason: 'stop' }],
-    }),
-  );
+  server = await hostileServer((_req, res) => sendJson(res, 200, completion('no answer', 'm')));
 });
 afterEach(() => server.close());
 

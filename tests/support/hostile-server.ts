@@ -68,7 +68,7 @@ export function sendJson(
 }
 
 /** A chat completion whose one choice says `content`. */
-function completion(content: string, model = 'hostile-model'): unknown {
+export function completion(content: string, model = 'hostile-model'): unknown {
   return {
     id: 'chatcmpl-hostile',
     object: 'chat.completion',
