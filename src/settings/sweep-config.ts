@@ -69,8 +69,12 @@ export function sweepFlagsOf(config: SweepConfig, call: string): Record<string, 
   }
   checkConfig({ ...firstValues(doc, lists), model: models[0] }, call);
   // Every value of a list is checked as the key's one value is, so an error names the key.
+  // Each value in place of the key's first, the other lists at their first values.
   for (const [key, values] of lists)
-    for (const v of values) checkConfig({ ...firstValues(doc, new Map([[key, [v]]])), model: models[0] }, call);
+    for (const v of values) {
+      const one = new Map([...lists].map(([k, vs]) => [k, [k === key ? v : vs[0]]] as [SettingKey, unknown[]]));
+      checkConfig({ ...firstValues(doc, one), model: models[0] }, call);
+    }
   if (at(doc, 'task.num_transactions') === undefined && ![...lists.values()].some((v) => v.length > 1))
     throw new ConfigError(
       `${call} needs the points of its axis: task.num_transactions as a list (e.g. [12, 24, 60]), or the reasoning budget, sampling.reasoning_effort (e.g. ["low", "high"]) or sampling.max_tokens (e.g. [1000, 4000])`,
