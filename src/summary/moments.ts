@@ -40,7 +40,8 @@ export class Moments {
     this.sum.add(x);
     this.squares.addProduct(x, x);
     if (!(x >= 0 && x <= 1)) this.outsideUnit++;
-    if (x !== 0 && x !== 1) this.notBinary++;
+    // 0 and 1 returned above: anything here is not binary.
+    this.notBinary++;
     if (!(x >= 0)) this.negative++;
   }
 
