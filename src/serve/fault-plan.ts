@@ -43,18 +43,18 @@ export function answers(fate: Fate): boolean {
 const repliers = new WeakMap<FaultRates, (messages: readonly ChatMessage[]) => string>();
 
 /**
- * The policy's reply to `messages` and its usage; a token is about four characters. As a
- * reasoning model it thinks as its `reasoning_effort` says (EFFORT_SCALE), and the request's token `limit` (or the model's own cap, the tighter of the two)
- * caps reasoning and reply together: a limit at or below the reasoning budget leaves empty
- * content, cut by the limit. Without reasoning, the cap cuts the reply.
- */
-/**
  * How many times `--reasoning-tokens` a reasoning model thinks at each `reasoning_effort`
  * (the setting's own count at `medium`, or when no effort is sent), so a sweep over the
  * effort sees the thinking, and its cost, change.
  */
 const EFFORT_SCALE: Record<string, number> = { none: 0, minimal: 0.25, low: 0.5, medium: 1, high: 2, xhigh: 4 };
 
+/**
+ * The policy's reply to `messages` and its usage; a token is about four characters. As a
+ * reasoning model it thinks as its `reasoning_effort` says (EFFORT_SCALE), and the request's token `limit` (or the model's own cap, the tighter of the two)
+ * caps reasoning and reply together: a limit at or below the reasoning budget leaves empty
+ * content, cut by the limit. Without reasoning, the cap cuts the reply.
+ */
 export function answerFor(
   o: FaultRates,
   messages: ChatMessage[],
