@@ -33,6 +33,7 @@ export interface ModelClient {
   /**
    * The reply the response cache (`--cache`) holds for this request, or null: a rollout it
    * answers sends nothing, so it takes no request slot and no budget (src/engine/rollout.ts).
+   * `complete` does not look in the cache: ask this first.
    */
   cached?(messages: readonly ChatMessage[], context: AttemptContext): Completion | null;
   /**
@@ -148,17 +149,13 @@ export function httpClient(opts: HttpClientOptions): ModelClient {
   return {
     ready,
     cached: (messages, context) => lookUp(bodyOf(messages), context),
+    // Always sends: the episode asks `cached` before its first attempt (src/engine/rollout.ts),
+    // so looking up again here would hash the request and open its entry a second time.
     async complete(messages, signal, context) {
-      const body = bodyOf(messages);
-      const hit = lookUp(body, context);
-      if (hit) return hit;
+      const key = ReplyCache.keyOf(opts.baseURL, bodyOf(messages), context?.rollout ?? 0);
       const began = performance.now();
       const completion = await ask(messages, signal);
-      cache.put(
-        ReplyCache.keyOf(opts.baseURL, body, context?.rollout ?? 0),
-        completion,
-        Math.round(performance.now() - began),
-      );
+      cache.put(key, completion, Math.round(performance.now() - began));
       return completion;
     },
   };
