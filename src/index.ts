@@ -16,14 +16,9 @@ import { readRun } from './report/read.js';
 import { readComparison } from './report/compare.js';
 import { findLeaderboardRuns, readLeaderboard } from './report/leaderboard-input.js';
 import { readSweepFolder } from './report/sweep.js';
-import {
-  comparisonView,
-  leaderboardView,
-  sweepView,
-  type ComparisonView,
-  type LeaderboardView,
-  type SweepView,
-} from './report/views.js';
+// The renderers (every HTML page and figure) load on the first call that needs them, as the
+// commands load them: importing the library for generateTask or runEval does not pay for them.
+import type { ComparisonView, LeaderboardView, SweepView } from './report/views.js';
 import type { RankMeasure } from './report/leaderboard.js';
 import { readApiOptions } from './settings/api-options.js';
 import { readSweep as planSweep, type SweepFlags } from './commands/sweep-input.js';
@@ -220,6 +215,7 @@ export async function compareRuns(
   const opts = readApiOptions(COMMAND_FLAGS.compare, ['seed', 'resamples', 'columns'], options, 'compareRuns()');
   const warnings: string[] = [];
   const c = await readComparison(dirs, opts.seed, opts.resamples, (m) => warnings.push(m));
+  const { comparisonView } = await import('./report/views.js');
   return { ...comparisonView(c, opts.columns), warnings };
 }
 
@@ -259,6 +255,7 @@ export async function leaderboard(
     includeIncomplete: opts.includeIncomplete,
   };
   const read = await readLeaderboard(dirs, runs, settings, (m) => warnings.push(m));
+  const { leaderboardView } = await import('./report/views.js');
   return { ...leaderboardView(read.leaderboard, read.curves, opts.columns), warnings };
 }
 
@@ -270,6 +267,7 @@ export async function leaderboard(
 export async function readSweep(dir: string): Promise<SweepView & { warnings: string[] }> {
   const warnings: string[] = [];
   const r = await readSweepFolder(dir, 'readSweep()', (m) => warnings.push(m));
+  const { sweepView } = await import('./report/views.js');
   return { ...sweepView(r), warnings };
 }
 
