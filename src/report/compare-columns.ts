@@ -10,16 +10,12 @@ import { columnsText, pickColumns, type Column } from './columns.js';
 import { comparisonNotes, pairingHeading, type Comparison } from './compare.js';
 import { COMPARE_MEASURES } from '../settings/choices.js';
 import { terminalText } from '../io/terminal-text.js';
-import { fmtInt } from './tables.js';
+import { fmtInt, signed } from './tables.js';
 
 /** One run of a comparison, with its pairing against the baseline (null for the baseline itself). */
 export interface CompareRow {
   run: Comparison['runs'][number];
   pairing: Comparison['pairings'][number] | null;
-}
-
-function signed(v: number): string {
-  return `${v >= 0 ? '+' : ''}${v.toFixed(3)}`;
 }
 
 /** "+0.120\n[+0.050, +0.190]\nB better", "baseline", or why there is none. */

@@ -22,7 +22,7 @@ import type { Summary } from '../summary/summary.js';
 import { fitTable, wrapCell } from './fit-table.js';
 import { refuseRepeatedRuns, runNames } from './run-names.js';
 import { COMPARE_MEASURES } from '../settings/choices.js';
-import { fmt, fmtCi, fmtInt } from './tables.js';
+import { fmt, fmtCi, fmtInt, signed } from './tables.js';
 import { dateText, durationText, samplingDifference, samplingShort, type Provenance } from './provenance.js';
 
 type CompareMeasure = (typeof COMPARE_MEASURES)[number];
@@ -235,10 +235,6 @@ export function buildComparison(runs: RunData[], seed: number, resamples: number
 
 function cell(e: Estimate, digits = 3): string {
   return e.mean === null ? '–' : `${fmt(e.mean, digits)}\n${fmtCi(e.ci95, digits)}`;
-}
-
-function signed(v: number | null): string {
-  return v === null ? '–' : `${v >= 0 ? '+' : ''}${v.toFixed(3)}`;
 }
 
 function diffCell(d: PairedBootstrap | null): string {

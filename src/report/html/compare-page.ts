@@ -9,15 +9,11 @@ import { pickColumns, stackedCell } from '../columns.js';
 import type { CompareColumn } from '../../settings/choices.js';
 import type { PairedBootstrap } from '../../summary/stats.js';
 import { describeTask } from '../run-report.js';
-import { fmtEstimate, fmtInt } from '../tables.js';
+import { fmtEstimate, fmtInt, signed } from '../tables.js';
 import { dateText, durationText, samplingText } from '../provenance.js';
 import { escapeHtml } from './escape.js';
 import { htmlTable, page } from './page.js';
 import { barChart } from './svg.js';
-
-function signed(v: number | null | undefined): string {
-  return v === null || v === undefined ? '–' : `${v >= 0 ? '+' : ''}${v.toFixed(3)}`;
-}
 
 /** Each run's identity and counts. */
 function runsTable(c: Comparison): string {
