@@ -22,7 +22,6 @@ import {
   mkdirSync,
   openSync,
   readFileSync,
-  readSync,
   renameSync,
   rmSync,
   writeFileSync,
@@ -31,6 +30,7 @@ import {
 } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
+import { readFullyFd } from '../io/read-fully.js';
 import { pruneStore, readKeptJson, type EntryCheck, type Pruned } from './index-prune.js';
 import type { RunReport } from '../report/run-report.js';
 import type { IndexState, RolloutIndex } from './rollout-index.js';
@@ -69,12 +69,7 @@ interface Header {
 /** A hash of bytes [from, to) of an open file. */
 function hashOf(fd: number, from: number, to: number): string {
   const buf = Buffer.alloc(Math.max(0, to - from));
-  let got = 0;
-  while (got < buf.length) {
-    const n = readSync(fd, buf, got, buf.length - got, from + got);
-    if (n === 0) break;
-    got += n;
-  }
+  const got = readFullyFd(fd, buf, from);
   return createHash('sha256').update(buf.subarray(0, got)).digest('hex');
 }
 
