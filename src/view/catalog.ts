@@ -15,13 +15,12 @@ import { provenanceOf, samplingShort } from '../report/provenance.js';
 import { folderLockState } from '../runfile/lock.js';
 import { expectedRollouts, readRunInfo, type RunFile } from '../runfile/read.js';
 import { RESULTS_FILE, RUN_FILE, SWEEP_FILE } from '../runfile/files.js';
-import { BAS_VERSION } from '../runfile/versions.js';
 import { outsideRun, runBounds, type RunBounds } from '../runfile/winners.js';
 import type { RolloutRecord } from '../runfile/record.js';
 import { planModels, readSweepPlan } from '../runfile/sweep-file.js';
 import type { Estimate } from '../summary/stats.js';
 import type { Summary } from '../summary/summary.js';
-import type { IndexStore } from './index-store.js';
+import { reportKeyOf, sameReportKey, type IndexStore, type ReportKey } from './index-store.js';
 import { RolloutIndex } from './rollout-index.js';
 import { seekRecord, seekTerms } from './seek.js';
 
@@ -307,15 +306,9 @@ export class RunState {
     return this.reading;
   }
 
-  /** What a kept report is keyed by: the results file as it is, run.json as it is, the status, and this bas. */
-  private reportKey(): string | null {
-    try {
-      const st = statSync(this.resultsPath);
-      // The status too: a report's notes say whether a bas process still holds the folder.
-      return JSON.stringify([st.ino, st.size, st.mtimeMs, this.infoStamp, this.status(), BAS_VERSION]);
-    } catch {
-      return null;
-    }
+  /** What a kept report of the run as it is now is kept under (index-store.ts). */
+  private reportKey(): ReportKey | null {
+    return reportKeyOf(this.resultsPath, this.infoStamp, this.status());
   }
 
   /** The kept report, when there is one of the file as it is now. */
@@ -378,7 +371,7 @@ export class RunState {
       this.dataProblem = null;
       this.figures = figuresOf(data.summary, data.run);
       // Kept only when the file did not change while it was read.
-      if (key !== null && key === this.reportKey())
+      if (key !== null && sameReportKey(key, this.reportKey()))
         this.shared.store?.saveReport(this.resultsPath, key, { ...this.report, figures: this.figures });
     } catch (err) {
       this.data = null;

@@ -28,11 +28,8 @@ const TMP_AGE_MS = 60 * 60 * 1000;
 export interface EntryCheck {
   /** The results file an index names, and whether the file is still the one it read. */
   index(path: string): Promise<{ results: string; fits: boolean } | null>;
-  /**
-   * Whether the results file a report names (else `fallback`, the one its index names) is the
-   * size and time it was made at; null when the report cannot be read or names no file.
-   */
-  report(path: string, fallback: string | null): Promise<boolean | null>;
+  /** Whether the results file a report names is the file it was made of; false when it cannot say. */
+  report(path: string): Promise<boolean>;
 }
 
 interface StoreFile {
@@ -79,8 +76,7 @@ async function useless(dir: string, files: StoreFile[], check: EntryCheck, now: 
   const report = files.find((f) => f.kind === 'report.json');
   const i = idx ? await check.index(join(dir, idx.name)) : null;
   if (idx && (i === null || !i.fits)) out.push(idx);
-  // A report of an older version does not name its file: the index beside it does.
-  if (report && (await check.report(join(dir, report.name), i?.results ?? null)) !== true) out.push(report);
+  if (report && !(await check.report(join(dir, report.name)))) out.push(report);
   if (i !== null && (await stat(i.results).catch(() => null)) === null) out.push(...files.filter((f) => f !== idx));
   return [...new Set(out)];
 }

@@ -11,19 +11,21 @@
  * read anew, and an entry that is damaged, of another version or cut short is a miss, never
  * an error: the index is then built from the file as if there were none. An entry that cannot
  * be written (a read-only home, a full disk) costs only the time to build the index again.
- * Beside each index, the run's report is kept too, keyed by the results file's identity, size
- * and time, run.json's, and the bas version: a run unchanged since opens without its fold.
+ * Beside each index, the run's report is kept too, under a `ReportKey` (the results file's
+ * identity, size and time, run.json's, the status and the bas version): a run unchanged since
+ * opens without its fold.
  * Reading an entry marks it used; the folder is pruned as the server starts and held under its
  * cap after each write (index-prune.ts).
  */
 import { createHash } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readFileSync, utimesSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, statSync, utimesSync } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { writeFileAtomic } from '../io/atomic-file.js';
 import { readFullyFd } from '../io/read-fully.js';
 import { pruneStore, readKeptJson, type EntryCheck, type Pruned } from './index-prune.js';
 import type { RunReport } from '../report/run-report.js';
+import { BAS_VERSION } from '../runfile/versions.js';
 import type { IndexState, RolloutIndex } from './rollout-index.js';
 
 const MAGIC = 'BASVIDX1';
@@ -122,18 +124,74 @@ async function readHeader(fh: FileHandle): Promise<{ h: Header; at: number }> {
   return { h, at: fixed.length + length };
 }
 
+/** A results file as a kept report knows it: any change to the file shows in one of these. */
+interface FileStamp {
+  ino: number;
+  size: number;
+  mtimeMs: number;
+}
+
+/**
+ * What a kept report is of, and so what it is kept under: the results file as it was, run.json
+ * as it was (`runFile`, its time and size), the run's status (a report's notes say whether a
+ * bas process still holds the folder), and the bas that made it. Made by `reportKeyOf`, read
+ * back by `parseReportKey`, compared by `sameReportKey`: nowhere else.
+ */
+export interface ReportKey {
+  results: FileStamp;
+  runFile: string;
+  status: string;
+  bas: string;
+}
+
+function stampOf(st: { ino: number; size: number; mtimeMs: number }): FileStamp {
+  return { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs };
+}
+
+function sameStamp(a: FileStamp, b: FileStamp): boolean {
+  return a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;
+}
+
+/** The key of a run's report as the run is now; null when its results file cannot be read. */
+export function reportKeyOf(resultsPath: string, runFile: string, status: string): ReportKey | null {
+  try {
+    return { results: stampOf(statSync(resultsPath)), runFile, status, bas: BAS_VERSION };
+  } catch {
+    return null;
+  }
+}
+
+/** Whether two keys are the same (null is the same as nothing). */
+export function sameReportKey(a: ReportKey | null, b: ReportKey | null): boolean {
+  return (
+    a !== null &&
+    b !== null &&
+    sameStamp(a.results, b.results) &&
+    a.runFile === b.runFile &&
+    a.status === b.status &&
+    a.bas === b.bas
+  );
+}
+
+/** A key as a kept report holds it, checked field by field; null when it is not one. */
+function parseReportKey(v: unknown): ReportKey | null {
+  const k = v as Partial<ReportKey> | null;
+  const r = k?.results as Partial<FileStamp> | undefined;
+  if (!r || !isCount(r.ino) || !isCount(r.size) || typeof r.mtimeMs !== 'number') return null;
+  if (typeof k!.runFile !== 'string' || typeof k!.status !== 'string' || typeof k!.bas !== 'string') return null;
+  return { results: stampOf(r as FileStamp), runFile: k!.runFile, status: k!.status, bas: k!.bas };
+}
+
 /**
  * Whether a kept report (its JSON) is of its results file as the file is now: the file it names
- * (else `fallback`) has the identity, size and time its key starts with. False when it cannot say.
+ * has the identity, size and time of its key. False when it cannot say.
  */
-async function reportFits(kept: unknown, fallback: string | null): Promise<boolean> {
+async function reportFits(kept: unknown): Promise<boolean> {
   const k = kept as { key?: unknown; path?: unknown } | null;
-  const path = typeof k?.path === 'string' ? k.path : fallback;
-  if (path === null || typeof k?.key !== 'string') return false;
+  const key = parseReportKey(k?.key);
+  if (key === null || typeof k?.path !== 'string') return false;
   try {
-    const [ino, size, mtimeMs] = JSON.parse(k.key) as unknown[];
-    const st = await stat(path);
-    return st.ino === ino && st.size === size && st.mtimeMs === mtimeMs;
+    return sameStamp(stampOf(await stat(k.path)), key.results);
   } catch {
     return false;
   }
@@ -205,16 +263,19 @@ export class IndexStore {
     return this.entryOf(resultsPath).replace(/\.idx$/, '.report.json');
   }
 
-  /**
-   * The run's report kept under `key` (which names the results file's identity, size and time,
-   * run.json's, and the bas version), or null. A damaged entry is null.
-   */
-  loadReport(resultsPath: string, key: string): KeptReport | null {
+  /** The run's report kept under `key`, or null. A damaged entry is null. */
+  loadReport(resultsPath: string, key: ReportKey): KeptReport | null {
     try {
       const entry = this.reportOf(resultsPath);
       const kept = JSON.parse(readFileSync(entry, 'utf8')) as { key?: unknown; value?: KeptReport };
       const v = kept.value;
-      if (kept.key !== key || !v || typeof v.text !== 'string' || typeof v.report !== 'object' || v.report === null)
+      if (
+        !sameReportKey(parseReportKey(kept.key), key) ||
+        !v ||
+        typeof v.text !== 'string' ||
+        typeof v.report !== 'object' ||
+        v.report === null
+      )
         return null;
       touch(entry);
       return v;
@@ -224,7 +285,7 @@ export class IndexStore {
   }
 
   /** Keeps a run's report under `key`, written whole then put in place (io's atomic writer); never throws. */
-  saveReport(resultsPath: string, key: string, value: KeptReport): void {
+  saveReport(resultsPath: string, key: ReportKey, value: KeptReport): void {
     try {
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });
       const entry = this.reportOf(resultsPath);
@@ -253,7 +314,7 @@ export class IndexStore {
           await fh.close();
         }
       },
-      report: async (entry, fallback) => reportFits(await readKeptJson(entry), fallback),
+      report: async (entry) => reportFits(await readKeptJson(entry)),
     };
     return pruneStore(this.dir, this.maxBytes, check);
   }
