@@ -102,12 +102,27 @@ function wellFormed(h: Header): boolean {
   );
 }
 
-/** Whether the results file is still the one the header describes, grown or not. */
-async function fits(h: Header, path: string): Promise<boolean> {
+/**
+ * Whether the results file is still the one the header describes, grown or not: the file as
+ * it was when it was found to fit, or null when it does not.
+ */
+async function fits(h: Header, path: string): Promise<FileStamp | null> {
   const st = await stat(path);
-  if (st.ino !== h.state.ino || st.size < h.state.scanned) return false;
+  if (st.ino !== h.state.ino || st.size < h.state.scanned) return null;
   const now = checksOf(path, h.state.scanned);
-  return now.head === h.head && now.tail === h.tail;
+  return now.head === h.head && now.tail === h.tail ? stampOf(st) : null;
+}
+
+/**
+ * An index entry the prune found to fit its file: its header, where its columns start, and the
+ * entry and the results file as they were then. While neither has changed since (their stamps,
+ * a stat each), loading the entry needs neither its header nor the file's bytes read again.
+ */
+interface Checked {
+  h: Header;
+  at: number;
+  entry: FileStamp;
+  results: FileStamp;
 }
 
 /** An entry's header, checked whole, and where its columns start; throws when there is none. */
@@ -211,6 +226,9 @@ export class IndexStore {
   /** Bytes read when each results file's index was last kept. */
   private readonly kept = new Map<string, number>();
 
+  /** The entries the prune found to fit their files, by entry path, until each is loaded. */
+  private readonly checked = new Map<string, Checked>();
+
   /** Cap-keeping after writes, one at a time. */
   private capping: Promise<unknown> = Promise.resolve();
 
@@ -231,17 +249,20 @@ export class IndexStore {
    * still fits the file; false when there is none or it does not fit (a miss).
    */
   async load(index: RolloutIndex, bounds: string): Promise<boolean> {
+    const entry = this.entryOf(index.path);
     let fh;
     try {
-      fh = await open(this.entryOf(index.path), 'r');
+      fh = await open(entry, 'r');
     } catch {
       return false;
     }
     try {
-      const { h, at: columnsAt } = await readHeader(fh);
+      const entryStat = await fh.stat();
+      const checked = await this.checkedBefore(entry, entryStat, index.path);
+      const { h, at: columnsAt } = checked ?? (await readHeader(fh));
       if (h.path !== resolve(index.path) || h.bounds !== bounds) return false;
-      const entrySize = (await fh.stat()).size;
-      if (!(await fits(h, index.path)) || entrySize !== columnsAt + h.state.slots * index.slotBytes) return false;
+      if (entryStat.size !== columnsAt + h.state.slots * index.slotBytes) return false;
+      if (checked === null && (await fits(h, index.path)) === null) return false;
       let at = columnsAt;
       await index.restore(h.state, async (into) => {
         const { bytesRead } = await fh.read(into, 0, into.length, at);
@@ -249,13 +270,24 @@ export class IndexStore {
         at += into.length;
       });
       this.kept.set(index.path, h.state.scanned);
-      touch(this.entryOf(index.path));
+      touch(entry);
       return true;
     } catch {
       return false;
     } finally {
       await fh.close();
     }
+  }
+
+  /** What the prune found of an entry that fits (taken once), when neither it nor its results file has changed since. */
+  private async checkedBefore(entry: string, entryStat: FileStamp, resultsPath: string): Promise<Checked | null> {
+    const c = this.checked.get(entry);
+    if (c === undefined) return null;
+    this.checked.delete(entry);
+    const results = await stat(resultsPath).catch(() => null);
+    return results !== null && sameStamp(stampOf(results), c.results) && sameStamp(stampOf(entryStat), c.entry)
+      ? c
+      : null;
   }
 
   /** Where a results file's report is kept. */
@@ -298,7 +330,8 @@ export class IndexStore {
 
   /**
    * Drops the entries of no more use (a results file gone or changed, a write left unfinished)
-   * and then the least recently used past the cap (index-prune.ts); never throws.
+   * and then the least recently used past the cap (index-prune.ts); never throws. What it
+   * finds of an index that still fits is kept for its load, which then checks it no more.
    */
   prune(): Promise<Pruned> {
     const check: EntryCheck = {
@@ -306,8 +339,11 @@ export class IndexStore {
         const fh = await open(entry, 'r').catch(() => null);
         if (fh === null) return null;
         try {
-          const { h } = await readHeader(fh);
-          return { results: h.path, fits: await fits(h, h.path).catch(() => false) };
+          const { h, at } = await readHeader(fh);
+          const results = await fits(h, h.path).catch(() => null);
+          // What was checked here is not checked again when the index is loaded (checkedBefore).
+          if (results !== null) this.checked.set(entry, { h, at, entry: stampOf(await fh.stat()), results });
+          return { results: h.path, fits: results !== null };
         } catch {
           return null;
         } finally {
