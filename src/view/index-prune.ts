@@ -39,11 +39,9 @@ interface StoreFile {
   mtimeMs: number;
 }
 
-/** What a pruning did. */
+/** What a pruning did: how many files it removed. */
 export interface Pruned {
   removed: number;
-  removedBytes: number;
-  keptBytes: number;
 }
 
 /** The store's files, grouped by entry. */
@@ -81,6 +79,7 @@ async function useless(dir: string, files: StoreFile[], check: EntryCheck, now: 
   return [...new Set(out)];
 }
 
+/** Removes `files`; returns the bytes they took (those that could not be removed not counted). */
 async function remove(dir: string, files: StoreFile[]): Promise<number> {
   let bytes = 0;
   for (const f of files) {
@@ -106,11 +105,11 @@ export async function pruneStore(
   now = Date.now(),
 ): Promise<Pruned> {
   const groups = await entries(dir);
-  const result: Pruned = { removed: 0, removedBytes: 0, keptBytes: 0 };
+  const result: Pruned = { removed: 0 };
   for (const [hash, files] of groups) {
     const gone = check ? await useless(dir, files, check, now) : [];
     result.removed += gone.length;
-    result.removedBytes += await remove(dir, gone);
+    await remove(dir, gone);
     const left = files.filter((f) => !gone.includes(f));
     if (left.length > 0) groups.set(hash, left);
     else groups.delete(hash);
@@ -123,11 +122,8 @@ export async function pruneStore(
     if (total <= maxBytes) break;
     if (hash === keep) continue;
     result.removed += files.length;
-    const bytes = await remove(dir, files);
-    result.removedBytes += bytes;
-    total -= bytes;
+    total -= await remove(dir, files);
   }
-  result.keptBytes = total;
   return result;
 }
 
