@@ -15,11 +15,12 @@
  * never part of an entry: it is not in the key material, and the reply is written redacted.
  */
 import { createHash } from 'node:crypto';
-import { accessSync, closeSync, constants, fstatSync, lstatSync, mkdirSync, readSync, unlinkSync } from 'node:fs';
+import { accessSync, closeSync, constants, fstatSync, lstatSync, mkdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../errors/index.js';
 import { openNoFollow, writeFileAtomic } from '../io/atomic-file.js';
 import { canon } from '../io/canon.js';
+import { readFullyFd } from '../io/read-fully.js';
 import { redactDeep, urlWithoutCredentials } from '../io/secrets.js';
 import { readCompletion, type Completion } from './completion.js';
 
@@ -138,13 +139,7 @@ export class ReplyCache {
       const st = fstatSync(fd);
       if (!st.isFile() || st.size > this.maxBytes) return null;
       const buf = Buffer.alloc(st.size);
-      let done = 0;
-      while (done < buf.length) {
-        const n = readSync(fd, buf, done, buf.length - done, done);
-        if (n <= 0) return null;
-        done += n;
-      }
-      return buf.toString('utf8');
+      return readFullyFd(fd, buf, 0) === buf.length ? buf.toString('utf8') : null;
     } catch {
       return null;
     } finally {

@@ -111,7 +111,9 @@ async function openResume(
   let kept = false;
   try {
     const warn = (message: string): void => emit({ type: 'warning', message });
-    const recorded = await readRecorded(dir, warn, scope.bounds);
+    // A stopping rule starts from the rewards already recorded: they are kept in the same pass.
+    const rule = plan.limits.precision !== null || plan.limits.against !== null;
+    const recorded = await readRecorded(dir, warn, scope.bounds, { rewards: rule });
     const { n, rollouts, shard, total } = scope;
     const left = total - countInPlan(recorded.finished, n, rollouts, shard);
     if (left === 0) {
@@ -149,8 +151,7 @@ async function prepare(
       throw new ConfigError(plan.target.unconfirmed);
     const client = makeClient(plan.target, options.env ?? std.env());
     // A resume feeds the rule the scored rollouts already recorded (errored ones run again first).
-    const from = resumed ? { dir: plan.resume!.dir, bounds: scope.bounds } : null;
-    const rule = await RunRule.open(plan.limits, scope, from);
+    const rule = await RunRule.open(plan.limits, scope, resumed?.recorded.rewards ?? null);
     await options.preflight?.();
     // The SDK has been loading since the client was made: the run starts once it can send.
     await client.ready?.();

@@ -16,9 +16,7 @@ import {
 } from '../summary/confidence-sequence.js';
 import { tasksNeeded } from '../summary/power.js';
 import { ConfigError } from '../errors/index.js';
-import { readBaselineRun } from '../runfile/run-info.js';
-import { pairKey, splitPairKey } from '../runfile/record.js';
-import type { RunBounds } from '../runfile/winners.js';
+import { pairKey, splitPairKey, type PairKey } from '../runfile/record.js';
 import type { Shard } from '../settings/shard.js';
 import { readRewards } from './session.js';
 import type { RunStop } from './stop.js';
@@ -205,11 +203,12 @@ function decidedRecord(state: SequentialState, against: string, margin: number):
  * The score of each of RUN's tasks 0..n-1, the mean of its rollouts (errored ones as 0), for
  * `--against RUN`. Every one of those tasks must have all its rollouts recorded: a task
  * missing from the baseline could not be compared, and would be paid for all the same.
+ * RUN's run.json was read by the caller (its tasks and rollouts are in `against.run`).
  */
-async function baselineScores(dir: string, n: number): Promise<Map<number, number>> {
-  const { run } = await readBaselineRun(dir);
-  const rollouts = run.rollouts;
-  const rewards = await readRewards(dir, { n: run.n, rollouts, shard: null, indices: null }, 'zero');
+async function baselineScores(against: Against, n: number): Promise<Map<number, number>> {
+  const { dir } = against;
+  const { rollouts } = against.run;
+  const rewards = await readRewards(dir, { n: against.run.n, rollouts, shard: null, indices: null });
   const scores = new Map<number, number>();
   for (let index = 0; index < n; index++) {
     let sum = 0;
@@ -227,10 +226,17 @@ async function baselineScores(dir: string, n: number): Promise<Map<number, numbe
   return scores;
 }
 
+/** `--against RUN`: its folder, `--margin`, and RUN's tasks and rollouts per task (its run.json, read by the caller). */
+interface Against {
+  dir: string;
+  margin: number;
+  run: { n: number; rollouts: number };
+}
+
 /** What a run's stopping rule needs from the run. */
 interface RuleSettings {
   precision: number | null;
-  against: { dir: string; margin: number } | null;
+  against: Against | null;
 }
 
 /**
@@ -245,11 +251,14 @@ export class RunRule {
     private readonly settings: RuleSettings,
   ) {}
 
-  /** The rule of a run with these settings, or null when it has none. `resumed`: the folder whose scores it starts from. */
+  /**
+   * The rule of a run with these settings, or null when it has none. `recorded`: on a resume,
+   * the rewards of its finished pairs, as its one read of the folder found them.
+   */
   static async open(
     settings: RuleSettings,
     tasks: { n: number; rollouts: number; shard: Shard | null },
-    resumed: { dir: string; bounds: RunBounds } | null,
+    recorded: ReadonlyMap<PairKey, number> | null,
   ): Promise<RunRule | null> {
     const { n, rollouts, shard } = tasks;
     let rule: SequentialRule;
@@ -257,15 +266,15 @@ export class RunRule {
       rule = {
         kind: 'decided',
         margin: settings.against.margin,
-        baseline: await baselineScores(settings.against.dir, n),
+        baseline: await baselineScores(settings.against, n),
       };
     else if (settings.precision !== null) rule = { kind: 'precision', width: settings.precision };
     else return null;
     const order: number[] = [];
     for (let i = shard ? shard.index - 1 : 0; i < n; i += shard ? shard.count : 1) order.push(i);
     const sequence = new TaskSequence(order, rollouts, rule);
-    if (resumed)
-      for (const [key, reward] of await readRewards(resumed.dir, resumed.bounds)) {
+    if (recorded)
+      for (const [key, reward] of recorded) {
         const [index, rollout] = splitPairKey(key);
         sequence.add(index, rollout, reward);
       }

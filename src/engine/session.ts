@@ -74,6 +74,11 @@ export interface Recorded {
   summary(): Summary;
   /** Prompt and completion tokens over every line read so far, without finishing the summary. */
   tokens(): { prompt: number; completion: number };
+  /**
+   * The rewards of the finished pairs read back, by pair, when asked for (a run with a stopping
+   * rule starts its sequence from them); else null.
+   */
+  rewards: ReadonlyMap<PairKey, number> | null;
 }
 
 /**
@@ -88,19 +93,27 @@ export function nothingRecorded(rolloutsPerTask = 2): Recorded {
     add: (r) => builder.add(r),
     summary: () => builder.result(),
     tokens: () => ({ prompt: 0, completion: 0 }),
+    rewards: null,
   };
 }
 
-/** A resume's one pass over results.jsonl: which pairs are finished, which errored, and the summary so far. */
+/**
+ * A resume's one pass over results.jsonl: which pairs are finished, which errored, the summary
+ * so far, and (when `rewards` is given) the finished pairs' rewards.
+ */
 class RecordedFold extends SummaryFold {
   readonly finished = new Set<PairKey>();
   readonly errored = new Set<PairKey>();
+
+  constructor(readonly rewards: Map<PairKey, number> | null = null) {
+    super();
+  }
 
   override add(r: RolloutRecord): void {
     super.add(r);
     const key = pairKey(r.index, r.rollout ?? 0);
     if (r.error) this.errored.add(key);
-    else this.finished.add(key);
+    else this.scored(key, r);
   }
 
   override replace(r: RolloutRecord): boolean {
@@ -108,22 +121,33 @@ class RecordedFold extends SummaryFold {
     const key = pairKey(r.index, r.rollout ?? 0);
     if (!r.error) {
       this.errored.delete(key);
-      this.finished.add(key);
+      this.scored(key, r);
     }
     return true;
+  }
+
+  /** A scored line: a checked record has a numeric reward. */
+  private scored(key: PairKey, r: RolloutRecord): void {
+    this.finished.add(key);
+    this.rewards?.set(key, r.reward!);
   }
 }
 
 /**
  * Reads what a run folder holds (the caller holds its lock, and a torn last line was cut)
  * through the one reader of winning records, in one pass: records outside `bounds` are set
- * aside, and a pair recorded twice (an error, then its re-run) costs no second read.
+ * aside, and a pair recorded twice (an error, then its re-run) costs no second read. With
+ * `rewards`, the finished pairs' rewards are kept too (a run with a stopping rule needs them).
  */
-export async function readRecorded(dir: string, warn: Warn, bounds: RunBounds | null = null): Promise<Recorded> {
+export async function readRecorded(
+  dir: string,
+  warn: Warn,
+  bounds: RunBounds | null = null,
+  opts: { rewards?: boolean } = {},
+): Promise<Recorded> {
   const results = join(dir, RESULTS_FILE);
-  const fold = existsSync(results)
-    ? (await foldWinningRecords(results, () => new RecordedFold(), { bounds, warn })).fold
-    : new RecordedFold();
+  const start = (): RecordedFold => new RecordedFold(opts.rewards ? new Map() : null);
+  const fold = existsSync(results) ? (await foldWinningRecords(results, start, { bounds, warn })).fold : start();
   return {
     finished: fold.finished,
     errored: fold.errored,
@@ -131,6 +155,7 @@ export async function readRecorded(dir: string, warn: Warn, bounds: RunBounds | 
     add: (r) => fold.supersede(r),
     summary: () => fold.summary(),
     tokens: () => fold.tokens(),
+    rewards: fold.rewards,
   };
 }
 
@@ -189,22 +214,15 @@ export async function rolloutsLeft(
 }
 
 /**
- * The scored rollouts' rewards of a run folder, by pair. Errored lines are left out (a resume
- * runs them again), or with `errored: 'zero'` counted as 0 (a finished run compared with).
+ * The rewards of a finished run's rollouts, by pair, errored ones as 0 (`--against RUN`
+ * compares with them): its results file read once, its run.json not at all (the caller has it).
  */
-export async function readRewards(
-  dir: string,
-  bounds: RunBounds,
-  errored: 'skip' | 'zero' = 'skip',
-): Promise<Map<PairKey, number>> {
+export async function readRewards(dir: string, bounds: RunBounds): Promise<Map<PairKey, number>> {
   const results = join(dir, RESULTS_FILE);
   const rewards = new Map<PairKey, number>();
   if (!existsSync(results)) return rewards;
   const take = (r: RolloutRecord): void => {
-    const key = pairKey(r.index, r.rollout ?? 0);
-    if (r.error === null && r.reward !== null) rewards.set(key, r.reward);
-    else if (errored === 'zero') rewards.set(key, 0);
-    else rewards.delete(key);
+    rewards.set(pairKey(r.index, r.rollout ?? 0), r.error === null && r.reward !== null ? r.reward : 0);
   };
   await foldWinningRecords(
     results,

@@ -40,6 +40,9 @@ function removeLiveTemps(): void {
     }
   }
   liveTemps.clear();
+  // Each stop handler runs once: a temporary file made after this (a process that lives on) registers anew.
+  stopCleaning?.();
+  stopCleaning = null;
 }
 
 /** Undoes `beforeSignalDeath`, while some temporary path lives. */
@@ -65,6 +68,17 @@ export function forgetTemp(path: string): void {
 /** A name beside `target` that no one else uses: dot-prefixed, with pid and random part. */
 function tempNameFor(target: string): string {
   return join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+}
+
+const TEMP_NAME = /^\.(.+)\.\d+\.[0-9a-f]{8}\.tmp$/;
+
+/**
+ * The name of the file a temporary file of this module's is written for (`tempNameFor`), or
+ * null when `name` (a bare file name) is not one: a folder's owner can tell a write left
+ * unfinished by a killed process from its own files.
+ */
+export function tempTarget(name: string): string | null {
+  return TEMP_NAME.exec(name)?.[1] ?? null;
 }
 
 /**
@@ -125,11 +139,15 @@ export class AtomicFile {
   /** Null when writing straight into a FIFO or a device. */
   private readonly temp: string | null;
 
-  /** `label` names the file in errors (a flag such as `--out`, or nothing). */
+  /**
+   * `label` names the file in errors (a flag such as `--out`, or nothing); `mode` is the new
+   * file's permissions before the umask (0o600 for a file only its user may read).
+   */
   constructor(
     readonly path: string,
     private readonly label?: string,
     noFollow = false,
+    mode = 0o666,
   ) {
     const named = label ? `${label} ` : '';
     let target = path;
@@ -154,7 +172,7 @@ export class AtomicFile {
     // after the open finds the cleanup in place, not the default action that leaves the file.
     if (this.temp) trackTemp(this.temp, false);
     try {
-      this.fd = openSync(this.temp ?? target, this.temp ? 'wx' : 'w');
+      this.fd = openSync(this.temp ?? target, this.temp ? 'wx' : 'w', mode);
     } catch (err) {
       if (this.temp) forgetTemp(this.temp);
       throw fileError('write', path, err, label);
@@ -222,11 +240,24 @@ function statOrNull(path: string, how: typeof statSync): Stats | null {
 }
 
 /**
- * Replaces `path` with `text` in one go, atomically (run.json and other small files).
- * `noFollow` refuses a link at `path` rather than writing the file it points to.
+ * Replaces `path` with `data` (text, or parts written one after another) in one go,
+ * atomically: run.json, the reply cache's entries, `bas view`'s kept indexes. `noFollow`
+ * refuses a link at `path` rather than writing the file it points to; `mode` as AtomicFile's.
+ * On any failure, a part that cannot be made included, nothing is left but the old file.
  */
-export function writeFileAtomic(path: string, text: string, label?: string, noFollow = false): void {
-  const file = new AtomicFile(path, label, noFollow);
-  file.write(text);
-  file.commit();
+export function writeFileAtomic(
+  path: string,
+  data: string | Iterable<Uint8Array>,
+  label?: string,
+  noFollow = false,
+  mode?: number,
+): void {
+  const file = new AtomicFile(path, label, noFollow, mode);
+  try {
+    for (const part of typeof data === 'string' ? [data] : data) file.write(part);
+    file.commit();
+  } catch (err) {
+    file.abort();
+    throw err;
+  }
 }

@@ -86,15 +86,18 @@ export function findLeaderboardRuns(dirs: readonly string[]): FoundRuns {
   return { found, inputs: all.flatMap(runInputs) };
 }
 
-/** Every run found; one found inside a folder that cannot be read (say, just started) is left out, and `warn` hears why. */
-async function readFound(found: FoundRuns['found'], warn: Warn): Promise<RunData[]> {
-  const runs: RunData[] = [];
+/**
+ * Every run found, by folder; one found inside a folder that cannot be read (say, just
+ * started) is left out, and `warn` hears why.
+ */
+async function readFound(found: FoundRuns['found'], warn: Warn): Promise<Map<string, RunData>> {
+  const runs = new Map<string, RunData>();
   const reads = await readRunsAhead(found.flatMap((f) => f.runs));
   let at = 0;
   for (const f of found) {
     for (const dir of f.runs) {
       try {
-        runs.push(await reads[at++]!(warn));
+        runs.set(dir, await reads[at++]!(warn));
       } catch (err) {
         // A run named on the command line fails the command.
         if (f.named || !(err instanceof ConfigError)) throw err;
@@ -102,7 +105,7 @@ async function readFound(found: FoundRuns['found'], warn: Warn): Promise<RunData
       }
     }
   }
-  if (runs.length === 0) throw new ConfigError('leaderboard: none of the runs found could be read');
+  if (runs.size === 0) throw new ConfigError('leaderboard: none of the runs found could be read');
   return runs;
 }
 
@@ -116,7 +119,8 @@ export interface LeaderboardSettings {
 
 /**
  * The leaderboard of the runs found, and the curves of the folders given that are sweeps
- * (every model of every sweep one curve, docs/sweep.md), null when none is.
+ * (every model of every sweep one curve, docs/sweep.md), null when none is. A sweep's points
+ * are the runs read for the leaderboard, not read again.
  */
 export async function readLeaderboard(
   dirs: readonly string[],
@@ -125,8 +129,8 @@ export async function readLeaderboard(
   warn: Warn,
 ): Promise<{ leaderboard: Leaderboard; curves: SweepResult | null }> {
   const data = await readFound(runs.found, warn);
-  const leaderboard = buildLeaderboard(data, settings);
+  const leaderboard = buildLeaderboard([...data.values()], settings);
   const sweeps: SweepResult[] = [];
-  for (const d of dirs) if (isSweepFolder(d)) sweeps.push(await readSweepFolder(d, 'leaderboard', warn));
+  for (const d of dirs) if (isSweepFolder(d)) sweeps.push(await readSweepFolder(d, 'leaderboard', warn, data));
   return { leaderboard, curves: sweeps.length > 0 ? overlaySweeps(sweeps) : null };
 }

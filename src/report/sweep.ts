@@ -360,12 +360,22 @@ export function renderSweepCsv(r: SweepResult): string {
   return lines.join('\n') + '\n';
 }
 
-/** A sweep folder read back: its plan's models and points, each from its run folder (`who` starts errors). */
-export async function readSweepFolder(dir: string, who = '--resume', warn?: Warn): Promise<SweepResult> {
+/**
+ * A sweep folder read back: its plan's models and points, each from its run folder (`who`
+ * starts errors). `read` holds runs the caller has read already, by folder (a leaderboard
+ * reads every run it finds first): those points are not read again, nor their warnings told twice.
+ */
+export async function readSweepFolder(
+  dir: string,
+  who = '--resume',
+  warn?: Warn,
+  read: ReadonlyMap<string, SweepInput['data']> = new Map(),
+): Promise<SweepResult> {
   const plan = readSweepPlan(dir, who);
   const models = planModels(plan);
   const points: SweepInput[] = [];
-  for (const p of plan.points)
+  for (const p of plan.points) {
+    const folder = join(dir, p.folder);
     points.push({
       num_transactions: p.num_transactions,
       fault_rate: p.fault_rate,
@@ -373,8 +383,9 @@ export async function readSweepFolder(dir: string, who = '--resume', warn?: Warn
       ...(p.reasoning_effort === undefined ? {} : { reasoning_effort: p.reasoning_effort }),
       ...(p.max_tokens === undefined ? {} : { max_tokens: p.max_tokens }),
       // A point stopped at its budget before its first rollout is shown empty, not refused.
-      data: await readRun(join(dir, p.folder), warn, { allowEmpty: true }),
+      data: read.get(folder) ?? (await readRun(folder, warn, { allowEmpty: true })),
     });
+  }
   return buildSweep(dir, points, models, planAxis(plan));
 }
 

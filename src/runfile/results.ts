@@ -9,10 +9,11 @@
  * re-run and its new line appended): the LAST line for a pair is the one that counts.
  */
 import { stringifyRedacted } from '../io/secrets.js';
-import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, readSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { BadRecordError, ConfigError, fileError, FatalRunError, fileErrorMessage } from '../errors/index.js';
 import { openNoFollow, writeFully } from '../io/atomic-file.js';
+import { readFullyFd } from '../io/read-fully.js';
 import { FolderLock } from './lock.js';
 import type { RolloutRecord } from './record.js';
 import { forEachRecord, judgeLine } from './read.js';
@@ -194,7 +195,8 @@ export function repairTail(file: string): boolean {
         0,
       );
     const tail = Buffer.alloc(size - keep);
-    readFully(fd, tail, keep);
+    if (readFullyFd(fd, tail, keep) < tail.length)
+      throw Object.assign(new Error('the file ended early'), { code: 'EIO' });
     const text = tail.toString('utf8');
     const verdict = judgeLine(text.endsWith('\r') ? text.slice(0, -1) : text, false);
     if (text.trim() === '' || verdict === 'torn') {
@@ -216,20 +218,12 @@ function lastNewlineEnd(fd: number, size: number): number {
   const chunk = Buffer.alloc(Math.min(size, 1 << 16));
   for (let end = size; end > 0;) {
     const from = Math.max(0, end - chunk.length);
-    const got = readSync(fd, chunk, 0, end - from, from);
+    const got = readFullyFd(fd, chunk.subarray(0, end - from), from);
     const nl = chunk.subarray(0, got).lastIndexOf(0x0a);
     if (nl >= 0) return from + nl + 1;
     end = from;
   }
   return 0;
-}
-
-function readFully(fd: number, into: Buffer, at: number): void {
-  for (let done = 0; done < into.length;) {
-    const n = readSync(fd, into, done, into.length - done, at + done);
-    if (n === 0) throw Object.assign(new Error('the file ended early'), { code: 'EIO' });
-    done += n;
-  }
 }
 
 function makeFolder(dir: string): void {

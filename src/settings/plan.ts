@@ -15,7 +15,14 @@ import type { FileConfig } from './config.js';
 import type { Shard } from './shard.js';
 import { builtinName } from './setting-parse.js';
 import { maxResponseBytesOf, pricesOf, samplingOf, taskConfigOf, type Sampling } from './setting-table.js';
-import { resolveSettings, settingsForRunJson, type Baseline, type EvalFlags, type EvalSettings } from './settings.js';
+import {
+  baselineTasks,
+  resolveSettings,
+  settingsForRunJson,
+  type Baseline,
+  type EvalFlags,
+  type EvalSettings,
+} from './settings.js';
 
 /** A built-in policy: answers in-process, no key, no network. */
 export interface BuiltinTarget {
@@ -70,8 +77,11 @@ interface RunLimits {
   budget: { maxCostUsd: number | null; maxTotalTokens: number | null } | null;
   /** Stop once the anytime-valid interval of the mean reward is within ±this (`--precision`), or null. */
   precision: number | null;
-  /** `--against RUN --until decided`: the run compared with, task by task, and `--margin`; or null. */
-  against: { dir: string; margin: number } | null;
+  /**
+   * `--against RUN --until decided`: the run compared with, task by task, `--margin`, and RUN's
+   * tasks and rollouts per task (its run.json, read once by the caller); or null.
+   */
+  against: { dir: string; margin: number; run: { n: number; rollouts: number } } | null;
 }
 
 /** A run to continue: its folder, its run.json as the caller read it, and how messages name that file. */
@@ -101,7 +111,9 @@ export interface EvalPlan<R = unknown> {
 
 /**
  * Resolves flags over a config file (over the saved run on a resume, whose measured settings
- * a flag may not change) into the run's plan; every check is resolveSettings'.
+ * a flag may not change) into the run's plan; every check is resolveSettings'. `baseline`:
+ * the run.json of the run `--against` names, read by the caller; a caller that runs nothing
+ * (`bas check`) may leave it out, and its plan then has no rule against it.
  */
 export function resolvePlan<R extends object>(
   flags: EvalFlags,
@@ -114,7 +126,7 @@ export function resolvePlan<R extends object>(
   const settings = resume
     ? resolveSettings(flags, file, fileName, env, resume.run as Record<string, unknown>, resume.file, baseline)
     : resolveSettings(flags, file, fileName, env, null, undefined, baseline);
-  return planOf(settings, resume);
+  return planOf(settings, resume, baseline);
 }
 
 /** What a run's model is: a built-in policy, or a model behind an endpoint with its request settings. */
@@ -143,7 +155,11 @@ function tasksOf(s: EvalSettings): TaskPlan {
 }
 
 /** The plan of settings already resolved (and checked): here they only change shape. */
-export function planOf<R>(s: EvalSettings, resume: SavedRun<R> | null = null): EvalPlan<R> {
+export function planOf<R>(
+  s: EvalSettings,
+  resume: SavedRun<R> | null = null,
+  baseline: Baseline | null = null,
+): EvalPlan<R> {
   const target = targetOf(s);
   const endpoint = target.kind === 'endpoint';
   return {
@@ -162,7 +178,10 @@ export function planOf<R>(s: EvalSettings, resume: SavedRun<R> | null = null): E
           ? null
           : { maxCostUsd: s.maxCost, maxTotalTokens: s.maxTotalTokens },
       precision: s.precision,
-      against: s.against === null ? null : { dir: s.against, margin: s.margin },
+      against:
+        s.against === null || baseline === null
+          ? null
+          : { dir: s.against, margin: s.margin, run: baselineTasks(baseline) },
     },
     output: s.output,
     resume,

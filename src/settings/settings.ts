@@ -239,6 +239,13 @@ export interface Baseline {
   file: string;
 }
 
+/** RUN's tasks and rollouts per task, from its run.json: what the run is compared with, pair by pair. */
+export function baselineTasks(baseline: Baseline): { n: number; rollouts: number } {
+  const theirs = <K extends 'num' | 'rollouts'>(key: K) =>
+    pickOne(key, {}, null, '', baseline.run, baseline.file).value;
+  return { n: theirs('num'), rollouts: theirs('rollouts') };
+}
+
 /** The settings of RUN's tasks a run `--against RUN` takes: the same generator, so the same tasks. */
 const TASK_KEYS = ['numTransactions', 'faultRate', 'seed'] as const;
 

@@ -1,7 +1,8 @@
 /**
  * Keeps the folder of kept indexes (index-store.ts) from growing without end. Its files come in
  * entries, one per results file, named by a hash of the file's path: `H.idx` (the index),
- * `H.report.json` (the run's report) and, while one is written, `H.*.tmp`. Pruning drops:
+ * `H.report.json` (the run's report) and, while one is written, io's temporary file beside it
+ * (`.H.idx.*.tmp`, atomic-file.ts). Pruning drops:
  *
  * - an entry whose results file is gone (its run folder deleted or moved);
  * - an index whose file changed (another file at the path, cut below what was read, other
@@ -16,9 +17,10 @@
  */
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { tempTarget } from '../io/atomic-file.js';
 
 /** A store file: its entry's hash, and what it is. */
-const NAME = /^([0-9a-f]{40})\.(idx|report\.json)(\.[0-9a-f]{12}\.tmp)?$/;
+const NAME = /^([0-9a-f]{40})\.(idx|report\.json)$/;
 /** A `.tmp` this old is a write that did not finish (a killed server), not one going on. */
 const TMP_AGE_MS = 60 * 60 * 1000;
 
@@ -57,11 +59,12 @@ async function entries(dir: string): Promise<Map<string, StoreFile[]>> {
     return groups;
   }
   for (const name of names) {
-    const m = NAME.exec(name);
+    const target = tempTarget(name);
+    const m = NAME.exec(target ?? name);
     if (!m) continue;
     const st = await stat(join(dir, name)).catch(() => null);
     if (!st?.isFile()) continue;
-    const kind = m[3] ? 'tmp' : (m[2] as 'idx' | 'report.json');
+    const kind = target !== null ? 'tmp' : (m[2] as 'idx' | 'report.json');
     const group = groups.get(m[1]!) ?? [];
     group.push({ name, kind, bytes: st.size, mtimeMs: st.mtimeMs });
     groups.set(m[1]!, group);

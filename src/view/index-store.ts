@@ -16,21 +16,12 @@
  * Reading an entry marks it used; the folder is pruned as the server starts and held under its
  * cap after each write (index-prune.ts).
  */
-import { createHash, randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  readSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-  utimesSync,
-  writeSync,
-} from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, mkdirSync, openSync, readFileSync, utimesSync } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
+import { writeFileAtomic } from '../io/atomic-file.js';
+import { readFullyFd } from '../io/read-fully.js';
 import { pruneStore, readKeptJson, type EntryCheck, type Pruned } from './index-prune.js';
 import type { RunReport } from '../report/run-report.js';
 import type { IndexState, RolloutIndex } from './rollout-index.js';
@@ -69,12 +60,7 @@ interface Header {
 /** A hash of bytes [from, to) of an open file. */
 function hashOf(fd: number, from: number, to: number): string {
   const buf = Buffer.alloc(Math.max(0, to - from));
-  let got = 0;
-  while (got < buf.length) {
-    const n = readSync(fd, buf, got, buf.length - got, from + got);
-    if (n === 0) break;
-    got += n;
-  }
+  const got = readFullyFd(fd, buf, from);
   return createHash('sha256').update(buf.subarray(0, got)).digest('hex');
 }
 
@@ -237,14 +223,12 @@ export class IndexStore {
     }
   }
 
-  /** Keeps a run's report under `key`, written whole then put in place; never throws. */
+  /** Keeps a run's report under `key`, written whole then put in place (io's atomic writer); never throws. */
   saveReport(resultsPath: string, key: string, value: KeptReport): void {
     try {
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });
       const entry = this.reportOf(resultsPath);
-      const tmp = `${entry}.${randomBytes(6).toString('hex')}.tmp`;
-      writeFileSync(tmp, JSON.stringify({ key, path: resolve(resultsPath), value }), { mode: 0o600 });
-      renameSync(tmp, entry);
+      writeFileAtomic(entry, JSON.stringify({ key, path: resolve(resultsPath), value }), undefined, true, 0o600);
       this.capLater(entry);
     } catch {
       // Not kept: the next start reads the summary again.
@@ -304,8 +288,8 @@ export class IndexStore {
   }
 
   /**
-   * Writes the index's entry whole, then puts it in place, so an entry is never half written.
-   * Synchronous: the index does not change while it is written.
+   * Writes the index's entry whole, then puts it in place (io's atomic writer), so an entry is
+   * never half written. Synchronous: the index does not change while it is written.
    */
   private save(index: RolloutIndex, bounds: string): void {
     const state = index.state();
@@ -323,26 +307,13 @@ export class IndexStore {
     fixed.writeUInt32LE(text.length, MAGIC.length);
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     const entry = this.entryOf(index.path);
-    const tmp = `${entry}.${randomBytes(6).toString('hex')}.tmp`;
-    const fd = openSync(tmp, 'w', 0o600);
-    try {
-      for (const part of [fixed, text, ...index.columnBytes()]) writeAll(fd, part);
-      closeSync(fd);
-      renameSync(tmp, entry);
-      this.capLater(entry);
-    } catch (err) {
-      try {
-        closeSync(fd);
-      } catch {
-        // already closed
-      }
-      rmSync(tmp, { force: true });
-      throw err;
-    }
+    // The columns are taken once the temporary file is open (and tracked for a stop signal's cleanup).
+    const parts = function* (): Generator<Uint8Array> {
+      yield fixed;
+      yield text;
+      yield* index.columnBytes();
+    };
+    writeFileAtomic(entry, parts(), undefined, true, 0o600);
+    this.capLater(entry);
   }
-}
-
-function writeAll(fd: number, bytes: Uint8Array): void {
-  let done = 0;
-  while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
 }

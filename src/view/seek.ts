@@ -13,7 +13,8 @@
  * far later, a file not in order) is not found, and the caller waits for the index as before.
  * Nothing is written; the file is only read.
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync } from 'node:fs';
+import { readAtFd, readFully, type ReadAt } from '../io/read-fully.js';
 import { judgeLine } from '../runfile/read.js';
 import type { RolloutRecord } from '../runfile/record.js';
 import type { RunFile } from '../runfile/run-info.js';
@@ -28,9 +29,6 @@ const PROBE_LINES = 16;
 const MAX_SCAN_BYTES = 8 * 1024 * 1024;
 /** Pairs either side of the search's end that the scan covers, besides twice the run's concurrency. */
 const SCAN_PAIRS = 256;
-
-/** Reads bytes at a position of the file; resolves to how many were read. */
-export type ReadAt = (into: Buffer, position: number) => number;
 
 /** What a search is for and where it may look. */
 export interface SeekPlan {
@@ -65,17 +63,6 @@ function recordOf(buf: Buffer, from: number, to: number): RolloutRecord | null {
   return j === 'torn' || 'damaged' in j ? null : j;
 }
 
-function readInto(read: ReadAt, at: number, bytes: number): Buffer {
-  const buf = Buffer.allocUnsafe(bytes);
-  let got = 0;
-  while (got < bytes) {
-    const n = read(buf.subarray(got), at + got);
-    if (n === 0) break;
-    got += n;
-  }
-  return buf.subarray(0, got);
-}
-
 /**
  * Seeks rollouts in one file, counting its reads. `order` gives a pair's place in the run's
  * order (index by index, rollout by rollout).
@@ -94,7 +81,8 @@ export class Seeker {
 
   private read(at: number, bytes: number): Buffer {
     this.reads++;
-    return readInto(this.readAt, at, Math.max(0, Math.min(bytes, this.plan.to - at)));
+    const buf = Buffer.allocUnsafe(Math.max(0, Math.min(bytes, this.plan.to - at)));
+    return buf.subarray(0, readFully(this.readAt, buf, at));
   }
 
   /** The first lines wholly past `at` (the line `at` falls in is partial unless `at` is `from`). */
@@ -176,7 +164,7 @@ export function seekRecord(path: string, plan: Omit<SeekPlan, 'to'>): SeekFound 
   const fd = openSync(path, 'r');
   try {
     const to = fstatSync(fd).size;
-    return new Seeker((into, position) => readSync(fd, into, 0, into.length, position), { ...plan, to }).find();
+    return new Seeker(readAtFd(fd), { ...plan, to }).find();
   } finally {
     closeSync(fd);
   }

@@ -4,6 +4,8 @@
  * folder read by `bas leaderboard`.
  */
 import {
+  appendFileSync,
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -136,6 +138,19 @@ describe('bas sweep', () => {
     const lb = JSON.parse(r.stdout) as { groups: Array<{ runs: unknown[] }> };
     expect(lb.groups).toHaveLength(3);
     expect(lb.groups.every((g) => g.runs.length === 1)).toBe(true);
+  });
+
+  it('the leaderboard of a sweep folder reads each point once: a warning of a point is printed once', async () => {
+    const copy = join(root, 'sweep-warn');
+    cpSync(sweepDir, copy, { recursive: true });
+    // A record of a task past the run's 8 is set aside, with a warning, wherever it is read.
+    const results = join(copy, 'rows-24', 'results.jsonl');
+    const first = JSON.parse(readFileSync(results, 'utf8').split('\n')[0]!) as Record<string, unknown>;
+    appendFileSync(results, `${JSON.stringify({ ...first, index: 99 })}\n`);
+    const r = await bas(['leaderboard', copy, '--resamples', '200']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('Difficulty curves');
+    expect(r.stderr.match(/set aside 1 record/g)).toHaveLength(1);
   });
 
   it('--resume of a folder whose sweep.json is a link (to a device that never ends) stops in one line, without reading it', async () => {

@@ -74,8 +74,9 @@ describe('pruning the kept indexes', () => {
     writeFileSync(`${replaced}.new`, readFileSync(replaced));
     renameSync(`${replaced}.new`, replaced);
     writeFileSync(grown, `${JSON.stringify(makeRecord(SMALL_CONFIG, 20, 0, 'm', 'oracle'))}\n`, { flag: 'a' });
-    const stale = join(cache, `${'a'.repeat(40)}.idx.${'b'.repeat(12)}.tmp`);
-    const fresh = join(cache, `${'c'.repeat(40)}.idx.${'d'.repeat(12)}.tmp`);
+    // Temporary files as io's atomic writer names them, one left by a write an hour old or more.
+    const stale = join(cache, `.${'a'.repeat(40)}.idx.4242.${'b'.repeat(8)}.tmp`);
+    const fresh = join(cache, `.${'c'.repeat(40)}.report.json.4242.${'d'.repeat(8)}.tmp`);
     writeFileSync(stale, 'x');
     writeFileSync(fresh, 'x');
     utimesSync(stale, new Date(Date.now() - 2 * 3600_000), new Date(Date.now() - 2 * 3600_000));
