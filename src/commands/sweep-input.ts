@@ -30,9 +30,7 @@ import type { RunPlan } from '../engine/run-eval.js';
 import { planPoint, type SweepRun } from '../engine/sweep.js';
 import { rolloutsLeft } from '../engine/session.js';
 import { SETTINGS } from '../settings/setting-table.js';
-import { REASONING_EFFORTS } from '../settings/setting-parse.js';
-
-type Effort = (typeof REASONING_EFFORTS)[number];
+import { REASONING_EFFORTS, type ReasoningEffort } from '../settings/setting-parse.js';
 import { COMMAND_FLAGS } from '../settings/command-flags.js';
 import { evalPlanFromFlags } from './eval-run.js';
 import * as std from '../io/std.js';
@@ -327,7 +325,7 @@ async function sweepGrid(words: string[], flags: SweepFlags, model: string): Pro
     );
   const [axis, , listed] = several[0] ?? given[0]!;
   // A budget's points run from the smallest (the rows as given).
-  const rank = (v: number | string) => (typeof v === 'number' ? v : REASONING_EFFORTS.indexOf(v as Effort));
+  const rank = (v: number | string) => (typeof v === 'number' ? v : REASONING_EFFORTS.indexOf(v as ReasoningEffort));
   const values =
     axis === 'num_transactions' || listed === null ? listed : [...listed].sort((a, b) => rank(a) - rank(b));
   const rows = given[0]![2] as number[] | null;

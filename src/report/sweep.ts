@@ -9,7 +9,7 @@ import { fitTable, wrapCell } from './fit-table.js';
 import { readRun, type RunData } from './read.js';
 import { planAxis, planModels, readSweepPlan, type SweepAxis } from '../runfile/sweep-file.js';
 import type { Warn } from '../runfile/read.js';
-import { REASONING_EFFORTS } from '../settings/setting-parse.js';
+import { REASONING_EFFORTS, type ReasoningEffort } from '../settings/setting-parse.js';
 import type { Estimate } from '../summary/stats.js';
 import { fmt, fmtInt } from './tables.js';
 import { csvField } from './csv.js';
@@ -100,8 +100,7 @@ function axisValue(
   p: Pick<SweepPoint, 'num_transactions' | 'reasoning_effort' | 'max_tokens'>,
   axis: SweepAxis,
 ): number {
-  if (axis === 'reasoning_effort')
-    return REASONING_EFFORTS.indexOf(p.reasoning_effort as (typeof REASONING_EFFORTS)[number]);
+  if (axis === 'reasoning_effort') return REASONING_EFFORTS.indexOf(p.reasoning_effort as ReasoningEffort);
   if (axis === 'max_tokens') return p.max_tokens ?? 0;
   return p.num_transactions;
 }
