@@ -15,13 +15,12 @@ import { provenanceOf, samplingShort } from '../report/provenance.js';
 import { folderLockState } from '../runfile/lock.js';
 import { expectedRollouts, readRunInfo, type RunFile } from '../runfile/read.js';
 import { RESULTS_FILE, RUN_FILE, SWEEP_FILE } from '../runfile/files.js';
-import { BAS_VERSION } from '../runfile/versions.js';
 import { outsideRun, runBounds, type RunBounds } from '../runfile/winners.js';
 import type { RolloutRecord } from '../runfile/record.js';
-import { planModels, readSweepPlan } from '../runfile/sweep-file.js';
+import { planModels, readSweepPlan, type SweepPlan } from '../runfile/sweep-file.js';
 import type { Estimate } from '../summary/stats.js';
 import type { Summary } from '../summary/summary.js';
-import type { IndexStore } from './index-store.js';
+import { reportKeyOf, sameReportKey, type IndexStore, type ReportKey } from './index-store.js';
 import { RolloutIndex } from './rollout-index.js';
 import { seekRecord, seekTerms } from './seek.js';
 
@@ -123,6 +122,13 @@ export interface SweepRow {
   complete: number;
   created_at: string | null;
   problem: string | null;
+}
+
+/** A sweep folder as the walk found it: its plan, or why the plan cannot be read (`error`). */
+export interface KnownSweep {
+  dir: string;
+  plan: SweepPlan | null;
+  error: string | null;
 }
 
 /** A sweep's status from its points' (null: a point whose folder is not there yet). */
@@ -307,15 +313,9 @@ export class RunState {
     return this.reading;
   }
 
-  /** What a kept report is keyed by: the results file as it is, run.json as it is, the status, and this bas. */
-  private reportKey(): string | null {
-    try {
-      const st = statSync(this.resultsPath);
-      // The status too: a report's notes say whether a bas process still holds the folder.
-      return JSON.stringify([st.ino, st.size, st.mtimeMs, this.infoStamp, this.status(), BAS_VERSION]);
-    } catch {
-      return null;
-    }
+  /** What a kept report of the run as it is now is kept under (index-store.ts). */
+  private reportKey(): ReportKey | null {
+    return reportKeyOf(this.resultsPath, this.infoStamp, this.status());
   }
 
   /** The kept report, when there is one of the file as it is now. */
@@ -378,7 +378,7 @@ export class RunState {
       this.dataProblem = null;
       this.figures = figuresOf(data.summary, data.run);
       // Kept only when the file did not change while it was read.
-      if (key !== null && key === this.reportKey())
+      if (key !== null && sameReportKey(key, this.reportKey()))
         this.shared.store?.saveReport(this.resultsPath, key, { ...this.report, figures: this.figures });
     } catch (err) {
       this.data = null;
@@ -470,8 +470,8 @@ function idOf(root: string, dir: string): string {
 export class Catalog {
   private readonly runs = new Map<string, RunState>();
   private sweeps: Array<Omit<SweepRow, 'status' | 'complete'>> = [];
-  /** Each sweep's point folders, as its plan lists them. */
-  private sweepFolders = new Map<string, string[]>();
+  /** Each sweep's plan as the last walk read it. */
+  private sweepPlans = new Map<string, KnownSweep>();
   private walked = 0;
   /** Folders the last walk left out, past its bounds. */
   truncated = false;
@@ -491,7 +491,7 @@ export class Catalog {
     this.walked = Date.now();
     const found = new Map<string, string | null>();
     const sweeps: Array<Omit<SweepRow, 'status' | 'complete'>> = [];
-    const folders = new Map<string, string[]>();
+    const plans = new Map<string, KnownSweep>();
     let visited = 0;
     this.truncated = false;
     const walk = (dir: string, depth: number, sweep: string | null): void => {
@@ -509,9 +509,9 @@ export class Catalog {
       if (names.has(SWEEP_FILE)) {
         const id = idOf(this.root, dir);
         sweep = id;
-        const { row, points } = sweepRow(id, dir);
+        const { row, known } = sweepRow(id, dir);
         sweeps.push(row);
-        folders.set(id, points);
+        plans.set(id, known);
       }
       if (names.has(RESULTS_FILE) || names.has(RUN_FILE)) {
         found.set(idOf(this.root, dir), sweep);
@@ -531,7 +531,7 @@ export class Catalog {
       if (!this.runs.has(id))
         this.runs.set(id, new RunState(id, id === '.' ? this.root : join(this.root, id), sweep, this.shared));
     this.sweeps = sweeps;
-    this.sweepFolders = folders;
+    this.sweepPlans = plans;
   }
 
   /** The rows of the list: runs (each read as needed) and sweeps, with their points' statuses. */
@@ -542,16 +542,17 @@ export class Catalog {
     this.keepFew();
     const status = new Map(rows.map((r) => [r.id, r.status]));
     const sweeps = this.sweeps.map((s) => {
-      const points = this.sweepFolders.get(s.id)!.map((f) => status.get(pointId(s.id, f)) ?? null);
+      const folders = this.sweepPlans.get(s.id)!.plan?.points.map((p) => p.folder) ?? [];
+      const points = folders.map((f) => status.get(pointId(s.id, f)) ?? null);
       return { ...s, status: sweepStatus(points, s.problem), complete: points.filter((p) => p === 'complete').length };
     });
     return { runs: rows, sweeps, truncated: this.truncated };
   }
 
-  /** The folder of a sweep the walk found, or null. */
-  sweepDir(id: string): string | null {
+  /** A sweep the walk found, with its plan as the walk read it (never read again here), or null. */
+  sweep(id: string): KnownSweep | null {
     this.refreshTree();
-    return this.sweepFolders.has(id) ? (id === '.' ? this.root : join(this.root, id)) : null;
+    return this.sweepPlans.get(id) ?? null;
   }
 
   /** The run of an id, or null: only folders the walk found are ever read. */
@@ -606,7 +607,7 @@ export function pointId(sweep: string, folder: string): string {
   return sweep === '.' ? folder : `${sweep}/${folder}`;
 }
 
-function sweepRow(id: string, dir: string): { row: Omit<SweepRow, 'status' | 'complete'>; points: string[] } {
+function sweepRow(id: string, dir: string): { row: Omit<SweepRow, 'status' | 'complete'>; known: KnownSweep } {
   try {
     const plan = readSweepPlan(dir, 'bas view');
     const models = planModels(plan);
@@ -619,19 +620,13 @@ function sweepRow(id: string, dir: string): { row: Omit<SweepRow, 'status' | 'co
         created_at: typeof plan.created_at === 'string' ? terminalText(plan.created_at) : null,
         problem: null,
       },
-      points: plan.points.map((p) => p.folder),
+      known: { dir, plan, error: null },
     };
   } catch (err) {
+    const error = (err as Error).message;
     return {
-      row: {
-        id,
-        kind: 'sweep',
-        models: [],
-        points: 0,
-        created_at: null,
-        problem: outsideText((err as Error).message, 500),
-      },
-      points: [],
+      row: { id, kind: 'sweep', models: [], points: 0, created_at: null, problem: outsideText(error, 500) },
+      known: { dir, plan: null, error },
     };
   }
 }

@@ -28,11 +28,8 @@ const TMP_AGE_MS = 60 * 60 * 1000;
 export interface EntryCheck {
   /** The results file an index names, and whether the file is still the one it read. */
   index(path: string): Promise<{ results: string; fits: boolean } | null>;
-  /**
-   * Whether the results file a report names (else `fallback`, the one its index names) is the
-   * size and time it was made at; null when the report cannot be read or names no file.
-   */
-  report(path: string, fallback: string | null): Promise<boolean | null>;
+  /** Whether the results file a report names is the file it was made of; false when it cannot say. */
+  report(path: string): Promise<boolean>;
 }
 
 interface StoreFile {
@@ -42,11 +39,9 @@ interface StoreFile {
   mtimeMs: number;
 }
 
-/** What a pruning did. */
+/** What a pruning did: how many files it removed. */
 export interface Pruned {
   removed: number;
-  removedBytes: number;
-  keptBytes: number;
 }
 
 /** The store's files, grouped by entry. */
@@ -79,12 +74,12 @@ async function useless(dir: string, files: StoreFile[], check: EntryCheck, now: 
   const report = files.find((f) => f.kind === 'report.json');
   const i = idx ? await check.index(join(dir, idx.name)) : null;
   if (idx && (i === null || !i.fits)) out.push(idx);
-  // A report of an older version does not name its file: the index beside it does.
-  if (report && (await check.report(join(dir, report.name), i?.results ?? null)) !== true) out.push(report);
+  if (report && !(await check.report(join(dir, report.name)))) out.push(report);
   if (i !== null && (await stat(i.results).catch(() => null)) === null) out.push(...files.filter((f) => f !== idx));
   return [...new Set(out)];
 }
 
+/** Removes `files`; returns the bytes they took (those that could not be removed not counted). */
 async function remove(dir: string, files: StoreFile[]): Promise<number> {
   let bytes = 0;
   for (const f of files) {
@@ -110,11 +105,11 @@ export async function pruneStore(
   now = Date.now(),
 ): Promise<Pruned> {
   const groups = await entries(dir);
-  const result: Pruned = { removed: 0, removedBytes: 0, keptBytes: 0 };
+  const result: Pruned = { removed: 0 };
   for (const [hash, files] of groups) {
     const gone = check ? await useless(dir, files, check, now) : [];
     result.removed += gone.length;
-    result.removedBytes += await remove(dir, gone);
+    await remove(dir, gone);
     const left = files.filter((f) => !gone.includes(f));
     if (left.length > 0) groups.set(hash, left);
     else groups.delete(hash);
@@ -127,11 +122,8 @@ export async function pruneStore(
     if (total <= maxBytes) break;
     if (hash === keep) continue;
     result.removed += files.length;
-    const bytes = await remove(dir, files);
-    result.removedBytes += bytes;
-    total -= bytes;
+    total -= await remove(dir, files);
   }
-  result.keptBytes = total;
   return result;
 }
 

@@ -11,19 +11,21 @@
  * read anew, and an entry that is damaged, of another version or cut short is a miss, never
  * an error: the index is then built from the file as if there were none. An entry that cannot
  * be written (a read-only home, a full disk) costs only the time to build the index again.
- * Beside each index, the run's report is kept too, keyed by the results file's identity, size
- * and time, run.json's, and the bas version: a run unchanged since opens without its fold.
+ * Beside each index, the run's report is kept too, under a `ReportKey` (the results file's
+ * identity, size and time, run.json's, the status and the bas version): a run unchanged since
+ * opens without its fold.
  * Reading an entry marks it used; the folder is pruned as the server starts and held under its
  * cap after each write (index-prune.ts).
  */
 import { createHash } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readFileSync, utimesSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, statSync, utimesSync } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { writeFileAtomic } from '../io/atomic-file.js';
 import { readFullyFd } from '../io/read-fully.js';
 import { pruneStore, readKeptJson, type EntryCheck, type Pruned } from './index-prune.js';
 import type { RunReport } from '../report/run-report.js';
+import { BAS_VERSION } from '../runfile/versions.js';
 import type { IndexState, RolloutIndex } from './rollout-index.js';
 
 const MAGIC = 'BASVIDX1';
@@ -100,12 +102,27 @@ function wellFormed(h: Header): boolean {
   );
 }
 
-/** Whether the results file is still the one the header describes, grown or not. */
-async function fits(h: Header, path: string): Promise<boolean> {
+/**
+ * Whether the results file is still the one the header describes, grown or not: the file as
+ * it was when it was found to fit, or null when it does not.
+ */
+async function fits(h: Header, path: string): Promise<FileStamp | null> {
   const st = await stat(path);
-  if (st.ino !== h.state.ino || st.size < h.state.scanned) return false;
+  if (st.ino !== h.state.ino || st.size < h.state.scanned) return null;
   const now = checksOf(path, h.state.scanned);
-  return now.head === h.head && now.tail === h.tail;
+  return now.head === h.head && now.tail === h.tail ? stampOf(st) : null;
+}
+
+/**
+ * An index entry the prune found to fit its file: its header, where its columns start, and the
+ * entry and the results file as they were then. While neither has changed since (their stamps,
+ * a stat each), loading the entry needs neither its header nor the file's bytes read again.
+ */
+interface Checked {
+  h: Header;
+  at: number;
+  entry: FileStamp;
+  results: FileStamp;
 }
 
 /** An entry's header, checked whole, and where its columns start; throws when there is none. */
@@ -122,18 +139,74 @@ async function readHeader(fh: FileHandle): Promise<{ h: Header; at: number }> {
   return { h, at: fixed.length + length };
 }
 
+/** A results file as a kept report knows it: any change to the file shows in one of these. */
+interface FileStamp {
+  ino: number;
+  size: number;
+  mtimeMs: number;
+}
+
+/**
+ * What a kept report is of, and so what it is kept under: the results file as it was, run.json
+ * as it was (`runFile`, its time and size), the run's status (a report's notes say whether a
+ * bas process still holds the folder), and the bas that made it. Made by `reportKeyOf`, read
+ * back by `parseReportKey`, compared by `sameReportKey`: nowhere else.
+ */
+export interface ReportKey {
+  results: FileStamp;
+  runFile: string;
+  status: string;
+  bas: string;
+}
+
+function stampOf(st: { ino: number; size: number; mtimeMs: number }): FileStamp {
+  return { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs };
+}
+
+function sameStamp(a: FileStamp, b: FileStamp): boolean {
+  return a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;
+}
+
+/** The key of a run's report as the run is now; null when its results file cannot be read. */
+export function reportKeyOf(resultsPath: string, runFile: string, status: string): ReportKey | null {
+  try {
+    return { results: stampOf(statSync(resultsPath)), runFile, status, bas: BAS_VERSION };
+  } catch {
+    return null;
+  }
+}
+
+/** Whether two keys are the same (null is the same as nothing). */
+export function sameReportKey(a: ReportKey | null, b: ReportKey | null): boolean {
+  return (
+    a !== null &&
+    b !== null &&
+    sameStamp(a.results, b.results) &&
+    a.runFile === b.runFile &&
+    a.status === b.status &&
+    a.bas === b.bas
+  );
+}
+
+/** A key as a kept report holds it, checked field by field; null when it is not one. */
+function parseReportKey(v: unknown): ReportKey | null {
+  const k = v as Partial<ReportKey> | null;
+  const r = k?.results as Partial<FileStamp> | undefined;
+  if (!r || !isCount(r.ino) || !isCount(r.size) || typeof r.mtimeMs !== 'number') return null;
+  if (typeof k!.runFile !== 'string' || typeof k!.status !== 'string' || typeof k!.bas !== 'string') return null;
+  return { results: stampOf(r as FileStamp), runFile: k!.runFile, status: k!.status, bas: k!.bas };
+}
+
 /**
  * Whether a kept report (its JSON) is of its results file as the file is now: the file it names
- * (else `fallback`) has the identity, size and time its key starts with. False when it cannot say.
+ * has the identity, size and time of its key. False when it cannot say.
  */
-async function reportFits(kept: unknown, fallback: string | null): Promise<boolean> {
+async function reportFits(kept: unknown): Promise<boolean> {
   const k = kept as { key?: unknown; path?: unknown } | null;
-  const path = typeof k?.path === 'string' ? k.path : fallback;
-  if (path === null || typeof k?.key !== 'string') return false;
+  const key = parseReportKey(k?.key);
+  if (key === null || typeof k?.path !== 'string') return false;
   try {
-    const [ino, size, mtimeMs] = JSON.parse(k.key) as unknown[];
-    const st = await stat(path);
-    return st.ino === ino && st.size === size && st.mtimeMs === mtimeMs;
+    return sameStamp(stampOf(await stat(k.path)), key.results);
   } catch {
     return false;
   }
@@ -152,6 +225,9 @@ function touch(path: string): void {
 export class IndexStore {
   /** Bytes read when each results file's index was last kept. */
   private readonly kept = new Map<string, number>();
+
+  /** The entries the prune found to fit their files, by entry path, until each is loaded. */
+  private readonly checked = new Map<string, Checked>();
 
   /** Cap-keeping after writes, one at a time. */
   private capping: Promise<unknown> = Promise.resolve();
@@ -173,17 +249,20 @@ export class IndexStore {
    * still fits the file; false when there is none or it does not fit (a miss).
    */
   async load(index: RolloutIndex, bounds: string): Promise<boolean> {
+    const entry = this.entryOf(index.path);
     let fh;
     try {
-      fh = await open(this.entryOf(index.path), 'r');
+      fh = await open(entry, 'r');
     } catch {
       return false;
     }
     try {
-      const { h, at: columnsAt } = await readHeader(fh);
+      const entryStat = await fh.stat();
+      const checked = await this.checkedBefore(entry, entryStat, index.path);
+      const { h, at: columnsAt } = checked ?? (await readHeader(fh));
       if (h.path !== resolve(index.path) || h.bounds !== bounds) return false;
-      const entrySize = (await fh.stat()).size;
-      if (!(await fits(h, index.path)) || entrySize !== columnsAt + h.state.slots * index.slotBytes) return false;
+      if (entryStat.size !== columnsAt + h.state.slots * index.slotBytes) return false;
+      if (checked === null && (await fits(h, index.path)) === null) return false;
       let at = columnsAt;
       await index.restore(h.state, async (into) => {
         const { bytesRead } = await fh.read(into, 0, into.length, at);
@@ -191,7 +270,7 @@ export class IndexStore {
         at += into.length;
       });
       this.kept.set(index.path, h.state.scanned);
-      touch(this.entryOf(index.path));
+      touch(entry);
       return true;
     } catch {
       return false;
@@ -200,21 +279,35 @@ export class IndexStore {
     }
   }
 
+  /** What the prune found of an entry that fits (taken once), when neither it nor its results file has changed since. */
+  private async checkedBefore(entry: string, entryStat: FileStamp, resultsPath: string): Promise<Checked | null> {
+    const c = this.checked.get(entry);
+    if (c === undefined) return null;
+    this.checked.delete(entry);
+    const results = await stat(resultsPath).catch(() => null);
+    return results !== null && sameStamp(stampOf(results), c.results) && sameStamp(stampOf(entryStat), c.entry)
+      ? c
+      : null;
+  }
+
   /** Where a results file's report is kept. */
   private reportOf(resultsPath: string): string {
     return this.entryOf(resultsPath).replace(/\.idx$/, '.report.json');
   }
 
-  /**
-   * The run's report kept under `key` (which names the results file's identity, size and time,
-   * run.json's, and the bas version), or null. A damaged entry is null.
-   */
-  loadReport(resultsPath: string, key: string): KeptReport | null {
+  /** The run's report kept under `key`, or null. A damaged entry is null. */
+  loadReport(resultsPath: string, key: ReportKey): KeptReport | null {
     try {
       const entry = this.reportOf(resultsPath);
       const kept = JSON.parse(readFileSync(entry, 'utf8')) as { key?: unknown; value?: KeptReport };
       const v = kept.value;
-      if (kept.key !== key || !v || typeof v.text !== 'string' || typeof v.report !== 'object' || v.report === null)
+      if (
+        !sameReportKey(parseReportKey(kept.key), key) ||
+        !v ||
+        typeof v.text !== 'string' ||
+        typeof v.report !== 'object' ||
+        v.report === null
+      )
         return null;
       touch(entry);
       return v;
@@ -224,7 +317,7 @@ export class IndexStore {
   }
 
   /** Keeps a run's report under `key`, written whole then put in place (io's atomic writer); never throws. */
-  saveReport(resultsPath: string, key: string, value: KeptReport): void {
+  saveReport(resultsPath: string, key: ReportKey, value: KeptReport): void {
     try {
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });
       const entry = this.reportOf(resultsPath);
@@ -237,7 +330,8 @@ export class IndexStore {
 
   /**
    * Drops the entries of no more use (a results file gone or changed, a write left unfinished)
-   * and then the least recently used past the cap (index-prune.ts); never throws.
+   * and then the least recently used past the cap (index-prune.ts); never throws. What it
+   * finds of an index that still fits is kept for its load, which then checks it no more.
    */
   prune(): Promise<Pruned> {
     const check: EntryCheck = {
@@ -245,15 +339,18 @@ export class IndexStore {
         const fh = await open(entry, 'r').catch(() => null);
         if (fh === null) return null;
         try {
-          const { h } = await readHeader(fh);
-          return { results: h.path, fits: await fits(h, h.path).catch(() => false) };
+          const { h, at } = await readHeader(fh);
+          const results = await fits(h, h.path).catch(() => null);
+          // What was checked here is not checked again when the index is loaded (checkedBefore).
+          if (results !== null) this.checked.set(entry, { h, at, entry: stampOf(await fh.stat()), results });
+          return { results: h.path, fits: results !== null };
         } catch {
           return null;
         } finally {
           await fh.close();
         }
       },
-      report: async (entry, fallback) => reportFits(await readKeptJson(entry), fallback),
+      report: async (entry) => reportFits(await readKeptJson(entry)),
     };
     return pruneStore(this.dir, this.maxBytes, check);
   }

@@ -9,7 +9,7 @@ import { RequestError } from '../errors/index.js';
 import { terminalText } from '../io/terminal-text.js';
 import { buildSweep, pointName, renderSweep, sweepSettingsLines, type SweepInput } from '../report/sweep.js';
 import { RESULTS_FILE } from '../runfile/files.js';
-import { planAxis, planModels, readSweepPlan, type SweepPlanPoint } from '../runfile/sweep-file.js';
+import { planAxis, planModels, type SweepPlanPoint } from '../runfile/sweep-file.js';
 import { join } from 'node:path';
 import { pointId, type Catalog } from './catalog.js';
 
@@ -82,16 +82,12 @@ async function pointInput(
 export async function sweepAnswer(catalog: Catalog, q: URLSearchParams): Promise<unknown> {
   const id = q.get('sweep');
   if (id === null || id === '') throw new RequestError(400, '"sweep" is missing: name a sweep by its folder');
-  const dir = catalog.sweepDir(id);
-  if (dir === null)
+  const sweep = catalog.sweep(id);
+  if (sweep === null)
     throw new RequestError(404, `no sweep folder ${JSON.stringify(terminalText(id.slice(0, 200)))} here`);
-  const plan = (() => {
-    try {
-      return readSweepPlan(dir, 'bas view');
-    } catch (err) {
-      throw new RequestError(409, terminalText((err as Error).message));
-    }
-  })();
+  // The plan as the catalog's walk read it: not read a second time for this answer.
+  const plan = sweep.plan;
+  if (plan === null) throw new RequestError(409, terminalText(sweep.error ?? 'the sweep plan cannot be read'));
   const models = planModels(plan);
   const points: PointRow[] = [];
   const inputs: SweepInput[] = [];

@@ -16,7 +16,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { IndexStore } from '../../src/view/index-store.js';
+import { IndexStore, reportKeyOf } from '../../src/view/index-store.js';
 import { startViewServer } from '../../src/view/server.js';
 import { RolloutIndex } from '../../src/view/rollout-index.js';
 import { makeRecord, SMALL_CONFIG } from '../report/make-run.js';
@@ -39,9 +39,11 @@ async function keep(store: IndexStore, path: string): Promise<void> {
   await store.load(index, KEY);
   index.checkpoint = (ix, done) => store.checkpoint(ix, KEY, done);
   await index.refresh();
-  const st = statSync(path);
-  const key = JSON.stringify([st.ino, st.size, st.mtimeMs, 'run.json', 'complete', 'test']);
-  store.saveReport(path, key, { report: {} as never, text: 'report', figures: null });
+  store.saveReport(path, reportKeyOf(path, 'run.json', 'complete')!, {
+    report: {} as never,
+    text: 'report',
+    figures: null,
+  });
 }
 
 /** The entry files of a results file in the store: index, report. */
@@ -62,13 +64,17 @@ describe('pruning the kept indexes', () => {
     const root = tempDir('bas-prune-');
     const cache = join(root, 'cache');
     const store = new IndexStore(cache, 0);
-    const paths = ['kept', 'gone', 'replaced', 'grown'].map((name) => {
+    const paths = ['kept', 'gone', 'replaced', 'grown', 'unnamed'].map((name) => {
       const dir = join(root, name);
       mkdirSync(dir);
       return results(dir, 20);
     });
     for (const p of paths) await keep(store, p);
-    const [kept, gone, replaced, grown] = paths as [string, string, string, string];
+    const [kept, gone, replaced, grown, unnamed] = paths as [string, string, string, string, string];
+    // A report that names no results file is of no use, whatever the index beside it names.
+    const unnamedReport = store.entryOf(unnamed).replace(/\.idx$/, '.report.json');
+    const { path: _named, ...rest } = JSON.parse(readFileSync(unnamedReport, 'utf8'));
+    writeFileSync(unnamedReport, JSON.stringify(rest));
     rmSync(join(root, 'gone'), { recursive: true });
     // Another file at the same path (a new inode), and one that gained lines since its report.
     writeFileSync(`${replaced}.new`, readFileSync(replaced));
@@ -87,8 +93,9 @@ describe('pruning the kept indexes', () => {
     expect(entryFiles(store, replaced)).toEqual([false, false]);
     // The index of a grown file is still of use (only what it gained is read); its report is not.
     expect(entryFiles(store, grown)).toEqual([true, false]);
+    expect(entryFiles(store, unnamed)).toEqual([true, false]);
     expect([existsSync(stale), existsSync(fresh), existsSync(join(cache, 'notes.txt'))]).toEqual([false, true, true]);
-    expect(pruned.removed).toBe(6);
+    expect(pruned.removed).toBe(7);
   });
 
   it('keeps the folder under its cap, the least recently used going first, never the entry just written', async () => {

@@ -1,0 +1,66 @@
+/**
+ * GET /api/sweep answers from the plan the catalog's walk read (sweep-view.ts): sweep.json is
+ * read once for an answer, not once by the walk and again by the answer. A plan that cannot be
+ * read is a 409 naming why. The clock is held still, so the walk of this request is its only one.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import * as sweepFile from '../../src/runfile/sweep-file.js';
+import { Catalog } from '../../src/view/catalog.js';
+import { sweepAnswer } from '../../src/view/sweep-view.js';
+import { writeRun } from '../report/make-run.js';
+import { tempDir } from '../support/cli.js';
+
+vi.mock('../../src/runfile/sweep-file.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src/runfile/sweep-file.js')>();
+  return { ...real, readSweepPlan: vi.fn(real.readSweepPlan) };
+});
+
+/** A sweep folder `sw` under a fresh root: two points run, the third not started. */
+function sweepRoot(): string {
+  const root = tempDir('bas-view-sweep-');
+  const sw = join(root, 'sw');
+  for (const rows of [12, 24])
+    writeRun(join(sw, `rows-${rows}`), { n: 10, model: 'builtin:oracle', choose: () => 'oracle' });
+  writeFileSync(
+    join(sw, 'sweep.json'),
+    JSON.stringify({
+      kind: 'bas-sweep',
+      created_at: '2026-12-04T10:00:00.000Z',
+      model: null,
+      models: ['builtin:oracle'],
+      points: [12, 24, 36].map((rows) => ({ num_transactions: rows, fault_rate: null, folder: `rows-${rows}` })),
+      flags: {},
+      words: [],
+    }),
+  );
+  return root;
+}
+
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['Date'] });
+  vi.mocked(sweepFile.readSweepPlan).mockClear();
+});
+afterEach(() => vi.useRealTimers());
+
+describe('/api/sweep', () => {
+  it('reads the sweep plan once for an answer', async () => {
+    const catalog = new Catalog(sweepRoot());
+    const answer = (await sweepAnswer(catalog, new URLSearchParams({ sweep: 'sw' }))) as {
+      points: Array<{ status: string }>;
+    };
+    expect(answer.points.map((p) => p.status)).toEqual(['complete', 'complete', 'not started']);
+    expect(vi.mocked(sweepFile.readSweepPlan)).toHaveBeenCalledTimes(1);
+  });
+
+  it('answers 409, naming why, when the plan cannot be read', async () => {
+    const root = sweepRoot();
+    writeFileSync(join(root, 'sw', 'sweep.json'), '{ not json');
+    const asked = sweepAnswer(new Catalog(root), new URLSearchParams({ sweep: 'sw' }));
+    await expect(asked).rejects.toMatchObject({
+      status: 409,
+      message: expect.stringMatching(/sweep\.json is not valid JSON/),
+    });
+  });
+});
