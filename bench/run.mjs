@@ -15,6 +15,12 @@ const SECTIONS = [
     'benchMemory',
     'Peak memory of a long eval (built-in model, and against bas serve), started without node flags',
   ],
+  [
+    'replies',
+    'reply-memory.mjs',
+    'benchReplyMemory',
+    'Peak memory of bas eval under the budget for replies in flight: 64 replies of 30 MB at -c 64',
+  ],
   ['report', 'report.mjs', 'benchReport', 'bas report on a large run'],
   ['view', 'view.mjs', 'benchView', 'bas view on a folder of a million rollouts: index, opening times, server memory'],
   ['compare', 'compare.mjs', 'benchCompare', 'bas compare and bas leaderboard (tiers) of 100,000-task runs'],

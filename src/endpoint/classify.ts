@@ -71,13 +71,15 @@ export function classifyError(err: unknown, timedOut: boolean): Failure {
 }
 
 function sdkStatusFailure(err: APIError & { status: number }): Failure {
+  // The budget headers are read once: for the wait they imply and, on a 429, for the pace.
+  const limits = readRateLimits(err.headers ?? null);
   const f = statusFailure({
     status: err.status,
     error: err.error,
     fallback: err.message,
-    retryAfterMs: parseRetryAfter(err.headers ?? null),
+    retryAfterMs: parseRetryAfter(err.headers ?? null, Date.now(), limits),
     location: err.headers?.get('location') ?? null,
   });
-  if (f.type === 'rate_limit') f.rateLimits = readRateLimits(err.headers ?? null);
+  if (f.type === 'rate_limit') f.rateLimits = limits;
   return f;
 }

@@ -10,7 +10,7 @@ import { readCompletion, type Completion } from './completion.js';
 import { makeSdk, type SdkOptions } from './sdk.js';
 import { DEFAULT_MAX_RESPONSE_BYTES } from './http-fetch.js';
 import { replyBudget } from './reply-budget.js';
-import { budgetSpent, readRateLimits } from './retry-after.js';
+import { readRateLimits, type HeaderLike } from './retry-after.js';
 import { completeStreamed, isEventStream, streamParams } from './event-stream.js';
 import { ReplyCache } from './reply-cache.js';
 import type { Sampling } from '../settings/setting-table.js';
@@ -87,6 +87,19 @@ export interface HttpClientOptions extends SdkOptions {
   cache?: ReplyCache | null;
 }
 
+/** One unstreamed attempt: the reply, checked, and the headers it came with. */
+async function completeWhole(
+  sdk: OpenAI,
+  fields: Record<string, unknown>,
+  messages: readonly ChatMessage[],
+  signal: AbortSignal,
+): Promise<{ completion: Completion; headers: HeaderLike }> {
+  const body = { ...fields, messages: messages as ChatMessage[], stream: false };
+  const params = body as OpenAI.ChatCompletionCreateParamsNonStreaming;
+  const { data, response } = await sdk.chat.completions.create(params, { signal }).withResponse();
+  return { completion: readCompletion(data as unknown, body), headers: response.headers };
+}
+
 /** One attempt through the SDK once it is loaded: the whole reply, or a stream read whole. */
 function sdkAsk(
   sdkReady: Promise<OpenAI>,
@@ -96,20 +109,15 @@ function sdkAsk(
 ): (messages: readonly ChatMessage[], signal: AbortSignal) => Promise<Completion> {
   return async (messages, signal) => {
     const sdk = await sdkReady;
-    if (stream) {
-      const bounds = { maxBytes: maxResponseBytes, idleMs: stream.idleTimeoutMs };
-      return held(await completeStreamed(sdk, { ...fields, messages }, signal, bounds));
-    }
-    const body = {
-      ...fields,
-      messages: messages as ChatMessage[],
-      stream: false,
-    } as OpenAI.ChatCompletionCreateParamsNonStreaming;
-    const { data, response } = await sdk.chat.completions.create(body, { signal }).withResponse();
-    const completion = readCompletion(data as unknown, body as unknown as Record<string, unknown>);
-    // A reply can say the budget is used up before any 429 does: the runner slows down.
-    if (budgetSpent(response.headers)) completion.budget_spent = true;
-    completion.rate_limits = readRateLimits(response.headers);
+    const { completion, headers } = stream
+      ? await completeStreamed(sdk, { ...fields, messages }, signal, {
+          maxBytes: maxResponseBytes,
+          idleMs: stream.idleTimeoutMs,
+        })
+      : await completeWhole(sdk, fields, messages, signal);
+    // Read once, for both what the pace learns a rate from and whether a budget is used up
+    // (a reply can say so before any 429 does: the runner slows down).
+    completion.rate_limits = readRateLimits(headers);
     return held(completion);
   };
 }

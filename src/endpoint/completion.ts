@@ -17,9 +17,10 @@ export interface Completion {
   text: string;
   finish_reason: string | null;
   usage: Usage | null;
-  /** True when the reply's rate-limit headers said a budget is used up: the run slows down. */
-  budget_spent?: boolean;
-  /** The reply's `x-ratelimit-*` budgets, when it named any: what the pace learns a rate from. */
+  /**
+   * The reply's `x-ratelimit-*` headers, read once, when it sent any: the budgets the pace learns
+   * a rate from, and whether one is used up (`spent`: the run slows down).
+   */
   rate_limits?: RateLimits | null;
   /** Gives the reply's memory back to the budget for replies (reply-budget.ts) once it is recorded. */
   release?: () => void;

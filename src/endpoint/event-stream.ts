@@ -30,7 +30,7 @@ import {
 } from '../errors/index.js';
 import { readCompletion, type Completion } from './completion.js';
 import { UnreadResponse } from './http-fetch.js';
-import { budgetSpent, readRateLimits, type HeaderLike } from './retry-after.js';
+import type { HeaderLike } from './retry-after.js';
 import { noteAbortedWhileWaiting, replyBudget } from './reply-budget.js';
 
 interface EventStreamOptions {
@@ -366,17 +366,18 @@ export function streamParams(body: Record<string, unknown>): OpenAI.ChatCompleti
   } as unknown as OpenAI.ChatCompletionCreateParamsStreaming;
 }
 
-/** One streamed attempt: the reply, checked as a whole completion is, with its time to first token. */
+/**
+ * One streamed attempt: the reply, checked as a whole completion is, with its time to first
+ * token, and the headers it came with (the client reads their rate limits, as for any reply).
+ */
 export async function completeStreamed(
   sdk: OpenAI,
   body: Record<string, unknown>,
   signal: AbortSignal,
   bounds: StreamBounds,
-): Promise<Completion> {
+): Promise<{ completion: Completion; headers: HeaderLike }> {
   const r = await requestStreamed(sdk, body, signal, bounds);
   const completion = readCompletion(r.body, body);
-  if (budgetSpent(r.headers)) completion.budget_spent = true;
-  completion.rate_limits = readRateLimits(r.headers);
   if (r.streamed) completion.ttft_ms = r.ttftMs === null ? null : Math.round(r.ttftMs);
-  return completion;
+  return { completion, headers: r.headers };
 }

@@ -26,7 +26,7 @@
  * back, so the pace follows a limit that rises or falls during the run.
  */
 import type { PaceRecord } from '../runfile/sessions.js';
-import { impliedRate, type RateLimits } from './retry-after.js';
+import { impliedRate, namesBudget, type RateLimits } from './retry-after.js';
 
 /** What run.json keeps of the rate limiting, beside the rest of the pace. */
 type RateRecord = Required<Pick<PaceRecord, 'rate_limited' | 'rate_rps' | 'lowest_rate_rps'>>;
@@ -143,7 +143,7 @@ export class RateGauge {
    * known already, or it names a budget, or it asks for a second or more.
    */
   private showsRate(limits: RateLimits | null, hintMs: number | null): boolean {
-    return this.rps !== null || this.headerRps !== null || limits !== null || (hintMs ?? 0) >= 1000;
+    return this.rps !== null || this.headerRps !== null || namesBudget(limits) || (hintMs ?? 0) >= 1000;
   }
 
   record(): RateRecord {

@@ -12,9 +12,14 @@ export interface HeaderLike {
  * How long the server asked us to wait, in ms: `retry-after-ms`, else `Retry-After` as
  * seconds or an HTTP date (RFC 9110 s10.2.3), else the reset time of a spent rate-limit
  * budget (`x-ratelimit-reset-requests` / `-tokens`, as "1s", "6m0s" or "250ms"). Null when
- * absent or unreadable; never negative.
+ * absent or unreadable; never negative. `limits` is the reply's budgets when the caller has
+ * read them already (readRateLimits): the budget headers are then not read again.
  */
-export function parseRetryAfter(headers: HeaderLike | null | undefined, now = Date.now()): number | null {
+export function parseRetryAfter(
+  headers: HeaderLike | null | undefined,
+  now = Date.now(),
+  limits?: RateLimits | null,
+): number | null {
   if (!headers) return null;
   const ms = headers.get('retry-after-ms');
   if (ms != null && ms.trim() !== '' && ms.length <= 32) {
@@ -30,29 +35,7 @@ export function parseRetryAfter(headers: HeaderLike | null | undefined, now = Da
     const when = /[A-Za-z]/.test(text) ? Date.parse(text) : Number.NaN;
     if (!Number.isNaN(when)) return Math.max(0, when - now);
   }
-  return rateLimitReset(headers);
-}
-
-/**
- * The wait that the `x-ratelimit-*` headers imply: the reset time of each budget whose
- * remaining count is 0 (the longest of them), or, when none says so, the shortest reset given.
- */
-function rateLimitReset(headers: HeaderLike): number | null {
-  let spent: number | null = null;
-  let any: number | null = null;
-  for (const budget of ['requests', 'tokens']) {
-    const reset = parseDuration(headers.get(`x-ratelimit-reset-${budget}`));
-    if (reset === null) continue;
-    any = any === null ? reset : Math.min(any, reset);
-    if (headers.get(`x-ratelimit-remaining-${budget}`)?.trim() === '0') spent = Math.max(spent ?? 0, reset);
-  }
-  return spent ?? any;
-}
-
-/** True when the rate-limit headers say a budget is used up (remaining 0). */
-export function budgetSpent(headers: HeaderLike | null | undefined): boolean {
-  if (!headers) return false;
-  return ['requests', 'tokens'].some((b) => headers.get(`x-ratelimit-remaining-${b}`)?.trim() === '0');
+  return (limits === undefined ? readRateLimits(headers) : limits)?.waitMs ?? null;
 }
 
 const UNIT_MS: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1, us: 0.001, µs: 0.001, ns: 0.000001 };
@@ -90,30 +73,60 @@ interface RateBudget {
   resetMs: number;
 }
 
-/** The budgets a reply's `x-ratelimit-*` headers describe (each null when not all three are there and readable). */
+/**
+ * What a reply's `x-ratelimit-*` headers say, each header read once: the budgets the pace learns
+ * a rate from, whether one is used up, and the wait they imply.
+ */
 export interface RateLimits {
+  /** Each null when not all three of its headers are there and readable. */
   requests: RateBudget | null;
   tokens: RateBudget | null;
+  /** True when a remaining count is 0 (whatever else is there): a budget is used up. */
+  spent: boolean;
+  /**
+   * The wait they imply, in ms: the reset time of each spent budget (the longest of them), or,
+   * when none is spent, the shortest reset given; null without a readable reset.
+   */
+  waitMs: number | null;
 }
 
-function budgetOf(headers: HeaderLike, budget: 'requests' | 'tokens'): RateBudget | null {
+/** The three headers of one budget, each read once (each null when absent or unreadable). */
+function budgetHeaders(headers: HeaderLike, budget: 'requests' | 'tokens') {
   const num = (name: string): number | null => {
     const v = headers.get(`x-ratelimit-${name}-${budget}`)?.trim();
     if (v == null || v === '' || v.length > 32 || !/^\d+(\.\d+)?$/.test(v)) return null;
     return Number(v);
   };
-  const limit = num('limit');
-  const remaining = num('remaining');
-  const resetMs = parseDuration(headers.get(`x-ratelimit-reset-${budget}`));
-  return limit === null || remaining === null || resetMs === null ? null : { limit, remaining, resetMs };
+  return {
+    limit: num('limit'),
+    remaining: num('remaining'),
+    resetMs: parseDuration(headers.get(`x-ratelimit-reset-${budget}`)),
+  };
 }
 
-/** The rate-limit budgets of a reply's headers, or null when it names none. */
+/** The reply's rate-limit headers, read once, or null when it sends none that can be read. */
 export function readRateLimits(headers: HeaderLike | null | undefined): RateLimits | null {
   if (!headers) return null;
-  const requests = budgetOf(headers, 'requests');
-  const tokens = budgetOf(headers, 'tokens');
-  return requests === null && tokens === null ? null : { requests, tokens };
+  const limits: RateLimits = { requests: null, tokens: null, spent: false, waitMs: null };
+  let spentWait: number | null = null;
+  let anyWait: number | null = null;
+  let heard = false;
+  for (const budget of ['requests', 'tokens'] as const) {
+    const { limit, remaining, resetMs } = budgetHeaders(headers, budget);
+    heard ||= limit !== null || remaining !== null || resetMs !== null;
+    if (limit !== null && remaining !== null && resetMs !== null) limits[budget] = { limit, remaining, resetMs };
+    if (remaining === 0) limits.spent = true;
+    if (resetMs === null) continue;
+    anyWait = anyWait === null ? resetMs : Math.min(anyWait, resetMs);
+    if (remaining === 0) spentWait = Math.max(spentWait ?? 0, resetMs);
+  }
+  limits.waitMs = spentWait ?? anyWait;
+  return heard ? limits : null;
+}
+
+/** True when the headers named a whole budget (limit, remaining and reset): a rate can be read from them. */
+export function namesBudget(limits: RateLimits | null): boolean {
+  return limits !== null && (limits.requests !== null || limits.tokens !== null);
 }
 
 /**

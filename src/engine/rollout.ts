@@ -166,7 +166,7 @@ class Episode {
     let signals: AnswerSignals = {};
     try {
       const completion = await o.client.complete(this.messages, bound.signal, { rollout: o.rollout ?? 0, attempt });
-      outcome = completion.budget_spent ? 'spent' : 'ok';
+      outcome = completion.rate_limits?.spent ? 'spent' : 'ok';
       signals = { limits: completion.rate_limits ?? null, tokens: completion.usage?.total_tokens ?? null };
       this.usage = addUsage(this.usage, completion.usage);
       if (hold) o.spend!.settle(hold, completion.usage, 'reply');

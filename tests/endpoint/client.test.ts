@@ -191,39 +191,44 @@ describe('readCompletion: what an unusable reply cost', () => {
 });
 
 describe('httpClient: rate-limit headers on a reply', () => {
-  it.each([
+  const headerCases = [
     [{ 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-reset-requests': '1s' }, true],
-    [{ 'x-ratelimit-remaining-requests': '12' }, undefined],
+    [{ 'x-ratelimit-remaining-requests': '12' }, false],
     [{}, undefined],
-  ])('headers %j: budget_spent %s', async (headers, spent) => {
-    const { createServer } = await import('node:http');
-    const { httpClient } = await import('../../src/endpoint/client.js');
-    const body = JSON.stringify({
-      choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }],
-    });
-    const server = createServer((req, res) => {
-      req.resume();
-      req.on('end', () => {
-        res.writeHead(200, { 'content-type': 'application/json', ...headers });
-        res.end(body);
+  ] as const;
+  it.each([false, true].flatMap((stream) => headerCases.map(([headers, spent]) => [stream, headers, spent] as const)))(
+    'streamed %s, headers %j: rate_limits.spent %s',
+    async (stream, headers, spent) => {
+      const { createServer } = await import('node:http');
+      const { httpClient } = await import('../../src/endpoint/client.js');
+      const message = { role: 'assistant', content: 'hi' };
+      const whole = JSON.stringify({ choices: [{ index: 0, message, finish_reason: 'stop' }] });
+      const chunk = JSON.stringify({ choices: [{ index: 0, delta: message, finish_reason: 'stop' }] });
+      const server = createServer((req, res) => {
+        req.resume();
+        req.on('end', () => {
+          res.writeHead(200, { 'content-type': stream ? 'text/event-stream' : 'application/json', ...headers });
+          res.end(stream ? `data: ${chunk}\n\ndata: [DONE]\n\n` : whole);
+        });
       });
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    try {
-      const port = (server.address() as { port: number }).port;
-      const client = httpClient({
-        model: 'm',
-        baseURL: `http://127.0.0.1:${port}/v1`,
-        apiKey: 'k',
-        sampling: { temperature: null, max_tokens: null, reasoning_effort: null, extra: {} },
-        requestTimeoutMs: 5000,
-      });
-      const c = await client.complete([{ role: 'user', content: 'x' }], new AbortController().signal);
-      expect(c.text).toBe('hi');
-      expect(c.budget_spent).toBe(spent);
-    } finally {
-      server.closeAllConnections();
-      await new Promise<void>((r) => server.close(() => r()));
-    }
-  });
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      try {
+        const port = (server.address() as { port: number }).port;
+        const client = httpClient({
+          model: 'm',
+          baseURL: `http://127.0.0.1:${port}/v1`,
+          apiKey: 'k',
+          sampling: { temperature: null, max_tokens: null, reasoning_effort: null, extra: {} },
+          requestTimeoutMs: 5000,
+          stream: stream ? { idleTimeoutMs: 5000 } : null,
+        });
+        const c = await client.complete([{ role: 'user', content: 'x' }], new AbortController().signal);
+        expect(c.text).toBe('hi');
+        expect(c.rate_limits?.spent).toBe(spent);
+      } finally {
+        server.closeAllConnections();
+        await new Promise<void>((r) => server.close(() => r()));
+      }
+    },
+  );
 });

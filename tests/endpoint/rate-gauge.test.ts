@@ -37,7 +37,7 @@ describe('pacing by rate starts', () => {
   });
 
   it('on refusals that carry a rate-limit budget, whatever their hint', () => {
-    const limits = { requests: { limit: 10, remaining: 0, resetMs: 1000 }, tokens: null };
+    const limits = { requests: { limit: 10, remaining: 0, resetMs: 1000 }, tokens: null, spent: true, waitMs: 1000 };
     expect(refusedTwice(2, limits).rate).not.toBeNull();
   });
 });
@@ -46,7 +46,7 @@ describe('the spacing', () => {
   /** A gauge pacing at 40 requests a second (a 429 naming a budget of 40 a second). */
   function at40(): RateGauge {
     const g = new RateGauge();
-    const limits = { requests: { limit: 40, remaining: 0, resetMs: 1000 }, tokens: null };
+    const limits = { requests: { limit: 40, remaining: 0, resetMs: 1000 }, tokens: null, spent: true, waitMs: 1000 };
     g.refused(0, g.send(0), limits, 25);
     expect(g.rate).toBe(40);
     return g;

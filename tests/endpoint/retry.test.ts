@@ -7,13 +7,7 @@ import {
   retryable,
   type RetryPolicy,
 } from '../../src/endpoint/retry.js';
-import {
-  budgetSpent,
-  impliedRate,
-  parseDuration,
-  parseRetryAfter,
-  readRateLimits,
-} from '../../src/endpoint/retry-after.js';
+import { impliedRate, parseDuration, parseRetryAfter, readRateLimits } from '../../src/endpoint/retry-after.js';
 
 const headers = (h: Record<string, string>) => new Headers(h);
 const policy: RetryPolicy = {
@@ -155,11 +149,41 @@ describe('rate-limit headers', () => {
     expect(parseRetryAfter(h({ 'retry-after': '3', 'x-ratelimit-reset-requests': '9s' }))).toBe(3000);
   });
 
-  it('budgetSpent is true only when a remaining count is 0', () => {
-    expect(budgetSpent(h({ 'x-ratelimit-remaining-requests': '0' }))).toBe(true);
-    expect(budgetSpent(h({ 'x-ratelimit-remaining-requests': '10', 'x-ratelimit-remaining-tokens': '0' }))).toBe(true);
-    expect(budgetSpent(h({ 'x-ratelimit-remaining-requests': '10' }))).toBe(false);
-    expect(budgetSpent(null)).toBe(false);
+  it('a budget is spent only when a remaining count is 0', () => {
+    const spent = (o: Record<string, string>): boolean | undefined => readRateLimits(h(o))?.spent;
+    expect(spent({ 'x-ratelimit-remaining-requests': '0' })).toBe(true);
+    expect(spent({ 'x-ratelimit-remaining-requests': '10', 'x-ratelimit-remaining-tokens': '0' })).toBe(true);
+    expect(spent({ 'x-ratelimit-remaining-requests': '10' })).toBe(false);
+    expect(readRateLimits(null)).toBeNull();
+  });
+
+  it('reads each rate-limit header of a reply once, for the budgets, whether one is spent and the wait they imply', () => {
+    const sent = new Headers({
+      'x-ratelimit-limit-requests': '60',
+      'x-ratelimit-remaining-requests': '0',
+      'x-ratelimit-reset-requests': '2s',
+      'x-ratelimit-remaining-tokens': '500',
+      'x-ratelimit-reset-tokens': '250ms',
+    });
+    const reads = new Map<string, number>();
+    const counted = {
+      get(name: string) {
+        reads.set(name, (reads.get(name) ?? 0) + 1);
+        return sent.get(name);
+      },
+    };
+    const limits = readRateLimits(counted)!;
+    // A 429's wait and its budgets come from the one reading.
+    expect(parseRetryAfter(counted, 0, limits)).toBe(2000);
+    expect(limits).toEqual({
+      requests: { limit: 60, remaining: 0, resetMs: 2000 },
+      tokens: null,
+      spent: true,
+      waitMs: 2000,
+    });
+    const budgetReads = [...reads].filter(([name]) => name.startsWith('x-ratelimit-'));
+    expect(budgetReads).toHaveLength(6);
+    expect(budgetReads.every(([, n]) => n === 1)).toBe(true);
   });
 
   it('a 429 is a waiting turn: retried past maxRetries, until the deadline', () => {
@@ -201,18 +225,19 @@ describe('the rate the rate-limit headers imply', () => {
   });
 
   it('says nothing of a full budget, one with no time to refill, or headers that are not all there', () => {
-    const full = { requests: { limit: 5, remaining: 5, resetMs: 0 }, tokens: null };
+    const full = { requests: { limit: 5, remaining: 5, resetMs: 0 }, tokens: null, spent: false, waitMs: 0 };
     expect(impliedRate(full, null)).toBeNull();
-    expect(readRateLimits(h({ 'x-ratelimit-limit-requests': '5' }))).toBeNull();
-    expect(
-      readRateLimits(
-        h({
-          'x-ratelimit-limit-requests': '-5',
-          'x-ratelimit-remaining-requests': '0',
-          'x-ratelimit-reset-requests': '1s',
-        }),
-      ),
-    ).toBeNull();
+    expect(readRateLimits(h({ 'x-ratelimit-limit-requests': '5' }))?.requests).toBeNull();
+    const unreadable = readRateLimits(
+      h({
+        'x-ratelimit-limit-requests': '-5',
+        'x-ratelimit-remaining-requests': '0',
+        'x-ratelimit-reset-requests': '1s',
+      }),
+    )!;
+    expect(unreadable.requests).toBeNull();
+    expect(impliedRate(unreadable, null)).toBeNull();
+    expect(readRateLimits(h({ 'x-ratelimit-limit-requests': 'many' }))).toBeNull();
     expect(readRateLimits(null)).toBeNull();
   });
 });
