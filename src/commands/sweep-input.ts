@@ -16,6 +16,7 @@ import {
   planModels,
   readSweepPlan,
   sweepFile,
+  SWEEP_AXES,
   type SweepAxis,
   type SweepPlan,
   type SweepPlanPoint,
@@ -30,10 +31,8 @@ import type { RunPlan } from '../engine/run-eval.js';
 import { planPoint, type SweepRun } from '../engine/sweep.js';
 import { rolloutsLeft } from '../engine/session.js';
 import { SETTINGS } from '../settings/setting-table.js';
-import { REASONING_EFFORTS } from '../settings/setting-parse.js';
-
-type Effort = (typeof REASONING_EFFORTS)[number];
 import { COMMAND_FLAGS } from '../settings/command-flags.js';
+import { flagName } from '../settings/flag.js';
 import { evalPlanFromFlags } from './eval-run.js';
 import * as std from '../io/std.js';
 
@@ -171,35 +170,36 @@ function folderPrefixes(models: string[]): Map<string, string> {
   return prefixes;
 }
 
-/** What a sweep varies, from its flags: the axis and its values, the rows of every point, the fault rates. */
-interface SweepGrid {
-  axis: SweepAxis;
-  /** The axis's values (rows, efforts or token limits), in the order given. */
-  values: Array<number | string>;
-  rows: number;
-  rates: Array<number | null>;
-}
+/**
+ * What a sweep varies, from its flags: the axis and its values (in the order run), and the
+ * fault rates. A budget sweep's points all have one row count, its `rows`; a sweep along the
+ * rows has none of its own.
+ */
+type SweepGrid = { rates: Array<number | null> } & (
+  | { axis: 'num_transactions'; values: number[] }
+  | { axis: 'reasoning_effort' | 'max_tokens'; values: Array<number | string>; rows: number }
+);
 
 /**
  * The points of the grid: every axis value × fault rate × model. Folder names: `rows-12` (and
  * `-fault-0.1`) as bas 0.3 named them when there is one model, prefixed with the model
  * (`builtin-oracle--rows-12`) when there are several; a budget sweep's are `effort-low` or
- * `max-tokens-4000`. Two models whose names make the same prefix get `-2`, `-3` after it.
+ * `max-tokens-4000` (SWEEP_AXES). Two models whose names make the same prefix get `-2`, `-3` after it.
  */
 function gridPoints(models: string[], grid: SweepGrid): SweepPlanPoint[] {
   const prefixes = folderPrefixes(models);
-  const place = (v: number | string): Omit<SweepPlanPoint, 'fault_rate' | 'folder'> & { name: string } =>
-    grid.axis === 'reasoning_effort'
-      ? { num_transactions: grid.rows, reasoning_effort: String(v), name: `effort-${v}` }
-      : grid.axis === 'max_tokens'
-        ? { num_transactions: grid.rows, max_tokens: Number(v), name: `max-tokens-${v}` }
-        : { num_transactions: Number(v), name: `rows-${v}` };
-  return grid.values.flatMap((v) =>
+  const place = (v: number | string): Omit<SweepPlanPoint, 'fault_rate' | 'folder'> =>
+    grid.axis === 'num_transactions'
+      ? { num_transactions: Number(v) }
+      : grid.axis === 'reasoning_effort'
+        ? { num_transactions: grid.rows, reasoning_effort: String(v) }
+        : { num_transactions: grid.rows, max_tokens: Number(v) };
+  return (grid.values as Array<number | string>).flatMap((v) =>
     grid.rates.flatMap((f) =>
       models.map((m) => {
-        const { name, ...at } = place(v);
+        const name = `${SWEEP_AXES[grid.axis].folder}-${v}`;
         const folder = `${prefixes.get(m)}${name}${f === null ? '' : `-fault-${f}`}`;
-        return { model: m, ...at, fault_rate: f, folder };
+        return { model: m, ...place(v), fault_rate: f, folder };
       }),
     ),
   );
@@ -300,54 +300,52 @@ async function planSweep(
   return run;
 }
 
+/** Each axis's values as its flag lists them, or null when the flag is not given. */
+function listedAxes(
+  flags: SweepFlags,
+): Array<{ axis: SweepAxis; flag: string; values: Array<number | string> | null }> {
+  return (Object.keys(SWEEP_AXES) as SweepAxis[]).map((axis) => {
+    const spec = COMMAND_FLAGS.sweep[SWEEP_AXES[axis].setting];
+    const flag = flagName(spec);
+    const text = textFlag(flags[SWEEP_AXES[axis].setting]);
+    return { axis, flag, values: text === undefined ? null : spec.parse(text, flag) };
+  });
+}
+
 /**
  * What a new sweep varies, from its flags: one of --num-transactions, --reasoning-effort and
  * --max-tokens may list several values, and that is the axis (rows when none does). A budget
  * sweep's points all have the rows given once, else those its models' settings give.
  */
 async function sweepGrid(words: string[], flags: SweepFlags, model: string): Promise<SweepGrid> {
-  const { numTransactions: rowsFlag, faultRate: ratesFlag, reasoningEffort, maxTokens } = COMMAND_FLAGS.sweep;
-  const list = <V>(v: string | boolean | undefined, parse: (v: unknown, name: string) => V[], name: string) => {
-    const text = textFlag(v);
-    return text === undefined ? null : parse(text, name);
-  };
-  const given: Array<[SweepAxis, string, Array<number | string> | null]> = [
-    ['num_transactions', '--num-transactions', list(flags.numTransactions, rowsFlag.parse, '--num-transactions')],
-    [
-      'reasoning_effort',
-      '--reasoning-effort',
-      list(flags.reasoningEffort, reasoningEffort.parse, '--reasoning-effort'),
-    ],
-    ['max_tokens', '--max-tokens', list(flags.maxTokens, maxTokens.parse, '--max-tokens')],
-  ];
-  const several = given.filter(([, , v]) => v !== null && v.length > 1);
+  const given = listedAxes(flags);
+  const several = given.filter((g) => g.values !== null && g.values.length > 1);
   if (several.length > 1)
     throw new ConfigError(
-      `a sweep has one axis, but ${several.map(([, n]) => n).join(' and ')} each list several values: give several to one of them`,
+      `a sweep has one axis, but ${several.map((g) => g.flag).join(' and ')} each list several values: give several to one of them`,
     );
-  const [axis, , listed] = several[0] ?? given[0]!;
-  // A budget's points run from the smallest (the rows as given).
-  const rank = (v: number | string) => (typeof v === 'number' ? v : REASONING_EFFORTS.indexOf(v as Effort));
-  const values =
-    axis === 'num_transactions' || listed === null ? listed : [...listed].sort((a, b) => rank(a) - rank(b));
-  const rows = given[0]![2] as number[] | null;
-  if (values === null)
+  const rowsGiven = given.find((g) => g.axis === 'num_transactions')!;
+  const { axis, values: listed } = several[0] ?? rowsGiven;
+  if (listed === null)
     throw new ConfigError(
       'bas sweep needs --num-transactions with the points, e.g. --num-transactions 12,24,60,120,240, or the reasoning budget as its axis: --reasoning-effort low,medium,high or --max-tokens 1000,4000,16000',
     );
   const faultRate = textFlag(flags.faultRate);
-  const rates = faultRate === undefined ? [null] : ratesFlag.parse(faultRate, '--fault-rate');
-  if (axis === 'num_transactions') return { axis, values, rows: 0, rates };
-  // The rows of a budget sweep: the one given, else the model's settings' (config or default).
-  const base =
-    rows?.[0] ??
+  const rates = faultRate === undefined ? [null] : COMMAND_FLAGS.sweep.faultRate.parse(faultRate, '--fault-rate');
+  if (axis === 'num_transactions') return { axis, values: listed as number[], rates };
+  // A budget's points run from the smallest, with the rows given once, else the model's
+  // settings' (config or default).
+  const rank = SWEEP_AXES[axis].rank;
+  const values = [...listed].sort((a, b) => rank(a) - rank(b));
+  const rows =
+    (rowsGiven.values?.[0] as number | undefined) ??
     (await evalPlanFromFlags(words, { ...evalFlagsOf(flags, axis), model }, { models: true })).settings.numTransactions;
-  return { axis, values, rows: base, rates };
+  return { axis, values, rows, rates };
 }
 
 /** The eval flags a sweep passes on to every point: those given, less its own and its axis's. */
 function evalFlagsOf(flags: SweepFlags, axis: SweepAxis): SweepPlan['flags'] {
-  const axisFlag = axis === 'reasoning_effort' ? 'reasoningEffort' : axis === 'max_tokens' ? 'maxTokens' : null;
+  const axisFlag = SWEEP_AXES[axis].setting;
   return Object.fromEntries(
     Object.entries(flags).filter(([k, v]) => v !== undefined && !OWN.has(k) && k !== axisFlag),
   ) as SweepPlan['flags'];

@@ -65,8 +65,8 @@ export function forgetTemp(path: string): void {
   }
 }
 
-/** A name beside `target` that no one else uses: dot-prefixed, with pid and random part. */
-function tempNameFor(target: string): string {
+/** A name beside `target` (a file or a folder) that no one else uses: dot-prefixed, with pid and random part. */
+export function tempNameFor(target: string): string {
   return join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
 }
 

@@ -160,14 +160,18 @@ export function provenanceOf(run: RunFile | RunInfo | null, model: string, task:
 
 const UNKNOWN = 'unknown';
 
-/** "temperature 0 · max tokens 4096 · reasoning effort not sent", or "unknown". */
-export function samplingText(s: Sampling | null): string {
+/**
+ * "temperature 0 · max tokens 4096 · reasoning effort not sent", or "unknown". `axis`: the
+ * field a sweep varies, said once as its axis ("max tokens: the axis") rather than per point.
+ */
+export function samplingText(s: Sampling | null, axis: string | null = null): string {
   if (s === null) return UNKNOWN;
-  const part = (name: string, v: unknown) => `${name} ${v === null ? 'not sent' : String(v)}`;
+  const part = (key: keyof Sampling, name: string) =>
+    key === axis ? `${name}: the axis` : `${name} ${s[key] === null ? 'not sent' : String(s[key])}`;
   const parts = [
-    part('temperature', s.temperature),
-    part('max tokens', s.max_tokens),
-    part('reasoning effort', s.reasoning_effort),
+    part('temperature', 'temperature'),
+    part('max_tokens', 'max tokens'),
+    part('reasoning_effort', 'reasoning effort'),
   ];
   const extra = Object.keys(s.extra);
   if (extra.length) parts.push(`extra body ${JSON.stringify(s.extra)}`);

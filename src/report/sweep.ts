@@ -7,9 +7,18 @@
 import { basename, join } from 'node:path';
 import { fitTable, wrapCell } from './fit-table.js';
 import { readRun, type RunData } from './read.js';
-import { planAxis, planModels, readSweepPlan, type SweepAxis } from '../runfile/sweep-file.js';
+import {
+  axisRank,
+  axisText,
+  planAxis,
+  planModels,
+  placeText,
+  readSweepPlan,
+  SWEEP_AXES,
+  type AxisPlace,
+  type SweepAxis,
+} from '../runfile/sweep-file.js';
 import type { Warn } from '../runfile/read.js';
-import { REASONING_EFFORTS } from '../settings/setting-parse.js';
 import type { Estimate } from '../summary/stats.js';
 import { fmt, fmtInt } from './tables.js';
 import { csvField } from './csv.js';
@@ -81,31 +90,6 @@ export interface SweepInput {
   data: Omit<RunData, 'builder'>;
 }
 
-/** Each axis in words, for tables and figures. */
-const AXIS_LABEL: Record<SweepAxis, string> = {
-  num_transactions: 'rows per ledger',
-  reasoning_effort: 'reasoning effort',
-  max_tokens: 'max_tokens (completion token limit)',
-};
-
-/** Each axis as a column's head. */
-export const AXIS_HEAD: Record<SweepAxis, string> = {
-  num_transactions: 'rows',
-  reasoning_effort: 'reasoning effort',
-  max_tokens: 'max_tokens',
-};
-
-/** A point's place on the axis as a number: rows, the token limit, or an effort's rank (none 0 … xhigh 5). */
-function axisValue(
-  p: Pick<SweepPoint, 'num_transactions' | 'reasoning_effort' | 'max_tokens'>,
-  axis: SweepAxis,
-): number {
-  if (axis === 'reasoning_effort')
-    return REASONING_EFFORTS.indexOf(p.reasoning_effort as (typeof REASONING_EFFORTS)[number]);
-  if (axis === 'max_tokens') return p.max_tokens ?? 0;
-  return p.num_transactions;
-}
-
 /**
  * How a sweep's figures draw its axis: its label, the range every panel shares, and (for
  * reasoning efforts, drawn by rank) each tick's name.
@@ -116,18 +100,11 @@ export function figureAxis(r: SweepResult): {
   tick?: (x: number) => string;
   x: (p: SweepPoint) => number;
 } {
-  const x = (p: SweepPoint) => axisValue(p, r.axis);
+  const spec: { label: string; tick?: (rank: number) => string } = SWEEP_AXES[r.axis];
+  const x = (p: SweepPoint) => axisRank(p, r.axis);
   const xs = r.points.map(x);
   const domain: [number, number] = [Math.min(...xs), Math.max(...xs)];
-  const tick = r.axis === 'reasoning_effort' ? (v: number) => REASONING_EFFORTS[v] ?? 'not sent' : undefined;
-  return { xLabel: AXIS_LABEL[r.axis], domain, x, ...(tick ? { tick } : {}) };
-}
-
-/** A point's place on the axis in words: "24", "low", "4000" ("not sent" for a budget the run did not send). */
-export function axisText(p: SweepPoint, axis: SweepAxis): string {
-  if (axis === 'reasoning_effort') return p.reasoning_effort ?? 'not sent';
-  if (axis === 'max_tokens') return p.max_tokens === null ? 'not sent' : String(p.max_tokens);
-  return String(p.num_transactions);
+  return { xLabel: spec.label, domain, x, ...(spec.tick ? { tick: spec.tick } : {}) };
 }
 
 /**
@@ -170,7 +147,7 @@ export function buildSweep(
   out.sort(
     (a, b) =>
       order.indexOf(a.model) - order.indexOf(b.model) ||
-      axisValue(a, axis) - axisValue(b, axis) ||
+      axisRank(a, axis) - axisRank(b, axis) ||
       (a.fault_rate ?? 0) - (b.fault_rate ?? 0),
   );
   const used = order.filter((m) => out.some((p) => p.model === m));
@@ -193,23 +170,8 @@ export function hasFaultRates(r: SweepResult): boolean {
  * Where a point is, in words: "24 rows", "reasoning effort low" or "max_tokens 4000", with ",
  * fault rate 0.5" when it has one. A planned point's axis is the budget it carries.
  */
-export function pointName(
-  p: {
-    num_transactions: number;
-    fault_rate: number | null;
-    reasoning_effort?: string | null;
-    max_tokens?: number | null;
-  },
-  axis: SweepAxis = p.reasoning_effort != null
-    ? 'reasoning_effort'
-    : p.max_tokens != null
-      ? 'max_tokens'
-      : 'num_transactions',
-): string {
-  const rate = p.fault_rate === null ? '' : `, fault rate ${p.fault_rate}`;
-  if (axis === 'reasoning_effort') return `reasoning effort ${p.reasoning_effort ?? 'not sent'}${rate}`;
-  if (axis === 'max_tokens') return `max_tokens ${p.max_tokens ?? 'not sent'}${rate}`;
-  return `${p.num_transactions} rows${rate}`;
+export function pointName(p: AxisPlace & { fault_rate: number | null }, axis?: SweepAxis): string {
+  return `${placeText(p, axis)}${p.fault_rate === null ? '' : `, fault rate ${p.fault_rate}`}`;
 }
 
 /**
@@ -230,7 +192,7 @@ function renderSweepGrid(r: SweepResult, model: string): string {
   const withRate = hasFaultRates(r);
   const rateDigits = sharedDecimals(r.points.flatMap((p) => (p.fault_rate === null ? [] : [p.fault_rate])));
   const head = [
-    AXIS_HEAD[r.axis].replace(' ', '\n'),
+    SWEEP_AXES[r.axis].head.replace(' ', '\n'),
     ...(withRate ? ['fault\nrate'] : []),
     'reward',
     'bas_correct',
@@ -250,16 +212,6 @@ function renderSweepGrid(r: SweepResult, model: string): string {
       `${fmtInt(p.completed)} / ${fmtInt(p.errored)}\nof ${fmtInt(p.n)}`,
     ]);
   return fitTable(head, rows, { separators: true, align: head.map(() => 'right') });
-}
-
-/** A sampling text with a budget axis's own setting said once, as the axis, rather than per point. */
-function axisLess(text: string, axis: SweepAxis): string {
-  if (axis === 'num_transactions') return text;
-  const name = axis === 'reasoning_effort' ? 'reasoning effort' : 'max tokens';
-  return text
-    .split(' · ')
-    .map((part) => (part.startsWith(`${name} `) ? `${name}: the axis` : part))
-    .join(' · ');
 }
 
 /**
@@ -290,17 +242,14 @@ export function sweepSettingsLines(r: SweepResult): Array<[string, string]> {
   return [
     line('tasks', tasks),
     line('endpoint', endpointText),
-    line('sampling', (p) => axisLess(samplingText(p.sampling), r.axis)),
+    line('sampling', (p) => samplingText(p.sampling, r.axis)),
     line('versions', versionsText),
   ];
 }
 
 /** The text `bas sweep` prints at the end: a table per model, within 80 columns, then the notes. */
 export function renderSweep(r: SweepResult): string {
-  const against = { num_transactions: 'ledger rows', reasoning_effort: 'reasoning effort', max_tokens: 'max_tokens' }[
-    r.axis
-  ];
-  const out = [wrapCell(`sweep in ${r.dir}: means over 95% intervals against ${against}`, 80)];
+  const out = [wrapCell(`sweep in ${r.dir}: means over 95% intervals against ${SWEEP_AXES[r.axis].against}`, 80)];
   for (const [label, text] of sweepSettingsLines(r)) out.push(wrapCell(`${label}: ${text}`, 80));
   for (const m of r.models) out.push(wrapCell(`model ${m}`, 80), renderSweepGrid(r, m));
   for (const p of r.points)

@@ -8,10 +8,9 @@
  * at the output path while the build ran, with someone's files in it, is refused and kept.
  * The only folder ever removed recursively is our own temporary one.
  */
-import { randomBytes } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
-import { forgetTemp, trackTemp } from '../io/atomic-file.js';
+import { dirname, resolve } from 'node:path';
+import { forgetTemp, tempNameFor, trackTemp } from '../io/atomic-file.js';
 import { ConfigError, fileError, systemErrorCode } from '../errors/index.js';
 import { ResultStore } from './results.js';
 import { writeRunInfo, type RunInfo } from './run-info.js';
@@ -50,7 +49,7 @@ function makeTempFolder(out: string, flag: string): string {
     throw fileError('create', parent, err, flag);
   }
   for (let attempt = 0; ; attempt++) {
-    const temp = join(parent, `.${basename(resolve(out))}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+    const temp = tempNameFor(resolve(out));
     // Tracked before it exists: a stop signal that arrives just after the mkdir must find the
     // cleanup in place, not the default action that kills the process and leaves the folder.
     // A failed mkdir forgets it in the same synchronous step, before any signal handler can run.

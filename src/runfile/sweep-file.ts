@@ -13,6 +13,7 @@ import { ConfigError, FileTooLargeError } from '../errors/index.js';
 import { readSmallFile } from '../io/jsonl.js';
 import { fileSink, withSink } from '../io/output.js';
 import { SWEEP_FILE } from './files.js';
+import { REASONING_EFFORTS, type ReasoningEffort } from '../settings/setting-parse.js';
 
 /** Most runs (models × points) a sweep may have. */
 export const MAX_POINTS = 100;
@@ -20,11 +21,103 @@ export const MAX_POINTS = 100;
 /** A plan lists at most a few hundred points; far past that it is not one bas wrote. */
 const MAX_PLAN_BYTES = 10_000_000;
 
+/** A point's place on every axis: its rows, and a budget sweep's budget (null or absent: not sent). */
+export interface AxisPlace {
+  num_transactions: number;
+  reasoning_effort?: string | null;
+  max_tokens?: number | null;
+}
+
+/** What one axis is: the setting its values are, where its points' folders start, its words. */
+interface AxisSpec {
+  /** The setting a point's value on the axis is (read and checked as that setting's value). */
+  setting: 'numTransactions' | 'reasoningEffort' | 'maxTokens';
+  /** How its points' folder names start: `rows-12`, `effort-low`, `max-tokens-4000`. */
+  folder: string;
+  /** The axis in words, under a figure. */
+  label: string;
+  /** A table column's head. */
+  head: string;
+  /** What a sweep's tables are drawn against, in its first line. */
+  against: string;
+  /** The heading of its curves on a page. */
+  curves: string;
+  /** A point's place in words ("24 rows", "reasoning effort low"), from its value in words. */
+  place: (value: string) => string;
+  /** A value's place along the axis as a number: rows, the token limit, or an effort's rank (none 0 … xhigh 5). */
+  rank: (value: number | string | null) => number;
+  /** A tick of a figure drawn by rank, in words; absent: the number itself. */
+  tick?: (rank: number) => string;
+}
+
 /**
- * What a sweep's points vary along: ledger rows (every plan before 0.4.1), or the reasoning
- * budget, sent as `reasoning_effort` or `max_tokens` (since 0.4.1).
+ * What a sweep's points may vary along: ledger rows (every plan before 0.4.1), or the
+ * reasoning budget, sent as `reasoning_effort` or `max_tokens` (since 0.4.1). Keyed by the
+ * point's field (and sweep.json's `axis`). Every command, report and figure takes an axis's
+ * setting and words from here.
  */
-export type SweepAxis = 'num_transactions' | 'reasoning_effort' | 'max_tokens';
+export const SWEEP_AXES = {
+  num_transactions: {
+    setting: 'numTransactions',
+    folder: 'rows',
+    label: 'rows per ledger',
+    head: 'rows',
+    against: 'ledger rows',
+    curves: 'Difficulty curves',
+    place: (v) => `${v} rows`,
+    rank: (v) => Number(v ?? 0),
+  },
+  reasoning_effort: {
+    setting: 'reasoningEffort',
+    folder: 'effort',
+    label: 'reasoning effort',
+    head: 'reasoning effort',
+    against: 'reasoning effort',
+    curves: 'Curves against the reasoning budget',
+    place: (v) => `reasoning effort ${v}`,
+    rank: (v) => REASONING_EFFORTS.indexOf(v as ReasoningEffort),
+    tick: (rank) => REASONING_EFFORTS[rank] ?? NOT_SENT,
+  },
+  max_tokens: {
+    setting: 'maxTokens',
+    folder: 'max-tokens',
+    label: 'max_tokens (completion token limit)',
+    head: 'max_tokens',
+    against: 'max_tokens',
+    curves: 'Curves against the reasoning budget',
+    place: (v) => `max_tokens ${v}`,
+    rank: (v) => Number(v ?? 0),
+  },
+} as const satisfies Record<string, AxisSpec>;
+
+export type SweepAxis = keyof typeof SWEEP_AXES;
+
+const AXES = Object.keys(SWEEP_AXES) as SweepAxis[];
+
+/** A budget the run did not send, in words. */
+const NOT_SENT = 'not sent';
+
+/** A point's value on `axis` in words: "24", "low", "4000", or "not sent". */
+export function axisText(p: AxisPlace, axis: SweepAxis): string {
+  const v = p[axis];
+  return v === null || v === undefined ? NOT_SENT : String(v);
+}
+
+/** A point's place on `axis` as a number (an effort by its rank). */
+export function axisRank(p: AxisPlace, axis: SweepAxis): number {
+  return SWEEP_AXES[axis].rank(p[axis] ?? null);
+}
+
+/**
+ * Where a point is, in words: "24 rows", "reasoning effort low" or "max_tokens 4000". A
+ * planned point's axis (when not given) is the budget it carries, else its rows.
+ */
+export function placeText(
+  p: AxisPlace,
+  axis: SweepAxis = AXES.find((a) => a !== 'num_transactions' && p[a] != null) ?? 'num_transactions',
+): string {
+  return SWEEP_AXES[axis].place(axisText(p, axis));
+}
 
 /**
  * One run of the grid: its model (absent in a 0.3 plan), its place and its folder. A point of
@@ -60,7 +153,9 @@ export interface SweepPlan {
  * A point's folder: `rows-…` (a budget sweep's `effort-…` or `max-tokens-…`), after a model's
  * prefix (`builtin-oracle--rows-12`) when there are several.
  */
-const FOLDER = /^([0-9a-z][0-9a-z._-]*--)?(rows|effort|max-tokens)-[0-9a-z.-]+$/;
+const FOLDER = new RegExp(
+  `^([0-9a-z][0-9a-z._-]*--)?(${AXES.map((a) => SWEEP_AXES[a].folder).join('|')})-[0-9a-z.-]+$`,
+);
 
 /** Whether a folder name is one a sweep gives its points. */
 export function isPointFolder(name: string): boolean {
@@ -71,8 +166,6 @@ export function isPointFolder(name: string): boolean {
 export function planAxis(plan: Pick<SweepPlan, 'axis'>): SweepAxis {
   return plan.axis ?? 'num_transactions';
 }
-
-const AXES: readonly SweepAxis[] = ['num_transactions', 'reasoning_effort', 'max_tokens'];
 
 /** The path of a sweep folder's plan (for refusing an output over it). */
 export function sweepFile(dir: string): string {

@@ -6,6 +6,7 @@
 import { policyReplier, type PolicyName } from '../task/policies.js';
 import type { ChatMessage } from '../task/types.js';
 import type { Answer } from './answers.js';
+import { isReasoningEffort, type ReasoningEffort } from '../settings/setting-parse.js';
 
 /** The shares of requests that get each fault, and how the server thinks before it answers. */
 export interface FaultRates {
@@ -44,10 +45,17 @@ const repliers = new WeakMap<FaultRates, (messages: readonly ChatMessage[]) => s
 
 /**
  * How many times `--reasoning-tokens` a reasoning model thinks at each `reasoning_effort`
- * (the setting's own count at `medium`, or when no effort is sent), so a sweep over the
- * effort sees the thinking, and its cost, change.
+ * (the setting's own count at `medium`, or when no effort is sent, or one bas does not know),
+ * so a sweep over the effort sees the thinking, and its cost, change.
  */
-const EFFORT_SCALE: Record<string, number> = { none: 0, minimal: 0.25, low: 0.5, medium: 1, high: 2, xhigh: 4 };
+const EFFORT_SCALE = {
+  none: 0,
+  minimal: 0.25,
+  low: 0.5,
+  medium: 1,
+  high: 2,
+  xhigh: 4,
+} as const satisfies Record<ReasoningEffort, number>;
 
 /**
  * The policy's reply to `messages` and its usage; a token is about four characters. As a
@@ -73,7 +81,8 @@ export function answerFor(
     finish: 'stop',
     usage: { prompt_tokens, completion_tokens: Math.ceil(reply.length / 4), total_tokens: 0 },
   };
-  const thinks = Math.round((o.reasoningTokens ?? 0) * (EFFORT_SCALE[effort ?? 'medium'] ?? 1));
+  const scale = effort !== null && isReasoningEffort(effort) ? EFFORT_SCALE[effort] : EFFORT_SCALE.medium;
+  const thinks = Math.round((o.reasoningTokens ?? 0) * scale);
   // The tighter of the request's limit and the model's own.
   const own = o.maxCompletionTokens ? o.maxCompletionTokens : null;
   const cap = Math.min(limit ?? Number.POSITIVE_INFINITY, own ?? Number.POSITIVE_INFINITY);

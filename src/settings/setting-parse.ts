@@ -9,6 +9,13 @@ import { MAX_TASKS } from '../task/config.js';
 import { parseNumber } from './numbers.js';
 
 export const REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
+/** A `reasoning_effort` bas knows, least to most. */
+export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
+
+/** Whether `v` is one of REASONING_EFFORTS. */
+export function isReasoningEffort(v: string): v is ReasoningEffort {
+  return (REASONING_EFFORTS as readonly string[]).includes(v);
+}
 /** Request fields that --sampling may not set: the runner owns them. */
 export const RESERVED_FIELDS = ['model', 'messages', 'stream', 'stream_options', 'n', 'tools', 'tool_choice'];
 /** Largest -n: the one cap that gen and validate share (src/task/config.ts). */
@@ -94,7 +101,7 @@ function prototypeKey(value: object): string | null {
 
 export function parseEffort(value: unknown, name: string): string {
   const v = String(value).trim();
-  if (!(REASONING_EFFORTS as readonly string[]).includes(v)) {
+  if (!isReasoningEffort(v)) {
     throw new ConfigError(`${name} must be one of ${REASONING_EFFORTS.join(', ')}, got ${JSON.stringify(value)}`);
   }
   return v;

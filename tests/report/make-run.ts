@@ -105,3 +105,19 @@ export function writeRun(
   }
   return records;
 }
+
+/** A sweep plan (sweep.json) in `dir` with one point per row count, each in its folder `rows-N`. */
+export function writeSweepPlan(dir: string, rows: number[]): void {
+  writeFileSync(
+    join(dir, 'sweep.json'),
+    JSON.stringify({
+      kind: 'bas-sweep',
+      created_at: '2026-12-04T10:00:00.000Z',
+      model: null,
+      models: ['builtin:oracle'],
+      points: rows.map((n) => ({ num_transactions: n, fault_rate: null, folder: `rows-${n}` })),
+      flags: {},
+      words: [],
+    }),
+  );
+}

@@ -3,7 +3,7 @@
  * down without a ragged edge (a fault rate of 0.1 beside 0.25 is shown 0.10).
  */
 import { describe, expect, it } from 'vitest';
-import { renderSweep, type SweepPoint, type SweepResult } from '../../src/report/sweep.js';
+import { renderSweep, sweepSettingsLines, type SweepPoint, type SweepResult } from '../../src/report/sweep.js';
 import type { Estimate } from '../../src/summary/stats.js';
 import { provenanceOf } from '../../src/report/provenance.js';
 
@@ -86,5 +86,34 @@ describe('renderSweep', () => {
     expect(text).toMatch(/│ +1\.000 │/);
     expect(text).toMatch(/│ 0\.839–1\.000 │/);
     expect(text).toMatch(/│ +0\.750 │/);
+  });
+});
+
+describe("a budget sweep's settings lines", () => {
+  it('say the axis once in the sampling line, and leave an extra body as it was sent', () => {
+    // A request field whose text looks like the sampling line's own parts.
+    const extra = { note: 'a · max tokens 9 · b' };
+    const at = (max_tokens: number): SweepPoint => {
+      const p = point(24, null, est(0.5, [0.4, 0.6]));
+      return {
+        ...p,
+        max_tokens,
+        dir: `max-tokens-${max_tokens}`,
+        provenance: { ...p.provenance, sampling: { temperature: 0, max_tokens, reasoning_effort: null, extra } },
+      };
+    };
+    const r: SweepResult = {
+      dir: 'sweep',
+      models: ['m'],
+      model: 'm',
+      axis: 'max_tokens',
+      points: [at(1000), at(4000)],
+    };
+    const sampling = Object.fromEntries(sweepSettingsLines(r)).sampling!;
+    expect(sampling).toBe(
+      `temperature 0 · max tokens: the axis · reasoning effort not sent · extra body ${JSON.stringify(extra)}`,
+    );
+    expect(renderSweep(r)).toMatch(/^sweep in sweep: means over 95% intervals against max_tokens$/m);
+    expect(renderSweep(r)).toContain('max_tokens');
   });
 });

@@ -13,7 +13,7 @@ import { hasChromium, launchChromium, noticeIfMissing } from '../support/chromiu
 import { type Browser, type Page } from 'playwright-core';
 import { startViewServer, type RunningViewServer } from '../../src/view/server.js';
 import { processStartTime } from '../../src/runfile/lock.js';
-import { makeRecord, SMALL_CONFIG, writeRun } from '../report/make-run.js';
+import { makeRecord, SMALL_CONFIG, writeRun, writeSweepPlan } from '../report/make-run.js';
 import { tempDir } from '../support/cli.js';
 
 noticeIfMissing('the bas view browser tests');
@@ -179,18 +179,7 @@ describe.skipIf(!hasChromium)('a sweep in bas view, in headless chromium', () =>
     // Two points done, the third not started yet (its folder is not there).
     writeRun(join(sw, 'rows-12'), { n: 20, model: 'builtin:oracle', choose: (i) => (i % 4 ? 'oracle' : 'blanket') });
     writeRun(join(sw, 'rows-24'), { n: 20, model: 'builtin:oracle', choose: (i) => (i % 2 ? 'oracle' : 'blanket') });
-    writeFileSync(
-      join(sw, 'sweep.json'),
-      JSON.stringify({
-        kind: 'bas-sweep',
-        created_at: '2026-12-04T10:00:00.000Z',
-        model: null,
-        models: ['builtin:oracle'],
-        points: [12, 24, 36].map((rows) => ({ num_transactions: rows, fault_rate: null, folder: `rows-${rows}` })),
-        flags: {},
-        words: [],
-      }),
-    );
+    writeSweepPlan(sw, [12, 24, 36]);
     sweepServer = await startViewServer({
       root: sweepRoot,
       port: 0,

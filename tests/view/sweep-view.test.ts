@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import * as sweepFile from '../../src/runfile/sweep-file.js';
 import { Catalog } from '../../src/view/catalog.js';
 import { sweepAnswer } from '../../src/view/sweep-view.js';
-import { writeRun } from '../report/make-run.js';
+import { writeRun, writeSweepPlan } from '../report/make-run.js';
 import { tempDir } from '../support/cli.js';
 
 vi.mock('../../src/runfile/sweep-file.js', async (importOriginal) => {
@@ -23,18 +23,7 @@ function sweepRoot(): string {
   const sw = join(root, 'sw');
   for (const rows of [12, 24])
     writeRun(join(sw, `rows-${rows}`), { n: 10, model: 'builtin:oracle', choose: () => 'oracle' });
-  writeFileSync(
-    join(sw, 'sweep.json'),
-    JSON.stringify({
-      kind: 'bas-sweep',
-      created_at: '2026-12-04T10:00:00.000Z',
-      model: null,
-      models: ['builtin:oracle'],
-      points: [12, 24, 36].map((rows) => ({ num_transactions: rows, fault_rate: null, folder: `rows-${rows}` })),
-      flags: {},
-      words: [],
-    }),
-  );
+  writeSweepPlan(sw, [12, 24, 36]);
   return root;
 }
 

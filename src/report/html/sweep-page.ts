@@ -4,9 +4,8 @@
  * and the table of points. `sweepFigures` is also the curve figure of `bas leaderboard` over
  * sweep folders.
  */
+import { axisText, SWEEP_AXES } from '../../runfile/sweep-file.js';
 import {
-  AXIS_HEAD,
-  axisText,
   figureAxis,
   hasFaultRates,
   pointName,
@@ -63,7 +62,7 @@ function sweepTable(r: SweepResult): string {
       : `${fmt(e.mean, DIGITS)}\n${e.ci95 ? `[${fmt(e.ci95[0], DIGITS)}, ${fmt(e.ci95[1], DIGITS)}]` : '–'}`;
   const head = [
     'model',
-    AXIS_HEAD[r.axis],
+    SWEEP_AXES[r.axis].head,
     ...(withRate ? ['fault rate'] : []),
     ...SWEEP_MEASURES,
     'completed',
@@ -88,7 +87,7 @@ function sweepTable(r: SweepResult): string {
 /** The whole page for `bas sweep --html`. */
 export function sweepPage(r: SweepResult): string {
   const title = `bas sweep: ${r.models.join(', ')}`;
-  const heading = r.axis === 'num_transactions' ? 'Difficulty curves' : 'Curves against the reasoning budget';
+  const heading = SWEEP_AXES[r.axis].curves;
   const body = `<section><h2>${heading}</h2>${sweepFigures(r)}</section><section><h2>Points</h2>${sweepTable(r)}</section>`;
   const header = `<h1>${escapeHtml(title)}</h1><div class="meta"><span>folder <b>${escapeHtml(r.dir)}</b></span><span>models <b>${r.models.length}</b></span><span>points <b>${r.points.length}</b></span></div>${provenanceTable(sweepSettingsLines(r))}`;
   return page({ title, header, body });
