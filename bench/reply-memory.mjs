@@ -77,7 +77,7 @@ export async function benchReplyMemory() {
       throw new Error(`bas eval -n ${N} exited with ${m.code}: ${completed} completed, ${errored} errored`);
     const settings = `-n ${N} -c ${C}, ${REPLY_BYTES / 1e6} MB replies, BAS_REPLY_BUDGET_MB=${BUDGET_MB}`;
     return [
-      row(`eval ${settings}: peak RSS`, m.rssMb, 'MB', `<= ${TARGET_MB}`, m.rssMb <= TARGET_MB),
+      row(`eval ${settings}: peak RSS`, m.rssMb, 'MiB', `<= ${TARGET_MB}`, m.rssMb <= TARGET_MB),
       row('  replies sent by the endpoint', endpoint.requests(), 'replies', `${N}`, endpoint.requests() === N),
       // The wall time follows the machine's load; the CPU time is bas's own.
       row('  wall time', m.seconds, 's'),
