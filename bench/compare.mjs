@@ -118,7 +118,7 @@ export async function benchCompare() {
       {
         name: `bas compare, two runs of ${label} tasks: peak RSS`,
         value: compare.rssMb,
-        unit: 'MB',
+        unit: 'MiB',
         target: 'info',
         pass: null,
       },
@@ -129,7 +129,7 @@ export async function benchCompare() {
         target: '≤ 10',
         pass: board.code === 0 && board.seconds <= 10,
       },
-      { name: `bas leaderboard, ${RUNS} runs: peak RSS`, value: board.rssMb, unit: 'MB', target: 'info', pass: null },
+      { name: `bas leaderboard, ${RUNS} runs: peak RSS`, value: board.rssMb, unit: 'MiB', target: 'info', pass: null },
     ];
   } finally {
     rmSync(root, { recursive: true, force: true });

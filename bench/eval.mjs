@@ -129,7 +129,7 @@ export async function benchEval() {
     rows.push({
       name: 'eval -n 100000 -c 64, zero latency: peak RSS',
       value: big.rssMb,
-      unit: 'MB',
+      unit: 'MiB',
       target: '< 200',
       pass: big.rssMb < 200 && big.completed === 100_000,
     });

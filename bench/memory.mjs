@@ -43,9 +43,9 @@ export async function benchMemory() {
   for (const n of sizes) rss.push(await peak(n, builtin));
   sizes.forEach((n, i) => {
     const name = `eval builtin:oracle -n ${n.toLocaleString('en-US')}: peak RSS`;
-    if (n === 200_000) rows.push(row(name, rss[i], 'MB', '<= 128', rss[i] <= 128));
-    else if (n === 1_000_000) rows.push(row(name, rss[i], 'MB', 'goal < 100', null));
-    else rows.push(row(name, rss[i], 'MB'));
+    if (n === 200_000) rows.push(row(name, rss[i], 'MiB', '<= 128', rss[i] <= 128));
+    else if (n === 1_000_000) rows.push(row(name, rss[i], 'MiB', 'goal < 100', null));
+    else rows.push(row(name, rss[i], 'MiB'));
   });
   const slope = (a, b) => ((rss[b] - rss[a]) * 1024 * 1024) / (sizes[b] - sizes[a]);
   rows.push(row('  growth per rollout, 10k to 200k', slope(0, 2), 'B', '< 100', slope(0, 2) < 100));
@@ -57,12 +57,12 @@ export async function benchMemory() {
     await peak(500, endpoint); // warms the server's JIT; not a figure
     const small = await peak(20_000, endpoint);
     const large = await peak(200_000, endpoint);
-    rows.push(row('eval -c 64 via bas serve -n 20,000: peak RSS', small, 'MB'));
+    rows.push(row('eval -c 64 via bas serve -n 20,000: peak RSS', small, 'MiB'));
     // "No higher": within 1 MB, the spread of one size's peak between runs.
-    rows.push(row('eval -c 64 via bas serve -n 200,000: peak RSS', large, 'MB', '<= 20k run', large <= small + 1));
+    rows.push(row('eval -c 64 via bas serve -n 200,000: peak RSS', large, 'MiB', '<= 20k run', large <= small + 1));
     if (MILLION) {
       const million = await peak(1_000_000, endpoint);
-      rows.push(row('eval -c 64 via bas serve -n 1,000,000: peak RSS', million, 'MB', 'goal < 100', null));
+      rows.push(row('eval -c 64 via bas serve -n 1,000,000: peak RSS', million, 'MiB', 'goal < 100', null));
     }
   } finally {
     await server.stop();

@@ -7,7 +7,7 @@
 // a run that fails its replies holds less and would pass for the wrong reason.
 // The endpoint is a plain node:http server in this process writing one prepared body, not
 // `bas serve` (which has no flag for replies that large): it costs bas's figure nothing.
-// About 15 s on a 2-core machine. Run directly: `node bench/reply-memory.mjs` (build first).
+// Run directly: `node bench/reply-memory.mjs` (build first).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -77,9 +77,11 @@ export async function benchReplyMemory() {
       throw new Error(`bas eval -n ${N} exited with ${m.code}: ${completed} completed, ${errored} errored`);
     const settings = `-n ${N} -c ${C}, ${REPLY_BYTES / 1e6} MB replies, BAS_REPLY_BUDGET_MB=${BUDGET_MB}`;
     return [
-      row(`eval ${settings}: peak RSS`, m.rssMb, 'MB', `<= ${TARGET_MB}`, m.rssMb <= TARGET_MB),
+      row(`eval ${settings}: peak RSS`, m.rssMb, 'MiB', `<= ${TARGET_MB}`, m.rssMb <= TARGET_MB),
       row('  replies sent by the endpoint', endpoint.requests(), 'replies', `${N}`, endpoint.requests() === N),
+      // The wall time follows the machine's load; the CPU time is bas's own.
       row('  wall time', m.seconds, 's'),
+      row('  CPU time of bas eval', m.cpuSeconds, 's'),
     ];
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -59,7 +59,7 @@ export async function benchReport() {
         {
           name: `bas report ${what}, ${label} rollouts: peak RSS`,
           value: Math.round(rssMb * 10) / 10,
-          unit: 'MB',
+          unit: 'MiB',
           target: `< ${TARGET_MB}`,
           pass: rssMb < TARGET_MB,
         },
@@ -76,7 +76,7 @@ export async function benchReport() {
     rows.push({
       name: `bas report --html, ${label} rollouts: page size`,
       value: Math.round(pageMb * 100) / 100,
-      unit: 'MB',
+      unit: 'MiB',
       target: `< ${TARGET_PAGE_MB}`,
       pass: pageMb < TARGET_PAGE_MB,
     });

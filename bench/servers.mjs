@@ -90,15 +90,15 @@ async function bodiesRows(name, command, path, n, declared, sent, budgetMb, warm
     const { peak, now: after } = memory(server.pid);
     const refused = statuses.filter((s) => s >= 400).length;
     return [
-      { name: `${name}: ${n} bodies of ${sent / MB} MB left unfinished: baseline`, value: base, unit: 'MB' },
+      { name: `${name}: ${n} bodies of ${sent / MB} MB left unfinished: baseline`, value: base, unit: 'MiB' },
       {
         name: '  same: peak resident memory over the baseline',
         value: peak - base,
-        unit: 'MB',
+        unit: 'MiB',
         target: `<= ${Math.round(budgetMb + 64)}`,
         pass: peak - base <= budgetMb + 64,
       },
-      { name: '  same: after the clients left', value: after, unit: 'MB' },
+      { name: '  same: after the clients left', value: after, unit: 'MiB' },
       { name: '  same: connections refused with a status', value: refused, unit: `of ${n}` },
     ];
   } finally {
@@ -134,9 +134,9 @@ async function serveAfterRows(n, declared, sent, waves, warm) {
       {
         name: `bas serve: ${waves} waves of ${n} bodies declaring ${declared / MB} MB, ${sent / MB} MB sent: baseline`,
         value: base,
-        unit: 'MB',
+        unit: 'MiB',
       },
-      { name: '  same: peak resident memory over the baseline', value: peak - base, unit: 'MB' },
+      { name: '  same: peak resident memory over the baseline', value: peak - base, unit: 'MiB' },
       {
         name: `  same: after each wave's clients left (${after.map((a) => a.toFixed(0)).join(', ')})`,
         value: kept,
@@ -147,7 +147,7 @@ async function serveAfterRows(n, declared, sent, waves, warm) {
       {
         name: '  same: growth from the first wave to the last',
         value: grew,
-        unit: 'MB',
+        unit: 'MiB',
         target: '<= 20',
         pass: grew <= 20,
       },
@@ -190,9 +190,9 @@ async function ledgerRows(requests, items) {
     const statuses = [...new Set(answered.map((a) => a.status))].join('/');
     const slowest = Math.max(...answered.map((a) => a.ms));
     return [
-      { name: `reward-server: ${requests} x /score of ${items} 10,000-row labels: baseline`, value: base, unit: 'MB' },
+      { name: `reward-server: ${requests} x /score of ${items} 10,000-row labels: baseline`, value: base, unit: 'MiB' },
       { name: `  same: statuses (${statuses}), the last answered after`, value: slowest, unit: 'ms' },
-      { name: '  same: peak resident memory', value: peak, unit: 'MB', target: '<= 300', pass: peak <= 300 },
+      { name: '  same: peak resident memory', value: peak, unit: 'MiB', target: '<= 300', pass: peak <= 300 },
       {
         name: `  same: slowest of ${delays.length} honest one-item requests beside them`,
         value: Math.max(...delays),

@@ -92,7 +92,7 @@ export async function benchTask() {
   rows.push({
     name: 'gen -n 100000 --format jsonl > /dev/null: peak RSS',
     value: gen.rssMb,
-    unit: 'MB',
+    unit: 'MiB',
     target: '< 150 MB',
     pass: gen.rssMb < 150 && gen.code === 0,
   });

@@ -88,7 +88,7 @@ async function firstStart(runs, cache) {
         row(`first start: the farthest rollout, whole (${how})`, far, 's', TARGET_S),
         row('first start: the whole file indexed, in the background', index, 's'),
         row("first start: the run's summary ready (the report's fold, after the index)", summary, 's'),
-        row('first start: server peak RSS (index and summary built)', peakMb(server.pid), 'MB', TARGET_MB),
+        row('first start: server peak RSS (index and summary built)', peakMb(server.pid), 'MiB', TARGET_MB),
       ],
     };
   } finally {
@@ -127,7 +127,7 @@ async function secondStart(runs, cache) {
       row('second start: the run list', runsList, 's', TARGET_S),
       row("second start: the run's summary (its kept report)", summary, 's', TARGET_S),
       row('second start: the run again (summary kept in memory)', again, 's', TARGET_S),
-      row('second start: server peak RSS (everything above)', peakMb(server.pid), 'MB', TARGET_MB),
+      row('second start: server peak RSS (everything above)', peakMb(server.pid), 'MiB', TARGET_MB),
     ];
   } finally {
     await server.stop();
@@ -154,7 +154,7 @@ export async function benchView() {
     const mb = statSync(join(runs, 'big', 'results.jsonl')).size / 1024 / 1024;
     const first = await firstStart(runs, cache);
     const second = await secondStart(runs, cache);
-    return [row(`results.jsonl of ${ROLLOUTS.toLocaleString('en-US')} rollouts`, mb, 'MB'), ...first.rows, ...second];
+    return [row(`results.jsonl of ${ROLLOUTS.toLocaleString('en-US')} rollouts`, mb, 'MiB'), ...first.rows, ...second];
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

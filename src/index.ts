@@ -7,7 +7,6 @@
  * Money in the typed objects (`Task.key`, `Ledger` rows) is in integer cents; `taskToJson`
  * gives the JSON lines form of `bas gen`, with two-decimal strings.
  */
-import { join } from 'node:path';
 import { ConfigError } from './errors/index.js';
 import { runEval as runPlan } from './engine/run-eval.js';
 import type { EvalEvent, EvalResult } from './engine/events.js';
@@ -22,17 +21,15 @@ import type { ComparisonView, LeaderboardView, SweepView } from './report/views.
 import type { RankMeasure } from './report/leaderboard.js';
 import { readApiOptions } from './settings/api-options.js';
 import { readSweep as planSweep, type SweepFlags } from './commands/sweep-input.js';
+import { planWithRuns } from './commands/eval-run.js';
 import { runSweep as runPlannedSweep, type SweepEvent as PointEvent } from './engine/sweep.js';
 import { writeSweepPlan, type SweepPlanPoint } from './runfile/sweep-file.js';
 import { checkOutputs } from './settings/output-paths.js';
 import { sweepFlagsOf, type SweepConfig } from './settings/sweep-config.js';
 import { COMMAND_FLAGS } from './settings/command-flags.js';
 import type { CompareColumn, LeaderboardColumn } from './settings/choices.js';
-import { RUN_FILE } from './runfile/files.js';
-import { readBaselineRun, readSavedRun, type RunFile } from './runfile/run-info.js';
+import type { RunFile } from './runfile/run-info.js';
 import { API_SOURCE, checkEvalConfig, type EvalConfig } from './settings/eval-config.js';
-import { resolvePlan } from './settings/plan.js';
-import { againstOf } from './settings/settings.js';
 import { timeOfRun, type RunTime } from './runfile/sessions.js';
 import type { Summary } from './summary/summary.js';
 import { MAX_TASKS, resolveTaskConfig } from './task/config.js';
@@ -114,11 +111,7 @@ export interface RunEvalOptions {
 export async function runEval(config: EvalConfig = {}, options: RunEvalOptions = {}): Promise<EvalResult> {
   const env = options.env ?? std.env();
   const file = checkEvalConfig(config);
-  const dir = options.resume;
-  const resume = dir === undefined ? null : { dir, run: await readSavedRun(dir), file: join(dir, RUN_FILE) };
-  const against = againstOf({}, file, API_SOURCE, resume?.run);
-  const baseline = against === null ? null : await readBaselineRun(against);
-  const plan = resolvePlan({}, file, API_SOURCE, env, resume, baseline);
+  const plan = await planWithRuns({}, file, API_SOURCE, env, options.resume);
   return runPlan(plan, { signal: options.signal, onEvent: options.onEvent, env, preflight: options.preflight });
 }
 

@@ -34,13 +34,27 @@ export async function evalPlanFromFlags(
   const file: FileConfig | null = configPath ? loadConfigFile(configPath, { models: opts.models }) : null;
   if (flags.resume && flags.output)
     throw new ConfigError('--resume DIR continues the run in DIR; it does not take --output');
-  const resume = flags.resume
-    ? { dir: flags.resume, run: await readSavedRun(flags.resume), file: join(flags.resume, RUN_FILE) }
-    : null;
-  // --against RUN: RUN's run.json is read here and handed in, as a resume's is.
-  const against = againstOf(flags, file, configPath ?? '', resume?.run);
+  return planWithRuns(flags, file, configPath ?? '', std.env(), flags.resume ? flags.resume : undefined);
+}
+
+/**
+ * The plan of `flags` over `file`, over the saved run in `resumeDir` if given, with the run
+ * `--against` names: each run.json read here, once, and handed in (the engine reads neither).
+ */
+export async function planWithRuns(
+  flags: EvalFlags,
+  file: FileConfig | null,
+  fileName: string,
+  env: NodeJS.ProcessEnv,
+  resumeDir: string | undefined,
+): Promise<RunPlan> {
+  const resume =
+    resumeDir === undefined
+      ? null
+      : { dir: resumeDir, run: await readSavedRun(resumeDir), file: join(resumeDir, RUN_FILE) };
+  const against = againstOf(flags, file, fileName, resume?.run);
   const baseline = against === null ? null : await readBaselineRun(against);
-  return resolvePlan(flags, file, configPath ?? '', std.env(), resume, baseline);
+  return resolvePlan(flags, file, fileName, env, resume, baseline);
 }
 
 type Notice<K extends EvalEvent['type']> = (e: Extract<EvalEvent, { type: K }>) => string | null;

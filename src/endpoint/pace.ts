@@ -27,6 +27,13 @@
  * closes it. While pacing by rate, a refusal lowers the limit on requests in flight only to
  * what the replies show the endpoint sustains, never one step below the limit for its own
  * sake, and a reply saying the budget is spent does not lower it: the spacing keeps the rate.
+ * Below what the rate needs in flight at the current latency (rate × latency), the limit rises
+ * one step per reply, not per `limit` replies: replies that slow down need more in flight for
+ * the same rate, and the spacing still holds the rate.
+ *
+ * The replies are kept here, one window of them (their arrival times, and how many in all):
+ * the limit's estimate reads the last window, and the rate (rate.ts) is told the count when a
+ * refusal comes.
  */
 
 // What run.json keeps of the pace is the run folder's format, so its type lives there.
@@ -103,6 +110,8 @@ export class Pace {
   private latencyMs: number | null = null;
   /** Arrival times of recent successful replies, oldest first. */
   private readonly replies: number[] = [];
+  /** Successful replies in all. */
+  private answered = 0;
   private readonly retries: Waiter[] = [];
   private readonly fresh: Waiter[] = [];
   private readonly history: PaceChange[] = [];
@@ -213,6 +222,7 @@ export class Pace {
 
   private replied(now: number, ticket: Ticket): void {
     this.replies.push(now);
+    this.answered++;
     // Only the last window matters to the estimate; keep the list short in a long run.
     if (this.replies.length > 4 * REPLIES_KEPT) this.replies.splice(0, this.replies.length - REPLIES_KEPT);
     const took = now - ticket.startedAt;
@@ -233,14 +243,15 @@ export class Pace {
     const limits = signals.limits ?? null;
     // True when the rate is known once this refusal is counted: the spacing then answers it.
     let byRate = pacedBefore;
-    if (outcome === 'limited') byRate = this.gauge.refused(now, ticket.rateEpoch ?? -1, limits, retryAfterMs);
+    if (outcome === 'limited')
+      byRate = this.gauge.refused(now, ticket.rateEpoch ?? -1, limits, retryAfterMs, this.answered);
     else if (outcome === 'ok' || outcome === 'spent') {
       const held = this.retries.length + this.fresh.length > 0 && now < this.gauge.readyAt;
       this.gauge.answered(limits, signals.tokens ?? null, held, outcome === 'spent');
     }
     if (outcome === 'limited' && current) this.refusedNow(now, byRate, pacedBefore);
     else if (outcome === 'spent' && current && !pacedBefore) this.decrease(now, this.current - 1);
-    else if (outcome === 'ok' && binding && now - this.lastDecrease >= this.holdMs()) this.increase(now);
+    else if (outcome === 'ok' && binding) this.rise(now);
     if (ticket.probe) this.probeAnswered(now, outcome, retryAfterMs);
     // A refusal of a request sent before the gate last closed says nothing new; one the
     // spacing answers does not close it.
@@ -364,7 +375,11 @@ export class Pace {
   /**
    * The limit the endpoint sustains, judged from the replies of the last window (at least a
    * second, or twice the latency): replies per second times seconds per reply is the number
-   * of requests that fits in flight. Without enough replies yet, half the current limit.
+   * of requests that fits in flight. Without enough replies yet, half the current limit. A
+   * run younger than the window is still judged over the whole window: a token bucket's first
+   * burst then counts as one second's worth, not as a rate (judged over the run's age, a
+   * bucket of 40 emptied in 0.2 s read as 40 in flight where the rate of 40 a second at 0.2 s
+   * needs 8).
    */
   private estimate(now: number): number {
     const latency = this.latencyMs;
@@ -372,6 +387,18 @@ export class Pace {
     while (this.replies.length > 0 && this.replies[0]! < now - window) this.replies.shift();
     if (latency === null || this.replies.length < MIN_SAMPLES) return Math.floor(this.current / 2);
     return Math.ceil((this.replies.length / window) * latency);
+  }
+
+  /**
+   * A reply came while the limit held requests back. Pacing by a rate, a limit below what the
+   * rate needs in flight at the current latency rises one step (the spacing holds the rate);
+   * else it rises as the additive increase does, once the hold after a decrease has passed.
+   */
+  private rise(now: number): void {
+    const rps = this.gauge.rate;
+    const needed = rps === null ? 0 : Math.min(this.o.max, Math.ceil((rps * (this.latencyMs ?? 0)) / 1000));
+    if (needed > this.current) this.set(this.current + 1, now);
+    else if (now - this.lastDecrease >= this.holdMs()) this.increase(now);
   }
 
   /** After a decrease, no increase for a while: the refusals of requests already sent are still to come. */
@@ -388,7 +415,8 @@ export class Pace {
    * a limit rises back only one step per round trip (real processes took 11.3–14 s for
    * 400 rollouts against 40 requests/s, the target being 11). With a rate learned from refusals
    * alone, the limit still falls to that measure (but not one step more): there it is the
-   * brake that keeps a rate measured a little high from probing the limit every second.
+   * brake that keeps a rate measured a little high from probing the limit every second. It
+   * rises again as far as the rate needs when replies slow down (`rise`).
    */
   private refusedNow(now: number, byRate: boolean, pacedBefore: boolean): void {
     if (byRate && this.gauge.fromHeaders) this.epoch++;

@@ -12,14 +12,19 @@
  *   left refills at (limit - remaining) / reset; a token budget is turned into requests by
  *   the tokens the run's replies used on average;
  * - the refusals themselves: a 429 says the budget was empty when it came, so between two
- *   of them the server let through what it refilled, and the requests answered between
- *   them over the time between them is the rate. A refusal of a request
- *   sent before the last refusal says nothing new and is not counted (as pace.ts does with
- *   its limit).
- * With neither yet (the first 429 of a run, no headers), the replies of the last second are
- * taken, if there are enough of them; else the rate waits for the next refusal. A refusal
- * without a budget header that asks for less than a second starts nothing: it comes from a
- * limit on bursts or on requests in flight, which pace.ts's limit answers.
+ *   of them the server let through what it refilled. Without headers, what it let through is
+ *   counted as the requests sent since the older refusal less those of them refused: the
+ *   replies answered in between would also count requests sent before it (the first wave's,
+ *   a bucket's worth), and took the rate 9% high (43.7 requests/s against 40), which the run
+ *   then spent in refusals. With headers, the replies answered in between are counted (pace.ts
+ *   keeps them, and says how many when a refusal comes): they only guard the headers' rate,
+ *   and counting requests sent misjudges a first wave that reaches the server over a while.
+ *   A refusal of a request sent before the last refusal says nothing new and is not counted
+ *   (as pace.ts does with its limit).
+ * The first refusal that counts only starts the measure: the rate is known from the second
+ * one on, or at once when headers name it. A refusal without a budget header that asks for
+ * less than a second starts nothing: it comes from a limit on bursts or on requests in
+ * flight, which pace.ts's limit answers.
  *
  * A refusal always lowers the rate a little (to at most GUARD of it), and answered requests
  * raise it by INCREASE per second's worth of them while the spacing is what holds requests
@@ -53,10 +58,14 @@ export class RateGauge {
   private refusals = 0;
   /** Bumped by every refusal that counts: a refusal of a request sent before it says nothing new. */
   private epoch = 0;
-  /** Requests answered so far. */
-  private answers = 0;
-  /** The refusals that counted in the last HISTORY_MS, oldest first, with the answers by then. */
-  private readonly marks: Array<{ at: number; answers: number }> = [];
+  /** Requests sent so far. */
+  private sent = 0;
+  /**
+   * The refusals that counted in the last HISTORY_MS, oldest first: when, the replies answered
+   * and the requests sent by then, the epoch of the requests sent after it, and how many of
+   * those were refused since.
+   */
+  private readonly marks: Array<{ at: number; answered: number; sent: number; epoch: number; lost: number }> = [];
   /** What the headers said last, in requests a second. */
   private headerRps: number | null = null;
   private credit = 0;
@@ -82,6 +91,7 @@ export class RateGauge {
 
   /** A request goes now; returns the epoch its answer is judged by. */
   send(now: number): number {
+    this.sent++;
     if (this.rps === null) return this.epoch;
     // A request let through late (a timer fires late on a busy machine) does not push the next
     // one back by its lateness: up to one interval of it is made up, so the spacing keeps the
@@ -97,7 +107,6 @@ export class RateGauge {
    * saying a budget is spent (`spent`) starts pacing at the rate its headers give, if none yet.
    */
   answered(limits: RateLimits | null, tokens: number | null, held: boolean, spent: boolean): void {
-    this.answers++;
     if (tokens !== null && tokens > 0) {
       this.tokens += tokens;
       this.counted++;
@@ -112,25 +121,27 @@ export class RateGauge {
   }
 
   /**
-   * A 429 came for a request sent in `epoch`, asking for a wait of `hintMs` (null: none named).
-   * Returns true when the rate is known after it.
+   * A 429 came for a request sent in `epoch`, asking for a wait of `hintMs` (null: none named),
+   * when `answered` replies had come in all (pace.ts counts them). Returns true when the rate
+   * is known after it.
    */
-  refused(now: number, epoch: number, limits: RateLimits | null, hintMs: number | null = null): boolean {
+  refused(now: number, epoch: number, limits: RateLimits | null, hintMs: number | null = null, answered = 0): boolean {
     this.refusals++;
+    for (const m of this.marks) if (m.epoch <= epoch) m.lost++;
     this.hear(limits);
     // A refusal that names no budget and asks for less than a second is a limit on bursts or on
     // requests in flight, which the limit on requests in flight answers (pace.ts): pacing by
     // rate starts only on a sign of a rate, a budget header or a wait of a second or more.
     if (!this.showsRate(limits, hintMs)) return false;
     if (epoch !== this.epoch) return this.rps !== null;
-    const measured = this.measured(now);
+    const measured = this.measured(now, answered);
     const est = minOf(this.headerRps, measured?.rps ?? null);
     // A refusal never raises the rate; a short measure lowers it only a little at a time.
     if (est === null) {
       if (this.rps !== null) this.set(this.rps * DECREASE);
     } else if (this.rps === null) this.set(est);
     else this.set(Math.min(est, measured?.long === false ? this.rps * GUARD : this.rps));
-    this.marks.push({ at: now, answers: this.answers });
+    this.marks.push({ at: now, answered, sent: this.sent, epoch: this.epoch + 1, lost: 0 });
     while (this.marks.length > MARKS_KEPT || this.marks[0]!.at < now - HISTORY_MS) this.marks.shift();
     this.epoch++;
     this.credit = 0;
@@ -151,17 +162,18 @@ export class RateGauge {
   }
 
   /**
-   * The rate the answers since the oldest refusal of the last HISTORY_MS measure (the budget was
-   * empty at both ends, so they are what it refilled), or null when that is under
-   * MIN_INTERVAL_MS ago or nothing was answered since. Under a second the count is taken one
-   * higher: a measure too low would hold the run below the limit, one too high is corrected
-   * by the next refusal.
+   * The rate that what went through since the oldest refusal of the last HISTORY_MS measures
+   * (the budget was empty at both ends, so it is what it refilled): without headers the
+   * requests sent since then and not refused, with them the replies answered since then (see
+   * the top of this file). Null when that is under MIN_INTERVAL_MS ago or nothing went
+   * through. Under a second the count is taken one higher: a measure too low would hold the
+   * run below the limit, one too high is corrected by the next refusal.
    */
-  private measured(now: number): { rps: number; long: boolean } | null {
+  private measured(now: number, answered: number): { rps: number; long: boolean } | null {
     const from = this.marks.find((m) => m.at >= now - HISTORY_MS);
     if (from === undefined) return null;
     const ms = now - from.at;
-    const through = this.answers - from.answers;
+    const through = this.headerRps === null ? this.sent - from.sent - from.lost : answered - from.answered;
     if (ms < MIN_INTERVAL_MS || through < 1) return null;
     const long = ms >= 1000;
     return { rps: (long ? through : through + 1) / (ms / 1000), long };

@@ -59,6 +59,8 @@ export function sweepFlagsOf(config: SweepConfig, call: string): Record<string, 
   if (!Array.isArray(models) || models.length === 0 || !models.every((m) => typeof m === 'string'))
     throw new ConfigError(`"models" in ${call} must be a non-empty list of model ids, e.g. ["builtin:oracle"]`);
   delete doc.models;
+  if (doc.model !== undefined)
+    throw new ConfigError(`"model" in ${call}: a sweep takes "models", a list (one curve each); give "models" only`);
   const lists = new Map<SettingKey, unknown[]>();
   for (const key of LISTS) {
     const v = at(doc, SETTINGS[key].toml!);
@@ -67,14 +69,14 @@ export function sweepFlagsOf(config: SweepConfig, call: string): Record<string, 
       lists.set(key, v);
     }
   }
-  checkConfig({ ...firstValues(doc, lists), model: models[0] }, call);
-  // Every value of a list is checked as the key's one value is, so an error names the key.
-  // Each value in place of the key's first, the other lists at their first values.
-  for (const [key, values] of lists)
-    for (const v of values) {
-      const one = new Map([...lists].map(([k, vs]) => [k, [k === key ? v : vs[0]]] as [SettingKey, unknown[]]));
-      checkConfig({ ...firstValues(doc, one), model: models[0] }, call);
-    }
+  // Each key once, the lists at their first value; then every other value of a list alone, as
+  // the key's one value is, so an error names the key. The models are the plan's to check
+  // (each as its -m), as the grid's values' ranges are.
+  checkConfig(firstValues(doc, lists), call);
+  for (const [key, values] of lists) {
+    const [section, name] = SETTINGS[key].toml!.split('.') as [string, string];
+    for (const v of values.slice(1)) checkConfig({ [section]: { [name]: v } }, call);
+  }
   if (at(doc, 'task.num_transactions') === undefined && ![...lists.values()].some((v) => v.length > 1))
     throw new ConfigError(
       `${call} needs the points of its axis: task.num_transactions as a list (e.g. [12, 24, 60]), or the reasoning budget, sampling.reasoning_effort (e.g. ["low", "high"]) or sampling.max_tokens (e.g. [1000, 4000])`,

@@ -188,6 +188,14 @@ describe('runSweep', () => {
     );
     await expect(runSweep({ models: ['builtin:oracle'], nn: 3, output } as never)).rejects.toThrow(/"nn"/);
     await expect(runSweep({ models: ['builtin:oracle'], output })).rejects.toThrow(/needs the points of its axis/);
+    // Every model is checked, by the plan, whichever place it has in the list.
+    for (const models of [
+      ['builtin:nope', 'builtin:oracle'],
+      ['builtin:oracle', 'builtin:nope'],
+    ])
+      await expect(runSweep({ models, task: { num_transactions: [12, 24] }, output })).rejects.toThrow(
+        /unknown built-in model "builtin:nope"/,
+      );
     expect(existsSync(output)).toBe(false);
   });
 });

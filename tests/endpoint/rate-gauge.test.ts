@@ -29,7 +29,7 @@ describe('pacing by rate starts', () => {
     expect(refusedTwice(999).rate).toBeNull();
   });
 
-  it('on refusals that ask for a second or more, at the rate answered between them', () => {
+  it('on refusals that ask for a second or more, at the rate let through between them', () => {
     const g = refusedTwice(1000);
     // Ten answers between the two refusals, 500 ms apart: counted one higher under a second.
     expect(g.rate).toBeCloseTo(22, 6);
@@ -39,6 +39,27 @@ describe('pacing by rate starts', () => {
   it('on refusals that carry a rate-limit budget, whatever their hint', () => {
     const limits = { requests: { limit: 10, remaining: 0, resetMs: 1000 }, tokens: null, spent: true, waitMs: 1000 };
     expect(refusedTwice(2, limits).rate).not.toBeNull();
+  });
+});
+
+describe('the rate measured from refusals alone', () => {
+  it('counts the requests let through between two refusals, not the replies of requests sent before the first', () => {
+    // A bucket of 40 emptied at once: the 41st request is refused at 0, and the 40 before it are
+    // answered in the second that follows, beside 10 requests sent in that second (the refill)
+    // before the next refusal at 1 s.
+    const g = new RateGauge();
+    for (let i = 0; i < 40; i++) g.send(0);
+    g.refused(0, g.send(0), null, 1000, 0);
+    let answered = 0;
+    for (let i = 0; i < 40; i++) (g.answered(null, null, false, false), answered++);
+    for (let t = 100; t <= 1000; t += 100) {
+      g.send(t);
+      g.answered(null, null, false, false);
+      answered++;
+    }
+    g.refused(1000, g.send(1000), null, 1000, answered);
+    // Ten let through in a second; counting the 50 replies took it to 50 a second.
+    expect(g.rate).toBeCloseTo(10, 6);
   });
 });
 

@@ -136,6 +136,19 @@ describe('pacing by rate', () => {
     expect(r.perRollout).toBeLessThanOrEqual(1.2);
   });
 
+  // Without rate-limit headers the limit on requests in flight still falls to what the replies
+  // show the endpoint sustains (8 at 200 ms); when replies then slow to 500 ms, 8 in flight
+  // carry 16 requests a second against the 40 allowed, and the limit used to climb back one
+  // step per round trip: 13.6 s. It now rises one step per reply up to the rate learned ×
+  // the latency.
+  it('40 requests a second without rate-limit headers, replies slowing from 200 to 500 ms: within 1.1 × n / rate', async () => {
+    const r = await paced({ rps: 40, latencyMs: 200, headers: false, slower: { at: 1500, by: 300 } }, 400, 64);
+    expect(r.records.filter((x) => x.error === null)).toHaveLength(400);
+    expect(r.seconds).toBeLessThanOrEqual((1.1 * 400) / 40);
+    expect(r.perRollout).toBeLessThanOrEqual(1.1);
+    expect(r.out.pace.final).toBeGreaterThanOrEqual(20);
+  });
+
   // What a real process meets on a busy machine: the first wave reaches the server over a while
   // (tasks generated one per turn of the event loop), so the first 429 comes when the window
   // holds few replies, and replies then slow down. Lowering the limit on requests in flight to
