@@ -335,9 +335,10 @@ export class Pace {
       // timer: read twice, a clock that ticked past the interval between them did neither, and
       // the waiters waited until their deadline.
       const now = this.now();
-      if (!(this.inFlight < this.current && !this.probeOut && this.open(now))) {
+      if (this.inFlight >= this.current || this.probeOut) return;
+      if (!this.open(now)) {
         // Held back by the rate's interval alone: the waiters are woken when it has passed.
-        const waiting = this.retries.length + this.fresh.length > 0 && this.inFlight < this.current && !this.probeOut;
+        const waiting = this.retries.length + this.fresh.length > 0;
         if (waiting && now < this.gauge.readyAt) this.wakeAt(this.gauge.readyAt);
         return;
       }
