@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { Pace, type Ticket } from '../../src/endpoint/pace.js';
+import { spentBudget } from '../support/spent-budget.js';
 
 /** A pace on a clock the test moves by hand. */
 function paced(max: number, adaptive = true) {
@@ -224,7 +225,7 @@ describe('Pace', () => {
 
   it('once a limit is met, paces by rate: the rate-limit headers give it, and requests go one interval apart', async () => {
     const { pace, clock } = paced(8);
-    const limits = { requests: { limit: 10, remaining: 0, resetMs: 2000 }, tokens: null, spent: true, waitMs: 2000 };
+    const limits = spentBudget(10, 2000);
     expect(pace.rate).toBeNull();
     pace.release((await pace.acquire(never))!, 'limited', 1000, { limits });
     // 10 requests refill in 2 s: 5 a second, one every 200 ms; the 429's whole second is left to the spacing.
@@ -261,7 +262,7 @@ describe('Pace', () => {
 
   it('--no-adapt paces by nothing but -c', async () => {
     const { pace } = paced(2, false);
-    const limits = { requests: { limit: 10, remaining: 0, resetMs: 2000 }, tokens: null, spent: true, waitMs: 2000 };
+    const limits = spentBudget(10, 2000);
     pace.release((await pace.acquire(never))!, 'limited', 1000, { limits });
     expect(pace.spaces(1000)).toBe(false);
     expect(pace.tryAcquire()).not.toBeNull();
@@ -287,7 +288,7 @@ describe('Pace', () => {
         return t;
       };
       const pace = new Pace({ max: 8, adaptive: true, now });
-      const limits = { requests: { limit: 10, remaining: 0, resetMs: 2000 }, tokens: null, spent: true, waitMs: 2000 };
+      const limits = spentBudget(10, 2000);
       pace.release((await pace.acquire(never))!, 'limited', 1000, { limits });
       expect(pace.rate).toBe(5); // the next request is due at 200 ms
       vi.advanceTimersByTime(100);

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { RateGauge } from '../../src/endpoint/rate.js';
+import { spentBudget } from '../support/spent-budget.js';
 
 /** A gauge that has answered `answers` requests, then is refused twice, 500 ms apart, with `hintMs`. */
 function refusedTwice(hintMs: number | null, limits: Parameters<RateGauge['refused']>[2] = null): RateGauge {
@@ -37,7 +38,7 @@ describe('pacing by rate starts', () => {
   });
 
   it('on refusals that carry a rate-limit budget, whatever their hint', () => {
-    const limits = { requests: { limit: 10, remaining: 0, resetMs: 1000 }, tokens: null, spent: true, waitMs: 1000 };
+    const limits = spentBudget(10, 1000);
     expect(refusedTwice(2, limits).rate).not.toBeNull();
   });
 });
@@ -65,7 +66,7 @@ describe('the spacing', () => {
   /** A gauge pacing at 40 requests a second (a 429 naming a budget of 40 a second). */
   function at40(): RateGauge {
     const g = new RateGauge();
-    const limits = { requests: { limit: 40, remaining: 0, resetMs: 1000 }, tokens: null, spent: true, waitMs: 1000 };
+    const limits = spentBudget(40, 1000);
     g.refused(0, g.send(0), limits, 25);
     expect(g.rate).toBe(40);
     return g;
