@@ -61,7 +61,7 @@ export async function benchHostile() {
     if (ratio < worst.ratio) worst = { name, ratio };
   }
   return [
-    { name: 'JSON.parse of a ~1 MB object', value: jsonSpeed / MB, unit: 'MB/s', target: '', pass: null },
+    { name: 'JSON.parse of a ~1 MB object', value: jsonSpeed / MB, unit: 'MiB/s', target: '', pass: null },
     {
       name: `worst hostile reply grading speed / JSON.parse (${worst.name})`,
       value: worst.ratio,

@@ -51,6 +51,9 @@ export function measureBas(args, { keepStdout = false, env = {}, prefix = [] } =
   });
 }
 
+/** One row of a bench section's table: a figure, its unit, and its target with PASS/FAIL (null: no target). */
+export const row = (name, value, unit, target = '', pass = null) => ({ name, value, unit, target, pass });
+
 /** The median of a list of numbers. */
 export function median(xs) {
   const s = [...xs].sort((a, b) => a - b);

@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { measureBas, startServe } from './measure.mjs';
+import { measureBas, row, startServe } from './measure.mjs';
 
 const KEY_ENV = { BAS_BENCH_KEY: 'bench-key' };
 const MILLION = process.env.BAS_BENCH_MILLION === '1';
@@ -32,8 +32,6 @@ async function peak(n, model) {
     rmSync(dir, { recursive: true, force: true });
   }
 }
-
-const row = (name, value, unit, target = '', pass = null) => ({ name, value, unit, target, pass });
 
 export async function benchMemory() {
   const rows = [];

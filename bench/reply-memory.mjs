@@ -13,7 +13,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { measureBas } from './measure.mjs';
+import { measureBas, row } from './measure.mjs';
 
 const N = 64;
 const C = 64;
@@ -59,8 +59,6 @@ function startLargeReplies(body) {
     });
   });
 }
-
-const row = (name, value, unit, target = '', pass = null) => ({ name, value, unit, target, pass });
 
 export async function benchReplyMemory() {
   const body = replyBody(REPLY_BYTES);

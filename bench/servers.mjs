@@ -140,7 +140,7 @@ async function serveAfterRows(n, declared, sent, waves, warm) {
       {
         name: `  same: after each wave's clients left (${after.map((a) => a.toFixed(0)).join(', ')})`,
         value: kept,
-        unit: 'MB over',
+        unit: 'MiB over',
         target: '<= 100',
         pass: kept <= 100,
       },
