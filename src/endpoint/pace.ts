@@ -31,9 +31,7 @@
  * one step per reply, not per `limit` replies: replies that slow down need more in flight for
  * the same rate, and the spacing still holds the rate.
  *
- * The replies are kept here, one window of them (their arrival times, and how many in all):
- * the limit's estimate reads the last window, and the rate (rate.ts) is told the count when a
- * refusal comes.
+ * The replies are kept here, one window of their arrival times: the limit's estimate reads it.
  */
 
 // What run.json keeps of the pace is the run folder's format, so its type lives there.
@@ -110,8 +108,6 @@ export class Pace {
   private latencyMs: number | null = null;
   /** Arrival times of recent successful replies, oldest first. */
   private readonly replies: number[] = [];
-  /** Successful replies in all. */
-  private answered = 0;
   private readonly retries: Waiter[] = [];
   private readonly fresh: Waiter[] = [];
   private readonly history: PaceChange[] = [];
@@ -222,7 +218,6 @@ export class Pace {
 
   private replied(now: number, ticket: Ticket): void {
     this.replies.push(now);
-    this.answered++;
     // Only the last window matters to the estimate; keep the list short in a long run.
     if (this.replies.length > 4 * REPLIES_KEPT) this.replies.splice(0, this.replies.length - REPLIES_KEPT);
     const took = now - ticket.startedAt;
@@ -243,8 +238,7 @@ export class Pace {
     const limits = signals.limits ?? null;
     // True when the rate is known once this refusal is counted: the spacing then answers it.
     let byRate = pacedBefore;
-    if (outcome === 'limited')
-      byRate = this.gauge.refused(now, ticket.rateEpoch ?? -1, limits, retryAfterMs, this.answered);
+    if (outcome === 'limited') byRate = this.gauge.refused(now, ticket.rateEpoch ?? -1, limits, retryAfterMs);
     else if (outcome === 'ok' || outcome === 'spent') {
       const held = this.retries.length + this.fresh.length > 0 && now < this.gauge.readyAt;
       this.gauge.answered(limits, signals.tokens ?? null, held, outcome === 'spent');
@@ -341,9 +335,10 @@ export class Pace {
       // timer: read twice, a clock that ticked past the interval between them did neither, and
       // the waiters waited until their deadline.
       const now = this.now();
-      if (!(this.inFlight < this.current && !this.probeOut && this.open(now))) {
+      if (this.inFlight >= this.current || this.probeOut) return;
+      if (!this.open(now)) {
         // Held back by the rate's interval alone: the waiters are woken when it has passed.
-        const waiting = this.retries.length + this.fresh.length > 0 && this.inFlight < this.current && !this.probeOut;
+        const waiting = this.retries.length + this.fresh.length > 0;
         if (waiting && now < this.gauge.readyAt) this.wakeAt(this.gauge.readyAt);
         return;
       }

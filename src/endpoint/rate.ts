@@ -16,9 +16,9 @@
  *   counted as the requests sent since the older refusal less those of them refused: the
  *   replies answered in between would also count requests sent before it (the first wave's,
  *   a bucket's worth), and took the rate 9% high (43.7 requests/s against 40), which the run
- *   then spent in refusals. With headers, the replies answered in between are counted (pace.ts
- *   keeps them, and says how many when a refusal comes): they only guard the headers' rate,
- *   and counting requests sent misjudges a first wave that reaches the server over a while.
+ *   then spent in refusals. With headers, the replies answered in between are counted: they
+ *   only guard the headers' rate, and counting requests sent misjudges a first wave that
+ *   reaches the server over a while.
  *   A refusal of a request sent before the last refusal says nothing new and is not counted
  *   (as pace.ts does with its limit).
  * The first refusal that counts only starts the measure: the rate is known from the second
@@ -60,6 +60,8 @@ export class RateGauge {
   private epoch = 0;
   /** Requests sent so far. */
   private sent = 0;
+  /** Requests answered so far. */
+  private answers = 0;
   /**
    * The refusals that counted in the last HISTORY_MS, oldest first: when, the replies answered
    * and the requests sent by then, the epoch of the requests sent after it, and how many of
@@ -107,6 +109,7 @@ export class RateGauge {
    * saying a budget is spent (`spent`) starts pacing at the rate its headers give, if none yet.
    */
   answered(limits: RateLimits | null, tokens: number | null, held: boolean, spent: boolean): void {
+    this.answers++;
     if (tokens !== null && tokens > 0) {
       this.tokens += tokens;
       this.counted++;
@@ -121,11 +124,10 @@ export class RateGauge {
   }
 
   /**
-   * A 429 came for a request sent in `epoch`, asking for a wait of `hintMs` (null: none named),
-   * when `answered` replies had come in all (pace.ts counts them). Returns true when the rate
-   * is known after it.
+   * A 429 came for a request sent in `epoch`, asking for a wait of `hintMs` (null: none named).
+   * Returns true when the rate is known after it.
    */
-  refused(now: number, epoch: number, limits: RateLimits | null, hintMs: number | null = null, answered = 0): boolean {
+  refused(now: number, epoch: number, limits: RateLimits | null, hintMs: number | null = null): boolean {
     this.refusals++;
     for (const m of this.marks) if (m.epoch <= epoch) m.lost++;
     this.hear(limits);
@@ -134,14 +136,14 @@ export class RateGauge {
     // rate starts only on a sign of a rate, a budget header or a wait of a second or more.
     if (!this.showsRate(limits, hintMs)) return false;
     if (epoch !== this.epoch) return this.rps !== null;
-    const measured = this.measured(now, answered);
+    const measured = this.measured(now);
     const est = minOf(this.headerRps, measured?.rps ?? null);
     // A refusal never raises the rate; a short measure lowers it only a little at a time.
     if (est === null) {
       if (this.rps !== null) this.set(this.rps * DECREASE);
     } else if (this.rps === null) this.set(est);
     else this.set(Math.min(est, measured?.long === false ? this.rps * GUARD : this.rps));
-    this.marks.push({ at: now, answered, sent: this.sent, epoch: this.epoch + 1, lost: 0 });
+    this.marks.push({ at: now, answered: this.answers, sent: this.sent, epoch: this.epoch + 1, lost: 0 });
     while (this.marks.length > MARKS_KEPT || this.marks[0]!.at < now - HISTORY_MS) this.marks.shift();
     this.epoch++;
     this.credit = 0;
@@ -169,11 +171,11 @@ export class RateGauge {
    * through. Under a second the count is taken one higher: a measure too low would hold the
    * run below the limit, one too high is corrected by the next refusal.
    */
-  private measured(now: number, answered: number): { rps: number; long: boolean } | null {
+  private measured(now: number): { rps: number; long: boolean } | null {
     const from = this.marks.find((m) => m.at >= now - HISTORY_MS);
     if (from === undefined) return null;
     const ms = now - from.at;
-    const through = this.headerRps === null ? this.sent - from.sent - from.lost : answered - from.answered;
+    const through = this.headerRps === null ? this.sent - from.sent - from.lost : this.answers - from.answered;
     if (ms < MIN_INTERVAL_MS || through < 1) return null;
     const long = ms >= 1000;
     return { rps: (long ? through : through + 1) / (ms / 1000), long };

@@ -112,8 +112,7 @@ async function openResume(
   try {
     const warn = (message: string): void => emit({ type: 'warning', message });
     // A stopping rule starts from the rewards already recorded: they are kept in the same pass.
-    const rule = plan.limits.precision !== null || plan.limits.against !== null;
-    const recorded = await readRecorded(dir, warn, scope.bounds, { rewards: rule });
+    const recorded = await readRecorded(dir, warn, scope.bounds, { rewards: RunRule.applies(plan.limits) });
     const { n, rollouts, shard, total } = scope;
     const left = total - countInPlan(recorded.finished, n, rollouts, shard);
     if (left === 0) {

@@ -251,6 +251,11 @@ export class RunRule {
     private readonly settings: RuleSettings,
   ) {}
 
+  /** Whether a run with these settings has a stopping rule: `open` below gives one exactly then. */
+  static applies(settings: RuleSettings): boolean {
+    return settings.against !== null || settings.precision !== null;
+  }
+
   /**
    * The rule of a run with these settings, or null when it has none. `recorded`: on a resume,
    * the rewards of its finished pairs, as its one read of the folder found them.

@@ -49,15 +49,13 @@ describe('the rate measured from refusals alone', () => {
     // before the next refusal at 1 s.
     const g = new RateGauge();
     for (let i = 0; i < 40; i++) g.send(0);
-    g.refused(0, g.send(0), null, 1000, 0);
-    let answered = 0;
-    for (let i = 0; i < 40; i++) (g.answered(null, null, false, false), answered++);
+    g.refused(0, g.send(0), null, 1000);
+    for (let i = 0; i < 40; i++) g.answered(null, null, false, false);
     for (let t = 100; t <= 1000; t += 100) {
       g.send(t);
       g.answered(null, null, false, false);
-      answered++;
     }
-    g.refused(1000, g.send(1000), null, 1000, answered);
+    g.refused(1000, g.send(1000), null, 1000);
     // Ten let through in a second; counting the 50 replies took it to 50 a second.
     expect(g.rate).toBeCloseTo(10, 6);
   });
@@ -73,22 +71,20 @@ describe('the spacing', () => {
     return g;
   }
 
+  /** When the next request may go, after one sent at `now`. */
+  const dueAfter = (g: RateGauge, now: number): number => (g.send(now), g.readyAt);
+
   it('makes up a late request: a timer that fires late does not push every later request back', () => {
     const g = at40();
-    g.send(25);
-    expect(g.readyAt).toBe(50);
+    expect(dueAfter(g, 25)).toBe(50);
     // Let through 10 ms late (a busy machine): the next is still due on the 25 ms grid.
-    g.send(60);
-    expect(g.readyAt).toBe(75);
-    g.send(75);
-    expect(g.readyAt).toBe(100);
+    expect(dueAfter(g, 60)).toBe(75);
+    expect(dueAfter(g, 75)).toBe(100);
   });
 
   it('makes up at most one interval: after a pause, two requests may go together, not a burst', () => {
     const g = at40();
-    g.send(1000);
-    expect(g.readyAt).toBe(1000);
-    g.send(1000);
-    expect(g.readyAt).toBe(1025);
+    expect(dueAfter(g, 1000)).toBe(1000);
+    expect(dueAfter(g, 1000)).toBe(1025);
   });
 });
