@@ -122,6 +122,18 @@ export function writeFully(fd: number, bytes: Uint8Array): void {
   }
 }
 
+/** How a file is made, past its name. */
+export interface AtomicOptions {
+  /** The new file's permissions before the umask (0o600 for a file only its user may read). */
+  mode?: number;
+  /**
+   * Whether `commit` waits for the bytes to reach the disk before the rename (the default). A
+   * cache that is checked when read and made again when it does not fit (`bas view`'s kept
+   * indexes) is not flushed: a synchronous flush of megabytes would stall the process.
+   */
+  flush?: boolean;
+}
+
 /**
  * A file being written: `write` as often as needed, then `commit` or `abort`.
  *
@@ -139,16 +151,17 @@ export class AtomicFile {
   /** Null when writing straight into a FIFO or a device. */
   private readonly temp: string | null;
 
-  /**
-   * `label` names the file in errors (a flag such as `--out`, or nothing); `mode` is the new
-   * file's permissions before the umask (0o600 for a file only its user may read).
-   */
+  /** Whether `commit` flushes the bytes to disk before the rename (`AtomicOptions.flush`). */
+  private readonly flush: boolean;
+
+  /** `label` names the file in errors (a flag such as `--out`, or nothing). */
   constructor(
     readonly path: string,
     private readonly label?: string,
     noFollow = false,
-    mode = 0o666,
+    { mode = 0o666, flush = true }: AtomicOptions = {},
   ) {
+    this.flush = flush;
     const named = label ? `${label} ` : '';
     let target = path;
     let st = statOrNull(path, lstatSync);
@@ -193,7 +206,7 @@ export class AtomicFile {
     }
   }
 
-  /** Flushes to disk and renames over the target. */
+  /** Flushes to disk (unless made with `flush: false`) and renames over the target. */
   commit(): void {
     if (this.fd === null) throw new Error(`${this.path} is already closed`);
     const fd = this.fd;
@@ -204,7 +217,7 @@ export class AtomicFile {
         closeSync(fd);
         return;
       }
-      fsyncSync(fd);
+      if (this.flush) fsyncSync(fd);
       closeSync(fd);
       this.fd = null;
       renameSync(this.temp, this.target);
@@ -242,7 +255,7 @@ function statOrNull(path: string, how: typeof statSync): Stats | null {
 /**
  * Replaces `path` with `data` (text, or parts written one after another) in one go,
  * atomically: run.json, the reply cache's entries, `bas view`'s kept indexes. `noFollow`
- * refuses a link at `path` rather than writing the file it points to; `mode` as AtomicFile's.
+ * refuses a link at `path` rather than writing the file it points to; `options` as AtomicFile's.
  * On any failure, a part that cannot be made included, nothing is left but the old file.
  */
 export function writeFileAtomic(
@@ -250,9 +263,9 @@ export function writeFileAtomic(
   data: string | Iterable<Uint8Array>,
   label?: string,
   noFollow = false,
-  mode?: number,
+  options?: AtomicOptions,
 ): void {
-  const file = new AtomicFile(path, label, noFollow, mode);
+  const file = new AtomicFile(path, label, noFollow, options);
   try {
     for (const part of typeof data === 'string' ? [data] : data) file.write(part);
     file.commit();

@@ -126,7 +126,6 @@ export interface SweepRow {
 
 /** A sweep folder as the walk found it: its plan, or why the plan cannot be read (`error`). */
 export interface KnownSweep {
-  dir: string;
   plan: SweepPlan | null;
   error: string | null;
 }
@@ -620,13 +619,13 @@ function sweepRow(id: string, dir: string): { row: Omit<SweepRow, 'status' | 'co
         created_at: typeof plan.created_at === 'string' ? terminalText(plan.created_at) : null,
         problem: null,
       },
-      known: { dir, plan, error: null },
+      known: { plan, error: null },
     };
   } catch (err) {
     const error = (err as Error).message;
     return {
       row: { id, kind: 'sweep', models: [], points: 0, created_at: null, problem: outsideText(error, 500) },
-      known: { dir, plan: null, error },
+      known: { plan: null, error },
     };
   }
 }

@@ -38,6 +38,13 @@ const MAX_HEADER_BYTES = 1024 * 1024;
 const MIN_KEEP_BYTES = 16 * 1024 * 1024;
 /** Bytes the kept indexes and reports may take together (`--index-max-mb`'s default). */
 const MAX_KEPT_BYTES = 1024 * 1024 * 1024;
+/**
+ * How the store's files are written: private to the user, and not flushed to disk (a flush of
+ * a large index would hold the server's event loop). An entry torn by a crash is a miss: its
+ * size, header and columns are checked when it is loaded, the report's key when it is read.
+ */
+const KEPT_FILE = { mode: 0o600, flush: false } as const;
+
 /** While a long first read goes on, the index is kept every so often, so a restart reads on from there. */
 const READING_STEP_BYTES = 256 * 1024 * 1024;
 
@@ -321,7 +328,7 @@ export class IndexStore {
     try {
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });
       const entry = this.reportOf(resultsPath);
-      writeFileAtomic(entry, JSON.stringify({ key, path: resolve(resultsPath), value }), undefined, true, 0o600);
+      writeFileAtomic(entry, JSON.stringify({ key, path: resolve(resultsPath), value }), undefined, true, KEPT_FILE);
       this.capLater(entry);
     } catch {
       // Not kept: the next start reads the summary again.
@@ -410,7 +417,7 @@ export class IndexStore {
       yield text;
       yield* index.columnBytes();
     };
-    writeFileAtomic(entry, parts(), undefined, true, 0o600);
+    writeFileAtomic(entry, parts(), undefined, true, KEPT_FILE);
     this.capLater(entry);
   }
 }

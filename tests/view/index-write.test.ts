@@ -8,14 +8,15 @@ import * as fs from 'node:fs';
 import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { IndexStore } from '../../src/view/index-store.js';
+import type { RunReport } from '../../src/report/run-report.js';
+import { IndexStore, reportKeyOf } from '../../src/view/index-store.js';
 import { RolloutIndex } from '../../src/view/rollout-index.js';
 import { makeRecord, SMALL_CONFIG } from '../report/make-run.js';
 import { tempDir } from '../support/cli.js';
 
 vi.mock('node:fs', async (importOriginal) => {
   const real = await importOriginal<typeof import('node:fs')>();
-  return { ...real, writeSync: vi.fn(real.writeSync) };
+  return { ...real, writeSync: vi.fn(real.writeSync), fsyncSync: vi.fn(real.fsyncSync) };
 });
 
 const BOUNDS = { n: 100, rollouts: 1, shard: null, indices: null };
@@ -43,8 +44,10 @@ async function index(path: string, store: IndexStore): Promise<RolloutIndex> {
 
 const real = await vi.importActual<typeof import('node:fs')>('node:fs');
 const writeSync = vi.mocked(fs.writeSync);
+const fsyncSync = vi.mocked(fs.fsyncSync);
 beforeEach(() => {
   writeSync.mockImplementation(real.writeSync);
+  fsyncSync.mockClear();
 });
 
 describe('writing a kept index', () => {
@@ -53,6 +56,16 @@ describe('writing a kept index', () => {
     await index(path, store);
     expect(statSync(store.entryOf(path)).mode & 0o777).toBe(0o600);
     expect(readdirSync(cache).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('does not wait for a flush to disk (a torn entry is a miss), its index nor its report', async () => {
+    const { path, store } = setUp(20);
+    await index(path, store);
+    expect(existsSync(store.entryOf(path))).toBe(true);
+    const key = reportKeyOf(path, 'run.json', 'complete')!;
+    store.saveReport(path, key, { report: {} as RunReport, text: 'report', figures: null });
+    expect(store.loadReport(path, key)?.text).toBe('report');
+    expect(fsyncSync).not.toHaveBeenCalled();
   });
 
   it('gives up at the first write that makes no progress, leaving nothing behind', async () => {
