@@ -30,7 +30,7 @@ import { unconfirmedPlanEndpoint, type EndpointFlags } from '../settings/resume-
 import type { RunPlan } from '../engine/run-eval.js';
 import { planPoint, type SweepRun } from '../engine/sweep.js';
 import { rolloutsLeft } from '../engine/session.js';
-import { SETTINGS } from '../settings/setting-table.js';
+import { SETTINGS, type Setting } from '../settings/setting-table.js';
 import { COMMAND_FLAGS } from '../settings/command-flags.js';
 import { flagName } from '../settings/flag.js';
 import { evalPlanFromFlags } from './eval-run.js';
@@ -226,34 +226,43 @@ export function reworded(err: unknown, message: (text: string) => string): unkno
   return err;
 }
 
+/** Every axis a sweep may vary along, in SWEEP_AXES's order (the rows first). */
+const AXES = Object.keys(SWEEP_AXES) as SweepAxis[];
+
+/** A point's value on each axis it has, as the text of that axis's flag (by its setting). */
+function axisFlags(p: SweepPlanPoint): Partial<Record<(typeof SWEEP_AXES)[SweepAxis]['setting'], string>> {
+  return Object.fromEntries(AXES.filter((a) => p[a] !== undefined).map((a) => [SWEEP_AXES[a].setting, String(p[a])]));
+}
+
 /** The eval flags of a fresh point: the plan's, its own model and place in the grid, and confirmed endpoint flags. */
 function pointFlags(plan: SweepPlan, p: SweepPlanPoint, sub: string, confirm: Record<string, string>): EvalFlags {
   return {
     ...(plan.flags as EvalFlags),
     ...confirm,
     ...(p.model === undefined ? {} : { model: p.model }),
-    numTransactions: String(p.num_transactions),
+    ...axisFlags(p),
     ...(p.fault_rate === null ? {} : { faultRate: String(p.fault_rate) }),
-    ...(p.reasoning_effort === undefined ? {} : { reasoningEffort: p.reasoning_effort }),
-    ...(p.max_tokens === undefined ? {} : { maxTokens: String(p.max_tokens) }),
     output: sub,
   };
 }
 
-/** A point of sweep.json, a file from elsewhere: its grid values are checked as the flags are. */
+/**
+ * A point of sweep.json, a file from elsewhere: its grid values are checked as the flags are
+ * (the rows, the fault rate, then each budget it has, as its axis's setting).
+ */
 function checkedPoint(spec: SweepPlanPoint, file: string): SweepPlanPoint {
-  const { reasoningEffort, maxTokens, numTransactions, faultRate } = SETTINGS;
-  return {
+  const { numTransactions, faultRate } = SETTINGS;
+  const checked: SweepPlanPoint = {
     ...spec,
     num_transactions: numTransactions.parse(spec.num_transactions, `${file}: "num_transactions"`),
     fault_rate: spec.fault_rate === null ? null : faultRate.parse(spec.fault_rate, `${file}: "fault_rate"`),
-    ...(spec.reasoning_effort === undefined
-      ? {}
-      : { reasoning_effort: reasoningEffort.parse(spec.reasoning_effort, `${file}: "reasoning_effort"`)! }),
-    ...(spec.max_tokens === undefined
-      ? {}
-      : { max_tokens: maxTokens.parse(spec.max_tokens, `${file}: "max_tokens"`)! }),
   };
+  for (const axis of AXES) {
+    if (axis === 'num_transactions' || spec[axis] === undefined) continue;
+    const setting: Setting<unknown> = SETTINGS[SWEEP_AXES[axis].setting];
+    (checked as unknown as Record<string, unknown>)[axis] = setting.parse(spec[axis], `${file}: "${axis}"`);
+  }
+  return checked;
 }
 
 /**
@@ -304,7 +313,7 @@ async function planSweep(
 function listedAxes(
   flags: SweepFlags,
 ): Array<{ axis: SweepAxis; flag: string; values: Array<number | string> | null }> {
-  return (Object.keys(SWEEP_AXES) as SweepAxis[]).map((axis) => {
+  return AXES.map((axis) => {
     const spec = COMMAND_FLAGS.sweep[SWEEP_AXES[axis].setting];
     const flag = flagName(spec);
     const text = textFlag(flags[SWEEP_AXES[axis].setting]);

@@ -52,12 +52,12 @@ export function fmtEstimate(e: Estimate, digits = 3, sep = ' '): string {
   return e.mean === null ? '–' : `${fmt(e.mean, digits)}${sep}${fmtCi(e.ci95, digits)}`;
 }
 
-/** A whole number with thousands separators. */
 /** A difference with its sign, three decimals ("+0.120", "-0.050"); "–" when there is none. */
 export function signed(v: number | null | undefined): string {
   return v === null || v === undefined ? '–' : `${v >= 0 ? '+' : ''}${v.toFixed(3)}`;
 }
 
+/** A whole number with thousands separators. */
 export function fmtInt(v: number): string {
   return Math.round(v).toLocaleString('en-US');
 }
