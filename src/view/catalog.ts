@@ -468,9 +468,8 @@ function idOf(root: string, dir: string): string {
 /** Every run and sweep under a root folder. */
 export class Catalog {
   private readonly runs = new Map<string, RunState>();
-  private sweeps: Array<Omit<SweepRow, 'status' | 'complete'>> = [];
-  /** Each sweep's plan as the last walk read it. */
-  private sweepPlans = new Map<string, KnownSweep>();
+  /** The sweeps the last walk found, in its order, by id: each one's row and plan. */
+  private sweeps = new Map<string, FoundSweep>();
   private walked = 0;
   /** Folders the last walk left out, past its bounds. */
   truncated = false;
@@ -489,8 +488,7 @@ export class Catalog {
     if (Date.now() - this.walked < WALK_MS) return;
     this.walked = Date.now();
     const found = new Map<string, string | null>();
-    const sweeps: Array<Omit<SweepRow, 'status' | 'complete'>> = [];
-    const plans = new Map<string, KnownSweep>();
+    const sweeps = new Map<string, FoundSweep>();
     let visited = 0;
     this.truncated = false;
     const walk = (dir: string, depth: number, sweep: string | null): void => {
@@ -508,9 +506,7 @@ export class Catalog {
       if (names.has(SWEEP_FILE)) {
         const id = idOf(this.root, dir);
         sweep = id;
-        const { row, known } = sweepRow(id, dir);
-        sweeps.push(row);
-        plans.set(id, known);
+        sweeps.set(id, sweepRow(id, dir));
       }
       if (names.has(RESULTS_FILE) || names.has(RUN_FILE)) {
         found.set(idOf(this.root, dir), sweep);
@@ -530,7 +526,6 @@ export class Catalog {
       if (!this.runs.has(id))
         this.runs.set(id, new RunState(id, id === '.' ? this.root : join(this.root, id), sweep, this.shared));
     this.sweeps = sweeps;
-    this.sweepPlans = plans;
   }
 
   /** The rows of the list: runs (each read as needed) and sweeps, with their points' statuses. */
@@ -540,8 +535,8 @@ export class Catalog {
     const rows = await Promise.all([...this.runs.values()].map((r) => r.row(false)));
     this.keepFew();
     const status = new Map(rows.map((r) => [r.id, r.status]));
-    const sweeps = this.sweeps.map((s) => {
-      const folders = this.sweepPlans.get(s.id)!.plan?.points.map((p) => p.folder) ?? [];
+    const sweeps = [...this.sweeps.values()].map(({ row: s, known }) => {
+      const folders = known.plan?.points.map((p) => p.folder) ?? [];
       const points = folders.map((f) => status.get(pointId(s.id, f)) ?? null);
       return { ...s, status: sweepStatus(points, s.problem), complete: points.filter((p) => p === 'complete').length };
     });
@@ -551,7 +546,7 @@ export class Catalog {
   /** A sweep the walk found, with its plan as the walk read it (never read again here), or null. */
   sweep(id: string): KnownSweep | null {
     this.refreshTree();
-    return this.sweepPlans.get(id) ?? null;
+    return this.sweeps.get(id)?.known ?? null;
   }
 
   /** The run of an id, or null: only folders the walk found are ever read. */
@@ -606,7 +601,13 @@ export function pointId(sweep: string, folder: string): string {
   return sweep === '.' ? folder : `${sweep}/${folder}`;
 }
 
-function sweepRow(id: string, dir: string): { row: Omit<SweepRow, 'status' | 'complete'>; known: KnownSweep } {
+/** A sweep as the walk found it: its row (less what its points' runs say) and its plan. */
+interface FoundSweep {
+  row: Omit<SweepRow, 'status' | 'complete'>;
+  known: KnownSweep;
+}
+
+function sweepRow(id: string, dir: string): FoundSweep {
   try {
     const plan = readSweepPlan(dir, 'bas view');
     const models = planModels(plan);
