@@ -294,6 +294,7 @@ async function planSweep(
       let base = bases.get(model);
       if (base === undefined) {
         base = await evalPlanFromFlags(file.words, pointFlags(file, spec, sub, confirm), { models: true });
+        if (fresh) refuseComparison(base);
         bases.set(model, base);
       }
       run.points.push(planPoint(base, checkedPoint(spec, sweepFile(dir)), sub));
@@ -307,6 +308,18 @@ async function planSweep(
     }
   }
   return run;
+}
+
+/**
+ * A config file's `against` (with `until` and `margin`) reaches a sweep's points, whose flags
+ * leave them out: each point's tasks are its own, so no point can be compared with RUN task by
+ * task, and a run.json claiming the rule would record one that never ran. Refused here.
+ */
+function refuseComparison(base: RunPlan): void {
+  if (base.settings.against !== null)
+    throw new ConfigError(
+      `a sweep does not take against (with until and margin): each point runs its own tasks; compare a point's run with bas eval --against or bas compare`,
+    );
 }
 
 /** Each axis's values as its flag lists them, or null when the flag is not given. */

@@ -125,10 +125,7 @@ export interface SweepRow {
 }
 
 /** A sweep folder as the walk found it: its plan, or why the plan cannot be read (`error`). */
-export interface KnownSweep {
-  plan: SweepPlan | null;
-  error: string | null;
-}
+export type KnownSweep = { plan: SweepPlan; error: null } | { plan: null; error: string };
 
 /** A sweep's status from its points' (null: a point whose folder is not there yet). */
 function sweepStatus(points: Array<string | null>, problem: string | null): string {

@@ -87,7 +87,7 @@ export async function sweepAnswer(catalog: Catalog, q: URLSearchParams): Promise
     throw new RequestError(404, `no sweep folder ${JSON.stringify(terminalText(id.slice(0, 200)))} here`);
   // The plan as the catalog's walk read it: not read a second time for this answer.
   const plan = sweep.plan;
-  if (plan === null) throw new RequestError(409, terminalText(sweep.error ?? 'the sweep plan cannot be read'));
+  if (plan === null) throw new RequestError(409, terminalText(sweep.error));
   const models = planModels(plan);
   const points: PointRow[] = [];
   const inputs: SweepInput[] = [];
