@@ -133,7 +133,11 @@ function endpoint(
   // A base URL on another host than the provider's is not that provider: its label stays
   // behind, and so does its key unless the key variable is named outright.
   const elsewhere = provider !== null && originOf(baseUrl) !== originOf(provider.baseURL);
-  if (provider !== null && elsewhere && keyVarNamed === null) throw new ConfigError(keyElsewhere(provider, baseUrl));
+  // A local provider whose key variable is unset has no key to send anywhere: its server on
+  // another port (llama.cpp on 8081, say) needs nothing more.
+  const noKeyToSend = provider !== null && !provider.keyRequired && !env[provider.apiKeyVar];
+  if (provider !== null && elsewhere && keyVarNamed === null && !noKeyToSend)
+    throw new ConfigError(keyElsewhere(provider, baseUrl));
   // A variable named by the user is meant to hold a key; a local provider's needs none.
   const keyRequired = given.has('apiKeyVar') || !provider || provider.keyRequired;
   let unconfirmed: string | null = null;

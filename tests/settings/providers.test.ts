@@ -122,6 +122,13 @@ describe('choosing the endpoint', () => {
     expect(
       resolveEndpoint({ provider: 'groq', baseUrl: 'http://127.0.0.1:9/v1', apiKeyVar: 'K' }, {}).provider,
     ).toBeNull();
+    // A local provider with no key set has none to leak: its server on another port is fine,
+    // without the label; with its key set, the key is still kept to the provider's host.
+    const port = resolveEndpoint({ provider: 'llamacpp', baseUrl: 'http://127.0.0.1:8091/v1' }, {});
+    expect([port.provider, port.baseUrl, port.keyRequired]).toEqual([null, 'http://127.0.0.1:8091/v1', false]);
+    expect(() =>
+      resolveEndpoint({ provider: 'llamacpp', baseUrl: 'http://127.0.0.1:8091/v1' }, { LLAMA_API_KEY: 'k' }),
+    ).toThrow(/bas sends llamacpp's key \(LLAMA_API_KEY\) only there/);
     // Another path on the provider's own host is still that provider.
     const same = resolveSettings({ model: 'm', provider: 'groq', baseUrl: 'https://api.groq.com/v2' }, null, '', {});
     expect([same.provider, same.apiKeyVar]).toEqual(['groq', 'GROQ_API_KEY']);
