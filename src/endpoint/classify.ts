@@ -51,7 +51,7 @@ export function classifyError(err: unknown, timedOut: boolean): Failure {
   // A streamed reply's own failures (event-stream.ts): read after the SDK handed the stream over.
   if (err instanceof ResponseTooLargeError) return failure('response_too_large', err.message);
   if (err instanceof StreamIdleError) return failure('timeout', err.message);
-  if (err instanceof StreamCutError) return failure('network', err.message);
+  if (err instanceof StreamCutError) return failure('network', err.message, { emptyStream: err.chunks === 0 });
   if (err instanceof StreamReportedError) return failure('provider', outsideText(err.message));
   if (sdk === 'connection') {
     const cause = (err as { cause?: unknown }).cause;

@@ -185,6 +185,7 @@ class EventStreamReader {
         this.finish(
           new StreamCutError(
             `the connection closed in the middle of the stream (${this.reply.chunks} chunks, no [DONE])`,
+            this.reply.chunks,
           ),
         );
     });
@@ -290,7 +291,10 @@ class EventStreamReader {
       // No [DONE]: whole only if the reply said how it finished.
       if (this.reply.finish === null)
         return this.finish(
-          new StreamCutError(`the stream ended before the reply finished (${this.reply.chunks} chunks, no [DONE])`),
+          new StreamCutError(
+            `the stream ended before the reply finished (${this.reply.chunks} chunks, no [DONE])`,
+            this.reply.chunks,
+          ),
         );
       this.finish(null);
     } catch (err) {

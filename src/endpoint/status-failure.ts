@@ -28,6 +28,8 @@ export interface Failure {
   fault?: ReplyFault | null;
   /** A 429's `x-ratelimit-*` budgets, when it named any: what the pace learns a rate from. */
   rateLimits?: RateLimits | null;
+  /** Set when a stream closed before its first piece (first-contact.ts counts these). */
+  emptyStream?: boolean;
 }
 
 /** A Failure with the fields not given left empty. */
@@ -108,6 +110,13 @@ export function statusFailure(reply: StatusReply): Failure {
       { status },
     );
   }
+  // OpenAI's code, and the words of llama.cpp, vLLM and others for a prompt past the window.
+  if (codeOf(reply.error) === 'context_length_exceeded' || /context (length|window|size)/i.test(said))
+    return failure(
+      'provider',
+      `HTTP ${status}: ${said}; the prompt does not fit the model's context window: use fewer --num-transactions, or a server with a larger context`,
+      { status },
+    );
   return failure('provider', `HTTP ${status}: ${said}`, {
     status,
     retryAfterMs: status >= 500 ? reply.retryAfterMs : null,

@@ -57,6 +57,13 @@ function systematic(f: Failure): { key: string; advice: string } | null {
       key: 'too_large',
       advice: 'raise --max-response-mb if replies this large are expected, or check what the endpoint sends',
     };
+  // llama-cpp-python answers a prompt longer than its context with a stream that closes empty.
+  if (f.emptyStream)
+    return {
+      key: 'empty_stream',
+      advice:
+        'the server closed each stream before its first piece: run bas check without --stream to see its error (a prompt longer than the context does this on llama-cpp-python)',
+    };
   if (f.type !== 'malformed') return null;
   switch (f.fault) {
     // The message of these two already says what to change (endpoint/completion.ts).
@@ -123,8 +130,9 @@ export class FirstContact {
       return null;
     }
     const cause = systematic(f);
+    // Numbers aside: a refusal that names each prompt's own length is still the same refusal.
     const key = isRefusal(f)
-      ? `refusal ${f.status} ${f.message}`
+      ? `refusal ${f.status} ${f.message.replace(/\d+/g, '#')}`
       : f.pastDeadline
         ? 'wait past the deadline'
         : cause

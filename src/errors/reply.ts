@@ -79,6 +79,13 @@ function describeBytes(n: number): string {
 export class StreamCutError extends BasError {
   readonly code: BasErrorCode = 'BAS_STREAM_CUT';
   readonly exitCode: number = 1;
+  /** @param chunks the pieces of the reply that had come (0: the stream closed before its first). */
+  constructor(
+    message: string,
+    readonly chunks: number,
+  ) {
+    super(message);
+  }
 }
 
 /** Nothing arrived for the idle timeout in the middle of a streamed reply (a `timeout`). */

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Failure } from '../../src/endpoint/classify.js';
 import type { ReplyFault } from '../../src/endpoint/completion.js';
+import { statusFailure } from '../../src/endpoint/status-failure.js';
 import { FirstContact } from '../../src/engine/first-contact.js';
 
 const base: Failure = { type: 'malformed', message: 'x', status: null, retryAfterMs: null, fatal: false };
@@ -60,5 +61,48 @@ describe('FirstContact: unusable replies', () => {
     const refusal: Failure = { ...base, type: 'provider', status: 400, message: 'HTTP 400: bad' };
     expect(feed([refusal, CUT, CUT])).toBeNull();
     expect(feed([refusal, refusal, refusal])?.message).toMatch(/refused every request/);
+  });
+});
+
+/**
+ * Recorded from llama-cpp-python 0.3.36 serving Gemma 3 270M with an 8,192-token context: the
+ * 400 it sends for a ledger of 400 rows. Each prompt has its own length, so the words differ
+ * in their numbers from one task to the next.
+ */
+function llamaCppOverflow(messages: number): Failure {
+  return statusFailure({
+    status: 400,
+    error: {
+      message: `This model's maximum context length is 8192 tokens. However, you requested ${messages + 16} tokens (${messages} in the messages, 16 in the completion). Please reduce the length of the messages or completion.`,
+      type: 'invalid_request_error',
+      param: 'messages',
+      code: 'context_length_exceeded',
+    },
+    fallback: '',
+    retryAfterMs: null,
+  });
+}
+
+describe('FirstContact: what a real llama.cpp server sends', () => {
+  it('three prompts past the context window stop the run, though each names its own length', () => {
+    const stop = feed([llamaCppOverflow(22586), llamaCppOverflow(22303), llamaCppOverflow(22410)]);
+    expect(stop?.fatal).toBe(true);
+    expect(stop?.message).toMatch(/refused every request: HTTP 400: This model's maximum context length is 8192/);
+    expect(stop?.message).toMatch(/does not fit the model's context window: use fewer --num-transactions/);
+  });
+
+  it('streamed, the same prompts get a 200 whose stream closes empty: three of those stop the run too', () => {
+    const empty: Failure = {
+      ...base,
+      type: 'network',
+      message: 'the stream ended before the reply finished (0 chunks, no [DONE])',
+      emptyStream: true,
+    };
+    const stop = feed([empty, empty, empty]);
+    expect(stop?.message).toMatch(/sent no usable reply: .*run bas check without --stream/);
+    // A stream cut after its first piece is a network failure like any other.
+    const cut: Failure = { ...empty, message: 'the stream ended before the reply finished (4 chunks, no [DONE])' };
+    delete cut.emptyStream;
+    expect(feed([cut, cut, cut])).toBeNull();
   });
 });

@@ -80,7 +80,7 @@ describe('describeError', () => {
   });
 
   it("prints every BasError as the user's or the endpoint's, with its own exit code", () => {
-    const cut = new StreamCutError('the stream ended before [DONE]');
+    const cut = new StreamCutError('the stream ended before [DONE]', 3);
     expect(cut).toBeInstanceOf(BasError);
     expect(cut.code).toBe('BAS_STREAM_CUT');
     expect(describeError(cut)).toEqual({ line: 'the stream ended before [DONE]', exitCode: 1, internal: false });
