@@ -1,9 +1,11 @@
 import { availableParallelism } from 'node:os';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['tests/**/*.test.ts'],
+    // tests/real needs the real model and server: `npm run test:real` (vitest.real.config.ts).
+    exclude: [...configDefaults.exclude, 'tests/real/**'],
     // Builds dist/ before any test, so the CLI the tests spawn is the source under test, and
     // type-checks the project beside the tests (see the file).
     globalSetup: ['tests/support/build.ts'],
