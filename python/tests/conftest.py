@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -87,6 +88,8 @@ def start(argv: list[str], pattern: str) -> tuple[subprocess.Popen[str], str]:
     if not found:
         proc.kill()
         pytest.fail(f"{' '.join(argv)} did not start: {line}")
+    # Whatever it prints later must not fill the pipe and stall it.
+    threading.Thread(target=proc.stdout.read, daemon=True).start()  # type: ignore[union-attr]
     return proc, found.group(0)
 
 
