@@ -264,12 +264,11 @@ async function post(r: Rewarder, route: PostRoute, req: IncomingMessage, res: Se
   } catch {
     throw new RequestError(400, 'the body is not valid JSON');
   }
-  // While stopping, answer and let the connection go, so keep-alive clients reconnect elsewhere.
-  const headers: Record<string, string> = r.stopping ? { connection: 'close' } : {};
-  if (route === '/seed_session') return send(res, 200, seedSessionAnswer(body), headers);
+  if (route === '/seed_session') return send(res, 200, seedSessionAnswer(body), closing(r));
   if (route === '/verify') {
     const { batch, row } = readVerifyRequest(body);
-    return send(res, 200, verifyAnswer(row, (await graded(r, batch))[0]!), headers);
+    const [scores] = await graded(r, batch);
+    return send(res, 200, verifyAnswer(row, scores!), closing(r));
   }
   const max = r.o.maxBatch;
   const batch = route === '/get_reward' ? readRewardRequest(body, max) : readScoreRequest(body, max);
@@ -280,7 +279,12 @@ async function post(r: Rewarder, route: PostRoute, req: IncomingMessage, res: Se
       'a query did not start with its prompt: its response was taken after the last assistant marker, or as empty where there was none (see docs/training.md; /health counts them)',
     );
   }
-  send(res, 200, route === '/get_reward' ? rewardAnswer(scores, batch.sources) : scoreAnswer(scores), headers);
+  send(res, 200, route === '/get_reward' ? rewardAnswer(scores, batch.sources) : scoreAnswer(scores), closing(r));
+}
+
+/** While stopping, answer and let the connection go, so keep-alive clients reconnect elsewhere. */
+function closing(r: Rewarder): Record<string, string> {
+  return r.stopping ? { connection: 'close' } : {};
 }
 
 /** Grades a batch within the row budgets: its own (413 past it) and the server's (503 while full). */
