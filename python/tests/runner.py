@@ -11,16 +11,22 @@ from pathlib import Path
 KEY_VAR = "BAS_TEST_API_KEY"
 
 
-def vf_eval(args: list[str], out: Path) -> list[dict]:
-    """Runs vf-eval from this interpreter's environment (its `null` harness runs a small chat
-    program under uv, found first on PATH there) and returns the traces it wrote."""
+def run_vf(command: str, args: list[str], out: Path, name: str) -> list[dict]:
+    """Runs one of verifiers' commands from this interpreter's environment (the `null` harness
+    runs a small chat program under uv, found first on PATH there) and returns the lines of the
+    JSONL file `name` it wrote under `out`."""
     bin_dir = Path(sys.executable).parent
     env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", KEY_VAR: "none"}
-    argv = [str(bin_dir / "vf-eval"), *args, "--client.api-key-var", KEY_VAR, "--no-push", "-o", str(out)]
-    done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=600, check=False)
-    assert done.returncode == 0, f"vf-eval failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
-    [traces] = list(out.glob("*/traces.jsonl"))
-    episodes = [json.loads(line) for line in traces.read_text().splitlines() if line.strip()]
+    done = subprocess.run([str(bin_dir / command), *args, "-o", str(out)],
+                          capture_output=True, text=True, env=env, timeout=600, check=False)
+    assert done.returncode == 0, f"{command} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    [found] = list(out.glob(f"*/{name}"))
+    return [json.loads(line) for line in found.read_text().splitlines() if line.strip()]
+
+
+def vf_eval(args: list[str], out: Path) -> list[dict]:
+    """vf-eval's episodes (traces.jsonl), in task order."""
+    episodes = run_vf("vf-eval", [*args, "--client.api-key-var", KEY_VAR, "--no-push"], out, "traces.jsonl")
     return sorted(episodes, key=lambda e: e["task"]["data"]["idx"])
 
 

@@ -10,7 +10,7 @@ from bas_env import TaskSpec, load_environment, load_tasks
 from bas_env.verifiers_env import BasTaskset
 
 from .conftest import bas_score
-from .runner import messages, only_trace, reply, total, vf_eval
+from .runner import messages, only_trace, reply, run_vf, total, vf_eval
 
 
 def test_load_environment_builds_a_single_turn_env_over_bas_s_tasks(tasks) -> None:
@@ -54,3 +54,11 @@ def test_vf_eval_rewards_equal_bas_score(bas, serve, tmp_path) -> None:
         assert {k: r["weight"] for k, r in trace["rewards"].items()} == {"bas_correct": 0.6, "fault_audit": 0.4}
         assert trace["metrics"] == w["metrics"]
         assert total(trace) == w["reward"]
+
+
+def test_vf_validate_finds_every_key_valid(tmp_path) -> None:
+    """The seed's model-free check: the key as a reply earns 1 (gold), no reply earns 0 (noop)."""
+    rows = run_vf("vf-validate", ["au-bas-reconciliation-v1", "-n", "3", "--runtime.type", "subprocess",
+                                  "--taskset.num-transactions", "8", "--taskset.fault-rate", "0.35"], tmp_path, "results.jsonl")
+    assert sorted(r["index"] for r in rows) == [0, 1, 2]
+    assert all(r["valid"] and r["gold"]["valid"] and r["noop"]["reward"] == 0 for r in rows), rows

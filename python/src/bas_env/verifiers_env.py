@@ -9,6 +9,7 @@ verifiers resolves `vf-eval au-bas-reconciliation-v1` to the installed module
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterator
 from typing import Any, Literal
 
@@ -56,6 +57,15 @@ class BasTask(vf.Task[BasData, vf.State, vf.TaskConfig]):
     async def _grade(self, trace: vf.Trace) -> Grade:
         [grade] = await asyncio.to_thread(default_grader().grade, [self.data.label], [reply_of(trace)])
         return grade
+
+    async def validate(self, runtime: Any = None) -> bool:
+        """The gold check of `vf-validate`: the answer key that `bas gen` wrote, sent as a
+        reply, earns bas's full reward from the grader, which regenerates the task from its
+        label alone."""
+        key = json.loads(self.data.answer)
+        gold = f"<answer>{json.dumps({**key['bas'], 'faults': key['faults']})}</answer>"
+        [grade] = await asyncio.to_thread(default_grader().grade, [self.data.label], [gold])
+        return grade["reward"] == 1
 
     @vf.reward(weight=0.6)
     async def bas_correct(self, trace: vf.Trace) -> float:
