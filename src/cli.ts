@@ -134,7 +134,8 @@ const COMMAND_TABLE: ReadonlyArray<{ name: string; about: string; argument?: [st
   },
   {
     name: 'reward-server',
-    about: "serve rewards to RL trainers: OpenRLHF's POST /get_reward, POST /score and GET /health",
+    about:
+      "serve rewards to RL trainers: OpenRLHF's POST /get_reward, NeMo Gym's POST /seed_session and POST /verify, POST /score and GET /health",
     run: async (_, o) => (await import('./commands/reward-server.js')).rewardServer(o),
   },
   {

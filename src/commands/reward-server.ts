@@ -50,7 +50,7 @@ export async function rewardServer(flags: Record<string, unknown>): Promise<void
   std
     .stdout()
     .write(
-      `bas reward-server: listening on ${server.url} (POST /get_reward, POST /score, GET /health; at most ${o.maxBatch} items and ${o.maxRows} ledger rows a batch, ${o.workers > 0 ? `${o.workers} grading threads` : 'grading on the main thread'}${o.token ? '; bearer token required' : ''})\n`,
+      `bas reward-server: listening on ${server.url} (POST /get_reward, POST /score, POST /seed_session, POST /verify, GET /health; at most ${o.maxBatch} items and ${o.maxRows} ledger rows a batch, ${o.workers > 0 ? `${o.workers} grading threads` : 'grading on the main thread'}${o.token ? '; bearer token required' : ''})\n`,
     );
   await runUntilStopped(server, (signal) =>
     std.stderr().write(`bas reward-server: ${signal}: finishing the requests under way\n`),

@@ -1,6 +1,7 @@
 /**
  * The reward service for RL trainers (`bas reward-server`): OpenRLHF's remote reward API
- * (POST /get_reward), a plain POST /score, and GET /health. It keeps no state on disk, only a
+ * (POST /get_reward), NeMo Gym's resources-server API (POST /seed_session and POST /verify:
+ * nemo-gym.ts), a plain POST /score, and GET /health. It keeps no state on disk, only a
  * cache of regenerated keys bounded in count and bytes, so it scales by running more copies.
  * What a client can make it hold or do is bounded: connections, body bytes (each, and all
  * unanswered ones together: http-service.ts), items per batch, and ledger rows to generate
@@ -14,6 +15,7 @@ import { GENERATOR_VERSION } from '../task/generate.js';
 import { PROMPT_VERSION } from '../task/prompt.js';
 import { GradePool } from './grade-pool.js';
 import { GradeQueue, RowBudget } from './grade-queue.js';
+import { readVerifyRequest, seedSessionAnswer, verifyAnswer } from './nemo-gym.js';
 import { authorized, listen, RequestGate, sendJson as send } from './http-service.js';
 import {
   mainThreadLane,
@@ -185,8 +187,12 @@ function route(r: Rewarder, req: IncomingMessage, res: ServerResponse): void {
       return sendError(res, 405, 'use GET /health', { allow: 'GET, HEAD' });
     return health(r, res);
   }
-  if (path !== '/get_reward' && path !== '/score')
-    return sendError(res, 404, `no route ${path}: the routes are POST /get_reward, POST /score and GET /health`);
+  if (!isPostRoute(path))
+    return sendError(
+      res,
+      404,
+      `no route ${path}: the routes are POST /get_reward, POST /score, POST /seed_session, POST /verify and GET /health`,
+    );
   r.stats.requests++;
   const refusal = refusalOf(r, req, path);
   if (refusal) {
@@ -242,12 +248,13 @@ function health(r: Rewarder, res: ServerResponse): void {
   });
 }
 
-async function post(
-  r: Rewarder,
-  route: '/get_reward' | '/score',
-  req: IncomingMessage,
-  res: ServerResponse,
-): Promise<void> {
+type PostRoute = '/get_reward' | '/score' | '/seed_session' | '/verify';
+
+function isPostRoute(path: string | undefined): path is PostRoute {
+  return path === '/get_reward' || path === '/score' || path === '/seed_session' || path === '/verify';
+}
+
+async function post(r: Rewarder, route: PostRoute, req: IncomingMessage, res: ServerResponse): Promise<void> {
   if (!r.gate.admit(req, res)) return void r.stats.refused++;
   const raw = await r.gate.readBody(req, res);
   if (raw === null) return void r.stats.refused++;
@@ -256,6 +263,12 @@ async function post(
     body = JSON.parse(raw);
   } catch {
     throw new RequestError(400, 'the body is not valid JSON');
+  }
+  if (route === '/seed_session') return send(res, 200, seedSessionAnswer(body), closing(r));
+  if (route === '/verify') {
+    const { batch, row } = readVerifyRequest(body);
+    const [scores] = await graded(r, batch);
+    return send(res, 200, verifyAnswer(row, scores!), closing(r));
   }
   const max = r.o.maxBatch;
   const batch = route === '/get_reward' ? readRewardRequest(body, max) : readScoreRequest(body, max);
@@ -266,10 +279,12 @@ async function post(
       'a query did not start with its prompt: its response was taken after the last assistant marker, or as empty where there was none (see docs/training.md; /health counts them)',
     );
   }
-  // While stopping, answer and let the connection go, so keep-alive clients reconnect elsewhere.
-  send(res, 200, route === '/get_reward' ? rewardAnswer(scores, batch.sources) : scoreAnswer(scores), {
-    ...(r.stopping ? { connection: 'close' } : {}),
-  });
+  send(res, 200, route === '/get_reward' ? rewardAnswer(scores, batch.sources) : scoreAnswer(scores), closing(r));
+}
+
+/** While stopping, answer and let the connection go, so keep-alive clients reconnect elsewhere. */
+function closing(r: Rewarder): Record<string, string> {
+  return r.stopping ? { connection: 'close' } : {};
 }
 
 /** Grades a batch within the row budgets: its own (413 past it) and the server's (503 while full). */
