@@ -12,7 +12,6 @@ PYTHON=${BAS_PYTHON:-python3}
 # The libraries the package adapts to, pytest, and uv (verifiers' null harness runs its chat
 # program under uv). Change a pin here and in python/pyproject.toml together.
 PINS=(verifiers==0.4.0 pyarrow==26.0.1 pytest==9.2.0 uv==0.9.5)
-INDEX=https://pypi.org/simple
 
 fail() { echo "python-tests: $*" >&2; exit 1; }
 
@@ -31,16 +30,16 @@ stamp=$( { printf '%s\n' "${PINS[@]}"; "$VENV/bin/python" --version;
 if [ "$(cat "$VENV/.bas-stamp" 2>/dev/null)" != "$stamp" ]; then
   # PyPI only: no local wheel folder or mirror from the machine's pip configuration.
   export PIP_FIND_LINKS="" PIP_DISABLE_PIP_VERSION_CHECK=1
-  "$VENV/bin/python" -m pip install -q --index-url "$INDEX" "${PINS[@]}" \
+  "$VENV/bin/python" -m pip install -q "${PINS[@]}" \
     || fail "could not install ${PINS[*]} from PyPI"
   # Built in a temporary copy, so the clone gets no build/ or .egg-info folders.
   build=$(mktemp -d)
   trap 'rm -rf "$build"' EXIT
   cp -r python/. "$build"
   rm -rf "$build"/build "$build"/src/*.egg-info
-  "$VENV/bin/python" -m pip install -q --index-url "$INDEX" --force-reinstall --no-deps "$build" \
+  "$VENV/bin/python" -m pip install -q --force-reinstall --no-deps "$build" \
     || fail "could not install ./python"
-  "$VENV/bin/python" -m pip install -q --index-url "$INDEX" "$build" || fail "could not install ./python's dependencies"
+  "$VENV/bin/python" -m pip install -q "$build" || fail "could not install ./python's dependencies"
   echo "$stamp" > "$VENV/.bas-stamp"
 fi
 
