@@ -17,6 +17,11 @@ const MODEL = 'gemma-3-270m';
 const ENV = { env: { OPENAI_API_KEY: 'local' } };
 /** Small ledgers and short replies: each request costs the server about 1,100 prompt tokens. */
 const TASK = ['--num-transactions', '8', '--temperature', '0'];
+/**
+ * The server answers one request at a time, slowly on a busy machine: bounds for a hang only,
+ * so that no test here sees a timeout but the one that asks for it.
+ */
+const PATIENT = ['--timeout', '1800', '--request-timeout', '1800'];
 
 let proxy: RecordingProxy;
 let work: string;
@@ -75,7 +80,7 @@ async function regrade(replies: Map<number, string>, n: number): Promise<Map<num
 describe('bas against llama.cpp serving Gemma 3 270M', () => {
   it('bas check reaches it and reports the tokens the server reported', async () => {
     const from = proxy.exchanges.length;
-    const r = await bas(['check', ...evalArgs(work, ['--max-tokens', '24']).slice(1), '--json'], ENV);
+    const r = await bas(['check', ...evalArgs(work, ['--max-tokens', '24', ...PATIENT]).slice(1), '--json'], ENV);
     const report = JSON.parse(r.stdout) as Record<string, any>;
     expect(report).toMatchObject({ reachable: true, status: 200, keyAccepted: true, modelKnown: true });
     const [sent] = since(from);
@@ -91,7 +96,7 @@ describe('bas against llama.cpp serving Gemma 3 270M', () => {
   ])('bas eval with %s records what the server sent, and grades it as bas score does', async (_name, extra) => {
     const from = proxy.exchanges.length;
     const dir = join(work, `eval-${extra.length}`);
-    const r = await bas(evalArgs(dir, ['-n', '3', '-c', '2', '--max-tokens', '24', ...extra]), ENV);
+    const r = await bas(evalArgs(dir, ['-n', '3', '-c', '2', '--max-tokens', '24', ...PATIENT, ...extra]), ENV);
     // Exit 3 when the model's own reply was empty (an errored rollout, not a score).
     expect([0, 3]).toContain(r.code);
     const records = readResults(dir);
@@ -115,7 +120,7 @@ describe('bas against llama.cpp serving Gemma 3 270M', () => {
   it('a run killed mid-way resumes without asking again for what it has', async () => {
     const dir = join(work, 'killed');
     const from = proxy.exchanges.length;
-    const child = startBas(evalArgs(dir, ['-n', '4', '-c', '1', '--max-tokens', '16']), ENV);
+    const child = startBas(evalArgs(dir, ['-n', '4', '-c', '1', '--max-tokens', '16', ...PATIENT]), ENV);
     const exited = new Promise<void>((done) => child.on('exit', () => done()));
     // Killed as soon as the first rollout is on disk: the rest are in flight or not yet sent.
     await until(() => readLines(join(dir, 'results.jsonl')) >= 1);
@@ -133,7 +138,10 @@ describe('bas against llama.cpp serving Gemma 3 270M', () => {
 
   it('an episode timeout shorter than the model needs is recorded as a timeout, and the run goes on', async () => {
     const dir = join(work, 'timeout');
-    const r = await bas(evalArgs(dir, ['-n', '2', '-c', '1', '--max-tokens', '400', '--timeout', '1']), ENV);
+    // Streamed: llama-cpp-python stops a stream whose client left, while a whole reply is
+    // generated to its end after bas gave up on it, holding the server from the next test.
+    const args = ['-n', '2', '-c', '1', '--max-tokens', '400', '--timeout', '1', '--stream'];
+    const r = await bas(evalArgs(dir, args), ENV);
     // Every rollout errored: more than --max-error-rate, so exit 3, with both recorded.
     expect(r.code).toBe(3);
     const records = readResults(dir);
@@ -148,7 +156,18 @@ describe('bas against llama.cpp serving Gemma 3 270M', () => {
     // bytes (docs/cost.md): 6,000 lets a few of these 1,100-token requests go, not all six.
     const budget = 6000;
     const r = await bas(
-      evalArgs(dir, ['-n', '6', '-c', '1', '--max-tokens', '16', '--max-total-tokens', `${budget}`, '--json']),
+      evalArgs(dir, [
+        '-n',
+        '6',
+        '-c',
+        '1',
+        '--max-tokens',
+        '16',
+        '--max-total-tokens',
+        `${budget}`,
+        ...PATIENT,
+        '--json',
+      ]),
       ENV,
     );
     expect(r.code).toBe(4);
