@@ -18,13 +18,14 @@
  * cap after each write (index-prune.ts).
  */
 import { createHash } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readFileSync, statSync, utimesSync } from 'node:fs';
+import { closeSync, mkdirSync, readFileSync, statSync, utimesSync } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { writeFileAtomic } from '../io/atomic-file.js';
 import { readFullyFd } from '../io/read-fully.js';
 import { pruneStore, readKeptJson, type EntryCheck, type Pruned } from './index-prune.js';
 import type { RunReport } from '../report/run-report.js';
+import { openRunFile } from '../runfile/read.js';
 import { BAS_VERSION } from '../runfile/versions.js';
 import type { IndexState, RolloutIndex } from './rollout-index.js';
 
@@ -75,7 +76,7 @@ function hashOf(fd: number, from: number, to: number): string {
 
 /** The hashes a header holds of a results file read up to `scanned`. */
 function checksOf(path: string, scanned: number): { head: string; tail: string } {
-  const fd = openSync(path, 'r');
+  const fd = openRunFile(path, 'r');
   try {
     return {
       head: hashOf(fd, 0, Math.min(CHECK_BYTES, scanned)),

@@ -12,8 +12,8 @@
  * each (task, rollout) pair wins, as everywhere else (runfile/winners.ts); a record that
  * cannot belong to the run is set aside. The file is opened read-only and never written.
  */
-import { open, stat, type FileHandle } from 'node:fs/promises';
-import { judgeLine } from '../runfile/read.js';
+import type { FileHandle } from 'node:fs/promises';
+import { judgeLine, openRunFileHandle } from '../runfile/read.js';
 import { pairKey, type PairKey, type RolloutRecord } from '../runfile/record.js';
 import { outsideRun, type RunBounds } from '../runfile/winners.js';
 import { FAULT_CODES } from '../task/types.js';
@@ -329,16 +329,17 @@ export class RolloutIndex {
   }
 
   private async readNew(): Promise<void> {
-    const st = await stat(this.path);
-    if (st.ino !== this.ino || st.size < this.scanned) {
-      // Another file, or one cut below what was read: read it again from the start.
-      if (this.ino !== -1) this.reset();
-      this.ino = st.ino;
-    }
-    this.target = st.size;
-    if (st.size <= this.scanned) return;
-    const fh = await open(this.path, 'r');
+    // A run folder's file: a link, a FIFO or a device is refused here, before any byte is read.
+    const fh = await openRunFileHandle(this.path);
     try {
+      const st = await fh.stat();
+      if (st.ino !== this.ino || st.size < this.scanned) {
+        // Another file, or one cut below what was read: read it again from the start.
+        if (this.ino !== -1) this.reset();
+        this.ino = st.ino;
+      }
+      this.target = st.size;
+      if (st.size <= this.scanned) return;
       const tail = await this.readLines(fh, st.size);
       this.readTail(tail);
     } finally {
@@ -541,7 +542,7 @@ export class RolloutIndex {
     const c = this.cols;
     const length = c.length[s]!;
     const buf = Buffer.allocUnsafe(length);
-    const fh = await open(this.path, 'r');
+    const fh = await openRunFileHandle(this.path);
     try {
       await fh.read(buf, 0, length, c.offset[s]!);
     } finally {
