@@ -25,6 +25,7 @@ import { basename, dirname, join } from 'node:path';
 import { ConfigError, fileError } from '../errors/index.js';
 import { beforeSignalDeath } from './std.js';
 import { linkRefusal } from './open-file.js';
+import { redact } from './secrets.js';
 
 /** Temporary paths this process made and has not yet committed or removed: path -> is a folder. */
 const liveTemps = new Map<string, boolean>();
@@ -167,7 +168,9 @@ export class AtomicFile {
   write(data: string | Uint8Array): void {
     if (this.fd === null) throw new Error(`${this.path} is already closed`);
     try {
-      writeFully(this.fd, typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
+      // Text passes the one redaction here, whatever wrote it: no file bas writes shows a
+      // registered key (a page, a table, a kept report), however the run it shows was written.
+      writeFully(this.fd, typeof data === 'string' ? Buffer.from(redact(data), 'utf8') : data);
     } catch (err) {
       this.abort();
       throw fileError('write', this.path, err, this.label);

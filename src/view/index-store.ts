@@ -23,6 +23,7 @@ import { open, stat, type FileHandle } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { writeFileAtomic } from '../io/atomic-file.js';
 import { readFullyFd } from '../io/read-fully.js';
+import { redact } from '../io/secrets.js';
 import { pruneStore, readKeptJson, type EntryCheck, type Pruned } from './index-prune.js';
 import type { RunReport } from '../report/run-report.js';
 import { openRunFile } from '../runfile/read.js';
@@ -406,7 +407,8 @@ export class IndexStore {
       ...checksOf(index.path, state.scanned),
       state,
     };
-    const text = Buffer.from(JSON.stringify(header));
+    // The header's damage reasons quote lines of the file: text, so it passes the one redaction.
+    const text = Buffer.from(redact(JSON.stringify(header)));
     const fixed = Buffer.alloc(MAGIC.length + 4);
     fixed.write(MAGIC, 0, 'latin1');
     fixed.writeUInt32LE(text.length, MAGIC.length);
