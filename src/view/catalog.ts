@@ -135,11 +135,6 @@ function sweepStatus(points: Array<string | null>, problem: string | null): stri
   return points.length > 0 && points.every((p) => p === 'complete') ? 'complete' : 'incomplete';
 }
 
-function isSummary(v: unknown): v is Summary {
-  const s = v as Summary | null;
-  return !!s && typeof s === 'object' && typeof s.counts?.rollouts === 'number' && typeof s.reward === 'object';
-}
-
 function figuresOf(s: Summary, run: RunFile | null): ListFigures {
   return {
     rollouts: s.counts.rollouts,
@@ -391,12 +386,11 @@ export class RunState {
   }
 
   /**
-   * The list's figures: run.json's summary for a run that ended, else the report's: kept from
-   * an earlier start when the file is as it was, else read in the background (after this answer).
+   * The list's figures, always what the results give (never run.json's stored summary, which
+   * an edit or an older bas may have left claiming other figures): the report's, kept from an
+   * earlier start when the file is as it was, else read in the background (after this answer).
    */
-  private listFigures(status: string): ListFigures | null {
-    const run = this.info;
-    if (status !== 'running' && isSummary(run?.summary)) return figuresOf(run.summary, run);
+  private listFigures(): ListFigures | null {
     if (this.report === null && this.dataProblem === null && !this.reading) this.keptReport(this.resultsSize());
     afterAnswer(() => void this.summary(false));
     return this.figures;
@@ -429,7 +423,7 @@ export class RunState {
     await this.loadInfo();
     const status = this.status();
     const run = this.info;
-    const figures = this.listFigures(status);
+    const figures = this.listFigures();
     const recorded = await this.recordedNow(status, figures, wait);
     const p = provenanceOf(run, run?.model ?? '(unknown model)', run?.task ?? null);
     const t = p.task;
