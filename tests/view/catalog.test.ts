@@ -63,3 +63,24 @@ describe("the run list and run.json's stored summary", () => {
     expect((await catalog.list()).runs[0]!.figures?.reward.mean).toBe(real.reward.mean);
   });
 });
+
+describe('folder names the run list shows', () => {
+  it('shows a right-to-left override as its escape, and the run still opens by the id it shows', async () => {
+    const root = tempDir('bas-view-names-');
+    writeRun(join(root, 'evil\u202eredli'), { n: 3, model: 'm', choose: () => 'oracle' });
+    const catalog = new Catalog(root, { store: null });
+    const [row] = (await catalog.list()).runs;
+    expect(row!.id).toBe('evil\\u202eredli');
+    expect((await (await catalog.run(row!.id))!.summary(true))?.report.summary.counts.rollouts).toBe(3);
+  });
+
+  it('names a folder whose name is not UTF-8 instead of leaving it out in silence', async () => {
+    const root = tempDir('bas-view-names-');
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(Buffer.concat([Buffer.from(`${root}/bad-`), Buffer.from([0xff, 0xfe])]));
+    writeRun(join(root, 'good'), { n: 2, model: 'm', choose: () => 'oracle' });
+    const list = await new Catalog(root, { store: null }).list();
+    expect(list.runs.map((r) => r.id)).toEqual(['good']);
+    expect(list.unnamed).toEqual(['bad-\ufffd\ufffd']);
+  });
+});
