@@ -191,10 +191,14 @@ function buildProgram(decl: Declaration | null, ended: { code: number }): Comman
  * standard error. Tests run the CLI in their own process through this.
  */
 export async function runCli(args: string[], io: std.Std = std.processStd()): Promise<number> {
-  return std.withStd(io, async () => {
+  // Standard output passes the one redaction: no command prints a key bas knows.
+  const { redactingStream } = await import('./io/output.js');
+  return std.withStd({ ...io, stdout: redactingStream(io.stdout) }, async () => {
     const named = args.some((a) => COMMANDS.has(a));
     const ended = { code: 0 };
     try {
+      // Every key bas reads is known from the start: nothing printed or written shows one.
+      if (named) (await import('./settings/providers.js')).registerKnownKeys(std.env());
       await buildProgram(named ? await import('./settings/command-flags.js') : null, ended).parseAsync(args, {
         from: 'user',
       });

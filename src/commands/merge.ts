@@ -18,7 +18,7 @@ const MUST_AGREE = MEASURED_RUN_JSON_KEYS.filter((k) => k !== 'shard');
 
 export async function merge(dirs: string[], given: Record<string, unknown>): Promise<void> {
   const flags = readFlags(COMMAND_FLAGS.merge, given);
-  if (!flags.output) throw new ConfigError('bas merge needs --output DIR: the folder of the merged run');
+  if (!flags.output) throw new ConfigError('merge needs --output DIR: the folder of the merged run');
   checkOutputs([{ flag: '--output', path: flags.output, kind: 'folder' }]);
   const outcome = await mergeRuns(dirs, flags.output, MUST_AGREE);
   if (flags.json) {

@@ -13,6 +13,9 @@ import { listenError, runUntilStopped } from '../serve/http-service.js';
 import { isLoopback, startViewServer, type ViewServerOptions } from '../view/server.js';
 import * as std from '../io/std.js';
 
+/** The shortest token a server bound off loopback takes: anyone who reaches it may try tokens. */
+const MIN_TOKEN_CHARS = 16;
+
 /** Checks the folder and the flags, and reads the token; every bad value names its flag. */
 export function viewOptions(
   dir: string | undefined,
@@ -35,6 +38,10 @@ export function viewOptions(
   if (!isLoopback(host) && token === null)
     throw new ConfigError(
       `--host ${host} is not loopback: anyone who reaches it could read the runs, so give --token-var NAME too`,
+    );
+  if (!isLoopback(host) && token !== null && token.length < MIN_TOKEN_CHARS)
+    throw new ConfigError(
+      `--token-var ${f.tokenVar}: a token of ${token.length} characters off loopback is guessed in a few tries; use ${MIN_TOKEN_CHARS} or more (openssl rand -hex 16 makes one)`,
     );
   return {
     root,

@@ -18,7 +18,8 @@ import { createHash } from 'node:crypto';
 import { accessSync, closeSync, constants, fstatSync, lstatSync, mkdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../errors/index.js';
-import { openNoFollow, writeFileAtomic } from '../io/atomic-file.js';
+import { writeFileAtomic } from '../io/atomic-file.js';
+import { openNoFollow } from '../io/open-file.js';
 import { canon } from '../io/canon.js';
 import { readFullyFd } from '../io/read-fully.js';
 import { redactDeep, urlWithoutCredentials } from '../io/secrets.js';
@@ -80,8 +81,19 @@ export class ReplyCache {
     return sha256(canon({ format: FORMAT, version: VERSION, base_url: urlWithoutCredentials(baseURL), body, rollout }));
   }
 
-  private pathOf(key: string): string {
-    return join(this.dir, key.slice(0, 2), `${key}.json`);
+  /**
+   * An entry's path, `DIR/ab/abcdef….json`, when its subfolder `DIR/ab` is a folder of the
+   * cache's own (made when missing and `make`); null when it is a link or anything else: the
+   * cache never reads or writes outside its folder through a link in it.
+   */
+  private pathOf(key: string, make = false): string | null {
+    const sub = join(this.dir, key.slice(0, 2));
+    let st = lstatSync(sub, { throwIfNoEntry: false });
+    if (st === undefined && make) {
+      mkdirSync(sub);
+      st = lstatSync(sub);
+    }
+    return st?.isDirectory() ? join(sub, `${key}.json`) : null;
   }
 
   /**
@@ -89,7 +101,13 @@ export class ReplyCache {
    * null: no entry, or one that is damaged in any way.
    */
   get(key: string, request: Record<string, unknown>): { completion: Completion; cached: CachedReply } | null {
-    const text = this.read(this.pathOf(key));
+    let path: string | null;
+    try {
+      path = this.pathOf(key);
+    } catch {
+      return null; // a subfolder that cannot be looked at is a miss
+    }
+    const text = path === null ? null : this.read(path);
     if (text === null) return null;
     try {
       const entry = JSON.parse(text) as Record<string, unknown>;
@@ -116,9 +134,9 @@ export class ReplyCache {
       latency_ms: latencyMs,
       ttft_ms: completion.ttft_ms ?? null,
     };
-    const path = this.pathOf(key);
     try {
-      mkdirSync(join(this.dir, key.slice(0, 2)), { recursive: true });
+      const path = this.pathOf(key, true);
+      if (path === null) return; // a link (or a file) where the subfolder should be: not written through
       // A link in an entry's place is never written through: it goes, and the entry takes its name.
       if (lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink()) unlinkSync(path);
       writeFileAtomic(path, `${JSON.stringify(entry)}\n`, '--cache', true);

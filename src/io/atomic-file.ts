@@ -10,7 +10,6 @@
 import { randomBytes } from 'node:crypto';
 import {
   closeSync,
-  constants,
   fsyncSync,
   lstatSync,
   openSync,
@@ -25,6 +24,8 @@ import {
 import { basename, dirname, join } from 'node:path';
 import { ConfigError, fileError } from '../errors/index.js';
 import { beforeSignalDeath } from './std.js';
+import { linkRefusal } from './open-file.js';
+import { redact } from './secrets.js';
 
 /** Temporary paths this process made and has not yet committed or removed: path -> is a folder. */
 const liveTemps = new Map<string, boolean>();
@@ -79,38 +80,6 @@ const TEMP_NAME = /^\.(.+)\.\d+\.[0-9a-f]{8}\.tmp$/;
  */
 export function tempTarget(name: string): string | null {
   return TEMP_NAME.exec(name)?.[1] ?? null;
-}
-
-/**
- * The refusal of a symbolic link where bas names the file itself (a run folder's files): a
- * link there could send a write, a truncation or a read outside the folder.
- */
-export function linkRefusal(path: string): ConfigError {
-  return new ConfigError(
-    `${path} is a symbolic link: bas never follows a link for a file it keeps in a run folder (it would write outside the folder); replace the link with the file itself, or choose another folder`,
-  );
-}
-
-/**
- * Opens a file a run folder holds without following a link (O_NOFOLLOW: the check and the
- * open are one system call, so a link put in its place meanwhile cannot be followed either).
- * `how`: 'r' to read, 'r+' to read and write, 'a' to append (created if missing), 'w' to
- * truncate (created if missing). A link is refused with `linkRefusal`; other system errors are
- * thrown as they come.
- */
-export function openNoFollow(path: string, how: 'r' | 'r+' | 'a' | 'w'): number {
-  const flags = {
-    r: constants.O_RDONLY,
-    'r+': constants.O_RDWR,
-    a: constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT,
-    w: constants.O_WRONLY | constants.O_TRUNC | constants.O_CREAT,
-  }[how];
-  try {
-    return openSync(path, flags | constants.O_NOFOLLOW, 0o666);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw linkRefusal(path);
-    throw err;
-  }
 }
 
 /** Writes all of `bytes` to `fd`: continues after a short write, fails when nothing moves. */
@@ -199,7 +168,9 @@ export class AtomicFile {
   write(data: string | Uint8Array): void {
     if (this.fd === null) throw new Error(`${this.path} is already closed`);
     try {
-      writeFully(this.fd, typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
+      // Text passes the one redaction here, whatever wrote it: no file bas writes shows a
+      // registered key (a page, a table, a kept report), however the run it shows was written.
+      writeFully(this.fd, typeof data === 'string' ? Buffer.from(redact(data), 'utf8') : data);
     } catch (err) {
       this.abort();
       throw fileError('write', this.path, err, this.label);

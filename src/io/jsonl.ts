@@ -4,7 +4,7 @@
  */
 import { closeSync, createReadStream, openSync, readSync, statSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
-import { openNoFollow } from './atomic-file.js';
+import { openNoFollow } from './open-file.js';
 import { ConfigError, fileError, FileTooLargeError, InputLineError, systemErrorCode } from '../errors/index.js';
 
 /** Fails early, with a ConfigError, when `path` is not a readable file. */
@@ -78,10 +78,16 @@ const DECODE_BYTES = 1 << 16;
 /**
  * The lines of `boundedFileLines`, a batch at a time: the lines that end in one piece of
  * text decoded (64 KB of a megabyte read), so a reader of a long file waits once per
- * megabyte, not once per line.
+ * megabyte, not once per line. `noFollow` (a run folder's own file) opens it by
+ * `openNoFollow`: a link, a FIFO or a device is refused at once instead of read.
  */
-export async function* boundedFileLineBatches(path: string, maxChars = MAX_LINE_CHARS): AsyncGenerator<FileLine[]> {
-  const input = createReadStream(path, { highWaterMark: 1 << 20 });
+export async function* boundedFileLineBatches(
+  path: string,
+  maxChars = MAX_LINE_CHARS,
+  noFollow = false,
+): AsyncGenerator<FileLine[]> {
+  const fd = noFollow ? openNoFollow(path, 'r') : undefined;
+  const input = createReadStream(path, { highWaterMark: 1 << 20, fd });
   const decoder = new StringDecoder('utf8');
   const tooLong = (line: number): ConfigError =>
     new ConfigError(

@@ -7,6 +7,7 @@
 import { statSync } from 'node:fs';
 import { AtomicFile } from './atomic-file.js';
 import { ConfigError } from '../errors/index.js';
+import { redact } from './secrets.js';
 import * as std from './std.js';
 
 /** Where a command's text goes. `end()` commits; `abort()` discards. */
@@ -112,6 +113,24 @@ export function refuseOutputOverInput(out: string, flag: string, inputs: readonl
       );
     }
   }
+}
+
+/**
+ * `out` with every text written to it passed through `redact` first. The CLI hands each
+ * command its standard output so (cli.ts `runCli`): whatever a command prints (a table, JSON,
+ * CSV, LaTeX, Markdown), no registered key reaches it. Files pass the same redaction in the
+ * one file writer (atomic-file.ts).
+ */
+export function redactingStream(out: std.OutStream): std.OutStream {
+  const write = (chunk: unknown, ...rest: unknown[]): boolean =>
+    (out.write as (...a: unknown[]) => boolean)(typeof chunk === 'string' ? redact(chunk) : chunk, ...rest);
+  return new Proxy(out, {
+    get(target, prop) {
+      if (prop === 'write') return write;
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }
 
 /** A file sink when `path` is given, else standard output. */

@@ -4,6 +4,7 @@
  */
 import { ConfigError } from '../errors/index.js';
 import { registerSecret } from '../io/secrets.js';
+import { registerKnownKeys } from '../settings/providers.js';
 import type { TaskConfig } from '../task/types.js';
 import { expectedRollouts, locateRun, readRunInfo, stderrWarn, type RunFile, type Warn } from '../runfile/read.js';
 import { folderLockState } from '../runfile/lock.js';
@@ -45,6 +46,8 @@ export interface RunData {
  * from a file, so it is used for nothing else, and only a variable named like a key is read.
  */
 export function registerReadBackKey(run: RunFile | null): void {
+  // The key variables bas reads itself, whatever the run names (a scored run names none).
+  registerKnownKeys(std.env());
   const name = run?.api_key_var;
   if (typeof name !== 'string' || !/^[A-Z][A-Z0-9_]{0,63}$/.test(name) || !/KEY|TOKEN|SECRET/.test(name)) return;
   const value = std.env()[name];

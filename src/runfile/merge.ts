@@ -49,9 +49,14 @@ function at(info: RunInfo, path: string): unknown {
  * the caller: this layer does not read the declaration).
  */
 export async function mergeRuns(dirs: string[], out: string, mustAgree: readonly string[]): Promise<MergeOutcome> {
-  if (dirs.length < 2) throw new ConfigError('bas merge needs at least two run folders');
-  const seen = new Set(dirs.map((d) => resolve(d)));
-  if (seen.size !== dirs.length) throw new ConfigError('bas merge: a run folder is given twice');
+  if (dirs.length < 2) throw new ConfigError('merge needs at least two run folders');
+  const seen = new Map<string, string>();
+  for (const d of dirs) {
+    const twin = seen.get(resolve(d));
+    // The CLI prints "bas: " before the message, as for compare: "merge: …", never "bas: bas merge: …".
+    if (twin !== undefined) throw new ConfigError(`merge: ${d} is given twice (as ${twin}): give each run folder once`);
+    seen.set(resolve(d), d);
+  }
   requireEmptyOutput(out, '--output');
   const inputs = await readInputs(dirs, mustAgree);
   const first = inputs[0]!;

@@ -6,8 +6,8 @@
  * a warning. Any other bad line means the file was damaged or edited, and is refused with its
  * number (`judgeLine` is the rule).
  */
-import { lstatSync, statSync } from 'node:fs';
-import { linkRefusal } from '../io/atomic-file.js';
+import { lstatSync, realpathSync, statSync } from 'node:fs';
+import { linkRefusal, specialFileRefusal } from '../io/open-file.js';
 import { join } from 'node:path';
 import { BadRecordError, ConfigError, fileError, systemErrorCode } from '../errors/index.js';
 import { boundedFileLineBatches } from '../io/jsonl.js';
@@ -19,6 +19,12 @@ import type { RunFile } from './run-info.js';
 import * as std from '../io/std.js';
 
 export { readRunInfo, type RunFile } from './run-info.js';
+/**
+ * How any reader opens a run folder's file (results.jsonl, run.json, sweep.json, the lock), as
+ * a descriptor (`openRunFile(path, 'r')`) or a FileHandle (`openRunFileHandle`): never through
+ * a symbolic link, and a FIFO, device or socket is refused at once (src/io/open-file.ts).
+ */
+export { openNoFollow as openRunFile, openNoFollowHandle as openRunFileHandle } from '../io/open-file.js';
 
 export type Warn = (message: string) => void;
 export const stderrWarn: Warn = (m) => std.stderr().write(`bas: warning: ${terminalText(m)}\n`);
@@ -57,7 +63,8 @@ export async function forEachRecord(
   fn: (r: RolloutRecord, line: number) => boolean | void,
   warn: Warn = stderrWarn,
 ): Promise<void> {
-  const batches = boundedFileLineBatches(path);
+  // A run folder's file: never read through a link, and a FIFO or device is refused at once.
+  const batches = boundedFileLineBatches(path, undefined, true);
   let torn: number | null = null;
   let lineNo = 0;
   try {
@@ -92,7 +99,9 @@ export function locateRun(path: string): { dir: string; resultsPath: string; run
     if (systemErrorCode(err) === 'ENOENT') throw new ConfigError(`run folder ${path} does not exist`);
     throw fileError('read', path, err);
   }
-  if (st.isFile()) return { dir: path, resultsPath: path, runPath: null };
+  // A file named outright may be a link the user made: it is read as the file it names.
+  if (st.isFile())
+    return { dir: path, resultsPath: lstatSync(path).isSymbolicLink() ? realpathSync(path) : path, runPath: null };
   const resultsPath = join(path, RESULTS_FILE);
   let results;
   try {
@@ -103,6 +112,7 @@ export function locateRun(path: string): { dir: string; resultsPath: string; run
   // A run folder's own file is never read through a link (see openNoFollow): name the file
   // itself to read one from elsewhere.
   if (results.isSymbolicLink()) throw linkRefusal(resultsPath);
+  if (!results.isFile()) throw specialFileRefusal(resultsPath, results);
   return { dir: path, resultsPath, runPath: join(path, RUN_FILE) };
 }
 

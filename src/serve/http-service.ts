@@ -10,6 +10,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { ConfigError } from '../errors/index.js';
 import * as std from '../io/std.js';
+import { BodyBuffer } from './body-buffer.js';
 
 /** What one server lets its clients make it hold. */
 export interface ServiceLimits {
@@ -56,6 +57,30 @@ export function authorized(req: IncomingMessage, token: Buffer | null): boolean 
 /** How long a connection past the limit may stay silent before it is closed. */
 export const OVER_LIMIT_IDLE_MS = 2000;
 
+/**
+ * How long a client may take to send a request's headers. Node allows a minute and checks
+ * every 30 s, so a client trickling a byte now and then held a connection for 90 s.
+ */
+export const HEADERS_TIMEOUT_MS = 10_000;
+
+/** What every server of bas is made with (node:http `createServer`): headers bounded in time, checked each second. */
+export const SERVER_OPTIONS = { headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1000 } as const;
+
+/**
+ * A body that sends nothing for this long is answered 408 and dropped, and its share of the
+ * budget given back: an idle client declaring a large body held the budget for minutes.
+ */
+export const BODY_IDLE_MS = 10_000;
+
+/**
+ * When a connection takes a place under the limit: when it opens (`connection`, the default),
+ * or only once a request on it has passed the token check (`request`, for a server whose every
+ * answer but a cheap refusal needs the token): then connections still sending their headers,
+ * or refused for their token, take no place, and past the limit the oldest of them is closed
+ * to make room for a new one.
+ */
+export type CountFrom = 'connection' | 'request';
+
 const MIB = 1024 * 1024;
 const mib = (bytes: number): string => `${Math.round((bytes / MIB) * 1000) / 1000} MiB`;
 
@@ -69,25 +94,42 @@ export class RequestGate {
   private connections = 0;
   private held = 0;
   private readonly over = new WeakSet<Socket>();
+  /** With `request` counting: connections admitted (holding a place), and those not yet, oldest first. */
+  private admitted = 0;
+  private readonly placed = new WeakSet<Socket>();
+  private readonly waiting = new Set<Socket>();
 
   constructor(
     private readonly limits: ServiceLimits,
     private readonly errorBody: ErrorBody,
+    private readonly countFrom: CountFrom = 'connection',
   ) {}
 
   /**
    * Counts the server's connections from now on. One past the limit is answered 503 when its
    * request comes; one that sends nothing is closed after OVER_LIMIT_IDLE_MS, so a silent
-   * client cannot hold a place past the limit until Node's own header timeout (a minute).
+   * client cannot hold a place past the limit until Node's own header timeout. With `request`
+   * counting, connections not yet admitted are kept to the limit apart, the oldest closed first.
    */
   watch(server: Server): void {
     server.on('connection', (socket: Socket) => {
       this.connections++;
       socket.once('close', () => this.connections--);
+      if (this.countFrom === 'request') return this.wait(socket);
       if (this.connections <= this.limits.maxConnections) return;
       this.over.add(socket);
       socket.setTimeout(OVER_LIMIT_IDLE_MS, () => socket.destroy());
     });
+  }
+
+  /** A connection not yet admitted: past the limit of such, the oldest of them makes room. */
+  private wait(socket: Socket): void {
+    this.waiting.add(socket);
+    socket.once('close', () => this.waiting.delete(socket));
+    if (this.waiting.size <= this.limits.maxConnections) return;
+    const oldest = this.waiting.values().next().value!;
+    this.waiting.delete(oldest);
+    oldest.destroy();
   }
 
   /** Bytes held now by unanswered requests' bodies, and connections open (for /health and tests). */
@@ -100,6 +142,7 @@ export class RequestGate {
    * closes, nothing of its body read); true when the request may go on.
    */
   admit(req: IncomingMessage, res: ServerResponse): boolean {
+    if (this.countFrom === 'request') return this.place(req, res);
     if (!this.over.has(req.socket)) return true;
     this.refuse(
       req,
@@ -108,6 +151,26 @@ export class RequestGate {
       `the server has ${this.limits.maxConnections} connections open, its limit (${this.limits.flags.maxConnections}): try again shortly`,
     );
     return false;
+  }
+
+  /** `admit` with `request` counting: the connection takes a place now, when one is free (called after the token check). */
+  private place(req: IncomingMessage, res: ServerResponse): boolean {
+    const socket = req.socket;
+    if (this.placed.has(socket)) return true;
+    if (this.admitted >= this.limits.maxConnections) {
+      this.refuse(
+        req,
+        res,
+        503,
+        `the server has ${this.limits.maxConnections} connections open, its limit (${this.limits.flags.maxConnections}): try again shortly`,
+      );
+      return false;
+    }
+    this.waiting.delete(socket);
+    this.placed.add(socket);
+    this.admitted++;
+    socket.once('close', () => this.admitted--);
+    return true;
   }
 
   /**
@@ -126,25 +189,37 @@ export class RequestGate {
     res.once('close', () => this.giveBack(share));
     return new Promise((resolve) => {
       const body = new BodyBuffer(known ? declared : max);
+      const finish = (text: string | null | Promise<null>): void => {
+        clearTimeout(idle);
+        resolve(text);
+      };
       const refuse = (status: 413 | 503): void => {
         body.drop();
-        resolve(this.refused(req, res, status));
+        finish(this.refused(req, res, status));
       };
+      // A body that stops coming is answered and dropped: an idle client cannot sit on its share.
+      const idle = setTimeout(() => {
+        body.drop();
+        this.giveBack(share);
+        this.refuse(req, res, 408, `no part of the request body came for ${BODY_IDLE_MS / 1000} s`);
+        finish(null);
+      }, BODY_IDLE_MS).unref();
       req.on('data', (c: Buffer) => {
         if (body.dropped) return;
+        idle.refresh();
         const size = body.size + c.length;
         if (size > max) return refuse(413);
         if (size > share.bytes && !this.grow(share, size - share.bytes)) return refuse(503);
         body.add(c);
       });
       req.on('end', () => {
-        if (!body.dropped) resolve(body.text());
+        if (!body.dropped) finish(body.text());
       });
       // The client left mid-body: what was held goes now, not when the answer would have.
       const gone = (): void => {
         body.drop();
         this.giveBack(share);
-        resolve(null);
+        finish(null);
       };
       req.on('error', gone);
       req.on('close', () => {
@@ -199,46 +274,6 @@ export class RequestGate {
       ...(status === 503 ? { 'retry-after': '1' } : {}),
     });
     res.once('finish', () => req.destroy());
-  }
-}
-
-/** A resizable ArrayBuffer: ES2024, which Node 20 has and this project's TypeScript lib does not name yet. */
-interface Resizable extends ArrayBuffer {
-  resize(bytes: number): void;
-}
-const ResizableBuffer = ArrayBuffer as unknown as new (bytes: number, o: { maxByteLength: number }) => Resizable;
-
-/**
- * A body as it arrives, in one resizable buffer that grows with it up to `max` bytes: memory
- * is taken only for what has come, and given back to the system the moment the body is
- * decoded or dropped (a shrink returns the pages at once, where a dropped buffer would wait
- * for a garbage collection that an idle server may not run for a long time).
- */
-class BodyBuffer {
-  size = 0;
-  dropped = false;
-  private readonly bytes: Resizable;
-
-  constructor(max: number) {
-    this.bytes = new ResizableBuffer(0, { maxByteLength: max });
-  }
-
-  add(c: Buffer): void {
-    this.bytes.resize(this.size + c.length);
-    new Uint8Array(this.bytes, this.size, c.length).set(c);
-    this.size += c.length;
-  }
-
-  /** The body as text; its bytes are given back. */
-  text(): string {
-    const text = Buffer.from(this.bytes, 0, this.size).toString('utf8');
-    this.drop();
-    return text;
-  }
-
-  drop(): void {
-    this.dropped = true;
-    this.bytes.resize(0);
   }
 }
 

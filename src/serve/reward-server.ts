@@ -16,7 +16,7 @@ import { PROMPT_VERSION } from '../task/prompt.js';
 import { GradePool } from './grade-pool.js';
 import { GradeQueue, RowBudget } from './grade-queue.js';
 import { readVerifyRequest, seedSessionAnswer, verifyAnswer } from './nemo-gym.js';
-import { authorized, listen, RequestGate, sendJson as send } from './http-service.js';
+import { authorized, listen, RequestGate, sendJson as send, SERVER_OPTIONS } from './http-service.js';
 import {
   mainThreadLane,
   readRewardRequest,
@@ -132,7 +132,7 @@ export async function startRewardServer(o: RewardServerOptions): Promise<Running
     stopping: false,
     warned: new Set(),
   };
-  const server = createServer((req, res) => route(r, req, res));
+  const server = createServer(SERVER_OPTIONS, (req, res) => route(r, req, res));
   server.keepAliveTimeout = 60_000;
   r.gate.watch(server);
   // A port that cannot be had: the threads already started must not keep the process alive.

@@ -19,7 +19,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { apiError, seeded } from './answers.js';
 import { checkChatRequest } from './chat-request.js';
 import { answerFor, answers, drawFate, type FaultRates } from './fault-plan.js';
-import { listen, RequestGate, sendJson as send } from './http-service.js';
+import { listen, RequestGate, sendJson as send, SERVER_OPTIONS } from './http-service.js';
 import { emptyStats, Responder, type ServeStats } from './responder.js';
 import { tokenBucket } from './token-bucket.js';
 
@@ -97,7 +97,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
   const responder = new Responder(stats, o.retryAfterS, rand, Math.floor(Date.now() / 1000));
   const bucket = o.rateLimitRps > 0 ? tokenBucket(o.rateLimitRps, o.bucketClock) : null;
   const s: Served = { o, stats, gate, responder, rand, bucket, inFlight: 0 };
-  const server = createServer((req, res) => handle(s, req, res));
+  const server = createServer(SERVER_OPTIONS, (req, res) => handle(s, req, res));
   server.keepAliveTimeout = 60_000;
   gate.watch(server);
   const at = await listen(server, o.port, o.host);
@@ -144,6 +144,14 @@ function route(s: Served, req: IncomingMessage, res: ServerResponse): void {
 
 /** Reads a chat request's body within the server's bounds, then answers it. */
 async function receive(s: Served, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  // The key first: a request without it takes nothing of the budget, and its body is not read.
+  if (s.o.apiKey !== null && req.headers.authorization !== `Bearer ${s.o.apiKey}`) {
+    s.stats.requests++;
+    s.stats.unauthorized++;
+    const error = apiError('Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key');
+    send(res, 401, error, { connection: 'close' });
+    return void res.once('finish', () => req.destroy());
+  }
   if (!s.gate.admit(req, res)) return void s.stats.rejected++;
   s.inFlight++;
   if (s.inFlight > s.stats.maxInFlight) s.stats.maxInFlight = s.inFlight;
@@ -162,10 +170,6 @@ async function receive(s: Served, req: IncomingMessage, res: ServerResponse): Pr
 function chat(s: Served, req: IncomingMessage, res: ServerResponse, raw: string, arrived: number): void {
   const { o, stats } = s;
   stats.requests++;
-  if (o.apiKey !== null && req.headers.authorization !== `Bearer ${o.apiKey}`) {
-    stats.unauthorized++;
-    return send(res, 401, apiError('Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key'));
-  }
   const body = checked(raw);
   if (typeof body === 'string') {
     stats.rejected++;

@@ -19,7 +19,7 @@ import {
 import type { Flag, FlagSet } from './flag.js';
 export { collectOnce, helpLine, takesValue, unusedNote } from './flag.js';
 import { integer, number } from './numbers.js';
-import { parseModel, parseSwitch, parseText, parseVarName } from './setting-parse.js';
+import { parseHost, parseModel, parseSwitch, parseText, parseVarName } from './setting-parse.js';
 import { SETTINGS, SETTING_KEYS, type SettingKey, type SettingTable } from './setting-table.js';
 import { ConfigError } from '../errors/index.js';
 import type { CommandName } from './command-names.js';
@@ -400,7 +400,12 @@ export const COMMAND_FLAGS = {
       default: 8089,
       parse: integer(0, 65535),
     } satisfies Flag<number>,
-    host: { ...text('--host <HOST>', 'interface to listen on'), defaultText: '127.0.0.1', default: '127.0.0.1' },
+    host: {
+      ...text('--host <HOST>', 'interface to listen on'),
+      defaultText: '127.0.0.1',
+      default: '127.0.0.1',
+      parse: parseHost,
+    },
     policy: {
       flags: '--policy <NAME>',
       help: `the built-in policy that answers: ${POLICY_LIST}`,
@@ -507,6 +512,7 @@ export const COMMAND_FLAGS = {
       ...text('--host <HOST>', 'interface to listen on; one other than loopback needs --token-var'),
       defaultText: '127.0.0.1',
       default: '127.0.0.1',
+      parse: parseHost,
     },
     tokenVar: {
       flags: '--token-var <NAME>',
@@ -537,7 +543,12 @@ export const COMMAND_FLAGS = {
       default: 8090,
       parse: integer(0, 65535),
     } satisfies Flag<number>,
-    host: { ...text('--host <HOST>', 'interface to listen on'), defaultText: '127.0.0.1', default: '127.0.0.1' },
+    host: {
+      ...text('--host <HOST>', 'interface to listen on'),
+      defaultText: '127.0.0.1',
+      default: '127.0.0.1',
+      parse: parseHost,
+    },
     tokenVar: {
       flags: '--token-var <NAME>',
       help: 'require "Authorization: Bearer <token>", the token read from environment variable NAME',

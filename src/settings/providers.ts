@@ -4,6 +4,7 @@
  * fields of shipped ones. A provider gives a base URL and the variable its key is read from.
  */
 import { readSmallFile } from '../io/jsonl.js';
+import { registerSecret } from '../io/secrets.js';
 import { fileURLToPath } from 'node:url';
 import { parse, TomlError } from 'smol-toml';
 import { ConfigError, fileError, FileTooLargeError } from '../errors/index.js';
@@ -121,6 +122,46 @@ export function findProvider(registry: Map<string, Provider>, name: string, sour
 /** The shipped registry, read once when a run folder's provider label is first judged. */
 let shippedRegistry: Map<string, Provider> | null | undefined;
 
+/** The shipped registry, or null when it cannot be read. */
+function shipped(): Map<string, Provider> | null {
+  if (shippedRegistry === undefined) {
+    try {
+      shippedRegistry = loadProviders(null, {});
+    } catch {
+      shippedRegistry = null;
+    }
+  }
+  return shippedRegistry;
+}
+
+/**
+ * The variables bas reads a key from: OPENAI_API_KEY and every provider's `api_key_var`, of
+ * the shipped registry and of $BAS_PROVIDERS's file when it can be read.
+ */
+export function keyVarNames(env: NodeJS.ProcessEnv): string[] {
+  const names = new Set(['OPENAI_API_KEY', ...[...(shipped()?.values() ?? [])].map((p) => p.apiKeyVar)]);
+  if (env.BAS_PROVIDERS) {
+    try {
+      for (const p of loadProviders(null, env).values()) names.add(p.apiKeyVar);
+    } catch {
+      // A broken user registry is refused where it is used; here the shipped names serve.
+    }
+  }
+  return [...names];
+}
+
+/**
+ * Registers the value of every key variable bas reads (`keyVarNames`) that is set here, so
+ * that whatever bas prints or writes has it cut out (src/io/secrets.ts), however the run it
+ * shows was written: an older folder, or a batch output that echoed the key.
+ */
+export function registerKnownKeys(env: NodeJS.ProcessEnv): void {
+  for (const name of keyVarNames(env)) {
+    const value = env[name];
+    if (value) registerSecret(value);
+  }
+}
+
 /**
  * The provider label a run folder may show beside its base URL: `provider` itself, unless the
  * shipped registry gives that provider another host than `baseUrl`'s. bas before 0.4.1 kept a
@@ -131,14 +172,7 @@ let shippedRegistry: Map<string, Provider> | null | undefined;
  */
 export function recordedProvider(provider: string | null, baseUrl: string | null): string | null {
   if (provider === null || baseUrl === null) return provider;
-  if (shippedRegistry === undefined) {
-    try {
-      shippedRegistry = loadProviders(null, {});
-    } catch {
-      shippedRegistry = null;
-    }
-  }
-  const known = shippedRegistry?.get(provider.toLowerCase());
+  const known = shipped()?.get(provider.toLowerCase());
   if (known === undefined) return provider;
   return originOf(baseUrl) === originOf(known.baseURL) ? provider : null;
 }

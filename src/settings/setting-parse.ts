@@ -139,6 +139,15 @@ export function parseText(value: unknown, name: string): string {
   return v;
 }
 
+/**
+ * An interface to listen on. An IPv6 address may be given as a URL writes it (`[::1]`): its
+ * brackets are dropped, since listen() takes the address bare (it failed on `[::1]`).
+ */
+export function parseHost(value: unknown, name: string): string {
+  const v = parseText(value, name).trim();
+  return /^\[[^\]]*\]$/.test(v) ? v.slice(1, -1) : v;
+}
+
 export function parseSwitch(value: unknown, name: string): boolean {
   if (typeof value === 'boolean') return value;
   throw new ConfigError(`${name} must be true or false, got ${JSON.stringify(value)}`);

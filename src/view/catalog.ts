@@ -5,7 +5,7 @@
  * (`readRun`) and kept until the results file grows. Nothing here writes: files are only
  * opened to be read.
  */
-import { readdirSync, statSync, type Dirent } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { terminalText } from '../io/terminal-text.js';
 import { outsideText } from '../io/outside-text.js';
@@ -133,11 +133,6 @@ function sweepStatus(points: Array<string | null>, problem: string | null): stri
   if (points.includes('running')) return 'running';
   if (points.includes('damaged')) return 'damaged';
   return points.length > 0 && points.every((p) => p === 'complete') ? 'complete' : 'incomplete';
-}
-
-function isSummary(v: unknown): v is Summary {
-  const s = v as Summary | null;
-  return !!s && typeof s === 'object' && typeof s.counts?.rollouts === 'number' && typeof s.reward === 'object';
 }
 
 function figuresOf(s: Summary, run: RunFile | null): ListFigures {
@@ -391,12 +386,11 @@ export class RunState {
   }
 
   /**
-   * The list's figures: run.json's summary for a run that ended, else the report's: kept from
-   * an earlier start when the file is as it was, else read in the background (after this answer).
+   * The list's figures, always what the results give (never run.json's stored summary, which
+   * an edit or an older bas may have left claiming other figures): the report's, kept from an
+   * earlier start when the file is as it was, else read in the background (after this answer).
    */
-  private listFigures(status: string): ListFigures | null {
-    const run = this.info;
-    if (status !== 'running' && isSummary(run?.summary)) return figuresOf(run.summary, run);
+  private listFigures(): ListFigures | null {
     if (this.report === null && this.dataProblem === null && !this.reading) this.keptReport(this.resultsSize());
     afterAnswer(() => void this.summary(false));
     return this.figures;
@@ -429,7 +423,7 @@ export class RunState {
     await this.loadInfo();
     const status = this.status();
     const run = this.info;
-    const figures = this.listFigures(status);
+    const figures = this.listFigures();
     const recorded = await this.recordedNow(status, figures, wait);
     const p = provenanceOf(run, run?.model ?? '(unknown model)', run?.task ?? null);
     const t = p.task;
@@ -456,10 +450,39 @@ function afterAnswer(fn: () => void): void {
   setImmediate(fn);
 }
 
-/** The id of a folder: its path under the root, with `/` between parts ("." for the root itself). */
+/**
+ * The id of a folder: its path under the root, with `/` between parts ("." for the root
+ * itself), safe to show as it is: a hidden or bidi character in a folder's name (a U+202E would
+ * make the rest of a line read backwards) is its visible escape, as in every table. The folder
+ * is kept beside its id, never found again from it.
+ */
 function idOf(root: string, dir: string): string {
   const rel = relative(root, dir);
-  return rel === '' ? '.' : rel.split(sep).join('/');
+  return rel === '' ? '.' : terminalText(rel.split(sep).join('/'));
+}
+
+/** A folder's entry as the walk needs it. */
+interface Entry {
+  name: string;
+  isFile(): boolean;
+  isDirectory(): boolean;
+}
+
+/**
+ * The entries of a folder. A name that is not UTF-8 cannot be reached by a path made of text
+ * (it reads with U+FFFD in place of its bytes): such a folder is handed to `unnamed`, so the
+ * list says it is there rather than leave it out in silence, and is not walked.
+ */
+function entriesOf(dir: string, unnamed: (name: string) => void): Entry[] {
+  const out: Entry[] = [];
+  for (const e of readdirSync(dir, { withFileTypes: true, encoding: 'buffer' })) {
+    const raw = e.name as unknown as Buffer;
+    const name = raw.toString('utf8');
+    if (Buffer.from(name, 'utf8').equals(raw))
+      out.push({ name, isFile: () => e.isFile(), isDirectory: () => e.isDirectory() });
+    else if (e.isDirectory()) unnamed(name);
+  }
+  return out;
 }
 
 /** Every run and sweep under a root folder. */
@@ -470,6 +493,8 @@ export class Catalog {
   private walked = 0;
   /** Folders the last walk left out, past its bounds. */
   truncated = false;
+  /** Folders the last walk could not enter: their names are not UTF-8 (shown with U+FFFD). */
+  unnamed: string[] = [];
 
   private readonly shared: Shared;
 
@@ -484,18 +509,19 @@ export class Catalog {
   private refreshTree(): void {
     if (Date.now() - this.walked < WALK_MS) return;
     this.walked = Date.now();
-    const found = new Map<string, string | null>();
+    const found = new Map<string, { dir: string; sweep: string | null }>();
     const sweeps = new Map<string, FoundSweep>();
     let visited = 0;
     this.truncated = false;
+    const unnamed: string[] = [];
     const walk = (dir: string, depth: number, sweep: string | null): void => {
       if (++visited > MAX_FOLDERS) {
         this.truncated = true;
         return;
       }
-      let entries: Dirent[];
+      let entries: Entry[];
       try {
-        entries = readdirSync(dir, { withFileTypes: true });
+        entries = entriesOf(dir, (name) => unnamed.push(idOf(this.root, join(dir, name))));
       } catch {
         return;
       }
@@ -506,7 +532,8 @@ export class Catalog {
         sweeps.set(id, sweepRow(id, dir));
       }
       if (names.has(RESULTS_FILE) || names.has(RUN_FILE)) {
-        found.set(idOf(this.root, dir), sweep);
+        const id = idOf(this.root, dir);
+        if (!found.has(id)) found.set(id, { dir, sweep });
         return; // a run folder holds no runs
       }
       if (depth >= MAX_DEPTH) {
@@ -519,14 +546,14 @@ export class Catalog {
     };
     walk(this.root, 0, null);
     for (const id of [...this.runs.keys()]) if (!found.has(id)) this.runs.delete(id);
-    for (const [id, sweep] of found)
-      if (!this.runs.has(id))
-        this.runs.set(id, new RunState(id, id === '.' ? this.root : join(this.root, id), sweep, this.shared));
+    for (const [id, { dir, sweep }] of found)
+      if (!this.runs.has(id)) this.runs.set(id, new RunState(id, dir, sweep, this.shared));
     this.sweeps = sweeps;
+    this.unnamed = unnamed;
   }
 
   /** The rows of the list: runs (each read as needed) and sweeps, with their points' statuses. */
-  async list(): Promise<{ runs: RunRow[]; sweeps: SweepRow[]; truncated: boolean }> {
+  async list(): Promise<{ runs: RunRow[]; sweeps: SweepRow[]; truncated: boolean; unnamed: string[] }> {
     this.refreshTree();
     // Made from run.json and what is already read: the list never waits on a results file.
     const rows = await Promise.all([...this.runs.values()].map((r) => r.row(false)));
@@ -537,7 +564,7 @@ export class Catalog {
       const points = folders.map((f) => status.get(pointId(s.id, f)) ?? null);
       return { ...s, status: sweepStatus(points, s.problem), complete: points.filter((p) => p === 'complete').length };
     });
-    return { runs: rows, sweeps, truncated: this.truncated };
+    return { runs: rows, sweeps, truncated: this.truncated, unnamed: this.unnamed };
   }
 
   /** A sweep the walk found, with its plan as the walk read it (never read again here), or null. */

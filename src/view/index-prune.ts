@@ -15,12 +15,15 @@
  * Only files named as this store names them are looked at; anything else in the folder is left
  * alone. Nothing here ever throws: a file that cannot be read or removed is left as it is.
  */
-import { readdir, readFile, rm, stat } from 'node:fs/promises';
+import { lstat, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tempTarget } from '../io/atomic-file.js';
+import { readSmallFile } from '../io/jsonl.js';
 
 /** A store file: its entry's hash, and what it is. */
 const NAME = /^([0-9a-f]{40})\.(idx|report\.json)$/;
+/** A kept report is a few KB; past this a file named as one is not read (index-store.ts's bound). */
+const MAX_KEPT_JSON_BYTES = 16 * 1024 * 1024;
 /** A `.tmp` this old is a write that did not finish (a killed server), not one going on. */
 const TMP_AGE_MS = 60 * 60 * 1000;
 
@@ -57,7 +60,8 @@ async function entries(dir: string): Promise<Map<string, StoreFile[]>> {
     const target = tempTarget(name);
     const m = NAME.exec(target ?? name);
     if (!m) continue;
-    const st = await stat(join(dir, name)).catch(() => null);
+    // A link or a special file is none of the store's own files: left alone, never read.
+    const st = await lstat(join(dir, name)).catch(() => null);
     if (!st?.isFile()) continue;
     const kind = target !== null ? 'tmp' : (m[2] as 'idx' | 'report.json');
     const group = groups.get(m[1]!) ?? [];
@@ -130,7 +134,7 @@ export async function pruneStore(
 /** A kept report's JSON, read; null when it cannot be read. */
 export async function readKeptJson(path: string): Promise<unknown> {
   try {
-    return JSON.parse(await readFile(path, 'utf8')) as unknown;
+    return JSON.parse(readSmallFile(path, MAX_KEPT_JSON_BYTES, true)) as unknown;
   } catch {
     return null;
   }

@@ -18,13 +18,17 @@
  * cap after each write (index-prune.ts).
  */
 import { createHash } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readFileSync, statSync, utimesSync } from 'node:fs';
-import { open, stat, type FileHandle } from 'node:fs/promises';
+import { closeSync, mkdirSync, statSync, utimesSync } from 'node:fs';
+import { stat, type FileHandle } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { writeFileAtomic } from '../io/atomic-file.js';
+import { readSmallFile } from '../io/jsonl.js';
+import { openNoFollowHandle } from '../io/open-file.js';
 import { readFullyFd } from '../io/read-fully.js';
+import { redact } from '../io/secrets.js';
 import { pruneStore, readKeptJson, type EntryCheck, type Pruned } from './index-prune.js';
 import type { RunReport } from '../report/run-report.js';
+import { openRunFile } from '../runfile/read.js';
 import { BAS_VERSION } from '../runfile/versions.js';
 import type { IndexState, RolloutIndex } from './rollout-index.js';
 
@@ -34,6 +38,8 @@ const VERSION = 1;
 /** Bytes at the start of the file, and before where reading stopped, that must be the same. */
 const CHECK_BYTES = 64 * 1024;
 const MAX_HEADER_BYTES = 1024 * 1024;
+/** A kept report is a few KB (a run's tables and notes); past this an entry is not one. */
+const MAX_REPORT_BYTES = 16 * 1024 * 1024;
 /** An index of fewer bytes read than this is not kept: the file reads again in well under a second. */
 const MIN_KEEP_BYTES = 16 * 1024 * 1024;
 /** Bytes the kept indexes and reports may take together (`--index-max-mb`'s default). */
@@ -75,7 +81,7 @@ function hashOf(fd: number, from: number, to: number): string {
 
 /** The hashes a header holds of a results file read up to `scanned`. */
 function checksOf(path: string, scanned: number): { head: string; tail: string } {
-  const fd = openSync(path, 'r');
+  const fd = openRunFile(path, 'r');
   try {
     return {
       head: hashOf(fd, 0, Math.min(CHECK_BYTES, scanned)),
@@ -259,7 +265,8 @@ export class IndexStore {
     const entry = this.entryOf(index.path);
     let fh;
     try {
-      fh = await open(entry, 'r');
+      // The folder is the user's: a link, a FIFO or a device there is a miss, never read.
+      fh = await openNoFollowHandle(entry);
     } catch {
       return false;
     }
@@ -306,7 +313,7 @@ export class IndexStore {
   loadReport(resultsPath: string, key: ReportKey): KeptReport | null {
     try {
       const entry = this.reportOf(resultsPath);
-      const kept = JSON.parse(readFileSync(entry, 'utf8')) as { key?: unknown; value?: KeptReport };
+      const kept = JSON.parse(readSmallFile(entry, MAX_REPORT_BYTES, true)) as { key?: unknown; value?: KeptReport };
       const v = kept.value;
       if (
         !sameReportKey(parseReportKey(kept.key), key) ||
@@ -343,7 +350,7 @@ export class IndexStore {
   prune(): Promise<Pruned> {
     const check: EntryCheck = {
       index: async (entry) => {
-        const fh = await open(entry, 'r').catch(() => null);
+        const fh = await openNoFollowHandle(entry).catch(() => null);
         if (fh === null) return null;
         try {
           const { h, at } = await readHeader(fh);
@@ -405,7 +412,8 @@ export class IndexStore {
       ...checksOf(index.path, state.scanned),
       state,
     };
-    const text = Buffer.from(JSON.stringify(header));
+    // The header's damage reasons quote lines of the file: text, so it passes the one redaction.
+    const text = Buffer.from(redact(JSON.stringify(header)));
     const fixed = Buffer.alloc(MAGIC.length + 4);
     fixed.write(MAGIC, 0, 'latin1');
     fixed.writeUInt32LE(text.length, MAGIC.length);

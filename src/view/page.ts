@@ -134,7 +134,8 @@ const SCRIPT = String.raw`
       else { compare.removeAttribute('href'); compare.textContent = 'pick two runs to compare them'; }
     }
     function draw(body) {
-      info.textContent = body.runs.length + ' run(s) under ' + body.root + (body.truncated ? ' (the walk stopped at its bounds: some folders are not listed)' : '');
+      info.textContent = body.runs.length + ' run(s) under ' + body.root + (body.truncated ? ' (the walk stopped at its bounds: some folders are not listed)' : '') +
+        (body.unnamed && body.unnamed.length ? '; not opened, as their names are not UTF-8 (rename them): ' + body.unnamed.join(', ') : '');
       clear(sweeps);
       if (body.sweeps.length) {
         sweeps.appendChild(el('h2', { text: 'Sweeps' }));

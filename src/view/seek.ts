@@ -13,9 +13,9 @@
  * far later, a file not in order) is not found, and the caller waits for the index as before.
  * Nothing is written; the file is only read.
  */
-import { closeSync, fstatSync, openSync } from 'node:fs';
+import { closeSync, fstatSync } from 'node:fs';
 import { readAtFd, readFully, type ReadAt } from '../io/read-fully.js';
-import { judgeLine } from '../runfile/read.js';
+import { judgeLine, openRunFile } from '../runfile/read.js';
 import type { RolloutRecord } from '../runfile/record.js';
 import type { RunFile } from '../runfile/run-info.js';
 
@@ -161,7 +161,7 @@ export class Seeker {
  * the same server.
  */
 export function seekRecord(path: string, plan: Omit<SeekPlan, 'to'>): SeekFound | null {
-  const fd = openSync(path, 'r');
+  const fd = openRunFile(path, 'r');
   try {
     const to = fstatSync(fd).size;
     return new Seeker(readAtFd(fd), { ...plan, to }).find();

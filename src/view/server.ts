@@ -11,7 +11,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { isIP } from 'node:net';
 import { RequestError } from '../errors/index.js';
 import { terminalText } from '../io/terminal-text.js';
-import { authorized, listen, RequestGate, sendJson } from '../serve/http-service.js';
+import { authorized, listen, RequestGate, sendJson, SERVER_OPTIONS } from '../serve/http-service.js';
 import { compareAnswer, progressAnswer, rolloutAnswer, rolloutsAnswer, runAnswer, runsAnswer } from './api.js';
 import { Catalog } from './catalog.js';
 import { IndexStore } from './index-store.js';
@@ -102,17 +102,20 @@ function refusal(req: IncomingMessage, loopback: boolean): [number, string, Reco
 /** Answers one request: the page, or an API route over the catalog. */
 function router(catalog: Catalog, gate: RequestGate, token: Buffer | null, loopback: boolean) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    if (!gate.admit(req, res)) return;
+    // A connection takes a place under --max-connections only here, after the refusals and the
+    // token check: one still sending its headers, or without the token, holds none.
     const refused = refusal(req, loopback);
     if (refused) return sendError(res, ...refused);
     const url = new URL(req.url ?? '/', 'http://view.invalid');
-    if (url.pathname === '/' || url.pathname === '/index.html') return sendPage(req, res);
+    if (url.pathname === '/' || url.pathname === '/index.html')
+      return void (gate.admit(req, res) && sendPage(req, res));
     const handler = Object.hasOwn(ROUTES, url.pathname) ? ROUTES[url.pathname]! : null;
     if (handler === null) return sendError(res, 404, `no such page: ${terminalText(url.pathname.slice(0, 200))}`);
     if (!authorized(req, token))
       return sendError(res, 401, 'this server needs "Authorization: Bearer <token>" (open the page with ?token=…)', {
         'www-authenticate': 'Bearer',
       });
+    if (!gate.admit(req, res)) return;
     try {
       const body = await handler(catalog, url.searchParams);
       sendJson(res, 200, body, { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
@@ -137,9 +140,10 @@ export async function startViewServer(o: ViewServerOptions): Promise<RunningView
       flags: { maxBody: '(none)', bodyBudget: '(none)', maxConnections: '--max-connections' },
     },
     (message) => ({ error: { message } }),
+    'request',
   );
   const route = router(catalog, gate, o.token === null ? null : Buffer.from(o.token), isLoopback(o.host));
-  const server = createServer((req, res) => {
+  const server = createServer(SERVER_OPTIONS, (req, res) => {
     void route(req, res).catch(() => sendError(res, 500, 'internal error'));
   });
   server.keepAliveTimeout = 5_000;

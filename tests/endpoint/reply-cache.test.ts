@@ -2,7 +2,7 @@
  * The response cache's entries: keyed by endpoint, body and rollout; read back as a live reply
  * is; any damage a miss; the key never written, even when the reply echoes it.
  */
-import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { canon } from '../../src/io/canon.js';
@@ -110,5 +110,26 @@ describe('ReplyCache', () => {
       chmodSync(locked, 0o500);
       expect(() => ReplyCache.open(locked, 1)).toThrow(/cannot be read and written/);
     }
+  });
+});
+
+describe('a link as a subfolder of the cache', () => {
+  it('is neither written nor read through: the entry is a miss and nothing lands where it points', () => {
+    const base = tempDir();
+    const dir = join(base, 'c');
+    const cache = ReplyCache.open(dir, 1 << 20);
+    const key = ReplyCache.keyOf(URL_, BODY, 0);
+    const elsewhere = join(base, 'elsewhere');
+    mkdirSync(elsewhere);
+    symlinkSync(elsewhere, join(dir, key.slice(0, 2)));
+    cache.put(key, reply('answer'), 120);
+    expect(readdirSync(elsewhere)).toEqual([]);
+    // An entry placed at the link's target by someone else is not read either.
+    const other = ReplyCache.open(join(base, 'd'), 1 << 20);
+    other.put(key, reply('planted'), 1);
+    const planted = files(join(base, 'd'))[0]!;
+    writeFileSync(join(elsewhere, `${key}.json`), readFileSync(planted));
+    expect(cache.get(key, BODY)).toBeNull();
+    expect(other.get(key, BODY)?.completion.text).toBe('planted');
   });
 });

@@ -40,3 +40,14 @@ describe('a merge with a shard missing', () => {
     expect(info.summary.counts.tasks).toBe(6);
   });
 });
+
+describe('bas merge of one folder twice', () => {
+  it('says so in the house form, "bas: merge: …", not "bas: bas merge: …"', async () => {
+    const dir = tempDir();
+    const run = join(dir, 'x');
+    expect((await bas(['eval', '-m', 'builtin:oracle', '-n', '2', '--output', run, '--no-progress'])).code).toBe(0);
+    const r = await bas(['merge', run, run, '--output', join(dir, 'merged')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`bas: merge: ${run} is given twice (as ${run}): give each run folder once\n`);
+  });
+});

@@ -208,7 +208,15 @@ describe('bas view off loopback', () => {
   it('refuses a host other than loopback without a token', () => {
     expect(() => viewOptions(root, { host: '0.0.0.0' }, {})).toThrow(/not loopback.*--token-var/);
     expect(() => viewOptions(root, { host: '0.0.0.0', tokenVar: 'VIEW_T' }, {})).toThrow(/not set/);
-    expect(viewOptions(root, { host: '0.0.0.0', tokenVar: 'VIEW_T' }, { VIEW_T: 'sekrit' }).token).toBe('sekrit');
+    const token = 'sekrit-0123456789';
+    expect(viewOptions(root, { host: '0.0.0.0', tokenVar: 'VIEW_T' }, { VIEW_T: token }).token).toBe(token);
+    // A token guessed in a few tries is refused off loopback, and taken on it.
+    expect(() => viewOptions(root, { host: '0.0.0.0', tokenVar: 'VIEW_T' }, { VIEW_T: 'x' })).toThrow(
+      /--token-var VIEW_T: a token of 1 characters off loopback .* use 16 or more/,
+    );
+    expect(viewOptions(root, { tokenVar: 'VIEW_T' }, { VIEW_T: 'x' }).token).toBe('x');
+    // An IPv6 address as a URL writes it is loopback, and listened on bare.
+    expect(viewOptions(root, { host: '[::1]' }, {}).host).toBe('::1');
     expect(() => viewOptions(join(root, 'nope'), {}, {})).toThrow(/does not exist/);
   });
 

@@ -3,11 +3,12 @@
  * reports and what the indexes have read already; the reads follow in the background and show
  * on the next ask.
  */
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Catalog } from '../../src/view/catalog.js';
 import { IndexStore } from '../../src/view/index-store.js';
+import { readRun } from '../../src/report/read.js';
 import { makeRecord, SMALL_CONFIG, writeRun } from '../report/make-run.js';
 import { tempDir } from '../support/cli.js';
 
@@ -41,5 +42,45 @@ describe('the run list', () => {
     const row = (await later.list()).runs[0]!;
     expect(row.figures?.rollouts).toBe(30);
     expect(row.recorded).toBe(30);
+  });
+});
+
+describe("the run list and run.json's stored summary", () => {
+  it('shows what the results give, never a stored summary that claims other figures', async () => {
+    const root = tempDir('bas-view-list-');
+    const dir = join(root, 'a');
+    writeRun(dir, { n: 20, model: 'm', choose: () => 'blanket' });
+    const real = (await readRun(dir, () => {})).summary;
+    expect(real.reward.mean).toBeLessThan(0.9);
+    const run = JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8'));
+    run.summary = { ...real, reward: { ...real.reward, mean: 0.99 } };
+    writeFileSync(join(dir, 'run.json'), JSON.stringify(run));
+    const catalog = new Catalog(root, { store: null });
+    // Not read yet: nothing is shown rather than the claim ...
+    expect((await catalog.list()).runs[0]!.figures?.reward.mean ?? null).not.toBe(0.99);
+    // ... and once the results are read, their figures.
+    await (await catalog.run('a'))!.summary(true);
+    expect((await catalog.list()).runs[0]!.figures?.reward.mean).toBe(real.reward.mean);
+  });
+});
+
+describe('folder names the run list shows', () => {
+  it('shows a right-to-left override as its escape, and the run still opens by the id it shows', async () => {
+    const root = tempDir('bas-view-names-');
+    writeRun(join(root, 'evil\u202eredli'), { n: 3, model: 'm', choose: () => 'oracle' });
+    const catalog = new Catalog(root, { store: null });
+    const [row] = (await catalog.list()).runs;
+    expect(row!.id).toBe('evil\\u202eredli');
+    expect((await (await catalog.run(row!.id))!.summary(true))?.report.summary.counts.rollouts).toBe(3);
+  });
+
+  it('names a folder whose name is not UTF-8 instead of leaving it out in silence', async () => {
+    const root = tempDir('bas-view-names-');
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(Buffer.concat([Buffer.from(`${root}/bad-`), Buffer.from([0xff, 0xfe])]));
+    writeRun(join(root, 'good'), { n: 2, model: 'm', choose: () => 'oracle' });
+    const list = await new Catalog(root, { store: null }).list();
+    expect(list.runs.map((r) => r.id)).toEqual(['good']);
+    expect(list.unnamed).toEqual(['bad-\ufffd\ufffd']);
   });
 });

@@ -1,10 +1,15 @@
 /** Escaping for text put into HTML and for JSON embedded in a page. */
+import { redact } from '../../io/secrets.js';
 
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
-/** Text safe inside an element or a quoted attribute. */
+/**
+ * Text safe inside an element or a quoted attribute, any registered key cut out first: the
+ * markup a page adds to text (entities, `<wbr>` after a `-`) would split a key where the file
+ * writer's redaction could no longer see it.
+ */
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
+  return redact(text).replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
 }
 
 /**
