@@ -207,9 +207,14 @@ function budgetOf(plan: RunPlan, saved: RunInfo | null, recorded: Recorded) {
       prices: prices.in !== null && prices.out !== null ? { in: prices.in, out: prices.out } : null,
     },
     // Earlier sessions' spend counts against a budget, their abandoned requests at their worst case.
+    // With the worst case charged for replies that said nothing of their usage (issue 36 §2).
     spentBefore: {
-      prompt: tokens.prompt + before.unrecorded.prompt + before.in_flight.prompt,
-      completion: tokens.completion + before.unrecorded.completion + (before.in_flight.completion ?? 0),
+      prompt: tokens.prompt + before.unrecorded.prompt + before.in_flight.prompt + (before.unreported?.prompt ?? 0),
+      completion:
+        tokens.completion +
+        before.unrecorded.completion +
+        (before.in_flight.completion ?? 0) +
+        (before.unreported?.completion ?? 0),
     },
   };
 }

@@ -7,20 +7,17 @@
 import { terminalText } from '../io/terminal-text.js';
 import type { SequentialRecord } from '../summary/confidence-sequence.js';
 import type { Summary } from '../summary/summary.js';
+import { costOf, totalText, type Prices } from './cost.js';
 
 /**
- * ", $0.1234" (", at least $0.1234" with requests cut off in flight) at run.json's prices, or
- * nothing without both. What was paid, as the cost table's total (run-report.ts costOf): cached
- * replies are not in these sums.
+ * ", $0.1234" (", at least $0.1234" when the cost may be incomplete: requests cut off in flight,
+ * replies without usage) at run.json's prices, or nothing without both. What was paid, as the
+ * cost table's total (cost.ts): cached replies are not in these sums.
  */
 function paidText(summary: Summary, prices: unknown): string {
-  const p = (typeof prices === 'object' && prices !== null ? prices : {}) as Record<string, unknown>;
-  const price = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : null);
-  const pin = price(p.in);
-  const pout = price(p.out);
-  if (pin === null || pout === null) return '';
-  const usd = (summary.tokens.prompt / 1e6) * pin + (summary.tokens.completion / 1e6) * pout;
-  return `, ${(summary.tokens.in_flight?.requests ?? 0) > 0 ? 'at least ' : ''}$${usd.toFixed(4)}`;
+  const p = (typeof prices === 'object' && prices !== null ? prices : {}) as Partial<Prices>;
+  const total = totalText(costOf(summary, {}, p));
+  return total === null ? '' : `, ${total}`;
 }
 
 /**

@@ -23,6 +23,7 @@ import { ConfigError } from '../errors/index.js';
 import { forEachRecord, stderrWarn, type Warn } from './read.js';
 import { pairKey, splitPairKey, type PairKey, type RolloutRecord } from './record.js';
 import { MAX_TOKENS, SummaryBuilder, type Summary, type SummaryRecord } from '../summary/summary.js';
+import { billedCompletion } from '../summary/billed.js';
 import { inShard, readShard, type Shard } from '../settings/shard.js';
 
 /** What a run's records must fit: its tasks and its rollouts per task, as run.json says. */
@@ -332,10 +333,11 @@ export class SummaryFold implements WinnerFold {
     let completion = t.completion;
     for (const r of this.heldErrors.values()) {
       const p = r.usage?.prompt_tokens;
-      const c = r.usage?.completion_tokens;
+      // Billed beyond completion_tokens too, where total_tokens says so (billed.ts).
+      const c = r.usage ? billedCompletion(r.usage) : null;
       // The same bounds as the summary's: a count past them is a fault, not tokens.
       if (typeof p === 'number' && Number.isSafeInteger(p) && p >= 0 && p <= MAX_TOKENS) prompt += p;
-      if (typeof c === 'number' && Number.isSafeInteger(c) && c >= 0 && c <= MAX_TOKENS) completion += c;
+      if (c !== null) completion += c;
     }
     return { prompt, completion };
   }

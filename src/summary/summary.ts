@@ -21,6 +21,7 @@ import {
   type PassAtKRow,
   type PooledFaults,
 } from './aggregate.js';
+import { MAX_TOKENS, tokensBeyond, type Unreported } from './billed.js';
 import { ErrorMessages, type ErrorDigest } from './error-digest.js';
 import { Moments } from './moments.js';
 import { noiseSplit, type NoiseSplit } from './noise.js';
@@ -166,6 +167,17 @@ export interface Summary {
      * them. Absent when there were none.
      */
     from_cache?: TokenSums & { rollouts: number };
+    /**
+     * Of `completion`, the tokens replies billed in `total_tokens` beyond prompt + completion
+     * (reasoning billed outside `completion_tokens`, billed.ts). Since 0.4.1; absent before.
+     */
+    beyond_completion?: number;
+    /**
+     * Requests billed whose usage is unknown (a 200 without usage, a reply lost on its way), with
+     * the worst case the budget charged each: the sums above leave them out, so they are a lower
+     * bound. run.json keeps it per session (since 0.4.1; absent before).
+     */
+    unreported?: Unreported;
   };
   /** Over completed rollouts that recorded a latency. */
   latency_ms: { n: number; mean: number | null; p50: number | null; p95: number | null };
@@ -194,6 +206,8 @@ export interface InFlight {
 export interface SpendBeside {
   unrecorded: TokenSums;
   in_flight: InFlight;
+  /** Requests billed without usage, charged at their worst case (since 0.4.1; absent before). */
+  unreported?: Unreported;
 }
 
 /**
@@ -224,6 +238,7 @@ export function withSpend(summary: Summary, spend: SpendBeside): Summary {
       unscored: add(t.unscored),
       unrecorded: { ...u },
       in_flight: { ...spend.in_flight },
+      unreported: { ...(spend.unreported ?? { requests: 0, prompt: 0, completion: 0 }) },
     },
   };
 }
@@ -238,8 +253,7 @@ export interface TokenSums {
   lines: number;
 }
 
-/** A reply's token count above this is not a count but a fault of the endpoint. */
-export const MAX_TOKENS = 100_000_000;
+export { MAX_TOKENS };
 
 const METRIC_NAMES = ['bas_label_accuracy', 'fault_precision', 'fault_recall', 'num_flagged', 'parsed'] as const;
 /** What each metric's values can be: all lie in [0, 1] but the count of claims. */
@@ -262,7 +276,8 @@ const K_ZERO = K_LABEL + BAS_LABELS.length;
 const K_CONSISTENT = K_ZERO + 1;
 const N_COLUMNS = K_CONSISTENT + 1;
 const CAUSES = ['audit', 'arithmetic', 'both'] as const;
-const N_TOK = 5;
+/** prompt, completion, total, reasoning, cached, and the completion tokens billed beyond them (billed.ts). */
+const N_TOK = 6;
 
 function num(v: unknown): number {
   return typeof v === 'number' && Number.isFinite(v) ? v : Number.NaN;
@@ -286,8 +301,17 @@ class TokenTotals {
       this.count(1, u.completion_tokens) +
       this.count(2, u.total_tokens) +
       this.count(3, u.reasoning_tokens) +
-      this.count(4, u.cached_tokens)
+      this.count(4, u.cached_tokens) +
+      this.beyond(u)
     );
+  }
+
+  /** total_tokens beyond prompt + completion: billed (reasoning outside completion_tokens), counted as completion. */
+  private beyond(u: NonNullable<SummaryRecord['usage']>): number {
+    const extra = tokensBeyond(u);
+    this.sums[1]! += extra;
+    this.sums[5]! += extra;
+    return 0;
   }
 
   /** Adds count `i` of a line; 1 when it was there but unusable, else 0. */
@@ -740,6 +764,8 @@ export class SummaryBuilder {
       unrecorded: { prompt: 0, completion: 0, total: 0, reasoning: 0, cached: 0, lines: 0 },
       in_flight: { requests: 0, prompt: 0, completion: 0 },
       ...(this.cachedRollouts > 0 ? { from_cache: this.fromCache() } : {}),
+      beyond_completion: this.tokens.sums[5]! + this.replacedTokens.sums[5]!,
+      unreported: { requests: 0, prompt: 0, completion: 0 },
     };
   }
 }
