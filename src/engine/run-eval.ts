@@ -30,6 +30,7 @@ import {
   pendingPairs,
   readRecorded,
   runInfoFor,
+  summaryThrough,
   type Recorded,
 } from './session.js';
 import { runEndpoints, useEndpoint } from '../runfile/endpoints.js';
@@ -357,21 +358,34 @@ async function runSession(x: Session, resumed: Resumed | null): Promise<EvalResu
   if (x.options.onEvent) forwardEvents(runner, emit);
   const reachedBefore = rule?.reached ?? false;
   const run = await runPairs(runner, () => pendingPairs(n, rollouts, finished, shard), reachedBefore, x.options.signal);
-  return finish(x, run, { lines, recorded, started, pending });
+  return await finish(x, run, { lines, recorded, started, pending });
+}
+
+/**
+ * The summary run.json keeps: of every record, or for a run its rule stopped before its last
+ * task, of the tasks the rule used (0..last_index), the replies that landed after the stop
+ * counted apart (SPEC, "A run stopped by its rule"). Which tasks those are is known only at the
+ * stop, so such a run's results.jsonl is read once more, here.
+ */
+async function summaryOf(x: Session, recorded: Recorded, sequential: SequentialRecord | undefined, stopped: boolean) {
+  const last = sequential?.last_index ?? null;
+  if (!stopped || !sequential?.reached || last === null) return recorded.summary();
+  return summaryThrough(x.dir, x.scope.bounds, last);
 }
 
 /** Writes the final run.json and makes the result. */
-function finish(
+async function finish(
   x: Session,
   run: RunOutcome,
   s: { lines: number; recorded: Recorded; started: number; pending: number },
-): EvalResult {
+): Promise<EvalResult> {
   const { plan, scope, saved, dir, folder, rule } = x;
   const complete = s.lines >= scope.total;
   const reached = rule?.reached ?? false;
-  // The summary counts what every session spent beside its records too (this one's included).
-  const summary = withSpend(s.recorded.summary(), spendBeside(saved, [{ spend: run.spend }]));
   const sequential = rule?.record();
+  // The summary counts what every session spent beside its records too (this one's included).
+  const records = await summaryOf(x, s.recorded, sequential, reached && !complete);
+  const summary = withSpend(records, spendBeside(saved, [{ spend: run.spend }]));
   const status = endStatus(run, complete, reached && sequential ? sequential.rule : null);
   const final = folder.end(status, summary, run.pace, run.spend, sequential ? { sequential } : {});
   const elapsedS = (Date.parse(final.ended_at!) - s.started) / 1000;

@@ -11,7 +11,14 @@ import { runGenerator } from '../runfile/versions.js';
 import { GENERATOR_VERSION } from '../task/generate.js';
 import { withSpend, type Summary, type TaskMeansSource } from '../summary/summary.js';
 import { spendBeside } from '../runfile/sessions.js';
-import { foldWinningRecords, runBounds, SummaryFold, type RunBounds, type WinnerFold } from '../runfile/winners.js';
+import {
+  foldWinningRecords,
+  runBounds,
+  stoppedThrough,
+  SummaryFold,
+  type RunBounds,
+  type WinnerFold,
+} from '../runfile/winners.js';
 import type { RolloutRecord } from '../runfile/record.js';
 import { provenanceOf, type Provenance } from './provenance.js';
 import { sequentialOf } from './sequential-record.js';
@@ -64,8 +71,9 @@ class RunFold<F extends WinnerFold | null> extends SummaryFold {
   constructor(
     readonly also: F,
     bounds: RunBounds | null,
+    lastIndex: number | null = null,
   ) {
-    super(bounds);
+    super(bounds, lastIndex);
   }
 
   private lastConfig: TaskConfig | null = null;
@@ -137,7 +145,9 @@ export async function readRunFolding<F extends WinnerFold | null>(
   // counted, never summarised as rollouts of it. One pass over the file (two only for a
   // caller's fold that cannot take a re-run's line in place of the errored one).
   const bounds = runBounds(run);
-  const { fold, counts } = await foldWinningRecords(resultsPath, () => new RunFold(start(), bounds), {
+  // A run its rule stopped is summarised over the tasks the rule used; later replies apart.
+  const through = stoppedThrough(run as Record<string, unknown> | null);
+  const { fold, counts } = await foldWinningRecords(resultsPath, () => new RunFold(start(), bounds, through), {
     bounds,
     warn,
   });

@@ -26,14 +26,30 @@ function paidText(summary: Summary, prices: unknown): string {
  */
 export function sequentialNote(q: SequentialRecord, status: unknown, summary: Summary, prices: unknown): string {
   const cost = paidText(summary, prices);
-  const why =
+  const stop =
     status === 'precision'
-      ? 'This run stopped when its interval reached --precision, before its last task: the figures cover the rollouts recorded, those finished past the stopping task included. '
+      ? 'This run stopped when its interval reached --precision, before its last task'
       : status === 'decided'
-        ? `This run stopped on a verdict against ${q.against}, before its last task: the figures cover the rollouts recorded. `
-        : '';
+        ? `This run stopped on a verdict against ${q.against}, before its last task`
+        : null;
+  const why = stop === null ? '' : `${stop}: ${coveredText(q, summary)} `;
   const line = sequentialText(q, cost);
   return `${why}${line.charAt(0).toUpperCase()}${line.slice(1)}.`;
+}
+
+/**
+ * What a stopped run's figures cover: the tasks the rule used, and the replies that landed
+ * after the stop, kept and paid for but not summarised.
+ */
+function coveredText(q: SequentialRecord, summary: Summary): string {
+  const tasks =
+    q.last_index === null ? 'the tasks the rule used' : `tasks 0 to ${q.last_index}, the ones the rule used`;
+  const late = summary.counts.after_stop ?? 0;
+  const apart =
+    late > 0
+      ? `; ${late.toLocaleString('en-US')} repl${late === 1 ? 'y' : 'ies'} that landed after the stop ${late === 1 ? 'is' : 'are'} kept in results.jsonl and counted in tokens and cost, not in the summary`
+      : '';
+  return `the figures cover ${tasks}${apart}.`;
 }
 
 /**

@@ -94,6 +94,9 @@ function countsTable(s: Summary): string {
   for (const [type, n] of Object.entries(s.counts.errors_by_type).sort()) counts.push([`  ${type}`, fmtInt(n)]);
   if (s.counts.replaced) counts.push(['lines superseded by a later retry', fmtInt(s.counts.replaced)]);
   if (s.truncated) counts.push(['cut by the token limit (finish_reason "length")', fmtInt(s.truncated)]);
+  // A run its rule stopped is summarised over the tasks the rule used; later replies are apart.
+  const late = s.counts.after_stop ?? 0;
+  if (late) counts.push([`repl${late === 1 ? 'y' : 'ies'} after the stop, not in the summary`, fmtInt(late)]);
   return counts.toString();
 }
 

@@ -50,6 +50,19 @@ export function runBounds(
   return { n, rollouts: typeof run.rollouts === 'number' ? run.rollouts : 1, shard, indices };
 }
 
+/**
+ * The last task a stopping rule used, for a run that rule stopped (status `precision` or
+ * `decided`, with run.json's `sequential` reached at `last_index`); null for any other run. Its
+ * summary is over tasks 0..last_index alone (SPEC, "A run stopped by its rule").
+ */
+export function stoppedThrough(run: Record<string, unknown> | null): number | null {
+  if (run?.status !== 'precision' && run?.status !== 'decided') return null;
+  const q = run.sequential as Record<string, unknown> | null | undefined;
+  if (typeof q !== 'object' || q === null || q.reached !== true) return null;
+  const last = q.last_index;
+  return typeof last === 'number' && Number.isSafeInteger(last) && last >= 0 ? last : null;
+}
+
 /** Why a record cannot belong to a run with these bounds, or null when it can. */
 export function outsideRun(r: { index: number; rollout?: number }, b: RunBounds): string | null {
   const rollout = r.rollout ?? 0;
@@ -280,9 +293,13 @@ export class SummaryFold implements WinnerFold {
   /** Errored lines that win so far, by pair. */
   private readonly heldErrors = new Map<PairKey, SummaryRecord>();
 
-  /** `bounds`, when known, let a run of one rollout per task keep only a little per task (SummaryOptions). */
-  constructor(bounds: RunBounds | null = null) {
-    this.builder = new SummaryBuilder({ oneRolloutPerTask: bounds !== null && bounds.rollouts === 1 });
+  /**
+   * `bounds`, when known, let a run of one rollout per task keep only a little per task
+   * (SummaryOptions); `lastIndex`, the last task a stopping rule used (`stoppedThrough`), keeps
+   * later tasks' rollouts out of the summary but for their tokens.
+   */
+  constructor(bounds: RunBounds | null = null, lastIndex: number | null = null) {
+    this.builder = new SummaryBuilder({ oneRolloutPerTask: bounds !== null && bounds.rollouts === 1, lastIndex });
   }
 
   add(r: RolloutRecord): void {

@@ -112,6 +112,11 @@ export interface Summary {
     errored: number;
     /** Errored rollouts per type (an object without a prototype: a type is outside text). */
     errors_by_type: Record<string, number>;
+    /**
+     * Rollouts of tasks past the last one a stopping rule used: they landed after the stop, are
+     * kept in results.jsonl and counted in tokens, and are in no other figure (since 0.4.1).
+     */
+    after_stop?: number;
   };
   /** Per error type, most frequent first: the commonest messages with a count and one example. */
   errors: ErrorDigest[];
@@ -426,6 +431,12 @@ export interface SummaryOptions {
    * task of two rollouts. A second rollout of a task is then an error.
    */
   oneRolloutPerTask?: boolean;
+  /**
+   * The last task a stopping rule used (`sequential.last_index` of a run its rule stopped):
+   * rollouts of later tasks landed after the stop, so their tokens are summed but their scores
+   * are not summarised; `counts.after_stop` counts them (SPEC, "A run stopped by its rule").
+   */
+  lastIndex?: number | null;
 }
 
 /** Builds a `Summary` from records streamed one at a time. */
@@ -457,9 +468,14 @@ export class SummaryBuilder {
   private perTaskRows: TaskMeanColumns | null = null;
 
   private readonly oneRolloutPerTask: boolean;
+  private readonly lastIndex: number | null;
+  /** Rollouts past the stopping rule's last task, and their tokens (paid for, not summarised). */
+  private afterStop = 0;
+  private readonly afterStopTokens = new TokenTotals();
 
   constructor(options: SummaryOptions = {}) {
     this.oneRolloutPerTask = options.oneRolloutPerTask === true;
+    this.lastIndex = options.lastIndex ?? null;
     this.tasks =
       options.perTask === false ? null : new TaskTable(N_COLUMNS, this.oneRolloutPerTask ? [K_REWARD] : undefined);
   }
@@ -474,6 +490,7 @@ export class SummaryBuilder {
 
   /** Adds the record of one rollout (each rollout once: the reader has picked its winning line). */
   add(r: SummaryRecord): void {
+    if (this.lastIndex !== null && r.index > this.lastIndex) return this.addAfterStop(r);
     this.perTaskRows = null;
     this.lines++;
     this.rollouts++;
@@ -566,6 +583,14 @@ export class SummaryBuilder {
   private causes(at: number): CauseCounts {
     const [audit, arithmetic, both] = this.causeCounts.subarray(CAUSES.length * at, CAUSES.length * (at + 1));
     return { audit: audit!, arithmetic: arithmetic!, both: both! };
+  }
+
+  /** A rollout of a task past the stopping rule's last: its tokens were paid, its scores are not summarised. */
+  private addAfterStop(r: SummaryRecord): void {
+    this.lines++;
+    this.afterStop++;
+    if (r.cached === true && !r.error) return;
+    this.ignoredTokens += this.afterStopTokens.add(r.usage);
   }
 
   /**
@@ -739,6 +764,7 @@ export class SummaryBuilder {
       completed: this.completedCount,
       errored: this.rollouts - this.completedCount,
       errors_by_type: this.errorsByTypeSorted(),
+      ...(this.afterStop > 0 ? { after_stop: this.afterStop } : {}),
     };
   }
 
@@ -752,6 +778,13 @@ export class SummaryBuilder {
 
   private tokenFigures(): Summary['tokens'] {
     const all = this.tokenSums(this.tokens);
+    // Rollouts that landed after the rule's stop were paid for: in the sums, not in `unscored`.
+    const late = this.afterStopTokens.sums;
+    all.prompt += late[0]!;
+    all.completion += late[1]!;
+    all.total += late[2]!;
+    all.reasoning += late[3]!;
+    all.cached += late[4]!;
     return {
       prompt: all.prompt,
       completion: all.completion,
@@ -764,7 +797,7 @@ export class SummaryBuilder {
       unrecorded: { prompt: 0, completion: 0, total: 0, reasoning: 0, cached: 0, lines: 0 },
       in_flight: { requests: 0, prompt: 0, completion: 0 },
       ...(this.cachedRollouts > 0 ? { from_cache: this.fromCache() } : {}),
-      beyond_completion: this.tokens.sums[5]! + this.replacedTokens.sums[5]!,
+      beyond_completion: this.tokens.sums[5]! + this.replacedTokens.sums[5]! + late[5]!,
       unreported: { requests: 0, prompt: 0, completion: 0 },
     };
   }
