@@ -101,7 +101,9 @@ export function renderEvalResult(r: EvalResult, plan: RunPlan, json: boolean): s
   }
   // A resume with nothing left prints the summary alone, as it always has: nothing ran.
   if (r.outcome.kind === 'nothing-to-do') return `${renderSummary(r.summary, { title: `${plan.model} · ${r.dir}` })}\n`;
-  const header = renderEvalHeader({ dir: r.dir, info: r.info, elapsedS: r.elapsedS, ranHere: r.ranHere });
+  // The time is over what this session recorded: a run stopped early did not run all it planned.
+  const ranHere = r.recordedHere ?? r.ranHere;
+  const header = renderEvalHeader({ dir: r.dir, info: r.info, elapsedS: r.elapsedS, ranHere });
   const sequential = r.sequential ? renderSequential(r.sequential, r.summary, plan.prices) : '';
   return `${header}\n${renderSummary(r.summary)}${renderEvalCost(r.summary, plan.prices)}${sequential}`;
 }

@@ -124,7 +124,16 @@ async function openResume(
       const marked = saved.status === 'complete' ? null : saved.status;
       const info = marked === null ? saved : folder.markComplete(summary);
       emit({ type: 'nothing-to-do', dir, total, marked });
-      return { dir, info, summary, outcome: { kind: 'nothing-to-do' }, total, ranHere: 0, elapsedS: 0 };
+      return {
+        dir,
+        info,
+        summary,
+        outcome: { kind: 'nothing-to-do' },
+        total,
+        ranHere: 0,
+        recordedHere: 0,
+        elapsedS: 0,
+      };
     }
     emit({ type: 'resuming', dir, pending: left, total });
     kept = true;
@@ -328,6 +337,8 @@ async function runSession(x: Session, resumed: Resumed | null): Promise<EvalResu
   // Pairs with a line already (scored, or errored and pending again), and those this
   // session adds: when they make up the whole plan, the run is complete, stopped or not.
   let lines = already + countInPlan(errored, n, rollouts, shard);
+  // What this session recorded: the header's rate is over these, not the pairs it set out to run.
+  let recordedHere = 0;
   const started = Date.now();
   const fresh = runInfoFor(plan.record, new Date(started));
   const used = endpointsOf(plan, fresh, saved, already, dir, (message) => emit({ type: 'warning', message }));
@@ -349,6 +360,7 @@ async function runSession(x: Session, resumed: Resumed | null): Promise<EvalResu
     sink: (record) => {
       folder.append(record);
       recorded.add(record);
+      recordedHere++;
       if (record.error === null) used.entry.rollouts++;
       if (!errored.has(pairKey(record.index, record.rollout ?? 0))) lines++;
       // The rule's answer is known: nothing more starts, and what is in flight is dropped.
@@ -358,7 +370,7 @@ async function runSession(x: Session, resumed: Resumed | null): Promise<EvalResu
   if (x.options.onEvent) forwardEvents(runner, emit);
   const reachedBefore = rule?.reached ?? false;
   const run = await runPairs(runner, () => pendingPairs(n, rollouts, finished, shard), reachedBefore, x.options.signal);
-  return await finish(x, run, { lines, recorded, started, pending });
+  return await finish(x, run, { lines, recorded, started, pending, recordedHere });
 }
 
 /**
@@ -377,7 +389,7 @@ async function summaryOf(x: Session, recorded: Recorded, sequential: SequentialR
 async function finish(
   x: Session,
   run: RunOutcome,
-  s: { lines: number; recorded: Recorded; started: number; pending: number },
+  s: { lines: number; recorded: Recorded; started: number; pending: number; recordedHere: number },
 ): Promise<EvalResult> {
   const { plan, scope, saved, dir, folder, rule } = x;
   const complete = s.lines >= scope.total;
@@ -398,6 +410,7 @@ async function finish(
     outcome,
     total: scope.total,
     ranHere: s.pending,
+    recordedHere: s.recordedHere,
     elapsedS,
     ...(sequential ? { sequential } : {}),
   };

@@ -31,7 +31,7 @@ export interface EvalHeader {
   info: RunInfo;
   /** Seconds this process ran rollouts. */
   elapsedS: number;
-  /** Rollouts this process set out to run (fewer than the run's on a resume). */
+  /** Rollouts this process recorded (fewer than the run's on a resume, or when it stopped early). */
   ranHere: number;
 }
 

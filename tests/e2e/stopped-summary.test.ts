@@ -71,6 +71,8 @@ describe('a run stopped by --precision is summarised over the tasks the rule use
       expect(report.summary.reward.n).toBe(last + 1);
       // Every reply was paid for: the tokens count all of them.
       expect(report.summary.tokens.total).toBe(20 * lines);
+      // The header's time is over the rollouts this session recorded, not the 100 it planned.
+      expect(r.stdout).toMatch(new RegExp(`time: +\\S+ \\S+ for ${lines} rollouts`));
       expect(r.stdout).toMatch(new RegExp(`replies after the stop, not in the summary\\s*│\\s*${late} │`));
       const text = (await bas(['report', dir])).stdout.replace(/\s+/g, ' ');
       expect(text).toContain(`the figures cover tasks 0 to ${last}, the ones the rule used; ${late} replies`);
