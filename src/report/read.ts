@@ -24,6 +24,7 @@ import { provenanceOf, type Provenance } from './provenance.js';
 import { sequentialOf } from './sequential-record.js';
 import { sequentialNote } from './sequential-text.js';
 import * as std from '../io/std.js';
+import { savedResumeCommand } from '../settings/resume-command.js';
 
 /** A run folder, summarised. */
 export interface RunData {
@@ -181,7 +182,8 @@ export async function readRunFolding<F extends WinnerFold | null>(
  */
 function statusNotes(run: RunFile | null, dir: string): { run: RunFile | null; notes: string[] } {
   const status = run?.status;
-  const resume = `\`bas eval --resume ${dir}\``;
+  // With the endpoint flags the resume needs (a URL no registry names is refused without them).
+  const resume = `\`${savedResumeCommand(dir, run as Record<string, unknown> | null, std.env())}\``;
   if (status === 'running' && run !== null && folderLockState(dir) !== 'alive')
     return {
       run: { ...run, status: 'interrupted' },
