@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { BudgetError, ConfigError, ErrorRateError, FatalRunError, InterruptedError } from '../errors/index.js';
 import { renderSummary } from '../report/tables.js';
 import { renderEvalHeader, renderEvalCost, renderSequential } from '../report/eval-header.js';
-import { costOf, costText } from '../report/run-report.js';
+import { costOf, costText } from '../report/cost.js';
 import { provenanceOf } from '../report/provenance.js';
 import type { Summary } from '../summary/summary.js';
 import { configPathFrom, loadConfigFile, type FileConfig } from '../settings/config.js';
@@ -101,36 +101,41 @@ export function renderEvalResult(r: EvalResult, plan: RunPlan, json: boolean): s
   }
   // A resume with nothing left prints the summary alone, as it always has: nothing ran.
   if (r.outcome.kind === 'nothing-to-do') return `${renderSummary(r.summary, { title: `${plan.model} · ${r.dir}` })}\n`;
-  const header = renderEvalHeader({ dir: r.dir, info: r.info, elapsedS: r.elapsedS, ranHere: r.ranHere });
+  // The time is over what this session recorded: a run stopped early did not run all it planned.
+  const ranHere = r.recordedHere ?? r.ranHere;
+  const header = renderEvalHeader({ dir: r.dir, info: r.info, elapsedS: r.elapsedS, ranHere });
   const sequential = r.sequential ? renderSequential(r.sequential, r.summary, plan.prices) : '';
   return `${header}\n${renderSummary(r.summary)}${renderEvalCost(r.summary, plan.prices)}${sequential}`;
 }
 
 /**
  * "; it used 15,552 tokens ($0.1016), 15,552 of them on errored rollouts", or nothing when
- * none were reported and none were in flight. With requests abandoned in flight, a lower
- * bound said as one: "; it used at least 15,552 tokens, at least $0.1016 (8 requests were in
- * flight when the run stopped; up to about $0.2718 more)".
+ * none were reported and none were in flight. Where the figures may be incomplete (requests
+ * abandoned in flight, replies billed without usage), a lower bound said as one: "; it used at
+ * least 15,552 tokens, at least $0.1016 (8 requests were in flight when the run stopped; up to
+ * about $0.2718 more)".
  */
 function spentSoFar(summary: Summary, plan: RunPlan): string {
   const t = summary.tokens;
-  const flight = t.in_flight ?? { requests: 0, prompt: 0, completion: 0 };
-  if (t.total === 0 && flight.requests === 0) return '';
   const c = costOf(summary, {}, plan.prices);
+  // What was billed: prompt and completion (reasoning billed beyond completion_tokens included).
+  const used = Math.max(t.total, t.prompt + t.completion);
+  if (used === 0 && !c.lower_bound) return '';
   const lost = t.unscored.total > 0 ? `, ${t.unscored.total.toLocaleString('en-US')} of them on errored rollouts` : '';
-  const tokens = t.total.toLocaleString('en-US');
-  if (flight.requests === 0) {
+  const tokens = used.toLocaleString('en-US');
+  if (!c.lower_bound) {
     const usd = c.total_usd === null ? '' : ` ($${c.total_usd.toFixed(4)})`;
     return `; it used ${tokens} tokens${usd}${lost}`;
   }
   const text = costText(c);
   if (text !== null) return `; it used at least ${tokens} tokens${lost}, ${text}`;
-  const n = flight.requests;
+  const flight = t.in_flight ?? { requests: 0, prompt: 0, completion: 0 };
+  const unreported = t.unreported ?? { requests: 0, prompt: 0, completion: 0 };
+  const worst =
+    flight.completion === null ? null : flight.prompt + flight.completion + unreported.prompt + unreported.completion;
   const more =
-    flight.completion === null
-      ? 'their cost is unknown'
-      : `up to about ${(flight.prompt + flight.completion).toLocaleString('en-US')} more tokens`;
-  return `; it used at least ${tokens} tokens${lost} (${n.toLocaleString('en-US')} request${n === 1 ? ' was' : 's were'} in flight when the run stopped; ${more})`;
+    worst === null ? 'what they cost is unknown' : `up to about ${worst.toLocaleString('en-US')} more tokens`;
+  return `; it used at least ${tokens} tokens${lost} (${c.incomplete}; ${more})`;
 }
 
 /** The error a run's outcome ends `bas eval` with (its exit code and its one line), or null for success. */

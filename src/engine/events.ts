@@ -83,6 +83,8 @@ export interface EvalResult {
   total: number;
   /** Rollouts this call set out to run (fewer than the run's on a resume; 0 with nothing to do). */
   ranHere: number;
+  /** Rollouts this call recorded: fewer than `ranHere` when it stopped early (since 0.4.1). */
+  recordedHere?: number;
   /** Seconds this call spent running rollouts. */
   elapsedS: number;
   /** The anytime-valid interval of a run with `--precision` or `--until decided`, as run.json's `sequential` holds it; else absent. */

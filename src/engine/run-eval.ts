@@ -30,6 +30,7 @@ import {
   pendingPairs,
   readRecorded,
   runInfoFor,
+  summaryThrough,
   type Recorded,
 } from './session.js';
 import { runEndpoints, useEndpoint } from '../runfile/endpoints.js';
@@ -123,7 +124,16 @@ async function openResume(
       const marked = saved.status === 'complete' ? null : saved.status;
       const info = marked === null ? saved : folder.markComplete(summary);
       emit({ type: 'nothing-to-do', dir, total, marked });
-      return { dir, info, summary, outcome: { kind: 'nothing-to-do' }, total, ranHere: 0, elapsedS: 0 };
+      return {
+        dir,
+        info,
+        summary,
+        outcome: { kind: 'nothing-to-do' },
+        total,
+        ranHere: 0,
+        recordedHere: 0,
+        elapsedS: 0,
+      };
     }
     emit({ type: 'resuming', dir, pending: left, total });
     kept = true;
@@ -207,9 +217,14 @@ function budgetOf(plan: RunPlan, saved: RunInfo | null, recorded: Recorded) {
       prices: prices.in !== null && prices.out !== null ? { in: prices.in, out: prices.out } : null,
     },
     // Earlier sessions' spend counts against a budget, their abandoned requests at their worst case.
+    // With the worst case charged for replies that said nothing of their usage (issue 36 §2).
     spentBefore: {
-      prompt: tokens.prompt + before.unrecorded.prompt + before.in_flight.prompt,
-      completion: tokens.completion + before.unrecorded.completion + (before.in_flight.completion ?? 0),
+      prompt: tokens.prompt + before.unrecorded.prompt + before.in_flight.prompt + (before.unreported?.prompt ?? 0),
+      completion:
+        tokens.completion +
+        before.unrecorded.completion +
+        (before.in_flight.completion ?? 0) +
+        (before.unreported?.completion ?? 0),
     },
   };
 }
@@ -322,6 +337,8 @@ async function runSession(x: Session, resumed: Resumed | null): Promise<EvalResu
   // Pairs with a line already (scored, or errored and pending again), and those this
   // session adds: when they make up the whole plan, the run is complete, stopped or not.
   let lines = already + countInPlan(errored, n, rollouts, shard);
+  // What this session recorded: the header's rate is over these, not the pairs it set out to run.
+  let recordedHere = 0;
   const started = Date.now();
   const fresh = runInfoFor(plan.record, new Date(started));
   const used = endpointsOf(plan, fresh, saved, already, dir, (message) => emit({ type: 'warning', message }));
@@ -343,6 +360,7 @@ async function runSession(x: Session, resumed: Resumed | null): Promise<EvalResu
     sink: (record) => {
       folder.append(record);
       recorded.add(record);
+      recordedHere++;
       if (record.error === null) used.entry.rollouts++;
       if (!errored.has(pairKey(record.index, record.rollout ?? 0))) lines++;
       // The rule's answer is known: nothing more starts, and what is in flight is dropped.
@@ -352,21 +370,34 @@ async function runSession(x: Session, resumed: Resumed | null): Promise<EvalResu
   if (x.options.onEvent) forwardEvents(runner, emit);
   const reachedBefore = rule?.reached ?? false;
   const run = await runPairs(runner, () => pendingPairs(n, rollouts, finished, shard), reachedBefore, x.options.signal);
-  return finish(x, run, { lines, recorded, started, pending });
+  return await finish(x, run, { lines, recorded, started, pending, recordedHere });
+}
+
+/**
+ * The summary run.json keeps: of every record, or for a run its rule stopped before its last
+ * task, of the tasks the rule used (0..last_index), the replies that landed after the stop
+ * counted apart (SPEC, "A run stopped by its rule"). Which tasks those are is known only at the
+ * stop, so such a run's results.jsonl is read once more, here.
+ */
+async function summaryOf(x: Session, recorded: Recorded, sequential: SequentialRecord | undefined, stopped: boolean) {
+  const last = sequential?.last_index ?? null;
+  if (!stopped || !sequential?.reached || last === null) return recorded.summary();
+  return summaryThrough(x.dir, x.scope.bounds, last);
 }
 
 /** Writes the final run.json and makes the result. */
-function finish(
+async function finish(
   x: Session,
   run: RunOutcome,
-  s: { lines: number; recorded: Recorded; started: number; pending: number },
-): EvalResult {
+  s: { lines: number; recorded: Recorded; started: number; pending: number; recordedHere: number },
+): Promise<EvalResult> {
   const { plan, scope, saved, dir, folder, rule } = x;
   const complete = s.lines >= scope.total;
   const reached = rule?.reached ?? false;
-  // The summary counts what every session spent beside its records too (this one's included).
-  const summary = withSpend(s.recorded.summary(), spendBeside(saved, [{ spend: run.spend }]));
   const sequential = rule?.record();
+  // The summary counts what every session spent beside its records too (this one's included).
+  const records = await summaryOf(x, s.recorded, sequential, reached && !complete);
+  const summary = withSpend(records, spendBeside(saved, [{ spend: run.spend }]));
   const status = endStatus(run, complete, reached && sequential ? sequential.rule : null);
   const final = folder.end(status, summary, run.pace, run.spend, sequential ? { sequential } : {});
   const elapsedS = (Date.parse(final.ended_at!) - s.started) / 1000;
@@ -379,6 +410,7 @@ function finish(
     outcome,
     total: scope.total,
     ranHere: s.pending,
+    recordedHere: s.recordedHere,
     elapsedS,
     ...(sequential ? { sequential } : {}),
   };

@@ -225,6 +225,7 @@ export class Runner {
       maxTokens: o.maxTokens ?? null,
       budget: o.budget ?? null,
       before: o.spentBefore ?? { prompt: 0, completion: 0 },
+      free: o.client.inProcess === true,
       onExhausted: (message) => this.stop({ kind: 'budget', message }),
     });
   }

@@ -184,9 +184,21 @@ function precisionRecord(state: SequentialState, width: number): SequentialRecor
 /** The difference a fixed design is planned for when `--margin` is 0 (docs/statistics.md). */
 const DEFAULT_DIFFERENCE = 0.05;
 
+/**
+ * The difference a fixed design is planned to detect: after a verdict of better or worse, the
+ * difference found (a 0.4 difference decided in 29 tasks is set beside the 12 a fixed design
+ * for 0.4 needs, not the 789 one for 0.05 would); otherwise `--margin`, or 0.05 without one.
+ */
+function plannedDifference(state: SequentialState, margin: number): number {
+  const found = state.interval.mean;
+  const decided = state.verdict === 'better' || state.verdict === 'worse';
+  if (decided && found !== null && Math.abs(found) >= 0.001) return Number(Math.abs(found).toFixed(3));
+  return margin > 0 ? margin : DEFAULT_DIFFERENCE;
+}
+
 /** The record of a sequence's state under `--against RUN --until decided --margin M`. */
 function decidedRecord(state: SequentialState, against: string, margin: number): SequentialRecord {
-  const d = margin > 0 ? margin : DEFAULT_DIFFERENCE;
+  const d = plannedDifference(state, margin);
   return {
     rule: 'decided',
     width: null,

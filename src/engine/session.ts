@@ -237,3 +237,16 @@ export async function readRewards(dir: string, bounds: RunBounds): Promise<Map<P
   );
   return rewards;
 }
+
+/**
+ * The summary of a run its rule stopped, read from its folder (the caller holds its lock):
+ * tasks 0..`lastIndex` summarised, later tasks' rollouts counted apart (their tokens in the sums).
+ */
+export async function summaryThrough(dir: string, bounds: RunBounds, lastIndex: number): Promise<Summary> {
+  const results = join(dir, RESULTS_FILE);
+  const start = (): SummaryFold => new SummaryFold(bounds, lastIndex);
+  const fold = existsSync(results)
+    ? (await foldWinningRecords(results, start, { bounds, warn: () => {} })).fold
+    : start();
+  return fold.summary();
+}

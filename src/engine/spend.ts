@@ -15,6 +15,7 @@
  */
 import type { Usage } from '../endpoint/completion.js';
 import type { SessionSpend } from '../runfile/sessions.js';
+import { billedCompletion, MAX_TOKENS, type Unreported } from '../summary/billed.js';
 
 /** How far past the largest completion seen a reservation reaches, without --max-tokens. */
 const COMPLETION_MARGIN = 1.5;
@@ -67,6 +68,8 @@ export interface SpendOptions {
   budget: Budget | null;
   /** What the run spent before this session (earlier sessions' usage, and their in-flight worst case). */
   before: Tokens;
+  /** The client runs in this process (a built-in policy): it bills nothing, so nothing is unreported. */
+  free?: boolean;
   /** Told once, when the next request can never fit: the run stops for it. */
   onExhausted?: (message: string) => void;
 }
@@ -90,6 +93,8 @@ export class Spend {
   private exhausted: string | null = null;
   private readonly unrecordedUsage = emptyUnrecorded();
   private readonly abandoned = { requests: 0, prompt: 0, completion: 0 as number | null };
+  /** Requests charged beyond what their usage said (none reported, or lost): run.json keeps it for a resume. */
+  private readonly unreported: Unreported = { requests: 0, prompt: 0, completion: 0 };
 
   constructor(private readonly o: SpendOptions) {
     this.spent = { ...o.before };
@@ -112,9 +117,16 @@ export class Spend {
         ? // A token is at least one byte: the size bounds the count until a reply says better.
           bytes + TEMPLATE_TOKENS
         : Math.ceil(bytes * this.tokensPerByte * PROMPT_MARGIN) + TEMPLATE_TOKENS;
+    const seen = this.largestCompletion === null ? null : Math.ceil(this.largestCompletion * COMPLETION_MARGIN);
+    // An endpoint that billed past --max-tokens (it ignores it, or bills reasoning beyond it)
+    // may do so again: later requests reserve what was seen, not what was asked for.
+    const maxTokens = this.o.maxTokens;
     const completion =
-      this.o.maxTokens ??
-      (this.largestCompletion === null ? null : Math.ceil(this.largestCompletion * COMPLETION_MARGIN));
+      maxTokens === null
+        ? seen
+        : this.largestCompletion !== null && this.largestCompletion > maxTokens
+          ? seen
+          : maxTokens;
     return { prompt, completion };
   }
 
@@ -155,7 +167,19 @@ export class Spend {
     const charge = this.charge(hold, usage, billed);
     this.spent.prompt += charge.prompt;
     this.spent.completion += charge.completion;
+    this.noteUnreported(charge, usage);
     this.wake();
+  }
+
+  /** The part of a charge that no usage will ever report (the records and `unrecorded` hold the rest). */
+  private noteUnreported(charge: Tokens, usage: Usage | null): void {
+    if (this.o.free) return;
+    const prompt = Math.max(0, charge.prompt - (tokenCount(usage?.prompt_tokens) ?? 0));
+    const completion = Math.max(0, charge.completion - ((usage && billedCompletion(usage)) ?? 0));
+    if (prompt === 0 && completion === 0) return;
+    this.unreported.requests++;
+    this.unreported.prompt += prompt;
+    this.unreported.completion += completion;
   }
 
   /** The request was out when the run stopped: counted as abandoned, with its worst case. */
@@ -177,7 +201,8 @@ export class Spend {
     if (!usage) return;
     const u = this.unrecordedUsage;
     u.prompt += usage.prompt_tokens ?? 0;
-    u.completion += usage.completion_tokens ?? 0;
+    // Billed beyond completion_tokens too, where total_tokens says so (src/summary/billed.ts).
+    u.completion += billedCompletion(usage) ?? 0;
     u.total += usage.total_tokens ?? 0;
     u.reasoning += usage.reasoning_tokens ?? 0;
     u.cached += usage.cached_tokens ?? 0;
@@ -186,23 +211,29 @@ export class Spend {
 
   /** What run.json keeps of this session's spend beside its records. */
   record(): SessionSpend {
-    return { unrecorded: { ...this.unrecordedUsage }, in_flight: { ...this.abandoned } };
+    return {
+      unrecorded: { ...this.unrecordedUsage },
+      in_flight: { ...this.abandoned },
+      unreported: { ...this.unreported },
+    };
   }
 
   private charge(hold: Hold, usage: Usage | null, billed: Billed): Tokens {
     if (billed === 'none') return { prompt: 0, completion: 0 };
     const worst = this.worstCase(hold.bytes);
-    if (billed === 'reply' && usage && usage.completion_tokens !== null)
-      return { prompt: usage.prompt_tokens ?? worst.prompt, completion: usage.completion_tokens };
+    const completion = usage ? billedCompletion(usage) : null;
+    if (billed === 'reply' && usage && completion !== null)
+      return { prompt: tokenCount(usage.prompt_tokens) ?? worst.prompt, completion };
     // Nothing says what it cost: its worst case (without a bound, what it was allowed to take).
     return { prompt: worst.prompt, completion: worst.completion ?? hold.worst.completion ?? 0 };
   }
 
   private learn(hold: Hold, usage: Usage): void {
-    if (usage.completion_tokens !== null)
-      this.largestCompletion = Math.max(this.largestCompletion ?? 0, usage.completion_tokens);
-    if (usage.prompt_tokens !== null && hold.bytes > 0)
-      this.tokensPerByte = Math.max(this.tokensPerByte ?? 0, usage.prompt_tokens / hold.bytes);
+    // What it billed, reasoning beyond completion_tokens included, bounds the next ones.
+    const completion = billedCompletion(usage);
+    if (completion !== null) this.largestCompletion = Math.max(this.largestCompletion ?? 0, completion);
+    const prompt = tokenCount(usage.prompt_tokens);
+    if (prompt !== null && hold.bytes > 0) this.tokensPerByte = Math.max(this.tokensPerByte ?? 0, prompt / hold.bytes);
   }
 
   private release(hold: Hold): void {
@@ -298,6 +329,11 @@ export class Spend {
       w.resolve(h);
     }
   }
+}
+
+/** A token count a reply reported, or null (missing, or not a count: negative, fractional, absurd). */
+function tokenCount(v: number | null | undefined): number | null {
+  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && v <= MAX_TOKENS ? v : null;
 }
 
 /** The cost of `t` at `prices` (US dollars per million tokens). */

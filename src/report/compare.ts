@@ -17,7 +17,7 @@ import { ConfigError } from '../errors/index.js';
 import { stderrWarn, type Warn } from '../runfile/read.js';
 import { describeTask } from './run-report.js';
 import { pairedBootstrap, type Estimate, type PairedBootstrap } from '../summary/stats.js';
-import { PairedConfidenceSequence } from '../summary/confidence-sequence.js';
+import { anytimeOf, anytimeReason, type AnytimeDiff } from './anytime-verdict.js';
 import type { Summary } from '../summary/summary.js';
 import { fitTable, wrapCell } from './fit-table.js';
 import { refuseRepeatedRuns, runNames } from './run-names.js';
@@ -48,27 +48,6 @@ interface ComparedRun {
 
 type Verdict = string; // "<label> better" or "no difference shown at 95%"
 
-/** An anytime-valid interval of a paired difference. */
-interface AnytimeDiff {
-  method: 'betting-mixture';
-  anytime_valid: true;
-  tasks: number;
-  mean: number | null;
-  ci95: [number, number];
-}
-
-/** The confidence sequence of the differences (each in [-1, 1]) after all of them. */
-function anytimeOf(diffs: ArrayLike<number>): AnytimeDiff | null {
-  if (diffs.length === 0) return null;
-  const cs = new PairedConfidenceSequence();
-  for (let k = 0; k < diffs.length; k++) {
-    const d = diffs[k]!;
-    cs.push(Math.min(1, Math.max(0, d)), Math.min(1, Math.max(0, -d)));
-  }
-  const i = cs.interval();
-  return { method: 'betting-mixture', anytime_valid: true, tasks: i.n, mean: i.mean, ci95: [i.low, i.high] };
-}
-
 export interface Pairing {
   baseline: string;
   run: string;
@@ -90,9 +69,17 @@ export interface Pairing {
   anytime?: AnytimeDiff | null;
   /**
    * "<label> better", "no difference shown at 95%", or null; followed by "; sampling differs
-   * (…)" when the two runs were not sent the same sampling settings.
+   * (…)" when the two runs were not sent the same sampling settings. From the bootstrap of
+   * `diff`, or from `anytime` when `verdict_from` says so.
    */
   verdict: Verdict | null;
+  /**
+   * Which interval gave the verdict: `bootstrap` (`diff`, fixed n), or `anytime` (the
+   * confidence sequence, errors as 0) when a stopping rule looked at either run (since 0.4.1).
+   */
+  verdict_from?: 'bootstrap' | 'anytime';
+  /** Why the verdict is the anytime-valid interval's ("B was stopped by --precision"), or null. */
+  verdict_why?: string | null;
   /** What differs in the sampling settings as sent ("temperature 0 vs 0.7"), or null when nothing does. */
   sampling_differs: string | null;
 }
@@ -196,6 +183,10 @@ export function pairRuns(
     return { ...head, comparable: true, note, ...empty, sampling_differs: sampling };
   }
   const diff = diffs.length ? pairedBootstrap(diffs, seed, resamples) : null;
+  const anytime = anytimeOf(diffsZero);
+  // After a rule looked at either run, only the anytime-valid interval may give the verdict.
+  const why = anytimeReason(base, baseLabel, other, label);
+  const ci = why === null ? (diff?.ci95 ?? null) : (anytime?.ci95 ?? null);
   return {
     ...head,
     comparable: true,
@@ -204,8 +195,10 @@ export function pairRuns(
     left_out: shared - diffs.length,
     diff,
     diff_errors_as_zero: pairedBootstrap(diffsZero, seed, resamples),
-    anytime: anytimeOf(diffsZero),
-    verdict: withSampling(verdictOf(diff?.ci95 ?? null, label, baseLabel), sampling),
+    anytime,
+    verdict: withSampling(verdictOf(ci, label, baseLabel), sampling),
+    verdict_from: why === null ? 'bootstrap' : 'anytime',
+    verdict_why: why,
     sampling_differs: sampling,
   };
 }
@@ -315,7 +308,7 @@ function pairingsText(c: Comparison): string[] {
     fmtInt(x.shared_tasks),
     fmtInt(x.left_out),
     `${diffCell(x.diff)}\n${diffCell(x.diff_errors_as_zero)}`,
-    x.verdict ?? (x.comparable ? '–' : 'not comparable'),
+    x.verdict === null ? (x.comparable ? '–' : 'not comparable') : `${x.verdict}${verdictSource(x)}`,
   ]);
   return [
     pairingHeading(c),
@@ -325,6 +318,17 @@ function pairingsText(c: Comparison): string[] {
       wrap: [4],
     }),
   ];
+}
+
+/** " (anytime-valid interval)" after a verdict read from the confidence sequence, else nothing. */
+export function verdictSource(x: Pairing): string {
+  return x.verdict_from === 'anytime' ? ' (anytime-valid interval)' : '';
+}
+
+/** The note saying why a pair's verdict is the anytime-valid interval's, or null. */
+export function anytimeVerdictNote(x: Pairing): string | null {
+  if (x.verdict_from !== 'anytime' || !x.verdict_why) return null;
+  return `the verdict of ${x.run} − ${x.baseline} is the anytime-valid interval's, not the bootstrap's: ${x.verdict_why}, and after a stop that depends on the scores a fixed-n interval is not valid`;
 }
 
 /** What the paired differences are: against which run, by which bootstrap. */
@@ -351,6 +355,10 @@ export function comparisonNotes(c: Comparison): string[] {
           `anytime-valid 95% interval of ${x.run} − ${x.baseline} (confidence sequence, errors as 0, ${fmtInt(x.anytime.tasks)} tasks): ${signed(x.anytime.mean)} [${signed(x.anytime.ci95[0])}, ${signed(x.anytime.ci95[1])}]; valid however the runs were stopped`,
         ),
       );
+  for (const x of c.pairings) {
+    const why = anytimeVerdictNote(x);
+    if (why) out.push(note(`note: ${why}`));
+  }
   for (const x of c.pairings) if (x.note) out.push(note(`note: ${x.note}`));
   for (const x of c.pairings)
     if (x.left_out)

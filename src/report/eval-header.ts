@@ -8,7 +8,8 @@
 import { terminalText } from '../io/terminal-text.js';
 import type { RunInfo } from '../runfile/store.js';
 import { runTime, sessionsOf, type PaceRecord } from '../runfile/sessions.js';
-import { costOf, describeTask, fromCacheLine, runTimeText, unscoredLine } from './run-report.js';
+import { describeTask, runTimeText } from './run-report.js';
+import { costOf, fromCacheLine, lowerBoundLines, totalText, unscoredLine } from './cost.js';
 import { durationText, UNDER_ONE_MS_S } from './provenance.js';
 import type { Summary } from '../summary/summary.js';
 import type { SequentialRecord } from '../summary/confidence-sequence.js';
@@ -30,7 +31,7 @@ export interface EvalHeader {
   info: RunInfo;
   /** Seconds this process ran rollouts. */
   elapsedS: number;
-  /** Rollouts this process set out to run (fewer than the run's on a resume). */
+  /** Rollouts this process recorded (fewer than the run's on a resume, or when it stopped early). */
   ranHere: number;
 }
 
@@ -97,12 +98,8 @@ export function renderEvalCost(s: Summary, prices: { in: number | null; out: num
   const t = plainTable(['cost', 'USD']);
   t.push([`input at $${c.price_in_per_million}/M tokens`, `$${c.input_usd!.toFixed(4)}`]);
   t.push([`output at $${c.price_out_per_million}/M tokens`, `$${c.output_usd!.toFixed(4)}`]);
-  t.push([c.in_flight_requests > 0 ? 'total, at least' : 'total', `$${c.total_usd.toFixed(4)}`]);
-  if (c.in_flight_requests > 0)
-    t.push([
-      `${c.in_flight_requests.toLocaleString('en-US')} in flight at the stop, up to about`,
-      c.in_flight_up_to_usd === null ? 'unknown' : `$${c.in_flight_up_to_usd.toFixed(4)}`,
-    ]);
+  t.push([c.lower_bound ? 'total, at least' : 'total', `$${c.total_usd.toFixed(4)}`]);
+  for (const row of lowerBoundLines(c, (v) => `$${(v ?? 0).toFixed(4)}`)) t.push(row);
   const lost = unscoredLine(s, c, (v) => `$${(v ?? 0).toFixed(4)}`);
   if (lost) t.push(lost);
   if (hits) t.push(hits);
@@ -120,6 +117,7 @@ export function renderSequential(
   prices: { in: number | null; out: number | null },
 ): string {
   const c = costOf(s, {}, prices);
-  const cost = c.total_usd === null ? '' : `, ${c.in_flight_requests > 0 ? 'at least ' : ''}$${c.total_usd.toFixed(4)}`;
+  const total = totalText(c);
+  const cost = total === null ? '' : `, ${total}`;
   return `${sequentialText(q, cost)}\n`;
 }

@@ -140,6 +140,7 @@ const CSV_HEAD = [
   'pooled_recall',
   'tokens_total',
   'cost_usd',
+  'cost_is_lower_bound',
   'vs_best_diff',
   'vs_best_ci_low',
   'vs_best_ci_high',
@@ -188,6 +189,8 @@ function csvMeasures(lb: Leaderboard, r: LeaderboardRun): CsvCell[] {
     r.faults_pooled.recall,
     r.tokens.total,
     r.cost.total_usd,
+    // True when tokens and cost may be incomplete (requests in flight at a stop, replies without usage).
+    r.cost.lower_bound ? 'yes' : 'no',
     d?.mean ?? null,
     d?.ci95?.[0] ?? null,
     d?.ci95?.[1] ?? null,

@@ -18,6 +18,7 @@ import {
 import type { LeaderboardColumn } from '../settings/choices.js';
 import { dateText, durationText, samplingShort } from './provenance.js';
 import { fmt, fmtInt } from './tables.js';
+import { atLeastCell } from './cost.js';
 
 const WIDTH = 80;
 
@@ -86,8 +87,9 @@ function countsTable(all: Row[]): string {
       stackedCell({ est: r.measures.parsed, digits: 3 }),
       fmt(r.faults_pooled.precision),
       fmt(r.faults_pooled.recall),
-      fmtInt(r.tokens.total),
-      usd(r.cost.total_usd),
+      // A figure that may be incomplete (requests in flight at a stop, replies without usage) says so.
+      atLeastCell(fmtInt(r.tokens.total), r.cost.lower_bound),
+      atLeastCell(usd(r.cost.total_usd), r.cost.lower_bound),
     ]),
     { align: ['right', 'right', 'right', 'right', 'right', 'right'], separators: true },
   );

@@ -16,8 +16,10 @@
 import type { TaskConfig } from '../task/types.js';
 import { runGenerator, runPromptVersion } from '../runfile/versions.js';
 import { pairRuns, type Pairing } from './compare.js';
+import { anytimeOf, anytimeReason } from './anytime-verdict.js';
 import type { RunData } from './read.js';
-import { costOf, describeTask, type Cost } from './run-report.js';
+import { describeTask } from './run-report.js';
+import { costOf, type Cost } from './cost.js';
 import { runNames } from './run-names.js';
 import type { Estimate } from '../summary/stats.js';
 import { holmRejects, pairedTTest } from '../summary/paired.js';
@@ -152,7 +154,9 @@ function tiersOf(ranked: RunData[], by: RankMeasure): number[] {
       ps.push(pairedTTest(pairedDiffs(means[a]!, means[b]!)).p);
     }
   const apart = holmRejects(ps, TIER_ALPHA);
-  const told = new Set(pairs.filter((_, k) => apart[k]).map(([a, b]) => a * ranked.length + b));
+  // A run a stopping rule looked at is told apart only where the anytime-valid interval agrees.
+  const valid = pairs.map(([a, b]) => anytimeApart(ranked[a]!, ranked[b]!));
+  const told = new Set(pairs.filter((_, k) => apart[k] && valid[k]).map(([a, b]) => a * ranked.length + b));
   const tiers: number[] = [];
   let leader = 0;
   ranked.forEach((_, i) => {
@@ -160,6 +164,17 @@ function tiersOf(ranked: RunData[], by: RankMeasure): number[] {
     tiers.push(i === 0 ? 1 : tiers[i - 1]! + (leader === i ? 1 : 0));
   });
   return tiers;
+}
+
+/**
+ * Whether two runs may be told apart as far as the anytime-valid interval goes: always when no
+ * stopping rule looked at either (the t-test alone decides), else only when the confidence
+ * sequence of their per-task differences (errors as 0) excludes 0.
+ */
+function anytimeApart(a: RunData, b: RunData): boolean {
+  if (anytimeReason(a, 'a', b, 'b') === null) return true;
+  const ci = anytimeOf(pairedDiffs(taskMeans(a, 'reward_errors_as_zero'), taskMeans(b, 'reward_errors_as_zero')))?.ci95;
+  return ci !== undefined && (ci[0] > 0 || ci[1] < 0);
 }
 
 function groupKey(d: RunData): string {
@@ -351,11 +366,14 @@ export function vsBestText(r: LeaderboardRun, by: RankMeasure): { diff: string; 
   const p = r.vs_best;
   if (r.rank === null) return { diff: '', verdict: 'not ranked' };
   if (!p) return { diff: '', verdict: 'best' };
-  const d = by === 'reward_errors_as_zero' ? p.diff_errors_as_zero : p.diff;
+  // After a stopping rule looked at either run, the anytime-valid interval (errors as 0) decides.
+  const anytime = p.verdict_from === 'anytime' && p.anytime ? p.anytime : null;
+  const d = anytime ?? (by === 'reward_errors_as_zero' ? p.diff_errors_as_zero : p.diff);
   if (!p.comparable || !d || d.mean === null || !d.ci95)
     return { diff: '–', verdict: p.note ? 'no shared tasks' : '–' };
   const ci = d.ci95;
-  const verdict = ci[0] > 0 ? 'this better' : ci[1] < 0 ? 'best better' : 'no difference shown';
+  const said = ci[0] > 0 ? 'this better' : ci[1] < 0 ? 'best better' : 'no difference shown';
+  const verdict = anytime ? `${said} (anytime-valid interval, errors as 0)` : said;
   return {
     diff: `${signed(d.mean)} [${signed(ci[0])}, ${signed(ci[1])}]`,
     verdict: p.sampling_differs ? `${verdict}; sampling differs (${p.sampling_differs})` : verdict,

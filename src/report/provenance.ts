@@ -197,9 +197,12 @@ export function durationText(s: number | null): string {
   if (s === null) return UNKNOWN;
   if (s < UNDER_ONE_MS_S) return 'under 1 ms';
   if (s < 0.9995) return `${Math.round(s * 1000)} ms`;
-  if (s < 60) return `${s.toFixed(1)} s`;
-  const m = Math.floor(s / 60);
-  return m < 60 ? `${m} min ${Math.round(s - 60 * m)} s` : `${Math.floor(m / 60)} h ${m % 60} min`;
+  // Rounded first, then split: 659.6 s is "11 min 0 s", never "10 min 60 s".
+  if (s < 59.95) return `${s.toFixed(1)} s`;
+  const whole = Math.round(s);
+  if (whole < 3600) return `${Math.floor(whole / 60)} min ${whole % 60} s`;
+  const minutes = Math.round(s / 60);
+  return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
 }
 
 /** The date part of an ISO timestamp ("2026-09-12"), or "unknown". */

@@ -12,12 +12,20 @@ import { runGenerator } from '../runfile/versions.js';
 import { GENERATOR_VERSION } from '../task/generate.js';
 import { withSpend, type Summary, type TaskMeansSource } from '../summary/summary.js';
 import { spendBeside } from '../runfile/sessions.js';
-import { foldWinningRecords, runBounds, SummaryFold, type RunBounds, type WinnerFold } from '../runfile/winners.js';
+import {
+  foldWinningRecords,
+  runBounds,
+  stoppedThrough,
+  SummaryFold,
+  type RunBounds,
+  type WinnerFold,
+} from '../runfile/winners.js';
 import type { RolloutRecord } from '../runfile/record.js';
 import { provenanceOf, type Provenance } from './provenance.js';
 import { sequentialOf } from './sequential-record.js';
 import { sequentialNote } from './sequential-text.js';
 import * as std from '../io/std.js';
+import { savedResumeCommand } from '../settings/resume-command.js';
 
 /** A run folder, summarised. */
 export interface RunData {
@@ -67,8 +75,9 @@ class RunFold<F extends WinnerFold | null> extends SummaryFold {
   constructor(
     readonly also: F,
     bounds: RunBounds | null,
+    lastIndex: number | null = null,
   ) {
-    super(bounds);
+    super(bounds, lastIndex);
   }
 
   private lastConfig: TaskConfig | null = null;
@@ -140,7 +149,9 @@ export async function readRunFolding<F extends WinnerFold | null>(
   // counted, never summarised as rollouts of it. One pass over the file (two only for a
   // caller's fold that cannot take a re-run's line in place of the errored one).
   const bounds = runBounds(run);
-  const { fold, counts } = await foldWinningRecords(resultsPath, () => new RunFold(start(), bounds), {
+  // A run its rule stopped is summarised over the tasks the rule used; later replies apart.
+  const through = stoppedThrough(run as Record<string, unknown> | null);
+  const { fold, counts } = await foldWinningRecords(resultsPath, () => new RunFold(start(), bounds, through), {
     bounds,
     warn,
   });
@@ -174,7 +185,8 @@ export async function readRunFolding<F extends WinnerFold | null>(
  */
 function statusNotes(run: RunFile | null, dir: string): { run: RunFile | null; notes: string[] } {
   const status = run?.status;
-  const resume = `\`bas eval --resume ${dir}\``;
+  // With the endpoint flags the resume needs (a URL no registry names is refused without them).
+  const resume = `\`${savedResumeCommand(dir, run as Record<string, unknown> | null, std.env())}\``;
   if (status === 'running' && run !== null && folderLockState(dir) !== 'alive')
     return {
       run: { ...run, status: 'interrupted' },

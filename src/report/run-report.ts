@@ -12,52 +12,7 @@ import { durationText, provenanceLines, type Provenance } from './provenance.js'
 import { wrapCell } from './fit-table.js';
 import type { SequentialRecord } from '../summary/confidence-sequence.js';
 import { sequentialOf } from './sequential-record.js';
-
-/** Prices in US dollars per million tokens. */
-export interface Prices {
-  in: number | null;
-  out: number | null;
-}
-
-export interface Cost {
-  price_in_per_million: number | null;
-  price_out_per_million: number | null;
-  input_usd: number | null;
-  output_usd: number | null;
-  /** Null unless both prices are known. */
-  total_usd: number | null;
-  /**
-   * The part of the total that bought no score: the tokens of errored rollouts, and of lines
-   * a resume replaced. Null unless both prices are known.
-   */
-  unscored_usd: number | null;
-  /**
-   * What the replies answered from the response cache would have cost at these prices: not
-   * part of the total, which is what this run paid. Absent when no reply came from the cache.
-   */
-  from_cache_usd?: number | null;
-  /**
-   * Requests in flight when the run stopped (since 0.4.1): their replies were never read, so
-   * `total_usd` is a lower bound when this is above 0, by at most `in_flight_up_to_usd` (null
-   * when prices are unknown or nothing bounded their replies).
-   */
-  in_flight_requests: number;
-  in_flight_up_to_usd: number | null;
-}
-
-/**
- * A run's cost in words, honest about what is unknown: "$0.1234", or "at least $0.1234 (3
- * requests were in flight when the run stopped; up to about $0.0456 more)". Null without prices.
- */
-export function costText(c: Cost): string | null {
-  if (c.total_usd === null) return null;
-  const usd = `$${c.total_usd.toFixed(4)}`;
-  if (c.in_flight_requests === 0) return usd;
-  const n = c.in_flight_requests;
-  const more =
-    c.in_flight_up_to_usd === null ? 'their cost is unknown' : `up to about $${c.in_flight_up_to_usd.toFixed(4)} more`;
-  return `at least ${usd} (${n.toLocaleString('en-US')} request${n === 1 ? ' was' : 's were'} in flight when the run stopped; ${more})`;
-}
+import { costOf, fromCacheLine, lowerBoundLines, unscoredLine, usd, type Cost } from './cost.js';
 
 /** Everything `bas report --json` prints. */
 export interface RunReport {
@@ -86,52 +41,6 @@ export interface RunReport {
   cost: Cost;
   /** run.json's `sequential` (`--precision`, `--against … --until decided`): the anytime-valid interval and where the run stopped; null without a rule. */
   sequential: SequentialRecord | null;
-}
-
-function priceOf(v: unknown): number | null {
-  return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : null;
-}
-
-/** The cost of the tokens in `s` at the flags' prices, else the run's own. */
-export function costOf(s: Summary, flags: { in?: number; out?: number }, runPrices?: Partial<Prices> | null): Cost {
-  const pin = flags.in ?? priceOf(runPrices?.in);
-  const pout = flags.out ?? priceOf(runPrices?.out);
-  const input = pin === null ? null : (s.tokens.prompt / 1e6) * pin;
-  const output = pout === null ? null : (s.tokens.completion / 1e6) * pout;
-  // A summary written before 0.4 has no split: nothing is known to have bought nothing.
-  const lost = s.tokens.unscored ?? { prompt: 0, completion: 0 };
-  // A summary written before 0.4.1 knows of no request abandoned in flight.
-  const flight = s.tokens.in_flight ?? { requests: 0, prompt: 0, completion: 0 };
-  const both = pin !== null && pout !== null;
-  const fromCache = s.tokens.from_cache;
-  return {
-    price_in_per_million: pin,
-    price_out_per_million: pout,
-    input_usd: input,
-    output_usd: output,
-    total_usd: input !== null && output !== null ? input + output : null,
-    unscored_usd: both ? (lost.prompt / 1e6) * pin + (lost.completion / 1e6) * pout : null,
-    ...(fromCache
-      ? { from_cache_usd: both ? (fromCache.prompt / 1e6) * pin + (fromCache.completion / 1e6) * pout : null }
-      : {}),
-    in_flight_requests: flight.requests,
-    in_flight_up_to_usd:
-      both && flight.completion !== null ? (flight.prompt / 1e6) * pin + (flight.completion / 1e6) * pout : null,
-  };
-}
-
-/**
- * The cost row of the replies answered from the response cache: what they would have cost,
- * which this run did not pay. Null when none came from the cache.
- */
-export function fromCacheLine(s: Summary, c: Cost, money: (v: number | null) => string = usd): [string, string] | null {
-  const hits = s.tokens.from_cache;
-  if (!hits) return null;
-  const n = hits.rollouts;
-  return [
-    `answered from the cache, not paid (${fmtInt(n)} rollout${n === 1 ? '' : 's'}, ${fmtInt(hits.prompt + hits.completion)} tokens)`,
-    money(c.from_cache_usd ?? null),
-  ];
 }
 
 /** Builds the report of one run. */
@@ -175,22 +84,6 @@ export function runTimeText(t: RunTime): string | null {
 /** A one-line description of a task configuration. */
 export function describeTask(t: TaskConfig | null): string {
   return t ? `${t.num_transactions} rows, fault rate ${t.fault_rate}, seed ${t.seed}` : 'unknown';
-}
-
-function usd(v: number | null): string {
-  return v === null ? '–' : `$${v.toFixed(v < 1 ? 4 : 2)}`;
-}
-
-/**
- * The cost row "of which bought nothing", when some tokens bought no score: errored rollouts
- * (and lines a resume replaced) were paid for all the same. Null when there were none.
- */
-export function unscoredLine(s: Summary, c: Cost, money: (v: number | null) => string = usd): [string, string] | null {
-  const lost = s.tokens.unscored;
-  if (!lost || lost.total + lost.prompt + lost.completion === 0) return null;
-  const errored = s.counts.errored;
-  const who = errored > 0 ? `${fmtInt(errored)} errored rollout${errored === 1 ? '' : 's'}` : 'replaced lines';
-  return [`  of which bought nothing (${who}, ${fmtInt(lost.prompt + lost.completion)} tokens)`, money(c.unscored_usd)];
 }
 
 /** The reward's distribution as a table with a bar per bin. */
@@ -274,7 +167,9 @@ export function renderRunReport(r: RunReport): string {
     `output (${fmtInt(r.summary.tokens.completion)} tokens at ${c.price_out_per_million ?? '?'}/M)`,
     usd(c.output_usd),
   ]);
-  cost.push(['total', usd(c.total_usd)]);
+  // A total that may be incomplete says so, with what it may leave out (cost.ts).
+  cost.push([c.lower_bound ? 'total, at least' : 'total', usd(c.total_usd)]);
+  for (const row of lowerBoundLines(c)) cost.push(row);
   const lost = unscoredLine(r.summary, c);
   if (lost) cost.push(lost);
   const hits = fromCacheLine(r.summary, c);

@@ -7,20 +7,17 @@
 import { terminalText } from '../io/terminal-text.js';
 import type { SequentialRecord } from '../summary/confidence-sequence.js';
 import type { Summary } from '../summary/summary.js';
+import { costOf, totalText, type Prices } from './cost.js';
 
 /**
- * ", $0.1234" (", at least $0.1234" with requests cut off in flight) at run.json's prices, or
- * nothing without both. What was paid, as the cost table's total (run-report.ts costOf): cached
- * replies are not in these sums.
+ * ", $0.1234" (", at least $0.1234" when the cost may be incomplete: requests cut off in flight,
+ * replies without usage) at run.json's prices, or nothing without both. What was paid, as the
+ * cost table's total (cost.ts): cached replies are not in these sums.
  */
 function paidText(summary: Summary, prices: unknown): string {
-  const p = (typeof prices === 'object' && prices !== null ? prices : {}) as Record<string, unknown>;
-  const price = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : null);
-  const pin = price(p.in);
-  const pout = price(p.out);
-  if (pin === null || pout === null) return '';
-  const usd = (summary.tokens.prompt / 1e6) * pin + (summary.tokens.completion / 1e6) * pout;
-  return `, ${(summary.tokens.in_flight?.requests ?? 0) > 0 ? 'at least ' : ''}$${usd.toFixed(4)}`;
+  const p = (typeof prices === 'object' && prices !== null ? prices : {}) as Partial<Prices>;
+  const total = totalText(costOf(summary, {}, p));
+  return total === null ? '' : `, ${total}`;
 }
 
 /**
@@ -29,14 +26,30 @@ function paidText(summary: Summary, prices: unknown): string {
  */
 export function sequentialNote(q: SequentialRecord, status: unknown, summary: Summary, prices: unknown): string {
   const cost = paidText(summary, prices);
-  const why =
+  const stop =
     status === 'precision'
-      ? 'This run stopped when its interval reached --precision, before its last task: the figures cover the rollouts recorded, those finished past the stopping task included. '
+      ? 'This run stopped when its interval reached --precision, before its last task'
       : status === 'decided'
-        ? `This run stopped on a verdict against ${q.against}, before its last task: the figures cover the rollouts recorded. `
-        : '';
+        ? `This run stopped on a verdict against ${q.against}, before its last task`
+        : null;
+  const why = stop === null ? '' : `${stop}: ${coveredText(q, summary)} `;
   const line = sequentialText(q, cost);
   return `${why}${line.charAt(0).toUpperCase()}${line.slice(1)}.`;
+}
+
+/**
+ * What a stopped run's figures cover: the tasks the rule used, and the replies that landed
+ * after the stop, kept and paid for but not summarised.
+ */
+function coveredText(q: SequentialRecord, summary: Summary): string {
+  const tasks =
+    q.last_index === null ? 'the tasks the rule used' : `tasks 0 to ${q.last_index}, the ones the rule used`;
+  const late = summary.counts.after_stop ?? 0;
+  const apart =
+    late > 0
+      ? `; ${late.toLocaleString('en-US')} repl${late === 1 ? 'y' : 'ies'} that landed after the stop ${late === 1 ? 'is' : 'are'} kept in results.jsonl and counted in tokens and cost, not in the summary`
+      : '';
+  return `the figures cover ${tasks}${apart}.`;
 }
 
 /**

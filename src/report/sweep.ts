@@ -22,6 +22,7 @@ import type { Warn } from '../runfile/read.js';
 import type { Estimate } from '../summary/stats.js';
 import { fmt, fmtInt } from './tables.js';
 import { csvField } from './csv.js';
+import { costOf, totalText, type Cost } from './cost.js';
 import {
   endpointText,
   SAMPLING_CSV_HEAD,
@@ -61,6 +62,10 @@ export interface SweepPoint {
   completed: number;
   errored: number;
   measures: Record<SweepMeasure, Estimate>;
+  /** Tokens the point's run was billed (prompt and completion; since 0.4.1). */
+  tokens_total: number;
+  /** Its cost at its run's prices (`cost.lower_bound` when it may be incomplete; since 0.4.1). */
+  cost: Cost;
   notes: string[];
   /** What the point's run was measured with: endpoint, task settings, sampling, versions. */
   provenance: Provenance;
@@ -138,6 +143,8 @@ export function buildSweep(
         fault_audit: s.rewards.fault_audit,
         bas_consistent: s.consistency.bas_consistent,
       },
+      tokens_total: s.tokens.prompt + s.tokens.completion,
+      cost: costOf(s, {}, data.run?.prices),
       notes: data.notes,
       provenance: data.provenance,
     };
@@ -247,11 +254,21 @@ export function sweepSettingsLines(r: SweepResult): Array<[string, string]> {
   ];
 }
 
+/** What each of a model's points spent: "spent: 8 rows 12,345 tokens, $0.0123; 16 rows …" ("at least" where incomplete). */
+function spentLine(r: SweepResult, model: string): string {
+  const points = r.points.filter((p) => p.model === model);
+  const each = points.map((p) => {
+    const usd = totalText(p.cost);
+    return `${pointName(p, r.axis)} ${p.cost.lower_bound ? 'at least ' : ''}${fmtInt(p.tokens_total)} tokens${usd === null ? '' : `, ${usd}`}`;
+  });
+  return wrapCell(`spent: ${each.join('; ')}`, 80);
+}
+
 /** The text `bas sweep` prints at the end: a table per model, within 80 columns, then the notes. */
 export function renderSweep(r: SweepResult): string {
   const out = [wrapCell(`sweep in ${r.dir}: means over 95% intervals against ${SWEEP_AXES[r.axis].against}`, 80)];
   for (const [label, text] of sweepSettingsLines(r)) out.push(wrapCell(`${label}: ${text}`, 80));
-  for (const m of r.models) out.push(wrapCell(`model ${m}`, 80), renderSweepGrid(r, m));
+  for (const m of r.models) out.push(wrapCell(`model ${m}`, 80), renderSweepGrid(r, m), spentLine(r, m));
   for (const p of r.points)
     for (const n of p.notes)
       out.push(wrapCell(`note (${r.models.length > 1 ? `${p.model}, ` : ''}${pointName(p, r.axis)}): ${n}`, 80));
@@ -279,6 +296,10 @@ const CSV_HEAD = [
   'bas_version',
   // What the points vary along (since 0.4.1): num_transactions (the rows column), reasoning_effort or max_tokens.
   'axis',
+  // What each point spent (since 0.4.1): cost_is_lower_bound when it may be incomplete.
+  'tokens_total',
+  'cost_usd',
+  'cost_is_lower_bound',
 ];
 
 /** The sweep as CSV: the numbers of `--json` at full precision, one line per model and point, empty where there is none. */
@@ -303,6 +324,9 @@ export function renderSweepCsv(r: SweepResult): string {
       p.provenance.prompt_version,
       p.provenance.bas_version,
       r.axis,
+      p.tokens_total,
+      p.cost.total_usd,
+      p.cost.lower_bound ? 'yes' : 'no',
     ];
     lines.push(cells.map(csvField).join(','));
   }

@@ -7,6 +7,7 @@ import { fitWidth, terminalText } from '../io/terminal-text.js';
 import { BAS_LABELS, FAULT_CODES } from '../task/types.js';
 import type { Estimate } from '../summary/stats.js';
 import type { CauseCounts, Summary } from '../summary/summary.js';
+import { incompleteBecause } from '../summary/billed.js';
 
 /**
  * A table with our house look: no colour codes. Cells may quote outside text (model names,
@@ -93,6 +94,9 @@ function countsTable(s: Summary): string {
   for (const [type, n] of Object.entries(s.counts.errors_by_type).sort()) counts.push([`  ${type}`, fmtInt(n)]);
   if (s.counts.replaced) counts.push(['lines superseded by a later retry', fmtInt(s.counts.replaced)]);
   if (s.truncated) counts.push(['cut by the token limit (finish_reason "length")', fmtInt(s.truncated)]);
+  // A run its rule stopped is summarised over the tasks the rule used; later replies are apart.
+  const late = s.counts.after_stop ?? 0;
+  if (late) counts.push([`repl${late === 1 ? 'y' : 'ies'} after the stop, not in the summary`, fmtInt(late)]);
   return counts.toString();
 }
 
@@ -131,7 +135,13 @@ function usageTable(s: Summary): string {
   const usage = plainTable(['usage', 'value']);
   usage.push(['prompt tokens', fmtInt(s.tokens.prompt)]);
   usage.push(['completion tokens', fmtInt(s.tokens.completion)]);
-  usage.push(['total tokens', fmtInt(s.tokens.total)]);
+  // Reasoning billed outside completion_tokens (total_tokens beyond the two) is counted as completion.
+  if (s.tokens.beyond_completion)
+    usage.push(['  of which beyond completion_tokens', fmtInt(s.tokens.beyond_completion)]);
+  // Requests in flight at a stop, replies billed without usage: the sums leave them out.
+  const incomplete = incompleteBecause(s.tokens);
+  usage.push([incomplete ? 'total tokens, at least' : 'total tokens', fmtInt(s.tokens.total)]);
+  if (incomplete) usage.push([`  not counted: ${incomplete}`, worstText(s.tokens)]);
   if (s.tokens.reasoning) usage.push(['  of which reasoning', fmtInt(s.tokens.reasoning)]);
   if (s.tokens.cached) usage.push(['  of which cached prompt', fmtInt(s.tokens.cached)]);
   // Errored rollouts were paid for too: their tokens are in the sums, and shown apart.
@@ -152,6 +162,15 @@ function usageTable(s: Summary): string {
     usage.push(['first token p95 (s)', fmt(ttft.p95 / 1000, 2)]);
   }
   return usage.toString();
+}
+
+/** "up to 12,345 more": the worst case of what the sums leave out, where it is bounded. */
+function worstText(t: Summary['tokens']): string {
+  const f = t.in_flight ?? { requests: 0, prompt: 0, completion: 0 };
+  const u = t.unreported ?? { requests: 0, prompt: 0, completion: 0 };
+  if (f.completion === null) return 'unknown';
+  const worst = f.prompt + f.completion + u.prompt + u.completion;
+  return worst > 0 ? `up to ${fmtInt(worst)} more` : 'unknown';
 }
 
 /** The summary's tables, each preceded by a heading line. */

@@ -10,6 +10,7 @@
  * of unknown length rather than a guess.
  */
 import type { InFlight, SpendBeside, TokenSums } from '../summary/summary.js';
+import type { Unreported } from '../summary/billed.js';
 
 /** One change of the limit on requests in flight, for run.json. */
 export interface PaceChange {
@@ -42,6 +43,11 @@ export interface SessionSpend extends SpendBeside {
   unrecorded: TokenSums;
   /** Requests in flight when the run stopped, and the most they may have cost (completion null: unknown). */
   in_flight: InFlight;
+  /**
+   * Requests billed whose usage is unknown (a 200 without usage, a reply lost on its way), with
+   * the worst case the budget charged for them: a resume starts its budget from it (since 0.4.1).
+   */
+  unreported?: Unreported;
 }
 
 /** One process's part of a run, as run.json's `sessions` lists it. */
@@ -88,10 +94,22 @@ function readSpend(v: unknown): SessionSpend | null {
   if (!UNRECORDED_KEYS.every((k) => isCount(ur[k]))) return null;
   if (!isCount(fr.requests) || !isCount(fr.prompt) || !(fr.completion === null || isCount(fr.completion))) return null;
   const unrecorded = Object.fromEntries(UNRECORDED_KEYS.map((k) => [k, ur[k]])) as unknown as TokenSums;
+  const unreported = readUnreported((v as Record<string, unknown>).unreported);
+  if (unreported === null) return null;
   return {
     unrecorded,
     in_flight: { requests: fr.requests, prompt: fr.prompt, completion: fr.completion as number | null },
+    ...(unreported === undefined ? {} : { unreported }),
   };
+}
+
+/** A session's `unreported`: undefined when absent (written before 0.4.1), null when damaged. */
+function readUnreported(v: unknown): Unreported | null | undefined {
+  if (v === undefined) return undefined;
+  if (typeof v !== 'object' || v === null) return null;
+  const r = v as Record<string, unknown>;
+  if (!isCount(r.requests) || !isCount(r.prompt) || !isCount(r.completion)) return null;
+  return { requests: r.requests, prompt: r.prompt, completion: r.completion };
 }
 
 /**
@@ -102,9 +120,12 @@ export function spendOf(sessions: ReadonlyArray<{ spend?: SessionSpend }>): Sess
   const out: SessionSpend = {
     unrecorded: { prompt: 0, completion: 0, total: 0, reasoning: 0, cached: 0, lines: 0 },
     in_flight: { requests: 0, prompt: 0, completion: 0 },
+    unreported: { requests: 0, prompt: 0, completion: 0 },
   };
   for (const s of sessions) {
     if (!s.spend) continue;
+    const u = s.spend.unreported;
+    if (u) for (const k of ['requests', 'prompt', 'completion'] as const) out.unreported![k] += u[k];
     for (const k of UNRECORDED_KEYS) out.unrecorded[k] += s.spend.unrecorded[k];
     const f = s.spend.in_flight;
     out.in_flight.requests += f.requests;

@@ -23,6 +23,7 @@ import { ConfigError } from '../errors/index.js';
 import { forEachRecord, stderrWarn, type Warn } from './read.js';
 import { pairKey, splitPairKey, type PairKey, type RolloutRecord } from './record.js';
 import { MAX_TOKENS, SummaryBuilder, type Summary, type SummaryRecord } from '../summary/summary.js';
+import { billedCompletion } from '../summary/billed.js';
 import { inShard, readShard, type Shard } from '../settings/shard.js';
 
 /** What a run's records must fit: its tasks and its rollouts per task, as run.json says. */
@@ -47,6 +48,19 @@ export function runBounds(
   let n = run.n;
   if (indices) for (const i of indices) n = Math.max(n, i + 1);
   return { n, rollouts: typeof run.rollouts === 'number' ? run.rollouts : 1, shard, indices };
+}
+
+/**
+ * The last task a stopping rule used, for a run that rule stopped (status `precision` or
+ * `decided`, with run.json's `sequential` reached at `last_index`); null for any other run. Its
+ * summary is over tasks 0..last_index alone (SPEC, "A run stopped by its rule").
+ */
+export function stoppedThrough(run: Record<string, unknown> | null): number | null {
+  if (run?.status !== 'precision' && run?.status !== 'decided') return null;
+  const q = run.sequential as Record<string, unknown> | null | undefined;
+  if (typeof q !== 'object' || q === null || q.reached !== true) return null;
+  const last = q.last_index;
+  return typeof last === 'number' && Number.isSafeInteger(last) && last >= 0 ? last : null;
 }
 
 /** Why a record cannot belong to a run with these bounds, or null when it can. */
@@ -279,9 +293,13 @@ export class SummaryFold implements WinnerFold {
   /** Errored lines that win so far, by pair. */
   private readonly heldErrors = new Map<PairKey, SummaryRecord>();
 
-  /** `bounds`, when known, let a run of one rollout per task keep only a little per task (SummaryOptions). */
-  constructor(bounds: RunBounds | null = null) {
-    this.builder = new SummaryBuilder({ oneRolloutPerTask: bounds !== null && bounds.rollouts === 1 });
+  /**
+   * `bounds`, when known, let a run of one rollout per task keep only a little per task
+   * (SummaryOptions); `lastIndex`, the last task a stopping rule used (`stoppedThrough`), keeps
+   * later tasks' rollouts out of the summary but for their tokens.
+   */
+  constructor(bounds: RunBounds | null = null, lastIndex: number | null = null) {
+    this.builder = new SummaryBuilder({ oneRolloutPerTask: bounds !== null && bounds.rollouts === 1, lastIndex });
   }
 
   add(r: RolloutRecord): void {
@@ -332,10 +350,11 @@ export class SummaryFold implements WinnerFold {
     let completion = t.completion;
     for (const r of this.heldErrors.values()) {
       const p = r.usage?.prompt_tokens;
-      const c = r.usage?.completion_tokens;
+      // Billed beyond completion_tokens too, where total_tokens says so (billed.ts).
+      const c = r.usage ? billedCompletion(r.usage) : null;
       // The same bounds as the summary's: a count past them is a fault, not tokens.
       if (typeof p === 'number' && Number.isSafeInteger(p) && p >= 0 && p <= MAX_TOKENS) prompt += p;
-      if (typeof c === 'number' && Number.isSafeInteger(c) && c >= 0 && c <= MAX_TOKENS) completion += c;
+      if (c !== null) completion += c;
     }
     return { prompt, completion };
   }

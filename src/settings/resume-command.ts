@@ -52,3 +52,22 @@ function endpointFlags(
     return ['--base-url', e.baseURL, '--api-key-var', e.apiKeyVar];
   }
 }
+
+/**
+ * `bas eval --resume DIR` with the endpoint flags its resume needs, from a run.json as read
+ * back (a report's hint after a kill): the URL and key variable it names, given again where no
+ * registry of the user's vouches for them. A run of a built-in policy needs none.
+ */
+export function savedResumeCommand(dir: string, run: Record<string, unknown> | null, env: NodeJS.ProcessEnv): string {
+  const words = ['bas', 'eval', '--resume', dir];
+  const baseURL = run?.base_url;
+  const apiKeyVar = typeof run?.api_key_var === 'string' ? run.api_key_var : 'OPENAI_API_KEY';
+  if (typeof baseURL === 'string' && baseURL !== '') {
+    try {
+      words.push(...flagsToConfirm({ baseURL, apiKeyVar }, loadProviders(null, env), env));
+    } catch {
+      words.push('--base-url', baseURL, '--api-key-var', apiKeyVar);
+    }
+  }
+  return words.map(shellWord).join(' ');
+}

@@ -9,6 +9,7 @@
  * configuration, from the TOML paths and kinds), so adding an entry here is the one edit a new
  * setting needs. It imports nothing heavy: `bas --help` builds its options from it.
  */
+import { resolve } from 'node:path';
 import { MAX_TRANSACTIONS, MIN_TRANSACTIONS } from '../task/config.js';
 import { parseShard, readShard, shardLabel } from './shard.js';
 import { type Flag } from './flag.js';
@@ -428,9 +429,12 @@ export const SETTINGS = {
     default: null,
     toml: 'cache',
     kind: 'string',
-    runJson: null,
+    // Kept (as an absolute path) so a resume answers from the same folder: it used to drop it and
+    // pay again for every reply the cache held (issue 36).
+    runJson: 'cache',
     measured: false,
     parse: parseText,
+    save: (v: string | null) => (v === null ? null : resolve(v)),
   }),
   progress: setting({
     flags: '--no-progress',

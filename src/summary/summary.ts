@@ -21,6 +21,7 @@ import {
   type PassAtKRow,
   type PooledFaults,
 } from './aggregate.js';
+import { MAX_TOKENS, tokensBeyond, type Unreported } from './billed.js';
 import { ErrorMessages, type ErrorDigest } from './error-digest.js';
 import { Moments } from './moments.js';
 import { noiseSplit, type NoiseSplit } from './noise.js';
@@ -111,6 +112,11 @@ export interface Summary {
     errored: number;
     /** Errored rollouts per type (an object without a prototype: a type is outside text). */
     errors_by_type: Record<string, number>;
+    /**
+     * Rollouts of tasks past the last one a stopping rule used: they landed after the stop, are
+     * kept in results.jsonl and counted in tokens, and are in no other figure (since 0.4.1).
+     */
+    after_stop?: number;
   };
   /** Per error type, most frequent first: the commonest messages with a count and one example. */
   errors: ErrorDigest[];
@@ -166,6 +172,17 @@ export interface Summary {
      * them. Absent when there were none.
      */
     from_cache?: TokenSums & { rollouts: number };
+    /**
+     * Of `completion`, the tokens replies billed in `total_tokens` beyond prompt + completion
+     * (reasoning billed outside `completion_tokens`, billed.ts). Since 0.4.1; absent before.
+     */
+    beyond_completion?: number;
+    /**
+     * Requests billed whose usage is unknown (a 200 without usage, a reply lost on its way), with
+     * the worst case the budget charged each: the sums above leave them out, so they are a lower
+     * bound. run.json keeps it per session (since 0.4.1; absent before).
+     */
+    unreported?: Unreported;
   };
   /** Over completed rollouts that recorded a latency. */
   latency_ms: { n: number; mean: number | null; p50: number | null; p95: number | null };
@@ -194,6 +211,8 @@ export interface InFlight {
 export interface SpendBeside {
   unrecorded: TokenSums;
   in_flight: InFlight;
+  /** Requests billed without usage, charged at their worst case (since 0.4.1; absent before). */
+  unreported?: Unreported;
 }
 
 /**
@@ -224,6 +243,7 @@ export function withSpend(summary: Summary, spend: SpendBeside): Summary {
       unscored: add(t.unscored),
       unrecorded: { ...u },
       in_flight: { ...spend.in_flight },
+      unreported: { ...(spend.unreported ?? { requests: 0, prompt: 0, completion: 0 }) },
     },
   };
 }
@@ -238,8 +258,7 @@ export interface TokenSums {
   lines: number;
 }
 
-/** A reply's token count above this is not a count but a fault of the endpoint. */
-export const MAX_TOKENS = 100_000_000;
+export { MAX_TOKENS };
 
 const METRIC_NAMES = ['bas_label_accuracy', 'fault_precision', 'fault_recall', 'num_flagged', 'parsed'] as const;
 /** What each metric's values can be: all lie in [0, 1] but the count of claims. */
@@ -262,7 +281,8 @@ const K_ZERO = K_LABEL + BAS_LABELS.length;
 const K_CONSISTENT = K_ZERO + 1;
 const N_COLUMNS = K_CONSISTENT + 1;
 const CAUSES = ['audit', 'arithmetic', 'both'] as const;
-const N_TOK = 5;
+/** prompt, completion, total, reasoning, cached, and the completion tokens billed beyond them (billed.ts). */
+const N_TOK = 6;
 
 function num(v: unknown): number {
   return typeof v === 'number' && Number.isFinite(v) ? v : Number.NaN;
@@ -286,8 +306,17 @@ class TokenTotals {
       this.count(1, u.completion_tokens) +
       this.count(2, u.total_tokens) +
       this.count(3, u.reasoning_tokens) +
-      this.count(4, u.cached_tokens)
+      this.count(4, u.cached_tokens) +
+      this.beyond(u)
     );
+  }
+
+  /** total_tokens beyond prompt + completion: billed (reasoning outside completion_tokens), counted as completion. */
+  private beyond(u: NonNullable<SummaryRecord['usage']>): number {
+    const extra = tokensBeyond(u);
+    this.sums[1]! += extra;
+    this.sums[5]! += extra;
+    return 0;
   }
 
   /** Adds count `i` of a line; 1 when it was there but unusable, else 0. */
@@ -402,6 +431,12 @@ export interface SummaryOptions {
    * task of two rollouts. A second rollout of a task is then an error.
    */
   oneRolloutPerTask?: boolean;
+  /**
+   * The last task a stopping rule used (`sequential.last_index` of a run its rule stopped):
+   * rollouts of later tasks landed after the stop, so their tokens are summed but their scores
+   * are not summarised; `counts.after_stop` counts them (SPEC, "A run stopped by its rule").
+   */
+  lastIndex?: number | null;
 }
 
 /** Builds a `Summary` from records streamed one at a time. */
@@ -433,9 +468,14 @@ export class SummaryBuilder {
   private perTaskRows: TaskMeanColumns | null = null;
 
   private readonly oneRolloutPerTask: boolean;
+  private readonly lastIndex: number | null;
+  /** Rollouts past the stopping rule's last task, and their tokens (paid for, not summarised). */
+  private afterStop = 0;
+  private readonly afterStopTokens = new TokenTotals();
 
   constructor(options: SummaryOptions = {}) {
     this.oneRolloutPerTask = options.oneRolloutPerTask === true;
+    this.lastIndex = options.lastIndex ?? null;
     this.tasks =
       options.perTask === false ? null : new TaskTable(N_COLUMNS, this.oneRolloutPerTask ? [K_REWARD] : undefined);
   }
@@ -450,6 +490,7 @@ export class SummaryBuilder {
 
   /** Adds the record of one rollout (each rollout once: the reader has picked its winning line). */
   add(r: SummaryRecord): void {
+    if (this.lastIndex !== null && r.index > this.lastIndex) return this.addAfterStop(r);
     this.perTaskRows = null;
     this.lines++;
     this.rollouts++;
@@ -542,6 +583,14 @@ export class SummaryBuilder {
   private causes(at: number): CauseCounts {
     const [audit, arithmetic, both] = this.causeCounts.subarray(CAUSES.length * at, CAUSES.length * (at + 1));
     return { audit: audit!, arithmetic: arithmetic!, both: both! };
+  }
+
+  /** A rollout of a task past the stopping rule's last: its tokens were paid, its scores are not summarised. */
+  private addAfterStop(r: SummaryRecord): void {
+    this.lines++;
+    this.afterStop++;
+    if (r.cached === true && !r.error) return;
+    this.ignoredTokens += this.afterStopTokens.add(r.usage);
   }
 
   /**
@@ -715,6 +764,7 @@ export class SummaryBuilder {
       completed: this.completedCount,
       errored: this.rollouts - this.completedCount,
       errors_by_type: this.errorsByTypeSorted(),
+      ...(this.afterStop > 0 ? { after_stop: this.afterStop } : {}),
     };
   }
 
@@ -728,6 +778,13 @@ export class SummaryBuilder {
 
   private tokenFigures(): Summary['tokens'] {
     const all = this.tokenSums(this.tokens);
+    // Rollouts that landed after the rule's stop were paid for: in the sums, not in `unscored`.
+    const late = this.afterStopTokens.sums;
+    all.prompt += late[0]!;
+    all.completion += late[1]!;
+    all.total += late[2]!;
+    all.reasoning += late[3]!;
+    all.cached += late[4]!;
     return {
       prompt: all.prompt,
       completion: all.completion,
@@ -740,6 +797,8 @@ export class SummaryBuilder {
       unrecorded: { prompt: 0, completion: 0, total: 0, reasoning: 0, cached: 0, lines: 0 },
       in_flight: { requests: 0, prompt: 0, completion: 0 },
       ...(this.cachedRollouts > 0 ? { from_cache: this.fromCache() } : {}),
+      beyond_completion: this.tokens.sums[5]! + this.replacedTokens.sums[5]! + late[5]!,
+      unreported: { requests: 0, prompt: 0, completion: 0 },
     };
   }
 }

@@ -10,7 +10,8 @@ import { join, relative, sep } from 'node:path';
 import { terminalText } from '../io/terminal-text.js';
 import { outsideText } from '../io/outside-text.js';
 import { readRun, type RunData } from '../report/read.js';
-import { buildRunReport, costOf, renderRunReport, type RunReport } from '../report/run-report.js';
+import { buildRunReport, renderRunReport, type RunReport } from '../report/run-report.js';
+import { costOf } from '../report/cost.js';
 import { provenanceOf, samplingShort } from '../report/provenance.js';
 import { folderLockState } from '../runfile/lock.js';
 import { expectedRollouts, readRunInfo, type RunFile } from '../runfile/read.js';
@@ -89,6 +90,8 @@ interface ListFigures {
   reward: Estimate;
   tokens: number;
   cost_usd: number | null;
+  /** True when tokens and cost may be incomplete (requests in flight at a stop, replies without usage): shown as "at least". */
+  cost_at_least: boolean;
 }
 
 /** One row of the run list. */
@@ -136,13 +139,15 @@ function sweepStatus(points: Array<string | null>, problem: string | null): stri
 }
 
 function figuresOf(s: Summary, run: RunFile | null): ListFigures {
+  const cost = costOf(s, {}, run?.prices);
   return {
     rollouts: s.counts.rollouts,
     completed: s.counts.completed,
     errored: s.counts.errored,
     reward: s.reward,
     tokens: s.tokens.total,
-    cost_usd: costOf(s, {}, run?.prices).total_usd,
+    cost_usd: cost.total_usd,
+    cost_at_least: cost.lower_bound,
   };
 }
 

@@ -79,6 +79,8 @@ const SCRIPT = String.raw`
   function est(e) { return !e || e.mean === null ? '–' : fmt(e.mean) + (e.ci95 ? ' [' + fmt(e.ci95[0]) + ', ' + fmt(e.ci95[1]) + ']' : ''); }
   function mb(v) { return (v / 1048576).toFixed(v < 10485760 ? 1 : 0) + ' MB'; }
   function usd(v) { return v === null || v === undefined ? '–' : '$' + Number(v).toFixed(v < 1 ? 4 : 2); }
+  // A figure that may be incomplete (requests in flight at a stop, replies without usage) says so.
+  function atLeast(text, f) { return f.cost_at_least && text !== '–' ? 'at least ' + text : text; }
   function later(fn, ms) { var g = generation; timer = setTimeout(function () { if (g === generation) fn(); }, ms); }
   function fail(where, err) { where.appendChild(el('p', { cls: 'problem', text: String(err && err.message || err) })); }
   function parseHash() {
@@ -172,8 +174,8 @@ const SCRIPT = String.raw`
           el('td', { text: r.model }), el('td', { text: r.endpoint || 'unknown' }), el('td', { text: r.task }),
           el('td', { text: r.sampling }), el('td', { cls: 'num progress', text: progress }),
           el('td', { cls: 'num reward', text: f ? est(f.reward) : '–' }),
-          el('td', { cls: 'num', text: f ? int(f.errored) : '–' }), el('td', { cls: 'num', text: f ? int(f.tokens) : '–' }),
-          el('td', { cls: 'num', text: f ? usd(f.cost_usd) : '–' }), el('td', { text: r.started_at || '' })
+          el('td', { cls: 'num', text: f ? int(f.errored) : '–' }), el('td', { cls: 'num', text: f ? atLeast(int(f.tokens), f) : '–' }),
+          el('td', { cls: 'num', text: f ? atLeast(usd(f.cost_usd), f) : '–' }), el('td', { text: r.started_at || '' })
         ]));
       });
     }

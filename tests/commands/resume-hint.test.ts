@@ -3,7 +3,7 @@
  * flag a resume must be given again (the key variable by name, never its value), and no more
  * (issue 26, resume and reproducibility).
  */
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { bas, readResults, tempDir } from '../support/cli.js';
@@ -12,6 +12,8 @@ import { loadProviders } from '../../src/settings/providers.js';
 import { flagsToConfirm } from '../../src/settings/resume-trust.js';
 import { resumeCommand, shellWord } from '../../src/settings/resume-command.js';
 import { resolvePlan } from '../../src/settings/plan.js';
+import { settingsForRunJson } from '../../src/settings/settings.js';
+import { writeRun } from '../report/make-run.js';
 
 const KEY = 'sk-bas-hint-SECRET-5c20';
 const gates: GatedServer[] = [];
@@ -111,5 +113,36 @@ describe('shellWord', () => {
     expect(shellWord('http://127.0.0.1:8080/v1')).toBe('http://127.0.0.1:8080/v1');
     expect(shellWord("my runs/it's $HOME")).toBe(`'my runs/it'\\''s $HOME'`);
     expect(shellWords(shellWord("my runs/it's $HOME"))).toEqual(["my runs/it's $HOME"]);
+  });
+});
+
+describe('after a kill (issue 36, resume details)', () => {
+  it("bas report's hint carries the endpoint flags the resume needs", async () => {
+    const dir = join(tempDir(), 'killed');
+    writeRun(dir, {
+      n: 4,
+      model: 'm',
+      choose: () => 'oracle',
+      status: 'running',
+      runJson: { api_key_var: 'HINT_KEY', n: 8 },
+    });
+    const notes: string[] = JSON.parse((await bas(['report', dir, '--json'])).stdout).notes;
+    expect(notes.join('\n')).toContain(
+      `\`bas eval --resume ${dir} --base-url http://127.0.0.1:1/v1 --api-key-var HINT_KEY\` finishes it`,
+    );
+  });
+
+  it('a resume keeps --cache: run.json holds its folder (absolute), and the resumed plan answers from it', () => {
+    const env = { HINT_KEY: KEY };
+    const flags = { model: 'm', baseUrl: 'http://127.0.0.1:9/v1', apiKeyVar: 'HINT_KEY', cache: 'some/cache' };
+    const first = resolvePlan(flags, null, '', env);
+    const saved = settingsForRunJson(first.settings);
+    expect(saved.cache).toBe(resolve('some/cache'));
+    const resumed = resolvePlan({ baseUrl: 'http://127.0.0.1:9/v1', apiKeyVar: 'HINT_KEY' }, null, '', env, {
+      dir: 'runs/x',
+      run: { ...saved, model: 'm', base_url: 'http://127.0.0.1:9/v1' },
+      file: 'runs/x/run.json',
+    });
+    expect(resumed.target.kind === 'endpoint' && resumed.target.cache).toBe(resolve('some/cache'));
   });
 });

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderEvalCost, renderEvalHeader } from '../../src/report/eval-header.js';
 import { durationText } from '../../src/report/provenance.js';
-import { costOf } from '../../src/report/run-report.js';
+import { costOf } from '../../src/report/cost.js';
 import { summarize } from '../../src/summary/summary.js';
 import { done, failed } from './fixtures.js';
 import type { RunInfo } from '../../src/runfile/store.js';
@@ -71,6 +71,11 @@ describe('durationText', () => {
     expect(durationText(0.0004)).toBe('under 1 ms');
     expect(durationText(42)).toBe('42.0 s');
     expect(durationText(725)).toBe('12 min 5 s');
+    // rounded before it is split (issue 36: "10 min 60 s")
+    expect(durationText(659.6)).toBe('11 min 0 s');
+    expect(durationText(59.97)).toBe('1 min 0 s');
+    expect(durationText(3599.7)).toBe('1 h 0 min');
+    expect(durationText(7199.9)).toBe('2 h 0 min');
     expect(durationText(null)).toBe('unknown');
   });
 });

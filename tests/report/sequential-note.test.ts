@@ -48,8 +48,10 @@ describe('reports of a run with a stopping rule', () => {
     const note = r.notes.find((n) => /anytime-valid/i.test(n))!;
     expect(note).toMatch(/^This run stopped on a verdict against .*base, before its last task/);
     expect(note).toContain(`better: decided after ${q.tasks} tasks, $0.0000`);
+    // planned for the difference found, not 0.05
+    expect(q.fixed_design_difference).toBeCloseTo(Math.abs(q.mean), 3);
     expect(note).toContain(
-      `a fixed design planned to detect a 0.05 difference with 80% power needed ${q.fixed_design_tasks.toLocaleString('en-US')}`,
+      `a fixed design planned to detect a ${q.fixed_design_difference} difference with 80% power needed ${q.fixed_design_tasks.toLocaleString('en-US')}`,
     );
     // stopped by its rule: no "rollouts are missing" note
     expect(r.notes.some((n) => /are missing/.test(n))).toBe(false);

@@ -3,7 +3,13 @@
  * down without a ragged edge (a fault rate of 0.1 beside 0.25 is shown 0.10).
  */
 import { describe, expect, it } from 'vitest';
-import { renderSweep, sweepSettingsLines, type SweepPoint, type SweepResult } from '../../src/report/sweep.js';
+import {
+  renderSweep,
+  renderSweepCsv,
+  sweepSettingsLines,
+  type SweepPoint,
+  type SweepResult,
+} from '../../src/report/sweep.js';
 import type { Estimate } from '../../src/summary/stats.js';
 import { provenanceOf } from '../../src/report/provenance.js';
 
@@ -33,6 +39,21 @@ function point(num_transactions: number, fault_rate: number | null, reward: Esti
       bas_correct: est(0.5, [0.25, 0.75]),
       fault_audit: est(1, [0.839, 1]),
       bas_consistent: est(0.25, [0.1, 0.5]),
+    },
+    tokens_total: 1000 * num_transactions,
+    cost: {
+      price_in_per_million: 1,
+      price_out_per_million: 10,
+      input_usd: 0.001,
+      output_usd: 0.002,
+      total_usd: 0.003,
+      lower_bound: num_transactions > 16,
+      incomplete: num_transactions > 16 ? '2 requests in flight at a stop' : null,
+      unscored_usd: 0,
+      in_flight_requests: num_transactions > 16 ? 2 : 0,
+      in_flight_up_to_usd: null,
+      unreported_requests: 0,
+      unreported_up_to_usd: 0,
     },
     notes: [],
     provenance: provenanceOf(null, 'm', { num_transactions, fault_rate: fault_rate ?? 0.25, seed: 1 }),
@@ -115,5 +136,31 @@ describe("a budget sweep's settings lines", () => {
     );
     expect(renderSweep(r)).toMatch(/^sweep in sweep: means over 95% intervals against max_tokens$/m);
     expect(renderSweep(r)).toContain('max_tokens');
+  });
+});
+
+describe('what each point spent (issue 36: sweep text, JSON and CSV carried no tokens or cost)', () => {
+  const r: SweepResult = {
+    dir: 'sw',
+    models: ['m'],
+    model: 'm',
+    axis: 'num_transactions',
+    points: [point(8, null, est(0.5, [0.3, 0.7])), point(32, null, est(0.4, [0.2, 0.6]))],
+  };
+
+  it('text: a line per model, "at least" where a point may be incomplete', () => {
+    expect(renderSweep(r).replace(/\s+/g, ' ')).toContain(
+      'spent: 8 rows 8,000 tokens, $0.0030; 32 rows at least 32,000 tokens, at least $0.0030',
+    );
+  });
+
+  it('CSV: tokens_total, cost_usd and cost_is_lower_bound', () => {
+    const [head, ...rows] = renderSweepCsv(r).trim().split('\n');
+    const cols = head!.split(',');
+    const at = (row: string, name: string) => row.split(',')[cols.indexOf(name)];
+    expect(rows.map((x) => [at(x, 'tokens_total'), at(x, 'cost_usd'), at(x, 'cost_is_lower_bound')])).toEqual([
+      ['8000', '0.003', 'no'],
+      ['32000', '0.003', 'yes'],
+    ]);
   });
 });

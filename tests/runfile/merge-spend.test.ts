@@ -23,6 +23,8 @@ const spend = (requests: number, prompt: number, completion: number) => ({
     lines: requests,
   },
   in_flight: { requests, prompt, completion },
+  // Replies billed without usage, charged at their worst case (issue 36 §2).
+  unreported: { requests, prompt: 7 * requests, completion: 3 * requests },
 });
 
 describe('bas merge and sessions[].spend', () => {
@@ -50,6 +52,7 @@ describe('bas merge and sessions[].spend', () => {
     });
     expect(m.summary.tokens.in_flight).toEqual({ requests: 3, prompt: 300, completion: 150 });
     expect(m.summary.tokens.unrecorded).toMatchObject({ prompt: 30, completion: 15, total: 45, lines: 3 });
+    expect(m.summary.tokens.unreported).toEqual({ requests: 3, prompt: 21, completion: 9 });
     // ...and a resume of the merged run (nothing left) reports the same
     const again = await runEval({}, { resume: out });
     expect(again.summary.tokens.in_flight).toEqual({ requests: 3, prompt: 300, completion: 150 });

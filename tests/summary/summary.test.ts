@@ -62,6 +62,8 @@ describe('summarize', () => {
       unscored: { prompt: 0, completion: 0, total: 0, reasoning: 0, cached: 0, lines: 0 },
       unrecorded: { prompt: 0, completion: 0, total: 0, reasoning: 0, cached: 0, lines: 0 },
       in_flight: { requests: 0, prompt: 0, completion: 0 },
+      beyond_completion: 0,
+      unreported: { requests: 0, prompt: 0, completion: 0 },
     });
     expect(s.latency_ms.p50).toBe(2000);
     expect(s.latency_ms.p95).toBeCloseTo(2000 + 0.9 * 2000, 9);

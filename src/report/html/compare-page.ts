@@ -2,7 +2,7 @@
  * The HTML page of `bas compare`: runs side by side, bars with 95% whiskers per run for each
  * reward, and the paired differences against the baseline with their verdicts.
  */
-import type { Comparison } from '../compare.js';
+import { anytimeVerdictNote, verdictSource, type Comparison } from '../compare.js';
 import { COMPARE_MEASURES } from '../../settings/choices.js';
 import { COMPARE_TABLE, compareRows } from '../compare-columns.js';
 import { pickColumns, stackedCell } from '../columns.js';
@@ -98,7 +98,7 @@ function pairsTable(c: Comparison): string {
       ci(p.diff),
       signed(p.diff_errors_as_zero?.mean),
       ci(p.diff_errors_as_zero),
-      p.verdict ?? (p.comparable ? '–' : 'not comparable'),
+      p.verdict === null ? (p.comparable ? '–' : 'not comparable') : `${p.verdict}${verdictSource(p)}`,
     ]),
     { textCols: [7], wrapCols: [7] },
   );
@@ -123,6 +123,7 @@ export function comparePage(c: Comparison, columns: readonly CompareColumn[] | n
   // Names, not models: two runs of one model are told apart by their folders.
   const title = `bas compare: ${c.runs.map((r) => r.name).join(' vs ')}`;
   const notes = [
+    ...c.pairings.flatMap((p) => anytimeVerdictNote(p) ?? []),
     ...c.pairings.filter((p) => p.note).map((p) => p.note!),
     ...c.runs.flatMap((r) => r.notes.map((n) => `${r.label}: ${n}`)),
   ]

@@ -14,6 +14,7 @@ import { htmlTable, page } from './page.js';
 import { barChart } from './svg.js';
 import { sweepFigures } from './sweep-page.js';
 import type { SweepResult } from '../sweep.js';
+import { atLeastCell } from '../cost.js';
 
 function usd(v: number | null): string {
   return v === null ? '–' : `$${v.toFixed(v < 1 ? 4 : 2)}`;
@@ -71,8 +72,8 @@ function metricsTable(lb: Leaderboard, rows: Row[]): string {
       ...second.map((c) => stackedCell(c.value(r, lb))),
       fmt(r.faults_pooled.precision),
       fmt(r.faults_pooled.recall),
-      fmtInt(r.tokens.total),
-      usd(r.cost.total_usd),
+      atLeastCell(fmtInt(r.tokens.total), r.cost.lower_bound),
+      atLeastCell(usd(r.cost.total_usd), r.cost.lower_bound),
     ]),
     { lineBreaks: true },
   );

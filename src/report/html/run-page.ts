@@ -14,6 +14,7 @@ import type { DrillData } from './drilldown.js';
 import { escapeHtml, jsonForScript } from './escape.js';
 import { htmlTable, page, provenanceTable } from './page.js';
 import { barChart, histogramChart } from './svg.js';
+import { lowerBoundLines } from '../cost.js';
 
 function estimateCells(name: string, e: Estimate, digits = 3): string[] {
   return [name, fmt(e.mean, digits), fmt(e.stderr, digits), fmtCi(e.ci95, digits), String(e.n), e.method ?? '–'];
@@ -140,13 +141,14 @@ function usageTable(r: RunReport): string {
     [
       ['prompt tokens', fmtInt(s.tokens.prompt)],
       ['completion tokens', fmtInt(s.tokens.completion)],
-      ['total tokens', fmtInt(s.tokens.total)],
+      [r.cost.lower_bound ? 'total tokens, at least' : 'total tokens', fmtInt(s.tokens.total)],
       ['tokens that bought no score', fmtInt(s.tokens.unscored?.total ?? 0)],
       ['latency p50 (s)', seconds(s.latency_ms.p50)],
       ['latency p95 (s)', seconds(s.latency_ms.p95)],
       ['cost, input', usd(r.cost.input_usd)],
       ['cost, output', usd(r.cost.output_usd)],
-      ['cost, total', usd(r.cost.total_usd)],
+      [r.cost.lower_bound ? 'cost, total, at least' : 'cost, total', usd(r.cost.total_usd)],
+      ...lowerBoundLines(r.cost, usd).map(([k, v]): [string, string] => [k.trim(), v]),
       ['cost that bought no score', usd(r.cost.unscored_usd)],
     ],
   );
