@@ -30,6 +30,8 @@ export interface Failure {
   rateLimits?: RateLimits | null;
   /** Set when a stream closed before its first piece (first-contact.ts counts these). */
   emptyStream?: boolean;
+  /** Set when the endpoint said the prompt is longer than the model's context (first-contact.ts). */
+  contextOverflow?: boolean;
 }
 
 /** A Failure with the fields not given left empty. */
@@ -115,7 +117,7 @@ export function statusFailure(reply: StatusReply): Failure {
     return failure(
       'provider',
       `HTTP ${status}: ${said}; the prompt does not fit the model's context window: use fewer --num-transactions, or a server with a larger context`,
-      { status },
+      { status, contextOverflow: true },
     );
   return failure('provider', `HTTP ${status}: ${said}`, {
     status,

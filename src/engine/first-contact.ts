@@ -130,14 +130,17 @@ export class FirstContact {
       return null;
     }
     const cause = systematic(f);
-    // Numbers aside: a refusal that names each prompt's own length is still the same refusal.
-    const key = isRefusal(f)
-      ? `refusal ${f.status} ${f.message.replace(/\d+/g, '#')}`
-      : f.pastDeadline
-        ? 'wait past the deadline'
-        : cause
-          ? `reply ${cause.key}`
-          : null;
+    // A prompt past the context is refused in words that name each prompt's own length; at one
+    // --num-transactions the ledgers differ little in length, so three such refusals mean all.
+    const key = f.contextOverflow
+      ? 'refusal: past the context'
+      : isRefusal(f)
+        ? `refusal ${f.status} ${f.message}`
+        : f.pastDeadline
+          ? 'wait past the deadline'
+          : cause
+            ? `reply ${cause.key}`
+            : null;
     // A random failure breaks the run of identical ones for good: the first rollouts were not all alike.
     if (key === null || (this.first !== null && this.first !== key)) {
       this.first = '';

@@ -112,6 +112,13 @@ describe('bas against llama.cpp serving Gemma 3 270M', () => {
       // Gemma sometimes ends its turn at once: an empty reply is recorded as such, never scored.
       else expect([x.error.type, server.content]).toEqual(['malformed', '']);
     }
+    // Replies the server sent no usage for are charged at their worst case, and every total
+    // built on them says it is a lower bound.
+    const unreported = records.filter((x) => x.usage === null).length;
+    const report = await bas(['report', dir]);
+    expect(report.stdout.includes('total tokens, at least')).toBe(unreported > 0);
+    const json = JSON.parse((await bas(['report', dir, '--json'])).stdout) as Record<string, any>;
+    expect(json.summary.tokens.unreported?.requests ?? 0).toBe(unreported);
     const scored = records.filter((x) => x.error === null);
     const regraded = await regrade(new Map(scored.map((x) => [x.index, sent.get(x.index)!.content])), 3);
     for (const x of scored) expect(x.reward).toBe(regraded.get(x.index));
