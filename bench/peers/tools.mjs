@@ -45,7 +45,7 @@ function rssKb(pid) {
 /**
  * Starts `cmd args` under GNU time in a process group of its own. Resolves to a handle:
  * {pid, done: Promise<{seconds, cpuSeconds, peakMb, code}>, kill()}; kill() sends SIGKILL to
- * every process of the tree, those that started sessions of their own too.
+ * every process of the tool's tree, those that started sessions of their own too.
  */
 export function startMeasured(cmd, args, { cwd = ROOT, env = {} } = {}) {
   const child = spawn('/usr/bin/time', ['-f', `${MARK} %U %S`, cmd, ...args], {
@@ -76,8 +76,10 @@ export function startMeasured(cmd, args, { cwd = ROOT, env = {} } = {}) {
   return {
     pid: child.pid,
     done,
+    // GNU time itself is spared, so that it reaps the tool: a restart must not find the killed
+    // tool still in the process table as a zombie (bas would take its run folder as in use).
     kill: () => {
-      for (const pid of treeOf(child.pid).reverse()) {
+      for (const pid of treeOf(child.pid).slice(1).reverse()) {
         try {
           process.kill(pid, 'SIGKILL');
         } catch {
