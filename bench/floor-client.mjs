@@ -6,28 +6,36 @@
 //
 //   node bench/floor-client.mjs http URL N C   bare node:http with keep-alive, bodies serialized
 //   node bench/floor-client.mjs sdk URL N C    the openai SDK (with bas's fetch), messages built
+//
+// Optional KEY=VALUE arguments after C: rows=K (rows per ledger, default 24), model=NAME (the
+// model named in each request, default floor), max_tokens=M (sent when given), as a real model
+// needs (bench/peers.mjs).
 import { request, Agent } from 'node:http';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT } from './measure.mjs';
 
-const [mode, baseURL, nText, cText] = process.argv.slice(2);
+const [mode, baseURL, nText, cText, ...options] = process.argv.slice(2);
 const n = Number(nText);
 const c = Number(cText);
+const opt = Object.fromEntries(options.map((o) => o.split('=')));
 if (!['http', 'sdk'].includes(mode) || !baseURL || !(n > 0) || !(c > 0)) {
-  console.error('usage: node bench/floor-client.mjs http|sdk URL N C');
+  console.error('usage: node bench/floor-client.mjs http|sdk URL N C [rows=K] [model=NAME] [max_tokens=M]');
   process.exit(2);
 }
+const model = opt.model ?? 'floor';
+const limit = opt.max_tokens ? { max_tokens: Number(opt.max_tokens) } : {};
 const load = (path) => import(pathToFileURL(join(ROOT, 'dist', path)).href);
 const { DEFAULT_TASK_CONFIG } = await load('task/config.js');
 const { generateTask } = await load('task/generate.js');
-const prompts = Array.from({ length: n }, (_, i) => generateTask(DEFAULT_TASK_CONFIG, i).prompt);
+const config = { ...DEFAULT_TASK_CONFIG, num_transactions: Number(opt.rows ?? DEFAULT_TASK_CONFIG.num_transactions) };
+const prompts = Array.from({ length: n }, (_, i) => generateTask(config, i).prompt);
 
 let send;
 if (mode === 'http') {
   const url = new URL(`${baseURL}/chat/completions`);
   const agent = new Agent({ keepAlive: true });
-  const bodies = prompts.map((messages) => JSON.stringify({ model: 'floor', messages }));
+  const bodies = prompts.map((messages) => JSON.stringify({ model, messages, ...limit }));
   send = (i) =>
     new Promise((resolve, reject) => {
       const body = bodies[i];
@@ -58,7 +66,7 @@ if (mode === 'http') {
   const { default: OpenAI } = await import('openai');
   const { nodeFetch } = await load('endpoint/http-fetch.js');
   const sdk = new OpenAI({ apiKey: 'floor', baseURL, maxRetries: 0, fetch: nodeFetch });
-  send = (i) => sdk.chat.completions.create({ model: 'floor', messages: prompts[i] });
+  send = (i) => sdk.chat.completions.create({ model, messages: prompts[i], ...limit });
 }
 
 let next = 0;

@@ -39,6 +39,14 @@ const SECTIONS = [
     'benchServers',
     'The two servers under hostile load: unfinished bodies, 10,000-row ledgers',
   ],
+  // Several minutes, and Python packages installed outside the repository, so only when named.
+  [
+    'peers',
+    'peers.mjs',
+    'benchPeers',
+    'Beside inspect_ai and verifiers: the same prompts and endpoints, wall / floor, CPU, memory, kill -9',
+    'named',
+  ],
   // Several minutes, so only when named: `npm run bench -- suite`.
   ['suite', 'suite.mjs', 'benchSuite', 'The test suite (npm test), as the machine is and under load', 'named'],
 ];
