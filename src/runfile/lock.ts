@@ -47,6 +47,14 @@ export interface LockOwner {
  * so the fields are counted after the last ')'.
  */
 export function processStartTime(pid: number): string | null {
+  const fields = statFields(pid);
+  // After the name come state (field 3) ... starttime (field 22): index 22 - 3 = 19.
+  const start = fields?.[19];
+  return start !== undefined && /^\d+$/.test(start) ? start : null;
+}
+
+/** The fields of /proc/PID/stat after the command name (state first), or null where there are none. */
+function statFields(pid: number): string[] | null {
   let text: string;
   try {
     text = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -54,11 +62,16 @@ export function processStartTime(pid: number): string | null {
     return null;
   }
   const close = text.lastIndexOf(')');
-  if (close < 0) return null;
-  const fields = text.slice(close + 2).split(' ');
-  // After the name come state (field 3) ... starttime (field 22): index 22 - 3 = 19.
-  const start = fields[19];
-  return start !== undefined && /^\d+$/.test(start) ? start : null;
+  return close < 0 ? null : text.slice(close + 2).split(' ');
+}
+
+/**
+ * True for a process that has ended but not yet been reaped by its parent (a zombie, state Z,
+ * or X while it goes): it answers signals, yet it will never write to the run again.
+ */
+function ended(pid: number): boolean {
+  const state = statFields(pid)?.[0];
+  return state === 'Z' || state === 'X';
 }
 
 function pidRunning(pid: number): boolean {
@@ -117,7 +130,7 @@ export function readLockOwner(file: string): LockOwner | null | 'unreadable' {
  */
 function ownerState(owner: LockOwner): 'alive' | 'dead' | 'elsewhere' {
   if (owner.host !== hostname()) return 'elsewhere';
-  if (!pidRunning(owner.pid)) return 'dead';
+  if (!pidRunning(owner.pid) || ended(owner.pid)) return 'dead';
   if (owner.start !== null) {
     const now = processStartTime(owner.pid);
     if (now !== null && now !== owner.start) return 'dead';

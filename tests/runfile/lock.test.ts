@@ -220,3 +220,28 @@ describe('FolderLock', () => {
     expect(existsSync(join(dir, LOCK_FILE))).toBe(false);
   });
 });
+
+describe('a lock whose owner was killed and not yet reaped', () => {
+  it('is dead: a zombie answers signals but never writes again, so a resume takes the folder over', async () => {
+    // The background sleep ends at once; its parent becomes `sleep 30` (exec), which never
+    // waits for children, so it stays a zombie until the sleep 30 is killed.
+    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      const pid = Number(
+        await new Promise<string>((done) => parent.stdout!.once('data', (d: Buffer) => done(String(d)))),
+      );
+      while (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]![0] !== 'Z')
+        await new Promise((r) => setImmediate(r));
+      const dir = tmp();
+      writeFileSync(
+        join(dir, LOCK_FILE),
+        JSON.stringify({ pid, start: processStartTime(pid), host: hostname(), token: 'killed' }),
+      );
+      const lock = FolderLock.acquire(dir);
+      expect(lock.owner.pid).toBe(process.pid);
+      lock.release();
+    } finally {
+      parent.kill('SIGKILL');
+    }
+  });
+});
