@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from bas_env import BasTask, TaskSpec, bas_command, load_tasks
+from bas_env.grader import stop_process
 
 
 @pytest.fixture(scope="session")
@@ -93,13 +94,7 @@ def start(argv: list[str], pattern: str) -> tuple[subprocess.Popen[str], str]:
     return proc, found.group(0)
 
 
-def stop(proc: subprocess.Popen[str]) -> None:
-    proc.terminate()
-    try:
-        proc.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+stop = stop_process
 
 
 @pytest.fixture()

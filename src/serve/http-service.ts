@@ -144,13 +144,18 @@ export class RequestGate {
   admit(req: IncomingMessage, res: ServerResponse): boolean {
     if (this.countFrom === 'request') return this.place(req, res);
     if (!this.over.has(req.socket)) return true;
+    this.refuseFull(req, res);
+    return false;
+  }
+
+  /** The 503 of a server at its connection limit. */
+  private refuseFull(req: IncomingMessage, res: ServerResponse): void {
     this.refuse(
       req,
       res,
       503,
       `the server has ${this.limits.maxConnections} connections open, its limit (${this.limits.flags.maxConnections}): try again shortly`,
     );
-    return false;
   }
 
   /** `admit` with `request` counting: the connection takes a place now, when one is free (called after the token check). */
@@ -158,12 +163,7 @@ export class RequestGate {
     const socket = req.socket;
     if (this.placed.has(socket)) return true;
     if (this.admitted >= this.limits.maxConnections) {
-      this.refuse(
-        req,
-        res,
-        503,
-        `the server has ${this.limits.maxConnections} connections open, its limit (${this.limits.flags.maxConnections}): try again shortly`,
-      );
+      this.refuseFull(req, res);
       return false;
     }
     this.waiting.delete(socket);

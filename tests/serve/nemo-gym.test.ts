@@ -16,6 +16,7 @@ import { taskToJson } from '../../src/task/serialize.js';
 import { DEFAULT_TASK_CONFIG } from '../../src/task/config.js';
 import { bas } from '../support/cli.js';
 import { repliesFor } from '../support/replies.js';
+import { postJson } from '../support/post-json.js';
 
 const servers: RunningRewardServer[] = [];
 async function start(o: { token?: string; maxBodyBytes?: number } = {}): Promise<RunningRewardServer> {
@@ -36,13 +37,8 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
-async function post(s: RunningRewardServer, path: string, body: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(`${s.url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+function post(s: RunningRewardServer, path: string, body: unknown, headers: Record<string, string> = {}) {
+  return postJson(`${s.url}${path}`, body, headers);
 }
 
 const tasks = Array.from({ length: 6 }, (_, i) => generateTask(DEFAULT_TASK_CONFIG, i));
@@ -134,9 +130,11 @@ describe('POST /verify grades as bas score does', () => {
 describe('POST /seed_session', () => {
   it("an agent's task row gets {}, an environment server's session id comes back", async () => {
     const s = await start();
-    expect(await post(s, '/seed_session', row(1))).toEqual({ status: 200, body: {} });
+    const plain = await post(s, '/seed_session', row(1));
+    expect([plain.status, plain.body]).toEqual([200, {}]);
     const seeded = { resources_session_id: 'r-1', episode_id: 'e', task_id: 't', task_data: row(1) };
-    expect(await post(s, '/seed_session', seeded)).toEqual({ status: 200, body: { resources_session_id: 'r-1' } });
+    const back = await post(s, '/seed_session', seeded);
+    expect([back.status, back.body]).toEqual([200, { resources_session_id: 'r-1' }]);
   });
 });
 

@@ -21,6 +21,7 @@ import { DEFAULT_TASK_CONFIG } from '../../src/task/config.js';
 import type { Task } from '../../src/task/types.js';
 import { bas } from '../support/cli.js';
 import { chatml, openrlhfBody, repliesFor } from '../support/replies.js';
+import { postJson } from '../support/post-json.js';
 
 const base: RewardServerOptions = {
   port: 0,
@@ -43,13 +44,8 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
-async function post(s: RunningRewardServer, path: string, body: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(`${s.url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, unknown> };
+function post(s: RunningRewardServer, path: string, body: unknown, headers: Record<string, string> = {}) {
+  return postJson(`${s.url}${path}`, body, headers);
 }
 
 const tasks: Task[] = Array.from({ length: 8 }, (_, i) => generateTask(DEFAULT_TASK_CONFIG, i));

@@ -73,13 +73,8 @@ class Grader:
     def close(self) -> None:
         """Stops the server this grader started, if any."""
         proc, self._proc = self._proc, None
-        if proc is not None and proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        if proc is not None:
+            stop_process(proc)
 
     def grade(self, labels: list[str], replies: list[str]) -> list[Grade]:
         """One grade per (label, reply), in order, as `bas score --out` writes them."""
@@ -148,3 +143,15 @@ def default_grader() -> Grader:
 def grade(labels: list[str], replies: list[str]) -> list[Grade]:
     """Grades with the process's grader (see default_grader)."""
     return default_grader().grade(labels, replies)
+
+
+def stop_process(proc: subprocess.Popen[str]) -> None:
+    """Ends a server process: SIGTERM, then SIGKILL if it has not gone within 15 s."""
+    if proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
