@@ -23,6 +23,7 @@ import { parseModel, parseSwitch, parseText, parseVarName } from './setting-pars
 import { SETTINGS, SETTING_KEYS, type SettingKey, type SettingTable } from './setting-table.js';
 import { ConfigError } from '../errors/index.js';
 import type { CommandName } from './command-names.js';
+import { BATCH_FAULTS } from './choices.js';
 
 /** One of a closed list of words. */
 function oneOf<T extends string>(choices: readonly T[]): (value: unknown, name: string) => T {
@@ -393,6 +394,13 @@ export const COMMAND_FLAGS = {
     json: json('print the models as JSON'),
   },
   serve: {
+    batchFault: {
+      flags: '--batch-fault <F>',
+      help: `how every batch of the batch endpoints goes wrong: ${BATCH_FAULTS.join(', ')}`,
+      defaultText: 'none',
+      default: 'none',
+      parse: oneOf(BATCH_FAULTS),
+    } satisfies Flag<string>,
     port: {
       flags: '--port <P>',
       help: 'port, 0..65535; 0 picks a free one',
