@@ -1,7 +1,8 @@
 /**
  * The routes of `bas serve`'s batch engine (batch-jobs.ts says how a batch lives): upload a
  * file (`POST /v1/files`, multipart, purpose `batch`), create a batch (`POST /v1/batches`),
- * poll it (`GET /v1/batches/{id}`), read a file (`GET /v1/files/{id}/content`). It counts the
+ * poll it (`GET /v1/batches/{id}`), describe a file (`GET /v1/files/{id}`) and read it
+ * (`GET /v1/files/{id}/content`). It counts the
  * batches created, so a test can hold a client to one batch, never two.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -42,6 +43,8 @@ export class BatchEngine {
     if (req.method === 'POST' && p === '/batches') return this.caught(res, this.create(req, res));
     const batch = /^\/batches\/([\w-]{1,100})$/.exec(p);
     if (req.method === 'GET' && batch) return (this.poll(res, batch[1]!), true);
+    const file = /^\/files\/([\w-]{1,100})$/.exec(p);
+    if (req.method === 'GET' && file) return (this.describe(res, file[1]!), true);
     const content = /^\/files\/([\w-]{1,100})\/content$/.exec(p);
     if (req.method === 'GET' && content) return (this.content(res, content[1]!), true);
     return false;
@@ -102,6 +105,12 @@ export class BatchEngine {
     if (!job) return send(res, 404, apiError(`No batch ${id}.`, 'invalid_request_error', 'not_found'));
     advance(job, this.fault, (name, bytes) => this.store(name, bytes, 'batch_output').id);
     send(res, 200, batchObject(job, this.fault));
+  }
+
+  private describe(res: ServerResponse, id: string): void {
+    const file = this.files.get(id);
+    if (!file) return send(res, 404, apiError(`No file ${id}.`, 'invalid_request_error', 'not_found'));
+    send(res, 200, fileObject(file));
   }
 
   private content(res: ServerResponse, id: string): void {

@@ -152,6 +152,42 @@ const htmlFlag = (what: string) => text('--html <FILE>', `also write a self-cont
 const svgFlag = (what: string) =>
   text('--svg <FILE>', `also write ${what} to FILE as a standalone SVG figure (for a paper; docs/reports.md)`);
 
+/**
+ * `bas eval --batch`: the provider's batch engine instead of live requests. OpenAI's
+ * documented limits bound a batch: 50,000 requests and 200 MB per input file.
+ */
+export const BATCH_FLAGS = {
+  batch: {
+    flags: '--batch',
+    help: "send the requests through the provider's batch engine: upload, create, poll, grade",
+    doc: "Run through the provider's batch engine (OpenAI's Batch API and endpoints shaped like it): the requests are uploaded as files, the batches polled and their output graded into an ordinary run folder (see [Batch runs](commands.md#batch-runs)).",
+    defaultText: null,
+    default: false,
+    parse: parseSwitch,
+  } satisfies Flag<boolean>,
+  batchPoll: {
+    flags: '--batch-poll <SECONDS>',
+    help: 'with --batch: first wait between polls, 0..3600; each unchanged poll waits half as long again, up to 20 times it',
+    defaultText: '30',
+    default: 30,
+    parse: number(0, 3600),
+  } satisfies Flag<number>,
+  batchMaxRequests: {
+    flags: '--batch-max-requests <N>',
+    help: "with --batch: requests per batch, 1..50000 (OpenAI's limit); more are split into several batches",
+    defaultText: '50000',
+    default: 50_000,
+    parse: integer(1, 50_000),
+  } satisfies Flag<number>,
+  batchMaxMb: {
+    flags: '--batch-max-mb <MB>',
+    help: "with --batch: size of one request file in MB, 0.001..200 (OpenAI's limit); larger is split",
+    defaultText: '200',
+    default: 200,
+    parse: number(0.001, 200),
+  } satisfies Flag<number>,
+};
+
 /** eval's flags that are about the invocation, not settings of the run (no TOML key, no run.json key). */
 const evalInvocation = {
   resume: text('--resume <DIR>', 'continue a run: only missing or errored rollouts, with its saved configuration', {
@@ -161,6 +197,7 @@ const evalInvocation = {
     doc: 'A TOML run configuration (also `@FILE` or `@ FILE`). Flags override it.',
   }),
   json: json('print the summary as JSON instead of tables'),
+  ...BATCH_FLAGS,
 };
 
 function settingsExcept<K extends SettingKey>(...left: K[]): Omit<SettingTable, K> {
