@@ -70,6 +70,14 @@ export async function evalCommand(words: string[], flags: EvalFlags & { json?: b
   const plan = await evalPlanFromFlags(words, flags);
   // The run folder is checked before the key is read and before --check sends its request.
   if (!plan.resume) checkOutputs([{ flag: '--output', path: plan.output ?? 'runs', kind: 'folder' }]);
+  // A run sent as batches goes on as batches: --resume needs no --batch.
+  if ((flags as { batch?: boolean }).batch || plan.resume?.run.batch != null)
+    return reportEval(
+      await (await import('./eval-batch.js')).evalBatchCommand(plan, flags),
+      plan,
+      std.stdout(),
+      Boolean(flags.json),
+    );
   const result = await runEvalCommand(plan, std.stderr());
   reportEval(result, plan, std.stdout(), Boolean(flags.json));
 }

@@ -9,6 +9,7 @@ import { readFlags } from '../settings/flag.js';
 import { listenError, runUntilStopped } from '../serve/http-service.js';
 import { startServer, type ServeOptions } from '../serve/serve.js';
 import * as std from '../io/std.js';
+import type { BatchFault } from '../settings/choices.js';
 
 /** Checks the flags; every bad value names its flag and range. */
 function serveOptions(given: Record<string, unknown>): ServeOptions {
@@ -35,6 +36,7 @@ function serveOptions(given: Record<string, unknown>): ServeOptions {
     maxCompletionTokens: f.maxCompletionTokens,
     apiKey: f.apiKey,
     models: f.models,
+    batchFault: f.batchFault as BatchFault,
   };
   if (o.wholeSecondRetryAfter && !o.rateLimitRps)
     throw new ConfigError('--whole-second-retry-after shapes the 429s of --rate-limit; give --rate-limit RPS too');
@@ -69,7 +71,7 @@ export async function serve(flags: Record<string, unknown>): Promise<void> {
   std
     .stdout()
     .write(
-      `bas serve: listening on ${server.url} (policy ${o.policy}, latency ${o.latencyMs} ms${thinks}${faults.length ? `, faults: ${faults.join(', ')}` : ''}${o.apiKey ? ', key required' : ''})\n`,
+      `bas serve: listening on ${server.url} (policy ${o.policy}, latency ${o.latencyMs} ms${thinks}${faults.length ? `, faults: ${faults.join(', ')}` : ''}${o.apiKey ? ', key required' : ''}${o.batchFault !== 'none' ? `, batch fault: ${o.batchFault}` : ''})\n`,
     );
   await runUntilStopped(server);
   const s = server.stats;

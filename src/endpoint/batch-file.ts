@@ -33,17 +33,20 @@ export interface BatchOptions {
   rollouts: number;
 }
 
+/** The request line of one rollout of a task, newline included. */
+export function batchRequestLine(task: Task, rollout: number, fields: Record<string, unknown>): string {
+  return `${JSON.stringify({
+    custom_id: customId(task.index, rollout),
+    method: 'POST',
+    url: '/v1/chat/completions',
+    body: { ...fields, messages: task.prompt },
+  })}\n`;
+}
+
 /** The request lines of one task: one per rollout. */
 export function batchRequestLines(task: Task, options: BatchOptions): string {
   let out = '';
-  for (let r = 0; r < options.rollouts; r++) {
-    out += `${JSON.stringify({
-      custom_id: customId(task.index, r),
-      method: 'POST',
-      url: '/v1/chat/completions',
-      body: { ...options.fields, messages: task.prompt },
-    })}\n`;
-  }
+  for (let r = 0; r < options.rollouts; r++) out += batchRequestLine(task, r, options.fields);
   return out;
 }
 

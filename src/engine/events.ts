@@ -38,6 +38,24 @@ export type EvalEvent =
   /** Something worth telling that changes nothing (a torn last line skipped, say). */
   | { type: 'warning'; message: string };
 
+/** What a batch run (`bas eval --batch`, batch-run.ts) reports as it goes. */
+export type BatchEvent =
+  /** A request file was uploaded and a batch created over it; its ids are in run.json already. */
+  | { type: 'batch-submitted'; batch: string; file: string; requests: number }
+  /** A resume found batches sent earlier: it waits for them, and sends nothing again. */
+  | { type: 'batch-attached'; dir: string; batches: string[] }
+  /** What a poll said of one batch: the provider's status and request counts. */
+  | {
+      type: 'batch-status';
+      batch: string;
+      status: string;
+      counts: { total: number; completed: number; failed: number };
+      errors: string[];
+    }
+  /** A batch ended other than completed (failed, expired, cancelled): said with its errors. */
+  | { type: 'batch-ended'; batch: string; status: string; errors: string[]; failedLines: number }
+  | { type: 'warning'; message: string };
+
 /** How a run ended, for the caller to act on (`bas eval` maps it to its exit code). */
 export type EvalOutcome =
   /** Every pending rollout ran, with errored ones within the error budget. */

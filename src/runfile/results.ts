@@ -133,7 +133,7 @@ export class ResultStore {
   };
 
   /** Writes what is queued, all of it: a short write (a full disk, a file size limit) is retried, then an error. */
-  private flush(): void {
+  flush(): void {
     if (this.fd === null || this.pending === '') return;
     const bytes = Buffer.from(this.pending, 'utf8');
     this.pending = '';
@@ -249,6 +249,9 @@ export async function heldRun(dir: string): Promise<'scored' | 'failed-start' | 
   if (runFile === undefined || (runFile !== null && (runFile.model === undefined || runFile.n === undefined))) {
     return `${RUN_FILE} is not a bas run file`;
   }
+  // Batches sent to a provider are a run in flight, whatever results.jsonl holds yet.
+  const sent = (runFile as { batch?: { batches?: unknown } } | null)?.batch?.batches;
+  if (Array.isArray(sent) && sent.length > 0) return 'scored';
   const file = join(dir, RESULTS_FILE);
   if (!existsSync(file)) return 'failed-start';
   let scored = false;

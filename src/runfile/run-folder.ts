@@ -72,6 +72,18 @@ export class RunFolder {
     return this.info;
   }
 
+  /**
+   * Rewrites run.json with `fields` over it while the session runs (a batch run's ids and
+   * statuses, recorded before anything else can go wrong); the queued records are written first.
+   */
+  note(fields: Record<string, unknown>): RunInfo {
+    if (!this.info) throw new Error('RunFolder.note() before begin()');
+    this.store.flush();
+    this.info = { ...this.info, ...fields };
+    writeRunInfo(this.dir, this.info);
+    return this.info;
+  }
+
   /** Appends one finished rollout to results.jsonl. */
   append(record: RolloutRecord): void {
     this.store.append(record);

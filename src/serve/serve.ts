@@ -22,6 +22,8 @@ import { answerFor, answers, drawFate, type FaultRates } from './fault-plan.js';
 import { listen, RequestGate, sendJson as send, SERVER_OPTIONS } from './http-service.js';
 import { emptyStats, Responder, type ServeStats } from './responder.js';
 import { tokenBucket } from './token-bucket.js';
+import { BatchEngine } from './batch-routes.js';
+import type { BatchFault } from './batch-jobs.js';
 
 export interface ServeOptions extends FaultRates {
   port: number;
@@ -46,6 +48,8 @@ export interface ServeOptions extends FaultRates {
   maxConnections?: number;
   /** The clock of the rate limit's token bucket (default Date.now): a test moves it by hand. */
   bucketClock?: () => number;
+  /** How every batch of the batch endpoints goes wrong (default: none, it completes). */
+  batchFault?: BatchFault;
 }
 
 /** The default cap on a request body: far above any prompt bas sends, far below harm. */
@@ -74,6 +78,7 @@ interface Served {
   rand: () => number;
   bucket: ReturnType<typeof tokenBucket> | null;
   inFlight: number;
+  batches: BatchEngine;
 }
 
 /** Starts the server; resolves once it listens. */
@@ -96,7 +101,8 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
   );
   const responder = new Responder(stats, o.retryAfterS, rand, Math.floor(Date.now() / 1000));
   const bucket = o.rateLimitRps > 0 ? tokenBucket(o.rateLimitRps, o.bucketClock) : null;
-  const s: Served = { o, stats, gate, responder, rand, bucket, inFlight: 0 };
+  const batches = new BatchEngine(o, o.batchFault ?? 'none', gate);
+  const s: Served = { o, stats, gate, responder, rand, bucket, inFlight: 0, batches };
   const server = createServer(SERVER_OPTIONS, (req, res) => handle(s, req, res));
   server.keepAliveTimeout = 60_000;
   gate.watch(server);
@@ -127,7 +133,7 @@ function handle(s: Served, req: IncomingMessage, res: ServerResponse): void {
 }
 
 function route(s: Served, req: IncomingMessage, res: ServerResponse): void {
-  const path = (req.url ?? '').split('?')[0];
+  const path = (req.url ?? '').split('?')[0] ?? '';
   if (req.method === 'GET' && (path === '/v1/models' || path === '/models')) {
     const ids = s.o.models ?? [`bas-${s.o.policy}`];
     const created = s.responder.created;
@@ -136,9 +142,19 @@ function route(s: Served, req: IncomingMessage, res: ServerResponse): void {
       data: ids.map((id) => ({ id, object: 'model', created, owned_by: 'bas' })),
     });
   }
-  if (req.method === 'GET' && (path === '/v1/bas/stats' || path === '/bas/stats')) return send(res, 200, s.stats);
+  if (req.method === 'GET' && (path === '/v1/bas/stats' || path === '/bas/stats'))
+    return send(res, 200, { ...s.stats, batches: { created: s.batches.created, uploads: s.batches.uploads } });
   if (req.method === 'POST' && (path === '/v1/chat/completions' || path === '/chat/completions'))
     return void receive(s, req, res);
+  if (
+    s.o.apiKey !== null &&
+    req.headers.authorization !== `Bearer ${s.o.apiKey}` &&
+    /^\/(v1\/)?(files|batches)\b/.test(path)
+  ) {
+    s.stats.unauthorized++;
+    return send(res, 401, apiError('Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key'));
+  }
+  if (s.batches.route(req, res, path)) return;
   send(res, 404, apiError(`No route for ${req.method} ${path}.`, 'invalid_request_error', 'not_found'));
 }
 

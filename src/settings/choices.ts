@@ -64,3 +64,7 @@ export const COMPARE_COLUMNS = [
   'vs_a_errors_as_zero',
 ] as const;
 export type CompareColumn = (typeof COMPARE_COLUMNS)[number];
+
+/** How every batch of `bas serve`'s batch endpoints goes wrong (`none`: it completes). */
+export const BATCH_FAULTS = ['none', 'failed', 'expired', 'partial', 'lost-output', 'slow'] as const;
+export type BatchFault = (typeof BATCH_FAULTS)[number];

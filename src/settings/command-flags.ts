@@ -23,6 +23,7 @@ import { parseHost, parseModel, parseSwitch, parseText, parseVarName } from './s
 import { SETTINGS, SETTING_KEYS, type SettingKey, type SettingTable } from './setting-table.js';
 import { ConfigError } from '../errors/index.js';
 import type { CommandName } from './command-names.js';
+import { BATCH_FAULTS } from './choices.js';
 
 /** One of a closed list of words. */
 function oneOf<T extends string>(choices: readonly T[]): (value: unknown, name: string) => T {
@@ -151,6 +152,42 @@ const htmlFlag = (what: string) => text('--html <FILE>', `also write a self-cont
 const svgFlag = (what: string) =>
   text('--svg <FILE>', `also write ${what} to FILE as a standalone SVG figure (for a paper; docs/reports.md)`);
 
+/**
+ * `bas eval --batch`: the provider's batch engine instead of live requests. OpenAI's
+ * documented limits bound a batch: 50,000 requests and 200 MB per input file.
+ */
+export const BATCH_FLAGS = {
+  batch: {
+    flags: '--batch',
+    help: "send the requests through the provider's batch engine: upload, create, poll, grade",
+    doc: "Run through the provider's batch engine (OpenAI's Batch API and endpoints shaped like it): the requests are uploaded as files, the batches polled and their output graded into an ordinary run folder (see [Batch runs](commands.md#batch-runs)).",
+    defaultText: null,
+    default: false,
+    parse: parseSwitch,
+  } satisfies Flag<boolean>,
+  batchPoll: {
+    flags: '--batch-poll <SECONDS>',
+    help: 'with --batch: first wait between polls, 0..3600; each unchanged poll waits half as long again, up to 20 times it',
+    defaultText: '30',
+    default: 30,
+    parse: number(0, 3600),
+  } satisfies Flag<number>,
+  batchMaxRequests: {
+    flags: '--batch-max-requests <N>',
+    help: "with --batch: requests per batch, 1..50000 (OpenAI's limit); more are split into several batches",
+    defaultText: '50000',
+    default: 50_000,
+    parse: integer(1, 50_000),
+  } satisfies Flag<number>,
+  batchMaxMb: {
+    flags: '--batch-max-mb <MB>',
+    help: "with --batch: size of one request file in MB, 0.001..200 (OpenAI's limit); larger is split",
+    defaultText: '200',
+    default: 200,
+    parse: number(0.001, 200),
+  } satisfies Flag<number>,
+};
+
 /** eval's flags that are about the invocation, not settings of the run (no TOML key, no run.json key). */
 const evalInvocation = {
   resume: text('--resume <DIR>', 'continue a run: only missing or errored rollouts, with its saved configuration', {
@@ -160,6 +197,7 @@ const evalInvocation = {
     doc: 'A TOML run configuration (also `@FILE` or `@ FILE`). Flags override it.',
   }),
   json: json('print the summary as JSON instead of tables'),
+  ...BATCH_FLAGS,
 };
 
 function settingsExcept<K extends SettingKey>(...left: K[]): Omit<SettingTable, K> {
@@ -393,6 +431,13 @@ export const COMMAND_FLAGS = {
     json: json('print the models as JSON'),
   },
   serve: {
+    batchFault: {
+      flags: '--batch-fault <F>',
+      help: `how every batch of the batch endpoints goes wrong: ${BATCH_FAULTS.join(', ')}`,
+      defaultText: 'none',
+      default: 'none',
+      parse: oneOf(BATCH_FAULTS),
+    } satisfies Flag<string>,
     port: {
       flags: '--port <P>',
       help: 'port, 0..65535; 0 picks a free one',
