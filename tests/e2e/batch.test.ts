@@ -177,4 +177,19 @@ describe('bas eval --batch', () => {
     ).json()) as { filename: string };
     expect(file.filename).toMatch(/^bas-\w+-1of1\.jsonl$/);
   });
+
+  it('a lost output file leaves the batch unread (exit 1); --resume reads it again and sends nothing twice', async () => {
+    const s = await server('--batch-fault', 'lost-output');
+    const dir = join(tempDir(), 'run');
+    const r = await bas(evalArgs(s.url, dir, '-n', '2'), { env });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/its files could not be read: downloading file \S+ failed \(HTTP 404\)/);
+    expect(r.stderr).toContain(`bas eval --resume ${dir}`);
+    expect(run(dir).status).toBe('failed');
+    expect(run(dir).batch.batches[0].graded).toBe(false);
+    const again = await bas(['eval', '--resume', dir, '--batch-poll', '0'], { env });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/re-attaching to the batches/);
+    expect((await stats(s.url)).batches.created).toBe(1);
+  });
 });
