@@ -56,13 +56,17 @@ export function renderEvalHeader(h: EvalHeader): string {
   const pace = info.pace;
   const sessions = sessionsOf(info);
   const inAll = sessions.length > 1 ? runTimeText(runTime(sessions)) : null;
-  const paced = !pace
-    ? ''
-    : !pace.adaptive
-      ? `${pace.max} in flight (fixed: --no-adapt)`
-      : pace.lowest < pace.max
-        ? `up to ${pace.max} in flight, lowered to ${pace.lowest} by rate limits (${pace.final} at the end)`
-        : `up to ${pace.max} in flight`;
+  // A batch run's requests were scheduled by the provider's engine: no pace of bas's to show.
+  const batches = (info as { batch?: { batches?: unknown[] } }).batch?.batches?.length ?? 0;
+  const paced = batches
+    ? `through the provider's batch engine (${batches} batch${batches === 1 ? '' : 'es'})`
+    : !pace
+      ? ''
+      : !pace.adaptive
+        ? `${pace.max} in flight (fixed: --no-adapt)`
+        : pace.lowest < pace.max
+          ? `up to ${pace.max} in flight, lowered to ${pace.lowest} by rate limits (${pace.final} at the end)`
+          : `up to ${pace.max} in flight`;
   const limited = rateLimitText(pace);
   return [
     // The model and folder may come from a hand-edited run.json (--resume): shown terminal-safe.

@@ -151,6 +151,8 @@ describe('bas eval --batch', () => {
     expect(run(dir).batch.batches.map((b: { requests: number }) => b.requests)).toEqual([3, 3, 2]);
     expect(readResults(dir)).toHaveLength(8);
     expect((await stats(s.url)).batches.created).toBe(3);
+    // The header says who paced the requests: the provider's engine, not a pace of bas's.
+    expect(r.stdout).toMatch(/8 rollouts .*· through the provider's batch engine \(3 batches\)/);
   });
 
   it('refuses a budget the worst case does not fit before anything is sent (exit 4)', async () => {
