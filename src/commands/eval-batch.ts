@@ -4,7 +4,7 @@
  * they change, then prints and ends like any eval. A stop leaves the batches running at the
  * provider and prints the command that re-attaches to them.
  */
-import { FatalRunError, InterruptedError } from '../errors/index.js';
+import { ConfigError, FatalRunError, InterruptedError } from '../errors/index.js';
 import type { BatchEvent } from '../engine/events.js';
 import { runBatchEval, type BatchRunResult } from '../engine/batch-run.js';
 import type { RunPlan } from '../engine/run-eval.js';
@@ -13,6 +13,7 @@ import { terminalText } from '../io/terminal-text.js';
 import { redact } from '../io/secrets.js';
 import { BATCH_FLAGS } from '../settings/command-flags.js';
 import { readFlags } from '../settings/flag.js';
+import { loadProviders } from '../settings/providers.js';
 import { resumeCommand } from '../settings/resume-command.js';
 import type { OutStream } from '../io/std.js';
 import * as std from '../io/std.js';
@@ -44,10 +45,27 @@ function batchNotices(err: OutStream, resume: () => string): (e: BatchEvent) => 
 }
 
 /**
+ * Refuses --batch through a provider of the registry that runs no OpenAI-shaped batch jobs,
+ * naming those that do; a bare --base-url is taken at its word (the upload says if not).
+ */
+function checkBatchProvider(plan: RunPlan, given: Record<string, unknown>): void {
+  if (plan.target.kind !== 'endpoint' || plan.target.provider === null) return;
+  const registry = loadProviders((given.providers as string | undefined) ?? null, std.env());
+  const provider = registry.get(plan.target.provider);
+  if (provider === undefined || provider.batch) return;
+  const have = [...registry.values()].filter((p) => p.batch).map((p) => p.name);
+  throw new ConfigError(
+    `--batch: provider ${provider.name} runs no OpenAI-shaped batch jobs that bas knows of; the providers that do: ${have.join(', ')}. ` +
+      "For an open-weight model, vLLM's run-batch takes the file of bas gen --format batch (docs/providers-and-pacing.md#batch-engines)",
+  );
+}
+
+/**
  * Runs a batch eval for `bas eval`: its result, for eval to print and end with as any run's;
  * a stop, or a batch whose files could not be read, is thrown with the command that goes on.
  */
 export async function evalBatchCommand(plan: RunPlan, given: Record<string, unknown>): Promise<BatchRunResult> {
+  checkBatchProvider(plan, given);
   const f = readFlags(BATCH_FLAGS, given);
   const err = std.stderr();
   let dir = plan.resume?.dir ?? plan.output ?? '';

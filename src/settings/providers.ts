@@ -18,6 +18,8 @@ export interface Provider {
   apiKeyVar: string;
   /** False for local servers: without the variable set, bas sends a placeholder key. */
   keyRequired: boolean;
+  /** Whether it runs OpenAI-shaped batch jobs (files of purpose `batch`, `/batches`): `bas eval --batch`. */
+  batch: boolean;
   notes: string;
 }
 
@@ -27,7 +29,7 @@ const SHIPPED_PROVIDERS = fileURLToPath(new URL('../../configs/providers.toml', 
 /** The key sent to a local server that needs none (the SDK refuses an empty one). */
 export const PLACEHOLDER_KEY = 'none';
 
-const FIELDS = new Set(['title', 'base_url', 'api_key_var', 'key_required', 'notes']);
+const FIELDS = new Set(['title', 'base_url', 'api_key_var', 'key_required', 'batch', 'notes']);
 /** A registry file is a handful of short tables; anything larger is not one. */
 const MAX_FILE_BYTES = 1_000_000;
 
@@ -75,8 +77,10 @@ function merge(into: Map<string, Provider>, doc: Record<string, unknown>, file: 
       if (e[key] !== undefined && typeof e[key] !== 'string')
         throw new ConfigError(`${where}: "${key}" must be a string`);
     }
-    if (e.key_required !== undefined && typeof e.key_required !== 'boolean')
-      throw new ConfigError(`${where}: "key_required" must be true or false`);
+    for (const key of ['key_required', 'batch']) {
+      if (e[key] !== undefined && typeof e[key] !== 'boolean')
+        throw new ConfigError(`${where}: "${key}" must be true or false`);
+    }
     const old = into.get(name);
     if (!old && (e.base_url === undefined || e.api_key_var === undefined)) {
       throw new ConfigError(`${where}: a new provider needs "base_url" and "api_key_var"`);
@@ -87,6 +91,7 @@ function merge(into: Map<string, Provider>, doc: Record<string, unknown>, file: 
       baseURL: e.base_url !== undefined ? parseBaseURL(e.base_url, `${where} base_url`) : old!.baseURL,
       apiKeyVar: e.api_key_var !== undefined ? parseVarName(e.api_key_var, `${where} api_key_var`) : old!.apiKeyVar,
       keyRequired: (e.key_required as boolean | undefined) ?? old?.keyRequired ?? true,
+      batch: (e.batch as boolean | undefined) ?? old?.batch ?? false,
       notes: (e.notes as string | undefined) ?? old?.notes ?? '',
     });
   }

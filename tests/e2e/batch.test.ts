@@ -155,6 +155,17 @@ describe('bas eval --batch', () => {
     expect(r.stdout).toMatch(/8 rollouts .*· through the provider's batch engine \(3 batches\)/);
   });
 
+  it('refuses a provider with no batch engine before anything is written, naming those that have one', async () => {
+    const dir = join(tempDir(), 'run');
+    const args = ['eval', '--batch', '-m', 'm', '--provider', 'openrouter', '-n', '2', '--output', dir];
+    const r = await bas(args, { env: { OPENROUTER_API_KEY: 'sk-or-test' } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /--batch: provider openrouter runs no OpenAI-shaped batch jobs .*the providers that do: openai, groq/,
+    );
+    expect(existsSync(dir)).toBe(false);
+  });
+
   it('refuses a budget the worst case does not fit before anything is sent (exit 4)', async () => {
     const s = await server();
     const dir = join(tempDir(), 'run');
