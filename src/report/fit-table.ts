@@ -24,9 +24,21 @@ export function textWidth(text: string): number {
 // Characters after which a long name may break: a path, a model id, words.
 const BREAK_AFTER = new Set([' ', '/', '\\', '-', '_', '.', ':', ',', '·']);
 
+const DIGIT = /[0-9]/;
+
+/** True when a cut before `i` would split a number ("$0.|0622", "20260|826", "1,|234"). */
+function insideNumber(text: string, i: number): boolean {
+  const before = text[i - 1] ?? '';
+  const after = text[i] ?? '';
+  if (DIGIT.test(before) && DIGIT.test(after)) return true;
+  // A point or comma with digits on both sides belongs to the number.
+  return (before === '.' || before === ',') && DIGIT.test(text[i - 2] ?? '') && DIGIT.test(after);
+}
+
 /**
  * Breaks one line into pieces at most `width` columns wide, at a separator where one is near
- * (in the second half of the piece); else mid-word, never inside a wide character.
+ * (in the second half of the piece) and not inside a number; else before the word, else
+ * mid-word (a number wider than the column too), never inside a wide character.
  */
 function breakLine(line: string, width: number): string[] {
   const out: string[] = [];
@@ -35,11 +47,18 @@ function breakLine(line: string, width: number): string[] {
     const fit = Math.max(fitIndex(rest, width), rest.codePointAt(0)! > 0xffff ? 2 : 1);
     let cut = fit;
     const half = fitIndex(rest, Math.floor(width / 2));
+    let found = false;
     for (let i = fit - 1; i >= half && i > 0; i--) {
-      if (BREAK_AFTER.has(rest[i]!)) {
+      if (BREAK_AFTER.has(rest[i]!) && !insideNumber(rest, i + 1)) {
         cut = i + 1;
+        found = true;
         break;
       }
+    }
+    // No separator near: a number is moved whole to the next line, where it fits.
+    if (!found && insideNumber(rest, cut)) {
+      const space = rest.lastIndexOf(' ', cut - 1);
+      if (space > 0) cut = space + 1;
     }
     out.push(rest.slice(0, cut).trimEnd());
     rest = rest.slice(cut).replace(/^ +/, '');

@@ -96,6 +96,15 @@ describe('fitTable', () => {
     expect(wrapCell('abcdefghij', 4)).toBe('abcd\nefgh\nij');
     expect(wrapCell('two words here', 9)).toBe('two words\nhere');
   });
+
+  it('never breaks a number: not at its point or comma, nor between its digits', () => {
+    // Seen in bas compare and bas view: "$0. / 0622" and "seed 20260 / 826".
+    expect(wrapCell('cost $0.0622', 10)).toBe('cost\n$0.0622');
+    expect(wrapCell('seed 20260826, 24 rows', 10)).toBe('seed\n20260826,\n24 rows');
+    expect(wrapCell('n 1,234,567', 9)).toBe('n\n1,234,567');
+    // A number wider than the column is broken all the same: every character is kept.
+    expect(wrapCell('12345678901', 4)).toBe('1234\n5678\n901');
+  });
 });
 
 describe('cells from outside', () => {
