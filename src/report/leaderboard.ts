@@ -387,6 +387,11 @@ export function rankText(r: LeaderboardRun): string {
 }
 
 /** The measure's name as a heading says it. */
+/** The ranking measure as a figure or a column names it: "reward (errors as 0)", never the JSON key. */
+export function measureName(by: RankMeasure): string {
+  return by === 'reward_errors_as_zero' ? 'reward (errors as 0)' : by;
+}
+
 export function measureText(by: RankMeasure): string {
   return by === 'reward_errors_as_zero'
     ? 'reward with errors counted as 0'

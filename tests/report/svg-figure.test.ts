@@ -134,6 +134,9 @@ describe('bas leaderboard --svg', () => {
       expect(svg).toContain(`(tier ${r.tier})`);
       expect(svg).toContain(`${e.mean!.toFixed(3)} [${e.ci95![0].toFixed(3)}, ${e.ci95![1].toFixed(3)}]`);
     }
+    // The measure in words, never its JSON key.
+    expect(svg).toContain('reward (errors as 0), mean with 95% interval');
+    expect(svg).not.toContain('reward_errors_as_zero');
   });
 });
 

@@ -6,7 +6,7 @@
  * every text escaped, so a browser shows it and the usual SVG-to-PDF tools (rsvg-convert,
  * Inkscape, cairosvg) convert it for LaTeX.
  */
-import type { Leaderboard } from '../leaderboard.js';
+import { measureName, type Leaderboard } from '../leaderboard.js';
 import { figureAxis, pointName, SWEEP_CURVES, type SweepResult } from '../sweep.js';
 import { fmt } from '../tables.js';
 import { escapeHtml } from './escape.js';
@@ -150,13 +150,13 @@ function dotChart(
 
 /** `bas leaderboard --svg`: a dot-and-interval plot per group of runs on the same tasks. */
 export function leaderboardSvg(lb: Leaderboard): string {
-  const measure = lb.by;
+  const measure = measureName(lb.by);
   const charts = lb.groups
     .filter((g) => g.runs.length > 0)
     .map((g) =>
       dotChart(
         g.runs.map((r) => {
-          const e = r.measures[measure];
+          const e = r.measures[lb.by];
           return {
             label: `${r.rank ?? '–'}. ${r.name}${r.tier === null ? '' : ` (tier ${r.tier})`}`,
             mean: e.mean,

@@ -5,7 +5,7 @@
  * with 95% whiskers. Every name and folder is escaped; long ones wrap at their separators,
  * never mid-word.
  */
-import { measureText, rankText, vsBestText, type Leaderboard } from '../leaderboard.js';
+import { measureName, measureText, rankText, vsBestText, type Leaderboard } from '../leaderboard.js';
 import { chosenColumns, groupRows, PROVENANCE_COLUMNS, RESULT_COLUMNS, stackedCell } from '../leaderboard-table.js';
 import type { LeaderboardColumn } from '../../settings/choices.js';
 import { fmt, fmtEstimate, fmtInt } from '../tables.js';
@@ -103,7 +103,7 @@ function rankingChart(lb: Leaderboard, g: Group): string {
       note: e.mean === null ? 'no data' : fmtEstimate(e),
     };
   });
-  return barChart(bars, { title: `${lb.by} (95% intervals)` });
+  return barChart(bars, { title: `${measureName(lb.by)} (95% intervals)` });
 }
 
 /** The runs not ranked, with why. */
