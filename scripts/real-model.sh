@@ -122,9 +122,11 @@ serve() {
   model_installed || die "the model is not installed: run scripts/real-model.sh install"
   # model_alias: the model id bas sends and the server reports. chat_format gemma: this GGUF
   # carries no chat template, and without the flag llama-cpp-python falls back to Llama 2's
-  # [INST] format, which Gemma was never trained on (docs/real-model.md).
+  # [INST] format, which Gemma was never trained on. interrupt_requests false: by default a
+  # request that arrives cuts the stream being served short with [DONE] (docs/real-model.md).
   exec "$VENV/bin/python" -m llama_cpp.server --model "$MODEL_FILE" --model_alias gemma-3-270m \
-    --chat_format gemma --host 127.0.0.1 --port "$port" --n_ctx "$CONTEXT" --n_threads "$(nproc)"
+    --chat_format gemma --interrupt_requests false --host 127.0.0.1 --port "$port" \
+    --n_ctx "$CONTEXT" --n_threads "$(nproc)"
 }
 
 stop_server() {

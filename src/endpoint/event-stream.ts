@@ -15,7 +15,9 @@
  *   token is not an idle gap: a reasoning model may think for minutes before it, sending
  *   nothing, and that wait is the request timeout's to bound;
  * - a stream that stops before it finished (no `[DONE]`, and no finish reason before a clean
- *   end) fails as `network` (retried): a cut reply is never graded as if it were whole.
+ *   end; or a `[DONE]` before any finish reason, as llama-cpp-python sends when another
+ *   request interrupts it) fails as `network` (retried): a cut reply is never graded as if it
+ *   were whole.
  * Parsing is linear in the bytes received: lines are found by scanning each chunk once.
  */
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
@@ -239,7 +241,16 @@ class EventStreamReader {
     this.data = [];
     if (text.trim() === '[DONE]') {
       this.done = true;
-      this.finish(null);
+      // llama-cpp-python ends a stream with [DONE] when another request comes in
+      // (interrupt_requests): a reply that never said how it finished was cut, not whole.
+      this.finish(
+        this.reply.finish === null
+          ? new StreamCutError(
+              `the stream ended with [DONE] before the reply said how it finished (${this.reply.chunks} chunks, no finish_reason)`,
+              this.reply.chunks,
+            )
+          : null,
+      );
       return false;
     }
     let chunk: unknown;

@@ -75,4 +75,26 @@ describe('a prompt past a llama.cpp server context window', () => {
     expect(r.stderr).toMatch(/run bas check without --stream to see its error/);
     expect(s.requests()).toBe(3);
   });
+
+  it('a stream cut short with [DONE] and no finish reason is a cut reply, never graded as whole', async () => {
+    // Recorded from llama-cpp-python with its default interrupt_requests: when a second request
+    // came in, the stream being served ended at once with [DONE], no finish_reason.
+    const s = await replay((body, res) => {
+      const chunk = (delta: Record<string, string>) =>
+        `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', model: body.model, choices: [{ index: 0, delta, logprobs: null, finish_reason: null }] })}\n\n`;
+      res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
+      res.end(`: ping - now\n\n${chunk({ role: 'assistant' })}${chunk({ content: 'Business: ' })}data: [DONE]\n\n`);
+    });
+    const dir = join(tempDir(), 'run');
+    const args = ['eval', '-m', 'gemma-3-270m', '--base-url', s.url, '--output', dir, '--no-progress'];
+    const r = await bas([...args, '-n', '2', '-c', '1', '--stream', '--max-retries', '0'], {
+      env: { OPENAI_API_KEY: 'local' },
+    });
+    expect(r.code).toBe(3);
+    for (const x of readResults(dir)) {
+      expect(x.reply).toBeNull();
+      expect(x.error).toMatchObject({ type: 'network' });
+      expect(x.error.message).toMatch(/ended with \[DONE\] before the reply said how it finished \(2 chunks/);
+    }
+  });
 });

@@ -109,7 +109,7 @@ describe('bas against llama.cpp serving Gemma 3 270M', () => {
       // llama-cpp-python sends no usage in a stream, even when asked: bas records none then.
       expect(x.usage).toEqual(server.usage);
       if (x.error === null) expect(x.reply).toBe(server.content);
-      // Gemma sometimes ends its turn at once: an empty reply is recorded as such, never scored.
+      // A reply the server sent empty is recorded as an error, never scored.
       else expect([x.error.type, server.content]).toEqual(['malformed', '']);
     }
     // Replies the server sent no usage for are charged at their worst case, and every total
