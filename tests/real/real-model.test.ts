@@ -55,9 +55,20 @@ function indexOf(e: Exchange): number {
   return index!;
 }
 
-/** The chat completions that ended since `from` (an earlier length of proxy.exchanges). */
-const since = (from: number): Exchange[] =>
-  proxy.exchanges.slice(from).filter((e) => e.path.endsWith('/chat/completions'));
+/**
+ * The chat completions since `from` (an earlier length of proxy.exchanges), once the proxy has
+ * kept every one: bas may be done with a stream before the proxy has seen its connection close.
+ */
+async function since(from: number): Promise<Exchange[]> {
+  await proxy.idle();
+  return proxy.exchanges.slice(from).filter((e) => e.path.endsWith('/chat/completions'));
+}
+
+/** Where the next test's exchanges start, once the last test's are all kept. */
+async function mark(): Promise<number> {
+  await proxy.idle();
+  return proxy.exchanges.length;
+}
 
 /** Re-grades the server's own replies with `bas score`; its reward per task. */
 async function regrade(replies: Map<number, string>, n: number): Promise<Map<number, number>> {
@@ -79,11 +90,11 @@ async function regrade(replies: Map<number, string>, n: number): Promise<Map<num
 
 describe('bas against llama.cpp serving Gemma 3 270M', () => {
   it('bas check reaches it and reports the tokens the server reported', async () => {
-    const from = proxy.exchanges.length;
+    const from = await mark();
     const r = await bas(['check', ...evalArgs(work, ['--max-tokens', '24', ...PATIENT]).slice(1), '--json'], ENV);
     const report = JSON.parse(r.stdout) as Record<string, any>;
     expect(report).toMatchObject({ reachable: true, status: 200, keyAccepted: true, modelKnown: true });
-    const [sent] = since(from);
+    const [sent] = await since(from);
     const server = serverReply(sent!);
     expect(report.graded.promptTokens).toBe(server.usage!.prompt_tokens);
     expect(report.graded.completionTokens).toBe(server.usage!.completion_tokens);
@@ -94,14 +105,14 @@ describe('bas against llama.cpp serving Gemma 3 270M', () => {
     ['whole replies', []],
     ['streamed replies', ['--stream']],
   ])('bas eval with %s records what the server sent, and grades it as bas score does', async (_name, extra) => {
-    const from = proxy.exchanges.length;
+    const from = await mark();
     const dir = join(work, `eval-${extra.length}`);
     const r = await bas(evalArgs(dir, ['-n', '3', '-c', '2', '--max-tokens', '24', ...PATIENT, ...extra]), ENV);
     // Exit 3 when the model's own reply was empty (an errored rollout, not a score).
     expect([0, 3]).toContain(r.code);
     const records = readResults(dir);
     expect(records.map((x) => x.index).sort()).toEqual([0, 1, 2]);
-    const sent = new Map(since(from).map((e) => [indexOf(e), serverReply(e)]));
+    const sent = new Map((await since(from)).map((e) => [indexOf(e), serverReply(e)]));
     expect(sent.size).toBe(3);
     for (const x of records) {
       const server = sent.get(x.index)!;
@@ -126,7 +137,7 @@ describe('bas against llama.cpp serving Gemma 3 270M', () => {
 
   it('a run killed mid-way resumes without asking again for what it has', async () => {
     const dir = join(work, 'killed');
-    const from = proxy.exchanges.length;
+    const from = await mark();
     const child = startBas(evalArgs(dir, ['-n', '4', '-c', '1', '--max-tokens', '16', ...PATIENT]), ENV);
     const exited = new Promise<void>((done) => child.on('exit', () => done()));
     // Killed as soon as the first rollout is on disk: the rest are in flight or not yet sent.
@@ -139,7 +150,7 @@ describe('bas against llama.cpp serving Gemma 3 270M', () => {
     const records = readResults(dir);
     expect(records.map((x) => x.index).sort()).toEqual([0, 1, 2, 3]);
     // The resumed session asked only for what was missing.
-    const asked = since(from).map(indexOf);
+    const asked = (await since(from)).map(indexOf);
     for (const index of before) expect(asked.filter((i) => i === index)).toHaveLength(1);
   });
 
@@ -158,7 +169,7 @@ describe('bas against llama.cpp serving Gemma 3 270M', () => {
 
   it('--max-total-tokens stops the run, with every token the server reported counted exactly', async () => {
     const dir = join(work, 'budget');
-    const from = proxy.exchanges.length;
+    const from = await mark();
     // The first request is held to its prompt's size in bytes until a reply tells tokens from
     // bytes (docs/cost.md): 6,000 lets a few of these 1,100-token requests go, not all six.
     const budget = 6000;
@@ -178,7 +189,7 @@ describe('bas against llama.cpp serving Gemma 3 270M', () => {
       ENV,
     );
     expect(r.code).toBe(4);
-    const billed = since(from).reduce((sum, e) => sum + serverReply(e).usage!.total_tokens, 0);
+    const billed = (await since(from)).reduce((sum, e) => sum + serverReply(e).usage!.total_tokens, 0);
     const summary = JSON.parse(r.stdout) as Record<string, any>;
     expect(summary.tokens.total).toBe(billed);
     expect(billed).toBeLessThanOrEqual(budget);

@@ -28,6 +28,8 @@ export interface RecordingProxy {
   exchanges: Exchange[];
   /** The chat completions among the exchanges, in the order their responses ended. */
   completions(): Exchange[];
+  /** Resolves once every request received so far has been answered or dropped, and kept. */
+  idle(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -35,7 +37,16 @@ export interface RecordingProxy {
 export async function recordingProxy(target: string): Promise<RecordingProxy> {
   const upstream = new URL(target);
   const exchanges: Exchange[] = [];
+  let open = 0;
+  const waiting: Array<() => void> = [];
   const server = createServer((req, res) => {
+    open++;
+    let closed = false;
+    const settle = (): void => {
+      if (closed) return;
+      closed = true;
+      if (--open === 0) for (const done of waiting.splice(0)) done();
+    };
     const parts: Buffer[] = [];
     req.on('data', (c: Buffer) => parts.push(c));
     req.on('end', () => {
@@ -50,18 +61,31 @@ export async function recordingProxy(target: string): Promise<RecordingProxy> {
             got.push(c);
             res.write(c);
           });
-          up.on('end', () => {
+          // Kept once, when the server's answer ends or its connection closes: bas closes a
+          // stream as soon as it has read [DONE], which may be before the server's last bytes.
+          let kept = false;
+          const keep = (): void => {
+            if (kept) return;
+            kept = true;
             exchanges.push({
               path: req.url ?? '',
               request: sent.length > 0 ? (JSON.parse(sent.toString('utf8')) as Record<string, any>) : null,
               status: up.statusCode ?? 0,
               body: Buffer.concat(got).toString('utf8'),
             });
+            settle();
+          };
+          up.on('end', () => {
+            keep();
             res.end();
           });
+          up.on('close', keep);
         },
       );
-      out.on('error', () => res.destroy());
+      out.on('error', () => {
+        res.destroy();
+        settle();
+      });
       // bas gave up on the request (a timeout): the server's work is dropped with it.
       res.on('close', () => out.destroy());
       out.end(sent);
@@ -73,6 +97,7 @@ export async function recordingProxy(target: string): Promise<RecordingProxy> {
     url: `http://127.0.0.1:${port}${upstream.pathname}`,
     exchanges,
     completions: () => exchanges.filter((e) => e.path.endsWith('/chat/completions') && e.status === 200),
+    idle: () => (open === 0 ? Promise.resolve() : new Promise((done) => waiting.push(done))),
     close: () =>
       new Promise((done) => {
         server.closeAllConnections();
