@@ -6,7 +6,7 @@
  * independent re-grade by `bas score`, and the run's mechanics (resume, timeouts, budgets)
  * hold. Never the model's score: a 270M base model is not asked to be right.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { bas, readResults, startBas, tempDir } from '../support/cli.js';
@@ -141,7 +141,7 @@ describe('bas against llama.cpp serving Gemma 3 270M', () => {
     const child = startBas(evalArgs(dir, ['-n', '4', '-c', '1', '--max-tokens', '16', ...PATIENT]), ENV);
     const exited = new Promise<void>((done) => child.on('exit', () => done()));
     // Killed as soon as the first rollout is on disk: the rest are in flight or not yet sent.
-    await until(() => readLines(join(dir, 'results.jsonl')) >= 1);
+    await until(work, () => readLines(join(dir, 'results.jsonl')) >= 1);
     child.kill('SIGKILL');
     await exited;
     const before = readResults(dir).map((x) => x.index);
@@ -209,7 +209,15 @@ function readLines(file: string): number {
   }
 }
 
-/** Waits for a file-system condition that the real server's pace decides. */
-async function until(ready: () => boolean): Promise<void> {
-  while (!ready()) await new Promise((r) => setTimeout(r, 100));
+/** Resolves once `ready()` holds, checked at each change the file system reports under `dir`. */
+function until(dir: string, ready: () => boolean): Promise<void> {
+  return new Promise((done) => {
+    const watcher = watch(dir, { recursive: true }, () => check());
+    const check = (): void => {
+      if (!ready()) return;
+      watcher.close();
+      done();
+    };
+    check();
+  });
 }
