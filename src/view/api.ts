@@ -9,7 +9,8 @@
 import { RequestError } from '../errors/index.js';
 import { terminalText } from '../io/terminal-text.js';
 import { buildComparison, renderComparison } from '../report/compare.js';
-import { drillDataOf, rolloutJson } from '../report/html/drilldown.js';
+import { drillDataOf } from '../report/html/drilldown.js';
+import { rolloutDetail } from '../display/drill.js';
 import { provenanceLines } from '../report/provenance.js';
 import { expectedRollouts } from '../runfile/read.js';
 import { COMMAND_FLAGS } from '../settings/command-flags.js';
@@ -219,7 +220,7 @@ export async function rolloutAnswer(catalog: Catalog, q: Query): Promise<unknown
   const drill = drillDataOf({ run: run.info, task, dir: run.id, summary: { counts: { rollouts: index.rollouts } } }, [
     { record, reasons: [] },
   ]);
-  const fields = rolloutJson(drill, drill.rollouts[0]!);
+  const fields = rolloutDetail(drill, drill.rollouts[0]!);
   const extra = {
     latency_ms: record.latency_ms ?? null,
     ttft_ms: record.ttft_ms ?? null,

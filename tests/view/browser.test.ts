@@ -107,26 +107,26 @@ describe.skipIf(!hasChromium)('bas view in headless chromium', () => {
     await page.locator('#report', { hasText: 'reward distribution' }).waitFor();
     expect(await page.locator('#provenance th').first().textContent()).toBe('model');
     await page.locator('#matching', { hasText: 'of 60 matching' }).waitFor();
-    expect(await page.locator('#rollout-list tr').count()).toBe(51);
+    expect(await page.locator('#task-list tbody tr').count()).toBe(50);
   });
 
   it('filters the rollouts', async () => {
-    await page.locator('select[name="errored"]').selectOption('1');
+    await page.locator('#filter').selectOption('error');
     await page.locator('#matching', { hasText: '1–1 of 1 matching' }).waitFor();
-    expect(page.url()).toMatch(/errored=1/);
-    expect(await page.locator('#rollout-list tr').nth(1).locator('td').nth(3).textContent()).toBe('errored');
+    expect(page.url()).toMatch(/show=error/);
+    expect(await page.locator('#task-list tbody tr').first().locator('td').nth(3).textContent()).toBe('errored');
   });
 
   it('opens a rollout: the ledger marked, the hostile reply as text', async () => {
     await page.goto(`${server.url}#/run/a/rollout/5:0`);
-    await page.locator('#rollout .reply').waitFor();
-    expect(await page.locator('#rollout .reply').textContent()).toBe(HOSTILE_REPLY);
-    expect(await page.locator('#rollout .ledger tr[data-row]').count()).toBe(SMALL_CONFIG.num_transactions);
+    await page.locator('#drill-panel .reply').waitFor();
+    expect(await page.locator('#drill-panel .reply').textContent()).toBe(HOSTILE_REPLY);
+    expect(await page.locator('#drill-panel .ledger tr[data-row]').count()).toBe(SMALL_CONFIG.num_transactions);
     expect(await page.locator('img').count()).toBe(0);
     // A blanket reply flags every row: wrongly flagged rows are marked.
     await page.goto(`${server.url}#/run/a/rollout/0:0`);
-    await page.locator('#rollout .ledger tr.wrong').first().waitFor();
-    expect(await page.locator('#rollout .ledger tr.wrong').count()).toBeGreaterThan(0);
+    await page.locator('#drill-panel[data-pair="0:0"] .ledger tr.row-wrong').first().waitFor();
+    expect(await page.locator('#drill-panel .ledger tr.row-wrong').count()).toBeGreaterThan(0);
   });
 
   it("follows a live run's progress as records are appended", async () => {
@@ -149,7 +149,7 @@ describe.skipIf(!hasChromium)('bas view in headless chromium', () => {
   it('compares two runs, and opens a task side by side', async () => {
     await page.goto(`${server.url}#/compare/a/b`);
     await page.locator('#comparison', { hasText: 'paired differences' }).waitFor();
-    await page.locator('#disagreements a').first().click();
+    await page.locator('#diff-list a').first().click();
     await page.locator('#side-a .reply').waitFor();
     await page.locator('#side-b .reply').waitFor();
     expect(await page.locator('#side-a .ledger').count()).toBe(1);
@@ -213,7 +213,7 @@ describe.skipIf(!hasChromium)('a sweep in bas view, in headless chromium', () =>
     expect(await points.nth(3).textContent()).toContain('not started');
     expect(await points.nth(3).locator('a').count()).toBe(0);
     await points.nth(2).locator('a', { hasText: 'sw/rows-24' }).click();
-    await page.waitForURL(/#\/run\/sw%2Frows-24$/);
+    await page.waitForURL(/#\/run\/sw\/rows-24$/);
     await page.locator('#report', { hasText: 'reward distribution' }).waitFor();
   });
 });
