@@ -21,8 +21,11 @@ export interface PageData {
   runs: Record<string, EmbeddedRun>;
   /** The /api/runs answer (a bundle). */
   list?: unknown;
-  /** Per pair of runs (key `compareKey(a, b)`): /api/compare's answer and the diff. */
-  compares?: Record<string, { compare: unknown; diff: DiffAnswer }>;
+  /**
+   * Per pair of runs (key `compareKey(a, b)`): /api/compare's answer and the diff, when the
+   * page holds them (a bundle holds every rollout, so the app computes a diff it lacks).
+   */
+  compares?: Record<string, { compare?: unknown; diff?: DiffAnswer }>;
   /** Per sweep id: /api/sweep's answer (a bundle). */
   sweeps?: Record<string, unknown>;
 }

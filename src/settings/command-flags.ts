@@ -546,6 +546,10 @@ export const COMMAND_FLAGS = {
     } satisfies Flag<string[] | null>,
   },
   view: {
+    bundle: text(
+      '--bundle <FILE>',
+      "instead of serving, write DIR's runs with every rollout, and the app, into one HTML file that opens without a server (docs/view.md)",
+    ),
     port: {
       flags: '--port <P>',
       help: 'port, 0..65535; 0 picks a free one',

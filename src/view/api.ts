@@ -31,7 +31,7 @@ type Query = URLSearchParams;
  * A value with every string in it (keys too) made terminal-safe: escape sequences out, hidden
  * characters shown as visible escapes. What the page shows of a run folder passes here.
  */
-function safeStrings(value: unknown): unknown {
+export function safeStrings(value: unknown): unknown {
   if (typeof value === 'string') return terminalText(value);
   if (Array.isArray(value)) return value.map(safeStrings);
   if (typeof value === 'object' && value !== null) {

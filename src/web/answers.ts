@@ -80,6 +80,8 @@ export interface ProgressAnswer {
 
 export interface RolloutsAnswer {
   total: number;
+  /** Set by a bundle holding a selection of a large run's rollouts: how many the run has. */
+  held_of?: number;
   matching: number;
   offset: number;
   rows: ListRow[];

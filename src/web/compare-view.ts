@@ -66,11 +66,41 @@ async function sideBySide(box: HTMLElement, source: Source, r: CompareRoute, p: 
   box.scrollIntoView?.({ block: 'start' });
 }
 
-/** Shows runs `r.a` and `r.b` compared in `app`. */
-export async function compareView(app: HTMLElement, source: Source, r: CompareRoute): Promise<void> {
-  const text = el('pre', { id: 'comparison', text: 'pairing the two runs…' });
+/** Links to the other pairs a page holds (a comparison of three runs or more). */
+function otherPairs(r: CompareRoute, pairs: Array<[string, string]>): HTMLElement | null {
+  if (pairs.length < 2) return null;
+  return el(
+    'p',
+    { cls: 'small' },
+    pairs.map(([a, b]) => {
+      const here = a === r.a && b === r.b;
+      const text = `${b} against ${a}`;
+      return el('span', null, [
+        here ? el('b', { text }) : el('a', { href: routeHash({ view: 'compare', a, b, open: null, page: 0 }), text }),
+        ' · ',
+      ]);
+    }),
+  );
+}
+
+/**
+ * Shows runs `r.a` and `r.b` compared in `app`. On a comparison's page (`pairs`: the pairs it
+ * holds), whose tables the server drew, only the diff and the rollouts side by side.
+ */
+export async function compareView(
+  app: HTMLElement,
+  source: Source,
+  r: CompareRoute,
+  pairs: Array<[string, string]> | null = null,
+): Promise<void> {
   const diff = el('div', { id: 'diff' });
   const side = el('div', { id: 'side' });
+  if (pairs !== null) {
+    clear(app).append(otherPairs(r, pairs) ?? '', diff, side);
+    if (r.open) void sideBySide(side, source, r, r.open);
+    return showDiff(diff, source, r);
+  }
+  const text = el('pre', { id: 'comparison', text: 'pairing the two runs…' });
   clear(app).append(
     el('p', null, [el('a', { href: '#/', text: '← runs' })]),
     el('h1', null, [
@@ -86,10 +116,19 @@ export async function compareView(app: HTMLElement, source: Source, r: CompareRo
     text,
   );
   if (r.open) void sideBySide(side, source, r, r.open);
-  const [c, d] = await Promise.allSettled([source.compare(r.a, r.b), source.diff(r.a, r.b)]);
-  if (c.status === 'fulfilled') text.textContent = c.value.text;
-  else clear(text).append(problem(c.reason));
-  if (d.status === 'fulfilled')
-    diff.append(el('p', { cls: 'small', text: diffSummary(d.value) }), diffTable(r, d.value));
-  else diff.append(problem(d.reason));
+  void showDiff(diff, source, r);
+  try {
+    text.textContent = (await source.compare(r.a, r.b)).text;
+  } catch (err) {
+    clear(text).append(problem(err));
+  }
+}
+
+async function showDiff(box: HTMLElement, source: Source, r: CompareRoute): Promise<void> {
+  try {
+    const d = await source.diff(r.a, r.b);
+    box.append(el('p', { cls: 'small', text: diffSummary(d) }), diffTable(r, d));
+  } catch (err) {
+    box.append(problem(err));
+  }
 }

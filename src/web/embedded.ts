@@ -7,9 +7,12 @@ import { rolloutDetail, type RolloutDetail } from '../display/drill.js';
 import { keepRow, listRowOf, PAGE_ROWS, SHOW, sortRows, type ListQuery, type ListRow } from '../display/list.js';
 import { compareKey, type PageData } from '../display/page-data.js';
 import type { Pair } from '../display/route.js';
-import type { DiffAnswer } from '../display/diff.js';
+import { diffRuns, type DiffAnswer } from '../display/diff.js';
 import type { CompareAnswer, ProgressAnswer, RolloutsAnswer, RunAnswer, RunsAnswer, SweepAnswer } from './answers.js';
 import { refusal, type Source } from './source.js';
+
+/** Rows a diff lists, as the viewer's. */
+const DIFF_ROWS = 200;
 
 interface Held {
   details: RolloutDetail[];
@@ -21,9 +24,12 @@ export class EmbeddedSource implements Source {
   readonly live = false;
   readonly shows = SHOW;
   readonly sorts = true;
+  readonly why: boolean;
   private readonly held = new Map<string, Held>();
 
-  constructor(readonly data: PageData) {}
+  constructor(readonly data: PageData) {
+    this.why = data.kind === 'run';
+  }
 
   /** A run's rollouts as details and list rows, built the first time they are asked for. */
   private runOf(id: string): Held {
@@ -61,7 +67,10 @@ export class EmbeddedSource implements Source {
       q.sort,
     );
     const offset = Math.min(q.page, Math.max(0, Math.ceil(rows.length / PAGE_ROWS) - 1)) * PAGE_ROWS;
+    const all = this.data.runs[id]!.drill.total_rollouts;
     return {
+      // A bundle's run past its bound holds a selection: the list says of how many.
+      ...(this.data.kind === 'bundle' && all > h.rows.length ? { held_of: all } : {}),
       total: h.rows.length,
       matching: rows.length,
       offset,
@@ -84,8 +93,13 @@ export class EmbeddedSource implements Source {
   }
 
   compare = (a: string, b: string): Promise<CompareAnswer> =>
-    this.answer(this.pair(a, b)?.compare, `comparison of ${a} and ${b}`);
-  diff = (a: string, b: string): Promise<DiffAnswer> => this.answer(this.pair(a, b)?.diff, `diff of ${a} and ${b}`);
+    this.answer(this.pair(a, b)?.compare, `paired figures of ${a} and ${b} (bas compare ${a} ${b} prints them)`);
+  /** The diff the page holds, else (a bundle holds every rollout of both) computed from the rows. */
+  async diff(a: string, b: string): Promise<DiffAnswer> {
+    const held = this.pair(a, b)?.diff;
+    if (held) return held;
+    return diffRuns([a, b], this.runOf(a).rows, this.runOf(b).rows, DIFF_ROWS);
+  }
   sweep = (id: string): Promise<SweepAnswer> =>
     this.answer(
       this.data.sweeps && Object.hasOwn(this.data.sweeps, id) ? this.data.sweeps[id] : undefined,

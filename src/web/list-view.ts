@@ -138,7 +138,9 @@ export class ListView {
     const rd = a.index?.reading;
     this.reading.textContent = rd
       ? `reading results.jsonl for the first time: ${Math.floor((100 * rd.read) / Math.max(1, rd.of))}% done; the rollouts read so far are listed, and the list follows`
-      : '';
+      : a.held_of
+        ? `This bundle holds ${int(a.total)} of the run's ${int(a.held_of)} rollouts (the worst, the best, samples per fault code and error type), as a report page does; bas report on the run folder prints any other with --rollout I:R.`
+        : '';
     this.prev.disabled = this.q.page === 0;
     this.next.disabled = to >= a.matching;
     clear(this.body).append(...a.rows.map((r) => this.row(r)));

@@ -39,7 +39,7 @@ export class RunView {
   ) {
     const toRoute = (list: ListQuery, open: Pair | null, replace: boolean) =>
       go({ view: 'run', run: this.run, list, open }, replace);
-    this.list = new ListView(source, run, r.list, r.open, toRoute, !source.live);
+    this.list = new ListView(source, run, r.list, r.open, toRoute, source.why);
     clear(places.list).append(this.list.root);
     if (places.header) void this.header(places.header);
   }

@@ -15,6 +15,8 @@ export interface Source {
   /** The outcomes the list can be filtered by, and whether it can be sorted by reward. */
   readonly shows: readonly Show[];
   readonly sorts: boolean;
+  /** Whether the list's rows say why the page holds them (a report page's bounded selection). */
+  readonly why: boolean;
   runs(): Promise<RunsAnswer>;
   run(id: string): Promise<RunAnswer>;
   progress(id: string): Promise<ProgressAnswer>;
@@ -44,6 +46,7 @@ export class ApiSource implements Source {
   readonly live = true;
   readonly shows: readonly Show[] = ['all', 'error', 'completed', 'imperfect', 'bas-wrong', 'bas-right'];
   readonly sorts = false;
+  readonly why = false;
   constructor(private readonly token: string | null) {}
 
   private async get<T>(path: string, params: Record<string, string | number> = {}): Promise<T> {
