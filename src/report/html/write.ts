@@ -5,7 +5,6 @@ import type { CompareColumn } from '../../settings/choices.js';
 import type { RunData } from '../read.js';
 import type { RunReport } from '../run-report.js';
 import { comparePage } from './compare-page.js';
-import { comparePageData } from './compare-data.js';
 import { buildDrillData } from './drilldown.js';
 import type { DrillData } from '../../display/drill.js';
 import { runPage } from './run-page.js';
@@ -21,16 +20,11 @@ export async function writeRunHtml(file: string, data: RunData, report: RunRepor
   );
 }
 
-/**
- * Writes the page of a comparison (its runs in one table of `columns`, when `--columns` chose
- * them), with the diff of each pairing that the app shows (compare-data.ts).
- */
+/** Writes the page of a comparison (its runs in one table of `columns`, when `--columns` chose them). */
 export async function writeCompareHtml(
   file: string,
   c: Comparison,
   columns: readonly CompareColumn[] | null = null,
 ): Promise<void> {
-  await withSink(fileSink(file, '--html'), async (sink) =>
-    sink.write(comparePage(c, columns, await comparePageData(c))),
-  );
+  await withSink(fileSink(file, '--html'), async (sink) => sink.write(comparePage(c, columns)));
 }
