@@ -26,6 +26,8 @@ export interface PageData {
    * page holds them (a bundle holds every rollout, so the app computes a diff it lacks).
    */
   compares?: Record<string, { compare?: unknown; diff?: DiffAnswer }>;
+  /** The /api/leaderboard answer (a bundle). */
+  leaderboard?: unknown;
   /** Per sweep id: /api/sweep's answer (a bundle). */
   sweeps?: Record<string, unknown>;
 }

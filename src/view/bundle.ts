@@ -2,7 +2,7 @@
  * `bas view DIR --bundle FILE`: what the viewer shows of the runs under DIR, frozen into one
  * HTML file that opens from a static host or straight from disk, with no server and no request
  * elsewhere. It holds the API's own answers (the runs list, each run's report, each sweep, the
- * paired figures of each pair of runs while there are few) and every rollout of every run as
+ * leaderboard, the paired figures of each pair of runs while there are few) and every rollout of every run as
  * drill-down data; the app (src/web) reads it as it reads the API, with the same addresses, and
  * computes a diff of any two runs from it (src/display/diff.ts).
  */
@@ -21,6 +21,7 @@ import { foldWinningRecords, runBounds } from '../runfile/winners.js';
 import { compareAnswer, runAnswer, runsAnswer, safeStrings } from './api.js';
 import { Catalog, type RunState } from './catalog.js';
 import { sweepAnswer } from './sweep-view.js';
+import { leaderboardAnswer } from './leaderboard-api.js';
 
 /**
  * A run of up to this many rollouts is held whole (about 2.5 KB a rollout of 24 rows: some
@@ -115,6 +116,7 @@ async function bundleData(root: string, maxAll: number): Promise<PageData> {
     runs,
     sweeps,
     compares: await comparisons(catalog, Object.keys(runs)),
+    leaderboard: await leaderboardAnswer(catalog),
   };
 }
 

@@ -17,6 +17,7 @@ import { Catalog } from './catalog.js';
 import { IndexStore } from './index-store.js';
 import { sweepAnswer } from './sweep-view.js';
 import { diffAnswer } from './diff-api.js';
+import { leaderboardAnswer } from './leaderboard-api.js';
 import { viewPage } from './page.js';
 
 export interface ViewServerOptions {
@@ -64,6 +65,7 @@ const ROUTES: Record<string, (c: Catalog, q: URLSearchParams) => Promise<unknown
   '/api/compare': compareAnswer,
   '/api/sweep': sweepAnswer,
   '/api/diff': diffAnswer,
+  '/api/leaderboard': (c) => leaderboardAnswer(c),
 };
 
 function sendError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {

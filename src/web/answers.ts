@@ -113,3 +113,18 @@ export interface SweepAnswer {
     problem: string | null;
   }>;
 }
+
+/** One run of a leaderboard group, by its id under the folder. */
+interface BoardRun {
+  rank: string;
+  id: string;
+  name: string;
+  why: string | null;
+}
+
+export interface LeaderboardAnswer {
+  text: string | null;
+  by: string;
+  groups: Array<{ title: string; runs: BoardRun[]; unranked: BoardRun[] }>;
+  left_out: string[];
+}

@@ -8,7 +8,15 @@ import { keepRow, listRowOf, PAGE_ROWS, SHOW, sortRows, type ListQuery, type Lis
 import { compareKey, type PageData } from '../display/page-data.js';
 import type { Pair } from '../display/route.js';
 import { diffRuns, type DiffAnswer } from '../display/diff.js';
-import type { CompareAnswer, ProgressAnswer, RolloutsAnswer, RunAnswer, RunsAnswer, SweepAnswer } from './answers.js';
+import type {
+  CompareAnswer,
+  LeaderboardAnswer,
+  ProgressAnswer,
+  RolloutsAnswer,
+  RunAnswer,
+  RunsAnswer,
+  SweepAnswer,
+} from './answers.js';
 import { refusal, type Source } from './source.js';
 
 /** Rows a diff lists, as the viewer's. */
@@ -105,4 +113,5 @@ export class EmbeddedSource implements Source {
       this.data.sweeps && Object.hasOwn(this.data.sweeps, id) ? this.data.sweeps[id] : undefined,
       `sweep ${id}`,
     );
+  leaderboard = (): Promise<LeaderboardAnswer> => this.answer(this.data.leaderboard, 'leaderboard');
 }

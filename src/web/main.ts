@@ -10,6 +10,7 @@ import { clear, el } from './dom.js';
 import { EmbeddedSource } from './embedded.js';
 import { RunView, type RunPlaces } from './run-view.js';
 import { runsView } from './runs-view.js';
+import { leaderboardView } from './leaderboard-view.js';
 import { ApiSource, type Source } from './source.js';
 import { sweepView } from './sweep-view.js';
 import { Timers } from './timers.js';
@@ -59,8 +60,8 @@ class App {
     const app = clear(byId('app')!);
     if (r.view === 'compare') return void compareView(app, this.source, r);
     if (r.view === 'sweep') return sweepView(app, this.source, this.timers, r.sweep);
+    if (r.view === 'leaderboard') return void leaderboardView(app, this.source);
     if (r.view === 'runs') return runsView(app, this.source, this.timers, this.go, r.sort, r.dir);
-    app.append(el('p', { cls: 'problem', text: 'this view is not available here' }));
   }
 
   /** Where a run's parts go: a report page's own places, or the whole app. */

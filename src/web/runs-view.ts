@@ -145,7 +145,13 @@ export function runsView(app: HTMLElement, source: Source, timers: Timers, go: G
   const t = table([], { id: 'runs' });
   sortHead(t, go, sort, dir);
   const picked = new Picked(t);
-  clear(app).append(el('h1', { text: 'Runs' }), info, picked.link, sweeps, t);
+  const board = el('a', {
+    id: 'leaderboard-link',
+    cls: 'small',
+    href: '#/leaderboard',
+    text: 'the runs ranked (leaderboard)',
+  });
+  clear(app).append(el('h1', { text: 'Runs' }), info, el('p', null, [picked.link, ' · ', board]), sweeps, t);
   const draw = (a: RunsAnswer) => {
     const unnamed = a.unnamed?.length
       ? `; not opened, as their names are not UTF-8 (rename them): ${a.unnamed.join(', ')}`

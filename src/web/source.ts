@@ -6,7 +6,15 @@
 import type { RolloutDetail } from '../display/drill.js';
 import { apiParams, keepRow, listRowOf, PAGE_ROWS, type ListQuery, type ListRow, type Show } from '../display/list.js';
 import type { Pair } from '../display/route.js';
-import type { CompareAnswer, ProgressAnswer, RolloutsAnswer, RunAnswer, RunsAnswer, SweepAnswer } from './answers.js';
+import type {
+  CompareAnswer,
+  LeaderboardAnswer,
+  ProgressAnswer,
+  RolloutsAnswer,
+  RunAnswer,
+  RunsAnswer,
+  SweepAnswer,
+} from './answers.js';
 import type { DiffAnswer } from '../display/diff.js';
 
 export interface Source {
@@ -25,6 +33,7 @@ export interface Source {
   compare(a: string, b: string): Promise<CompareAnswer>;
   diff(a: string, b: string): Promise<DiffAnswer>;
   sweep(id: string): Promise<SweepAnswer>;
+  leaderboard(): Promise<LeaderboardAnswer>;
 }
 
 /** An answer the source refused, with its status (404: none such; 409: not ready yet, ask again). */
@@ -67,6 +76,7 @@ export class ApiSource implements Source {
   compare = (a: string, b: string): Promise<CompareAnswer> => this.get('compare', { a, b });
   diff = (a: string, b: string): Promise<DiffAnswer> => this.get('diff', { a, b });
   sweep = (id: string): Promise<SweepAnswer> => this.get('sweep', { sweep: id });
+  leaderboard = (): Promise<LeaderboardAnswer> => this.get('leaderboard');
 
   async rollouts(id: string, q: ListQuery): Promise<RolloutsAnswer> {
     const params = apiParams({ ...q, task: '', sort: 'index' });

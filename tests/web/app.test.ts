@@ -96,6 +96,16 @@ async function checkDiff(page: Page): Promise<void> {
   expect(page.url()).toMatch(/rollout=3%3A0|rollout=3:0/);
 }
 
+/** The leaderboard: its text as the command prints it, the oracle first, each run a link to its page. */
+async function checkLeaderboard(page: Page): Promise<void> {
+  await page.locator('#leaderboard-groups a').nth(1).waitFor();
+  expect(await page.locator('#leaderboard-groups tbody tr').first().getAttribute('data-run')).toBe('runs/a');
+  expect(await page.locator('#leaderboard').textContent()).toContain('builtin:oracle');
+  await page.locator('#leaderboard-groups a', { hasText: 'model <b>' }).click();
+  await page.locator('#task-list tbody tr').first().waitFor();
+  expect(new URL(page.url()).hash).toBe('#/run/runs/b');
+}
+
 /** Opens the rollout of task 5 of run b from its list, and says which address names it. */
 async function openHostileRollout(page: Page): Promise<string> {
   await page.locator('#task-list tbody tr[data-index="5"]').click();
@@ -125,6 +135,14 @@ describe.skipIf(!hasChromium)('the app in headless chromium', () => {
     expect(await again.locator('#drill-panel .reply').textContent()).toBe(HOSTILE_REPLY);
     expect(await pwned(again)).toBeUndefined();
     await again.close();
+    await page.close();
+  });
+
+  it('bas view: the runs ranked as bas leaderboard ranks them, each linked', async () => {
+    const page = await watched(server.url.replace(/\/$/, ''), seen);
+    await page.goto(server.url);
+    await page.locator('#leaderboard-link').click();
+    await checkLeaderboard(page);
     await page.close();
   });
 
@@ -168,6 +186,8 @@ describe.skipIf(!hasChromium)('the app in headless chromium', () => {
       await page.goto(`${url}#/compare?a=runs/a&b=runs/b`);
       await checkDiff(page);
       await page.locator('#comparison', { hasText: 'paired differences' }).waitFor();
+      await page.goto(`${url}#/leaderboard`);
+      await checkLeaderboard(page);
       expect(await pwned(page)).toBeUndefined();
       await page.close();
     });
