@@ -138,6 +138,23 @@ function sorted(rows: RunsRow[], sort: string, dir: 'asc' | 'desc'): RunsRow[] {
   });
 }
 
+/**
+ * The list with each running run's count and figures as of now. The list's answer never waits
+ * on a results file, so its count is the one read at the ask before (half a fast run behind,
+ * issue 36); a run's progress brings its count up to date first.
+ */
+async function withProgress(source: Source, a: RunsAnswer): Promise<RunsAnswer> {
+  const running = a.runs.filter((r) => r.status === 'running');
+  const now = await Promise.all(running.map((r) => source.progress(r.id).catch(() => null)));
+  running.forEach((r, i) => {
+    const p = now[i];
+    if (!p) return;
+    r.recorded = p.recorded;
+    if (p.figures) r.figures = p.figures as RunsRow['figures'];
+  });
+  return a;
+}
+
 /** Shows the runs in `app`, sorted by `sort` in `dir`. */
 export function runsView(app: HTMLElement, source: Source, timers: Timers, go: Go, sort: string, dir: 'asc' | 'desc') {
   const info = el('p', { cls: 'small' });
@@ -152,7 +169,10 @@ export function runsView(app: HTMLElement, source: Source, timers: Timers, go: G
     text: 'the runs ranked (leaderboard)',
   });
   clear(app).append(el('h1', { text: 'Runs' }), info, el('p', null, [picked.link, ' · ', board]), sweeps, t);
+  let loads = 0;
   const draw = (a: RunsAnswer) => {
+    // How many answers the table has shown: a test waits for the next one, never for a time.
+    t.dataset.loads = String(++loads);
     const unnamed = a.unnamed?.length
       ? `; not opened, as their names are not UTF-8 (rename them): ${a.unnamed.join(', ')}`
       : '';
@@ -170,7 +190,8 @@ export function runsView(app: HTMLElement, source: Source, timers: Timers, go: G
   };
   const load = async (): Promise<void> => {
     try {
-      draw(await source.runs());
+      const a = await source.runs();
+      draw(source.live ? await withProgress(source, a) : a);
       if (source.live) timers.later(load, 1500);
     } catch (err) {
       app.append(problem(err));

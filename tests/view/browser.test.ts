@@ -146,6 +146,25 @@ describe.skipIf(!hasChromium)('bas view in headless chromium', () => {
     await page.locator('#runs tbody tr[data-run="live"] .progress', { hasText: '6 / 50' }).waitFor();
   });
 
+  it("shows a running run's count as of the list's answer, not one answer behind (issue 36)", async () => {
+    await page.goto(server.url);
+    await page.locator('#runs tbody tr[data-run="live"] .progress', { hasText: '6 / 50' }).waitFor();
+    // The next ask for the list is held until the file has grown, then let through.
+    const held = new Promise<() => Promise<void>>((resolve) => {
+      void page.route('**/api/runs', (route) => resolve(() => route.continue()));
+    });
+    const release = await held;
+    const loads = Number(await page.locator('#runs').getAttribute('data-loads'));
+    appendFileSync(
+      join(root, 'live', 'results.jsonl'),
+      JSON.stringify(makeRecord(SMALL_CONFIG, 6, 0, 'm', 'oracle')) + '\n',
+    );
+    await page.unroute('**/api/runs');
+    await release();
+    await page.locator(`#runs[data-loads="${loads + 1}"]`).waitFor();
+    expect(await page.locator('#runs tbody tr[data-run="live"] .progress').textContent()).toBe('7 / 50');
+  });
+
   it('compares two runs, and opens a task side by side', async () => {
     await page.goto(`${server.url}#/compare/a/b`);
     await page.locator('#comparison', { hasText: 'paired differences' }).waitFor();
