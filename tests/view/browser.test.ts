@@ -235,4 +235,23 @@ describe.skipIf(!hasChromium)('a sweep in bas view, in headless chromium', () =>
     await page.waitForURL(/#\/run\/sw\/rows-24$/);
     await page.locator('#report', { hasText: 'reward distribution' }).waitFor();
   });
+
+  it('shows the same sweep from a bundle opened from disk, at the same address', async () => {
+    const { writeBundle } = await import('../../src/view/bundle.js');
+    const file = join(tempDir('bas-view-sweep-bundle-'), 'bundle.html');
+    await writeBundle(sweepRoot, file);
+    const local = await browser!.newPage();
+    const seen: string[] = [];
+    await local.route('**/*', (route) =>
+      route.request().url().startsWith('file:') ? route.continue() : (seen.push(route.request().url()), route.abort()),
+    );
+    local.on('pageerror', (e) => seen.push(String(e)));
+    await local.goto(`file://${file}#/sweep/sw`);
+    await local.locator('#sweep-table', { hasText: 'sweep in sw' }).waitFor();
+    expect(await local.locator('#sweep-points tr').count()).toBe(4);
+    await local.locator('#sweep-points a', { hasText: 'sw/rows-24' }).click();
+    await local.locator('#report', { hasText: 'reward distribution' }).waitFor();
+    expect(seen).toEqual([]);
+    await local.close();
+  });
 });

@@ -195,6 +195,13 @@ describe.skipIf(!hasChromium)('the app in headless chromium', () => {
 });
 
 describe('the bundle file', () => {
+  it('refuses a place it cannot write, in one line, writing nothing', async () => {
+    const r = await bas(['view', root, '--bundle', join(root, 'missing', 'b.html')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toContain('--bundle');
+  });
+
   it('is one file with every rollout, that names nothing elsewhere', () => {
     const html = readFileSync(join(root, 'bundle.html'), 'utf8');
     expect(html).not.toMatch(/(src|href)\s*=\s*["']?(https?:)?\/\//i);
