@@ -19,6 +19,8 @@ export interface PageData {
   /** The address opened when the page's has none (`#/run/DIR`). */
   start: string;
   runs: Record<string, EmbeddedRun>;
+  /** A bundle's tasks and their interned text, held once for all its runs (each run's own are then empty). */
+  pool?: { tasks: DrillData['tasks']; strings: string[] };
   /** The /api/runs answer (a bundle). */
   list?: unknown;
   /**

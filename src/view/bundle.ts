@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { DrillData } from '../display/drill.js';
 import { compareKey, type PageData } from '../display/page-data.js';
 import { fileSink, withSink } from '../io/output.js';
-import { drillDataOf } from '../report/html/drilldown.js';
+import { drillDataOf, TaskPool } from '../report/html/drilldown.js';
 import { jsonForScript } from '../report/html/escape.js';
 import { appScript } from '../report/html/app-script.js';
 import { page } from '../report/html/page.js';
@@ -54,7 +54,7 @@ class AllRecords {
  * run of more than `maxAll` rollouts holds the report page's bounded selection instead
  * (selection.ts), and the bundle says so.
  */
-async function drillOf(run: RunState, total: number, maxAll: number): Promise<DrillData> {
+async function drillOf(run: RunState, total: number, maxAll: number, pool: TaskPool): Promise<DrillData> {
   const all = total <= maxAll;
   const { fold } = await foldWinningRecords(
     join(run.dir, RESULTS_FILE),
@@ -64,8 +64,9 @@ async function drillOf(run: RunState, total: number, maxAll: number): Promise<Dr
   const chosen = fold.selected();
   const task = run.info?.task ?? null;
   const rollouts = Math.max(total, chosen.length);
-  const drill = drillDataOf({ run: run.info, task, dir: run.id, summary: { counts: { rollouts } } }, chosen);
-  return safeStrings(drill) as DrillData;
+  const drill = drillDataOf({ run: run.info, task, dir: run.id, summary: { counts: { rollouts } } }, chosen, pool);
+  // The tasks and their text are the pool's, written once for every run (PageData.pool).
+  return safeStrings({ ...drill, tasks: [], strings: [] }) as DrillData;
 }
 
 /** The paired figures of each pair of runs, while there are few of them. */
@@ -98,12 +99,13 @@ async function bundleData(root: string, maxAll: number): Promise<PageData> {
   const catalog = new Catalog(root, { store: null, waitBytes: Number.MAX_SAFE_INTEGER });
   const first = (await runsAnswer(catalog)) as { runs: Array<{ id: string }>; sweeps: Array<{ id: string }> };
   const runs: PageData['runs'] = {};
+  const pool = new TaskPool();
   for (const { id } of first.runs) {
     const state = await catalog.run(id);
     if (state === null) continue;
     const run = await runAnswer(catalog, new URLSearchParams({ run: id }));
     const total = (run as { index: { rollouts: number } | null }).index?.rollouts ?? 0;
-    runs[id] = { run, drill: await drillOf(state, total, maxAll).catch(() => emptyDrill(id)) };
+    runs[id] = { run, drill: await drillOf(state, total, maxAll, pool).catch(() => emptyDrill(id)) };
     catalog.keepFew();
   }
   const sweeps: NonNullable<PageData['sweeps']> = {};
@@ -114,6 +116,7 @@ async function bundleData(root: string, maxAll: number): Promise<PageData> {
     // Asked again: the figures of each run are known now that every report was read.
     list: await runsAnswer(catalog),
     runs,
+    pool: safeStrings({ tasks: pool.tasks, strings: pool.strings.list }) as PageData['pool'],
     sweeps,
     compares: await comparisons(catalog, Object.keys(runs)),
     leaderboard: await leaderboardAnswer(catalog),
@@ -122,7 +125,7 @@ async function bundleData(root: string, maxAll: number): Promise<PageData> {
 
 /** A run whose results cannot be read (its problem is in its report): no rollouts. */
 function emptyDrill(id: string): DrillData {
-  return drillDataOf({ run: null, task: null, dir: id, summary: { counts: { rollouts: 0 } } }, []);
+  return { ...drillDataOf({ run: null, task: null, dir: id, summary: { counts: { rollouts: 0 } } }, []), tasks: [] };
 }
 
 /**

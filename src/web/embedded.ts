@@ -45,6 +45,8 @@ export class EmbeddedSource implements Source {
     if (h) return h;
     const run = Object.hasOwn(this.data.runs, id) ? this.data.runs[id] : undefined;
     if (run === undefined) throw refusal(`this page holds no run ${JSON.stringify(id)}`, 404);
+    // A bundle holds its runs' tasks once, for all of them.
+    if (this.data.pool) Object.assign(run.drill, { tasks: this.data.pool.tasks, strings: this.data.pool.strings });
     const details = run.drill.rollouts.map((x) => rolloutDetail(run.drill, x));
     for (const d of details) d.max_reply_chars = run.drill.maxReplyChars;
     h = { details, rows: details.map(listRowOf), byPair: new Map(details.map((d) => [`${d.index}:${d.rollout}`, d])) };

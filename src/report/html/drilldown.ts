@@ -142,15 +142,23 @@ function ledgersRegenerable(data: Pick<RunData, 'run'>): boolean {
 /** What the drill-down reads of a run: its run.json, task, folder and how many rollouts it holds. */
 type DrillSource = Pick<RunData, 'run' | 'task' | 'dir'> & { summary: { counts: { rollouts: number } } };
 
+/**
+ * The tasks built so far and their interned text: one per page, or one shared by the runs of a
+ * bundle, so runs over the same tasks hold each ledger once.
+ */
+export class TaskPool {
+  readonly tasks: TaskData[] = [];
+  readonly built = new Map<string, { pos: number; digest: string | null }>();
+  readonly strings = new StringTable();
+}
+
 /** The page's data for the rollouts a selection chose: their tasks regenerated, their replies re-parsed. */
-export function drillDataOf(data: DrillSource, chosen: Selected[]): DrillData {
+export function drillDataOf(data: DrillSource, chosen: Selected[], pool: TaskPool = new TaskPool()): DrillData {
   // Ledgers are regenerated only by the generator that made them: another one would show a
   // different ledger beside the replies. readRun adds the note saying so.
   const regenerate = ledgersRegenerable(data);
   const scored = data.run?.source === 'bas score';
-  const tasks: TaskData[] = [];
-  const built = new Map<string, { pos: number; digest: string | null }>();
-  const strings = new StringTable();
+  const { tasks, built, strings } = pool;
   const rollouts = chosen.map(({ record: r, reasons }) => {
     const config = !regenerate ? null : isConfig(r.config) ? r.config : data.task;
     let at = { pos: -1, digest: null as string | null };
