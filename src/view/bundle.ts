@@ -6,7 +6,7 @@
  * drill-down data; the app (src/web) reads it as it reads the API, with the same addresses, and
  * computes a diff of any two runs from it (src/display/diff.ts).
  */
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { DrillData } from '../display/drill.js';
 import { compareKey, type PageData } from '../display/page-data.js';
 import { fileSink, withSink } from '../io/output.js';
@@ -113,8 +113,9 @@ async function bundleData(root: string, maxAll: number): Promise<PageData> {
   return {
     kind: 'bundle',
     start: '#/',
-    // Asked again: the figures of each run are known now that every report was read.
-    list: await runsAnswer(catalog),
+    // Asked again: the figures of each run are known now that every report was read. The folder
+    // is named by its own name: a shared file need not tell where it was made.
+    list: { ...((await runsAnswer(catalog)) as object), root: basename(root) },
     runs,
     pool: safeStrings({ tasks: pool.tasks, strings: pool.strings.list }) as PageData['pool'],
     sweeps,
