@@ -282,6 +282,8 @@ export type SweepEvent =
   | { type: 'point-started'; index: number; point: SweepPointInfo }
   | { type: 'point-event'; index: number; point: SweepPointInfo; event: EvalEvent }
   | { type: 'point-ended'; index: number; point: SweepPointInfo; result: EvalResult }
+  /** A point an earlier session recorded as cut off (every reply cut by the token limit): not run again. */
+  | { type: 'point-kept'; index: number; point: SweepPointInfo }
   | { type: 'point-failed'; index: number; point: SweepPointInfo };
 
 /** How `runSweep` runs: whether it continues a sweep, how to stop it and who hears its events. */
@@ -299,10 +301,12 @@ export interface SweepRunResult {
   dir: string;
   /**
    * `done`: every point ran (`failed`: the indices of those over their error budget, with
-   * nothing completed or stopped at their budget; a resume runs them again). `stopped`: point
+   * nothing completed or stopped at their budget; a resume runs them again; `cutOff`: those whose
+   * every reply was cut off by the token limit, recorded as 0 and never run again). `stopped`: point
    * `index` was interrupted or stopped by its endpoint, and the points after it did not run.
    */
-  outcome: { kind: 'done'; failed: number[] } | { kind: 'stopped'; index: number; result: EvalResult };
+  outcome:
+    { kind: 'done'; failed: number[]; cutOff: number[] } | { kind: 'stopped'; index: number; result: EvalResult };
   /** The curves (as `readSweep` gives them), null unless `done`. */
   sweep: (SweepView & { warnings: string[] }) | null;
 }
@@ -352,5 +356,5 @@ export async function runSweep(
   if (outcome.kind === 'stopped')
     return { dir: run.dir, outcome: { kind: 'stopped', index: outcome.index, result: outcome.result }, sweep: null };
   const failed = outcome.failed.map((f) => f.index);
-  return { dir: run.dir, outcome: { kind: 'done', failed }, sweep: await readSweep(run.dir) };
+  return { dir: run.dir, outcome: { kind: 'done', failed, cutOff: outcome.cutOff }, sweep: await readSweep(run.dir) };
 }

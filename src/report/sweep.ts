@@ -7,6 +7,7 @@
 import { basename, join } from 'node:path';
 import { fitTable, wrapCell } from './fit-table.js';
 import { readRun, type RunData } from './read.js';
+import { cutOffRun } from '../runfile/results.js';
 import {
   axisRank,
   axisText,
@@ -56,6 +57,11 @@ export interface SweepPoint {
   /** The point's run folder. */
   dir: string;
   status: string | null;
+  /**
+   * True when every reply of the point was cut off by the token limit and the first-contact
+   * rule stopped its run: its rewards are its rollouts counted as 0 (since 0.4.1).
+   */
+  cut_off: boolean;
   tasks: number;
   /** Rollouts the point's run sets out to do (tasks × rollouts), or the rollouts recorded when run.json does not say. */
   n: number;
@@ -93,6 +99,8 @@ export interface SweepInput {
   max_tokens?: number;
   /** The point's run (its per-task sums are not needed: `bas view` gives a run's report here). */
   data: Omit<RunData, 'builder'>;
+  /** Every reply cut off by the token limit, the run stopped (results.ts `cutOffRun`). */
+  cut_off?: boolean;
 }
 
 /**
@@ -122,9 +130,12 @@ export function buildSweep(
   models: string[] = [],
   axis: SweepAxis = 'num_transactions',
 ): SweepResult {
-  const out = points.map(({ num_transactions, fault_rate, model, data, ...budget }): SweepPoint => {
+  const out = points.map(({ num_transactions, fault_rate, model, data, cut_off, ...budget }): SweepPoint => {
     const s = data.summary;
     const sent = data.provenance.sampling;
+    // A point cut off at its budget scores 0 on each rollout it ran: its rewards count them so.
+    const cut = cut_off === true;
+    const zero = s.reward_errors_as_zero;
     return {
       model: model ?? data.model,
       num_transactions,
@@ -133,19 +144,21 @@ export function buildSweep(
       max_tokens: budget.max_tokens ?? sent?.max_tokens ?? null,
       dir: data.dir,
       status: typeof data.run?.status === 'string' ? data.run.status : null,
+      cut_off: cut,
       tasks: s.counts.tasks,
       n: data.expected ?? s.counts.rollouts,
       completed: s.counts.completed,
       errored: s.counts.errored,
       measures: {
-        reward: s.reward,
-        bas_correct: s.rewards.bas_correct,
-        fault_audit: s.rewards.fault_audit,
+        reward: cut ? zero : s.reward,
+        bas_correct: cut ? zero : s.rewards.bas_correct,
+        fault_audit: cut ? zero : s.rewards.fault_audit,
         bas_consistent: s.consistency.bas_consistent,
       },
       tokens_total: s.tokens.prompt + s.tokens.completion,
       cost: costOf(s, {}, data.run?.prices),
-      notes: data.notes,
+      // Its run's own notes would say a resume finishes it: a resume would only stop again.
+      notes: cut ? [cutOffNote(s.counts.errored, data.expected ?? s.counts.rollouts)] : data.notes,
       provenance: data.provenance,
     };
   });
@@ -159,6 +172,11 @@ export function buildSweep(
   );
   const used = order.filter((m) => out.some((p) => p.model === m));
   return { dir, models: used, model: used.length === 1 ? used[0]! : null, axis, points: out };
+}
+
+/** The note of a point cut off at its budget. */
+function cutOffNote(rollouts: number, planned: number): string {
+  return `every reply was cut off by the token limit, so the run stopped after ${rollouts} of its ${planned} rollouts; each counts as 0 in every reward (its interval is over those ${rollouts}), and a resume does not run it again`;
 }
 
 function cell(e: Estimate): string {
@@ -357,6 +375,7 @@ export async function readSweepFolder(
       ...(p.max_tokens === undefined ? {} : { max_tokens: p.max_tokens }),
       // A point stopped at its budget before its first rollout is shown empty, not refused.
       data: read.get(folder) ?? (await readRun(folder, warn, { allowEmpty: true })),
+      cut_off: await cutOffRun(folder),
     });
   }
   return buildSweep(dir, points, models, planAxis(plan));

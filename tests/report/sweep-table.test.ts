@@ -30,6 +30,7 @@ function point(num_transactions: number, fault_rate: number | null, reward: Esti
     max_tokens: null,
     dir: `rows-${num_transactions}`,
     status: 'complete',
+    cut_off: false,
     tasks: 20,
     n: 20,
     completed: 20,
