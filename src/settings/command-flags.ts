@@ -289,6 +289,10 @@ export const COMMAND_FLAGS = {
       "write one scored line per reply (JSONL, in the replies' order, results.jsonl's line shape); - for standard output",
     ),
     model: { ...text('-m, --model <MODEL>', 'model name recorded in the run folder'), parse: parseModel },
+    requests: text(
+      '--requests <FILE>',
+      'the batch request file the replies answer (bas gen --format batch): its sampling is recorded in the run folder',
+    ),
     temperature: toldSampling(SETTINGS.temperature),
     maxTokens: toldSampling(SETTINGS.maxTokens),
     reasoningEffort: toldSampling(SETTINGS.reasoningEffort),
