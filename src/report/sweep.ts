@@ -5,7 +5,7 @@
  * give the same numbers; the HTML page and `bas leaderboard` draw them (report/html/sweep-page.ts).
  */
 import { basename, join } from 'node:path';
-import { fitTable, wrapCell } from './fit-table.js';
+import { fitTable, textWidth, wrapCell } from './fit-table.js';
 import { readRun, type RunData } from './read.js';
 import { cutOffRun } from '../runfile/results.js';
 import {
@@ -179,10 +179,11 @@ function cutOffNote(rollouts: number, planned: number): string {
   return `every reply was cut off by the token limit, so the run stopped after ${rollouts} of its ${planned} rollouts; each counts as 0 in every reward (its interval is over those ${rollouts}), and a resume does not run it again`;
 }
 
-function cell(e: Estimate): string {
+/** A mean over its interval; `split`: the interval's bounds on lines of their own, for a narrow table. */
+function cell(e: Estimate, split = false): string {
   return e.mean === null
     ? '–'
-    : `${fmt(e.mean, DIGITS)}\n${e.ci95 ? `${fmt(e.ci95[0], DIGITS)}–${fmt(e.ci95[1], DIGITS)}` : '–'}`;
+    : `${fmt(e.mean, DIGITS)}\n${e.ci95 ? `${fmt(e.ci95[0], DIGITS)}–${split ? '\n' : ''}${fmt(e.ci95[1], DIGITS)}` : '–'}`;
 }
 
 /** Whether any point has a fault rate of its own (then the tables and charts show it). */
@@ -213,11 +214,12 @@ function sharedDecimals(values: number[]): number {
  * One model's grid as a table within 80 columns: a row per point, mean over its 95% interval.
  * Every number in a column has the same decimals (the fault rates those of every table).
  */
-function renderSweepGrid(r: SweepResult, model: string): string {
+function renderSweepGrid(r: SweepResult, model: string, split = false): string {
   const withRate = hasFaultRates(r);
   const rateDigits = sharedDecimals(r.points.flatMap((p) => (p.fault_rate === null ? [] : [p.fault_rate])));
   const head = [
-    SWEEP_AXES[r.axis].head.replace(' ', '\n'),
+    // "reasoning\neffort", "max_\ntokens": a budget sweep's table was 82 columns wide.
+    SWEEP_AXES[r.axis].head.replace(/[ _]/, (c) => (c === ' ' ? '\n' : '_\n')),
     ...(withRate ? ['fault\nrate'] : []),
     'reward',
     'bas_correct',
@@ -230,13 +232,15 @@ function renderSweepGrid(r: SweepResult, model: string): string {
     .map((p) => [
       axisText(p, r.axis),
       ...(withRate ? [fmt(p.fault_rate, rateDigits)] : []),
-      cell(p.measures.reward),
-      cell(p.measures.bas_correct),
-      cell(p.measures.fault_audit),
-      cell(p.measures.bas_consistent),
+      cell(p.measures.reward, split),
+      cell(p.measures.bas_correct, split),
+      cell(p.measures.fault_audit, split),
+      cell(p.measures.bas_consistent, split),
       `${fmtInt(p.completed)} / ${fmtInt(p.errored)}\nof ${fmtInt(p.n)}`,
     ]);
-  return fitTable(head, rows, { separators: true, align: head.map(() => 'right') });
+  const table = fitTable(head, rows, { separators: true, align: head.map(() => 'right') });
+  // Too wide with a fault rate beside the budget: each interval on two lines fits.
+  return !split && textWidth(table) > 80 ? renderSweepGrid(r, model, true) : table;
 }
 
 /**
