@@ -106,9 +106,9 @@ describe('leaderboard', () => {
     expect(api.svg()).toMatch(
       /^<\?xml version="1\.0" encoding="UTF-8"\?>\n<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/,
     );
-    // The compact LaTeX: booktabs rules, no \resizebox at five columns.
+    // The compact LaTeX: booktabs rules, shrunk to the column only when wider.
     expect(api.latex()).toContain('\\toprule');
-    expect(api.latex()).not.toContain('\\resizebox');
+    expect(api.latex()).toContain('\\ifdim\\width>\\columnwidth');
   });
 
   it('refuses a bad measure naming the key', async () => {
