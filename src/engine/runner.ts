@@ -152,7 +152,7 @@ const SLICE_MS = 1;
 /** What the runner tells its listeners. */
 export interface RunnerEvents {
   start: { index: number; rollout: number };
-  retry: { index: number; rollout: number; attempt: number; delayMs: number; failure: Failure };
+  retry: { index: number; rollout: number; attempt: number; delay_ms: number; failure: Failure };
   /** A rollout ended with a score. */
   done: { record: RolloutRecord };
   /** A rollout ended with a typed error. */
@@ -392,7 +392,7 @@ export class Runner {
       episodeTimeoutMs: this.o.episodeTimeoutMs,
       requestTimeoutMs: this.o.requestTimeoutMs,
       stop: this.abort.signal,
-      onRetry: (attempt, delayMs, f) => this.emit('retry', { index, rollout, attempt, delayMs, failure: f }),
+      onRetry: (attempt, delayMs, f) => this.emit('retry', { index, rollout, attempt, delay_ms: delayMs, failure: f }),
       onAttempt: (f) => {
         const unreachable = this.contact.attempt(f);
         if (unreachable) this.stopFor(unreachable);

@@ -12,6 +12,7 @@ import { modelFolderPart, RESULTS_FILE } from '../runfile/files.js';
 import { makeRunInfo, type RunInfo } from '../runfile/run-info.js';
 import { foldWinningRecords, SummaryFold, type RunBounds } from '../runfile/winners.js';
 import { inShard, shardSize, type Shard } from '../settings/shard.js';
+import type { RunJsonSettings } from '../settings/plan.js';
 import { GENERATOR_VERSION } from '../task/generate.js';
 import { PROMPT_VERSION } from '../task/prompt.js';
 
@@ -29,28 +30,11 @@ export function defaultOutputDir(model: string, shard: Shard | null = null, now 
 }
 
 /** run.json of a new session: the plan's record (its settings and endpoint), running from `startedAt`. */
-export function runInfoFor(record: Record<string, unknown>, startedAt: Date): RunInfo {
-  const declared = record as Pick<
-    RunInfo,
-    | 'model'
-    | 'task'
-    | 'n'
-    | 'rollouts'
-    | 'sampling'
-    | 'concurrency'
-    | 'timeout_s'
-    | 'request_timeout_s'
-    | 'max_retries'
-    | 'prices'
-    | 'api_key_var'
-    | 'shard'
-    | 'base_url'
-    | 'provider'
-  >;
+export function runInfoFor(record: RunJsonSettings, startedAt: Date): RunInfo {
   return makeRunInfo({
     generator: GENERATOR_VERSION,
     prompt_version: PROMPT_VERSION,
-    ...declared,
+    ...record,
     indices: null,
     status: 'running',
     started_at: startedAt.toISOString(),
