@@ -212,7 +212,7 @@ export function planOf<R>(
     resume,
     record: {
       // The table's run.json paths build this object; the interface above names what they build.
-      ...(settingsForRunJson(s) as Omit<RunJsonSettings, 'base_url' | 'provider'>),
+      ...(settingsForRunJson(s) as RunJsonSettings),
       base_url: endpoint ? urlWithoutCredentials(s.baseUrl) : null,
       provider: endpoint ? s.provider : null,
     },
