@@ -3,9 +3,25 @@
  * and writer takes them from here, so no module spells a file name of its own.
  */
 import { createHash } from 'node:crypto';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
 
 /** One line per finished rollout, appended (results.ts writes it, winners.ts reads it back). */
 export const RESULTS_FILE = 'results.jsonl';
+
+/** The path of a run folder's results file: the one place outside this folder's modules ask for it. */
+export function resultsPath(dir: string): string {
+  return join(dir, RESULTS_FILE);
+}
+
+/** Whether `dir` is a run folder: it holds a results file. */
+export function holdsResults(dir: string): boolean {
+  try {
+    return statSync(resultsPath(dir)).isFile();
+  } catch {
+    return false;
+  }
+}
 
 /** The run's configuration, status and summary (run-info.ts). */
 export const RUN_FILE = 'run.json';
