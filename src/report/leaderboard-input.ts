@@ -8,23 +8,13 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../errors/index.js';
-import { RESULTS_FILE } from '../runfile/files.js';
+import { holdsResults } from '../runfile/files.js';
 import { runInputs, type Warn } from '../runfile/read.js';
 import { isSweepFolder } from '../runfile/sweep-file.js';
 import { buildLeaderboard, type Leaderboard, type RankMeasure } from './leaderboard.js';
-import type { RunData } from './read.js';
-import { readRunsAhead } from './read-ahead.js';
+import { readRun, type RunData } from './read.js';
 import { refuseRepeatedRuns } from './run-names.js';
 import { overlaySweeps, readSweepFolder, type SweepResult } from './sweep.js';
-
-/** A folder holding results.jsonl is a run. */
-function isRun(dir: string): boolean {
-  try {
-    return statSync(join(dir, RESULTS_FILE)).isFile();
-  } catch {
-    return false;
-  }
-}
 
 function subfolders(dir: string): string[] {
   try {
@@ -57,11 +47,11 @@ function findRuns(path: string): { runs: string[]; named: boolean } {
   } catch {
     throw new ConfigError(`leaderboard: ${path} does not exist`);
   }
-  if (st.isFile() || isRun(path)) return { runs: [path], named: true };
+  if (st.isFile() || holdsResults(path)) return { runs: [path], named: true };
   const runs: string[] = [];
   for (const sub of subfolders(path)) {
-    if (isRun(sub)) runs.push(sub);
-    else for (const subsub of subfolders(sub)) if (isRun(subsub)) runs.push(subsub);
+    if (holdsResults(sub)) runs.push(sub);
+    else for (const subsub of subfolders(sub)) if (holdsResults(subsub)) runs.push(subsub);
   }
   if (runs.length === 0)
     throw new ConfigError(
@@ -92,12 +82,10 @@ export function findLeaderboardRuns(dirs: readonly string[]): FoundRuns {
  */
 async function readFound(found: FoundRuns['found'], warn: Warn): Promise<Map<string, RunData>> {
   const runs = new Map<string, RunData>();
-  const reads = await readRunsAhead(found.flatMap((f) => f.runs));
-  let at = 0;
   for (const f of found) {
     for (const dir of f.runs) {
       try {
-        runs.set(dir, await reads[at++]!(warn));
+        runs.set(dir, await readRun(dir, warn));
       } catch (err) {
         // A run named on the command line fails the command.
         if (f.named || !(err instanceof ConfigError)) throw err;
