@@ -4,7 +4,6 @@
  * events and knows nothing about how (or whether) they are shown.
  */
 import { setMaxListeners } from 'node:events';
-import pLimit from 'p-limit';
 import { generateTask } from '../task/generate.js';
 import { scoreReply } from '../task/score.js';
 import type { AnswerKey, ChatMessage, TaskConfig } from '../task/types.js';
@@ -289,7 +288,6 @@ export class Runner {
    * wait on the model, not between a reply and the next request.
    */
   async run(pairs: Iterable<readonly [number, number]>): Promise<RunOutcome> {
-    const limit = pLimit(this.o.concurrency);
     // Pairs started and not yet settled. A count, not a set of their promises: a set that
     // lives the whole run and grows and shrinks by one on every pair reallocates its table,
     // and each table outlives the young collections.
@@ -306,11 +304,14 @@ export class Runner {
       // is paid for at most three requests (first-contact.ts) whatever -c is.
       await this.untilFree(
         queue,
-        () => limit.activeCount + limit.pendingCount + backlog.size,
+        () => running + backlog.size,
         held,
         () => running,
       );
       if (this.stopped) break;
+      // A pair prepared while the slots were busy starts at once, in the same turn as the reply
+      // that freed its slot: a burst of replies sends its follow-ups before any is scored.
+      const prepared = queue.ready > 0;
       const next = queue.take();
       if (!next) break;
       const { task: t, rollout } = next;
@@ -318,10 +319,10 @@ export class Runner {
       // burst of replies sends its follow-up requests first.
       open++;
       running++;
-      void limit(() => this.episode(t, rollout))
+      void this.episode(t, rollout)
         .then((result) => {
           running--;
-          if (!this.contact.settled || this.stopped) this.nudge();
+          this.nudge();
           return result ? backlog.later(() => this.finish(t, rollout, result)) : undefined;
         })
         .catch((err: unknown) => {
@@ -337,7 +338,7 @@ export class Runner {
       // leaves before the next is prepared (rather than the whole cold burst being prepared
       // before any byte goes out), and later a reply is never kept waiting behind a run of
       // preparation.
-      await nextTurn();
+      if (!prepared) await nextTurn();
     }
     while (open > 0) await new Promise<void>((resolve) => (this.wake = resolve));
     if (failure) throw failure;
@@ -364,7 +365,8 @@ export class Runner {
    */
   private async untilFree(queue: PairQueue, holding: () => number, held: number, running: () => number): Promise<void> {
     while (this.mustWait(holding(), held, running())) {
-      if (this.slowStart && !this.contact.settled && queue.ready < this.o.concurrency && queue.prepare()) {
+      // A wave is prepared while the slots are busy, so a freed slot's next request is ready.
+      if (queue.ready < this.o.concurrency && queue.prepare()) {
         await nextTurn();
         continue;
       }
@@ -373,12 +375,16 @@ export class Runner {
   }
 
   /**
-   * Whether the next pair must wait: `holding` pairs are held of at most `held`, or the slow
-   * start keeps one rollout at a time while `running` is not zero. Never once the run stopped.
+   * Whether the next pair must wait: `running` episodes fill `--concurrency` (an episode's
+   * timeout runs from its start, so none starts to wait for a request slot), `holding` pairs
+   * are held of at most `held`, or the slow start keeps one rollout at a time while `running` is
+   * not zero. Never once the run stopped. The requests in flight are capped by the pace alone
+   * (endpoint/pace.ts), which may hold them below `--concurrency` under rate limits.
    */
   private mustWait(holding: number, held: number, running: number): boolean {
     if (this.stopped) return false;
-    return holding >= held || (running > 0 && this.slowStart && !this.contact.settled);
+    if (running >= this.o.concurrency || holding >= held) return true;
+    return running > 0 && this.slowStart && !this.contact.settled;
   }
 
   /** Runs the episode; null when it was aborted or stopped the run. */
