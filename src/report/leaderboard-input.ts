@@ -2,13 +2,12 @@
  * What a leaderboard reads, for `bas leaderboard` and the API's `leaderboard()`: every run
  * found in the folders given, and the curves of those that are sweep folders.
  *
- * A DIR is a run folder (it holds results.jsonl), a results file, or a folder of run
- * folders, such as `runs/` or a `bas sweep` folder, looked into two levels deep.
+ * A DIR is a run folder, a results file, or a folder of run folders, such as `runs/` or a
+ * `bas sweep` folder, looked into by runfile's one rule of discovery.
  */
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { statSync } from 'node:fs';
 import { ConfigError } from '../errors/index.js';
-import { RESULTS_FILE } from '../runfile/files.js';
+import { FIND_DEPTH, findRunFolders } from '../runfile/discover.js';
 import { runInputs, type Warn } from '../runfile/read.js';
 import { isSweepFolder } from '../runfile/sweep-file.js';
 import { buildLeaderboard, type Leaderboard, type RankMeasure } from './leaderboard.js';
@@ -17,38 +16,11 @@ import { readRunsAhead } from './read-ahead.js';
 import { refuseRepeatedRuns } from './run-names.js';
 import { overlaySweeps, readSweepFolder, type SweepResult } from './sweep.js';
 
-/** A folder holding results.jsonl is a run. */
-function isRun(dir: string): boolean {
-  try {
-    return statSync(join(dir, RESULTS_FILE)).isFile();
-  } catch {
-    return false;
-  }
-}
-
-function subfolders(dir: string): string[] {
-  try {
-    // Linked folders count (runs are often linked into a results folder); the search is two
-    // levels deep, so a link loop cannot run away.
-    return readdirSync(dir)
-      .filter((n) => !n.startsWith('.'))
-      .sort()
-      .map((n) => join(dir, n))
-      .filter((p) => {
-        try {
-          return statSync(p).isDirectory();
-        } catch {
-          return false;
-        }
-      });
-  } catch {
-    return [];
-  }
-}
-
 /**
  * The run folders a DIR stands for, and whether it named them itself (its own failures are
- * fatal) or they were found inside it (one unreadable run among many is skipped).
+ * fatal) or they were found inside it (one unreadable run among many is skipped). Inside a
+ * folder, runs are found by runfile's one rule (runfile/discover.ts): six levels down, links
+ * to folders not followed; a DIR named here may itself be a link.
  */
 function findRuns(path: string): { runs: string[]; named: boolean } {
   let st;
@@ -57,17 +29,14 @@ function findRuns(path: string): { runs: string[]; named: boolean } {
   } catch {
     throw new ConfigError(`leaderboard: ${path} does not exist`);
   }
-  if (st.isFile() || isRun(path)) return { runs: [path], named: true };
-  const runs: string[] = [];
-  for (const sub of subfolders(path)) {
-    if (isRun(sub)) runs.push(sub);
-    else for (const subsub of subfolders(sub)) if (isRun(subsub)) runs.push(subsub);
-  }
-  if (runs.length === 0)
+  if (st.isFile()) return { runs: [path], named: true };
+  const found = findRunFolders(path).runs;
+  if (found.length === 1 && found[0]!.id === '.') return { runs: [path], named: true };
+  if (found.length === 0)
     throw new ConfigError(
-      `leaderboard: ${path} holds no run folder (no results.jsonl in it or in its sub-folders two levels down)`,
+      `leaderboard: ${path} holds no run folder (none with results.jsonl or run.json in it or in its sub-folders ${FIND_DEPTH} levels down; a linked folder is not looked into: name it itself)`,
     );
-  return { runs, named: false };
+  return { runs: found.map((r) => r.dir), named: false };
 }
 
 /** The runs a leaderboard of `dirs` reads, found before any is read (a repeat refused), and the files they are. */
