@@ -330,14 +330,14 @@ export class RunState {
   }
 
   /**
-   * Rollouts recorded: from the index, brought up to date (`wait`), or as far as it has read,
-   * its read going on after this answer (the list, which never waits on a file); else from
-   * the figures.
+   * Rollouts recorded. A running run's, and that of a run whose index is wanted (`wait`), come
+   * from its index brought up to date when little is left to read (what a running run appended
+   * since the last ask: the list is current, never one ask behind), else as far as the read has
+   * got; a finished run not opened yet takes its figures' count.
    */
   private async recordedNow(status: string, figures: ListFigures | null, wait: boolean): Promise<number | null> {
-    if (status !== 'running' && this.index === null) return figures?.rollouts ?? null;
-    if (!wait) {
-      afterAnswer(() => void this.rollouts().catch(() => {}));
+    if (!wait && status !== 'running') {
+      if (this.index !== null) afterAnswer(() => void this.rollouts().catch(() => {}));
       return this.index?.rollouts ?? figures?.rollouts ?? null;
     }
     try {

@@ -4,10 +4,12 @@
  * A large file is read in the background, its rollouts listed as they are read.
  */
 import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Catalog } from '../../src/view/catalog.js';
 import { readRun } from '../../src/report/read.js';
+import { processStartTime } from '../../src/runfile/lock.js';
 import { makeRecord, SMALL_CONFIG, writeRun } from '../report/make-run.js';
 import { tempDir } from '../support/cli.js';
 
@@ -29,6 +31,27 @@ describe('the run list', () => {
     // ... one run's progress does, and so the next list has them.
     expect((await run.row()).recorded).toBe(50);
     expect((await catalog.list()).runs[0]!.recorded).toBe(50);
+  });
+});
+
+describe('a running run in the list', () => {
+  it('shows the rollouts recorded up to the ask, not those of the ask before (issue 36: the list lagged by half)', async () => {
+    const root = tempDir('bas-view-live-');
+    const live = join(root, 'live');
+    writeRun(live, { n: 20, model: 'm', choose, status: 'running', runJson: { n: 100 } });
+    // A live process (this one) holds its lock: the run is running, not interrupted.
+    const pid = process.pid;
+    const lock = { program: 'bas', pid, start: processStartTime(pid), host: hostname(), token: 't', since: '' };
+    writeFileSync(join(live, '.bas.lock'), JSON.stringify(lock));
+    const catalog = new Catalog(root);
+    expect((await catalog.list()).runs[0]).toMatchObject({ status: 'running', recorded: 20 });
+    for (const upTo of [60, 100]) {
+      let more = '';
+      for (let i = upTo - 40; i < upTo; i++)
+        more += `${JSON.stringify(makeRecord(SMALL_CONFIG, i, 0, 'm', 'oracle'))}\n`;
+      appendFileSync(join(live, 'results.jsonl'), more);
+      expect((await catalog.list()).runs[0]!.recorded).toBe(upTo);
+    }
   });
 });
 
