@@ -1,7 +1,7 @@
 /**
  * src/runfile owns the run folder: the results file's name is built there and nowhere else
  * (issue 37). Any other module asks it for the path (`resultsPath`) or whether a folder is a
- * run (`holdsResults`); none spells `results.jsonl` as a string or reaches for `RESULTS_FILE`.
+ * run (src/runfile/discover.ts); none spells `results.jsonl` as a string or reaches for `RESULTS_FILE`.
  * Comments and sentences that mention the file are words, not names built, and are allowed.
  */
 import { readFileSync } from 'node:fs';
