@@ -9,8 +9,8 @@ import { relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SRC, sourceFiles } from '../support/source-files.js';
 
-/** Folders allowed the name for now: src/view builds its own path until it reads through runfile. */
-const ALLOWED = ['runfile/', 'view/'];
+/** The one folder allowed the name. */
+const ALLOWED = ['runfile/'];
 
 /** The code of a file with its comments taken out (line comments and block comments). */
 function code(text: string): string {
