@@ -4,7 +4,6 @@
  * events and knows nothing about how (or whether) they are shown.
  */
 import { setMaxListeners } from 'node:events';
-import pLimit from 'p-limit';
 import { generateTask } from '../task/generate.js';
 import { scoreReply } from '../task/score.js';
 import type { AnswerKey, ChatMessage, TaskConfig } from '../task/types.js';
@@ -164,7 +163,7 @@ const SLICE_MS = 1;
 /** What the runner tells its listeners. */
 export interface RunnerEvents {
   start: { index: number; rollout: number };
-  retry: { index: number; rollout: number; attempt: number; delayMs: number; failure: Failure };
+  retry: { index: number; rollout: number; attempt: number; delay_ms: number; failure: Failure };
   /** A rollout ended with a score. */
   done: { record: RolloutRecord };
   /** A rollout ended with a typed error. */
@@ -303,7 +302,6 @@ export class Runner {
    * wait on the model, not between a reply and the next request.
    */
   async run(pairs: Iterable<readonly [number, number]>): Promise<RunOutcome> {
-    const limit = pLimit(this.o.concurrency);
     // Pairs started and not yet settled. A count, not a set of their promises: a set that
     // lives the whole run and grows and shrinks by one on every pair reallocates its table,
     // and each table outlives the young collections.
@@ -321,11 +319,14 @@ export class Runner {
       // FIRST_REPLY_PATIENCE_MS on one rollout.
       await this.untilFree(
         queue,
-        () => limit.activeCount + limit.pendingCount + backlog.size,
+        () => running + backlog.size,
         held,
         () => running,
       );
       if (this.stopped) break;
+      // A pair prepared while the slots were busy starts at once, in the same turn as the reply
+      // that freed its slot: a burst of replies sends its follow-ups before any is scored.
+      const prepared = queue.ready > 0;
       const next = queue.take();
       if (!next) break;
       const { task: t, rollout } = next;
@@ -334,10 +335,10 @@ export class Runner {
       open++;
       running++;
       const watched = this.holdingStart ? this.watchFirst() : null;
-      void limit(() => this.episode(t, rollout))
+      void this.episode(t, rollout)
         .then((result) => {
           running--;
-          if (!this.contact.settled || this.stopped) this.nudge();
+          this.nudge();
           return result ? backlog.later(() => this.finish(t, rollout, result)) : undefined;
         })
         .catch((err: unknown) => {
@@ -354,7 +355,7 @@ export class Runner {
       // leaves before the next is prepared (rather than the whole cold burst being prepared
       // before any byte goes out), and later a reply is never kept waiting behind a run of
       // preparation.
-      await nextTurn();
+      if (!prepared) await nextTurn();
     }
     while (open > 0) await new Promise<void>((resolve) => (this.wake = resolve));
     if (failure) throw failure;
@@ -381,7 +382,8 @@ export class Runner {
    */
   private async untilFree(queue: PairQueue, holding: () => number, held: number, running: () => number): Promise<void> {
     while (this.mustWait(holding(), held, running())) {
-      if (this.holdingStart && queue.ready < this.o.concurrency && queue.prepare()) {
+      // A wave is prepared while the slots are busy, so a freed slot's next request is ready.
+      if (queue.ready < this.o.concurrency && queue.prepare()) {
         await nextTurn();
         continue;
       }
@@ -390,12 +392,16 @@ export class Runner {
   }
 
   /**
-   * Whether the next pair must wait: `holding` pairs are held of at most `held`, or the slow
-   * start keeps one rollout at a time while `running` is not zero. Never once the run stopped.
+   * Whether the next pair must wait: `running` episodes fill `--concurrency` (an episode's
+   * timeout runs from its start, so none starts to wait for a request slot), `holding` pairs
+   * are held of at most `held`, or the slow start keeps one rollout at a time while `running` is
+   * not zero. Never once the run stopped. The requests in flight are capped by the pace alone
+   * (endpoint/pace.ts), which may hold them below `--concurrency` under rate limits.
    */
   private mustWait(holding: number, held: number, running: number): boolean {
     if (this.stopped) return false;
-    return holding >= held || (running > 0 && this.holdingStart);
+    if (running >= this.o.concurrency || holding >= held) return true;
+    return running > 0 && this.holdingStart;
   }
 
   /** True while the slow start holds the run to one rollout at a time. */
@@ -425,7 +431,7 @@ export class Runner {
       episodeTimeoutMs: this.o.episodeTimeoutMs,
       requestTimeoutMs: this.o.requestTimeoutMs,
       stop: this.abort.signal,
-      onRetry: (attempt, delayMs, f) => this.emit('retry', { index, rollout, attempt, delayMs, failure: f }),
+      onRetry: (attempt, delayMs, f) => this.emit('retry', { index, rollout, attempt, delay_ms: delayMs, failure: f }),
       onAttempt: (f) => {
         const unreachable = this.contact.attempt(f);
         if (unreachable) this.stopFor(unreachable);

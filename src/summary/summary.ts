@@ -412,19 +412,6 @@ export interface TaskMeansSource {
   perTask(): readonly TaskMeans[];
 }
 
-/** Per-task means worked out elsewhere (by a reading thread, from its SummaryBuilder's `taskMeans`). */
-export class FixedTaskMeans implements TaskMeansSource {
-  constructor(private readonly columns: TaskMeanColumns) {}
-
-  taskMeans(): TaskMeanColumns {
-    return this.columns;
-  }
-
-  perTask(): readonly TaskMeans[] {
-    return taskMeanRows(this.columns);
-  }
-}
-
 export interface SummaryOptions {
   /**
    * Whether rollouts of one task may be pooled (more than one rollout per task): then each

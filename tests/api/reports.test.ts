@@ -155,7 +155,7 @@ describe('runSweep', () => {
     const r = await runSweep(config, {
       onEvent: (e) => e.type !== 'point-event' && events.push(`${e.type} ${e.index}`),
     });
-    expect(r.outcome).toEqual({ kind: 'done', failed: [], cutOff: [] });
+    expect(r.outcome).toEqual({ kind: 'done', failed: [], cut_off: [] });
     expect(events).toEqual([0, 1, 2, 3].flatMap((i) => [`point-started ${i}`, `point-ended ${i}`]));
     const points = r.sweep!.data.points.map((p) => [p.model, p.max_tokens, p.measures.reward.mean]);
     expect(points).toEqual([
@@ -176,7 +176,7 @@ describe('runSweep', () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(json(resumed.stdout)).toEqual(json(r.sweep!.json()));
     const again = await runSweep({}, { resume: dir });
-    expect(again.outcome).toEqual({ kind: 'done', failed: [], cutOff: [] });
+    expect(again.outcome).toEqual({ kind: 'done', failed: [], cut_off: [] });
     await expect(runSweep({ models: ['m'] }, { resume: dir })).rejects.toThrow(/give \{\} as its config/);
   });
 
