@@ -95,11 +95,12 @@ export async function benchEval() {
     const t = z.run;
     const rate = 2000 / t.runSeconds;
     rows.push({
+      // Information only (issue 37): a real endpoint gives tens to a few hundred requests a second.
       name: 'eval -n 2000 -c 64, zero latency: rollouts/s',
       value: rate,
       unit: '/s',
-      target: '>= 1000',
-      pass: rate >= 1000 && t.completed === 2000,
+      target: 'information',
+      pass: t.completed === 2000 ? null : false,
     });
     rows.push({
       name: '  same run, rollouts/s over the whole process',

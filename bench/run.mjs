@@ -22,7 +22,7 @@ const SECTIONS = [
     'Peak memory of bas eval under the budget for replies in flight: 64 replies of 30 MB at -c 64',
   ],
   ['report', 'report.mjs', 'benchReport', 'bas report on a large run'],
-  ['view', 'view.mjs', 'benchView', 'bas view on a folder of a million rollouts: index, opening times, server memory'],
+  ['view', 'view.mjs', 'benchView', 'bas view on runs of 100,000 and 1,000,000 rollouts: opening times, server memory'],
   ['compare', 'compare.mjs', 'benchCompare', 'bas compare and bas leaderboard (tiers) of 100,000-task runs'],
   ['hostile', 'hostile.mjs', 'benchHostile', 'Grading hostile ~1 MB replies'],
   [

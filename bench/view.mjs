@@ -1,11 +1,12 @@
-// Benchmark: `bas view` on a generated folder of a million rollouts. Measures, over loopback
-// HTTP against the real server (a child process), on a first start (no kept index): how soon the
-// page, the run list, a page of rollouts and the farthest rollout answer while the file is read
-// in the background, how long the index and
-// the run's summary take, and the server's peak resident memory (VmHWM); then on a second start
-// (the index kept by the first, in --index-dir): opening the run, the last page, a filter over
-// every rollout, the farthest rollout, the run list, the summary, and the peak memory again. Exported for bench/run.mjs; also runnable alone: `node bench/view.mjs`
-// (after `npm run build`). BAS_BENCH_VIEW_ROLLOUTS sets a smaller folder for a quick look.
+// Benchmark: `bas view` at the scale its users run (issue 37's targets). Writes a run folder
+// of 100,000 realistic rollouts (in the order a run with -c 64 writes them), starts `bas view`
+// on it as a child process and asks over loopback HTTP, each request after the one before:
+// the page, the run list, the run opened (its first page of rollouts with the whole file
+// indexed), the last page, a filter over every rollout, the farthest rollout, the summary, and
+// the server's peak resident memory (VmHWM). Then the same on 1,000,000 rollouts, reported for
+// information (no target: a run that size is read in the background and works, more slowly).
+// Exported for bench/run.mjs; also runnable alone: `node bench/view.mjs` (after `npm run
+// build`). BAS_BENCH_VIEW_BIG=0 leaves the million out.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -13,14 +14,16 @@ import { join } from 'node:path';
 import { startServer } from './measure.mjs';
 import { writeSyntheticRun } from './synthetic-run.mjs';
 
-const ROLLOUTS = Number(process.env.BAS_BENCH_VIEW_ROLLOUTS ?? 1_000_000);
-/** The issue's bounds: a run opens, and any rollout shows, in under a second; the server stays under 200 MB. */
-const TARGET_S = 1;
+const SIZES = process.env.BAS_BENCH_VIEW_BIG === '0' ? [100_000] : [100_000, 1_000_000];
+/** The targets, for the run of 100,000 rollouts: opened in 2 s, any rollout in 0.5 s, the server under 200 MiB. */
+const OPEN_S = 2;
+const ROLLOUT_S = 0.5;
 const TARGET_MB = 200;
+
 async function timed(url, path) {
   const t = process.hrtime.bigint();
   const res = await fetch(`${url}${path}`);
-  const body = await res.json();
+  const body = path.startsWith('/api/') ? await res.json() : await res.text();
   if (!res.ok) throw new Error(`GET ${path}: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
   return [Number(process.hrtime.bigint() - t) / 1e9, body];
 }
@@ -32,12 +35,12 @@ function peakMb(pid) {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** Asks `path` until `done(body)`; resolves to the seconds from `t0` (hrtime) and the last body. */
+/** Asks `path` until `done(body)`; resolves to the seconds from `t0` (hrtime). */
 async function until(url, path, done, t0) {
   for (;;) {
     const [, body] = await timed(url, path);
-    if (done(body)) return [Number(process.hrtime.bigint() - t0) / 1e9, body];
-    await sleep(250);
+    if (done(body)) return Number(process.hrtime.bigint() - t0) / 1e9;
+    await sleep(100);
   }
 }
 
@@ -49,85 +52,42 @@ const row = (name, value, unit, target = null) => ({
   pass: target === null ? null : value < target,
 });
 
-/** GET `path` as text (the page); resolves to seconds. */
-async function timedPage(url, path) {
-  const t = process.hrtime.bigint();
-  const res = await fetch(`${url}${path}`);
-  await res.text();
-  if (!res.ok) throw new Error(`GET ${path}: ${res.status}`);
-  return Number(process.hrtime.bigint() - t) / 1e9;
-}
-
-/**
- * The first start: no kept index. The page, the run list, a page of rollouts and the farthest
- * rollout (found by a seek) answer at once while the file is read in the background.
- */
-async function firstStart(runs, cache) {
-  const t0 = process.hrtime.bigint();
-  const server = await startServer('view', [runs, '--index-dir', cache]);
+/** One start of `bas view` on a folder holding run `big` of `n` rollouts; the rows it measures. */
+async function oneRun(runs, n) {
+  const big = n <= 100_000;
+  const label = `${n.toLocaleString('en-US')} rollouts`;
+  const server = await startServer('view', [runs]);
   try {
-    const listening = Number(process.hrtime.bigint() - t0) / 1e9;
-    const page = await timedPage(server.url, '/');
+    const [page] = await timed(server.url, '/');
     const [list] = await timed(server.url, '/api/runs');
     const q = '/api/rollouts?run=big&limit=50';
-    const [open, first] = await timed(server.url, q);
-    const [far, farBody] = await timed(server.url, `/api/rollout?run=big&index=${ROLLOUTS - 1}`);
-    if (farBody.index !== ROLLOUTS - 1) throw new Error(`the farthest rollout came back as ${farBody.index}`);
-    // Still reading after it: the index had not reached it, so the seek found it.
-    const [, after] = await timed(server.url, q);
-    const how = after.index.reading !== null ? 'found by a seek' : 'the index had read it';
-    const [index] = await until(server.url, q, (b) => b.index.reading === null, t0);
-    const [summary] = await until(server.url, '/api/run?run=big', (b) => !b.summary_pending && b.text !== null, t0);
-    return {
-      rows: [
-        row('first start: from the command to the server listening', listening, 's'),
-        row('first start: the first page, the page itself (file being read)', page, 's', TARGET_S),
-        row('first start: the first page, the run list (file being read)', list, 's', TARGET_S),
-        row('first start: a page of rollouts answers (file still being read)', open, 's', TARGET_S),
-        row(`first start: rollouts listed at once (of ${ROLLOUTS.toLocaleString('en-US')})`, first.total, 'rollouts'),
-        row(`first start: the farthest rollout, whole (${how})`, far, 's', TARGET_S),
-        row('first start: the whole file indexed, in the background', index, 's'),
-        row("first start: the run's summary ready (the report's fold, after the index)", summary, 's'),
-        row('first start: server peak RSS (index and summary built)', peakMb(server.pid), 'MiB', TARGET_MB),
-      ],
-    };
-  } finally {
-    await server.stop();
-  }
-}
-
-/** The second start: the index kept by the first is read back, and everything is at hand. */
-async function secondStart(runs, cache) {
-  const server = await startServer('view', [runs, '--index-dir', cache]);
-  try {
-    const q = '/api/rollouts?run=big&limit=50';
-    const [open, first] = await timed(server.url, q);
-    if (first.total !== ROLLOUTS || first.index.reading !== null)
-      throw new Error(`the kept index was not used: ${JSON.stringify(first.index)}`);
-    const [last] = await timed(server.url, `${q}&offset=${ROLLOUTS - 50}`);
+    const t0 = process.hrtime.bigint();
+    // Opened: the first page of rollouts with the whole file read (asked again until it is).
+    const open = await until(server.url, q, (b) => b.index.reading === null && b.total === n, t0);
+    const [last] = await timed(server.url, `${q}&offset=${n - 50}`);
     const [filter, filtered] = await timed(
       server.url,
       `${q}&missed=duplicate_invoice&reward_min=0.5&consistency=inconsistent`,
     );
-    const [far] = await timed(server.url, `/api/rollout?run=big&index=${ROLLOUTS - 1}`);
-    const [runsList] = await timed(server.url, '/api/runs');
-    const t0 = process.hrtime.bigint();
-    const [summary] = await until(server.url, '/api/run?run=big', (b) => !b.summary_pending && b.text !== null, t0);
-    const [again] = await timed(server.url, '/api/run?run=big');
+    const [far, farBody] = await timed(server.url, `/api/rollout?run=big&index=${n - 1}`);
+    if (farBody.index !== n - 1) throw new Error(`the farthest rollout came back as ${farBody.index}`);
+    const t1 = process.hrtime.bigint();
+    const summary = await until(server.url, '/api/run?run=big', (b) => !b.summary_pending && b.text !== null, t1);
+    const target = (t) => (big ? t : null);
     return [
-      row('second start: the run opens with its kept index (first page)', open, 's', TARGET_S),
-      row('second start: last page of the rollout list', last, 's', TARGET_S),
+      row(`${label}: the page itself`, page, 's', target(ROLLOUT_S)),
+      row(`${label}: the run list`, list, 's', target(ROLLOUT_S)),
+      row(`${label}: the run opened, the whole file read (first start)`, open, 's', target(OPEN_S)),
+      row(`${label}: last page of the rollout list`, last, 's', target(ROLLOUT_S)),
       row(
-        `second start: filter over all rollouts (${filtered.matching.toLocaleString('en-US')} match)`,
+        `${label}: filter over every rollout (${filtered.matching.toLocaleString('en-US')} match)`,
         filter,
         's',
-        TARGET_S,
+        target(ROLLOUT_S),
       ),
-      row('second start: the farthest rollout, whole', far, 's', TARGET_S),
-      row('second start: the run list', runsList, 's', TARGET_S),
-      row("second start: the run's summary (its kept report)", summary, 's', TARGET_S),
-      row('second start: the run again (summary kept in memory)', again, 's', TARGET_S),
-      row('second start: server peak RSS (everything above)', peakMb(server.pid), 'MiB', TARGET_MB),
+      row(`${label}: the farthest rollout, whole`, far, 's', target(ROLLOUT_S)),
+      row(`${label}: the run's summary ready (the report's fold, after the index)`, summary, 's'),
+      row(`${label}: server peak RSS, index and summary built`, peakMb(server.pid), 'MiB', target(TARGET_MB)),
     ];
   } finally {
     await server.stop();
@@ -144,22 +104,22 @@ async function warmClient() {
 
 export async function benchView() {
   await warmClient();
-  const root = mkdtempSync(join(tmpdir(), 'bas-bench-view-'));
-  const runs = join(root, 'runs');
-  const cache = join(root, 'index');
-  try {
-    mkdirSync(join(runs, 'big'), { recursive: true });
-    // Written as a run with -c 64 writes: nearly in task order, as a seek expects of a real run.
-    writeSyntheticRun(join(runs, 'big'), ROLLOUTS, { concurrency: 64 });
-    const mb = statSync(join(runs, 'big', 'results.jsonl')).size / 1024 / 1024;
-    const first = await firstStart(runs, cache);
-    const second = await secondStart(runs, cache);
-    return [row(`results.jsonl of ${ROLLOUTS.toLocaleString('en-US')} rollouts`, mb, 'MiB'), ...first.rows, ...second];
-  } finally {
-    rmSync(root, { recursive: true, force: true });
+  const rows = [];
+  for (const n of SIZES) {
+    const root = mkdtempSync(join(tmpdir(), 'bas-bench-view-'));
+    const runs = join(root, 'runs');
+    try {
+      mkdirSync(join(runs, 'big'), { recursive: true });
+      writeSyntheticRun(join(runs, 'big'), n, { concurrency: 64 });
+      const mb = statSync(join(runs, 'big', 'results.jsonl')).size / 1024 / 1024;
+      rows.push(row(`results.jsonl of ${n.toLocaleString('en-US')} rollouts`, mb, 'MiB'), ...(await oneRun(runs, n)));
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   }
+  return rows;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  for (const r of await benchView()) console.log(r.name.padEnd(58), r.value, r.unit, r.target ?? '', r.pass ?? '');
+  for (const r of await benchView()) console.log(r.name.padEnd(70), r.value, r.unit, r.target ?? '', r.pass ?? '');
 }

@@ -1,61 +1,21 @@
 /**
- * What `bas eval` and `bas sweep` share about one run: its plan from the flags (over a config
- * file, over the saved run with --resume), the line each notice gets on stderr, the tables a
- * finished run prints, and the error (with its exit code) its outcome ends the command with.
+ * What `bas eval` and `bas sweep` say about one run: the line each notice gets on stderr, the
+ * tables a finished run prints, and the error (with its exit code) its outcome ends the command
+ * with. Its plan comes from src/api/eval-plan.ts.
  */
 import { asClause } from '../io/outside-text.js';
-import { join } from 'node:path';
-import { BudgetError, ConfigError, ErrorRateError, FatalRunError, InterruptedError } from '../errors/index.js';
+import { BudgetError, ErrorRateError, FatalRunError, InterruptedError } from '../errors/index.js';
 import { renderSummary } from '../report/tables.js';
 import { renderEvalHeader, renderEvalCost, renderSequential } from '../report/eval-header.js';
 import { costOf, costText } from '../report/cost.js';
 import { provenanceOf } from '../report/provenance.js';
 import type { Summary } from '../summary/summary.js';
-import { configPathFrom, loadConfigFile, type FileConfig } from '../settings/config.js';
 import type { EvalEvent, EvalResult } from '../engine/events.js';
 import type { RunPlan } from '../engine/run-eval.js';
-import { againstOf, type EvalFlags } from '../settings/settings.js';
-import { resolvePlan } from '../settings/plan.js';
 import { resumeCommand } from '../settings/resume-command.js';
-import { readBaselineRun, readSavedRun } from '../runfile/run-info.js';
-import { RUN_FILE } from '../runfile/files.js';
 import { redact } from '../io/secrets.js';
 import { terminalText } from '../io/terminal-text.js';
 import * as std from '../io/std.js';
-
-/** The plan `bas eval` runs: flags over a config file, over the saved run with --resume. */
-export async function evalPlanFromFlags(
-  words: string[],
-  flags: EvalFlags,
-  opts: { models?: boolean } = {},
-): Promise<RunPlan> {
-  const configPath = configPathFrom(words, flags.config, opts.models ? 'bas sweep' : 'bas eval');
-  // A sweep's config may list its `models` (`opts.models`); each of its runs gets its own -m.
-  const file: FileConfig | null = configPath ? loadConfigFile(configPath, { models: opts.models }) : null;
-  if (flags.resume && flags.output)
-    throw new ConfigError('--resume DIR continues the run in DIR; it does not take --output');
-  return planWithRuns(flags, file, configPath ?? '', std.env(), flags.resume ? flags.resume : undefined);
-}
-
-/**
- * The plan of `flags` over `file`, over the saved run in `resumeDir` if given, with the run
- * `--against` names: each run.json read here, once, and handed in (the engine reads neither).
- */
-export async function planWithRuns(
-  flags: EvalFlags,
-  file: FileConfig | null,
-  fileName: string,
-  env: NodeJS.ProcessEnv,
-  resumeDir: string | undefined,
-): Promise<RunPlan> {
-  const resume =
-    resumeDir === undefined
-      ? null
-      : { dir: resumeDir, run: await readSavedRun(resumeDir), file: join(resumeDir, RUN_FILE) };
-  const against = againstOf(flags, file, fileName, resume?.run);
-  const baseline = against === null ? null : await readBaselineRun(against);
-  return resolvePlan(flags, file, fileName, env, resume, baseline);
-}
 
 type Notice<K extends EvalEvent['type']> = (e: Extract<EvalEvent, { type: K }>) => string | null;
 
@@ -102,8 +62,7 @@ export function renderEvalResult(r: EvalResult, plan: RunPlan, json: boolean): s
   // A resume with nothing left prints the summary alone, as it always has: nothing ran.
   if (r.outcome.kind === 'nothing-to-do') return `${renderSummary(r.summary, { title: `${plan.model} · ${r.dir}` })}\n`;
   // The time is over what this session recorded: a run stopped early did not run all it planned.
-  const ranHere = r.recordedHere ?? r.ranHere;
-  const header = renderEvalHeader({ dir: r.dir, info: r.info, elapsedS: r.elapsedS, ranHere });
+  const header = renderEvalHeader({ dir: r.dir, info: r.info, elapsedS: r.elapsed_s, ranHere: r.recorded_here });
   const sequential = r.sequential ? renderSequential(r.sequential, r.summary, plan.prices) : '';
   return `${header}\n${renderSummary(r.summary)}${renderEvalCost(r.summary, plan.prices)}${sequential}`;
 }
@@ -150,6 +109,7 @@ export function outcomeError(r: EvalResult, plan: RunPlan): Error | null {
     case 'nothing-to-do':
     case 'precision':
     case 'decided':
+      // A stopping rule that found its answer: the run did what was asked.
       return null;
     case 'endpoint-stopped': {
       const how = outcome.restartable
@@ -170,13 +130,10 @@ export function outcomeError(r: EvalResult, plan: RunPlan): Error | null {
         reason?.exitCode ?? 130,
       );
     }
-    case 'stopped':
-      if (outcome.stop.kind === 'budget')
-        return new BudgetError(
-          `run stopped: ${outcome.stop.message}${spentSoFar(r.summary, plan)}; finished rollouts are kept in ${dir}: continue with a larger budget, ${resume()} --max-cost USD or --max-total-tokens N`,
-        );
-      // A stopping rule that found its answer: the run did what was asked.
-      return null;
+    case 'budget':
+      return new BudgetError(
+        `run stopped: ${outcome.message}${spentSoFar(r.summary, plan)}; finished rollouts are kept in ${dir}: continue with a larger budget, ${resume()} --max-cost USD or --max-total-tokens N`,
+      );
     case 'nothing-completed':
       return new ErrorRateError(
         `no rollout completed (${errored} errored${why}); ${resume()} re-runs them once the cause is fixed`,

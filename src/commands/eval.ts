@@ -1,6 +1,6 @@
 /**
  * `bas eval`: runs a model over the benchmark. Reads flags (over a TOML config, or over the
- * saved run with --resume), hands its plan to the engine (`runEval`), shows its events
+ * saved run with --resume), hands its plan to the engine (`runPlan`), shows its events
  * (progress and notices on stderr) and prints the summary tables (or JSON); the exit code
  * comes from the run's typed outcome.
  *
@@ -13,8 +13,9 @@
 import { progressDisplay } from '../engine/progress.js';
 import type { EvalResult } from '../engine/events.js';
 import { withStopSignal } from '../io/stop-signal.js';
-import { evalNotice, evalPlanFromFlags, outcomeError, renderEvalResult } from './eval-run.js';
-import { runEval, type RunPlan } from '../engine/run-eval.js';
+import { evalNotice, outcomeError, renderEvalResult } from './eval-run.js';
+import { evalPlanFromFlags } from '../api/eval-plan.js';
+import { runPlan, type RunPlan } from '../engine/run-eval.js';
 import type { EvalFlags } from '../settings/settings.js';
 import { checkOutputs } from '../settings/output-paths.js';
 import * as std from '../io/std.js';
@@ -28,7 +29,7 @@ export async function runEvalCommand(plan: RunPlan, err: OutStream): Promise<Eva
   const progress = plan.settings.progress ? progressDisplay({ stream: err }) : null;
   try {
     return await withStopSignal((signal) =>
-      runEval(plan, {
+      runPlan(plan, {
         signal,
         env: std.env(),
         onEvent: (e) => {

@@ -2,8 +2,8 @@
  * `bas leaderboard DIR...`: every run found in the folders given, ranked best first within
  * groups of runs on the same tasks, as text, JSON, Markdown or an HTML page.
  *
- * A DIR is a run folder (it holds results.jsonl), a results file, or a folder of run
- * folders, such as `runs/` or a `bas sweep` folder, looked into two levels deep.
+ * A DIR is a run folder, a results file, or a folder of run folders, such as `runs/` or a
+ * `bas sweep` folder, looked into by runfile's one rule of discovery (runfile/discover.ts).
  */
 import { ConfigError } from '../errors/index.js';
 import { fileSink, withSink } from '../io/output.js';

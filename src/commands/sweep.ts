@@ -23,12 +23,12 @@ import { runInputs } from '../runfile/read.js';
 import { planModels, sweepFile, writeSweepPlan } from '../runfile/sweep-file.js';
 import { withStopSignal } from '../io/stop-signal.js';
 import { evalNotice, outcomeError, renderEvalResult } from './eval-run.js';
-import { readSweep, reworded, type SweepFlags } from './sweep-input.js';
+import { planSweep, reworded, type SweepFlags } from '../api/sweep-plan.js';
 import { pointName, readSweepFolder, renderSweep, renderSweepCsv } from '../report/sweep.js';
 import { durationText } from '../report/provenance.js';
 import { progressDisplay, type ProgressDisplay } from '../engine/progress.js';
 import type { EvalEvent, EvalResult } from '../engine/events.js';
-import { runSweep, type SweepOutcome, type SweepPoint, type SweepRun } from '../engine/sweep.js';
+import { runSweepPlan, type SweepOutcome, type PlannedPoint, type SweepRun } from '../engine/sweep.js';
 import { checkOutputs } from '../settings/output-paths.js';
 import { resumeCommand } from '../settings/resume-command.js';
 import type { RunPlan } from '../engine/run-eval.js';
@@ -61,10 +61,14 @@ class PointLine {
   }
 }
 
+/** How a point whose every reply was cut off by the token limit ends its line. */
+const CUT_OFF = 'every reply cut off by the token limit: recorded as 0';
+
 /** The final words of a point's line: n, reward with its interval, errors, and how it ended. */
-function pointOutcome(r: EvalResult): string {
+function pointOutcome(r: EvalResult, cutOff = false): string {
   const s = r.summary;
-  const e = s.reward;
+  // A point cut off at its budget scores 0 on each rollout it ran (report/sweep.ts).
+  const e = cutOff ? s.reward_errors_as_zero : s.reward;
   const reward =
     e.mean === null
       ? 'no reward'
@@ -77,11 +81,12 @@ function pointOutcome(r: EvalResult): string {
     'endpoint-stopped': ' (stopped by the endpoint)',
     interrupted: ' (interrupted)',
   };
-  return `n ${s.counts.completed}/${r.total}, ${reward}, ${s.counts.errored} errored${how[r.outcome.kind] ?? ''}`;
+  const end = cutOff ? ` (${CUT_OFF})` : (how[r.outcome.kind] ?? '');
+  return `n ${s.counts.completed}/${r.total}, ${reward}, ${s.counts.errored} errored${end}`;
 }
 
 /** Where a point stands, for the words of a failure: `model, 12 rows` (the model only when there are several). */
-function whereOf(run: SweepRun, point: SweepPoint): string {
+function whereOf(run: SweepRun, point: PlannedPoint): string {
   return `${planModels(run.file).length > 1 ? `${point.model}, ` : ''}${pointName(point.spec)}`;
 }
 
@@ -96,7 +101,7 @@ async function runSweepCommand(run: SweepRun, flags: SweepFlags): Promise<SweepO
   let line: PointLine | null = null;
   const total = run.points.length;
   return withStopSignal((signal) =>
-    runSweep(run, {
+    runSweepPlan(run, {
       signal,
       env: std.env(),
       preflight: async (point) => {
@@ -122,8 +127,11 @@ async function runSweepCommand(run: SweepRun, flags: SweepFlags): Promise<SweepO
           case 'point-failed':
             line?.finish('not run');
             return;
+          case 'point-kept':
+            line?.finish(`${CUT_OFF} by an earlier session, not run again`);
+            return;
           case 'point-ended':
-            line?.finish(pointOutcome(e.result));
+            line?.finish(pointOutcome(e.result, e.cut_off));
             if (flags.verbose) std.stderr().write(renderEvalResult(e.result, e.point.plan, false));
             return;
         }
@@ -141,7 +149,7 @@ function sweepError(run: SweepRun, outcome: SweepOutcome): unknown {
   const providers = run.file.flags.providers;
   const resume = (plan: RunPlan): string =>
     resumeCommand(dir, plan, std.env(), { providers: typeof providers === 'string' ? providers : null });
-  const later = (point: SweepPoint) => (m: string) =>
+  const later = (point: PlannedPoint) => (m: string) =>
     `sweep stopped at ${point.spec.model === undefined ? '' : `${point.spec.model}, `}${pointName(point.spec)}: ${asClause(m)}; continue the whole sweep with bas sweep --resume ${dir}`;
   switch (outcome.kind) {
     case 'failed': {
@@ -169,7 +177,7 @@ function sweepError(run: SweepRun, outcome: SweepOutcome): unknown {
     }
     case 'done': {
       if (outcome.failed.length === 0) return null;
-      const spent = outcome.failed.filter((f) => f.result.outcome.kind === 'stopped');
+      const spent = outcome.failed.filter((f) => f.result.outcome.kind === 'budget');
       if (spent.length > 0) return budgetStops(run, spent);
       const first = outcome.failed[0]!;
       const point = run.points[first.index]!;
@@ -189,15 +197,25 @@ function sweepError(run: SweepRun, outcome: SweepOutcome): unknown {
 function budgetStops(run: SweepRun, spent: Array<{ index: number; result: EvalResult }>): Error {
   const first = run.points[spent[0]!.index]!;
   const o = spent[0]!.result.outcome;
-  const why = o.kind === 'stopped' ? o.stop.message : 'its budget is spent';
+  const why = o.kind === 'budget' ? o.message : 'its budget is spent';
   return new BudgetError(
     `${spent.length} of ${run.points.length} runs stopped at their budget (first: ${whereOf(run, first)}: ${why}); each run of a sweep has its own budget: continue each with bas eval --resume ${spent[0]!.result.dir} --max-cost USD (or --max-total-tokens N), then bas sweep --resume ${run.dir} reports the whole grid`,
   );
 }
 
+/**
+ * What the sweep says of its points whose every reply was cut off by the token limit: they are
+ * points of the curve (a score of 0 at that budget), final, and a resume keeps them; measuring
+ * them takes a larger limit, which is a new sweep (a sweep's settings are fixed).
+ */
+function cutOffNote(run: SweepRun, indices: number[]): string {
+  const where = indices.map((i) => whereOf(run, run.points[i]!)).join('; ');
+  return `bas: ${where}: every reply was cut off by the token limit, so the first-contact rule stopped the run after 3 rollouts; recorded as 0 and not run again by a resume. To measure it, run a new sweep into another --output with a larger --max-tokens\n`;
+}
+
 export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
   if ([flags.json, flags.csv].filter(Boolean).length > 1) throw new ConfigError('give --json or --csv, not both');
-  const run = await readSweep(words, flags);
+  const run = await planSweep(words, flags);
   const { dir, file, fresh } = run;
   // Every output is checked before the first point runs: the HTML page may not be written
   // into the sweep folder, which the sweep fills itself.
@@ -242,5 +260,6 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
     );
   if (flags.html) std.stderr().write(`bas: HTML sweep written to ${flags.html}\n`);
   if (flags.svg) std.stderr().write(`bas: SVG figure written to ${flags.svg}\n`);
+  if (outcome.cut_off.length > 0) std.stderr().write(cutOffNote(run, outcome.cut_off));
   if (error !== null) throw error;
 }

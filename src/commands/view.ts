@@ -4,8 +4,7 @@
  * read from an environment variable (never the command line, where `ps` shows it).
  */
 import { statSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { ConfigError } from '../errors/index.js';
 import { COMMAND_FLAGS } from '../settings/command-flags.js';
 import { readFlags, tokenFromVar } from '../settings/flag.js';
@@ -50,17 +49,7 @@ export function viewOptions(
     host,
     token,
     maxConnections: f.maxConnections,
-    indexDir: indexDirOf(f.indexDir, env),
-    indexMaxBytes: f.indexMaxMb * 1024 * 1024,
   };
-}
-
-/** Where indexes are kept: `--index-dir`, else the user's cache folder ($XDG_CACHE_HOME, else ~/.cache); "none": nowhere. */
-function indexDirOf(given: string | null, env: NodeJS.ProcessEnv): string | null {
-  if (given === 'none') return null;
-  if (given !== null) return resolve(given);
-  const xdg = env.XDG_CACHE_HOME;
-  return join(xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.cache'), 'bas', 'view');
 }
 
 /** Writes the bundle of `--bundle FILE` (every run under the folder, every rollout, the app). */
@@ -86,7 +75,7 @@ export async function view(dir: string | undefined, flags: Record<string, unknow
   std
     .stdout()
     .write(
-      `bas view: listening on ${server.url} (the runs under ${o.root}; indexes kept in ${o.indexDir ?? 'memory only'}${o.token ? '; add ?token=… to the address' : ''})\n`,
+      `bas view: listening on ${server.url} (the runs under ${o.root}${o.token ? '; add ?token=… to the address' : ''})\n`,
     );
   await runUntilStopped(server, (signal) => std.stderr().write(`bas view: ${signal}: stopping\n`));
 }

@@ -1,6 +1,6 @@
 /**
  * One eval through a provider's batch engine (`bas eval --batch`), as a library call like
- * runEval: writes the request lines of every rollout without a scored record, cut within the
+ * runPlan: writes the request lines of every rollout without a scored record, cut within the
  * provider's limits; checks the worst case against the budget before anything is sent;
  * uploads each file and creates its batch, recording both ids in run.json before the first
  * poll; polls (batch-poll.ts); grades the output and error files into results.jsonl. A
@@ -218,7 +218,9 @@ function finish(
 ): BatchRunResult {
   const summary = s.recorded.summary();
   const total = s.plan.tasks.n * s.plan.tasks.rollouts;
-  const base = { dir: s.dir, summary, total, ranHere, elapsedS: (Date.now() - started) / 1000, unread };
+  const elapsed_s = (Date.now() - started) / 1000;
+  // A batch session records what it set out to: every request's line, replied or not.
+  const base = { dir: s.dir, summary, total, ran_here: ranHere, recorded_here: ranHere, elapsed_s, unread };
   if (stop?.kind === 'nothing-to-do') {
     return { ...base, info: s.plan.resume!.run, outcome: stop };
   }
@@ -226,10 +228,10 @@ function finish(
   const pace = { adaptive: false, max: 0, final: 0, lowest: 0, changes: [], dropped: 0 };
   const info = s.folder.end(status, summary, pace, null, { batch: s.state });
   const { errored, rollouts } = summary.counts;
-  const maxErrorRate = s.plan.limits.maxErrorRate;
-  const verdict = errorBudget(summary.counts, maxErrorRate);
+  const max_error_rate = s.plan.limits.maxErrorRate;
+  const verdict = errorBudget(summary.counts, max_error_rate);
   let outcome: EvalOutcome = stop ?? { kind: 'ok' };
-  if (!stop && verdict === 'over-error-budget') outcome = { kind: verdict, errored, rollouts, maxErrorRate };
+  if (!stop && verdict === 'over-error-budget') outcome = { kind: verdict, errored, rollouts, max_error_rate };
   else if (!stop && verdict === 'nothing-completed') outcome = { kind: verdict };
   return { ...base, info, outcome };
 }

@@ -1,5 +1,5 @@
 /**
- * What `runEval` tells its caller while it works, and what it hands back. The engine prints
+ * What `runPlan` tells its caller while it works, and what it hands back. The engine prints
  * nothing: a front end (the CLI, a sweep, a user's program) turns these into lines, a
  * progress bar or nothing at all, and chooses an exit code from the outcome.
  */
@@ -7,7 +7,6 @@ import type { Failure } from '../endpoint/classify.js';
 import type { RolloutRecord } from '../runfile/record.js';
 import type { RunInfo } from '../runfile/run-info.js';
 import type { Summary } from '../summary/summary.js';
-import type { RunStop } from './stop.js';
 import type { SequentialRecord } from '../summary/confidence-sequence.js';
 
 /** One event of a run, in the order they happen. */
@@ -29,8 +28,8 @@ export type EvalEvent =
       concurrency: number;
     }
   | { type: 'rollout-started'; index: number; rollout: number }
-  /** An attempt failed and will be retried after `delayMs`. */
-  | { type: 'retry'; index: number; rollout: number; attempt: number; delayMs: number; failure: Failure }
+  /** An attempt failed and will be retried after `delay_ms`. */
+  | { type: 'retry'; index: number; rollout: number; attempt: number; delay_ms: number; failure: Failure }
   /** A rollout ended and its record is on its way to results.jsonl (`record.error` null when it was scored). */
   | { type: 'rollout'; record: RolloutRecord }
   /** The number of requests allowed in flight changed (rate limits). */
@@ -70,8 +69,8 @@ export type EvalOutcome =
   | { kind: 'endpoint-stopped'; failure: Failure; restartable: boolean }
   /** Every rollout ran, and none was scored (at least one errored). */
   | { kind: 'nothing-completed' }
-  /** More rollouts errored than `maxErrorRate` allows. */
-  | { kind: 'over-error-budget'; errored: number; rollouts: number; maxErrorRate: number }
+  /** More rollouts errored than `max_error_rate` allows. */
+  | { kind: 'over-error-budget'; errored: number; rollouts: number; max_error_rate: number }
   /**
    * The caller's signal stopped the run; `reason` is the signal's reason. `complete` is true
    * when every rollout was recorded all the same (the stop came after the last one): run.json
@@ -79,17 +78,17 @@ export type EvalOutcome =
    */
   | { kind: 'interrupted'; reason: unknown; complete: boolean }
   /**
-   * A rule stopped the run before its last rollout: its budget (`stop.kind` `budget`), or a
-   * stopping rule (`precision`, `decided`). run.json's status says which (stop.ts).
+   * The next request did not fit in `--max-cost` / `--max-total-tokens`: the run stopped before
+   * its last rollout (run.json's status `budget`). `message` says which budget, in one line.
    */
-  | { kind: 'stopped'; stop: RunStop }
+  | { kind: 'budget'; message: string }
   /**
    * A stopping rule was reached: `--precision` (status `precision`) or a verdict of `--against
    * RUN --until decided` (status `decided`); the run stopped there, within the error budget.
    */
   | { kind: 'precision' | 'decided'; sequential: SequentialRecord };
 
-/** What `runEval` returns. */
+/** What `runPlan` returns. */
 export interface EvalResult {
   dir: string;
   /** run.json as it was written last. */
@@ -100,11 +99,11 @@ export interface EvalResult {
   /** Rollouts the run (or its shard) sets out to do: tasks × rollouts. */
   total: number;
   /** Rollouts this call set out to run (fewer than the run's on a resume; 0 with nothing to do). */
-  ranHere: number;
-  /** Rollouts this call recorded: fewer than `ranHere` when it stopped early (since 0.4.1). */
-  recordedHere?: number;
+  ran_here: number;
+  /** Rollouts this call recorded: fewer than `ran_here` when it stopped early. */
+  recorded_here: number;
   /** Seconds this call spent running rollouts. */
-  elapsedS: number;
+  elapsed_s: number;
   /** The anytime-valid interval of a run with `--precision` or `--until decided`, as run.json's `sequential` holds it; else absent. */
   sequential?: SequentialRecord;
 }

@@ -1,5 +1,5 @@
 /**
- * The progress display: follows runEval's events and writes to the stream it is given (the
+ * The progress display: follows runPlan's events and writes to the stream it is given (the
  * CLI gives stderr; the engine itself writes nowhere). On a terminal
  * one line is redrawn in place (at most ten times a second); in a pipe or a log, a plain line
  * every tenth of the run (and at most every five seconds), so CI logs stay short.

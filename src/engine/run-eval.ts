@@ -1,5 +1,5 @@
 /**
- * One eval as a library call: `runEval(plan, { signal, onEvent })` runs (or resumes) a run in a
+ * One eval as a library call: `runPlan(plan, { signal, onEvent })` runs (or resumes) a run in a
  * run folder and returns its run.json, its summary and a typed outcome. The plan
  * (src/settings/plan.ts) says everything: the engine reads no setting of its own.
  * It writes nothing to stdout or stderr, never exits the process and installs no process-wide
@@ -45,7 +45,7 @@ export type { EvalResult } from './events.js';
 export type RunPlan = EvalPlan<RunInfo>;
 
 /** How to run: how to stop it and who hears its events (the plan says what and where). */
-export interface RunEvalOptions {
+export interface RunPlanOptions {
   /** Aborting it stops the run: no new rollout starts, those in flight are dropped (a resume redoes them). */
   signal?: AbortSignal;
   /** Called with every event, synchronously; it must not throw. */
@@ -72,7 +72,7 @@ function makeClient(target: RunPlan['target'], env: NodeJS.ProcessEnv): ModelCli
 function budgetOutcome(summary: Summary, maxErrorRate: number): EvalOutcome {
   const { errored, rollouts } = summary.counts;
   const verdict = errorBudget(summary.counts, maxErrorRate);
-  if (verdict === 'over-error-budget') return { kind: verdict, errored, rollouts, maxErrorRate };
+  if (verdict === 'over-error-budget') return { kind: verdict, errored, rollouts, max_error_rate: maxErrorRate };
   return { kind: verdict };
 }
 
@@ -130,9 +130,9 @@ async function openResume(
         summary,
         outcome: { kind: 'nothing-to-do' },
         total,
-        ranHere: 0,
-        recordedHere: 0,
-        elapsedS: 0,
+        ran_here: 0,
+        recorded_here: 0,
+        elapsed_s: 0,
       };
     }
     emit({ type: 'resuming', dir, pending: left, total });
@@ -150,7 +150,7 @@ async function openResume(
  */
 async function prepare(
   plan: RunPlan,
-  options: RunEvalOptions,
+  options: RunPlanOptions,
   scope: Scope,
   resumed: Resumed | null,
 ): Promise<{ client: ModelClient; rule: RunRule | null }> {
@@ -197,7 +197,7 @@ function endpointsOf(
     warn(
       `${dir} was run against ${saved.base_url}${saved.provider ? ` (provider ${saved.provider})` : ''} and continues against ${here.base_url}${here.provider ? ` (provider ${here.provider})` : ''}; run.json records each endpoint with the rollouts it answered`,
     );
-  if (plan.limits.budget && (fresh.sampling?.max_tokens ?? null) === null)
+  if (plan.limits.budget && plan.record.sampling.max_tokens === null)
     warn(
       'the budget is kept by estimate without --max-tokens: each request is reserved 1.5 times the longest completion seen so far, and a reply longer than that can take the run past it; set --max-tokens for a hard bound (docs/cost.md, Budgets)',
     );
@@ -282,7 +282,8 @@ function outcomeOf(
   }
   if (stopped?.kind === 'interrupted' || (stopped === null && signal?.aborted))
     return { kind: 'interrupted', reason: signal?.reason, complete };
-  if (stopped && !complete) return { kind: 'stopped', stop: stopped };
+  // A stopping rule's stop was answered above; the one other rule that stops a run is its budget.
+  if (stopped?.kind === 'budget' && !complete) return { kind: 'budget', message: stopped.message };
   return budgetOutcome(summary, ctx.maxErrorRate);
 }
 
@@ -291,7 +292,7 @@ function outcomeOf(
  * is final and the folder is released. Bad folders reject with a ConfigError, a failing disk
  * with a FatalRunError; how the run itself went is the result's `outcome`.
  */
-export async function runEval(plan: RunPlan, options: RunEvalOptions = {}): Promise<EvalResult> {
+export async function runPlan(plan: RunPlan, options: RunPlanOptions = {}): Promise<EvalResult> {
   const emit = options.onEvent ?? (() => {});
   const scope = scopeOf(plan);
   const saved: RunInfo | null = plan.resume?.run ?? null;
@@ -317,7 +318,7 @@ export async function runEval(plan: RunPlan, options: RunEvalOptions = {}): Prom
 /** One session's work on a taken folder: the runner over the pairs left, then run.json's end. */
 interface Session {
   plan: RunPlan;
-  options: RunEvalOptions;
+  options: RunPlanOptions;
   emit: (e: EvalEvent) => void;
   scope: Scope;
   saved: RunInfo | null;
@@ -354,8 +355,8 @@ async function runSession(x: Session, resumed: Resumed | null): Promise<EvalResu
     episodeTimeoutMs: limits.episodeTimeoutMs,
     requestTimeoutMs: limits.requestTimeoutMs,
     adaptive: limits.adapt,
-    endpoint: info.base_url ?? 'the endpoint',
-    maxTokens: fresh.sampling?.max_tokens ?? null,
+    endpoint: plan.record.base_url ?? 'the endpoint',
+    maxTokens: plan.record.sampling.max_tokens,
     ...budgetOf(plan, saved, recorded),
     sink: (record) => {
       folder.append(record);
@@ -400,7 +401,7 @@ async function finish(
   const summary = withSpend(records, spendBeside(saved, [{ spend: run.spend }]));
   const status = endStatus(run, complete, reached && sequential ? sequential.rule : null);
   const final = folder.end(status, summary, run.pace, run.spend, sequential ? { sequential } : {});
-  const elapsedS = (Date.parse(final.ended_at!) - s.started) / 1000;
+  const elapsed_s = (Date.parse(final.ended_at!) - s.started) / 1000;
   const ctx = { complete, reached, summary, maxErrorRate: plan.limits.maxErrorRate, signal: x.options.signal };
   const outcome = outcomeOf(run, ctx, sequential);
   return {
@@ -409,9 +410,9 @@ async function finish(
     summary,
     outcome,
     total: scope.total,
-    ranHere: s.pending,
-    recordedHere: s.recordedHere,
-    elapsedS,
+    ran_here: s.pending,
+    recorded_here: s.recordedHere,
+    elapsed_s,
     ...(sequential ? { sequential } : {}),
   };
 }

@@ -4,7 +4,6 @@
  * events and knows nothing about how (or whether) they are shown.
  */
 import { setMaxListeners } from 'node:events';
-import pLimit from 'p-limit';
 import { generateTask } from '../task/generate.js';
 import { scoreReply } from '../task/score.js';
 import type { AnswerKey, ChatMessage, TaskConfig } from '../task/types.js';
@@ -22,6 +21,18 @@ import type { SessionSpend } from '../runfile/sessions.js';
 import type { RunStop } from './stop.js';
 
 type Finished = Exclude<EpisodeResult, { kind: 'aborted' }>;
+
+/**
+ * How long the slow start waits on its one rollout before it opens the run anyway. The
+ * refusals of a run that can only fail (a bad key, a model the endpoint does not serve, a
+ * parameter it rejects) come back in well under a second, so these still cost at most three
+ * requests; a first reply that is merely slow (a reasoning model, a cold server, a stalled
+ * stream) no longer holds every other rollout for the whole of it: with a 480 s episode and
+ * slow replies, each run started one full reply late. The price: a reply that is unusable
+ * every time (empty, cut by the token limit) and slower than this costs up to -c requests
+ * before first contact stops the run, not 3.
+ */
+const FIRST_REPLY_PATIENCE_MS = 10_000;
 
 /**
  * A task as the runner holds it: the prompt, the answer key and each row's figures, nothing else. A run holds
@@ -152,7 +163,7 @@ const SLICE_MS = 1;
 /** What the runner tells its listeners. */
 export interface RunnerEvents {
   start: { index: number; rollout: number };
-  retry: { index: number; rollout: number; attempt: number; delayMs: number; failure: Failure };
+  retry: { index: number; rollout: number; attempt: number; delay_ms: number; failure: Failure };
   /** A rollout ended with a score. */
   done: { record: RolloutRecord };
   /** A rollout ended with a typed error. */
@@ -213,6 +224,8 @@ export class Runner {
   /** Wakes the loop of run() (a pair settled, or first contact was made). */
   private wake: (() => void) | null = null;
   private readonly slowStart: boolean;
+  /** False once a rollout of the slow start was out for FIRST_REPLY_PATIENCE_MS: it was not refused at once. */
+  private patient = true;
 
   constructor(private readonly o: RunnerOptions) {
     // Every episode in flight listens to the stop signal: that is c listeners, not a leak.
@@ -289,7 +302,6 @@ export class Runner {
    * wait on the model, not between a reply and the next request.
    */
   async run(pairs: Iterable<readonly [number, number]>): Promise<RunOutcome> {
-    const limit = pLimit(this.o.concurrency);
     // Pairs started and not yet settled. A count, not a set of their promises: a set that
     // lives the whole run and grows and shrinks by one on every pair reallocates its table,
     // and each table outlives the young collections.
@@ -303,14 +315,18 @@ export class Runner {
     for (;;) {
       // Slow start: until first contact is made (a reply came back, or the first-contact rule
       // can no longer stop the run), one rollout at a time, so an endpoint that can only fail
-      // is paid for at most three requests (first-contact.ts) whatever -c is.
+      // is paid for at most three requests (first-contact.ts) whatever -c is; no longer than
+      // FIRST_REPLY_PATIENCE_MS on one rollout.
       await this.untilFree(
         queue,
-        () => limit.activeCount + limit.pendingCount + backlog.size,
+        () => running + backlog.size,
         held,
         () => running,
       );
       if (this.stopped) break;
+      // A pair prepared while the slots were busy starts at once, in the same turn as the reply
+      // that freed its slot: a burst of replies sends its follow-ups before any is scored.
+      const prepared = queue.ready > 0;
       const next = queue.take();
       if (!next) break;
       const { task: t, rollout } = next;
@@ -318,10 +334,11 @@ export class Runner {
       // burst of replies sends its follow-up requests first.
       open++;
       running++;
-      void limit(() => this.episode(t, rollout))
+      const watched = this.holdingStart ? this.watchFirst() : null;
+      void this.episode(t, rollout)
         .then((result) => {
           running--;
-          if (!this.contact.settled || this.stopped) this.nudge();
+          this.nudge();
           return result ? backlog.later(() => this.finish(t, rollout, result)) : undefined;
         })
         .catch((err: unknown) => {
@@ -330,6 +347,7 @@ export class Runner {
           this.stop();
         })
         .finally(() => {
+          if (watched) clearTimeout(watched);
           open--;
           this.nudge();
         });
@@ -337,7 +355,7 @@ export class Runner {
       // leaves before the next is prepared (rather than the whole cold burst being prepared
       // before any byte goes out), and later a reply is never kept waiting behind a run of
       // preparation.
-      await nextTurn();
+      if (!prepared) await nextTurn();
     }
     while (open > 0) await new Promise<void>((resolve) => (this.wake = resolve));
     if (failure) throw failure;
@@ -364,7 +382,8 @@ export class Runner {
    */
   private async untilFree(queue: PairQueue, holding: () => number, held: number, running: () => number): Promise<void> {
     while (this.mustWait(holding(), held, running())) {
-      if (this.slowStart && !this.contact.settled && queue.ready < this.o.concurrency && queue.prepare()) {
+      // A wave is prepared while the slots are busy, so a freed slot's next request is ready.
+      if (queue.ready < this.o.concurrency && queue.prepare()) {
         await nextTurn();
         continue;
       }
@@ -373,12 +392,32 @@ export class Runner {
   }
 
   /**
-   * Whether the next pair must wait: `holding` pairs are held of at most `held`, or the slow
-   * start keeps one rollout at a time while `running` is not zero. Never once the run stopped.
+   * Whether the next pair must wait: `running` episodes fill `--concurrency` (an episode's
+   * timeout runs from its start, so none starts to wait for a request slot), `holding` pairs
+   * are held of at most `held`, or the slow start keeps one rollout at a time while `running` is
+   * not zero. Never once the run stopped. The requests in flight are capped by the pace alone
+   * (endpoint/pace.ts), which may hold them below `--concurrency` under rate limits.
    */
   private mustWait(holding: number, held: number, running: number): boolean {
     if (this.stopped) return false;
-    return holding >= held || (running > 0 && this.slowStart && !this.contact.settled);
+    if (running >= this.o.concurrency || holding >= held) return true;
+    return running > 0 && this.holdingStart;
+  }
+
+  /** True while the slow start holds the run to one rollout at a time. */
+  private get holdingStart(): boolean {
+    return this.slowStart && this.patient && !this.contact.settled;
+  }
+
+  /** Opens the run when the slow start's rollout is still out after FIRST_REPLY_PATIENCE_MS. */
+  private watchFirst(): NodeJS.Timeout {
+    const timer = setTimeout(() => {
+      this.patient = false;
+      this.nudge();
+    }, FIRST_REPLY_PATIENCE_MS);
+    // The episode holds timers of its own; this one alone must not keep the process alive.
+    timer.unref();
+    return timer;
   }
 
   /** Runs the episode; null when it was aborted or stopped the run. */
@@ -392,7 +431,7 @@ export class Runner {
       episodeTimeoutMs: this.o.episodeTimeoutMs,
       requestTimeoutMs: this.o.requestTimeoutMs,
       stop: this.abort.signal,
-      onRetry: (attempt, delayMs, f) => this.emit('retry', { index, rollout, attempt, delayMs, failure: f }),
+      onRetry: (attempt, delayMs, f) => this.emit('retry', { index, rollout, attempt, delay_ms: delayMs, failure: f }),
       onAttempt: (f) => {
         const unreachable = this.contact.attempt(f);
         if (unreachable) this.stopFor(unreachable);

@@ -8,10 +8,11 @@ import { join } from 'node:path';
 import { SummaryBuilder, type Summary } from '../summary/summary.js';
 import type { Warn } from '../runfile/read.js';
 import { pairKey, splitPairKey, type PairKey, type RolloutRecord } from '../runfile/record.js';
-import { modelFolderPart, RESULTS_FILE } from '../runfile/files.js';
+import { modelFolderPart, resultsPath } from '../runfile/files.js';
 import { makeRunInfo, type RunInfo } from '../runfile/run-info.js';
 import { foldWinningRecords, SummaryFold, type RunBounds } from '../runfile/winners.js';
 import { inShard, shardSize, type Shard } from '../settings/shard.js';
+import type { RunJsonSettings } from '../settings/plan.js';
 import { GENERATOR_VERSION } from '../task/generate.js';
 import { PROMPT_VERSION } from '../task/prompt.js';
 
@@ -29,28 +30,11 @@ export function defaultOutputDir(model: string, shard: Shard | null = null, now 
 }
 
 /** run.json of a new session: the plan's record (its settings and endpoint), running from `startedAt`. */
-export function runInfoFor(record: Record<string, unknown>, startedAt: Date): RunInfo {
-  const declared = record as Pick<
-    RunInfo,
-    | 'model'
-    | 'task'
-    | 'n'
-    | 'rollouts'
-    | 'sampling'
-    | 'concurrency'
-    | 'timeout_s'
-    | 'request_timeout_s'
-    | 'max_retries'
-    | 'prices'
-    | 'api_key_var'
-    | 'shard'
-    | 'base_url'
-    | 'provider'
-  >;
+export function runInfoFor(record: RunJsonSettings, startedAt: Date): RunInfo {
   return makeRunInfo({
     generator: GENERATOR_VERSION,
     prompt_version: PROMPT_VERSION,
-    ...declared,
+    ...record,
     indices: null,
     status: 'running',
     started_at: startedAt.toISOString(),
@@ -145,7 +129,7 @@ export async function readRecorded(
   bounds: RunBounds | null = null,
   opts: { rewards?: boolean } = {},
 ): Promise<Recorded> {
-  const results = join(dir, RESULTS_FILE);
+  const results = resultsPath(dir);
   const start = (): RecordedFold => new RecordedFold(opts.rewards ? new Map() : null);
   const fold = existsSync(results) ? (await foldWinningRecords(results, start, { bounds, warn })).fold : start();
   return {
@@ -201,7 +185,7 @@ export async function rolloutsLeft(
   rollouts: number,
   shard: Shard | null,
 ): Promise<{ pending: number; total: number }> {
-  const results = join(dir, RESULTS_FILE);
+  const results = resultsPath(dir);
   const finished = existsSync(results)
     ? (
         await foldWinningRecords(results, () => new RecordedFold(), {
@@ -218,7 +202,7 @@ export async function rolloutsLeft(
  * compares with them): its results file read once, its run.json not at all (the caller has it).
  */
 export async function readRewards(dir: string, bounds: RunBounds): Promise<Map<PairKey, number>> {
-  const results = join(dir, RESULTS_FILE);
+  const results = resultsPath(dir);
   const rewards = new Map<PairKey, number>();
   if (!existsSync(results)) return rewards;
   const take = (r: RolloutRecord): void => {
@@ -243,7 +227,7 @@ export async function readRewards(dir: string, bounds: RunBounds): Promise<Map<P
  * tasks 0..`lastIndex` summarised, later tasks' rollouts counted apart (their tokens in the sums).
  */
 export async function summaryThrough(dir: string, bounds: RunBounds, lastIndex: number): Promise<Summary> {
-  const results = join(dir, RESULTS_FILE);
+  const results = resultsPath(dir);
   const start = (): SummaryFold => new SummaryFold(bounds, lastIndex);
   const fold = existsSync(results)
     ? (await foldWinningRecords(results, start, { bounds, warn: () => {} })).fold

@@ -22,8 +22,6 @@ export interface RunStop {
   message: string;
   /** The endpoint's failure, for `fatal`. */
   failure?: Failure;
-  /** Whatever the rule that stopped the run wants to hand to its caller (an interval, a verdict). */
-  detail?: unknown;
 }
 
 /** The status run.json gets when a run stopped for `stop` before its last pair. */

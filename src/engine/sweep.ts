@@ -1,7 +1,7 @@
 /**
- * A sweep as a library call: `runSweep(sweep, { signal, onEvent })` runs one eval per point of
- * a planned grid (each through `runEval`, in its own run folder), one after the other, and
- * says how it ended. Like runEval it prints nothing and installs no handler: the points' own
+ * A sweep as a library call: `runSweepPlan(sweep, { signal, onEvent })` runs one eval per point of
+ * a planned grid (each through `runPlan`, in its own run folder), one after the other, and
+ * says how it ended. Like runPlan it prints nothing and installs no handler: the points' own
  * events come out wrapped with the point they belong to, and `bas sweep` renders them.
  *
  * What a point runs is decided before the first one starts (`planPoint`, pure): a new point's
@@ -11,14 +11,14 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { RUN_FILE } from '../runfile/files.js';
-import { heldRun } from '../runfile/results.js';
+import { cutOffRun, heldRun } from '../runfile/results.js';
 import { removeSweepPlan, type SweepPlan, type SweepPlanPoint } from '../runfile/sweep-file.js';
 import { planOf } from '../settings/plan.js';
 import type { EvalEvent, EvalResult } from './events.js';
-import { runEval, type RunPlan } from './run-eval.js';
+import { runPlan, type RunPlan } from './run-eval.js';
 
 /** One run of the grid: where it stands in sweep.json, its model, its folder and its plan. */
-export interface SweepPoint {
+export interface PlannedPoint {
   spec: SweepPlanPoint;
   model: string;
   dir: string;
@@ -33,7 +33,7 @@ export interface SweepRun {
   file: SweepPlan;
   /** A sweep begun by this call (sweep.json just written), not a resume. */
   fresh: boolean;
-  points: SweepPoint[];
+  points: PlannedPoint[];
 }
 
 /**
@@ -41,7 +41,7 @@ export interface SweepRun {
  * config) with the point's rows, fault rate (null: the model plan's), budget (a budget sweep's
  * reasoning effort or token limit) and folder.
  */
-export function planPoint(base: RunPlan, spec: SweepPlanPoint, dir: string): SweepPoint {
+export function planPoint(base: RunPlan, spec: SweepPlanPoint, dir: string): PlannedPoint {
   const s = base.settings;
   const settings = {
     ...s,
@@ -56,31 +56,36 @@ export function planPoint(base: RunPlan, spec: SweepPlanPoint, dir: string): Swe
 }
 
 /** What `onEvent` hears: a point starting, each event of its run, and how it ended. */
-export type SweepEvent =
-  | { type: 'point-started'; index: number; point: SweepPoint }
-  | { type: 'point-event'; index: number; point: SweepPoint; event: EvalEvent }
-  | { type: 'point-ended'; index: number; point: SweepPoint; result: EvalResult }
+export type PointEvent =
+  | { type: 'point-started'; index: number; point: PlannedPoint }
+  | { type: 'point-event'; index: number; point: PlannedPoint; event: EvalEvent }
+  /** `cut_off`: the first-contact rule stopped it, every reply cut off by the token limit: recorded as 0. */
+  | { type: 'point-ended'; index: number; point: PlannedPoint; result: EvalResult; cut_off: boolean }
+  /** A point recorded as cut off by an earlier session: not run again. */
+  | { type: 'point-kept'; index: number; point: PlannedPoint }
   /** Its run rejected: the sweep ends `failed` with the error. */
-  | { type: 'point-failed'; index: number; point: SweepPoint };
+  | { type: 'point-failed'; index: number; point: PlannedPoint };
 
 /**
  * How a sweep ended. `done`: every point ran (`failed` lists those over their error budget,
- * with nothing completed, whose rollouts a resume runs again, or stopped at their spending budget). `stopped`: a point was
+ * with nothing completed, whose rollouts a resume runs again, or stopped at their spending
+ * budget; `cut_off` those whose every reply was cut off by the token limit, recorded as a
+ * score of 0 and never run again: a real point of a budget's curve). `stopped`: a point was
  * interrupted or stopped by its endpoint; `failed`: a point's run rejected with `error` (a bad
  * folder, a refused key before any request). The points after either did not run.
  * `withdrawn`: nothing of a new sweep was scored, so sweep.json was taken back and the same
  * command may start it again in the same folder.
  */
 export type SweepOutcome =
-  | { kind: 'done'; failed: Array<{ index: number; result: EvalResult }> }
+  | { kind: 'done'; failed: Array<{ index: number; result: EvalResult }>; cut_off: number[] }
   | { kind: 'stopped'; index: number; result: EvalResult; withdrawn: boolean }
   | { kind: 'failed'; index: number; error: unknown; withdrawn: boolean };
 
-export interface RunSweepOptions {
+export interface SweepPlanOptions {
   signal?: AbortSignal;
-  onEvent?: (event: SweepEvent) => void;
+  onEvent?: (event: PointEvent) => void;
   /** Called before a point's run takes its folder, once there is work to do (`bas sweep --check`). */
-  preflight?: (point: SweepPoint) => Promise<void>;
+  preflight?: (point: PlannedPoint) => Promise<void>;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -97,15 +102,22 @@ async function withdrawn(sweep: SweepRun, index: number): Promise<boolean> {
 }
 
 /** Runs every point of `sweep` in order, and resolves with how it ended. */
-export async function runSweep(sweep: SweepRun, options: RunSweepOptions = {}): Promise<SweepOutcome> {
+export async function runSweepPlan(sweep: SweepRun, options: SweepPlanOptions = {}): Promise<SweepOutcome> {
   const emit = options.onEvent ?? (() => {});
   const failed: Array<{ index: number; result: EvalResult }> = [];
+  const cutOff: number[] = [];
   for (const [index, point] of sweep.points.entries()) {
     emit({ type: 'point-started', index, point });
+    // A point recorded as cut off is final: a resume would spend three more requests to learn it again.
+    if (point.resumed && (await cutOffRun(point.dir))) {
+      emit({ type: 'point-kept', index, point });
+      cutOff.push(index);
+      continue;
+    }
     let result: EvalResult;
     try {
       const preflight = options.preflight;
-      result = await runEval(point.plan, {
+      result = await runPlan(point.plan, {
         signal: options.signal,
         env: options.env,
         onEvent: (event) => emit({ type: 'point-event', index, point, event }),
@@ -115,11 +127,16 @@ export async function runSweep(sweep: SweepRun, options: RunSweepOptions = {}): 
       emit({ type: 'point-failed', index, point });
       return { kind: 'failed', index, error: err, withdrawn: await withdrawn(sweep, index) };
     }
-    emit({ type: 'point-ended', index, point, result });
     const kind = result.outcome.kind;
+    const cut = kind === 'endpoint-stopped' && (await cutOffRun(point.dir));
+    emit({ type: 'point-ended', index, point, result, cut_off: cut });
+    if (cut) {
+      cutOff.push(index);
+      continue;
+    }
     // A run stopped at its own budget (each run of a sweep has the whole --max-cost): the
     // others still run, and the sweep says so at its end.
-    if (kind === 'over-error-budget' || kind === 'nothing-completed' || kind === 'stopped')
+    if (kind === 'over-error-budget' || kind === 'nothing-completed' || kind === 'budget')
       failed.push({ index, result });
     else if (kind === 'interrupted' || kind === 'endpoint-stopped') {
       // A fresh sweep whose first point was refused before scoring anything may start again.
@@ -127,5 +144,5 @@ export async function runSweep(sweep: SweepRun, options: RunSweepOptions = {}): 
       return { kind: 'stopped', index, result, withdrawn: back };
     }
   }
-  return { kind: 'done', failed };
+  return { kind: 'done', failed, cut_off: cutOff };
 }

@@ -71,17 +71,6 @@ export function tempNameFor(target: string): string {
   return join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
 }
 
-const TEMP_NAME = /^\.(.+)\.\d+\.[0-9a-f]{8}\.tmp$/;
-
-/**
- * The name of the file a temporary file of this module's is written for (`tempNameFor`), or
- * null when `name` (a bare file name) is not one: a folder's owner can tell a write left
- * unfinished by a killed process from its own files.
- */
-export function tempTarget(name: string): string | null {
-  return TEMP_NAME.exec(name)?.[1] ?? null;
-}
-
 /** Writes all of `bytes` to `fd`: continues after a short write, fails when nothing moves. */
 export function writeFully(fd: number, bytes: Uint8Array): void {
   for (let done = 0; done < bytes.length;) {
@@ -95,12 +84,6 @@ export function writeFully(fd: number, bytes: Uint8Array): void {
 export interface AtomicOptions {
   /** The new file's permissions before the umask (0o600 for a file only its user may read). */
   mode?: number;
-  /**
-   * Whether `commit` waits for the bytes to reach the disk before the rename (the default). A
-   * cache that is checked when read and made again when it does not fit (`bas view`'s kept
-   * indexes) is not flushed: a synchronous flush of megabytes would stall the process.
-   */
-  flush?: boolean;
 }
 
 /**
@@ -120,17 +103,13 @@ export class AtomicFile {
   /** Null when writing straight into a FIFO or a device. */
   private readonly temp: string | null;
 
-  /** Whether `commit` flushes the bytes to disk before the rename (`AtomicOptions.flush`). */
-  private readonly flush: boolean;
-
   /** `label` names the file in errors (a flag such as `--out`, or nothing). */
   constructor(
     readonly path: string,
     private readonly label?: string,
     noFollow = false,
-    { mode = 0o666, flush = true }: AtomicOptions = {},
+    { mode = 0o666 }: AtomicOptions = {},
   ) {
-    this.flush = flush;
     const named = label ? `${label} ` : '';
     let target = path;
     let st = statOrNull(path, lstatSync);
@@ -177,7 +156,7 @@ export class AtomicFile {
     }
   }
 
-  /** Flushes to disk (unless made with `flush: false`) and renames over the target. */
+  /** Flushes to disk and renames over the target. */
   commit(): void {
     if (this.fd === null) throw new Error(`${this.path} is already closed`);
     const fd = this.fd;
@@ -188,7 +167,7 @@ export class AtomicFile {
         closeSync(fd);
         return;
       }
-      if (this.flush) fsyncSync(fd);
+      fsyncSync(fd);
       closeSync(fd);
       this.fd = null;
       renameSync(this.temp, this.target);

@@ -23,7 +23,7 @@ export function readFully(readAt: ReadAt, into: Buffer, position: number): numbe
 }
 
 /** Positioned reads of an open file descriptor. */
-export function readAtFd(fd: number): ReadAt {
+function readAtFd(fd: number): ReadAt {
   return (into, position) => readSync(fd, into, 0, into.length, position);
 }
 

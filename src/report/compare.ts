@@ -11,8 +11,7 @@ import { terminalText } from '../io/terminal-text.js';
 import { sameTaskConfig } from '../task/config.js';
 import type { TaskConfig } from '../task/types.js';
 import { versionClash } from '../runfile/versions.js';
-import type { RunData } from './read.js';
-import { readRunsAhead } from './read-ahead.js';
+import { readRun, type RunData } from './read.js';
 import { ConfigError } from '../errors/index.js';
 import { stderrWarn, type Warn } from '../runfile/read.js';
 import { describeTask } from './run-report.js';
@@ -391,6 +390,6 @@ export async function readComparison(
   if (dirs.length < 2) throw new ConfigError('bas compare needs at least two run folders (use bas report for one)');
   refuseRepeatedRuns([...dirs], 'compare');
   const runs: RunData[] = [];
-  for (const read of await readRunsAhead(dirs)) runs.push(await read(warn ?? stderrWarn));
+  for (const dir of dirs) runs.push(await readRun(dir, warn ?? stderrWarn));
   return buildComparison(runs, seed, resamples);
 }

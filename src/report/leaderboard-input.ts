@@ -2,77 +2,58 @@
  * What a leaderboard reads, for `bas leaderboard` and the API's `leaderboard()`: every run
  * found in the folders given, and the curves of those that are sweep folders.
  *
- * A DIR is a run folder (it holds results.jsonl), a results file, or a folder of run
- * folders, such as `runs/` or a `bas sweep` folder, looked into two levels deep.
+ * A DIR is a run folder, a results file, or a folder of run folders, such as `runs/` or a
+ * `bas sweep` folder, looked into by runfile's one rule of discovery.
  */
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { statSync } from 'node:fs';
 import { ConfigError } from '../errors/index.js';
-import { RESULTS_FILE } from '../runfile/files.js';
-import { runInputs, type Warn } from '../runfile/read.js';
+import { FIND_DEPTH, findRunFolders } from '../runfile/discover.js';
+import { locateRun, runInputs, type Warn } from '../runfile/read.js';
 import { isSweepFolder } from '../runfile/sweep-file.js';
 import { buildLeaderboard, type Leaderboard, type RankMeasure } from './leaderboard.js';
-import type { RunData } from './read.js';
-import { readRunsAhead } from './read-ahead.js';
+import { readRun, type RunData } from './read.js';
 import { refuseRepeatedRuns } from './run-names.js';
 import { overlaySweeps, readSweepFolder, type SweepResult } from './sweep.js';
 
-/** A folder holding results.jsonl is a run. */
-function isRun(dir: string): boolean {
-  try {
-    return statSync(join(dir, RESULTS_FILE)).isFile();
-  } catch {
-    return false;
-  }
-}
-
-function subfolders(dir: string): string[] {
-  try {
-    // Linked folders count (runs are often linked into a results folder); the search is two
-    // levels deep, so a link loop cannot run away.
-    return readdirSync(dir)
-      .filter((n) => !n.startsWith('.'))
-      .sort()
-      .map((n) => join(dir, n))
-      .filter((p) => {
-        try {
-          return statSync(p).isDirectory();
-        } catch {
-          return false;
-        }
-      });
-  } catch {
-    return [];
-  }
-}
-
 /**
  * The run folders a DIR stands for, and whether it named them itself (its own failures are
- * fatal) or they were found inside it (one unreadable run among many is skipped).
+ * fatal) or they were found inside it (one unreadable run among many is skipped). Inside a
+ * folder, runs are found by runfile's one rule (runfile/discover.ts): six levels down, links
+ * to folders not followed; a DIR named here may itself be a link.
  */
-function findRuns(path: string): { runs: string[]; named: boolean } {
+function findRuns(path: string): { runs: string[]; named: boolean; leftOut: string[] } {
   let st;
   try {
     st = statSync(path);
   } catch {
     throw new ConfigError(`leaderboard: ${path} does not exist`);
   }
-  if (st.isFile() || isRun(path)) return { runs: [path], named: true };
-  const runs: string[] = [];
-  for (const sub of subfolders(path)) {
-    if (isRun(sub)) runs.push(sub);
-    else for (const subsub of subfolders(sub)) if (isRun(subsub)) runs.push(subsub);
-  }
-  if (runs.length === 0)
+  if (st.isFile()) return { runs: [path], named: true, leftOut: [] };
+  const found = findRunFolders(path).runs;
+  if (found.length === 1 && found[0]!.id === '.') return { runs: [path], named: true, leftOut: [] };
+  if (found.length === 0)
     throw new ConfigError(
-      `leaderboard: ${path} holds no run folder (no results.jsonl in it or in its sub-folders two levels down)`,
+      `leaderboard: ${path} holds no run folder (none with results.jsonl or run.json in it or in its sub-folders ${FIND_DEPTH} levels down; a linked folder is not looked into: name it itself)`,
     );
-  return { runs, named: false };
+  // A folder found (not named) that cannot be a run's (no results yet, a link or a FIFO where
+  // its results file should be) is left out with the reason, as one that cannot be read is.
+  const runs: string[] = [];
+  const leftOut: string[] = [];
+  for (const { dir } of found) {
+    try {
+      locateRun(dir);
+      runs.push(dir);
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      leftOut.push(`leaderboard: ${dir} left out: ${err.message}`);
+    }
+  }
+  return { runs, named: false, leftOut };
 }
 
 /** The runs a leaderboard of `dirs` reads, found before any is read (a repeat refused), and the files they are. */
 export interface FoundRuns {
-  found: Array<{ runs: string[]; named: boolean }>;
+  found: Array<{ runs: string[]; named: boolean; leftOut: string[] }>;
   /** Every file a report of these runs reads: an output may not be written over one. */
   inputs: string[];
 }
@@ -92,12 +73,10 @@ export function findLeaderboardRuns(dirs: readonly string[]): FoundRuns {
  */
 async function readFound(found: FoundRuns['found'], warn: Warn): Promise<Map<string, RunData>> {
   const runs = new Map<string, RunData>();
-  const reads = await readRunsAhead(found.flatMap((f) => f.runs));
-  let at = 0;
   for (const f of found) {
     for (const dir of f.runs) {
       try {
-        runs.set(dir, await reads[at++]!(warn));
+        runs.set(dir, await readRun(dir, warn));
       } catch (err) {
         // A run named on the command line fails the command.
         if (f.named || !(err instanceof ConfigError)) throw err;
@@ -128,6 +107,7 @@ export async function readLeaderboard(
   settings: LeaderboardSettings,
   warn: Warn,
 ): Promise<{ leaderboard: Leaderboard; curves: SweepResult | null }> {
+  for (const message of runs.found.flatMap((f) => f.leftOut)) warn(message);
   const data = await readFound(runs.found, warn);
   const leaderboard = buildLeaderboard([...data.values()], settings);
   const sweeps: SweepResult[] = [];

@@ -53,7 +53,7 @@ export interface RunData {
  * its value is registered, so that whatever the report shows has it cut out. The name comes
  * from a file, so it is used for nothing else, and only a variable named like a key is read.
  */
-export function registerReadBackKey(run: RunFile | null): void {
+function registerReadBackKey(run: RunFile | null): void {
   // The key variables bas reads itself, whatever the run names (a scored run names none).
   registerKnownKeys(std.env());
   const name = run?.api_key_var;

@@ -3,6 +3,8 @@
  * and writer takes them from here, so no module spells a file name of its own.
  */
 import { createHash } from 'node:crypto';
+import { lstatSync } from 'node:fs';
+import { join } from 'node:path';
 
 /** One line per finished rollout, appended (results.ts writes it, winners.ts reads it back). */
 export const RESULTS_FILE = 'results.jsonl';
@@ -26,4 +28,21 @@ export function modelFolderPart(model: string, maxChars: number): string {
   const safe = model.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, maxChars);
   if (!/[^\x00-\x7f]/.test(model)) return safe;
   return `${safe}-${createHash('sha256').update(model).digest('hex').slice(0, 8)}`;
+}
+
+/** The path of run folder `dir`'s results file: the one place it is built. */
+export function resultsPath(dir: string): string {
+  return join(dir, RESULTS_FILE);
+}
+
+/**
+ * The size of run folder `dir`'s results file as it stands (a link's own size: it is never
+ * followed), or -1 when there is none: what a reader compares to know the file changed.
+ */
+export function resultsSize(dir: string): number {
+  try {
+    return lstatSync(resultsPath(dir)).size;
+  } catch {
+    return -1;
+  }
 }

@@ -20,11 +20,10 @@ import * as std from '../io/std.js';
 
 export { readRunInfo, type RunFile } from './run-info.js';
 /**
- * How any reader opens a run folder's file (results.jsonl, run.json, sweep.json, the lock), as
- * a descriptor (`openRunFile(path, 'r')`) or a FileHandle (`openRunFileHandle`): never through
- * a symbolic link, and a FIFO, device or socket is refused at once (src/io/open-file.ts).
+ * How a reader opens a run folder's file as a FileHandle: never through a symbolic link, and a
+ * FIFO, device or socket is refused at once (src/io/open-file.ts).
  */
-export { openNoFollow as openRunFile, openNoFollowHandle as openRunFileHandle } from '../io/open-file.js';
+export { openNoFollowHandle as openRunFileHandle } from '../io/open-file.js';
 
 export type Warn = (message: string) => void;
 export const stderrWarn: Warn = (m) => std.stderr().write(`bas: warning: ${terminalText(m)}\n`);

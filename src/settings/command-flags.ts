@@ -25,6 +25,24 @@ import { ConfigError } from '../errors/index.js';
 import type { CommandName } from './command-names.js';
 import { BATCH_FAULTS } from './choices.js';
 
+/** Why bas view's index flags are refused: what replaced them. */
+const VIEW_INDEX_GONE =
+  'bas view keeps no index on disk any more: it reads each run when it is first opened (a run of 100,000 rollouts in well under 2 s) and keeps what it read in memory; drop the flag';
+
+/** A flag taken away: refused, whatever its value, with `why` (what replaced it); left out of --help and the docs. */
+function removedFlag(flags: string, why: string): Flag<null> {
+  return {
+    flags,
+    help: why,
+    defaultText: null,
+    default: null,
+    hidden: true,
+    parse: (_value, name) => {
+      throw new ConfigError(`${name} is no longer taken: ${why}`);
+    },
+  };
+}
+
 /** One of a closed list of words. */
 function oneOf<T extends string>(choices: readonly T[]): (value: unknown, name: string) => T {
   return (value, name) => {
@@ -289,6 +307,10 @@ export const COMMAND_FLAGS = {
       "write one scored line per reply (JSONL, in the replies' order, results.jsonl's line shape); - for standard output",
     ),
     model: { ...text('-m, --model <MODEL>', 'model name recorded in the run folder'), parse: parseModel },
+    requests: text(
+      '--requests <FILE>',
+      'the batch request file the replies answer (bas gen --format batch): its sampling is recorded in the run folder',
+    ),
     temperature: toldSampling(SETTINGS.temperature),
     maxTokens: toldSampling(SETTINGS.maxTokens),
     reasoningEffort: toldSampling(SETTINGS.reasoningEffort),
@@ -571,18 +593,9 @@ export const COMMAND_FLAGS = {
       parse: parseVarName,
     } satisfies Flag<string | null>,
     maxConnections: maxConnections(64),
-    indexDir: text(
-      '--index-dir <DIR>',
-      'folder where rollout indexes are kept between starts, never inside the run folders; "none" keeps them in memory only',
-      { defaultText: '$XDG_CACHE_HOME/bas/view, else ~/.cache/bas/view' },
-    ),
-    indexMaxMb: {
-      flags: '--index-max-mb <MB>',
-      help: 'most the kept indexes may take in --index-dir; past it the least recently used go (entries of runs gone or changed go at every start)',
-      defaultText: '1024',
-      default: 1024,
-      parse: integer(0, 2 ** 30),
-    } satisfies Flag<number>,
+    // Taken away in 0.5 (issue 37): the viewer keeps no index on disk, so neither flag has a meaning.
+    indexDir: removedFlag('--index-dir <DIR>', VIEW_INDEX_GONE),
+    indexMaxMb: removedFlag('--index-max-mb <MB>', VIEW_INDEX_GONE),
   },
   'reward-server': {
     port: {

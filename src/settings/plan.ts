@@ -84,6 +84,31 @@ interface RunLimits {
   against: { dir: string; margin: number; run: { n: number; rollouts: number } } | null;
 }
 
+/**
+ * The settings a run's run.json keeps, at their run.json keys: every declared setting's
+ * `runJson` path (setting-table.ts, where a new setting is added in one edit), with the endpoint
+ * as run.json names it (`base_url` without credentials, null for a built-in model). The fields
+ * named here are those the layers above read; tests/settings/run-json-settings.test.ts holds
+ * them to the table.
+ */
+export interface RunJsonSettings {
+  model: string;
+  n: number;
+  rollouts: number;
+  concurrency: number;
+  task: TaskConfig;
+  sampling: Sampling;
+  provider: string | null;
+  base_url: string | null;
+  api_key_var: string;
+  timeout_s: number;
+  request_timeout_s: number;
+  max_retries: number;
+  shard: Shard | null;
+  prices: { in: number | null; out: number | null };
+  [other: string]: unknown;
+}
+
 /** A run to continue: its folder, its run.json as the caller read it, and how messages name that file. */
 export interface SavedRun<R> {
   dir: string;
@@ -102,7 +127,7 @@ export interface EvalPlan<R = unknown> {
   /** The run to continue, or null for a new run. */
   resume: SavedRun<R> | null;
   /** run.json's settings: every declared setting at its run.json key, with the endpoint (no credentials). */
-  record: Record<string, unknown>;
+  record: RunJsonSettings;
   /** USD per million tokens, for the cost of a summary. */
   prices: { in: number | null; out: number | null };
   /** The settings themselves, for the front end's own choices (progress, --check) and words. */
@@ -186,7 +211,8 @@ export function planOf<R>(
     output: s.output,
     resume,
     record: {
-      ...settingsForRunJson(s),
+      // The table's run.json paths build this object; the interface above names what they build.
+      ...(settingsForRunJson(s) as RunJsonSettings),
       base_url: endpoint ? urlWithoutCredentials(s.baseUrl) : null,
       provider: endpoint ? s.provider : null,
     },

@@ -4,7 +4,6 @@
  * only here, so "1,234.50", 1234.5 and "$1234.50" are one value and 1234.501 is not a cent amount.
  */
 import { Decimal } from 'decimal.js';
-import { parseJsonDict } from './json-dict.js';
 import { cents, parseMoneyAt } from './money.js';
 import { BAS_LABELS, type BasLabel, type Cents } from './types.js';
 
@@ -92,7 +91,7 @@ function boundedDecimal(text: string): string | null {
 }
 
 /**
- * Bounds on the JSON's shape, checked before it is parsed (json-dict.ts): deep or tiny
+ * Bounds on the JSON's shape, checked before it is parsed (`JSON.parse`): deep or tiny
  * containers, and objects with many keys, parse ten to twenty times slower per byte than
  * ordinary data, so a reply of a million brackets or keys would cost far more than its size
  * says, and the parser recurses once per level of nesting. An honest
@@ -209,7 +208,8 @@ export function parseAnswer(reply: string): ParseResult {
   if (shape !== null) return { ok: false, reason: shape };
   let data: unknown;
   try {
-    data = parseJsonDict(body);
+    // JSON.parse makes `__proto__` an own key like any other: no prototype is touched.
+    data = JSON.parse(body);
   } catch {
     return { ok: false, reason: 'the answer block is not valid JSON' };
   }

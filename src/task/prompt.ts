@@ -5,7 +5,6 @@
  */
 import { formatCents } from './money.js';
 import { ABN_THRESHOLD_CENTS } from './rules.js';
-import { Latin1Text } from './latin1-text.js';
 import {
   GST_FREE_CATEGORIES,
   INPUT_TAXED_CATEGORIES,
@@ -90,43 +89,8 @@ function rulesFor(exampleId: string): string {
   return text;
 }
 
-const NEWLINE = 10;
-const COMMA = 44;
-const scratch = new Latin1Text();
-
-/** The user message for `ledger`, or null when some text in it is not Latin-1. */
-function latin1UserText(ledger: Ledger): string | null {
-  const t = scratch;
-  t.reset();
-  const ok =
-    t.add('Business: ') &&
-    t.add(ledger.business.name) &&
-    t.add(', ABN ') &&
-    t.add(ledger.business.abn) &&
-    t.add('\nBAS quarter: ') &&
-    t.add(ledger.period.start) &&
-    t.add(' to ') &&
-    t.add(ledger.period.end) &&
-    t.add(', both days included.\n\n') &&
-    t.add(rulesFor(ledger.rows[0]?.id ?? 'T1')) &&
-    t.add('\n\nLedger (CSV):\n') &&
-    t.add(COLUMN_LINE);
-  if (!ok) return null;
-  for (const r of ledger.rows) {
-    t.char(NEWLINE);
-    const named = t.add(r.id, COMMA) && t.add(r.date, COMMA) && t.add(r.type, COMMA);
-    if (!(named && t.add(r.counterparty, COMMA) && t.add(r.category, COMMA))) return null;
-    t.cents(r.amount);
-    t.char(COMMA);
-    t.cents(r.gst);
-    t.char(COMMA);
-    if (!(t.add(r.invoice, COMMA) && t.add(r.abn))) return null;
-  }
-  return t.toString();
-}
-
-/** The user message for `ledger`, for any text. */
-function anyUserText(ledger: Ledger): string {
+/** The user message for `ledger`. */
+function userText(ledger: Ledger): string {
   const lines: string[] = [
     `Business: ${ledger.business.name}, ABN ${ledger.business.abn}`,
     `BAS quarter: ${ledger.period.start} to ${ledger.period.end}, both days included.`,
@@ -144,13 +108,10 @@ function anyUserText(ledger: Ledger): string {
   return lines.join('\n');
 }
 
-/**
- * The messages a model receives for `ledger`. Built on every rollout, so a ledger in Latin-1
- * (every generated one) is written into a scratch buffer and made a string once.
- */
+/** The messages a model receives for `ledger`. */
 export function buildPrompt(ledger: Ledger): ChatMessage[] {
   return [
     { role: 'system', content: SYSTEM },
-    { role: 'user', content: latin1UserText(ledger) ?? anyUserText(ledger) },
+    { role: 'user', content: userText(ledger) },
   ];
 }

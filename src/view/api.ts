@@ -17,8 +17,8 @@ import { COMMAND_FLAGS } from '../settings/command-flags.js';
 import { readFlags } from '../settings/flag.js';
 import { FAULT_CODES } from '../task/types.js';
 import type { Catalog, RunState } from './catalog.js';
-import type { RolloutFilter, RolloutIndex } from './rollout-index.js';
 import type { RolloutRecord } from '../runfile/record.js';
+import type { RolloutFilter, RolloutIndex } from '../runfile/rollout-index.js';
 
 /** Most rows of one page of the rollout list. */
 const MAX_PAGE = 500;
@@ -187,20 +187,13 @@ export async function rolloutsAnswer(catalog: Catalog, q: Query): Promise<unknow
 }
 
 /**
- * The winning record of (taskIndex, rollout): from the index, or, while a long first read has
- * not reached it, found by a seek (catalog.ts) when the run's file allows one.
+ * The winning record of (taskIndex, rollout), by its place in the file; while a long first
+ * read has not reached it, a 409 that says how far the read is (the page asks again).
  */
-async function findRollout(
-  run: RunState,
-  index: RolloutIndex,
-  taskIndex: number,
-  rollout: number,
-): Promise<RolloutRecord> {
+async function findRollout(index: RolloutIndex, taskIndex: number, rollout: number): Promise<RolloutRecord> {
   const slot = index.slotOf(taskIndex, rollout);
   if (slot >= 0) return index.record(slot);
   if (!index.reading) throw new RequestError(404, `the run has no rollout ${taskIndex}:${rollout}`);
-  const found = run.seek(taskIndex, rollout, index.indexedBytes);
-  if (found) return found;
   throw new RequestError(
     409,
     `rollout ${taskIndex}:${rollout} is not among those read so far: the results file is being read (${percent(index.indexedBytes, index.target)} done)`,
@@ -215,7 +208,7 @@ export async function rolloutAnswer(catalog: Catalog, q: Query): Promise<unknown
   if (taskIndex < 0) throw new RequestError(400, '"index" is missing: name the task');
   const { index, problem } = await indexOrProblem(run);
   if (index === null) throw new RequestError(409, problem ?? 'the run has no results file');
-  const record = await findRollout(run, index, taskIndex, rollout);
+  const record = await findRollout(index, taskIndex, rollout);
   const task = run.info?.task ?? record.config ?? null;
   const drill = drillDataOf({ run: run.info, task, dir: run.id, summary: { counts: { rollouts: index.rollouts } } }, [
     { record, reasons: [] },

@@ -96,7 +96,7 @@ export interface BundleCount {
 /** The bundle's data: the runs list, each run's report and rollouts, the sweeps, the pairs' figures. */
 async function bundleData(root: string, maxAll: number): Promise<PageData> {
   // Everything is read whole before it is answered: there is no second ask.
-  const catalog = new Catalog(root, { store: null, waitBytes: Number.MAX_SAFE_INTEGER });
+  const catalog = new Catalog(root, { waitBytes: Number.MAX_SAFE_INTEGER });
   const first = (await runsAnswer(catalog)) as { runs: Array<{ id: string }>; sweeps: Array<{ id: string }> };
   const runs: PageData['runs'] = {};
   const pool = new TaskPool();

@@ -1,12 +1,12 @@
 /**
  * What `bas view` knows of the folder it serves: every run folder and sweep folder under it
- * (found by a walk bounded in depth and in folders), each run's run.json and status, its
- * rollout index (rollout-index.ts) and its summary, read by the report code itself
- * (`readRun`) and kept until the results file grows. Nothing here writes: files are only
- * opened to be read.
+ * (found by runfile's one rule, runfile/discover.ts), each run's run.json and status, its
+ * rollout index (runfile/rollout-index.ts) and its summary, read by the report code itself
+ * (`readRun`) and kept in memory until the results file changes. Nothing here writes, and
+ * nothing is kept between starts: files are only opened to be read.
  */
-import { readdirSync, statSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
 import { terminalText } from '../io/terminal-text.js';
 import { outsideText } from '../io/outside-text.js';
 import { readRun, type RunData } from '../report/read.js';
@@ -15,19 +15,14 @@ import { costOf } from '../report/cost.js';
 import { provenanceOf, samplingShort } from '../report/provenance.js';
 import { folderLockState } from '../runfile/lock.js';
 import { expectedRollouts, readRunInfo, type RunFile } from '../runfile/read.js';
-import { RESULTS_FILE, RUN_FILE, SWEEP_FILE } from '../runfile/files.js';
-import { outsideRun, runBounds, type RunBounds } from '../runfile/winners.js';
-import type { RolloutRecord } from '../runfile/record.js';
+import { findRunFolders } from '../runfile/discover.js';
+import { resultsSize, RUN_FILE } from '../runfile/files.js';
+import { RolloutIndex } from '../runfile/rollout-index.js';
+import { runBounds, type RunBounds } from '../runfile/winners.js';
 import { planModels, readSweepPlan, type SweepPlan } from '../runfile/sweep-file.js';
 import type { Estimate } from '../summary/stats.js';
 import type { Summary } from '../summary/summary.js';
-import { reportKeyOf, sameReportKey, type IndexStore, type ReportKey } from './index-store.js';
-import { RolloutIndex } from './rollout-index.js';
-import { seekRecord, seekTerms } from './seek.js';
 
-/** How deep under the folder runs are looked for, and how many folders the walk visits at most. */
-const MAX_DEPTH = 6;
-const MAX_FOLDERS = 20_000;
 /**
  * Runs whose whole summary (with its per-task table, which comparisons pair) is kept at once;
  * every other run keeps only its report, a few KB. A million-task run's table is tens of MB.
@@ -44,10 +39,8 @@ const WARM_SUMMARY_MAX_ROLLOUTS = 200_000;
 /** A walk of the folder is reused for this long. */
 const WALK_MS = 1000;
 
-/** What every run of a catalog shares: where indexes are kept, and the one fold at a time. */
+/** How a catalog reads. */
 export interface CatalogOptions {
-  /** Where rollout indexes and reports are kept between starts (index-store.ts); null: in memory only. */
-  store: IndexStore | null;
   /**
    * A read of the results file with more than this left to go (a large file opened the first
    * time) goes on in the background, and what is asked of it is answered from what has been
@@ -76,7 +69,6 @@ function boundsKey(b: RunBounds | null): string {
 }
 
 interface Shared {
-  store: IndexStore | null;
   waitBytes: number;
   /** Summaries are read one at a time: each holds the report's fold over a whole file while it runs. */
   folds: OneAtATime;
@@ -169,18 +161,12 @@ export class RunState {
   /** When the run was last used (for keeping only a few summaries and indexes). */
   used = 0;
 
-  private indexLoad: Promise<void> = Promise.resolve();
-
   constructor(
     readonly id: string,
     readonly dir: string,
     readonly sweep: string | null,
     private readonly shared: Shared,
   ) {}
-
-  get resultsPath(): string {
-    return join(this.dir, RESULTS_FILE);
-  }
 
   /** Reads run.json again when it changed. */
   async loadInfo(): Promise<void> {
@@ -221,7 +207,7 @@ export class RunState {
    */
   async rollouts(): Promise<RolloutIndex> {
     this.used = Date.now();
-    const index = await this.openIndex();
+    const index = this.openIndex();
     const size = this.resultsSize();
     const behind = size - index.indexedBytes;
     const reading = index.refresh();
@@ -233,49 +219,18 @@ export class RunState {
 
   /** The rollout index with the whole file read. */
   async wholeIndex(): Promise<RolloutIndex> {
-    const index = await this.openIndex();
+    const index = this.openIndex();
     await index.refresh();
     return index;
   }
 
-  /**
-   * The line of (index, rollout) past where the index has read (`from`), found by a seek
-   * (seek.ts) while a long first read goes on; null when the run's file may hold a pair twice
-   * (merged; an errored line of a resumed run), or the pair is not where its order puts it
-   * (then the index is waited for).
-   */
-  seek(index: number, rollout: number, from: number): RolloutRecord | null {
-    const terms = seekTerms(this.info);
-    const bounds = this.indexBounds;
-    if (terms === null || bounds === null || outsideRun({ index, rollout }, bounds) !== null) return null;
-    try {
-      const plan = { index, rollout, rollouts: bounds.rollouts, concurrency: terms.concurrency, from };
-      const found = seekRecord(this.resultsPath, plan)?.record ?? null;
-      // A resume ran errored pairs again, later in the file: only a completed line is sure to win.
-      return found !== null && terms.resumed && found.error ? null : found;
-    } catch {
-      return null; // the file went away or cannot be read: the index says so when it reads
-    }
-  }
-
-  /** The index, made (from its saved entry when one fits the file) when there is none. */
-  private async openIndex(): Promise<RolloutIndex> {
+  /** The index, made when there is none. */
+  private openIndex(): RolloutIndex {
     if (this.index === null) {
       this.indexBounds = runBounds(this.info);
-      const index = new RolloutIndex(this.resultsPath, this.indexBounds);
-      const key = boundsKey(this.indexBounds);
-      const store = this.shared.store;
-      this.index = index;
-      this.indexLoad =
-        store === null
-          ? Promise.resolve()
-          : store.load(index, key).then(() => {
-              index.checkpoint = (ix, done) => store.checkpoint(ix, key, done);
-            });
+      this.index = new RolloutIndex(this.dir, this.indexBounds);
     }
-    const index = this.index;
-    await this.indexLoad;
-    return index;
+    return this.index;
   }
 
   /** Memory the index holds, 0 when there is none. */
@@ -291,11 +246,7 @@ export class RunState {
   }
 
   private resultsSize(): number {
-    try {
-      return statSync(this.resultsPath).size;
-    } catch {
-      return -1;
-    }
+    return resultsSize(this.dir);
   }
 
   /** Whether the report is older than the results file. */
@@ -303,27 +254,10 @@ export class RunState {
     return this.resultsSize() !== this.reportSize;
   }
 
-  /** Reads the report (`whole`: and the whole summary, never taken from the kept report). */
-  private read(whole = false): Promise<void> {
-    this.reading ??= this.shared.folds.run(() => this.readSummary(whole)).finally(() => (this.reading = null));
+  /** Reads the report and the whole summary (one fold at a time over the catalog). */
+  private read(): Promise<void> {
+    this.reading ??= this.shared.folds.run(() => this.readSummary()).finally(() => (this.reading = null));
     return this.reading;
-  }
-
-  /** What a kept report of the run as it is now is kept under (index-store.ts). */
-  private reportKey(): ReportKey | null {
-    return reportKeyOf(this.resultsPath, this.infoStamp, this.status());
-  }
-
-  /** The kept report, when there is one of the file as it is now. */
-  private keptReport(size: number): boolean {
-    const key = this.reportKey();
-    const kept = key === null ? null : (this.shared.store?.loadReport(this.resultsPath, key) ?? null);
-    if (kept === null) return false;
-    this.report = { report: kept.report, text: kept.text };
-    this.figures = kept.figures as ListFigures | null;
-    this.dataProblem = null;
-    this.reportSize = size;
-    return true;
   }
 
   /**
@@ -356,16 +290,14 @@ export class RunState {
   async wholeSummary(): Promise<RunData | null> {
     this.used = Date.now();
     if (this.reading) await this.reading;
-    if (this.data === null || this.stale()) await this.read(true);
+    if (this.data === null || this.stale()) await this.read();
     return this.data;
   }
 
-  private async readSummary(whole: boolean): Promise<void> {
-    const size = this.resultsSize();
-    if (!whole && this.keptReport(size)) return;
+  private async readSummary(): Promise<void> {
     // The index first, whole: the two reads of a large file never hold their memory at once.
     await this.wholeIndex().catch(() => null);
-    const key = this.reportKey();
+    const size = this.resultsSize();
     try {
       const data = await readRun(this.dir, () => {});
       this.data = data;
@@ -373,9 +305,6 @@ export class RunState {
       this.report = { report, text: renderRunReport(report) };
       this.dataProblem = null;
       this.figures = figuresOf(data.summary, data.run);
-      // Kept only when the file did not change while it was read.
-      if (key !== null && sameReportKey(key, this.reportKey()))
-        this.shared.store?.saveReport(this.resultsPath, key, { ...this.report, figures: this.figures });
     } catch (err) {
       this.data = null;
       this.report = null;
@@ -396,20 +325,19 @@ export class RunState {
    * earlier start when the file is as it was, else read in the background (after this answer).
    */
   private listFigures(): ListFigures | null {
-    if (this.report === null && this.dataProblem === null && !this.reading) this.keptReport(this.resultsSize());
     afterAnswer(() => void this.summary(false));
     return this.figures;
   }
 
   /**
-   * Rollouts recorded: from the index, brought up to date (`wait`), or as far as it has read,
-   * its read going on after this answer (the list, which never waits on a file); else from
-   * the figures.
+   * Rollouts recorded. A running run's, and that of a run whose index is wanted (`wait`), come
+   * from its index brought up to date when little is left to read (what a running run appended
+   * since the last ask: the list is current, never one ask behind), else as far as the read has
+   * got; a finished run not opened yet takes its figures' count.
    */
   private async recordedNow(status: string, figures: ListFigures | null, wait: boolean): Promise<number | null> {
-    if (status !== 'running' && this.index === null) return figures?.rollouts ?? null;
-    if (!wait) {
-      afterAnswer(() => void this.rollouts().catch(() => {}));
+    if (!wait && status !== 'running') {
+      if (this.index !== null) afterAnswer(() => void this.rollouts().catch(() => {}));
       return this.index?.rollouts ?? figures?.rollouts ?? null;
     }
     try {
@@ -455,41 +383,6 @@ function afterAnswer(fn: () => void): void {
   setImmediate(fn);
 }
 
-/**
- * The id of a folder: its path under the root, with `/` between parts ("." for the root
- * itself), safe to show as it is: a hidden or bidi character in a folder's name (a U+202E would
- * make the rest of a line read backwards) is its visible escape, as in every table. The folder
- * is kept beside its id, never found again from it.
- */
-function idOf(root: string, dir: string): string {
-  const rel = relative(root, dir);
-  return rel === '' ? '.' : terminalText(rel.split(sep).join('/'));
-}
-
-/** A folder's entry as the walk needs it. */
-interface Entry {
-  name: string;
-  isFile(): boolean;
-  isDirectory(): boolean;
-}
-
-/**
- * The entries of a folder. A name that is not UTF-8 cannot be reached by a path made of text
- * (it reads with U+FFFD in place of its bytes): such a folder is handed to `unnamed`, so the
- * list says it is there rather than leave it out in silence, and is not walked.
- */
-function entriesOf(dir: string, unnamed: (name: string) => void): Entry[] {
-  const out: Entry[] = [];
-  for (const e of readdirSync(dir, { withFileTypes: true, encoding: 'buffer' })) {
-    const raw = e.name as unknown as Buffer;
-    const name = raw.toString('utf8');
-    if (Buffer.from(name, 'utf8').equals(raw))
-      out.push({ name, isFile: () => e.isFile(), isDirectory: () => e.isDirectory() });
-    else if (e.isDirectory()) unnamed(name);
-  }
-  return out;
-}
-
 /** Every run and sweep under a root folder. */
 export class Catalog {
   private readonly runs = new Map<string, RunState>();
@@ -505,56 +398,23 @@ export class Catalog {
 
   constructor(
     readonly root: string,
-    options: CatalogOptions = { store: null },
+    options: CatalogOptions = {},
   ) {
-    this.shared = { store: options.store, waitBytes: options.waitBytes ?? WAIT_BYTES, folds: new OneAtATime() };
+    this.shared = { waitBytes: options.waitBytes ?? WAIT_BYTES, folds: new OneAtATime() };
   }
 
   /** Walks the folder again if the last walk is older than a second. */
   private refreshTree(): void {
     if (Date.now() - this.walked < WALK_MS) return;
     this.walked = Date.now();
-    const found = new Map<string, { dir: string; sweep: string | null }>();
-    const sweeps = new Map<string, FoundSweep>();
-    let visited = 0;
-    this.truncated = false;
-    const unnamed: string[] = [];
-    const walk = (dir: string, depth: number, sweep: string | null): void => {
-      if (++visited > MAX_FOLDERS) {
-        this.truncated = true;
-        return;
-      }
-      let entries: Entry[];
-      try {
-        entries = entriesOf(dir, (name) => unnamed.push(idOf(this.root, join(dir, name))));
-      } catch {
-        return;
-      }
-      const names = new Set(entries.filter((e) => e.isFile()).map((e) => e.name));
-      if (names.has(SWEEP_FILE)) {
-        const id = idOf(this.root, dir);
-        sweep = id;
-        sweeps.set(id, sweepRow(id, dir));
-      }
-      if (names.has(RESULTS_FILE) || names.has(RUN_FILE)) {
-        const id = idOf(this.root, dir);
-        if (!found.has(id)) found.set(id, { dir, sweep });
-        return; // a run folder holds no runs
-      }
-      if (depth >= MAX_DEPTH) {
-        if (entries.some((e) => e.isDirectory())) this.truncated = true;
-        return;
-      }
-      // Links are not followed: the walk stays inside the folder it was given.
-      for (const e of entries.filter((x) => x.isDirectory() && !x.name.startsWith('.') && x.name !== 'node_modules'))
-        walk(join(dir, e.name), depth + 1, sweep);
-    };
-    walk(this.root, 0, null);
+    const walked = findRunFolders(this.root);
+    const found = new Map(walked.runs.map((r) => [r.id, r]));
+    this.truncated = walked.truncated;
     for (const id of [...this.runs.keys()]) if (!found.has(id)) this.runs.delete(id);
     for (const [id, { dir, sweep }] of found)
       if (!this.runs.has(id)) this.runs.set(id, new RunState(id, dir, sweep, this.shared));
-    this.sweeps = sweeps;
-    this.unnamed = unnamed;
+    this.sweeps = new Map(walked.sweeps.map(({ id, dir }) => [id, sweepRow(id, dir)]));
+    this.unnamed = walked.unnamed;
   }
 
   /** The rows of the list: runs (each read as needed) and sweeps, with their points' statuses. */

@@ -14,7 +14,6 @@ import { terminalText } from '../io/terminal-text.js';
 import { authorized, listen, RequestGate, sendJson, SERVER_OPTIONS } from '../serve/http-service.js';
 import { compareAnswer, progressAnswer, rolloutAnswer, rolloutsAnswer, runAnswer, runsAnswer } from './api.js';
 import { Catalog } from './catalog.js';
-import { IndexStore } from './index-store.js';
 import { sweepAnswer } from './sweep-view.js';
 import { diffAnswer } from './diff-api.js';
 import { leaderboardAnswer } from './leaderboard-api.js';
@@ -30,12 +29,6 @@ export interface ViewServerOptions {
   maxConnections: number;
   /** Read every run's index and report in the background from the start (default true). */
   warm?: boolean;
-  /** Where rollout indexes are kept between starts (`--index-dir`); null: in memory only. */
-  indexDir: string | null;
-  /** Bytes the kept indexes may take together (`--index-max-mb`; index-store.ts has the default). */
-  indexMaxBytes?: number;
-  /** Indexes of fewer bytes read are not kept (index-store.ts has the default). */
-  minKeepBytes?: number;
   /** A results file with more than this left to read is read in the background (catalog.ts has the default). */
   waitBytes?: number;
 }
@@ -44,8 +37,6 @@ export interface RunningViewServer {
   url: string;
   port: number;
   catalog: Catalog;
-  /** Resolves once the kept indexes are pruned (index-prune.ts), which the server does as it starts. */
-  pruned: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -134,8 +125,7 @@ const noop = (): void => {};
 
 /** Starts the server; resolves once it listens. */
 export async function startViewServer(o: ViewServerOptions): Promise<RunningViewServer> {
-  const store = o.indexDir === null ? null : new IndexStore(o.indexDir, o.minKeepBytes, o.indexMaxBytes);
-  const catalog = new Catalog(o.root, { store, waitBytes: o.waitBytes });
+  const catalog = new Catalog(o.root, { waitBytes: o.waitBytes });
   const gate = new RequestGate(
     {
       maxBodyBytes: 0,
@@ -154,14 +144,12 @@ export async function startViewServer(o: ViewServerOptions): Promise<RunningView
   gate.watch(server);
   const at = await listen(server, o.port, o.host);
   let stopped = false;
-  // The kept indexes are pruned first (index-prune.ts), then every run is read in the background.
-  const pruned = store === null ? Promise.resolve() : store.prune().then(noop, noop);
-  if (o.warm !== false) void pruned.then(() => catalog.warm(() => stopped));
+  // Every run is read in the background, newest first, so the one a user opens is ready.
+  if (o.warm !== false) void catalog.warm(() => stopped).catch(noop);
   return {
     url: `http://${at.host}:${at.port}/`,
     port: at.port,
     catalog,
-    pruned,
     close: () =>
       new Promise<void>((resolve) => {
         stopped = true;

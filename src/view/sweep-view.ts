@@ -8,9 +8,8 @@
 import { RequestError } from '../errors/index.js';
 import { terminalText } from '../io/terminal-text.js';
 import { buildSweep, pointName, renderSweep, sweepSettingsLines, type SweepInput } from '../report/sweep.js';
-import { RESULTS_FILE } from '../runfile/files.js';
+import { resultsPath } from '../runfile/files.js';
 import { planAxis, planModels, type SweepPlanPoint } from '../runfile/sweep-file.js';
-import { join } from 'node:path';
 import { pointId, type Catalog } from './catalog.js';
 
 /** One point of the sweep as the page lists it. */
@@ -59,7 +58,7 @@ async function pointInput(
   row.reward = r.summary.reward;
   const data: SweepInput['data'] = {
     dir: id,
-    resultsPath: join(run.dir, RESULTS_FILE),
+    resultsPath: resultsPath(run.dir),
     run: run.info === null ? null : { ...run.info, status: run.status() },
     model: r.run.model,
     task: r.run.task,

@@ -138,23 +138,6 @@ function sorted(rows: RunsRow[], sort: string, dir: 'asc' | 'desc'): RunsRow[] {
   });
 }
 
-/**
- * The list with each running run's count and figures as of now. The list's answer never waits
- * on a results file, so its count is the one read at the ask before (half a fast run behind,
- * issue 36); a run's progress brings its count up to date first.
- */
-async function withProgress(source: Source, a: RunsAnswer): Promise<RunsAnswer> {
-  const running = a.runs.filter((r) => r.status === 'running');
-  const now = await Promise.all(running.map((r) => source.progress(r.id).catch(() => null)));
-  running.forEach((r, i) => {
-    const p = now[i];
-    if (!p) return;
-    r.recorded = p.recorded;
-    if (p.figures) r.figures = p.figures as RunsRow['figures'];
-  });
-  return a;
-}
-
 /** Shows the runs in `app`, sorted by `sort` in `dir`. */
 export function runsView(app: HTMLElement, source: Source, timers: Timers, go: Go, sort: string, dir: 'asc' | 'desc') {
   const info = el('p', { cls: 'small' });
@@ -191,7 +174,7 @@ export function runsView(app: HTMLElement, source: Source, timers: Timers, go: G
   const load = async (): Promise<void> => {
     try {
       const a = await source.runs();
-      draw(source.live ? await withProgress(source, a) : a);
+      draw(a);
       if (source.live) timers.later(load, 1500);
     } catch (err) {
       app.append(problem(err));

@@ -19,6 +19,8 @@ const LAYERS: readonly (readonly string[])[] = [
   ['web'],
   ['cli.ts', 'index.ts'],
   ['commands'],
+  // Planning and running for both front ends: the commands (the CLI's) and index.ts (the library's).
+  ['api'],
   // The web app over run folders: reads runs with the report code, serves with serve's HTTP service.
   ['view'],
   ['engine', 'serve', 'report'],
@@ -83,6 +85,20 @@ describe('the layers of src/', () => {
     const fixed = KNOWN_UPWARD.filter((k) => !broken.includes(k));
     expect(unexpected, 'imports that climb a layer or cross to a sibling').toEqual([]);
     expect(fixed, 'listed in KNOWN_UPWARD but gone: remove them from the list').toEqual([]);
+  });
+
+  it('only cli.ts imports commands/: the library (index.ts) reaches the same code through api/', () => {
+    const commands = join(SRC, 'commands');
+    const importers = [...graph]
+      .filter(([from, targets]) => unit(from) !== 'commands' && targets.some((t) => t.startsWith(commands + '/')))
+      .map(([from]) => name(from));
+    expect(importers).toEqual(['cli.ts']);
+  });
+
+  it('index.ts only re-exports: every function of the library is defined below it', () => {
+    const text = readFileSync(join(SRC, 'index.ts'), 'utf8');
+    expect(text).not.toMatch(/^(export )?(async )?function /m);
+    expect(text).not.toMatch(/^import /m);
   });
 
   it('every import names a file that exists', () => {

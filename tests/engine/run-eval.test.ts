@@ -52,7 +52,7 @@ describe('runEval', () => {
     });
     expect(handlers).toBe(listeners.SIGINT);
     expect(r.outcome).toEqual({ kind: 'ok' });
-    expect(r).toMatchObject({ dir, total: 6, ranHere: 6 });
+    expect(r).toMatchObject({ dir, total: 6, ran_here: 6 });
     expect(r.summary.counts).toMatchObject({ rollouts: 6, completed: 6, errored: 0 });
     expect(r.info.status).toBe('complete');
     expect(runJson(dir)).toMatchObject({ status: 'complete', n: 6 });
@@ -116,7 +116,7 @@ describe('runEval', () => {
     );
     expect(events[0]).toEqual({ type: 'resuming', dir, pending: 6 - kept, total: 6 });
     expect(again.outcome).toEqual({ kind: 'ok' });
-    expect(again.ranHere).toBe(6 - kept);
+    expect(again.ran_here).toBe(6 - kept);
     const info = runJson(dir);
     expect(info.status).toBe('complete');
     // Two sessions, each with its start, end and rollouts; the total is their sum.
@@ -162,7 +162,7 @@ describe('runEval', () => {
 
     const r = await runEval({}, { resume: dir });
     expect(r.outcome).toEqual({ kind: 'ok' });
-    expect(r.ranHere).toBe(2);
+    expect(r.ran_here).toBe(2);
     const info = runJson(dir);
     expect(info.status).toBe('complete');
     expect(info.started_at).toBe(legacy.started_at);
@@ -234,7 +234,7 @@ describe('runEval', () => {
 
     it('reports errors over the budget with their counts', async () => {
       const r = await runEval(settings({ n: 4 }), { env: { K: 'k' } });
-      expect(r.outcome).toEqual({ kind: 'over-error-budget', errored: 2, rollouts: 4, maxErrorRate: 0.1 });
+      expect(r.outcome).toEqual({ kind: 'over-error-budget', errored: 2, rollouts: 4, max_error_rate: 0.1 });
       expect(r.info.status).toBe('complete');
     });
 

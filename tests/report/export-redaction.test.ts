@@ -1,16 +1,16 @@
 /**
  * A key bas knows never reaches an export, however the run folder was written (an older bas,
  * or `bas score` of a batch output that echoed it): with OPENAI_API_KEY set, `report --html`,
- * `compare --html`, every leaderboard format and `bas view`'s kept report show it redacted,
+ * `compare --html`, every leaderboard format and `bas view`'s answers show it redacted,
  * whole or split by a zero-width space (issue 36, defect 5). Each output passes the one
  * redaction: standard output in runCli, files in the one file writer.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { withStd } from '../../src/io/std.js';
 import { Catalog } from '../../src/view/catalog.js';
-import { IndexStore } from '../../src/view/index-store.js';
+import { rolloutAnswer, runAnswer, runsAnswer } from '../../src/view/api.js';
 import { bas, tempDir } from '../support/cli.js';
 import { writeRun } from './make-run.js';
 
@@ -78,16 +78,20 @@ describe('a known key in exports', () => {
     }
   });
 
-  it("is redacted in bas view's kept report", async () => {
+  it("is redacted in bas view's answers: the run list, a run's report, a rollout", async () => {
     const { root } = runs();
-    const cache = tempDir('bas-export-key-cache-');
     const std = { stdout: process.stdout, stderr: process.stderr, env: { ...env } };
+    const answers: unknown[] = [];
     await withStd(std, async () => {
-      const catalog = new Catalog(root, { store: new IndexStore(cache, 0) });
-      for (const id of ['a', 'b']) expect(await (await catalog.run(id))!.summary(true)).not.toBeNull();
+      const catalog = new Catalog(root);
+      for (const id of ['a', 'b']) {
+        const run = `run=${id}`;
+        answers.push(await runAnswer(catalog, new URLSearchParams(run)));
+        for (const i of [0, 1]) answers.push(await rolloutAnswer(catalog, new URLSearchParams(`${run}&index=${i}`)));
+      }
+      answers.push(await runsAnswer(catalog));
     });
-    const kept = readdirSync(cache).filter((f) => f.endsWith('.report.json'));
-    expect(kept).toHaveLength(2);
-    for (const f of kept) expect(leaks(readFileSync(join(cache, f), 'utf8'))).toBe(false);
+    expect(answers.some((a) => JSON.stringify(a).includes('provider said'))).toBe(true);
+    for (const a of answers) expect(leaks(JSON.stringify(a))).toBe(false);
   });
 });

@@ -72,7 +72,7 @@ describe('a cost that may be incomplete says "at least" (issue 36 §4)', () => {
 
   it("bas view's run list", async () => {
     const { root } = runs();
-    const catalog = new Catalog(root, { store: null });
+    const catalog = new Catalog(root);
     for (const id of ['whole', 'flight', 'unreported']) await (await catalog.run(id))!.summary(true);
     const rows = (await catalog.list()).runs;
     const at = (id: string) => rows.find((r) => r.id === id)!.figures!.cost_at_least;

@@ -15,16 +15,25 @@ import { bas, DIST, startBas } from '../support/cli.js';
 const tmp = () => mkdtempSync(join(tmpdir(), 'bas-lock-'));
 const LOCK_JS = join(DIST, 'runfile/lock.js');
 
+/**
+ * A child's start barrier: it says it is ready (a byte in `ready`), then waits on a timer, not
+ * spinning, until all `count` have, so the race starts together however slowly they started.
+ */
+function startTogether(ready: string, count: number): string {
+  return `fs.appendFileSync(${JSON.stringify(ready)}, 'x');
+    while (fs.statSync(${JSON.stringify(ready)}).size < ${count}) await new Promise((r) => setTimeout(r, 1));`;
+}
+
 /** Runs `count` processes that all try to lock `dir` at the same instant; returns what each said. */
 async function race(dir: string, count: number): Promise<string[]> {
-  const at = Date.now() + 2000;
+  const ready = join(mkdtempSync(join(tmpdir(), 'bas-ready-')), 'ready');
   // Each process marks a byte in \`tried\` once it has tried; the winner holds the lock until
   // all have tried, so a slow starter cannot win only because the first winner had finished.
   const tried = join(mkdtempSync(join(tmpdir(), 'bas-race-')), 'tried');
   const script = `
     const { FolderLock } = await import(${JSON.stringify(LOCK_JS)});
     const fs = await import('node:fs');
-    while (Date.now() < ${at}) {}
+    ${startTogether(ready, count)}
     let lock;
     try { lock = FolderLock.acquire(${JSON.stringify(dir)}); } catch (e) { console.log('lost: ' + e.message); }
     fs.appendFileSync(${JSON.stringify(tried)}, 'x');
@@ -58,18 +67,18 @@ async function race(dir: string, count: number): Promise<string[]> {
  */
 async function crashRounds(lockModule: string, dir: string, count: number, rounds: number): Promise<string[]> {
   const log = join(dir, '..', `log-${Date.now()}`);
-  const at = Date.now() + 2500;
+  const ready = `${log}.ready`;
   const script = `
     const { FolderLock } = await import(${JSON.stringify(lockModule)});
     const fs = await import('node:fs');
     const { hostname } = await import('node:os');
     const dir = ${JSON.stringify(dir)};
-    while (Date.now() < ${at}) {}
+    ${startTogether(ready, count)}
     for (let wins = 0, tries = 0; wins < ${rounds} && tries < ${rounds * 400}; tries++) {
       let lock = null;
       try { lock = FolderLock.acquire(dir); } catch { continue; }
       fs.appendFileSync(${JSON.stringify(log)}, '+' + process.pid + '\\n');
-      const until = Date.now() + 2; while (Date.now() < until) {}
+      await new Promise((r) => setTimeout(r, 2));
       fs.appendFileSync(${JSON.stringify(log)}, '-' + process.pid + '\\n');
       wins++;
       const dead = JSON.stringify({ pid: ${2 ** 22 + 3}, start: '1', host: hostname(), token: 'dead' + Math.random() });

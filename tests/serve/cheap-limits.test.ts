@@ -49,7 +49,6 @@ describe('bas view: a place under --max-connections is taken after the token che
       host: '127.0.0.1',
       token,
       maxConnections: 2,
-      indexDir: null,
       warm: false,
     });
     closers.push(() => server.close());

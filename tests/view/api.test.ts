@@ -5,7 +5,6 @@
  */
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
-import { homedir } from 'node:os';
 import { join, sep } from 'node:path';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +13,7 @@ import { viewOptions } from '../../src/commands/view.js';
 import { readRun } from '../../src/report/read.js';
 import { buildComparison } from '../../src/report/compare.js';
 import { makeRecord, SMALL_CONFIG, writeRun } from '../report/make-run.js';
-import { allFiles, tempDir } from '../support/cli.js';
+import { allFiles, bas, tempDir } from '../support/cli.js';
 import type { RolloutRecord } from '../../src/runfile/record.js';
 
 let root: string;
@@ -84,7 +83,7 @@ beforeAll(async () => {
   mkdirSync(join(root, 'live'));
   writeFileSync(join(root, 'live', 'results.jsonl'), `${rec(0)}\n${rec(1)}\n`);
   before = digest(root);
-  server = await startViewServer({ root, port: 0, host: '127.0.0.1', token: null, maxConnections: 64, indexDir: null });
+  server = await startViewServer({ root, port: 0, host: '127.0.0.1', token: null, maxConnections: 64 });
 });
 
 afterAll(async () => {
@@ -220,19 +219,16 @@ describe('bas view off loopback', () => {
     expect(() => viewOptions(join(root, 'nope'), {}, {})).toThrow(/does not exist/);
   });
 
-  it('keeps indexes in --index-dir, else the user cache folder, and nowhere with "none"', () => {
-    expect(viewOptions(root, {}, { XDG_CACHE_HOME: '/var/cache/me' }).indexDir).toBe(
-      join('/var/cache/me', 'bas', 'view'),
-    );
-    expect(viewOptions(root, {}, {}).indexDir).toBe(join(homedir(), '.cache', 'bas', 'view'));
-    // A relative XDG_CACHE_HOME is not one (the XDG rule): the default stands.
-    expect(viewOptions(root, {}, { XDG_CACHE_HOME: 'rel' }).indexDir).toBe(join(homedir(), '.cache', 'bas', 'view'));
-    expect(viewOptions(root, { indexDir: 'none' }, {}).indexDir).toBeNull();
-    expect(viewOptions(root, { indexDir: join(root, '..', 'kept') }, {}).indexDir).toBe(join(root, '..', 'kept'));
-    // What they may take together: 1 GiB unless --index-max-mb says.
-    expect(viewOptions(root, {}, {}).indexMaxBytes).toBe(1024 ** 3);
-    expect(viewOptions(root, { indexMaxMb: '200' }, {}).indexMaxBytes).toBe(200 * 1024 ** 2);
-    expect(() => viewOptions(root, { indexMaxMb: 'lots' }, {})).toThrow(/--index-max-mb/);
+  it('refuses --index-dir and --index-max-mb, naming what replaced them', async () => {
+    for (const flag of [
+      ['--index-dir', root],
+      ['--index-max-mb', '200'],
+    ]) {
+      const r = await bas(['view', root, ...flag]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(new RegExp(`${flag[0]} is no longer taken: bas view keeps no index on disk`));
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    }
   });
 
   it('needs the bearer token on the API, and then answers', async () => {
@@ -242,7 +238,6 @@ describe('bas view off loopback', () => {
       host: '127.0.0.1',
       token: 'sekrit',
       maxConnections: 8,
-      indexDir: null,
     });
     try {
       expect((await get('/api/runs', {}, s)).status).toBe(401);

@@ -42,7 +42,7 @@ beforeAll(async () => {
     join(live, '.bas.lock'),
     JSON.stringify({ program: 'bas', pid, start: processStartTime(pid), host: hostname(), token: 't', since: '' }),
   );
-  server = await startViewServer({ root, port: 0, host: '127.0.0.1', token: null, maxConnections: 64, indexDir: null });
+  server = await startViewServer({ root, port: 0, host: '127.0.0.1', token: null, maxConnections: 64 });
   if (hasChromium) browser = await launchChromium();
 });
 
@@ -205,7 +205,6 @@ describe.skipIf(!hasChromium)('a sweep in bas view, in headless chromium', () =>
       host: '127.0.0.1',
       token: null,
       maxConnections: 64,
-      indexDir: null,
     });
     page = await watchedPage(sweepServer.url, offsite, errors);
   });

@@ -58,7 +58,6 @@ describe('bas view and the files of a run folder', () => {
       host: '127.0.0.1',
       token: null,
       maxConnections: 64,
-      indexDir: null,
       warm: false,
     });
   });
@@ -93,7 +92,7 @@ describe('bas view and the files of a run folder', () => {
 describe('bas view as a process, beside a FIFO', () => {
   it('lists and reports, and stops on SIGTERM', async () => {
     const { root } = folder();
-    const child = startBas(['view', root, '--port', '0', '--index-dir', 'none'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = startBas(['view', root, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
     const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
       child.on('exit', (code, signal) => resolve({ code, signal })),
     );

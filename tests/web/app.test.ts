@@ -42,7 +42,7 @@ beforeAll(async () => {
   // The bundle of the folder the viewer serves: its runs have the same ids (runs/a, runs/b).
   expect((await bas(['view', root, '--bundle', join(root, 'bundle.html')])).code).toBe(0);
   expect((await bas(['report', join(runs, 'b'), '--html', join(root, 'run.html')])).code).toBe(0);
-  server = await startViewServer({ root, port: 0, host: '127.0.0.1', token: null, maxConnections: 64, indexDir: null });
+  server = await startViewServer({ root, port: 0, host: '127.0.0.1', token: null, maxConnections: 64 });
   // A static host: the bundle as any web server would serve it, nothing else.
   const bundle = readFileSync(join(root, 'bundle.html'));
   staticServer = createServer((_, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(bundle));

@@ -4,9 +4,9 @@
  * a file replaced under it is read again.
  */
 import { appendFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RolloutIndex } from '../../src/view/rollout-index.js';
+import { RolloutIndex } from '../../src/runfile/rollout-index.js';
 import { makeRecord, SMALL_CONFIG } from '../report/make-run.js';
 import { tempDir } from '../support/cli.js';
 
@@ -17,7 +17,7 @@ describe('RolloutIndex', () => {
   it('keeps the last line of each pair and sets aside what cannot belong to the run', async () => {
     const file = join(tempDir('bas-index-'), 'results.jsonl');
     writeFileSync(file, [line(0, 0, { error: 'timeout' }), line(1), line(0), line(9)].join('\n') + '\n');
-    const index = new RolloutIndex(file, { n: 5, rollouts: 1, shard: null, indices: null });
+    const index = new RolloutIndex(dirname(file), { n: 5, rollouts: 1, shard: null, indices: null });
     await index.refresh();
     expect(index.rollouts).toBe(2);
     expect(index.setAside).toBe(1);
@@ -34,7 +34,7 @@ describe('RolloutIndex', () => {
   it('keeps a whole last record without its newline once, when the newline comes later', async () => {
     const file = join(tempDir('bas-index-'), 'results.jsonl');
     writeFileSync(file, `${line(0)}\n${line(1)}`);
-    const index = new RolloutIndex(file, null);
+    const index = new RolloutIndex(dirname(file), null);
     await index.refresh();
     expect(index.rollouts).toBe(2);
     appendFileSync(file, `\n${line(2)}\n`);
@@ -48,7 +48,7 @@ describe('RolloutIndex', () => {
     const dir = tempDir('bas-index-');
     const file = join(dir, 'results.jsonl');
     writeFileSync(file, `${line(0)}\n${line(1)}\n${line(2)}\n`);
-    const index = new RolloutIndex(file, null);
+    const index = new RolloutIndex(dirname(file), null);
     await index.refresh();
     expect(index.rollouts).toBe(3);
     rmSync(file);

@@ -5,9 +5,9 @@
  * while a file holding one 16 MB line is indexed stay within a few times the line's length.
  */
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { RolloutIndex } from '../../src/view/rollout-index.js';
+import { RolloutIndex } from '../../src/runfile/rollout-index.js';
 import { makeRecord, SMALL_CONFIG } from '../report/make-run.js';
 import { tempDir } from '../support/cli.js';
 
@@ -39,7 +39,7 @@ describe('a long line in the rollout index', () => {
       work += n;
       return alloc(n);
     });
-    const index = new RolloutIndex(file, null);
+    const index = new RolloutIndex(dirname(file), null);
     await index.refresh();
     vi.restoreAllMocks();
     expect(index.rollouts).toBe(3);

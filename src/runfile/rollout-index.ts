@@ -1,21 +1,24 @@
 /**
- * The index `bas view` keeps of one results file: where each line starts and how long it is,
- * and the few fields the rollout filters need (reward, outcome, fault codes missed or wrongly
- * flagged, consistency), in typed arrays of about 26 bytes a line. A million rollouts take
- * some 26 MB however long their replies are; a rollout is then read back with one positioned
- * read of its own bytes.
+ * What a reader of a run folder needs of its results file besides the summary: each winning
+ * rollout's place in the file and the few facts the viewer's filters ask (reward, outcome,
+ * fault codes missed or wrongly flagged, consistency), in typed arrays of about 26 bytes a
+ * line, so a rollout is read back by its position with one positioned read of its own bytes.
+ * A run of 100,000 rollouts is read in well under a second and takes some 3 MB here, however
+ * long its replies are (docs/performance.md).
  *
  * The file is read once, in chunks, never whole, and only from where the last read stopped as
  * it grows (a run still going appends). Each line is judged by the one rule of the run file
  * reader (`judgeLine`): a torn last line, without its newline, is left for the next read; a
  * damaged line is counted and named, and the rest is indexed all the same. The last line of
- * each (task, rollout) pair wins, as everywhere else (runfile/winners.ts); a record that
- * cannot belong to the run is set aside. The file is opened read-only and never written.
+ * each (task, rollout) pair wins, as everywhere else (winners.ts); a record that cannot belong
+ * to the run is set aside. The file is opened read-only, never through a link, never written,
+ * and the index lives only in memory.
  */
 import type { FileHandle } from 'node:fs/promises';
-import { judgeLine, openRunFileHandle } from '../runfile/read.js';
-import { pairKey, type PairKey, type RolloutRecord } from '../runfile/record.js';
-import { outsideRun, type RunBounds } from '../runfile/winners.js';
+import { resultsPath } from './files.js';
+import { judgeLine, openRunFileHandle } from './read.js';
+import { pairKey, type PairKey, type RolloutRecord } from './record.js';
+import { outsideRun, type RunBounds } from './winners.js';
 import { FAULT_CODES } from '../task/types.js';
 
 /** Bits of `flags`. */
@@ -77,47 +80,10 @@ class Columns {
   bytes(): number {
     return this.offset.length * SLOT_BYTES;
   }
-
-  /** The columns, in a fixed order. */
-  all(): Array<Float64Array | Uint32Array | Uint16Array | Float32Array | Uint8Array> {
-    return [this.offset, this.length, this.index, this.rollout, this.reward, this.flags, this.missed, this.wrong];
-  }
-
-  /** Columns of room for `n` slots, all of them filled (as a saved index is read back into them). */
-  static filled(n: number): Columns {
-    const c = new Columns();
-    const room = Math.max(1024, n);
-    c.offset = new Float64Array(room);
-    c.length = new Uint32Array(room);
-    c.index = new Uint32Array(room);
-    c.rollout = new Uint16Array(room);
-    c.reward = new Float32Array(room);
-    c.flags = new Uint8Array(room);
-    c.missed = new Uint8Array(room);
-    c.wrong = new Uint8Array(room);
-    c.size = n;
-    return c;
-  }
 }
 
 /** Bytes a slot takes over all the columns. */
 const SLOT_BYTES = 8 + 4 + 4 + 2 + 4 + 1 + 1 + 1;
-
-/** What an index knows of its file besides its columns: enough to go on reading it where it stopped. */
-export interface IndexState {
-  ino: number;
-  /** Bytes read, up to the end of the last line indexed. */
-  scanned: number;
-  lines: number;
-  pendingNewline: boolean;
-  torn: boolean;
-  rollouts: number;
-  setAside: number;
-  damaged: number;
-  damage: Damage[];
-  /** Lines indexed (slots). */
-  slots: number;
-}
 
 /**
  * Which slot holds each pair's winning line: a typed array over the run's pairs when they are
@@ -213,11 +179,6 @@ export class RolloutIndex {
   private refreshing: Promise<void> | null = null;
   /** The file's size when the current (or last) read began: how far this read is going. */
   target = 0;
-  /**
-   * Called after each chunk read (`done` false) and at the end of each read (`done` true),
-   * when the index is whole as far as it has read: where a caller keeps it (index-store.ts).
-   */
-  checkpoint: ((index: RolloutIndex, done: boolean) => void) | null = null;
   /** Winning rollouts (pairs), and records set aside. */
   rollouts = 0;
   setAside = 0;
@@ -226,21 +187,21 @@ export class RolloutIndex {
   /** Whether the file ends in a line without its newline that is not a record yet. */
   torn = false;
 
+  /** The results file read. */
+  readonly path: string;
+
+  /** The index of the results file of run folder `dir`, before any read; `bounds`: what can belong to the run. */
   constructor(
-    readonly path: string,
+    dir: string,
     private readonly bounds: RunBounds | null,
   ) {
+    this.path = resultsPath(dir);
     this.pairs = new PairSlots(bounds);
   }
 
   /** Bytes of the file indexed so far. */
   get indexedBytes(): number {
     return this.scanned;
-  }
-
-  /** Bytes a slot takes over all the columns (what `columnBytes` holds per slot). */
-  get slotBytes(): number {
-    return SLOT_BYTES;
   }
 
   /** Whether a read of the file is going on. */
@@ -251,62 +212,6 @@ export class RolloutIndex {
   /** Memory the index holds, roughly, in bytes. */
   memoryBytes(): number {
     return this.cols.bytes();
-  }
-
-  /** What the index knows besides its columns. */
-  state(): IndexState {
-    return {
-      ino: this.ino,
-      scanned: this.scanned,
-      lines: this.lines,
-      pendingNewline: this.pendingNewline,
-      torn: this.torn,
-      rollouts: this.rollouts,
-      setAside: this.setAside,
-      damaged: this.damaged,
-      damage: this.damage.map((d) => ({ ...d })),
-      slots: this.cols.size,
-    };
-  }
-
-  /** The bytes of each column's filled part, in a fixed order (views, not copies). */
-  columnBytes(): Uint8Array[] {
-    const n = this.cols.size;
-    return this.cols.all().map((a) => new Uint8Array(a.buffer, a.byteOffset, n * a.BYTES_PER_ELEMENT));
-  }
-
-  /**
-   * Makes this index, before its first read, the one `state` describes: `fill` reads each
-   * column's bytes (in `columnBytes` order) into the array it is given. The pairs are found
-   * again from the columns. The next `refresh` reads on from where the saved index stopped.
-   */
-  async restore(state: IndexState, fill: (into: Uint8Array) => Promise<void>): Promise<void> {
-    if (this.ino !== -1 || this.scanned !== 0) throw new Error('an index is restored only before it is read');
-    const cols = Columns.filled(state.slots);
-    for (const a of cols.all()) await fill(new Uint8Array(a.buffer, 0, state.slots * a.BYTES_PER_ELEMENT));
-    const pairs = new PairSlots(this.bounds);
-    let winners = 0;
-    for (let s = 0; s < state.slots; s++) {
-      if (cols.offset[s]! + cols.length[s]! > state.scanned) throw new Error('a saved line lies past the bytes read');
-      if (cols.flags[s]! & (FLAG.outside | FLAG.replaced)) continue;
-      winners++;
-      if (pairs.set(cols.index[s]!, cols.rollout[s]!, s) !== -1) throw new Error('a saved pair has two winning lines');
-    }
-    if (winners !== state.rollouts) throw new Error('the saved rollouts do not add up');
-    this.cols = cols;
-    this.pairs = pairs;
-    Object.assign(this, {
-      ino: state.ino,
-      scanned: state.scanned,
-      lines: state.lines,
-      pendingNewline: state.pendingNewline,
-      torn: state.torn,
-      rollouts: state.rollouts,
-      setAside: state.setAside,
-      damaged: state.damaged,
-      target: state.scanned,
-    });
-    this.damage.splice(0, this.damage.length, ...state.damage);
   }
 
   /** Reads what the file gained since the last call (all of it the first time); one read at a time. */
@@ -345,7 +250,6 @@ export class RolloutIndex {
     } finally {
       await fh.close();
     }
-    this.checkpoint?.(this, true);
   }
 
   /**
@@ -386,7 +290,6 @@ export class RolloutIndex {
         lineStart = this.scanned;
         held = 0;
       }
-      this.checkpoint?.(this, false);
     }
     return held > 0 ? { bytes: buf.subarray(0, held), start: lineStart } : null;
   }
