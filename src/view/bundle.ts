@@ -6,7 +6,7 @@
  * drill-down data; the app (src/web) reads it as it reads the API, with the same addresses, and
  * computes a diff of any two runs from it (src/display/diff.ts).
  */
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import type { DrillData } from '../display/drill.js';
 import { compareKey, type PageData } from '../display/page-data.js';
 import { fileSink, withSink } from '../io/output.js';
@@ -15,7 +15,7 @@ import { jsonForScript } from '../report/html/escape.js';
 import { appScript } from '../report/html/app-script.js';
 import { page } from '../report/html/page.js';
 import { DrillSelection, type Selected } from '../report/html/selection.js';
-import { RESULTS_FILE } from '../runfile/files.js';
+import { resultsPath } from '../runfile/files.js';
 import type { RolloutRecord } from '../runfile/record.js';
 import { foldWinningRecords, runBounds } from '../runfile/winners.js';
 import { compareAnswer, runAnswer, runsAnswer, safeStrings } from './api.js';
@@ -57,7 +57,7 @@ class AllRecords {
 async function drillOf(run: RunState, total: number, maxAll: number, pool: TaskPool): Promise<DrillData> {
   const all = total <= maxAll;
   const { fold } = await foldWinningRecords(
-    join(run.dir, RESULTS_FILE),
+    resultsPath(run.dir),
     (): AllRecords | DrillSelection => (all ? new AllRecords() : new DrillSelection()),
     { bounds: runBounds(run.info), warn: () => {} },
   );

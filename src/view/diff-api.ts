@@ -3,12 +3,11 @@
  * (display/diff.ts, the same code a comparison's page embeds), from one read of each run's
  * results file. Everything from the files is made terminal-safe, as every answer of the API.
  */
-import { join } from 'node:path';
 import { diffRuns, type DiffAnswer } from '../display/diff.js';
 import { RequestError } from '../errors/index.js';
 import { terminalText } from '../io/terminal-text.js';
 import { readListRows } from '../report/list-rows.js';
-import { RESULTS_FILE } from '../runfile/files.js';
+import { resultsPath } from '../runfile/files.js';
 import type { Catalog, RunState } from './catalog.js';
 
 /** Rows a diff answer lists (the counts cover all). */
@@ -25,7 +24,7 @@ async function runOf(catalog: Catalog, q: URLSearchParams, key: string): Promise
 
 async function rowsOf(run: RunState) {
   try {
-    return await readListRows(join(run.dir, RESULTS_FILE), run.info);
+    return await readListRows(resultsPath(run.dir), run.info);
   } catch (err) {
     throw new RequestError(409, `cannot read ${terminalText(run.id)}: ${terminalText((err as Error).message)}`);
   }
