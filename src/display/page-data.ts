@@ -1,6 +1,6 @@
 /**
  * The JSON a page carries for the app (in `<script type="application/json" id="bas-data">`):
- * a run's page or a bundle. Each part holds what `bas view`'s API would answer
+ * a run's page, a comparison's, or a bundle. Each part holds what `bas view`'s API would answer
  * (answers from the server side are opaque here: the app reads them as the API's), so the app
  * reads a page as it reads the viewer.
  */
@@ -14,8 +14,8 @@ interface EmbeddedRun {
 }
 
 export interface PageData {
-  /** `run`: a run's report page; `bundle`: runs to share, the viewer without a server. */
-  kind: 'run' | 'bundle';
+  /** `run`: a run's report page; `compare`: a comparison's page; `bundle`: runs to share, the viewer without a server. */
+  kind: 'run' | 'compare' | 'bundle';
   /** The address opened when the page's has none (`#/run/DIR`). */
   start: string;
   runs: Record<string, EmbeddedRun>;

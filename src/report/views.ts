@@ -7,7 +7,7 @@
 import type { CompareColumn, LeaderboardColumn } from '../settings/choices.js';
 import { renderComparison, type Comparison } from './compare.js';
 import { renderComparisonColumns } from './compare-columns.js';
-import { comparePage } from './html/compare-page.js';
+import { compareHtml } from './html/compare-data.js';
 import { leaderboardSvg, sweepSvg } from './html/figure.js';
 import { leaderboardPageWithCurves } from './html/leaderboard-page.js';
 import { sweepPage } from './html/sweep-page.js';
@@ -55,7 +55,11 @@ export interface ComparisonView {
   data: Comparison;
   /** What `bas compare` prints: the usual tables, or one table of the chosen columns. */
   text(): string;
-  html(): string;
+  /**
+   * The page of `--html`: the figures, and the diff of each comparable pair (flipped rollouts
+   * first, each openable side by side), for which each run's results are read again.
+   */
+  html(): Promise<string>;
   json(): string;
 }
 
@@ -63,7 +67,7 @@ export function comparisonView(c: Comparison, columns: readonly CompareColumn[] 
   return {
     data: c,
     text: () => (columns === null ? renderComparison(c) : renderComparisonColumns(c, columns)),
-    html: () => comparePage(c, columns),
+    html: () => compareHtml(c, columns),
     json: () => JSON.stringify(c, null, 2) + '\n',
   };
 }

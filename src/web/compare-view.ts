@@ -66,10 +66,40 @@ async function sideBySide(box: HTMLElement, source: Source, r: CompareRoute, p: 
   box.scrollIntoView?.({ block: 'start' });
 }
 
-/** Shows runs `r.a` and `r.b` compared in `app`: the diff, the rollout open side by side, the paired figures. */
-export async function compareView(app: HTMLElement, source: Source, r: CompareRoute): Promise<void> {
+/** Links to the other pairs a page holds (a comparison of three runs or more). */
+function otherPairs(r: CompareRoute, pairs: Array<[string, string]>): HTMLElement | null {
+  if (pairs.length < 2) return null;
+  return el(
+    'p',
+    { cls: 'small' },
+    pairs.map(([a, b]) => {
+      const here = a === r.a && b === r.b;
+      const text = `${b} against ${a}`;
+      return el('span', null, [
+        here ? el('b', { text }) : el('a', { href: routeHash({ view: 'compare', a, b, open: null, page: 0 }), text }),
+        ' · ',
+      ]);
+    }),
+  );
+}
+
+/**
+ * Shows runs `r.a` and `r.b` compared in `app`. On a comparison's page (`pairs`: the pairs it
+ * holds), whose tables the server drew, only the diff and the rollouts side by side.
+ */
+export async function compareView(
+  app: HTMLElement,
+  source: Source,
+  r: CompareRoute,
+  pairs: Array<[string, string]> | null = null,
+): Promise<void> {
   const diff = el('div', { id: 'diff' });
   const side = el('div', { id: 'side' });
+  if (pairs !== null) {
+    clear(app).append(otherPairs(r, pairs) ?? '', diff, side);
+    if (r.open) void sideBySide(side, source, r, r.open);
+    return showDiff(diff, source, r);
+  }
   const text = el('pre', { id: 'comparison', text: 'pairing the two runs…' });
   clear(app).append(
     el('p', null, [el('a', { href: '#/', text: '← runs' })]),

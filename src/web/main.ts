@@ -3,7 +3,7 @@
  * from `bas view`'s API, and shows the view the address names (display/route.ts). Every view
  * change is a new address: copy it and the same view opens, in the viewer, a page or a bundle.
  */
-import type { PageData } from '../display/page-data.js';
+import { compareKey, type PageData } from '../display/page-data.js';
 import { parseRoute, routeHash, type Route } from '../display/route.js';
 import { compareView } from './compare-view.js';
 import { clear, el } from './dom.js';
@@ -45,6 +45,7 @@ class App {
     if (this.data === null || this.data.kind === 'bundle') return r;
     const start = parseRoute(this.data.start);
     if (r.view === 'run' && start.view === 'run' && r.run === start.run) return r;
+    if (r.view === 'compare' && this.data.compares && Object.hasOwn(this.data.compares, compareKey(r.a, r.b))) return r;
     return start;
   }
 
@@ -58,10 +59,16 @@ class App {
       return this.runView.show(r);
     }
     const app = clear(byId('app')!);
-    if (r.view === 'compare') return void compareView(app, this.source, r);
+    if (r.view === 'compare') return void compareView(app, this.source, r, this.pairs());
     if (r.view === 'sweep') return sweepView(app, this.source, this.timers, r.sweep);
     if (r.view === 'leaderboard') return void leaderboardView(app, this.source);
     if (r.view === 'runs') return runsView(app, this.source, this.timers, this.go, r.sort, r.dir);
+  }
+
+  /** The pairs of runs a comparison's page holds; null elsewhere (the view shows the whole comparison). */
+  private pairs(): Array<[string, string]> | null {
+    if (this.data?.kind !== 'compare') return null;
+    return Object.keys(this.data.compares ?? {}).map((k) => k.split('\n') as [string, string]);
   }
 
   /** Where a run's parts go: a report page's own places, or the whole app. */

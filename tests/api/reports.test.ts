@@ -52,7 +52,7 @@ describe('compareRuns', () => {
     expect(api.text()).toBe((await bas(args)).stdout);
     const page = join(root, 'compare.html');
     expect((await bas([...args, '--html', page])).code).toBe(0);
-    expect(api.html()).toBe(readFileSync(page, 'utf8'));
+    expect(await api.html()).toBe(readFileSync(page, 'utf8'));
   });
 
   it('refuses bad options and inputs naming the key and the call', async () => {

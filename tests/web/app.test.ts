@@ -41,6 +41,7 @@ beforeAll(async () => {
   });
   // The bundle of the folder the viewer serves: its runs have the same ids (runs/a, runs/b).
   expect((await bas(['view', root, '--bundle', join(root, 'bundle.html')])).code).toBe(0);
+  expect((await bas(['compare', join(runs, 'a'), join(runs, 'b'), '--html', join(root, 'compare.html')])).code).toBe(0);
   expect((await bas(['report', join(runs, 'b'), '--html', join(root, 'run.html')])).code).toBe(0);
   server = await startViewServer({ root, port: 0, host: '127.0.0.1', token: null, maxConnections: 64 });
   // A static host: the bundle as any web server would serve it, nothing else.
@@ -166,6 +167,19 @@ describe.skipIf(!hasChromium)('the app in headless chromium', () => {
     await again.locator('#drill-panel[data-pair="5:0"] .reply').waitFor();
     expect(await pwned(again)).toBeUndefined();
     await again.close();
+    await page.close();
+  });
+
+  it('a comparison page: its diff leads with the flipped rollouts, each side by side, hostile text as text', async () => {
+    const page = await watched('file:', seen);
+    await page.goto(`file://${join(root, 'compare.html')}`);
+    await checkDiff(page);
+    // The server-drawn figures stay, under the diff.
+    expect(await page.locator('#changed ~ section h2', { hasText: 'Paired differences' }).count()).toBe(1);
+    await page.locator('#diff-list tbody tr[data-index="5"] a').click();
+    await page.locator('#side-b section[data-pair="5:0"] .reply').waitFor();
+    expect(await page.locator('#side-b section[data-pair="5:0"] .reply').textContent()).toBe(HOSTILE_REPLY);
+    expect(await pwned(page)).toBeUndefined();
     await page.close();
   });
 

@@ -11,7 +11,9 @@ import type { PairedBootstrap } from '../../summary/stats.js';
 import { describeTask } from '../run-report.js';
 import { fmtEstimate, fmtInt, signed } from '../tables.js';
 import { dateText, durationText, samplingText } from '../provenance.js';
-import { escapeHtml } from './escape.js';
+import { escapeHtml, jsonForScript } from './escape.js';
+import { appScript } from './app-script.js';
+import type { PageData } from '../../display/page-data.js';
 import { htmlTable, page } from './page.js';
 import { barChart } from './svg.js';
 
@@ -119,7 +121,11 @@ function chosenTable(c: Comparison, columns: readonly CompareColumn[]): string {
  * The whole page for `bas compare --html`; with `columns` (`--columns`), the runs and their
  * measures are one table of those columns.
  */
-export function comparePage(c: Comparison, columns: readonly CompareColumn[] | null = null): string {
+export function comparePage(
+  c: Comparison,
+  columns: readonly CompareColumn[] | null = null,
+  data: PageData | null = null,
+): string {
   // Names, not models: two runs of one model are told apart by their folders.
   const title = `bas compare: ${c.runs.map((r) => r.name).join(' vs ')}`;
   const notes = [
@@ -136,5 +142,8 @@ export function comparePage(c: Comparison, columns: readonly CompareColumn[] | n
 <section><h2>Paired differences against ${escapeHtml(c.baseline)}</h2>${pairsTable(c) || '<p>No pairs.</p>'}
 <p class="small">Per shared task, each run's rollouts are averaged first; the difference (run − baseline) is resampled by task ${fmtInt(c.resamples)} times (seed ${c.seed}). A verdict names a winner only when the 95% interval excludes zero.</p>${notes}</section>`;
   const header = `<h1>${escapeHtml(title)}</h1><div class="meta"><span>baseline <b>${escapeHtml(c.baseline)}</b></span><span>runs <b>${c.runs.length}</b></span></div>`;
-  return page({ title, header, body });
+  if (data === null) return page({ title, header, body });
+  // The app (src/web) draws the diff from the embedded data first: flipped rollouts first, each side by side.
+  const changed = `<section id="changed"><h2>Rollouts that changed, flipped first</h2><div id="app"></div></section>`;
+  return page({ title, header, body: changed + body, data: jsonForScript(data), script: appScript() });
 }

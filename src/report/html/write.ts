@@ -4,7 +4,7 @@ import type { Comparison } from '../compare.js';
 import type { CompareColumn } from '../../settings/choices.js';
 import type { RunData } from '../read.js';
 import type { RunReport } from '../run-report.js';
-import { comparePage } from './compare-page.js';
+import { compareHtml } from './compare-data.js';
 import { buildDrillData } from './drilldown.js';
 import type { DrillData } from '../../display/drill.js';
 import { runPage } from './run-page.js';
@@ -20,11 +20,14 @@ export async function writeRunHtml(file: string, data: RunData, report: RunRepor
   );
 }
 
-/** Writes the page of a comparison (its runs in one table of `columns`, when `--columns` chose them). */
+/**
+ * Writes the page of a comparison (its runs in one table of `columns`, when `--columns` chose
+ * them), with the diff of each pairing that the app shows (compare-data.ts).
+ */
 export async function writeCompareHtml(
   file: string,
   c: Comparison,
   columns: readonly CompareColumn[] | null = null,
 ): Promise<void> {
-  await withSink(fileSink(file, '--html'), async (sink) => sink.write(comparePage(c, columns)));
+  await withSink(fileSink(file, '--html'), async (sink) => sink.write(await compareHtml(c, columns)));
 }
