@@ -27,8 +27,8 @@ type LeaderboardOpts = ReturnType<typeof readFlags<typeof COMMAND_FLAGS.leaderbo
 /** The files asked for: the HTML page (with the sweeps' curves) and the SVG figure. */
 async function writeFiles(lb: Leaderboard, curves: SweepResult | null, opts: LeaderboardOpts): Promise<void> {
   if (opts.html) {
-    const { leaderboardPageWithCurves } = await import('../report/html/leaderboard-page.js');
-    const html = leaderboardPageWithCurves(lb, curves, opts.columns);
+    const { leaderboardPage } = await import('../report/html/leaderboard-page.js');
+    const html = leaderboardPage(lb, curves, opts.columns);
     await withSink(fileSink(opts.html, '--html'), async (sink) => sink.write(html));
   }
   if (opts.svg) {

@@ -1,6 +1,6 @@
 /**
  * The JSON a page carries for the app (in `<script type="application/json" id="bas-data">`):
- * a run's page, a comparison's, or a bundle. Each part holds what `bas view`'s API would answer
+ * a report page (a run, a comparison, a leaderboard, a sweep) or a bundle. Each part holds what `bas view`'s API would answer
  * (answers from the server side are opaque here: the app reads them as the API's), so the app
  * reads a page as it reads the viewer.
  */
@@ -14,8 +14,11 @@ interface EmbeddedRun {
 }
 
 export interface PageData {
-  /** `run`: a run's report page; `compare`: a comparison's page; `bundle`: runs to share, the viewer without a server. */
-  kind: 'run' | 'compare' | 'bundle';
+  /**
+   * `run`, `compare`, `leaderboard`, `sweep`: the page of `bas report`, `compare`, `leaderboard`
+   * or `sweep --html`; `bundle`: runs to share, the viewer without a server.
+   */
+  kind: 'run' | 'compare' | 'leaderboard' | 'sweep' | 'bundle';
   /** The address opened when the page's has none (`#/run/DIR`). */
   start: string;
   runs: Record<string, EmbeddedRun>;
@@ -28,9 +31,9 @@ export interface PageData {
    * page holds them (a bundle holds every rollout, so the app computes a diff it lacks).
    */
   compares?: Record<string, { compare?: unknown; diff?: DiffAnswer }>;
-  /** The /api/leaderboard answer (a bundle). */
+  /** The /api/leaderboard answer (a bundle; a leaderboard's page adds its `sections`, display/blocks.ts). */
   leaderboard?: unknown;
-  /** Per sweep id: /api/sweep's answer (a bundle). */
+  /** Per sweep id: /api/sweep's answer (a bundle; a sweep's page adds its `sections`). */
   sweeps?: Record<string, unknown>;
 }
 

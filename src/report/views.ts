@@ -9,7 +9,7 @@ import { renderComparison, type Comparison } from './compare.js';
 import { renderComparisonColumns } from './compare-columns.js';
 import { compareHtml } from './html/compare-data.js';
 import { leaderboardSvg, sweepSvg } from './html/figure.js';
-import { leaderboardPageWithCurves } from './html/leaderboard-page.js';
+import { leaderboardPage } from './html/leaderboard-page.js';
 import { sweepPage } from './html/sweep-page.js';
 import type { Leaderboard } from './leaderboard.js';
 import { renderLeaderboardCsv, renderLeaderboardLatex, renderLeaderboardMarkdown } from './leaderboard-export.js';
@@ -44,7 +44,7 @@ export function leaderboardView(
     markdown: () => renderLeaderboardMarkdown(lb, columns),
     csv: () => renderLeaderboardCsv(lb, columns),
     latex: () => renderLeaderboardLatex(lb, columns),
-    html: () => leaderboardPageWithCurves(lb, curves, columns),
+    html: () => leaderboardPage(lb, curves, columns),
     svg: () => leaderboardSvg(lb),
     json: () => JSON.stringify(data, null, 2) + '\n',
   };

@@ -3,6 +3,7 @@
  * beside it), which a page's embedded data and a bundle hold in the same shapes. Only the
  * fields the app uses are declared.
  */
+import type { Section } from '../display/blocks.js';
 import type { ListRow } from '../display/list.js';
 
 interface Estimate {
@@ -98,6 +99,8 @@ export interface CompareAnswer {
 
 export interface SweepAnswer {
   id: string;
+  /** What a sweep's page shows (its figures and table of points); the API gives none. */
+  sections?: Section[];
   models: string[];
   created_at: string | null;
   text: string | null;
@@ -123,6 +126,8 @@ interface BoardRun {
 }
 
 export interface LeaderboardAnswer {
+  /** What a leaderboard's page shows (its tables and figures); the API gives none. */
+  sections?: Section[];
   text: string | null;
   by: string;
   groups: Array<{ title: string; runs: BoardRun[]; unranked: BoardRun[] }>;

@@ -1,6 +1,7 @@
 /** The runs ranked as `bas leaderboard` ranks them: its table as it prints it, then each group's runs linked to their pages. */
 import { idPath } from '../display/route.js';
 import type { LeaderboardAnswer } from './answers.js';
+import { sectionsView } from './blocks-view.js';
 import { bodyOf, clear, el, problem, table } from './dom.js';
 import type { Source } from './source.js';
 
@@ -17,6 +18,10 @@ function groupTable(g: LeaderboardAnswer['groups'][number]): HTMLElement {
   return t;
 }
 
+/** `body` under a heading that opens it. */
+export const folded = (title: string, body: HTMLElement): HTMLElement =>
+  el('details', null, [el('summary', { text: title }), body]);
+
 /** Shows the leaderboard in `app`. */
 export async function leaderboardView(app: HTMLElement, source: Source): Promise<void> {
   const text = el('pre', { id: 'leaderboard', text: 'ranking the runs…' });
@@ -31,6 +36,9 @@ export async function leaderboardView(app: HTMLElement, source: Source): Promise
   try {
     const lb = await source.leaderboard();
     text.textContent = lb.text ?? '(no run has a summary yet)';
+    // A leaderboard's page: its tables and figures, then the text folded.
+    if (lb.sections)
+      return void clear(app).append(...sectionsView(lb.sections), folded('As bas leaderboard prints it', text));
     for (const g of lb.groups) groups.append(el('h2', { text: g.title }), groupTable(g));
     if (lb.left_out.length)
       groups.append(el('p', { cls: 'note', text: `Not read (no summary): ${lb.left_out.join(', ')}` }));

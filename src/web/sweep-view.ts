@@ -4,6 +4,8 @@ import { idPath } from '../display/route.js';
 import type { SweepAnswer } from './answers.js';
 import { bodyOf, clear, el, pairsTable, problem, table } from './dom.js';
 import type { Source } from './source.js';
+import { sectionsView } from './blocks-view.js';
+import { folded } from './leaderboard-view.js';
 import type { Timers } from './timers.js';
 
 function pointRow(p: SweepAnswer['points'][number]): HTMLElement {
@@ -39,10 +41,13 @@ export function sweepView(app: HTMLElement, source: Source, timers: Timers, id: 
   const load = async (): Promise<void> => {
     try {
       const s = await source.sweep(id);
+      text.textContent = s.text ?? '(no point has rollouts yet)';
+      // A sweep's page: its figures and points, then the text folded (its settings are in its header).
+      if (s.sections)
+        return void clear(app).append(...sectionsView(s.sections), folded('As bas sweep prints it', text));
       const running = s.points.some((p) => p.status === 'running');
       head.textContent = `models: ${s.models.join(', ')} · ${s.points.length} point(s)${s.created_at ? ` · created ${s.created_at}` : ''}${running ? ' · running' : ''}`;
       clear(settings).append(pairsTable(s.settings, { id: 'sweep-settings' }));
-      text.textContent = s.text ?? '(no point has rollouts yet)';
       clear(bodyOf(points)).append(...s.points.map(pointRow));
       if (running && source.live) timers.later(load, 1500);
     } catch (err) {

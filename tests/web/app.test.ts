@@ -6,7 +6,7 @@
  * machine, and hostile text stays text. Every wait is on the page's DOM, never on a clock.
  */
 import { createServer, type Server } from 'node:http';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AddressInfo } from 'node:net';
@@ -15,6 +15,9 @@ import { hasChromium, launchChromium, noticeIfMissing } from '../support/chromiu
 import { bas, tempDir } from '../support/cli.js';
 import { startViewServer, type RunningViewServer } from '../../src/view/server.js';
 import { writeRun } from '../report/make-run.js';
+import { readRun } from '../../src/report/read.js';
+import { buildSweep } from '../../src/report/sweep.js';
+import { sweepPage } from '../../src/report/html/sweep-page.js';
 
 noticeIfMissing('the browser app tests');
 
@@ -43,6 +46,16 @@ beforeAll(async () => {
   expect((await bas(['view', root, '--bundle', join(root, 'bundle.html')])).code).toBe(0);
   expect((await bas(['compare', join(runs, 'a'), join(runs, 'b'), '--html', join(root, 'compare.html')])).code).toBe(0);
   expect((await bas(['report', join(runs, 'b'), '--html', join(root, 'run.html')])).code).toBe(0);
+  expect((await bas(['leaderboard', runs, '--html', join(root, 'leaderboard.html')])).code).toBe(0);
+  // A sweep of the two runs as its points (one model each), as bas sweep --html writes it.
+  const points = await Promise.all(
+    ['a', 'b'].map(async (k) => ({
+      num_transactions: 12,
+      fault_rate: null,
+      data: await readRun(join(runs, k), () => {}),
+    })),
+  );
+  writeFileSync(join(root, 'sweep.html'), sweepPage(buildSweep(join(root, 'grid'), points)));
   server = await startViewServer({ root, port: 0, host: '127.0.0.1', token: null, maxConnections: 64 });
   // A static host: the bundle as any web server would serve it, nothing else.
   const bundle = readFileSync(join(root, 'bundle.html'));
@@ -180,6 +193,32 @@ describe.skipIf(!hasChromium)('the app in headless chromium', () => {
     await page.locator('#side-b section[data-pair="5:0"] .reply').waitFor();
     expect(await page.locator('#side-b section[data-pair="5:0"] .reply').textContent()).toBe(HOSTILE_REPLY);
     expect(await pwned(page)).toBeUndefined();
+    await page.close();
+  });
+
+  it('a leaderboard page: the app draws its tables and figures from the page, names as text', async () => {
+    const page = await watched('file:', seen);
+    await page.goto(`file://${join(root, 'leaderboard.html')}`);
+    await page.locator('#app section table').first().waitFor();
+    expect(await page.locator('#app section h2').first().textContent()).toContain('12 rows');
+    expect(await page.locator('#app svg .whisker').count()).toBeGreaterThanOrEqual(2);
+    // The run of model "model <b>" is named as text, never as markup.
+    expect(await page.locator('#app td', { hasText: 'model <b>' }).count()).toBeGreaterThan(0);
+    expect(await page.locator('#app td b').count()).toBe(0);
+    expect(await page.locator('#leaderboard').textContent()).toContain('builtin:oracle');
+    expect(new URL(page.url()).hash).toBe('#/leaderboard');
+    await page.close();
+  });
+
+  it('a sweep page: the app draws its curves and points from the page, names as text', async () => {
+    const page = await watched('file:', seen);
+    await page.goto(`file://${join(root, 'sweep.html')}`);
+    await page.locator('#app section table').first().waitFor();
+    expect(await page.locator('#app svg .marker').count()).toBeGreaterThanOrEqual(6);
+    expect(await page.locator('#app td', { hasText: 'model <b>' }).count()).toBe(1);
+    expect(await page.locator('#app td b').count()).toBe(0);
+    expect(await page.locator('#sweep-table').textContent()).toContain('model <b>');
+    expect(new URL(page.url()).hash).toBe('#/sweep/grid');
     await page.close();
   });
 

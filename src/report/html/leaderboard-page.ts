@@ -2,17 +2,23 @@
  * The HTML page of `bas leaderboard`: per group of comparable runs, the results table (the
  * columns of leaderboard-table.ts, in two tables so the page fits a 1280-pixel window), the
  * runs not ranked with why, how each run was made, and a bar chart of the ranking measure
- * with 95% whiskers. Every name and folder is escaped; long ones wrap at their separators,
- * never mid-word.
+ * with 95% whiskers. The page is data (display/blocks.ts) the app draws: every name and
+ * folder is text, and long ones wrap at their separators, never mid-word.
  */
 import { measureName, measureText, rankText, vsBestText, type Leaderboard } from '../leaderboard.js';
 import { chosenColumns, groupRows, PROVENANCE_COLUMNS, RESULT_COLUMNS, stackedCell } from '../leaderboard-table.js';
 import type { LeaderboardColumn } from '../../settings/choices.js';
 import { fmt, fmtEstimate, fmtInt } from '../tables.js';
-import { escapeHtml } from './escape.js';
-import { htmlTable, page } from './page.js';
+import type { Block, Section, TableBlock } from '../../display/blocks.js';
+import { escapeHtml, jsonForScript } from './escape.js';
+import { appScript } from './app-script.js';
+import { Figures } from './blocks.js';
+import { page } from './page.js';
 import { barChart } from './svg.js';
 import { sweepFigures } from './sweep-page.js';
+import { leaderboardAnswerOf } from '../leaderboard-answer.js';
+import { renderLeaderboard } from '../leaderboard-text.js';
+import type { PageData } from '../../display/page-data.js';
 import type { SweepResult } from '../sweep.js';
 import { atLeastCell } from '../cost.js';
 
@@ -42,58 +48,62 @@ const cols = (heads: string[]) => heads.map((h) => RESULT_COLUMNS.find((c) => c.
 const head = (h: string) => h.replace(/_/g, '_\u200b');
 
 /** The results table: the default first columns with "vs #1", or the columns `--columns` chose. */
-function resultsTable(lb: Leaderboard, rows: Row[], columns: readonly LeaderboardColumn[] | null): string {
+function resultsTable(lb: Leaderboard, rows: Row[], columns: readonly LeaderboardColumn[] | null): TableBlock {
   if (columns !== null) {
     const chosen = chosenColumns(columns);
     const text = chosen.flatMap((c, i) => (c.align === 'left' ? [i] : []));
-    return htmlTable(
-      chosen.map((c) => head(c.head)),
-      rows.map((r) => chosen.map((c) => stackedCell(c.value(r, lb)))),
-      { textCols: text, wrapCols: text, lineBreaks: true },
-    );
+    return {
+      head: chosen.map((c) => head(c.head)),
+      rows: rows.map((r) => chosen.map((c) => stackedCell(c.value(r, lb)))),
+      text,
+      wrap: text,
+      lines: true,
+    };
   }
   const first = cols(FIRST);
-  return htmlTable(
-    [...first.map((c) => head(c.head)), 'vs #1'],
-    rows.map((r) => {
+  return {
+    head: [...first.map((c) => head(c.head)), 'vs #1'],
+    rows: rows.map((r) => {
       const v = vsBestText(r, lb.by);
       return [...first.map((c) => stackedCell(c.value(r, lb))), v.diff ? `${v.diff}\n${v.verdict}` : v.verdict];
     }),
-    { textCols: [2, 3, 9], wrapCols: [2, 9], lineBreaks: true },
-  );
+    text: [2, 3, 9],
+    wrap: [2, 9],
+    lines: true,
+  };
 }
 
 /** The metrics, pooled counts, tokens and cost. */
-function metricsTable(lb: Leaderboard, rows: Row[]): string {
+function metricsTable(lb: Leaderboard, rows: Row[]): TableBlock {
   const second = cols(SECOND);
-  return htmlTable(
-    [...second.map((c) => head(c.head)), 'pooled precision', 'pooled recall', 'tokens', 'cost'],
-    rows.map((r) => [
+  return {
+    head: [...second.map((c) => head(c.head)), 'pooled precision', 'pooled recall', 'tokens', 'cost'],
+    rows: rows.map((r) => [
       ...second.map((c) => stackedCell(c.value(r, lb))),
       fmt(r.faults_pooled.precision),
       fmt(r.faults_pooled.recall),
       atLeastCell(fmtInt(r.tokens.total), r.cost.lower_bound),
       atLeastCell(usd(r.cost.total_usd), r.cost.lower_bound),
     ]),
-    { lineBreaks: true },
-  );
+    lines: true,
+  };
 }
 
 /** Where a wrong BAS comes from: only for groups with a run that recorded it (since 0.4.1). */
-function consistencyTable(lb: Leaderboard, rows: Row[]): string {
-  if (!rows.some((r) => r.consistency.n)) return '';
+function consistencyTable(lb: Leaderboard, rows: Row[]): Block[] {
+  if (!rows.some((r) => r.consistency.n)) return [];
   const third = cols(THIRD);
-  const table = htmlTable(
-    third.map((c) => head(c.head)),
-    rows.map((r) => third.map((c) => stackedCell(c.value(r, lb)))),
-    { lineBreaks: true },
-  );
-  return `<div style="margin-top:12px">${table}</div>`;
+  const table = {
+    head: third.map((c) => head(c.head)),
+    rows: rows.map((r) => third.map((c) => stackedCell(c.value(r, lb)))),
+    lines: true,
+  };
+  return [{ table }];
 }
 
 /** The ranking measure of each run as a bar with its 95% whiskers. */
-function rankingChart(lb: Leaderboard, g: Group): string {
-  if (!g.runs.length) return '';
+function rankingChart(lb: Leaderboard, g: Group, figures: Figures): Block[] {
+  if (!g.runs.length) return [];
   const bars = g.runs.map((r) => {
     const e = r.measures[lb.by];
     return {
@@ -103,67 +113,102 @@ function rankingChart(lb: Leaderboard, g: Group): string {
       note: e.mean === null ? 'no data' : fmtEstimate(e),
     };
   });
-  return barChart(bars, { title: `${measureName(lb.by)} (95% intervals)` });
+  return [figures.add(barChart(bars, { title: `${measureName(lb.by)} (95% intervals)` }))];
 }
 
 /** The runs not ranked, with why. */
-function unrankedTable(g: Group): string {
-  if (!g.unranked.length) return '';
-  const table = htmlTable(
-    ['run', 'folder', 'status', 'why'],
-    g.unranked.map((r) => [r.name, r.dir, r.status ?? 'unknown', r.unrankable ?? '']),
-    { textCols: [0, 1, 2, 3], wrapCols: [0, 1, 3] },
-  );
-  return `<h3>Not ranked</h3>${table}<p class="small">Runs that did not finish, or errored past their budget; <code>--include-incomplete</code> ranks them, marked *.</p>`;
+function unrankedTable(g: Group): Block[] {
+  if (!g.unranked.length) return [];
+  const table = {
+    head: ['run', 'folder', 'status', 'why'],
+    rows: g.unranked.map((r) => [r.name, r.dir, r.status ?? 'unknown', r.unrankable ?? '']),
+    text: [0, 1, 2, 3],
+    wrap: [0, 1, 3],
+  };
+  const why = 'Runs that did not finish, or errored past their budget; --include-incomplete ranks them, marked *.';
+  return [{ h3: 'Not ranked' }, { table }, { small: why }];
 }
 
 /** The notes of a group: runs ranked only by --include-incomplete, and each run's own notes. */
-function groupNotes(g: Group, rows: Row[]): string {
+function groupNotes(g: Group, rows: Row[]): Block[] {
   return [
     ...g.runs
       .filter((r) => r.unrankable)
       .map((r) => `#${rankText(r)} ranked only by --include-incomplete: ${r.unrankable}`),
     ...rows.flatMap((r) => r.notes.map((n) => `${rankText(r)} ${r.name}: ${n}`)),
-  ]
-    .map((n) => `<p class="note">${escapeHtml(n)}</p>`)
-    .join('');
+  ].map((note) => ({ note }));
 }
 
 /** One group of comparable runs: its tables, how each run was made, its chart and notes. */
-function groupSection(lb: Leaderboard, g: Group, columns: readonly LeaderboardColumn[] | null): string {
+function groupSection(
+  lb: Leaderboard,
+  g: Group,
+  columns: readonly LeaderboardColumn[] | null,
+  figures: Figures,
+): Section {
   const rows = groupRows(g);
-  const provenance = htmlTable(
-    PROVENANCE_COLUMNS.map((c) => c.head),
-    rows.map((r) => PROVENANCE_COLUMNS.map((c) => stackedCell(c.value(r, lb)))),
-    { textCols: [1, 2, 3, 4, 5, 7], wrapCols: [1, 2, 3, 4, 5] },
-  );
-  return `<section class="board"><h2>${escapeHtml(g.title)}</h2>${resultsTable(lb, rows, columns)}<div style="margin-top:12px">${metricsTable(lb, rows)}</div>${consistencyTable(lb, rows)}${unrankedTable(g)}<h3>How each run was made</h3>${provenance}<div style="margin-top:14px">${rankingChart(lb, g)}</div>${groupNotes(g, rows)}</section>`;
+  const provenance: TableBlock = {
+    head: PROVENANCE_COLUMNS.map((c) => c.head),
+    rows: rows.map((r) => PROVENANCE_COLUMNS.map((c) => stackedCell(c.value(r, lb)))),
+    text: [1, 2, 3, 4, 5, 7],
+    wrap: [1, 2, 3, 4, 5],
+  };
+  return [
+    { h2: g.title },
+    { table: resultsTable(lb, rows, columns) },
+    { table: metricsTable(lb, rows) },
+    ...consistencyTable(lb, rows),
+    ...unrankedTable(g),
+    { h3: 'How each run was made' },
+    { table: provenance },
+    ...rankingChart(lb, g, figures),
+    ...groupNotes(g, rows),
+  ];
 }
 
-/** The whole page for `bas leaderboard --html`; `extra` is trusted HTML put after the tables (the curves of sweep folders). */
+/**
+ * What the page of `bas leaderboard --html` shows: a card per group, the note on the method,
+ * then the curves of the sweep folders among its inputs; its figures go to `figures`.
+ */
+export function leaderboardSections(
+  lb: Leaderboard,
+  curves: SweepResult | null,
+  columns: readonly LeaderboardColumn[] | null,
+  figures: Figures,
+): Section[] {
+  const sections = lb.groups.map((g) => groupSection(lb, g, columns, figures));
+  const method: Block[] = [
+    {
+      small: `Ranked by ${measureText(lb.by)}, best first; only runs that finished within their error budget are ranked. Each cell is a mean over its 95% interval, in the same decimals (methods in docs/statistics.md). "vs #1" is the paired difference against the group's best on the tasks both ran, resampled by task ${fmtInt(lb.resamples)} times (seed ${lb.seed}); a verdict names a winner only when its interval excludes zero. Pooled precision and recall are over all claimed and true (row, code) pairs.`,
+    },
+  ];
+  if (lb.groups.length > 1)
+    method.push({ small: 'Runs on different tasks, task generators or prompts are ranked apart, never together.' });
+  sections.push(method);
+  if (curves) sections.push([{ h2: 'Difficulty curves' }, ...sweepFigures(curves, figures)]);
+  return sections;
+}
+
+/**
+ * The page of `bas leaderboard --html`, drawn by the app (src/web) from its data: the answer
+ * `bas view` gives at /api/leaderboard with the page's sections, its figures as templates.
+ */
 export function leaderboardPage(
   lb: Leaderboard,
-  extra = '',
+  curves: SweepResult | null = null,
   columns: readonly LeaderboardColumn[] | null = null,
 ): string {
   const title = 'bas leaderboard';
-  const sections = lb.groups.map((g) => groupSection(lb, g, columns));
-  const apart =
-    lb.groups.length > 1
-      ? `<p class="small">Runs on different tasks, task generators or prompts are ranked apart, never together.</p>`
-      : '';
-  const body = `${sections.join('')}<section><p class="small">Ranked by ${escapeHtml(measureText(lb.by))}, best first; only runs that finished within their error budget are ranked. Each cell is a mean over its 95% interval, in the same decimals (methods in docs/statistics.md). "vs #1" is the paired difference against the group's best on the tasks both ran, resampled by task ${fmtInt(lb.resamples)} times (seed ${lb.seed}); a verdict names a winner only when its interval excludes zero. Pooled precision and recall are over all claimed and true (row, code) pairs.</p>${apart}</section>`;
+  const figures = new Figures();
+  const sections = leaderboardSections(lb, curves, columns, figures);
+  const data: PageData = {
+    kind: 'leaderboard',
+    start: '#/leaderboard',
+    runs: {},
+    leaderboard: { ...leaderboardAnswerOf(lb, renderLeaderboard(lb, columns), []), sections },
+  };
   const runs = lb.groups.reduce((a, g) => a + g.runs.length + g.unranked.length, 0);
   const header = `<h1>${escapeHtml(title)}</h1><div class="meta"><span>groups <b>${lb.groups.length}</b></span><span>runs <b>${runs}</b></span><span>ranked by <b>${escapeHtml(lb.by)}</b></span></div>`;
-  return page({ title, header, body: body + extra });
-}
-
-/** The page of `bas leaderboard --html`: the leaderboard, then the curves of the sweep folders among its inputs. */
-export function leaderboardPageWithCurves(
-  lb: Leaderboard,
-  curves: SweepResult | null,
-  columns: readonly LeaderboardColumn[] | null = null,
-): string {
-  const extra = curves ? `<section><h2>Difficulty curves</h2>${sweepFigures(curves)}</section>` : '';
-  return leaderboardPage(lb, extra, columns);
+  const body = `<div id="app"></div>\n${figures.templates()}`;
+  return page({ title, header, body, data: jsonForScript(data), script: appScript() });
 }

@@ -77,6 +77,7 @@ td.num { text-align: right; }
 .side > div { min-width: 0; }
 #diff-list tr.flipped td { background: var(--miss-bg); }
 section.rollout { margin-top: 12px; }
+section > .block:not(:first-child) { margin-top: 12px; }
 `;
 
 /**

@@ -1,0 +1,21 @@
+/**
+ * The server side of a page drawn by the app from data (display/blocks.ts): the figures its
+ * sections name, each put in the page as an inert `<template>` of the SVG svg.ts drew.
+ */
+import type { Block } from '../../display/blocks.js';
+
+export class Figures {
+  private readonly svgs: string[] = [];
+
+  /** A block showing `svgs` side by side. */
+  add(...svgs: string[]): Block {
+    const at = this.svgs.length;
+    this.svgs.push(...svgs);
+    return { figures: svgs.map((_, i) => at + i) };
+  }
+
+  /** The templates holding the figures, for the page's body. */
+  templates(): string {
+    return this.svgs.map((svg, i) => `<template id="bas-figure-${i}">${svg}</template>`).join('\n');
+  }
+}
