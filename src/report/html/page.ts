@@ -1,6 +1,6 @@
 /**
  * The shell of a report page: one self-contained HTML document with inline CSS, charts as
- * inline SVG and, for a run, its data as JSON read by an inline script. Nothing is fetched.
+ * inline SVG and its data as JSON read by the app's inline script. Nothing is fetched.
  */
 import { escapeHtml } from './escape.js';
 
