@@ -27,6 +27,7 @@ const HOSTILE_REPLY =
 const FLIPPED = [3, 5, 7, 9];
 
 let root: string;
+let third: string;
 let server: RunningViewServer;
 let staticServer: Server;
 let staticUrl: string;
@@ -47,6 +48,11 @@ beforeAll(async () => {
   expect((await bas(['compare', join(runs, 'a'), join(runs, 'b'), '--html', join(root, 'compare.html')])).code).toBe(0);
   expect((await bas(['report', join(runs, 'b'), '--html', join(root, 'run.html')])).code).toBe(0);
   expect((await bas(['leaderboard', runs, '--html', join(root, 'leaderboard.html')])).code).toBe(0);
+  // A third run, outside the served folder: a comparison of three runs holds two pairs.
+  third = join(tempDir('bas-web-c-'), 'c');
+  writeRun(third, { n: 30, model: 'builtin:blanket', choose: () => 'blanket' });
+  const three = ['compare', join(runs, 'a'), join(runs, 'b'), third];
+  expect((await bas([...three, '--html', join(root, 'compare3.html')])).code).toBe(0);
   // A sweep of the two runs as its points (one model each), as bas sweep --html writes it.
   const points = await Promise.all(
     ['a', 'b'].map(async (k) => ({
@@ -193,6 +199,18 @@ describe.skipIf(!hasChromium)('the app in headless chromium', () => {
     await page.locator('#side-b section[data-pair="5:0"] .reply').waitFor();
     expect(await page.locator('#side-b section[data-pair="5:0"] .reply').textContent()).toBe(HOSTILE_REPLY);
     expect(await pwned(page)).toBeUndefined();
+    await page.close();
+  });
+
+  it('a comparison page of three runs: each pair against the baseline, its diff a link away', async () => {
+    const page = await watched('file:', seen);
+    await page.goto(`file://${join(root, 'compare3.html')}`);
+    await page.locator('#diff-list tbody tr').first().waitFor();
+    await page.locator('#app a', { hasText: `${third} against` }).click();
+    await page.locator('#app b', { hasText: `${third} against` }).waitFor();
+    // Every task flipped from right to wrong: all 30 listed, each a flip.
+    await page.locator('#diff-list tbody tr.flipped').nth(29).waitFor();
+    expect(await page.locator('#diff-list tbody tr').count()).toBe(30);
     await page.close();
   });
 
