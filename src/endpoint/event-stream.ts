@@ -361,7 +361,8 @@ export async function requestStreamed(
   answered?: (status: number, headers: HeaderLike) => void,
 ): Promise<StreamedBody> {
   const startedAt = performance.now();
-  const response = await sdk.chat.completions.create(streamParams(body), { signal }).asResponse();
+  const response = (await sdk.chat.completions.create(streamParams(body), { signal }).asResponse()) as
+    UnreadResponse | Response;
   answered?.(response.status, response.headers);
   if (response instanceof UnreadResponse) {
     const { body: assembled, ttftMs } = await readEventStream(response.source, {

@@ -1,11 +1,14 @@
 /**
- * The `fetch` given to the openai SDK, built on node:http(s) with keep-alive agents. Node's
- * own fetch (undici) is the SDK's default; against 200 ms replies at `-c 100` it measured
- * 1.23-1.56x a bare keep-alive client where this one measured 0.96-1.11x, the latency-bound
- * target's whole margin (docs/performance.md). It reads each response body whole before
- * resolving, so an abort (our request timeout) bounds the body as well as the headers, and
- * hands the SDK a standard `Response` of it. Bodies that are not text or bytes fall back to
- * the global fetch. *
+ * The `fetch` given to the openai SDK, built on node:http(s) with keep-alive agents, and the
+ * light stand-in for `Response` it hands over (status, headers, text, json: what the SDK
+ * reads). Both are kept for the latency-bound target, `-c 100` against 200 ms replies within
+ * 1.05x a bare keep-alive client (issue 37, measured in docs/performance.md): the SDK with
+ * Node's own fetch (undici) took 1.16x the time of the SDK with this one, and a standard
+ * `Response` on this transport (about 18 us a reply against 2, its body a web stream) cost
+ * bas 0.01-0.02x of that 1.05. It reads each body whole before resolving, so an abort (our
+ * request timeout) bounds the body as well as the headers. Bodies that are not text or bytes
+ * fall back to the global fetch.
+ *
  * Buffering is bounded: an endpoint may send a body that never ends, so past
  * `maxResponseBytes` the connection is destroyed at once and the attempt fails with a
  * ResponseTooLargeError naming the cap, before more than one further chunk is held. The
@@ -42,48 +45,85 @@ export interface NodeFetchOptions {
 /** Status codes whose responses carry no body (a Response refuses one for them). */
 const NO_BODY = new Set([101, 103, 204, 205, 304]);
 
-/** The reason phrase a Response accepts; anything else an endpoint sends is left out. */
-const REASON = /^[\t\x20-\x7e\x80-\xff]*$/;
-
-/** Status, reason and headers of a node:http response, as a Response takes them. */
-function responseInit(res: IncomingMessage): ResponseInit {
-  const headers = new Headers();
-  const raw = res.rawHeaders;
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    // node:http parsed these, so Headers takes them; a pair it refused would be one no reader needs.
-    try {
-      headers.append(raw[i]!, raw[i + 1]!);
-    } catch {
-      continue;
+/** Read-only response headers with the lookups the SDK makes (get, has, entries). */
+class ResponseHeaders {
+  private readonly map = new Map<string, string>();
+  constructor(raw: string[]) {
+    for (let i = 0; i + 1 < raw.length; i += 2) {
+      const key = raw[i]!.toLowerCase();
+      const prev = this.map.get(key);
+      this.map.set(key, prev === undefined ? raw[i + 1]! : `${prev}, ${raw[i + 1]!}`);
     }
   }
-  const reason = res.statusMessage ?? '';
-  return { status: res.statusCode, statusText: REASON.test(reason) ? reason : '', headers };
+  get(name: string): string | null {
+    return this.map.get(name.toLowerCase()) ?? null;
+  }
+  has(name: string): boolean {
+    return this.map.has(name.toLowerCase());
+  }
+  entries(): IterableIterator<[string, string]> {
+    return this.map.entries();
+  }
+  keys(): IterableIterator<string> {
+    return this.map.keys();
+  }
+  values(): IterableIterator<string> {
+    return this.map.values();
+  }
+  forEach(fn: (value: string, key: string) => void): void {
+    this.map.forEach((v, k) => fn(v, k));
+  }
+  [Symbol.iterator](): IterableIterator<[string, string]> {
+    return this.map.entries();
+  }
 }
 
-/** A response read whole within its bounds. */
-class BufferedResponse extends Response {
-  /**
-   * V8's message for a body that is not JSON quotes a cut piece of it, which may be most of an
-   * echoed key: the message is built from the whole body, redacted before it is cut.
-   */
-  override readonly json = async (): Promise<unknown> => {
-    const text = await this.text();
+/** A fully read response: what the SDK uses of `Response`, without web streams. */
+class BufferedResponse {
+  readonly ok: boolean;
+  readonly body = null;
+  readonly bodyUsed = false;
+  readonly redirected = false;
+  readonly type = 'basic';
+  constructor(
+    readonly status: number,
+    readonly statusText: string,
+    readonly headers: ResponseHeaders,
+    readonly url: string,
+    private readonly payload: Buffer,
+  ) {
+    this.ok = status >= 200 && status < 300;
+  }
+  async text(): Promise<string> {
+    return this.payload.toString('utf8');
+  }
+  async json(): Promise<unknown> {
+    const text = this.payload.toString('utf8');
     try {
       return JSON.parse(text);
     } catch {
+      // V8's own message quotes a cut piece of the body, which may be most of an echoed key:
+      // the message is built from the whole body, redacted before it is cut.
       throw new MalformedResponseError(`the body is not JSON: "${outsideText(text, 80)}"`, { fault: 'shape' });
     }
-  };
+  }
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    return new Uint8Array(this.payload).buffer;
+  }
 }
 
 /** A response whose body was not read: the caller reads `source` (see `passThrough`). */
-export class UnreadResponse extends Response {
+export class UnreadResponse {
+  readonly ok: boolean;
+  readonly body = null;
   constructor(
+    readonly status: number,
+    readonly statusText: string,
+    readonly headers: ResponseHeaders,
+    readonly url: string,
     readonly source: IncomingMessage,
-    init: ResponseInit,
   ) {
-    super(null, init);
+    this.ok = status >= 200 && status < 300;
   }
 }
 
@@ -160,7 +200,9 @@ class NodeFetchCall {
     if (this.bounds.passThrough?.(res.statusCode ?? 0, res.headers)) {
       // An abort still destroys the request (and so the response) until the response closes.
       res.once('close', () => this.signal?.removeEventListener('abort', this.onAbort));
-      return this.resolve(new UnreadResponse(res, responseInit(res)));
+      const headers = new ResponseHeaders(res.rawHeaders);
+      const unread = new UnreadResponse(res.statusCode!, res.statusMessage ?? '', headers, this.url.href, res);
+      return this.resolve(unread as unknown as Response);
     }
     this.claim = this.bounds.budget.claim();
     // A declared length past the cap fails before any of the body is read.
@@ -197,8 +239,10 @@ class NodeFetchCall {
     const status = res.statusCode ?? 0;
     if (status < 200 || status > 599) return this.reject(new TypeError(`invalid HTTP status ${status}`));
     const chunks = this.chunks;
-    const payload = NO_BODY.has(status) ? null : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-    this.resolve(new BufferedResponse(payload, responseInit(res)));
+    const payload = NO_BODY.has(status) ? Buffer.alloc(0) : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+    const headers = new ResponseHeaders(res.rawHeaders);
+    const response = new BufferedResponse(status, res.statusMessage ?? '', headers, this.url.href, payload);
+    this.resolve(response as unknown as Response);
   }
 
   private readonly fail = (err: Error): void => {
