@@ -30,7 +30,10 @@ export interface SweepPointInfo {
 export type SweepEvent =
   | { type: 'point-started'; index: number; point: SweepPointInfo }
   | { type: 'point-event'; index: number; point: SweepPointInfo; event: EvalEvent }
-  | { type: 'point-ended'; index: number; point: SweepPointInfo; result: EvalResult }
+  /** `cut_off`: every reply was cut off by the token limit; the point is recorded as 0. */
+  | { type: 'point-ended'; index: number; point: SweepPointInfo; result: EvalResult; cut_off: boolean }
+  /** A point an earlier session recorded as cut off (every reply cut by the token limit): not run again. */
+  | { type: 'point-kept'; index: number; point: SweepPointInfo }
   | { type: 'point-failed'; index: number; point: SweepPointInfo };
 
 /** How `runSweep` runs: whether it continues a sweep, how to stop it and who hears its events. */
@@ -48,10 +51,12 @@ export interface SweepRunResult {
   dir: string;
   /**
    * `done`: every point ran (`failed`: the indices of those over their error budget, with
-   * nothing completed or stopped at their budget; a resume runs them again). `stopped`: point
+   * nothing completed or stopped at their budget; a resume runs them again; `cut_off`: those whose
+   * every reply was cut off by the token limit, recorded as 0 and never run again). `stopped`: point
    * `index` was interrupted or stopped by its endpoint, and the points after it did not run.
    */
-  outcome: { kind: 'done'; failed: number[] } | { kind: 'stopped'; index: number; result: EvalResult };
+  outcome:
+    { kind: 'done'; failed: number[]; cut_off: number[] } | { kind: 'stopped'; index: number; result: EvalResult };
   /** The curves (as `readSweep` gives them), null unless `done`. */
   sweep: (SweepView & { warnings: string[] }) | null;
 }
@@ -65,7 +70,7 @@ function pointInfo(p: PlannedPoint): SweepPointInfo {
 function publicEvent(e: PointEvent): SweepEvent {
   const point = pointInfo(e.point);
   if (e.type === 'point-event') return { type: e.type, index: e.index, point, event: e.event };
-  if (e.type === 'point-ended') return { type: e.type, index: e.index, point, result: e.result };
+  if (e.type === 'point-ended') return { type: e.type, index: e.index, point, result: e.result, cut_off: e.cut_off };
   return { type: e.type, index: e.index, point };
 }
 
@@ -102,5 +107,5 @@ export async function runSweep(
   if (outcome.kind === 'stopped')
     return { dir: run.dir, outcome: { kind: 'stopped', index: outcome.index, result: outcome.result }, sweep: null };
   const failed = outcome.failed.map((f) => f.index);
-  return { dir: run.dir, outcome: { kind: 'done', failed }, sweep: await readSweep(run.dir) };
+  return { dir: run.dir, outcome: { kind: 'done', failed, cut_off: outcome.cut_off }, sweep: await readSweep(run.dir) };
 }

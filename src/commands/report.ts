@@ -12,7 +12,8 @@ import { COMMAND_FLAGS } from '../settings/command-flags.js';
 import { readFlags } from '../settings/flag.js';
 import { checkOutputs } from '../settings/output-paths.js';
 import { DrillSelection } from '../report/html/selection.js';
-import { drillDataOf, rolloutJson } from '../report/html/drilldown.js';
+import { drillDataOf } from '../report/html/drilldown.js';
+import { rolloutDetail } from '../display/drill.js';
 import { renderRollout } from '../report/rollout-text.js';
 import * as std from '../io/std.js';
 
@@ -42,7 +43,9 @@ export async function report(dir: string, given: Record<string, unknown>): Promi
     if (opts.json) {
       std
         .stdout()
-        .write(JSON.stringify({ run: r.run, rollouts: picked.map(({ x }) => rolloutJson(drill!, x)) }, null, 2) + '\n');
+        .write(
+          JSON.stringify({ run: r.run, rollouts: picked.map(({ x }) => rolloutDetail(drill!, x)) }, null, 2) + '\n',
+        );
     } else {
       std.stdout().write(picked.map(({ i }) => renderRollout(drill!, i, data.model)).join('\n'));
     }

@@ -24,7 +24,7 @@ import {
 import { scoreReply } from '../task/score.js';
 import { taskFromJson } from '../task/serialize.js';
 import { ledgerFigures, type LedgerFigures } from '../task/implied.js';
-import { isBatchLine, readBatchResult } from '../endpoint/batch-file.js';
+import { isBatchLine, readBatchResult, requestSampling, sameSampling } from '../endpoint/batch-file.js';
 import { taskDigest } from '../runfile/task-digest.js';
 import type { AnswerKey, TaskConfig } from '../task/types.js';
 import { COMMAND_FLAGS } from '../settings/command-flags.js';
@@ -175,20 +175,46 @@ function missingReplies(
 
 type ScoreFlags = FlagValues<typeof COMMAND_FLAGS.score> & { tasks: string; replies: string };
 
-/** The sampling the replies were made with, as the user tells it; null (unknown) when nothing is told. */
-function toldSampling(flags: ScoreFlags): Sampling | null {
+/**
+ * The sampling the replies were made with, as the user tells it (the flags, or the batch
+ * request file the replies answer); null (unknown) when nothing is told.
+ */
+async function toldSampling(flags: ScoreFlags): Promise<Sampling | null> {
   const told = [flags.temperature, flags.maxTokens, flags.reasoningEffort, flags.sampling].some((v) => v !== null);
-  if (!told) return null;
+  if (!told && flags.requests === null) return null;
   if (flags.output === null)
     throw new ConfigError(
-      '--temperature, --max-tokens, --reasoning-effort and --sampling record how the replies were sampled in a run folder: give --output DIR too',
+      '--temperature, --max-tokens, --reasoning-effort, --sampling and --requests record how the replies were sampled in a run folder: give --output DIR too',
     );
+  if (flags.requests !== null) {
+    if (told)
+      throw new ConfigError('--requests says how the replies were sampled: give it or the sampling flags, not both');
+    return requestsSampling(flags.requests);
+  }
   return {
     temperature: flags.temperature,
     max_tokens: flags.maxTokens,
     reasoning_effort: flags.reasoningEffort,
     extra: flags.sampling ?? {},
   };
+}
+
+/**
+ * The sampling every line of a batch request file asks for. Requests sampled in different
+ * ways are not one run's: refused, naming the first line that differs from the first.
+ */
+async function requestsSampling(path: string): Promise<Sampling> {
+  let first: Sampling | null = null;
+  await readJsonLines(path, '--requests', (value, line) => {
+    const sampling = requestSampling(value);
+    if (first === null) first = sampling;
+    else if (!sameSampling(first, sampling))
+      throw new ConfigError(
+        `--requests: ${path}:${line} is sampled differently from line 1: one run folder records one sampling`,
+      );
+  });
+  if (first === null) throw new ConfigError(`--requests: ${path} holds no requests`);
+  return first;
 }
 
 /** Every reply of the replies file graded against its task, in file order. */
@@ -238,7 +264,7 @@ export async function score(given: Record<string, unknown>): Promise<void> {
     { flag: '--output', path: flags.output, kind: 'folder' },
     { flag: '--out', path: outFile, kind: 'file', inputs: [flags.tasks, flags.replies], owned },
   ]);
-  const sampling = toldSampling(flags);
+  const sampling = await toldSampling(flags);
   if (flags.output !== null) (await import('../runfile/build.js')).requireEmptyOutput(flags.output, '--output');
   const tasks = await readTasks(flags.tasks);
   // Refuse a tasks file that --output cannot stand for before any reply is read.

@@ -61,10 +61,14 @@ class PointLine {
   }
 }
 
+/** How a point whose every reply was cut off by the token limit ends its line. */
+const CUT_OFF = 'every reply cut off by the token limit: recorded as 0';
+
 /** The final words of a point's line: n, reward with its interval, errors, and how it ended. */
-function pointOutcome(r: EvalResult): string {
+function pointOutcome(r: EvalResult, cutOff = false): string {
   const s = r.summary;
-  const e = s.reward;
+  // A point cut off at its budget scores 0 on each rollout it ran (report/sweep.ts).
+  const e = cutOff ? s.reward_errors_as_zero : s.reward;
   const reward =
     e.mean === null
       ? 'no reward'
@@ -77,7 +81,8 @@ function pointOutcome(r: EvalResult): string {
     'endpoint-stopped': ' (stopped by the endpoint)',
     interrupted: ' (interrupted)',
   };
-  return `n ${s.counts.completed}/${r.total}, ${reward}, ${s.counts.errored} errored${how[r.outcome.kind] ?? ''}`;
+  const end = cutOff ? ` (${CUT_OFF})` : (how[r.outcome.kind] ?? '');
+  return `n ${s.counts.completed}/${r.total}, ${reward}, ${s.counts.errored} errored${end}`;
 }
 
 /** Where a point stands, for the words of a failure: `model, 12 rows` (the model only when there are several). */
@@ -122,8 +127,11 @@ async function runSweepCommand(run: SweepRun, flags: SweepFlags): Promise<SweepO
           case 'point-failed':
             line?.finish('not run');
             return;
+          case 'point-kept':
+            line?.finish(`${CUT_OFF} by an earlier session, not run again`);
+            return;
           case 'point-ended':
-            line?.finish(pointOutcome(e.result));
+            line?.finish(pointOutcome(e.result, e.cut_off));
             if (flags.verbose) std.stderr().write(renderEvalResult(e.result, e.point.plan, false));
             return;
         }
@@ -195,6 +203,16 @@ function budgetStops(run: SweepRun, spent: Array<{ index: number; result: EvalRe
   );
 }
 
+/**
+ * What the sweep says of its points whose every reply was cut off by the token limit: they are
+ * points of the curve (a score of 0 at that budget), final, and a resume keeps them; measuring
+ * them takes a larger limit, which is a new sweep (a sweep's settings are fixed).
+ */
+function cutOffNote(run: SweepRun, indices: number[]): string {
+  const where = indices.map((i) => whereOf(run, run.points[i]!)).join('; ');
+  return `bas: ${where}: every reply was cut off by the token limit, so the first-contact rule stopped the run after 3 rollouts; recorded as 0 and not run again by a resume. To measure it, run a new sweep into another --output with a larger --max-tokens\n`;
+}
+
 export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
   if ([flags.json, flags.csv].filter(Boolean).length > 1) throw new ConfigError('give --json or --csv, not both');
   const run = await planSweep(words, flags);
@@ -242,5 +260,6 @@ export async function sweep(words: string[], flags: SweepFlags): Promise<void> {
     );
   if (flags.html) std.stderr().write(`bas: HTML sweep written to ${flags.html}\n`);
   if (flags.svg) std.stderr().write(`bas: SVG figure written to ${flags.svg}\n`);
+  if (outcome.cut_off.length > 0) std.stderr().write(cutOffNote(run, outcome.cut_off));
   if (error !== null) throw error;
 }

@@ -1,6 +1,6 @@
 /**
  * `bas view [DIR]`: a local web app over the runs and sweeps under DIR (default `runs/`),
- * until SIGINT or SIGTERM. It only reads the folder. Bound off loopback it needs a token,
+ * until SIGINT or SIGTERM; with `--bundle FILE`, the same app and DIR's runs in one file instead. It only reads the folder. Bound off loopback it needs a token,
  * read from an environment variable (never the command line, where `ps` shows it).
  */
 import { statSync } from 'node:fs';
@@ -10,6 +10,7 @@ import { COMMAND_FLAGS } from '../settings/command-flags.js';
 import { readFlags, tokenFromVar } from '../settings/flag.js';
 import { listenError, runUntilStopped } from '../serve/http-service.js';
 import { isLoopback, startViewServer, type ViewServerOptions } from '../view/server.js';
+import { checkOutputs } from '../settings/output-paths.js';
 import * as std from '../io/std.js';
 
 /** The shortest token a server bound off loopback takes: anyone who reaches it may try tokens. */
@@ -51,9 +52,23 @@ export function viewOptions(
   };
 }
 
-/** Serves until a signal. */
+/** Writes the bundle of `--bundle FILE` (every run under the folder, every rollout, the app). */
+async function bundle(o: ViewServerOptions, file: string): Promise<void> {
+  const { writeBundle } = await import('../view/bundle.js');
+  checkOutputs([{ flag: '--bundle', path: file, kind: 'file', inputs: [o.root] }]);
+  const n = await writeBundle(o.root, file);
+  std
+    .stdout()
+    .write(
+      `bas view: bundle of ${n.runs} run(s) and ${n.rollouts.toLocaleString('en-US')} rollouts written to ${file} (${(n.bytes / 1048576).toFixed(1)} MB); open it in a browser\n`,
+    );
+}
+
+/** Serves until a signal; with --bundle, writes the bundle and ends. */
 export async function view(dir: string | undefined, flags: Record<string, unknown>): Promise<void> {
   const o = viewOptions(dir, flags, std.env());
+  const file = readFlags(COMMAND_FLAGS.view, flags).bundle;
+  if (file !== null) return bundle(o, file);
   const server = await startViewServer(o).catch((err: unknown) => {
     throw listenError(err, o.host, o.port);
   });

@@ -9,6 +9,8 @@ import { outsideText } from '../io/outside-text.js';
 import { statusFailure, type ErrorType } from './status-failure.js';
 import { InputLineError, MalformedResponseError } from '../errors/index.js';
 import { readCompletion, type Completion, type Usage } from './completion.js';
+import { canon } from '../io/canon.js';
+import type { Sampling } from '../settings/setting-table.js';
 
 const CUSTOM_ID = /^task-(\d+)-r(\d+)$/;
 
@@ -128,4 +130,39 @@ export function readBatchResult(value: unknown): BatchResult {
 /** Whether a parsed JSONL line looks like batch output rather than an `{"index", "reply"}` line. */
 export function isBatchLine(value: unknown): boolean {
   return value !== null && typeof value === 'object' && 'custom_id' in value;
+}
+
+/** Fields of a request body that are not its sampling: what is asked of whom, and how it is sent. */
+const NOT_SAMPLING = new Set(['model', 'messages', 'stream', 'stream_options']);
+
+/**
+ * The sampling a batch request line's body asks for, as run.json records it: `temperature`,
+ * `max_tokens` (or `max_completion_tokens`, as api.openai.com is sent it), `reasoning_effort`,
+ * and the other fields as `extra`. A field of the wrong type is refused: the line is not a
+ * request bas could have written.
+ */
+export function requestSampling(value: unknown): Sampling {
+  const body = (value as { body?: unknown } | null)?.body;
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    throw new InputLineError('a request line must have a "body" object');
+  const out: Sampling = { temperature: null, max_tokens: null, reasoning_effort: null, extra: {} };
+  // Own properties whatever their names (`__proto__` included): built from entries, not assigned.
+  const extra: Array<[string, unknown]> = [];
+  for (const [k, v] of Object.entries(body as Record<string, unknown>)) {
+    if (NOT_SAMPLING.has(k)) continue;
+    if (k === 'temperature' && typeof v === 'number') out.temperature = v;
+    else if ((k === 'max_tokens' || k === 'max_completion_tokens') && Number.isSafeInteger(v))
+      out.max_tokens = v as number;
+    else if (k === 'reasoning_effort' && typeof v === 'string') out.reasoning_effort = outsideText(v, 40);
+    else if (k === 'temperature' || k === 'max_tokens' || k === 'max_completion_tokens' || k === 'reasoning_effort')
+      throw new InputLineError(`"body.${k}" is not a ${k === 'reasoning_effort' ? 'string' : 'number'}`);
+    else extra.push([outsideText(k, 80), v]);
+  }
+  out.extra = Object.fromEntries(extra);
+  return out;
+}
+
+/** Whether two requests were sampled alike. */
+export function sameSampling(a: Sampling, b: Sampling): boolean {
+  return canon(a) === canon(b);
 }

@@ -37,7 +37,8 @@
 // What run.json keeps of the pace is the run folder's format, so its type lives there.
 import type { PaceChange, PaceRecord } from '../runfile/sessions.js';
 import { RateGauge } from './rate.js';
-import type { RateLimits } from './retry-after.js';
+import { RefusalWindow } from './refusal-window.js';
+import { namesBudget, type RateLimits } from './retry-after.js';
 
 /** How an attempt that held a slot ended, as far as the pace is concerned. */
 export type AttemptOutcome = 'ok' | 'limited' | 'spent' | 'other';
@@ -50,6 +51,8 @@ export interface Ticket {
   readonly probe?: boolean;
   /** The rate's epoch when it was sent (rate.ts). */
   readonly rateEpoch?: number;
+  /** How many requests went before it (refusal-window.ts). */
+  readonly seq?: number;
 }
 
 /** What an answer's headers and usage tell the rate (rate.ts). */
@@ -127,6 +130,8 @@ export class Pace {
   private readonly now: () => number;
   private readonly started: number;
   private readonly gauge = new RateGauge();
+  private readonly window: RefusalWindow;
+  private sent = 0;
   /** Told about every change of the limit. */
   onChange: ((limit: number) => void) | null = null;
 
@@ -137,6 +142,7 @@ export class Pace {
     this.started = this.now();
     this.current = o.max;
     this.lowestSeen = o.max;
+    this.window = new RefusalWindow(o.max);
   }
 
   /** The number of requests allowed in flight now. */
@@ -236,6 +242,11 @@ export class Pace {
     const current = ticket.epoch === this.epoch;
     const pacedBefore = this.gauge.rate !== null;
     const limits = signals.limits ?? null;
+    if (outcome === 'limited' && !this.limitShown(ticket, limits, pacedBefore)) {
+      // A refusal at random: counted, and its rollout waits the server's hint; nothing else.
+      this.gauge.tolerated(ticket.rateEpoch ?? -1);
+      return;
+    }
     // True when the rate is known once this refusal is counted: the spacing then answers it.
     let byRate = pacedBefore;
     if (outcome === 'limited') byRate = this.gauge.refused(now, ticket.rateEpoch ?? -1, limits, retryAfterMs);
@@ -251,6 +262,19 @@ export class Pace {
     // spacing answers does not close it.
     else if (outcome === 'limited' && current && !this.probing && !this.spaces(retryAfterMs))
       this.close(now, gateClosure(retryAfterMs ?? 0));
+  }
+
+  /**
+   * Whether a refusal is a limit's (refusal-window.ts): it names a budget, the headers have
+   * named one, a rate is paced at already, the gate is closed and probing, or the refusals of
+   * the last requests sent are too many to be chance. Once pacing by a rate, every refusal
+   * counts: the rate creeps up while the spacing holds requests back, and refusals let
+   * through as chance until they cluster cost 1.12 requests per rollout against a rate
+   * without headers (tests/engine/rate-pace.test.ts).
+   */
+  private limitShown(ticket: Ticket, limits: RateLimits | null, paced: boolean): boolean {
+    const clustered = this.window.clustered(ticket.seq ?? this.sent, this.sent);
+    return clustered || paced || this.probing || namesBudget(limits) || this.gauge.fromHeaders;
   }
 
   /** Whether the gate admits now: not closed by a 429, and the rate's interval has passed. */
@@ -314,7 +338,8 @@ export class Pace {
     this.inFlight++;
     const now = this.now();
     const rateEpoch = this.gauge.send(now);
-    if (!this.probing) return { epoch: this.epoch, startedAt: now, rateEpoch };
+    const seq = ++this.sent;
+    if (!this.probing) return { epoch: this.epoch, startedAt: now, rateEpoch, seq };
     // The gate is closed but for this one request.
     this.probeOut = true;
     this.probeTimer = setTimeout(() => {
@@ -326,7 +351,7 @@ export class Pace {
       this.admit();
     }, PROBE_PATIENCE_MS);
     this.probeTimer.unref();
-    return { epoch: this.epoch, startedAt: now, probe: true, rateEpoch };
+    return { epoch: this.epoch, startedAt: now, probe: true, rateEpoch, seq };
   }
 
   private admit(): void {

@@ -151,6 +151,12 @@ export class RateGauge {
     return this.rps !== null;
   }
 
+  /** A refusal at random (refusal-window.ts) for a request sent in `epoch`: counted, and taken from what went through. */
+  tolerated(epoch: number): void {
+    this.refusals++;
+    for (const m of this.marks) if (m.epoch <= epoch) m.lost++;
+  }
+
   /**
    * Whether a refusal naming `limits` and asking for `hintMs` is a sign of a rate: the rate is
    * known already, or it names a budget, or it asks for a second or more.

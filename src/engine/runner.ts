@@ -23,6 +23,18 @@ import type { RunStop } from './stop.js';
 type Finished = Exclude<EpisodeResult, { kind: 'aborted' }>;
 
 /**
+ * How long the slow start waits on its one rollout before it opens the run anyway. The
+ * refusals of a run that can only fail (a bad key, a model the endpoint does not serve, a
+ * parameter it rejects) come back in well under a second, so these still cost at most three
+ * requests; a first reply that is merely slow (a reasoning model, a cold server, a stalled
+ * stream) no longer holds every other rollout for the whole of it: with a 480 s episode and
+ * slow replies, each run started one full reply late. The price: a reply that is unusable
+ * every time (empty, cut by the token limit) and slower than this costs up to -c requests
+ * before first contact stops the run, not 3.
+ */
+const FIRST_REPLY_PATIENCE_MS = 10_000;
+
+/**
  * A task as the runner holds it: the prompt, the answer key and each row's figures, nothing else. A run holds
  * up to two waves of tasks, and in a latency-bound run every one of them outlives a young
  * garbage collection; keeping the whole ledger (its text, or what was injected) would only make each of
@@ -212,6 +224,8 @@ export class Runner {
   /** Wakes the loop of run() (a pair settled, or first contact was made). */
   private wake: (() => void) | null = null;
   private readonly slowStart: boolean;
+  /** False once a rollout of the slow start was out for FIRST_REPLY_PATIENCE_MS: it was not refused at once. */
+  private patient = true;
 
   constructor(private readonly o: RunnerOptions) {
     // Every episode in flight listens to the stop signal: that is c listeners, not a leak.
@@ -301,7 +315,8 @@ export class Runner {
     for (;;) {
       // Slow start: until first contact is made (a reply came back, or the first-contact rule
       // can no longer stop the run), one rollout at a time, so an endpoint that can only fail
-      // is paid for at most three requests (first-contact.ts) whatever -c is.
+      // is paid for at most three requests (first-contact.ts) whatever -c is; no longer than
+      // FIRST_REPLY_PATIENCE_MS on one rollout.
       await this.untilFree(
         queue,
         () => running + backlog.size,
@@ -319,6 +334,7 @@ export class Runner {
       // burst of replies sends its follow-up requests first.
       open++;
       running++;
+      const watched = this.holdingStart ? this.watchFirst() : null;
       void this.episode(t, rollout)
         .then((result) => {
           running--;
@@ -331,6 +347,7 @@ export class Runner {
           this.stop();
         })
         .finally(() => {
+          if (watched) clearTimeout(watched);
           open--;
           this.nudge();
         });
@@ -384,7 +401,23 @@ export class Runner {
   private mustWait(holding: number, held: number, running: number): boolean {
     if (this.stopped) return false;
     if (running >= this.o.concurrency || holding >= held) return true;
-    return running > 0 && this.slowStart && !this.contact.settled;
+    return running > 0 && this.holdingStart;
+  }
+
+  /** True while the slow start holds the run to one rollout at a time. */
+  private get holdingStart(): boolean {
+    return this.slowStart && this.patient && !this.contact.settled;
+  }
+
+  /** Opens the run when the slow start's rollout is still out after FIRST_REPLY_PATIENCE_MS. */
+  private watchFirst(): NodeJS.Timeout {
+    const timer = setTimeout(() => {
+      this.patient = false;
+      this.nudge();
+    }, FIRST_REPLY_PATIENCE_MS);
+    // The episode holds timers of its own; this one alone must not keep the process alive.
+    timer.unref();
+    return timer;
   }
 
   /** Runs the episode; null when it was aborted or stopped the run. */

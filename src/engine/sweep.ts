@@ -11,7 +11,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { RUN_FILE } from '../runfile/files.js';
-import { heldRun } from '../runfile/results.js';
+import { cutOffRun, heldRun } from '../runfile/results.js';
 import { removeSweepPlan, type SweepPlan, type SweepPlanPoint } from '../runfile/sweep-file.js';
 import { planOf } from '../settings/plan.js';
 import type { EvalEvent, EvalResult } from './events.js';
@@ -59,20 +59,25 @@ export function planPoint(base: RunPlan, spec: SweepPlanPoint, dir: string): Pla
 export type PointEvent =
   | { type: 'point-started'; index: number; point: PlannedPoint }
   | { type: 'point-event'; index: number; point: PlannedPoint; event: EvalEvent }
-  | { type: 'point-ended'; index: number; point: PlannedPoint; result: EvalResult }
+  /** `cut_off`: the first-contact rule stopped it, every reply cut off by the token limit: recorded as 0. */
+  | { type: 'point-ended'; index: number; point: PlannedPoint; result: EvalResult; cut_off: boolean }
+  /** A point recorded as cut off by an earlier session: not run again. */
+  | { type: 'point-kept'; index: number; point: PlannedPoint }
   /** Its run rejected: the sweep ends `failed` with the error. */
   | { type: 'point-failed'; index: number; point: PlannedPoint };
 
 /**
  * How a sweep ended. `done`: every point ran (`failed` lists those over their error budget,
- * with nothing completed, whose rollouts a resume runs again, or stopped at their spending budget). `stopped`: a point was
+ * with nothing completed, whose rollouts a resume runs again, or stopped at their spending
+ * budget; `cut_off` those whose every reply was cut off by the token limit, recorded as a
+ * score of 0 and never run again: a real point of a budget's curve). `stopped`: a point was
  * interrupted or stopped by its endpoint; `failed`: a point's run rejected with `error` (a bad
  * folder, a refused key before any request). The points after either did not run.
  * `withdrawn`: nothing of a new sweep was scored, so sweep.json was taken back and the same
  * command may start it again in the same folder.
  */
 export type SweepOutcome =
-  | { kind: 'done'; failed: Array<{ index: number; result: EvalResult }> }
+  | { kind: 'done'; failed: Array<{ index: number; result: EvalResult }>; cut_off: number[] }
   | { kind: 'stopped'; index: number; result: EvalResult; withdrawn: boolean }
   | { kind: 'failed'; index: number; error: unknown; withdrawn: boolean };
 
@@ -100,8 +105,15 @@ async function withdrawn(sweep: SweepRun, index: number): Promise<boolean> {
 export async function runSweepPlan(sweep: SweepRun, options: SweepPlanOptions = {}): Promise<SweepOutcome> {
   const emit = options.onEvent ?? (() => {});
   const failed: Array<{ index: number; result: EvalResult }> = [];
+  const cutOff: number[] = [];
   for (const [index, point] of sweep.points.entries()) {
     emit({ type: 'point-started', index, point });
+    // A point recorded as cut off is final: a resume would spend three more requests to learn it again.
+    if (point.resumed && (await cutOffRun(point.dir))) {
+      emit({ type: 'point-kept', index, point });
+      cutOff.push(index);
+      continue;
+    }
     let result: EvalResult;
     try {
       const preflight = options.preflight;
@@ -115,8 +127,13 @@ export async function runSweepPlan(sweep: SweepRun, options: SweepPlanOptions = 
       emit({ type: 'point-failed', index, point });
       return { kind: 'failed', index, error: err, withdrawn: await withdrawn(sweep, index) };
     }
-    emit({ type: 'point-ended', index, point, result });
     const kind = result.outcome.kind;
+    const cut = kind === 'endpoint-stopped' && (await cutOffRun(point.dir));
+    emit({ type: 'point-ended', index, point, result, cut_off: cut });
+    if (cut) {
+      cutOff.push(index);
+      continue;
+    }
     // A run stopped at its own budget (each run of a sweep has the whole --max-cost): the
     // others still run, and the sweep says so at its end.
     if (kind === 'over-error-budget' || kind === 'nothing-completed' || kind === 'budget')
@@ -127,5 +144,5 @@ export async function runSweepPlan(sweep: SweepRun, options: SweepPlanOptions = 
       return { kind: 'stopped', index, result, withdrawn: back };
     }
   }
-  return { kind: 'done', failed };
+  return { kind: 'done', failed, cut_off: cutOff };
 }

@@ -2,10 +2,12 @@
  * One rollout in a terminal (`bas report DIR --rollout I:R`): its scores, the BAS figures
  * expected and given, the ledger rows that hold a fault or a flag, marked found, missed or
  * wrongly flagged, and the reply. Any rollout of any run can be read this way, whatever its
- * HTML page embeds. Built from the same page data as the HTML drill-down (drilldown.ts).
+ * HTML page embeds. Built from the same page data as the HTML drill-down (drilldown.ts), its
+ * rows marked by the same code as every page's (display/marks.ts).
  */
 import { terminalText } from '../io/terminal-text.js';
-import type { DrillData } from './html/drilldown.js';
+import type { DrillData } from '../display/drill.js';
+import { markLedger, outcomeText, type Chip } from '../display/marks.js';
 import { fitTable } from './fit-table.js';
 import { labelledLines } from './run-report.js';
 import { fmt } from './tables.js';
@@ -14,34 +16,34 @@ type Rollout = DrillData['rollouts'][number];
 
 function outcome(r: Rollout): string {
   const [, , , , bas, , errType, , , , , unparseable] = r;
-  if (errType !== null) return `errored (${errType})`;
-  if (unparseable !== null) return 'unparseable reply';
-  return bas === 1 ? 'BAS right' : 'BAS wrong';
+  return outcomeText({ error_type: errType, unparseable, bas_correct: bas });
 }
 
-/** The rows with a fault in the key or a claim in the reply, each marked. */
+const CHIP_LINE: Record<Chip['kind'], string> = {
+  found: 'found  ',
+  missed: 'missed ',
+  wrong: 'wrong  ',
+  key: 'key    ',
+};
+
+/** The rows with a fault in the key or a claim in the reply, each marked (display/marks.ts). */
 function faultRows(d: DrillData, r: Rollout): { table: string | null; extra: string[] } {
   const task = d.tasks[r[0]];
   if (!task) return { table: null, extra: [] };
-  const given = r[10];
-  const judged = given !== null || r[11] !== null;
-  const rows: string[][] = [];
-  const seen = new Set<string>();
-  for (const row of task.rows) {
-    const id = row[0];
-    seen.add(id);
-    const expected = (Object.hasOwn(task.faults, id) ? task.faults[id]! : []).map((i) => d.codes[i]!);
-    const claimed = given && Object.hasOwn(given, id) ? given[id]! : [];
-    if (expected.length === 0 && claimed.length === 0) continue;
-    const lines = judged
-      ? [
-          ...expected.map((c) => (claimed.includes(c) ? `found  ${c}` : `missed ${c}`)),
-          ...claimed.filter((c) => !expected.includes(c)).map((c) => `wrong  ${c}`),
-        ]
-      : expected.map((c) => `key    ${c}`);
-    rows.push([id, row[1], row[6], row[7], lines.join('\n')]);
-  }
-  const extra = given ? Object.keys(given).filter((id) => !seen.has(id)) : [];
+  const expected: Record<string, string[]> = {};
+  for (const [id, codes] of Object.entries(task.faults)) expected[id] = codes.map((i) => d.codes[i]!);
+  const marked = markLedger(
+    task.rows.map((row) => row[0]),
+    expected,
+    r[10],
+    r[10] !== null || r[11] !== null,
+  );
+  const rows = marked.rows.flatMap((m, i) => {
+    if (m.chips.length === 0) return [];
+    const row = task.rows[i]!;
+    return [[m.id, row[1], row[6], row[7], m.chips.map((c) => CHIP_LINE[c.kind] + c.code).join('\n')]];
+  });
+  const extra = marked.extra;
   if (rows.length === 0) return { table: '(no row has a fault in the key or a flag in the reply)', extra };
   return {
     table: fitTable(['row', 'date', 'amount', 'gst', 'audit (found, missed, wrongly flagged)'], rows, {

@@ -5,8 +5,9 @@
  * give the same numbers; the HTML page and `bas leaderboard` draw them (report/html/sweep-page.ts).
  */
 import { basename, join } from 'node:path';
-import { fitTable, wrapCell } from './fit-table.js';
+import { fitTable, textWidth, wrapCell } from './fit-table.js';
 import { readRun, type RunData } from './read.js';
+import { cutOffRun } from '../runfile/results.js';
 import {
   axisRank,
   axisText,
@@ -56,6 +57,11 @@ export interface SweepPoint {
   /** The point's run folder. */
   dir: string;
   status: string | null;
+  /**
+   * True when every reply of the point was cut off by the token limit and the first-contact
+   * rule stopped its run: its rewards are its rollouts counted as 0 (since 0.4.1).
+   */
+  cut_off: boolean;
   tasks: number;
   /** Rollouts the point's run sets out to do (tasks × rollouts), or the rollouts recorded when run.json does not say. */
   n: number;
@@ -93,6 +99,8 @@ export interface SweepInput {
   max_tokens?: number;
   /** The point's run (its per-task sums are not needed: `bas view` gives a run's report here). */
   data: Omit<RunData, 'builder'>;
+  /** Every reply cut off by the token limit, the run stopped (results.ts `cutOffRun`). */
+  cut_off?: boolean;
 }
 
 /**
@@ -122,9 +130,12 @@ export function buildSweep(
   models: string[] = [],
   axis: SweepAxis = 'num_transactions',
 ): SweepResult {
-  const out = points.map(({ num_transactions, fault_rate, model, data, ...budget }): SweepPoint => {
+  const out = points.map(({ num_transactions, fault_rate, model, data, cut_off, ...budget }): SweepPoint => {
     const s = data.summary;
     const sent = data.provenance.sampling;
+    // A point cut off at its budget scores 0 on each rollout it ran: its rewards count them so.
+    const cut = cut_off === true;
+    const zero = s.reward_errors_as_zero;
     return {
       model: model ?? data.model,
       num_transactions,
@@ -133,19 +144,21 @@ export function buildSweep(
       max_tokens: budget.max_tokens ?? sent?.max_tokens ?? null,
       dir: data.dir,
       status: typeof data.run?.status === 'string' ? data.run.status : null,
+      cut_off: cut,
       tasks: s.counts.tasks,
       n: data.expected ?? s.counts.rollouts,
       completed: s.counts.completed,
       errored: s.counts.errored,
       measures: {
-        reward: s.reward,
-        bas_correct: s.rewards.bas_correct,
-        fault_audit: s.rewards.fault_audit,
+        reward: cut ? zero : s.reward,
+        bas_correct: cut ? zero : s.rewards.bas_correct,
+        fault_audit: cut ? zero : s.rewards.fault_audit,
         bas_consistent: s.consistency.bas_consistent,
       },
       tokens_total: s.tokens.prompt + s.tokens.completion,
       cost: costOf(s, {}, data.run?.prices),
-      notes: data.notes,
+      // Its run's own notes would say a resume finishes it: a resume would only stop again.
+      notes: cut ? [cutOffNote(s.counts.errored, data.expected ?? s.counts.rollouts)] : data.notes,
       provenance: data.provenance,
     };
   });
@@ -161,10 +174,16 @@ export function buildSweep(
   return { dir, models: used, model: used.length === 1 ? used[0]! : null, axis, points: out };
 }
 
-function cell(e: Estimate): string {
+/** The note of a point cut off at its budget. */
+function cutOffNote(rollouts: number, planned: number): string {
+  return `every reply was cut off by the token limit, so the run stopped after ${rollouts} of its ${planned} rollouts; each counts as 0 in every reward (its interval is over those ${rollouts}), and a resume does not run it again`;
+}
+
+/** A mean over its interval; `split`: the interval's bounds on lines of their own, for a narrow table. */
+function cell(e: Estimate, split = false): string {
   return e.mean === null
     ? '–'
-    : `${fmt(e.mean, DIGITS)}\n${e.ci95 ? `${fmt(e.ci95[0], DIGITS)}–${fmt(e.ci95[1], DIGITS)}` : '–'}`;
+    : `${fmt(e.mean, DIGITS)}\n${e.ci95 ? `${fmt(e.ci95[0], DIGITS)}–${split ? '\n' : ''}${fmt(e.ci95[1], DIGITS)}` : '–'}`;
 }
 
 /** Whether any point has a fault rate of its own (then the tables and charts show it). */
@@ -195,11 +214,12 @@ function sharedDecimals(values: number[]): number {
  * One model's grid as a table within 80 columns: a row per point, mean over its 95% interval.
  * Every number in a column has the same decimals (the fault rates those of every table).
  */
-function renderSweepGrid(r: SweepResult, model: string): string {
+function renderSweepGrid(r: SweepResult, model: string, split = false): string {
   const withRate = hasFaultRates(r);
   const rateDigits = sharedDecimals(r.points.flatMap((p) => (p.fault_rate === null ? [] : [p.fault_rate])));
   const head = [
-    SWEEP_AXES[r.axis].head.replace(' ', '\n'),
+    // "reasoning\neffort", "max_\ntokens": a budget sweep's table was 82 columns wide.
+    SWEEP_AXES[r.axis].head.replace(/[ _]/, (c) => (c === ' ' ? '\n' : '_\n')),
     ...(withRate ? ['fault\nrate'] : []),
     'reward',
     'bas_correct',
@@ -212,13 +232,15 @@ function renderSweepGrid(r: SweepResult, model: string): string {
     .map((p) => [
       axisText(p, r.axis),
       ...(withRate ? [fmt(p.fault_rate, rateDigits)] : []),
-      cell(p.measures.reward),
-      cell(p.measures.bas_correct),
-      cell(p.measures.fault_audit),
-      cell(p.measures.bas_consistent),
+      cell(p.measures.reward, split),
+      cell(p.measures.bas_correct, split),
+      cell(p.measures.fault_audit, split),
+      cell(p.measures.bas_consistent, split),
       `${fmtInt(p.completed)} / ${fmtInt(p.errored)}\nof ${fmtInt(p.n)}`,
     ]);
-  return fitTable(head, rows, { separators: true, align: head.map(() => 'right') });
+  const table = fitTable(head, rows, { separators: true, align: head.map(() => 'right') });
+  // Too wide with a fault rate beside the budget: each interval on two lines fits.
+  return !split && textWidth(table) > 80 ? renderSweepGrid(r, model, true) : table;
 }
 
 /**
@@ -357,6 +379,7 @@ export async function readSweepFolder(
       ...(p.max_tokens === undefined ? {} : { max_tokens: p.max_tokens }),
       // A point stopped at its budget before its first rollout is shown empty, not refused.
       data: read.get(folder) ?? (await readRun(folder, warn, { allowEmpty: true })),
+      cut_off: await cutOffRun(folder),
     });
   }
   return buildSweep(dir, points, models, planAxis(plan));

@@ -268,3 +268,31 @@ export async function heldRun(dir: string): Promise<'scored' | 'failed-start' | 
   }
   return scored ? 'scored' : 'failed-start';
 }
+
+/**
+ * Whether the run in `dir` is one the first-contact rule stopped because every reply was cut
+ * off by the token limit: run.json says `failed`, and results.jsonl holds rollouts, none of
+ * them scored, each cut (`finish_reason` "length"). A sweep records such a point as a point
+ * where the model scores 0 at that budget, and does not run it again (engine/sweep.ts).
+ * Anything unreadable is not such a run (the run itself reports it).
+ */
+export async function cutOffRun(dir: string): Promise<boolean> {
+  try {
+    const info = await readRunInfo(join(dir, RUN_FILE));
+    if (info?.status !== 'failed' || !existsSync(join(dir, RESULTS_FILE))) return false;
+    let cut = 0;
+    let other = 0;
+    await forEachRecord(
+      join(dir, RESULTS_FILE),
+      (r) => {
+        if (r.error !== null && r.finish_reason === 'length') cut++;
+        else other++;
+        return other === 0;
+      },
+      () => {},
+    );
+    return cut > 0 && other === 0;
+  } catch {
+    return false;
+  }
+}

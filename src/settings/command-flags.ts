@@ -307,6 +307,10 @@ export const COMMAND_FLAGS = {
       "write one scored line per reply (JSONL, in the replies' order, results.jsonl's line shape); - for standard output",
     ),
     model: { ...text('-m, --model <MODEL>', 'model name recorded in the run folder'), parse: parseModel },
+    requests: text(
+      '--requests <FILE>',
+      'the batch request file the replies answer (bas gen --format batch): its sampling is recorded in the run folder',
+    ),
     temperature: toldSampling(SETTINGS.temperature),
     maxTokens: toldSampling(SETTINGS.maxTokens),
     reasoningEffort: toldSampling(SETTINGS.reasoningEffort),
@@ -564,6 +568,10 @@ export const COMMAND_FLAGS = {
     } satisfies Flag<string[] | null>,
   },
   view: {
+    bundle: text(
+      '--bundle <FILE>',
+      "instead of serving, write DIR's runs with every rollout, and the app, into one HTML file that opens without a server (docs/view.md)",
+    ),
     port: {
       flags: '--port <P>',
       help: 'port, 0..65535; 0 picks a free one',

@@ -51,11 +51,14 @@ export interface Unreported {
 interface TokenBounds {
   in_flight?: { requests: number } | null;
   unreported?: Unreported | null;
+  /** Token counts left out of the sums: negative, fractional or absurd. */
+  ignored?: number;
 }
 
 /**
  * Why a run's token sums (and so its cost) are a lower bound, or null when they are whole:
- * requests were in flight at a stop, or replies were billed without saying what (as the run
+ * requests were in flight at a stop, token counts were left out as unusable, or replies were
+ * billed without saying what (as the run
  * recorded them: an in-process policy bills nothing, and a scored file's replies were billed
  * elsewhere, so a record without usage alone says nothing of what this run paid).
  */
@@ -65,6 +68,9 @@ export function incompleteBecause(t: TokenBounds): string | null {
   if (flight > 0) reasons.push(`${plural(flight, 'request')} in flight at a stop`);
   const unknown = t.unreported?.requests ?? 0;
   if (unknown > 0) reasons.push(`${plural(unknown, 'reply', 'replies')} without usage`);
+  // A count left out was a reply's word on what it used, not to be trusted: what it billed is unknown.
+  const ignored = t.ignored ?? 0;
+  if (ignored > 0) reasons.push(`${plural(ignored, 'token count')} left out (negative, fractional or absurd)`);
   return reasons.length === 0 ? null : reasons.join(', ');
 }
 

@@ -298,17 +298,26 @@ class TokenTotals {
   readonly sums = new Float64Array(N_TOK);
   readonly seen = new Float64Array(N_TOK);
 
-  /** Adds a line's counts; returns how many of them were unusable. */
+  /**
+   * Adds a line's counts; returns how many of them were unusable. A line whose total is
+   * missing or unusable adds what its usable prompt and completion counts add up to: a
+   * reply's absurd completion count (and so its total) once left the total at 0 beneath
+   * 13,513 prompt tokens. What was left out is said beside the sums (`ignored`: billed.ts).
+   */
   add(u: SummaryRecord['usage']): number {
     if (!u) return 0;
-    return (
+    const bad =
       this.count(0, u.prompt_tokens) +
       this.count(1, u.completion_tokens) +
       this.count(2, u.total_tokens) +
       this.count(3, u.reasoning_tokens) +
       this.count(4, u.cached_tokens) +
-      this.beyond(u)
-    );
+      this.beyond(u);
+    if (Number.isNaN(tokenCount(u.total_tokens))) {
+      const part = (v: unknown): number => (Number.isNaN(tokenCount(v)) ? 0 : tokenCount(v));
+      this.sums[2]! += part(u.prompt_tokens) + part(u.completion_tokens);
+    }
+    return bad;
   }
 
   /** total_tokens beyond prompt + completion: billed (reasoning outside completion_tokens), counted as completion. */

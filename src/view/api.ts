@@ -9,7 +9,8 @@
 import { RequestError } from '../errors/index.js';
 import { terminalText } from '../io/terminal-text.js';
 import { buildComparison, renderComparison } from '../report/compare.js';
-import { drillDataOf, rolloutJson } from '../report/html/drilldown.js';
+import { drillDataOf } from '../report/html/drilldown.js';
+import { rolloutDetail } from '../display/drill.js';
 import { provenanceLines } from '../report/provenance.js';
 import { expectedRollouts } from '../runfile/read.js';
 import { COMMAND_FLAGS } from '../settings/command-flags.js';
@@ -30,7 +31,7 @@ type Query = URLSearchParams;
  * A value with every string in it (keys too) made terminal-safe: escape sequences out, hidden
  * characters shown as visible escapes. What the page shows of a run folder passes here.
  */
-function safeStrings(value: unknown): unknown {
+export function safeStrings(value: unknown): unknown {
   if (typeof value === 'string') return terminalText(value);
   if (Array.isArray(value)) return value.map(safeStrings);
   if (typeof value === 'object' && value !== null) {
@@ -212,7 +213,7 @@ export async function rolloutAnswer(catalog: Catalog, q: Query): Promise<unknown
   const drill = drillDataOf({ run: run.info, task, dir: run.id, summary: { counts: { rollouts: index.rollouts } } }, [
     { record, reasons: [] },
   ]);
-  const fields = rolloutJson(drill, drill.rollouts[0]!);
+  const fields = rolloutDetail(drill, drill.rollouts[0]!);
   const extra = {
     latency_ms: record.latency_ms ?? null,
     ttft_ms: record.ttft_ms ?? null,

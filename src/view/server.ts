@@ -1,6 +1,6 @@
 /**
  * The `bas view` server: one page (page.ts, its script and style inline) and a JSON API over
- * the runs under one folder (api.ts), on the bounded HTTP service the other servers use
+ * the runs under one folder (api.ts; the diff of two runs in diff-api.ts), on the bounded HTTP service the other servers use
  * (connections capped; no request body is ever read). It only answers GET and HEAD. Bound to
  * a host other than loopback it needs a bearer token on the API; on loopback it answers only
  * requests addressed to loopback (a page elsewhere cannot reach it by a DNS name that
@@ -15,6 +15,8 @@ import { authorized, listen, RequestGate, sendJson, SERVER_OPTIONS } from '../se
 import { compareAnswer, progressAnswer, rolloutAnswer, rolloutsAnswer, runAnswer, runsAnswer } from './api.js';
 import { Catalog } from './catalog.js';
 import { sweepAnswer } from './sweep-view.js';
+import { diffAnswer } from './diff-api.js';
+import { leaderboardAnswer } from './leaderboard-api.js';
 import { viewPage } from './page.js';
 
 export interface ViewServerOptions {
@@ -53,6 +55,8 @@ const ROUTES: Record<string, (c: Catalog, q: URLSearchParams) => Promise<unknown
   '/api/rollout': rolloutAnswer,
   '/api/compare': compareAnswer,
   '/api/sweep': sweepAnswer,
+  '/api/diff': diffAnswer,
+  '/api/leaderboard': (c) => leaderboardAnswer(c),
 };
 
 function sendError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {

@@ -106,9 +106,9 @@ describe('leaderboard', () => {
     expect(api.svg()).toMatch(
       /^<\?xml version="1\.0" encoding="UTF-8"\?>\n<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/,
     );
-    // The compact LaTeX: booktabs rules, no \resizebox at five columns.
+    // The compact LaTeX: booktabs rules, shrunk to the column only when wider.
     expect(api.latex()).toContain('\\toprule');
-    expect(api.latex()).not.toContain('\\resizebox');
+    expect(api.latex()).toContain('\\ifdim\\width>\\columnwidth');
   });
 
   it('refuses a bad measure naming the key', async () => {
@@ -155,7 +155,7 @@ describe('runSweep', () => {
     const r = await runSweep(config, {
       onEvent: (e) => e.type !== 'point-event' && events.push(`${e.type} ${e.index}`),
     });
-    expect(r.outcome).toEqual({ kind: 'done', failed: [] });
+    expect(r.outcome).toEqual({ kind: 'done', failed: [], cut_off: [] });
     expect(events).toEqual([0, 1, 2, 3].flatMap((i) => [`point-started ${i}`, `point-ended ${i}`]));
     const points = r.sweep!.data.points.map((p) => [p.model, p.max_tokens, p.measures.reward.mean]);
     expect(points).toEqual([
@@ -176,7 +176,7 @@ describe('runSweep', () => {
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(json(resumed.stdout)).toEqual(json(r.sweep!.json()));
     const again = await runSweep({}, { resume: dir });
-    expect(again.outcome).toEqual({ kind: 'done', failed: [] });
+    expect(again.outcome).toEqual({ kind: 'done', failed: [], cut_off: [] });
     await expect(runSweep({ models: ['m'] }, { resume: dir })).rejects.toThrow(/give \{\} as its config/);
   });
 

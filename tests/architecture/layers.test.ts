@@ -15,6 +15,8 @@ import { SRC, sourceFiles } from '../support/source-files.js';
  * reports do not run evals).
  */
 const LAYERS: readonly (readonly string[])[] = [
+  // The browser app: bundled into a page's script, imported by nothing (browser.test.ts keeps it pure).
+  ['web'],
   ['cli.ts', 'index.ts'],
   ['commands'],
   // Planning and running for both front ends: the commands (the CLI's) and index.ts (the library's).
@@ -30,6 +32,8 @@ const LAYERS: readonly (readonly string[])[] = [
   // runfile, and so sit below them, reading only io and task.
   ['settings'],
   ['io'],
+  // What a page shows, computed once for the server, the browser and the tests (pure, no node).
+  ['display'],
   ['task'],
   // The error classes: plain data with a message, shared by every layer (the task layer's
   // ConfigError included), importing nothing.

@@ -72,7 +72,54 @@ describe('bas score and sampling', () => {
     const r = await bas(['score', '--tasks', tasks, '--replies', replies, '--temperature', '0']);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(
-      'bas: --temperature, --max-tokens, --reasoning-effort and --sampling record how the replies were sampled in a run folder: give --output DIR too\n',
+      'bas: --temperature, --max-tokens, --reasoning-effort, --sampling and --requests record how the replies were sampled in a run folder: give --output DIR too\n',
     );
+  });
+
+  // Issue 36: the replies of a batch engine answer a request file that says how they were
+  // sampled; the run folder recorded "unknown" though the requests said temperature 0.
+  it('with --requests, records the sampling the batch requests asked for', async () => {
+    const requests = join(dir, 'requests.jsonl');
+    const gen = await bas([
+      'gen',
+      '-n',
+      '6',
+      '--format',
+      'batch',
+      '-m',
+      'gpt-x',
+      '--temperature',
+      '0',
+      '--max-tokens',
+      '500',
+      '--sampling',
+      '{"top_p": 0.9}',
+      '-o',
+      requests,
+    ]);
+    expect(gen.code, gen.stderr).toBe(0);
+    const out = join(dir, 'from-requests');
+    const r = await score(out, ['--requests', requests]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(join(out, 'run.json'), 'utf8')).sampling).toEqual({
+      temperature: 0,
+      max_tokens: 500,
+      reasoning_effort: null,
+      extra: { top_p: 0.9 },
+    });
+    const report = await bas(['report', out]);
+    expect(report.stdout).toMatch(/\nsampling: +temperature 0/);
+    // Requests sampled two ways are not one run's; nor are the flags given beside them.
+    const mixed = join(dir, 'mixed.jsonl');
+    const lines = readFileSync(requests, 'utf8').trim().split('\n');
+    const other = JSON.parse(lines[1]!);
+    other.body.temperature = 1;
+    writeFileSync(mixed, [lines[0], JSON.stringify(other)].join('\n') + '\n');
+    const bad = await score(join(dir, 'mixed'), ['--requests', mixed]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^bas: --requests: .*mixed\.jsonl:2 is sampled differently from line 1/);
+    const both = await score(join(dir, 'both'), ['--requests', requests, '--temperature', '0']);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/give it or the sampling flags, not both/);
   });
 });

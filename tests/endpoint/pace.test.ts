@@ -13,6 +13,21 @@ function paced(max: number, adaptive = true) {
 
 const never = new AbortController().signal;
 
+/**
+ * Refuses, at random as far as the pace can tell, all but the last of the refusals it takes to
+ * count as a limit (refusal-window.ts: 1 in 8 of twice the ceiling, at least 64), each after
+ * an answered request (three refused in a row count at once): the next refusal is a limit's.
+ * Each is counted and changes nothing.
+ */
+async function tolerated(pace: Pace, max: number, hint: number | null = null): Promise<void> {
+  for (let i = 1; i < Math.ceil(Math.max(64, 2 * max) / 8); i++) {
+    const limit = pace.limit;
+    pace.release((await pace.acquire(never))!, 'other');
+    pace.release((await pace.acquire(never))!, 'limited', hint);
+    expect(pace.limit).toBe(limit);
+  }
+}
+
 describe('Pace', () => {
   it('admits up to the limit and queues the rest, retries first', async () => {
     const { pace } = paced(2);
@@ -45,12 +60,34 @@ describe('Pace', () => {
     const second: Ticket[] = [];
     for (let i = 0; i < 33; i++) second.push((await pace.acquire(never))!);
     pace.release(second[0]!, 'limited');
+    pace.release(second[2]!, 'limited');
+    expect(pace.limit).toBe(64); // two refusals in 73 requests: chance, as far as the pace can tell
+    pace.release(second[1]!, 'limited'); // three sent one after another, all refused: a limit
     // 40 replies in the last second, 0.2 s each: 8 requests fit in flight.
     expect(pace.limit).toBe(8);
   });
 
+  it('lowers nothing for refusals at random: a limit refuses 1 in 8 of the last requests sent, or three in a row', async () => {
+    const { pace } = paced(64);
+    const tickets: Ticket[] = [];
+    for (let i = 0; i < 128; i++) {
+      const t = (await pace.acquire(never))!;
+      tickets.push(t);
+      if (i % 8 !== 3 && i !== 125) pace.release(t, 'other');
+    }
+    // 15 refused of the last 128 sent, none next to another: no change, however they come back.
+    for (let i = 14; i >= 0; i--) pace.release(tickets[8 * i + 3]!, 'limited', 1000);
+    expect(pace.limit).toBe(64);
+    expect(pace.tryAcquire()).not.toBeNull(); // the gate is open: no probe
+    expect(pace.rate).toBeNull();
+    expect(pace.record().rate_limited).toBe(15);
+    pace.release(tickets[125]!, 'limited', 1000); // the 16th of the window
+    expect(pace.limit).toBe(32);
+  });
+
   it('ignores refusals of requests sent before the last decrease', async () => {
     const { pace } = paced(16);
+    await tolerated(pace, 16);
     const old = (await pace.acquire(never))!;
     const other = (await pace.acquire(never))!;
     pace.release(other, 'limited');
@@ -67,6 +104,7 @@ describe('Pace', () => {
 
   it('raises the limit by one per limit replies while the limit holds requests back, never above the ceiling', async () => {
     const { pace, clock } = paced(4);
+    await tolerated(pace, 4);
     pace.release((await pace.acquire(never))!, 'limited');
     expect(pace.limit).toBe(2);
     clock.t = 10_000; // past the hold after a decrease
@@ -81,6 +119,7 @@ describe('Pace', () => {
 
   it('does not rise when the limit is not what holds requests back', async () => {
     const { pace, clock } = paced(4);
+    await tolerated(pace, 4);
     pace.release((await pace.acquire(never))!, 'limited');
     clock.t = 10_000;
     for (let i = 0; i < 50; i++) pace.release((await pace.acquire(never))!, 'ok');
@@ -89,6 +128,7 @@ describe('Pace', () => {
 
   it('never falls below one, and --no-adapt keeps the ceiling', async () => {
     const { pace, clock } = paced(3);
+    await tolerated(pace, 3);
     for (let i = 0; i < 5; i++) {
       clock.t += 100_000; // past every closure of the gate
       pace.release((await pace.acquire(never))!, 'limited');
@@ -102,6 +142,7 @@ describe('Pace', () => {
 
   it('records changes with their time, bounded in number', async () => {
     const { pace, clock } = paced(4096);
+    await tolerated(pace, 4096);
     for (let i = 0; i < 12; i++) {
       clock.t += 61_000; // past every closure of the gate
       pace.release((await pace.acquire(never))!, 'limited');
@@ -137,6 +178,7 @@ describe('Pace', () => {
     vi.useFakeTimers();
     try {
       const { pace, clock } = paced(8);
+      await tolerated(pace, 8, 30);
       const t = (await pace.acquire(never))!;
       pace.release(t, 'limited', 30);
       expect(pace.tryAcquire()).toBeNull();
@@ -156,6 +198,7 @@ describe('Pace', () => {
 
   it('a whole-second Retry-After does not hold the others for that second: one probe goes at once, and its answer opens the gate', async () => {
     const { pace } = paced(8);
+    await tolerated(pace, 8, 1000);
     const a = (await pace.acquire(never))!;
     const b = (await pace.acquire(never))!;
     pace.release(a, 'limited', 1000);
@@ -171,6 +214,7 @@ describe('Pace', () => {
 
   it('a 429 asking for 20 s holds every request 19 s, then probes the last second', async () => {
     const { pace, clock } = paced(8);
+    await tolerated(pace, 8, 20_000);
     pace.release((await pace.acquire(never))!, 'limited', 20_000);
     clock.t = 18_999;
     expect(pace.tryAcquire()).toBeNull();
@@ -181,6 +225,7 @@ describe('Pace', () => {
   /** How long the gate stays closed after each of `refusals` refused probes, each answered with `hint`. */
   async function probeClosures(hint: number | null, refusals: number): Promise<number[]> {
     const { pace, clock } = paced(8);
+    await tolerated(pace, 8, hint);
     pace.release((await pace.acquire(never))!, 'limited', hint);
     const closures: number[] = [];
     let probe: Ticket | null;
@@ -213,6 +258,7 @@ describe('Pace', () => {
     vi.useFakeTimers();
     try {
       const { pace } = paced(8);
+      await tolerated(pace, 8, 1000);
       pace.release((await pace.acquire(never))!, 'limited', 1000);
       expect(pace.tryAcquire()?.probe).toBe(true);
       expect(pace.tryAcquire()).toBeNull();
@@ -244,6 +290,7 @@ describe('Pace', () => {
 
   it('without headers, learns the rate from what was answered between refusals, and a refusal never raises it', async () => {
     const { pace, clock } = paced(8);
+    await tolerated(pace, 8, 1000);
     pace.release((await pace.acquire(never))!, 'limited', 1000);
     expect(pace.rate).toBeNull(); // one refusal says nothing of the rate
     // Ten answers in the next two seconds, then a refusal: 5 a second.

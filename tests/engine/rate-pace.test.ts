@@ -118,7 +118,9 @@ describe('pacing by rate', () => {
       const r = await paced({ rps: 5, latencyMs: 0, headers }, 40, 8);
       expect(r.records.filter((x) => x.error === null)).toHaveLength(40);
       expect(r.share).toBeGreaterThanOrEqual(0.9);
-      expect(r.perRollout).toBeLessThanOrEqual(1.2);
+      // Without headers the limit is known only once three refusals come in a row (refusals at
+      // random are not a rate: refusal-window.ts), four requests more of 40 than before (1.125).
+      expect(r.perRollout).toBeLessThanOrEqual(headers ? 1.1 : 1.25);
       expect(r.out.pace.rate_limited).toBe(r.seen.refused);
       expect(r.out.pace.rate_rps).toBeGreaterThan(4);
       expect(r.out.pace.rate_rps).toBeLessThan(6.5);

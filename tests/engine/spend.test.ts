@@ -3,7 +3,7 @@
  * stopped run spent: every response that came back counted, recorded or not, and the requests
  * abandoned in flight counted as such. Counts and events only, no clocks.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { APIError } from 'openai';
 import type { ModelClient } from '../../src/endpoint/client.js';
 import { DEFAULT_RETRY_POLICY } from '../../src/endpoint/retry.js';
@@ -138,6 +138,39 @@ describe('slow start', () => {
     }
     await done;
     expect(records.map((x) => x.index)).toEqual(Array.from({ length: 30 }, (_, i) => i));
+  });
+
+  // Issue 36: a first request that stalled held every other rollout for its whole episode
+  // (3 stalled streams with --timeout 40 took 82 s). A rollout still out after 10 s was not
+  // refused at once: the run opens without its answer.
+  it('a first reply that does not come holds the run for 10 s, not for its episode', async () => {
+    vi.useFakeTimers();
+    try {
+      let inFlight = 0;
+      let calls = 0;
+      const client: ModelClient = {
+        async complete(messages) {
+          inFlight++;
+          // The first request stalls until its episode's deadline; the others answer in a second.
+          await new Promise((res) => setTimeout(res, calls++ === 0 ? 3_600_000 : 1000));
+          inFlight--;
+          return { text: runPolicy('oracle', messages), finish_reason: 'stop', usage: null };
+        },
+      };
+      const { r, records } = runner(client, 8, { episodeTimeoutMs: 480_000, requestTimeoutMs: 480_000 });
+      const done = r.run(pairs(20));
+      await vi.advanceTimersByTimeAsync(9_999);
+      expect(inFlight).toBe(1);
+      await vi.advanceTimersByTimeAsync(100);
+      expect(inFlight).toBe(8);
+      await vi.advanceTimersByTimeAsync(10_000);
+      expect(records.length).toBeGreaterThanOrEqual(19 - 8);
+      await vi.runAllTimersAsync();
+      await done;
+      expect(records).toHaveLength(20);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('a random failure first (a 500) does not keep the run at one request: first contact can no longer stop it', async () => {

@@ -85,9 +85,12 @@ describe('--columns', () => {
     );
   });
 
-  it('LaTeX: compact for one column of a paper: no \\resizebox at five columns, booktabs, interval below the mean', () => {
+  // Issue 36: five columns came to about 277 pt against a 252 pt column, and the caption had
+  // neither sampling nor version; the full table was a one-column `table` of 18 columns.
+  it('LaTeX: compact for one column of a paper: shrunk to the column only when wider, booktabs, interval below the mean', () => {
     const tex = renderLeaderboardLatex(lb, [...COLUMNS]);
-    expect(tex).not.toContain('\\resizebox');
+    expect(tex).toContain('\\resizebox{\\ifdim\\width>\\columnwidth\\columnwidth\\else\\width\\fi}{!}{%');
+    expect(tex).toMatch(/\\caption\{[^\n]*Sampling: [^\n]*\. bas [^\n]*\. Ranked by/);
     expect(tex).toContain('\\begin{tabular}{rlrrr}');
     for (const rule of ['\\toprule', '\\midrule', '\\bottomrule']) expect(tex).toContain(rule);
     const half = lb.groups[0]!.runs.find((r) => r.name.includes('half'))!;
@@ -95,11 +98,10 @@ describe('--columns', () => {
     expect(tex).toContain(
       `\\begin{tabular}[t]{@{}r@{}}${e.mean!.toFixed(3)}\\\\[-2pt]{\\scriptsize [${e.ci95![0].toFixed(3)}, ${e.ci95![1].toFixed(3)}]}\\end{tabular}`,
     );
-    // Beyond six columns the table is scaled to the column width.
-    expect(renderLeaderboardLatex(lb, ['rank', 'tier', 'run', 'date', 'size', 'reward', 'bas_correct'])).toContain(
-      '\\resizebox{\\columnwidth}{!}{%',
-    );
-    // Without --columns, the full table as before.
-    expect(renderLeaderboardLatex(lb)).toContain('\\resizebox{\\textwidth}{!}{%');
+    // Without --columns, the full table spans both columns of the page.
+    const full = renderLeaderboardLatex(lb);
+    expect(full).toContain('\\begin{table*}[t]');
+    expect(full).toContain('\\end{table*}');
+    expect(full).toContain('\\resizebox{\\textwidth}{!}{%');
   });
 });

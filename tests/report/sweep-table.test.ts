@@ -11,6 +11,7 @@ import {
   type SweepResult,
 } from '../../src/report/sweep.js';
 import type { Estimate } from '../../src/summary/stats.js';
+import { textWidth } from '../../src/report/fit-table.js';
 import { provenanceOf } from '../../src/report/provenance.js';
 
 const est = (mean: number | null, ci: [number, number] | null): Estimate => ({
@@ -30,6 +31,7 @@ function point(num_transactions: number, fault_rate: number | null, reward: Esti
     max_tokens: null,
     dir: `rows-${num_transactions}`,
     status: 'complete',
+    cut_off: false,
     tasks: 20,
     n: 20,
     completed: 20,
@@ -103,10 +105,28 @@ describe('renderSweep', () => {
     expect(columns(two)[1]!.filter((c) => c !== '')).toEqual(['0.10', '0.25']);
   });
 
-  it('shows means and interval bounds to three decimals', () => {
+  it('shows means and interval bounds to three decimals, each interval on two lines where one would not fit', () => {
     expect(text).toMatch(/│ +1\.000 │/);
-    expect(text).toMatch(/│ 0\.839–1\.000 │/);
+    // Rows and fault rate beside four measures: 84 columns with each interval on one line.
+    expect(text).toMatch(/│ +0\.839– │/);
     expect(text).toMatch(/│ +0\.750 │/);
+    expect(textWidth(text)).toBeLessThanOrEqual(80);
+    const narrow = renderSweep({ ...result, points: result.points.map((p) => ({ ...p, fault_rate: null })) });
+    expect(narrow).toMatch(/│ 0\.839–1\.000 │/);
+  });
+
+  // Issue 36: a budget sweep's table was 82 columns wide ("max_tokens" unbroken).
+  it('a budget sweep fits 80 columns, with fault rates too', () => {
+    const budget = (fault_rate: number | null): SweepResult => ({
+      ...result,
+      axis: 'max_tokens',
+      points: [700, 4000].map((max_tokens) => ({ ...point(24, fault_rate, est(0.5, [0.25, 0.75])), max_tokens })),
+    });
+    const plain = renderSweep(budget(null));
+    expect(textWidth(plain)).toBeLessThanOrEqual(80);
+    expect(plain).toMatch(/│ +max_ │/);
+    expect(plain).toMatch(/│ 0\.250–0\.750 │/);
+    expect(textWidth(renderSweep(budget(0.25)))).toBeLessThanOrEqual(80);
   });
 });
 

@@ -335,6 +335,20 @@ describe('summary: why rollouts errored, and what cannot be trusted', () => {
     expect(renderSummary(s)).toContain('3 token counts were negative, fractional or absurd');
   });
 
+  // Issue 36: the usage table said "total tokens 0" beneath 13,513 prompt tokens.
+  it('a reply whose completion count is absurd: the total counts what is known, as a lower bound, saying why', () => {
+    const s = summarize([
+      {
+        ...done(0, 0, { bas: 1, audit: 1 }),
+        usage: { prompt_tokens: 13_513, completion_tokens: 1e15, total_tokens: 1e15 },
+      },
+    ]);
+    expect(s.tokens).toMatchObject({ prompt: 13_513, completion: 0, total: 13_513, ignored: 2 });
+    const text = renderSummary(s);
+    expect(text).toMatch(/total tokens, at least +│ +13,513/);
+    expect(text).toMatch(/not counted: 2 token counts left out \(negative, fractional or absurd\)/);
+  });
+
   it('counts replies cut by the token limit', () => {
     const s = summarize([
       { ...done(0, 0, { bas: 0, audit: 0 }), finish_reason: 'length' },

@@ -6,6 +6,8 @@
  * - The JavaScript of each module of src/ is written at once, file by file (a second or two).
  *   tsconfig.json sets isolatedModules, so the compiler refuses any code whose per-file output
  *   would differ from what `tsc` writes for the package.
+ * - The browser app (src/web) is bundled into dist/web/app.js by the same esbuild call as
+ *   `npm run build` makes (scripts/build-web.mjs), in a fraction of a second.
  * - A child process (types-child.mjs) builds the whole program, writes src/'s declarations into
  *   dist/, then writes the compiler's messages (empty: no error) to a result file. The test
  *   "the project type-checks" (build.test.ts) waits for that file and fails on any message, so
@@ -16,6 +18,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { pathToFileURL } from 'node:url';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 import type { TestProject } from 'vitest/node';
@@ -73,7 +76,14 @@ function writeJavaScript(): void {
   if (failed.length > 0) throw new Error(`build failed:\n${failed.join('\n')}`);
 }
 
-export default function setup(project: TestProject): () => void {
+/** Bundles the browser app as `npm run build` does (scripts/build-web.mjs, plain JavaScript). */
+async function buildWebApp(): Promise<void> {
+  const script: string = pathToFileURL(join(ROOT, 'scripts', 'build-web.mjs')).href;
+  const { buildWeb } = (await import(script)) as { buildWeb(root: string): void };
+  buildWeb(ROOT);
+}
+
+export default async function setup(project: TestProject): Promise<() => void> {
   const work = mkdtempSync(join(tmpdir(), 'bas-types-'));
   const result = join(work, 'messages.txt');
   // Started first, so the check runs beside the JavaScript build and the tests.
@@ -91,6 +101,7 @@ export default function setup(project: TestProject): () => void {
   });
   try {
     writeJavaScript();
+    await buildWebApp();
   } catch (e) {
     child.kill();
     throw e;

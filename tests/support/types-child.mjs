@@ -1,6 +1,6 @@
 /**
  * Started by the test setup (build.ts) as `node types-child.mjs ROOT RESULT`: type-checks the
- * project as tsconfig.json sees it (src, tests, bench), writes the declarations of src/ into
+ * project as tsconfig.json sees it (src, tests, bench) and the browser app as src/web/tsconfig.json does, writes the declarations of src/ into
  * dist/ as tsconfig.build.json would, then writes the compiler's messages to RESULT (empty when
  * there are none), whole or not at all. Plain JavaScript, so node runs it as it is.
  */
@@ -56,6 +56,9 @@ for (const file of program.getSourceFiles()) {
   diagnostics.push(...emitted.diagnostics);
 }
 diagnostics.push(...ts.getPreEmitDiagnostics(program));
+// The browser app, under its own configuration (the DOM library, no node types).
+const web = config('src/web/tsconfig.json');
+diagnostics.push(...ts.getPreEmitDiagnostics(ts.createProgram(web.fileNames, web.options)));
 const host = {
   getCanonicalFileName: (f) => f,
   getCurrentDirectory: () => root,

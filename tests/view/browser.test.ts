@@ -107,26 +107,26 @@ describe.skipIf(!hasChromium)('bas view in headless chromium', () => {
     await page.locator('#report', { hasText: 'reward distribution' }).waitFor();
     expect(await page.locator('#provenance th').first().textContent()).toBe('model');
     await page.locator('#matching', { hasText: 'of 60 matching' }).waitFor();
-    expect(await page.locator('#rollout-list tr').count()).toBe(51);
+    expect(await page.locator('#task-list tbody tr').count()).toBe(50);
   });
 
   it('filters the rollouts', async () => {
-    await page.locator('select[name="errored"]').selectOption('1');
+    await page.locator('#filter').selectOption('error');
     await page.locator('#matching', { hasText: '1–1 of 1 matching' }).waitFor();
-    expect(page.url()).toMatch(/errored=1/);
-    expect(await page.locator('#rollout-list tr').nth(1).locator('td').nth(3).textContent()).toBe('errored');
+    expect(page.url()).toMatch(/show=error/);
+    expect(await page.locator('#task-list tbody tr').first().locator('td').nth(3).textContent()).toBe('errored');
   });
 
   it('opens a rollout: the ledger marked, the hostile reply as text', async () => {
     await page.goto(`${server.url}#/run/a/rollout/5:0`);
-    await page.locator('#rollout .reply').waitFor();
-    expect(await page.locator('#rollout .reply').textContent()).toBe(HOSTILE_REPLY);
-    expect(await page.locator('#rollout .ledger tr[data-row]').count()).toBe(SMALL_CONFIG.num_transactions);
+    await page.locator('#drill-panel .reply').waitFor();
+    expect(await page.locator('#drill-panel .reply').textContent()).toBe(HOSTILE_REPLY);
+    expect(await page.locator('#drill-panel .ledger tr[data-row]').count()).toBe(SMALL_CONFIG.num_transactions);
     expect(await page.locator('img').count()).toBe(0);
     // A blanket reply flags every row: wrongly flagged rows are marked.
     await page.goto(`${server.url}#/run/a/rollout/0:0`);
-    await page.locator('#rollout .ledger tr.wrong').first().waitFor();
-    expect(await page.locator('#rollout .ledger tr.wrong').count()).toBeGreaterThan(0);
+    await page.locator('#drill-panel[data-pair="0:0"] .ledger tr.row-wrong').first().waitFor();
+    expect(await page.locator('#drill-panel .ledger tr.row-wrong').count()).toBeGreaterThan(0);
   });
 
   it("follows a live run's progress as records are appended", async () => {
@@ -146,10 +146,29 @@ describe.skipIf(!hasChromium)('bas view in headless chromium', () => {
     await page.locator('#runs tbody tr[data-run="live"] .progress', { hasText: '6 / 50' }).waitFor();
   });
 
+  it("shows a running run's count as of the list's answer, not one answer behind (issue 36)", async () => {
+    await page.goto(server.url);
+    await page.locator('#runs tbody tr[data-run="live"] .progress', { hasText: '6 / 50' }).waitFor();
+    // The next ask for the list is held until the file has grown, then let through.
+    const held = new Promise<() => Promise<void>>((resolve) => {
+      void page.route('**/api/runs', (route) => resolve(() => route.continue()));
+    });
+    const release = await held;
+    const loads = Number(await page.locator('#runs').getAttribute('data-loads'));
+    appendFileSync(
+      join(root, 'live', 'results.jsonl'),
+      JSON.stringify(makeRecord(SMALL_CONFIG, 6, 0, 'm', 'oracle')) + '\n',
+    );
+    await page.unroute('**/api/runs');
+    await release();
+    await page.locator(`#runs[data-loads="${loads + 1}"]`).waitFor();
+    expect(await page.locator('#runs tbody tr[data-run="live"] .progress').textContent()).toBe('7 / 50');
+  });
+
   it('compares two runs, and opens a task side by side', async () => {
     await page.goto(`${server.url}#/compare/a/b`);
     await page.locator('#comparison', { hasText: 'paired differences' }).waitFor();
-    await page.locator('#disagreements a').first().click();
+    await page.locator('#diff-list a').first().click();
     await page.locator('#side-a .reply').waitFor();
     await page.locator('#side-b .reply').waitFor();
     expect(await page.locator('#side-a .ledger').count()).toBe(1);
@@ -212,7 +231,26 @@ describe.skipIf(!hasChromium)('a sweep in bas view, in headless chromium', () =>
     expect(await points.nth(3).textContent()).toContain('not started');
     expect(await points.nth(3).locator('a').count()).toBe(0);
     await points.nth(2).locator('a', { hasText: 'sw/rows-24' }).click();
-    await page.waitForURL(/#\/run\/sw%2Frows-24$/);
+    await page.waitForURL(/#\/run\/sw\/rows-24$/);
     await page.locator('#report', { hasText: 'reward distribution' }).waitFor();
+  });
+
+  it('shows the same sweep from a bundle opened from disk, at the same address', async () => {
+    const { writeBundle } = await import('../../src/view/bundle.js');
+    const file = join(tempDir('bas-view-sweep-bundle-'), 'bundle.html');
+    await writeBundle(sweepRoot, file);
+    const local = await browser!.newPage();
+    const seen: string[] = [];
+    await local.route('**/*', (route) =>
+      route.request().url().startsWith('file:') ? route.continue() : (seen.push(route.request().url()), route.abort()),
+    );
+    local.on('pageerror', (e) => seen.push(String(e)));
+    await local.goto(`file://${file}#/sweep/sw`);
+    await local.locator('#sweep-table', { hasText: 'sweep in sw' }).waitFor();
+    expect(await local.locator('#sweep-points tr').count()).toBe(4);
+    await local.locator('#sweep-points a', { hasText: 'sw/rows-24' }).click();
+    await local.locator('#report', { hasText: 'reward distribution' }).waitFor();
+    expect(seen).toEqual([]);
+    await local.close();
   });
 });

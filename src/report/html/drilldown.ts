@@ -17,97 +17,10 @@ import type { RunData } from '../read.js';
 import type { RolloutRecord } from '../../runfile/record.js';
 import { foldWinningRecords, runBounds } from '../../runfile/winners.js';
 import { DrillSelection, SELECTION_LIMITS, type Selected } from './selection.js';
+import { DRILL_LAYOUT, type DrillData, type RolloutData, type TaskData } from '../../display/drill.js';
 
 /** Replies longer than this are cut in the page (the results file keeps them whole). */
 const MAX_REPLY_CHARS = 20_000;
-
-/**
- * The layout of one ledger row, declared once: the page script finds each field by name
- * through `DrillData.layout`, never by a number of its own. Fields marked in `ROW_INTERNED`
- * repeat across rows and tasks, so they are numbers into `DrillData.strings` (a 10,000-task
- * page shrank by about half).
- */
-const ROW_FIELDS = [
-  'id',
-  'date',
-  'type',
-  'counterparty',
-  'description',
-  'category',
-  'amount',
-  'gst',
-  'invoice',
-  'abn',
-] as const;
-const ROW_INTERNED = ['type', 'counterparty', 'description', 'category', 'abn'] as const;
-type RowData = [string, string, number, number, number, number, string, string, string, number];
-
-interface TaskData {
-  index: number;
-  business: string;
-  period: [string, string];
-  rows: RowData[];
-  /** Expected G1, 1A, 1B, net as two-decimal strings. */
-  bas: [string, string, string, string];
-  /** Row id -> indices into FAULT_CODES. */
-  faults: Record<string, number[]>;
-}
-
-/**
- * The layout of one rollout, declared once like the row's. `task` is the task's position in
- * `DrillData.tasks` (-1 when it cannot be regenerated); `figures` is [shown text, right?] per
- * label; `why` says why the page embeds this rollout (see selection.ts).
- */
-const ROLLOUT_FIELDS = [
-  'task',
-  'index',
-  'rollout',
-  'reward',
-  'bas_correct',
-  'fault_audit',
-  'error_type',
-  'error_message',
-  'reply',
-  'figures',
-  'faults',
-  'unparseable',
-  'why',
-  'no_task',
-] as const;
-type RolloutData = [
-  number,
-  number,
-  number,
-  number | null,
-  number | null,
-  number | null,
-  string | null,
-  string | null,
-  string | null,
-  Array<[string, boolean]> | null,
-  Record<string, string[]> | null,
-  string | null,
-  string[],
-  string | null,
-];
-
-export interface DrillData {
-  /** Field names of a rollout and of a ledger row, in tuple order, and the row fields that are interned. */
-  layout: { rollout: readonly string[]; row: readonly string[]; interned: readonly string[] };
-  /** Rollouts in the run, and how many the page embeds. */
-  total_rollouts: number;
-  /** The run folder, for the page's `bas report DIR --rollout I:R` hint. */
-  dir: string;
-  /** How many of each kind the selection keeps (selection.ts). */
-  limits: Record<string, number>;
-  /** Repeated row text, referenced by number from rows. */
-  strings: string[];
-  labels: readonly string[];
-  codes: readonly string[];
-  maxReplyChars: number;
-  tasks: TaskData[];
-  rollouts: RolloutData[];
-}
 
 function configKey(c: TaskConfig): string {
   return `${c.num_transactions}/${c.fault_rate}/${c.seed}`;
@@ -229,15 +142,23 @@ function ledgersRegenerable(data: Pick<RunData, 'run'>): boolean {
 /** What the drill-down reads of a run: its run.json, task, folder and how many rollouts it holds. */
 type DrillSource = Pick<RunData, 'run' | 'task' | 'dir'> & { summary: { counts: { rollouts: number } } };
 
+/**
+ * The tasks built so far and their interned text: one per page, or one shared by the runs of a
+ * bundle, so runs over the same tasks hold each ledger once.
+ */
+export class TaskPool {
+  readonly tasks: TaskData[] = [];
+  readonly built = new Map<string, { pos: number; digest: string | null }>();
+  readonly strings = new StringTable();
+}
+
 /** The page's data for the rollouts a selection chose: their tasks regenerated, their replies re-parsed. */
-export function drillDataOf(data: DrillSource, chosen: Selected[]): DrillData {
+export function drillDataOf(data: DrillSource, chosen: Selected[], pool: TaskPool = new TaskPool()): DrillData {
   // Ledgers are regenerated only by the generator that made them: another one would show a
   // different ledger beside the replies. readRun adds the note saying so.
   const regenerate = ledgersRegenerable(data);
   const scored = data.run?.source === 'bas score';
-  const tasks: TaskData[] = [];
-  const built = new Map<string, { pos: number; digest: string | null }>();
-  const strings = new StringTable();
+  const { tasks, built, strings } = pool;
   const rollouts = chosen.map(({ record: r, reasons }) => {
     const config = !regenerate ? null : isConfig(r.config) ? r.config : data.task;
     let at = { pos: -1, digest: null as string | null };
@@ -265,7 +186,7 @@ export function drillDataOf(data: DrillSource, chosen: Selected[]): DrillData {
     return rolloutData(r, pos, pos >= 0 ? tasks[pos]! : null, reasons, noTask);
   });
   return {
-    layout: { rollout: ROLLOUT_FIELDS, row: ROW_FIELDS, interned: ROW_INTERNED },
+    layout: DRILL_LAYOUT,
     total_rollouts: data.summary.counts.rollouts,
     dir: data.dir,
     limits: { ...SELECTION_LIMITS },
@@ -288,35 +209,4 @@ export async function buildDrillData(data: RunData, requested: Array<[number, nu
     warn: () => {}, // the first read already warned about a torn last line
   });
   return drillDataOf(data, fold.selected());
-}
-
-/** One rollout of the page data as named fields, for `--rollout … --json`. */
-export function rolloutJson(d: DrillData, x: RolloutData) {
-  const task = x[0] >= 0 ? d.tasks[x[0]]! : null;
-  const row = (cells: RowData) =>
-    Object.fromEntries(
-      d.layout.row.map((name, i) => [
-        name,
-        d.layout.interned.includes(name) ? d.strings[cells[i] as number] : cells[i],
-      ]),
-    );
-  return {
-    ...Object.fromEntries(d.layout.rollout.map((name, i) => [name, x[i]])),
-    figures:
-      x[9] === null
-        ? null
-        : Object.fromEntries(d.labels.map((l, i) => [l, { given: x[9]![i]![0], right: x[9]![i]![1] }])),
-    task:
-      task === null
-        ? null
-        : {
-            business: task.business,
-            period: task.period,
-            expected_bas: Object.fromEntries(d.labels.map((l, i) => [l, task.bas[i]])),
-            expected_faults: Object.fromEntries(
-              Object.entries(task.faults).map(([id, cs]) => [id, cs.map((c) => d.codes[c])]),
-            ),
-            rows: task.rows.map(row),
-          },
-  };
 }

@@ -4,7 +4,8 @@
  */
 import { escapeHtml } from './escape.js';
 
-const CSS = `
+/** The style of every page the app runs in: the report pages, a bundle, `bas view`. */
+export const PAGE_CSS = `
 :root { --ink: #1d2b3a; --muted: #5b6776; --line: #dde2e8; --bg: #f6f8fa; --accent: #3b7dd8;
   --ok: #1f8a4c; --ok-bg: #e6f5ec; --miss: #b26a00; --miss-bg: #fff3dc; --bad: #c0392b; --bad-bg: #fdeaea; }
 * { box-sizing: border-box; }
@@ -61,6 +62,21 @@ svg { max-width: 100%; height: auto; }
 table.prov th, table.prov td { text-align: left; white-space: normal; border: 0; padding: 1px 12px 1px 0; background: none; font-weight: normal; }
 table.prov th { color: var(--muted); }
 table.prov td { color: var(--ink); font-weight: 600; }
+header.bar { background: #20324a; color: #fff; padding: 8px 28px; display: flex; gap: 16px; align-items: baseline; }
+header.bar a { color: #fff; font-weight: bold; text-decoration: none; }
+#app h1 { overflow-wrap: anywhere; }
+#app table, #drill table { background: #fff; }
+pre { background: #fff; border: 1px solid var(--line); padding: 8px; overflow: auto; white-space: pre-wrap; overflow-wrap: anywhere; }
+th.sortable { cursor: pointer; user-select: none; }
+td.num { text-align: right; }
+.status-running { color: var(--ok); font-weight: bold; }
+.status-interrupted, .status-failed, .status-damaged { color: var(--bad); font-weight: bold; }
+.problem { color: var(--bad); }
+.scroll { overflow-x: auto; }
+.side { display: grid; grid-template-columns: 1fr 1fr; gap: 12px; }
+.side > div { min-width: 0; }
+#diff-list tr.flipped td { background: var(--miss-bg); }
+section.rollout { margin-top: 12px; }
 `;
 
 /**
@@ -114,7 +130,7 @@ export function page(opts: { title: string; header: string; body: string; script
     // No network at all: the page may only use what it carries inline.
     `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">`,
     `<title>${escapeHtml(opts.title)}</title>`,
-    `<style>${CSS}</style></head><body>`,
+    `<style>${PAGE_CSS}</style></head><body>`,
     `<header>${opts.header}</header>`,
     `<main>${opts.body}</main>`,
     opts.data !== undefined ? `<script type="application/json" id="bas-data">${opts.data}</script>` : '',

@@ -9,8 +9,12 @@ import { provenanceLines } from '../provenance.js';
 import type { Estimate } from '../../summary/stats.js';
 import type { CauseCounts } from '../../summary/summary.js';
 import { fmt, fmtCi, fmtEstimate, fmtInt } from '../tables.js';
-import { RUN_PAGE_SCRIPT } from './client.js';
-import type { DrillData } from './drilldown.js';
+import { basename } from 'node:path';
+import { appScript } from './app-script.js';
+import type { DrillData } from '../../display/drill.js';
+import { EMPTY_QUERY } from '../../display/list.js';
+import type { PageData } from '../../display/page-data.js';
+import { routeHash } from '../../display/route.js';
 import { escapeHtml, jsonForScript } from './escape.js';
 import { htmlTable, page, provenanceTable } from './page.js';
 import { barChart, histogramChart } from './svg.js';
@@ -194,25 +198,26 @@ function passKTable(s: RunSummary): string {
   );
 }
 
-/** The task list: its filters and pager, filled in the browser from the embedded data. */
+/** The task list and the open rollout: places the app (src/web) fills from the embedded data. */
 function tasksSection(drill: DrillData): string {
   return `
 <section id="tasks"><h2>Tasks</h2>
-<div class="controls">
-  <label>show <select id="filter">
-    <option value="all">all rollouts</option><option value="imperfect">reward below 1</option>
-    <option value="bas-wrong">BAS wrong</option><option value="bas-right">BAS right</option>
-    <option value="unparseable">unparseable</option><option value="error">errored</option></select></label>
-  <label>sort <select id="sort"><option value="index">by task</option><option value="low">lowest reward first</option><option value="high">highest reward first</option></select></label>
-  <label>task index <input id="query" type="search" size="8" placeholder="any"></label>
-  <button id="prev" type="button">◀ prev</button><button id="next" type="button">next ▶</button>
-  <span id="page-info" class="small"></span>
-</div>
-<table id="task-list"><thead><tr><th>task</th><th>rollout</th><th>reward</th><th>bas_correct</th><th>fault_audit</th><th class="text">outcome</th><th class="text">embedded as</th></tr></thead><tbody></tbody></table>
-<p class="small">Click a rollout to see its ledger, with each row marked: fault found, missed, or wrongly flagged.</p>
+<div id="tasks-app"></div>
+<p class="small">Click a rollout to see its ledger, with each row marked: fault found, missed, or wrongly flagged. The address then names it: a copied link reopens it.</p>
 ${embeddedNote(drill)}
 </section>
 <div id="drill"></div>`;
+}
+
+/**
+ * The data the app reads: the run's embedded rollouts, opened at the run. A page holds one
+ * run, so its address names it by its folder's own name (`#/run/NAME?rollout=…`), not by a
+ * path that means something only where the page was made.
+ */
+function pageData(drill: DrillData): PageData {
+  const id = basename(drill.dir.replace(/[\\/]+$/, '')) || 'run';
+  const start = routeHash({ view: 'run', run: id, list: EMPTY_QUERY, open: null });
+  return { kind: 'run', start, runs: { [id]: { drill } } };
 }
 
 /** `html` in a grid cell, or nothing when it is empty. */
@@ -229,5 +234,5 @@ export function runPage(r: RunReport, drill: DrillData): string {
 <section><h2>Where it goes wrong</h2><div class="grid"><div>${labels}</div><div>${codes}</div>${cell(consistencyBlock(s))}<div>${histogram}</div></div></section>
 <section><h2>Details</h2><div class="grid"><div>${countsTable(s)}</div><div>${codeTable(s)}</div><div>${usageTable(r)}</div>${cell(passKTable(s))}${cell(noiseBlock(s))}</div></section>
 ${tasksSection(drill)}`;
-  return page({ title, header: header(r, title), body, data: jsonForScript(drill), script: RUN_PAGE_SCRIPT });
+  return page({ title, header: header(r, title), body, data: jsonForScript(pageData(drill)), script: appScript() });
 }

@@ -5,7 +5,8 @@ import type { CompareColumn } from '../../settings/choices.js';
 import type { RunData } from '../read.js';
 import type { RunReport } from '../run-report.js';
 import { comparePage } from './compare-page.js';
-import { buildDrillData, type DrillData } from './drilldown.js';
+import { buildDrillData } from './drilldown.js';
+import type { DrillData } from '../../display/drill.js';
 import { runPage } from './run-page.js';
 
 /**

@@ -1,0 +1,105 @@
+/**
+ * The diff of two runs that share tasks: each (task, rollout) both hold, what changed from
+ * run A to run B, the rollouts whose outcome flipped first. A flip is the BAS going from right
+ * to wrong or back, an error appearing or going, or a fault code newly missed or wrongly
+ * flagged (a mistake gained) or no longer (lost); the rest are ordered by how far the reward
+ * moved. Computed once here, for the viewer's /api/diff and for a page's embedded diff.
+ */
+import type { ListRow } from './list.js';
+
+/** One side of a diff row: what the list row says of the rollout. */
+export type DiffSide = Pick<ListRow, 'reward' | 'errored' | 'bas_correct' | 'missed' | 'wrong'>;
+
+interface DiffRow {
+  index: number;
+  rollout: number;
+  a: DiffSide;
+  b: DiffSide;
+  /** What flipped, in words ("BAS right → wrong", "missed outside_period gained", …); empty when nothing did. */
+  flips: string[];
+  /** B's reward − A's; null when either errored. */
+  delta: number | null;
+}
+
+export interface DiffAnswer {
+  a: string;
+  b: string;
+  /** Rollouts both runs hold, and those only one does. */
+  shared: number;
+  only_a: number;
+  only_b: number;
+  /** Shared rollouts with a flip, and with the reward moved at all. */
+  flipped: number;
+  changed: number;
+  /** The rows, flipped first; at most `limit` of them. */
+  rows: DiffRow[];
+  limit: number;
+}
+
+const key = (r: { index: number; rollout: number }): string => `${r.index}:${r.rollout}`;
+
+function outcome(s: DiffSide): string {
+  if (s.errored) return 'errored';
+  return s.bas_correct ? 'BAS right' : 'BAS wrong';
+}
+
+/** What flipped between `a` and `b`. */
+export function flipsOf(a: DiffSide, b: DiffSide): string[] {
+  const out: string[] = [];
+  if (outcome(a) !== outcome(b)) out.push(`${outcome(a)} → ${outcome(b)}`);
+  const gained = (kind: string, x: string[], y: string[]) =>
+    y.filter((c) => !x.includes(c)).forEach((c) => out.push(`${kind} ${c} gained`));
+  const lost = (kind: string, x: string[], y: string[]) =>
+    x.filter((c) => !y.includes(c)).forEach((c) => out.push(`${kind} ${c} lost`));
+  if (!a.errored && !b.errored) {
+    gained('missed', a.missed, b.missed);
+    lost('missed', a.missed, b.missed);
+    gained('wrongly flagged', a.wrong, b.wrong);
+    lost('wrongly flagged', a.wrong, b.wrong);
+  }
+  return out;
+}
+
+/** Flipped first (a BAS or error flip before a code's), then by how far the reward moved, then by task. */
+function order(x: DiffRow, y: DiffRow): number {
+  const weight = (r: DiffRow) => (r.flips.length === 0 ? 0 : r.flips[0]!.includes('→') ? 2 : 1);
+  const moved = (r: DiffRow) => Math.abs(r.delta ?? 0);
+  return weight(y) - weight(x) || moved(y) - moved(x) || x.index - y.index || x.rollout - y.rollout;
+}
+
+const side = (r: ListRow): DiffSide => ({
+  reward: r.reward,
+  errored: r.errored,
+  bas_correct: r.bas_correct,
+  missed: r.missed,
+  wrong: r.wrong,
+});
+
+/** The diff of run `b` against run `a` from their list rows, keeping the first `limit` rows. */
+export function diffRuns(ids: [string, string], a: Iterable<ListRow>, b: Iterable<ListRow>, limit: number): DiffAnswer {
+  const left = new Map<string, ListRow>();
+  for (const r of a) left.set(key(r), r);
+  const rows: DiffRow[] = [];
+  let onlyB = 0;
+  for (const r of b) {
+    const l = left.get(key(r));
+    if (l === undefined) {
+      onlyB++;
+      continue;
+    }
+    const delta = l.reward === null || r.reward === null ? null : Math.round((r.reward - l.reward) * 1e6) / 1e6;
+    rows.push({ index: r.index, rollout: r.rollout, a: side(l), b: side(r), flips: flipsOf(side(l), side(r)), delta });
+  }
+  rows.sort(order);
+  return {
+    a: ids[0],
+    b: ids[1],
+    shared: rows.length,
+    only_a: left.size - rows.length,
+    only_b: onlyB,
+    flipped: rows.filter((r) => r.flips.length > 0).length,
+    changed: rows.filter((r) => r.flips.length > 0 || (r.delta ?? 0) !== 0).length,
+    rows: rows.slice(0, limit),
+    limit,
+  };
+}

@@ -1,0 +1,230 @@
+/**
+ * The one app (src/web) in headless chromium, from each of its data sources: a report page's
+ * embedded data, `bas view`'s API, and a bundle opened from file:// and from a static server.
+ * The diff of two runs leads with the rollouts that flipped; an address copied from any view
+ * reopens the same view, in the viewer and in a bundle; no page error, no request leaves the
+ * machine, and hostile text stays text. Every wait is on the page's DOM, never on a clock.
+ */
+import { createServer, type Server } from 'node:http';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AddressInfo } from 'node:net';
+import { type Browser, type Page } from 'playwright-core';
+import { hasChromium, launchChromium, noticeIfMissing } from '../support/chromium.js';
+import { bas, tempDir } from '../support/cli.js';
+import { startViewServer, type RunningViewServer } from '../../src/view/server.js';
+import { writeRun } from '../report/make-run.js';
+
+noticeIfMissing('the browser app tests');
+
+const HOSTILE_REPLY =
+  'x </script><script>window.__pwned = 2</script><img src=x onerror="window.__pwned=3"> <answer>{"G1": "<b>1</b>", "faults": {}}</answer>';
+/** Tasks where run B's outcome flips: right to wrong (3, 7: blanket; 5: the hostile reply), right to errored (9). */
+const FLIPPED = [3, 5, 7, 9];
+
+let root: string;
+let server: RunningViewServer;
+let staticServer: Server;
+let staticUrl: string;
+let browser: Browser | undefined;
+
+beforeAll(async () => {
+  root = tempDir('bas-web-');
+  const runs = join(root, 'runs');
+  writeRun(join(runs, 'a'), { n: 30, model: 'builtin:oracle', choose: () => 'oracle' });
+  writeRun(join(runs, 'b'), {
+    n: 30,
+    model: 'model <b>',
+    choose: (i) =>
+      [3, 7].includes(i) ? 'blanket' : i === 5 ? { reply: HOSTILE_REPLY } : i === 9 ? { error: 'timeout' } : 'oracle',
+  });
+  // The bundle of the folder the viewer serves: its runs have the same ids (runs/a, runs/b).
+  expect((await bas(['view', root, '--bundle', join(root, 'bundle.html')])).code).toBe(0);
+  expect((await bas(['report', join(runs, 'b'), '--html', join(root, 'run.html')])).code).toBe(0);
+  server = await startViewServer({ root, port: 0, host: '127.0.0.1', token: null, maxConnections: 64 });
+  // A static host: the bundle as any web server would serve it, nothing else.
+  const bundle = readFileSync(join(root, 'bundle.html'));
+  staticServer = createServer((_, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(bundle));
+  await new Promise<void>((r) => staticServer.listen(0, '127.0.0.1', r));
+  staticUrl = `http://127.0.0.1:${(staticServer.address() as AddressInfo).port}/bundle.html`;
+  if (hasChromium) browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await new Promise((r) => staticServer?.close(r));
+});
+
+/** A page that may reach only `origin` (file: for a file): anything else is refused and noted. */
+async function watched(origin: string, seen: { offsite: string[]; errors: string[] }): Promise<Page> {
+  const page = await browser!.newPage({ viewport: { width: 1400, height: 900 } });
+  await page.route('**/*', (route) => {
+    const to = route.request().url();
+    if (to.startsWith(origin)) return route.continue();
+    seen.offsite.push(to);
+    return route.abort();
+  });
+  page.on('console', (m) => m.type() === 'error' && seen.errors.push(m.text()));
+  page.on('pageerror', (e) => seen.errors.push(String(e)));
+  return page;
+}
+
+const pwned = (page: Page) => page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned);
+
+/** The diff leads with the flipped rollouts; one opens side by side with both ledgers marked. */
+async function checkDiff(page: Page): Promise<void> {
+  await page.locator('#diff-list tbody tr').first().waitFor();
+  const rows = await page
+    .locator('#diff-list tbody tr')
+    .evaluateAll((rs) => rs.map((r) => [r.getAttribute('data-index'), r.textContent ?? ''] as const));
+  // The flipped four first, then the rest, which did not change.
+  expect(
+    rows
+      .slice(0, 4)
+      .map(([i]) => Number(i))
+      .sort((x, y) => x - y),
+  ).toEqual(FLIPPED);
+  expect(rows.find(([i]) => i === '3')![1]).toContain('BAS right → BAS wrong');
+  expect(rows.find(([i]) => i === '9')![1]).toContain('BAS right → errored');
+  expect(rows.slice(4).every(([, text]) => !text.includes('→'))).toBe(true);
+  await page.locator('#diff-list tbody tr[data-index="3"] a').click();
+  await page.locator('#side-a .ledger tr[data-mark]').first().waitFor();
+  await page.locator('#side-b .ledger tr[data-mark="wrong"]').first().waitFor();
+  expect(await page.locator('#side-a .ledger tr[data-mark="wrong"]').count()).toBe(0);
+  expect(page.url()).toMatch(/rollout=3%3A0|rollout=3:0/);
+}
+
+/** The leaderboard: its text as the command prints it, the oracle first, each run a link to its page. */
+async function checkLeaderboard(page: Page): Promise<void> {
+  await page.locator('#leaderboard-groups a').nth(1).waitFor();
+  expect(await page.locator('#leaderboard-groups tbody tr').first().getAttribute('data-run')).toBe('runs/a');
+  expect(await page.locator('#leaderboard').textContent()).toContain('builtin:oracle');
+  await page.locator('#leaderboard-groups a', { hasText: 'model <b>' }).click();
+  await page.locator('#task-list tbody tr').first().waitFor();
+  expect(new URL(page.url()).hash).toBe('#/run/runs/b');
+}
+
+/** Opens the rollout of task 5 of run b from its list, and says which address names it. */
+async function openHostileRollout(page: Page): Promise<string> {
+  await page.locator('#task-list tbody tr[data-index="5"]').click();
+  await page.locator('#drill-panel[data-pair="5:0"] .reply').waitFor();
+  expect(await page.locator('#drill-panel .reply').textContent()).toBe(HOSTILE_REPLY);
+  expect(await page.locator('#drill-panel .ledger tr[data-row]').count()).toBe(12);
+  return new URL(page.url()).hash;
+}
+
+describe.skipIf(!hasChromium)('the app in headless chromium', () => {
+  const seen = { offsite: [] as string[], errors: [] as string[] };
+
+  afterAll(() => {
+    expect(seen.offsite).toEqual([]);
+    expect(seen.errors).toEqual([]);
+  });
+
+  it('bas view: a run at #/run/runs/b opens (as #/run/runs%2Fb did), and a copied address reopens its rollout', async () => {
+    const page = await watched(server.url.replace(/\/$/, ''), seen);
+    await page.goto(`${server.url}#/run/runs/b`);
+    await page.locator('#report', { hasText: 'reward distribution' }).waitFor();
+    const hash = await openHostileRollout(page);
+    expect(hash).toMatch(/^#\/run\/runs\/b\?rollout=5(%3A|:)0$/);
+    const again = await watched(server.url.replace(/\/$/, ''), seen);
+    await again.goto(`${server.url}${hash}`);
+    await again.locator('#drill-panel[data-pair="5:0"] .reply').waitFor();
+    expect(await again.locator('#drill-panel .reply').textContent()).toBe(HOSTILE_REPLY);
+    expect(await pwned(again)).toBeUndefined();
+    await again.close();
+    await page.close();
+  });
+
+  it('bas view: the runs ranked as bas leaderboard ranks them, each linked', async () => {
+    const page = await watched(server.url.replace(/\/$/, ''), seen);
+    await page.goto(server.url);
+    await page.locator('#leaderboard-link').click();
+    await checkLeaderboard(page);
+    await page.close();
+  });
+
+  it('bas view: two runs diffed, flipped rollouts first, side by side', async () => {
+    const page = await watched(server.url.replace(/\/$/, ''), seen);
+    await page.goto(`${server.url}#/compare?a=runs/a&b=runs/b`);
+    await checkDiff(page);
+    await page.locator('#comparison', { hasText: 'paired differences' }).waitFor();
+    await page.close();
+  });
+
+  it('a run page: the same list and rollout, and its address reopens the rollout', async () => {
+    const page = await watched('file:', seen);
+    await page.goto(`file://${join(root, 'run.html')}`);
+    const hash = await openHostileRollout(page);
+    expect(hash).toMatch(/^#\/run\/b\?rollout=5(%3A|:)0$/);
+    await page.selectOption('#filter', 'bas-wrong');
+    expect(new URL(page.url()).hash).toContain('show=bas-wrong');
+    const again = await watched('file:', seen);
+    await again.goto(`file://${join(root, 'run.html')}${hash}`);
+    await again.locator('#drill-panel[data-pair="5:0"] .reply').waitFor();
+    expect(await pwned(again)).toBeUndefined();
+    await again.close();
+    await page.close();
+  });
+
+  for (const where of ['file', 'static server'] as const) {
+    it(`a bundle from a ${where}: the runs, a run, the same address as bas view's, the diff`, async () => {
+      const url = where === 'file' ? `file://${join(root, 'bundle.html')}` : staticUrl;
+      const page = await watched(where === 'file' ? 'file:' : staticUrl, seen);
+      await page.goto(url);
+      await page.locator('#runs tbody tr').nth(1).waitFor();
+      expect(await page.locator('#runs tbody tr[data-run="runs/b"] td').nth(3).textContent()).toBe('model <b>');
+      // The address bas view gave the rollout opens it here too.
+      await page.goto(`${url}#/run/runs/b?rollout=5:0`);
+      await page.locator('#drill-panel[data-pair="5:0"] .reply').waitFor();
+      expect(await page.locator('#drill-panel .reply').textContent()).toBe(HOSTILE_REPLY);
+      await page.locator('#report', { hasText: 'reward distribution' }).waitFor();
+      await page.locator('#filter').selectOption('error');
+      await page.locator('#matching', { hasText: '1–1 of 1 matching' }).waitFor();
+      await page.goto(`${url}#/compare?a=runs/a&b=runs/b`);
+      await checkDiff(page);
+      await page.locator('#comparison', { hasText: 'paired differences' }).waitFor();
+      await page.goto(`${url}#/leaderboard`);
+      await checkLeaderboard(page);
+      expect(await pwned(page)).toBeUndefined();
+      await page.close();
+    });
+  }
+});
+
+describe('the bundle file', () => {
+  it('refuses a place it cannot write, in one line, writing nothing', async () => {
+    const r = await bas(['view', root, '--bundle', join(root, 'missing', 'b.html')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toContain('--bundle');
+  });
+
+  it('is one file with every rollout, that names nothing elsewhere', () => {
+    const html = readFileSync(join(root, 'bundle.html'), 'utf8');
+    expect(html).not.toMatch(/(src|href)\s*=\s*["']?(https?:)?\/\//i);
+    expect(html).toContain(`default-src 'none'`);
+    expect(html.match(/<\/script>/g)!.length).toBe(2);
+    expect(html).not.toContain('window.__pwned = 2</script>');
+    expect(statSync(join(root, 'bundle.html')).size).toBeGreaterThan(0);
+  });
+});
+
+describe.skipIf(!hasChromium)('a bundle of a run past its bound', () => {
+  it('holds the report page’s selection, and says of how many', async () => {
+    const { writeBundle } = await import('../../src/view/bundle.js');
+    const out = join(root, 'small-bound.html');
+    // A bound of 10 rollouts: runs/a (30) holds the selection, as a run past 20,000 would.
+    const n = await writeBundle(root, out, 10);
+    expect(n.runs).toBe(2);
+    expect(n.rollouts).toBeLessThan(60);
+    const seen = { offsite: [] as string[], errors: [] as string[] };
+    const page = await watched('file:', seen);
+    await page.goto(`file://${out}#/run/runs/a`);
+    await page.locator('#reading', { hasText: "of the run's 30 rollouts" }).waitFor();
+    expect(seen).toEqual({ offsite: [], errors: [] });
+    await page.close();
+  });
+});
