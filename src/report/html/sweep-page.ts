@@ -17,7 +17,7 @@ import {
 import { fmt, fmtInt } from '../tables.js';
 import { escapeHtml } from './escape.js';
 import { htmlTable, page, provenanceTable } from './page.js';
-import { curveChart } from './svg.js';
+import { curveChart } from './curves.js';
 
 const DIGITS = 3;
 
