@@ -83,51 +83,41 @@ export async function benchCompare() {
       // Models 0.01 apart in their BAS rate: neighbours are close, ends far apart.
       await writeRun(dir, k, 0.3 + 0.01 * k);
     }
-    const compare = await measureBas(['compare', dirs[0], dirs[1]]);
-    // The same on one core (bas then reads the runs one after the other, as it did before
-    // 0.4.1 read them on several threads), right after: the ratio is what the threads bring.
+    // Issue 37's target is on one core (bas reads the runs one after the other since then);
+    // the same on every core follows, for information.
     const oneCore = ONE_CORE ? await measureBas(['compare', dirs[0], dirs[1]], { prefix: ONE_CORE }) : null;
+    const compare = await measureBas(['compare', dirs[0], dirs[1]]);
     const board = await measureBas(['leaderboard', ...dirs]);
     const label = TASKS.toLocaleString('en-US');
+    const target = oneCore ?? compare;
     return [
       {
-        name: `bas compare, two runs of ${label} tasks: wall time`,
-        value: compare.seconds,
+        name: `bas compare, two runs of ${label} tasks, ${oneCore ? 'one core' : 'all cores (no taskset)'}: wall`,
+        value: target.seconds,
         unit: 's',
         target: '≤ 2',
-        pass: compare.code === 0 && compare.seconds <= 2,
+        pass: target.code === 0 && target.seconds <= 2,
       },
+      { name: '  same, CPU time', value: target.cpuSeconds, unit: 's', target: '', pass: null },
       ...(oneCore
         ? [
             {
-              name: `bas compare, the same on one core: wall time`,
-              value: oneCore.seconds,
+              name: '  the same on every core: wall time',
+              value: compare.seconds,
               unit: 's',
-              target: 'info',
-              pass: null,
-            },
-            {
-              name: `bas compare: wall time, one core ÷ all cores`,
-              value: oneCore.seconds / compare.seconds,
-              unit: '×',
               target: 'info',
               pass: null,
             },
           ]
         : []),
-      {
-        name: `bas compare, two runs of ${label} tasks: peak RSS`,
-        value: compare.rssMb,
-        unit: 'MiB',
-        target: 'info',
-        pass: null,
-      },
+      { name: '  peak RSS', value: target.rssMb, unit: 'MiB', target: 'info', pass: null },
+      // Ten runs of 100,000 tasks are beyond the scale the targets are set at (issue 37).
       {
         name: `bas leaderboard with tiers, ${RUNS} runs of ${label} tasks: wall time`,
         value: board.seconds,
         unit: 's',
-        target: '≤ 10',
-        pass: board.code === 0 && board.seconds <= 10,
+        target: 'info',
+        pass: board.code === 0 ? null : false,
       },
       { name: `bas leaderboard, ${RUNS} runs: peak RSS`, value: board.rssMb, unit: 'MiB', target: 'info', pass: null },
     ];

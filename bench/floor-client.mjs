@@ -6,6 +6,7 @@
 //
 //   node bench/floor-client.mjs http URL N C   bare node:http with keep-alive, bodies serialized
 //   node bench/floor-client.mjs sdk URL N C    the openai SDK (with bas's fetch), messages built
+//   node bench/floor-client.mjs sdk-own URL N C  the openai SDK with its own fetch (Node's, undici)
 //
 // Optional KEY=VALUE arguments after C: rows=K (rows per ledger, default 24), model=NAME (the
 // model named in each request, default floor), max_tokens=M (sent when given), as a real model
@@ -19,8 +20,8 @@ const [mode, baseURL, nText, cText, ...options] = process.argv.slice(2);
 const n = Number(nText);
 const c = Number(cText);
 const opt = Object.fromEntries(options.map((o) => o.split('=')));
-if (!['http', 'sdk'].includes(mode) || !baseURL || !(n > 0) || !(c > 0)) {
-  console.error('usage: node bench/floor-client.mjs http|sdk URL N C [rows=K] [model=NAME] [max_tokens=M]');
+if (!['http', 'sdk', 'sdk-own'].includes(mode) || !baseURL || !(n > 0) || !(c > 0)) {
+  console.error('usage: node bench/floor-client.mjs http|sdk|sdk-own URL N C [rows=K] [model=NAME] [max_tokens=M]');
   process.exit(2);
 }
 const model = opt.model ?? 'floor';
@@ -64,8 +65,8 @@ if (mode === 'http') {
     });
 } else {
   const { default: OpenAI } = await import('openai');
-  const { nodeFetch } = await load('endpoint/http-fetch.js');
-  const sdk = new OpenAI({ apiKey: 'floor', baseURL, maxRetries: 0, fetch: nodeFetch });
+  const own = mode === 'sdk-own' ? {} : { fetch: (await load('endpoint/http-fetch.js')).nodeFetch };
+  const sdk = new OpenAI({ apiKey: 'floor', baseURL, maxRetries: 0, ...own });
   send = (i) => sdk.chat.completions.create({ model, messages: prompts[i], ...limit });
 }
 

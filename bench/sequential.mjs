@@ -1,11 +1,13 @@
 // Spending only what a verdict needs (issue 25): figures, no timing targets.
 //
-// 1. Tasks per verdict: `bas eval -m builtin:share:Q --against BASE --until decided --margin 0.05`
-//    against a baseline of `builtin:share:0.5`, for a large (Q = 0.7) and a small (Q = 0.55) true
-//    difference and none (Q = 0.5), over 10 task seeds each, in-process through the library
-//    (dist/index.js). Beside them, the tasks a fixed paired design planned to detect the
-//    smallest difference that matters (0.05) with 80% power needs, at the true spread of the
-//    differences (the variance over the baseline's whole -n).
+// 1. Tasks per verdict: `bas eval -m builtin:share:Q:1 --against BASE --until decided --margin
+//    0.05` against a baseline of `builtin:share:0.5`, for a large (Q = 0.7) and a small (Q = 0.55)
+//    true difference and none (Q = 0.5), over 10 task seeds each, in-process through the library
+//    (dist/index.js). The salt `:1` makes the two policies right on independent sets of tasks, so
+//    their paired differences go both ways as real models' do (until 0.5 the bench compared
+//    nested share:P policies, whose differences are never negative: issue 36). Beside them, the
+//    tasks a fixed paired design planned to detect the smallest difference that matters (0.05)
+//    with 80% power needs, at the true spread of the differences (over the baseline's whole -n).
 // 2. Slow start: requests a doomed run sends (every reply is empty content cut by the limit, as a
 //    reasoning model out of budget: `bas serve --reasoning-tokens 4096 --max-completion-tokens
 //    4096`) at -c 1, 8 and 64, and the tokens the server billed against those bas reported.
@@ -19,7 +21,8 @@ import { pathToFileURL } from 'node:url';
 import { measureBas, median, ROOT, startServe } from './measure.mjs';
 
 const SEEDS = 10;
-const N = 2000;
+// Independent policies 0.05 apart take up to about 5,000 tasks to a verdict: room for all of them.
+const N = 8000;
 const MARGIN = 0.05;
 const TASK = { num_transactions: 6 };
 
@@ -51,52 +54,49 @@ async function decisions(q, api, root) {
   const tasks = [];
   const verdicts = {};
   const fixed = [];
+  const discordant = { up: 0, down: 0, n: 0 };
   for (let seed = 1; seed <= SEEDS; seed++) {
     const task = { ...TASK, seed };
     const base = join(root, `base-${seed}`);
     // One baseline per seed, shared by the three differences.
     if (q === '0.7') await api.runEval({ model: 'builtin:share:0.5', n: N, task, output: base });
+    const model = `builtin:share:${q}:1`;
     const dir = join(root, `q${q}-${seed}`);
-    const r = await api.runEval({
-      model: `builtin:share:${q}`,
-      against: base,
-      until: 'decided',
-      margin: MARGIN,
-      output: dir,
-    });
+    const r = await api.runEval({ model, against: base, until: 'decided', margin: MARGIN, output: dir });
     tasks.push(r.sequential.tasks);
     verdicts[r.sequential.verdict] = (verdicts[r.sequential.verdict] ?? 0) + 1;
     // The true spread of the differences: this policy run over the baseline's whole -n, paired.
     const whole = join(root, `q${q}-${seed}-whole`);
-    await api.runEval({ model: `builtin:share:${q}`, n: N, task, output: whole });
+    await api.runEval({ model, n: N, task, output: whole });
     const a = rewards(whole);
     const b = rewards(base);
-    fixed.push(api.tasksNeeded(variance([...b.keys()].map((i) => a.get(i) - b.get(i))), MARGIN));
+    const diffs = [...b.keys()].map((i) => a.get(i) - b.get(i));
+    fixed.push(api.tasksNeeded(variance(diffs), MARGIN));
+    discordant.up += diffs.filter((d) => d > 0).length;
+    discordant.down += diffs.filter((d) => d < 0).length;
+    discordant.n += diffs.length;
     rmSync(whole, { recursive: true, force: true });
     rmSync(dir, { recursive: true, force: true });
   }
   const seen = Object.entries(verdicts)
     .map(([v, k]) => `${k} ${v}`)
     .join(', ');
-  const head = {
-    name: `share:${q} vs share:0.5, --margin ${MARGIN}: median tasks to a verdict`,
-    value: median(tasks),
-    unit: 'tasks',
-    target: `max ${Math.max(...tasks)}`,
-    pass: null,
-  };
-  const verdictRow = { name: `  verdicts over ${SEEDS} task seeds: ${seen}`, value: SEEDS, unit: 'runs', pass: null };
-  // The same policy answers every task alike: no spread, nothing for a fixed design to plan.
-  if (q === '0.5') return [head, verdictRow];
+  const pct = (k) => `${((100 * k) / discordant.n).toFixed(1)}%`;
   return [
     {
-      name: `share:${q} vs share:0.5, --margin ${MARGIN}: median tasks to a verdict`,
+      name: `share:${q}:1 vs share:0.5, --margin ${MARGIN}: median tasks to a verdict`,
       value: median(tasks),
       unit: 'tasks',
       target: `max ${Math.max(...tasks)}`,
       pass: null,
     },
     { name: `  verdicts over ${SEEDS} task seeds: ${seen}`, value: SEEDS, unit: 'runs', pass: null },
+    {
+      name: `  tasks only share:${q}:1 gets right ${pct(discordant.up)}, only share:0.5 ${pct(discordant.down)}`,
+      value: discordant.n,
+      unit: 'pairs',
+      pass: null,
+    },
     {
       name: `  fixed paired design for a ${MARGIN} difference, 80% power`,
       value: median(fixed),

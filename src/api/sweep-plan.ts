@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, ErrorRateError, FatalRunError, InterruptedError } from '../errors/index.js';
 import { RUN_FILE } from '../runfile/files.js';
+import { cutOffRun } from '../runfile/results.js';
 import {
   planAxis,
   planModels,
@@ -51,8 +52,8 @@ function refuseUnconfirmedPlan(plan: SweepPlan, confirm: EndpointFlags, planFile
 }
 
 /**
- * Whether every point of a resumed sweep has each of its rollouts recorded and scored, so that
- * its resume sends no request. Each point's plan read for this goes into `read`, for its run.
+ * Whether every point of a resumed sweep has each of its rollouts recorded and scored, or is
+ * recorded as cut off by the token limit, so that its resume sends no request. Each point's plan read for this goes into `read`, for its run.
  * Anything unreadable is left for the run itself to report.
  */
 async function everyPointFinished(
@@ -67,8 +68,9 @@ async function everyPointFinished(
       if (!existsSync(join(sub, RUN_FILE))) return false;
       const plan = await evalPlanFromFlags([], { resume: sub, ...confirm }, { models: true });
       const { n, rollouts, shard } = plan.tasks;
-      if ((await rolloutsLeft(sub, n, rollouts, shard)).pending > 0) return false;
       read.set(p.folder, plan);
+      // A point recorded as cut off is final: its resume runs nothing (engine/sweep.ts).
+      if ((await rolloutsLeft(sub, n, rollouts, shard)).pending > 0 && !(await cutOffRun(sub))) return false;
     }
     return true;
   } catch {

@@ -19,6 +19,10 @@
  *   request interrupts it) fails as `network` (retried): a cut reply is never graded as if it
  *   were whole.
  * Parsing is linear in the bytes received: lines are found by scanning each chunk once.
+ *
+ * Why not the SDK's own stream reader: it prints an event that is not JSON to stderr as it
+ * came (unredacted provider text), reads on after `[DONE]` until the server closes, and has
+ * no byte cap, no share of the reply budget and no idle bound.
  */
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { StringDecoder } from 'node:string_decoder';

@@ -201,7 +201,7 @@ export function resolveSettings(
   const policy = builtinName(v.model);
   if (policy !== null && !isPolicyName(policy)) {
     throw new ConfigError(
-      `${names.model}: unknown built-in model ${JSON.stringify(v.model)} (choose builtin:${POLICY_NAMES.join(', builtin:')}, builtin:share:P)`,
+      `${names.model}: unknown built-in model ${JSON.stringify(v.model)} (choose builtin:${POLICY_NAMES.join(', builtin:')}, builtin:share:P[:K])`,
     );
   }
   if (saved) refuseChanges(v, given, saved);

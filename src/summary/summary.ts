@@ -422,7 +422,7 @@ export interface SummaryOptions {
   /**
    * The caller knows no task has more than one rollout (a run of one rollout per task, each
    * pair given once). Then per task only what per-task means need is kept (rollouts,
-   * completions, the reward's sum), some 15 bytes a task instead of some 80, and every figure
+   * completions, the reward's sum), six doubles a task instead of thirty-two, and every figure
    * is the same: no interval is clustered, and there is no pass@k or noise split, without a
    * task of two rollouts. A second rollout of a task is then an error.
    */

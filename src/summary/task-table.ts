@@ -12,20 +12,12 @@ const CHUNK_BITS = 10;
 const CHUNK = 1 << CHUNK_BITS;
 const MASK = CHUNK - 1;
 
-type Chunk = Uint8Array | Float32Array | Float64Array;
-
-/**
- * A growable column of numbers in chunks of CHUNK, each chunk as narrow as the numbers it
- * holds allow: bytes while they are whole numbers from 0 to 255 (counts, 0/1 scores),
- * 32-bit floats while each is one exactly, doubles once any other comes. Every number reads
- * back exactly as it was set, so nothing computed from the column changes; a million tasks
- * of 0/1 scores cost 1 MB, not 8.
- */
-class NarrowColumn {
-  private readonly chunks: Chunk[] = [];
+/** A growable column of numbers in chunks of CHUNK doubles: a task's number reads back exactly as set. */
+class Column {
+  private readonly chunks: Float64Array[] = [];
 
   grow(): void {
-    this.chunks.push(new Uint8Array(CHUNK));
+    this.chunks.push(new Float64Array(CHUNK));
   }
 
   get(slot: number): number {
@@ -33,23 +25,12 @@ class NarrowColumn {
   }
 
   set(slot: number, x: number): void {
-    const k = slot >>> CHUNK_BITS;
-    const j = slot & MASK;
-    let c = this.chunks[k]!;
-    c[j] = x;
-    // Read back: a number the chunk cannot hold exactly (NaN and -0 included) widens it.
-    while ((c[j] !== x || (x === 0 && 1 / x < 0)) && !(c instanceof Float64Array)) {
-      c = c instanceof Uint8Array ? Float32Array.from(c) : Float64Array.from(c);
-      this.chunks[k] = c;
-      c[j] = x;
-    }
+    this.chunks[slot >>> CHUNK_BITS]![slot & MASK] = x;
   }
 
   /** Adds one to the number in `slot`; returns the new count. */
   increment(slot: number): number {
-    const n = this.get(slot) + 1;
-    this.set(slot, n);
-    return n;
+    return ++this.chunks[slot >>> CHUNK_BITS]![slot & MASK]!;
   }
 }
 
@@ -57,14 +38,13 @@ class NarrowColumn {
  * One column's per-task sums, exact: each slot holds its sum as two doubles, the rounded sum
  * and what rounding left out (so `sum` is the exact sum rounded once, whatever the order of
  * the task's values), and a slot whose exact sum two doubles cannot hold (values of very
- * different sizes) moves to a CompensatedSum of its own. The rounded sums and the counts are
- * narrow columns; what rounding left out is nearly always 0, so its chunk of doubles is made
- * only when some slot of it needs one.
+ * different sizes) moves to a CompensatedSum of its own. What rounding left out is nearly
+ * always 0, so its chunk of doubles is made only when some slot of it needs one.
  */
 class ExactTaskColumn implements TaskColumn {
-  private readonly highs = new NarrowColumn();
+  private readonly highs = new Column();
   private readonly lows: Array<Float64Array | null> = [];
-  private readonly counts = new NarrowColumn();
+  private readonly counts = new Column();
   private readonly wide = new Map<number, CompensatedSum>();
 
   grow(): void {
@@ -128,10 +108,10 @@ export class TaskTable {
   /** Slot + 1 of each task index below DENSE_INDICES (0: none yet), grown as indices come. */
   private denseSlots = new Int32Array(0);
   private readonly slotOf = new Map<number, number>();
-  private readonly indices = new NarrowColumn();
-  private readonly rollouts = new NarrowColumn();
-  private readonly done = new NarrowColumn();
-  private readonly hits = new NarrowColumn();
+  private readonly indices = new Column();
+  private readonly rollouts = new Column();
+  private readonly done = new Column();
+  private readonly hits = new Column();
   /** Chunks made so far (each of CHUNK slots). */
   private chunks = 0;
   /** Per estimated column its per-task sums; null for a column not kept per task. */

@@ -140,12 +140,14 @@ export function slipsDraw(promptText: string, draw: number): { rate: number; rig
 }
 
 /**
- * `share:P`: whether the task of this prompt is one it gets right. The hash of the prompt's
- * text, as a number in [0, 1), below P: one fixed set of tasks per P, each with chance P, and
- * nested (share:0.5's right tasks are among share:0.7's).
+ * `share:P[:K]`: whether the task of this prompt is one it gets right. The hash of the
+ * prompt's text salted by K, as a number in [0, 1), below P: one fixed set of tasks per P and
+ * K, each with chance P; of one K nested (share:0.5's right tasks are among share:0.7's), of
+ * different K independent (share:0.5 and share:0.7:1 each get wrong tasks the other gets right).
  */
-function shareRight(promptText: string, share: number): boolean {
-  return hashText(promptText, 4) / 2 ** 32 < share;
+function shareRight(promptText: string, p: { share: number; salt: number }): boolean {
+  const salt = p.salt === 0 ? 4 : mix32(p.salt + 0x5bd1e995);
+  return hashText(promptText, salt) / 2 ** 32 < p.share;
 }
 
 function answerFor(name: PolicyName, ledger: Ledger, promptText: string, draw: number): string {

@@ -3,7 +3,8 @@
  * reasoning efforts minimal..high against a model that thinks 100..800 tokens, so at `high`
  * every reply is cut off by the limit. That point is a real point of the curve (a score of 0):
  * it is recorded and the sweep goes on, exit 0; a plain resume sends no request for it. It used
- * to stop the sweep with exit 1, and each resume spent three more requests to stop again.
+ * to stop the sweep with exit 1, and each resume spent three more requests to stop again; a
+ * plain resume with no endpoint flag then asked for --base-url though it sends nothing.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -67,6 +68,12 @@ describe('bas sweep at a budget the model fails at', () => {
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toMatch(/reasoning effort high \(resumed\): every reply cut off .* not run again/);
     expect(again.stdout).toMatch(/note \(reasoning effort high\): every reply was cut off by the token limit/);
+    expect(await requests(s)).toBe(sent);
+    // Every point finished or recorded as cut off: nothing will be sent, so a plain resume
+    // needs no endpoint confirmed (it used to ask for --base-url because of the cut-off point).
+    const plain = await bas(['sweep', '--resume', out, '--no-progress'], { env: {} });
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stderr).toMatch(/reasoning effort high \(resumed\): every reply cut off .* not run again/);
     expect(await requests(s)).toBe(sent);
     const plan = JSON.parse(readFileSync(join(out, 'sweep.json'), 'utf8'));
     expect(plan.points).toHaveLength(4);

@@ -63,8 +63,35 @@ describe('builtin:share:P', () => {
     expect(all!.every((x) => x === 1)).toBe(true);
   });
 
-  it('refuses a share outside 0..1', async () => {
-    for (const bad of ['share:1.5', 'share:', 'share:-0.1', 'share:abc'])
+  it('of another salt K is right on an independent set: its differences go both ways', () => {
+    const n = 2000;
+    const count = { both: 0, onlyA: 0, onlyB: 0 };
+    for (let i = 0; i < n; i++) {
+      const t = generateTask(TASK, i);
+      const [a, b] = (['share:0.55:1', 'share:0.5'] as const).map(
+        (p) => scoreReply(runPolicy(p, t.prompt), t.key, t.ledger).reward,
+      );
+      if (a === 1 && b === 1) count.both++;
+      else if (a === 1) count.onlyA++;
+      else if (b === 1) count.onlyB++;
+    }
+    // Independent: both right on 0.55 x 0.5 of the tasks, only A on 0.55 x 0.5, only B on
+    // 0.45 x 0.5; 4 standard deviations of a binomial(2000, 0.275) share are 0.04.
+    expect(Math.abs(count.both / n - 0.275)).toBeLessThan(0.04);
+    expect(Math.abs(count.onlyA / n - 0.275)).toBeLessThan(0.04);
+    expect(Math.abs(count.onlyB / n - 0.225)).toBeLessThan(0.04);
+    // Of one salt, nested: share:0.5:1's right tasks are among share:0.55:1's.
+    for (let i = 0; i < 200; i++) {
+      const t = generateTask(TASK, i);
+      const [hi, lo] = (['share:0.55:1', 'share:0.5:1'] as const).map(
+        (p) => scoreReply(runPolicy(p, t.prompt), t.key, t.ledger).reward,
+      );
+      expect(hi).toBeGreaterThanOrEqual(lo!);
+    }
+  });
+
+  it('refuses a share outside 0..1 and a salt outside 1..999', async () => {
+    for (const bad of ['share:1.5', 'share:', 'share:-0.1', 'share:abc', 'share:0.5:0', 'share:0.5:1000', 'share:0.5:'])
       await expect(runEval({ model: `builtin:${bad}`, n: 1, output: join(tempDir(), 'x') })).rejects.toThrow(
         /unknown built-in model.*share:P/,
       );

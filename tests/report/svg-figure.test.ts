@@ -1,9 +1,10 @@
 /**
  * `--svg FILE` (src/report/html/figure.ts): standalone SVG documents a paper can take. Checked
  * as XML by a small well-formedness walk (no parser dependency), for what SVG-to-PDF tools
- * need (namespace, viewBox, no script or outside reference, generic fonts), for coinciding
- * curves kept visible, and, where Debian's chromium is present, loaded in a browser as an
- * SVG document (no parser error, every curve drawn).
+ * need (namespace, viewBox, no script or outside reference, generic fonts), for reading at a
+ * two-column paper's column width (252 pt: the text at least 10 pt there, one key for the
+ * figure), for coinciding curves kept visible, and, where Debian's chromium is present, loaded
+ * in a browser as an SVG document (no parser error, every curve drawn).
  */
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -67,6 +68,26 @@ beforeAll(async () => {
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/** A paper's column, in points (a two-column US letter or A4 paper). */
+const COLUMN_PT = 252;
+
+/**
+ * The document's width in its own units and in points, and its smallest text in points when
+ * set at `columns` columns (each 252 pt) wide: every font-size in it, the root's included.
+ */
+function atColumnWidth(svg: string, columns = 1): { units: number; pt: string; smallestPt: number } {
+  const root = /^<svg [^>]*>/m.exec(svg)![0];
+  const units = Number(/viewBox="0 0 ([\d.]+) /.exec(root)![1]);
+  const sizes = [...svg.matchAll(/font-size="([^"]*)"/g)].map((m) => Number(m[1]));
+  expect(root).toMatch(/font-size="/);
+  expect(svg).not.toMatch(/font-size:|font:/);
+  const scale = (columns * COLUMN_PT) / units;
+  return { units, pt: /width="([^"]*)"/.exec(root)![1]!, smallestPt: Math.min(...sizes) * scale };
+}
+
+/** The document's plain text lines (titles, notes) joined by spaces, so a folded sentence reads whole. */
+const prose = (svg: string): string => [...svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]).join(' ');
+
 function sweep() {
   return buildSweep(
     dir,
@@ -93,17 +114,42 @@ describe('bas sweep --svg', () => {
     expect(svg.match(/<g class="series"/g)!.length).toBe(9);
   });
 
+  it('reads at a column width: about 500 units wide, set 252 pt wide, no text under 10 pt there', () => {
+    const { units, pt, smallestPt } = atColumnWidth(sweepSvg(sweep()));
+    expect(units).toBeGreaterThanOrEqual(480);
+    expect(units).toBeLessThanOrEqual(700);
+    expect(pt).toBe(`${COLUMN_PT}pt`);
+    expect(smallestPt).toBeGreaterThanOrEqual(10);
+  });
+
+  it('has one key for the figure: one entry per model, however many panels', () => {
+    const svg = sweepSvg(sweep());
+    expect(svg.match(/<svg [^>]*class="curves"/g)).toHaveLength(3);
+    expect(svg.match(/<g class="legend"/g)).toHaveLength(3);
+    // The panels are stacked (one column), each the figure's width, not side by side.
+    const xs = [...svg.matchAll(/<svg x="([\d.]+)" [^>]*class="curves"/g)].map((m) => Number(m[1]));
+    expect(xs).toEqual([0, 0, 0]);
+  });
+
+  it('carries its settings: the tasks, sampling and versions under the key', () => {
+    const svg = sweepSvg(sweep());
+    expect(prose(svg)).toMatch(/ tasks: 10 tasks × 1 rollout .* sampling: .* versions: /);
+  });
+
   it('keeps coinciding curves visible: the repeat drawn to the right, and named in the legend', () => {
     const svg = sweepSvg(sweep());
     // (The legend folds long names into lines: joined again here.)
     const squeeze = (t: string) => t.replace(/<\/tspan><tspan[^>]*>/g, '').replace(/\s+/g, '');
     expect(squeeze(svg)).toContain(squeeze('(same points as builtin:oracle: drawn a little to the right)'));
-    // In the first panel, series 1's markers sit 3.5 px right of series 0's, at the same height.
+    // In the first panel, series 1's markers sit 3.5 px (at 12 px text; the figure's is 20)
+    // right of series 0's, at the same height.
     const markers = (i: number) => {
       const g = new RegExp(`<g class="series" data-series="${i}"[\\s\\S]*?</g>`).exec(svg)![0];
       return [...g.matchAll(/class="marker"/g)].length
-        ? [...g.matchAll(/<(?:circle cx="([\d.]+)" cy="([\d.]+)"|rect x="([\d.]+)" y="([\d.]+)")/g)].map((m) =>
-            m[1] ? [Number(m[1]), Number(m[2])] : [Number(m[3]) + 4, Number(m[4]) + 4],
+        ? [
+            ...g.matchAll(/<(?:circle cx="([\d.]+)" cy="([\d.]+)"|rect x="([\d.]+)" y="([\d.]+)" width="([\d.]+)")/g),
+          ].map((m) =>
+            m[1] ? [Number(m[1]), Number(m[2])] : [Number(m[3]) + Number(m[5]) / 2, Number(m[4]) + Number(m[5]) / 2],
           )
         : [];
     };
@@ -111,8 +157,9 @@ describe('bas sweep --svg', () => {
     expect(a.length).toBe(2);
     expect(b.length).toBe(2);
     for (let k = 0; k < 2; k++) {
-      expect(b[k]![0]! - a[k]![0]!).toBeCloseTo(3.5, 1);
-      expect(b[k]![1]).toBeCloseTo(a[k]![1]!, 1);
+      // (Within the 0.1 units coordinates are rounded to.)
+      expect(Math.abs(b[k]![0]! - a[k]![0]! - (3.5 * 20) / 12)).toBeLessThan(0.15);
+      expect(Math.abs(b[k]![1]! - a[k]![1]!)).toBeLessThan(0.15);
     }
   });
 });
@@ -135,8 +182,14 @@ describe('bas leaderboard --svg', () => {
       expect(svg).toContain(`${e.mean!.toFixed(3)} [${e.ci95![0].toFixed(3)}, ${e.ci95![1].toFixed(3)}]`);
     }
     // The measure in words, never its JSON key.
-    expect(svg).toContain('reward (errors as 0), mean with 95% interval');
+    expect(svg).toContain('>reward (errors as 0)</text>');
+    expect(prose(svg)).toContain('dots are means, whiskers 95% intervals');
     expect(svg).not.toContain('reward_errors_as_zero');
+    // One column wide, no text under 10 pt there.
+    const { units, pt, smallestPt } = atColumnWidth(svg);
+    expect(units).toBeLessThanOrEqual(700);
+    expect(pt).toBe(`${COLUMN_PT}pt`);
+    expect(smallestPt).toBeGreaterThanOrEqual(10);
   });
 });
 

@@ -22,7 +22,7 @@ import { closedPort } from '../support/closed-port.js';
 import { textWidth } from '../../src/report/fit-table.js';
 import { bas, startBas } from '../support/cli.js';
 import { gatedServer } from '../support/gated-server.js';
-import { curveChart, curveStyle } from '../../src/report/html/svg.js';
+import { curveChart, curveStyle } from '../../src/report/html/curves.js';
 
 let root: string;
 let sweepDir: string;
@@ -288,7 +288,7 @@ describe('bas sweep of several models', () => {
     ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(
-      'bas: -m/--model: unknown built-in model "builtin:random" (choose builtin:oracle, builtin:raw-sums, builtin:blanket, builtin:silent, builtin:slips, builtin:share:P)\n',
+      'bas: -m/--model: unknown built-in model "builtin:random" (choose builtin:oracle, builtin:raw-sums, builtin:blanket, builtin:silent, builtin:slips, builtin:share:P[:K])\n',
     );
     expect(existsSync(dir)).toBe(false);
   });

@@ -6,13 +6,26 @@
  * every text escaped, so a browser shows it and the usual SVG-to-PDF tools (rsvg-convert,
  * Inkscape, cairosvg) convert it for LaTeX.
  */
+import { wrapCell } from '../fit-table.js';
 import { measureName, type Leaderboard } from '../leaderboard.js';
-import { figureAxis, pointName, SWEEP_CURVES, type SweepResult } from '../sweep.js';
+import { figureAxis, pointName, sweepSettingsLines, SWEEP_CURVES, type SweepResult } from '../sweep.js';
 import { fmt } from '../tables.js';
+import { curveChart, curveKey, sameCurve, type CurveSeries } from './curves.js';
 import { escapeHtml } from './escape.js';
-import { curveChart } from './svg.js';
+import { CHAR_PX } from './svg.js';
 
-const FONT = 'font-family="sans-serif" font-size="12"';
+/**
+ * The scale a figure is drawn at: a column of panels is COLUMN units wide and meant to be set
+ * 252 pt wide (one column of a two-column paper), so a unit is half a point, and the smallest
+ * text, TEXT units, is 10 pt there. The document says so in its width and height (in pt), so a
+ * converter's PDF has that size already.
+ */
+const COLUMN = 504;
+const TEXT = 20;
+const PT_PER_UNIT = 0.5;
+const K = TEXT / 12;
+/** A line of text, in units. */
+const LINE = 14 * K;
 
 /** A chart and its size, read off its viewBox. */
 function sized(svg: string): { svg: string; w: number; h: number } {
@@ -21,134 +34,197 @@ function sized(svg: string): { svg: string; w: number; h: number } {
 }
 
 /**
- * Charts in rows (each row an array), nested in one SVG document with a title line; the
- * system font list of the HTML charts becomes the generic family alone.
+ * Prose folded to `width` units at `size` units of text: a sans-serif character averages about
+ * half its size across, so 0.55 of it leaves room (names in the key too: curves.ts).
  */
-function compose(title: string, rows: string[][], note?: string): string {
-  const gap = 16;
-  const top = 26;
+function fold(text: string, width: number, size = TEXT): string[] {
+  const chars = Math.max(12, Math.floor(width / (0.55 * size)));
+  return text.split('\n').flatMap((l) => wrapCell(l, chars).split('\n'));
+}
+
+/**
+ * Charts in rows (each row an array), nested in one SVG document over notes folded to the
+ * figure's width; the system font list of the HTML charts becomes the generic family alone.
+ * The title is the document's `<title>`, not drawn: a paper's caption says what the figure is,
+ * and the key names every curve.
+ */
+function compose(title: string, rows: string[][], notes: string[]): string {
+  const gap = 10 * K;
   const laid = rows.map((row) => row.map(sized));
-  const width = Math.max(320, ...laid.map((row) => row.reduce((a, c) => a + c.w, 0) + gap * (row.length - 1)));
+  const width = Math.max(COLUMN, ...laid.map((row) => row.reduce((a, c) => a + c.w, 0) + gap * (row.length - 1)));
   const parts: string[] = [];
-  let y = top;
+  let y = 0;
   for (const row of laid) {
     let x = 0;
     for (const c of row) {
       parts.push(
-        c.svg.replace('<svg ', `<svg x="${x}" y="${y}" `).replace(/font-family="[^"]*"/g, 'font-family="sans-serif"'),
+        c.svg
+          .replace('<svg ', `<svg x="${x}" y="${y.toFixed(1)}" `)
+          .replace(/font-family="[^"]*"/g, 'font-family="sans-serif"'),
       );
       x += c.w + gap;
     }
     y += Math.max(0, ...row.map((c) => c.h)) + gap;
   }
-  const noteLines = note ? note.split('\n') : [];
-  const height = Math.ceil(y + noteLines.length * 15);
+  const noteLines = notes.flatMap((n) => fold(n, width));
+  for (const [i, l] of noteLines.entries())
+    parts.push(`<text x="0" y="${(y + TEXT + i * LINE).toFixed(1)}" fill="#445">${escapeHtml(l)}</text>`);
+  const height = Math.ceil(y + noteLines.length * LINE + TEXT * 0.5);
+  const w = Math.ceil(width);
   return (
     `<?xml version="1.0" encoding="UTF-8"?>\n` +
-    `<svg xmlns="http://www.w3.org/2000/svg" version="1.1" viewBox="0 0 ${Math.ceil(width)} ${height}" width="${Math.ceil(width)}" height="${height}" ${FONT}>\n` +
+    `<svg xmlns="http://www.w3.org/2000/svg" version="1.1" viewBox="0 0 ${w} ${height}" width="${w * PT_PER_UNIT}pt" height="${height * PT_PER_UNIT}pt" font-family="sans-serif" font-size="${TEXT}">\n` +
     `<title>${escapeHtml(title)}</title>\n` +
     `<rect width="100%" height="100%" fill="#ffffff"/>\n` +
-    `<text x="0" y="16" font-weight="600" font-size="14">${escapeHtml(title)}</text>\n` +
     parts.join('\n') +
-    noteLines.map((l, i) => `\n<text x="0" y="${y + 4 + i * 15}" fill="#445">${escapeHtml(l)}</text>`).join('') +
     '\n</svg>\n'
   );
 }
 
-/** `bas sweep --svg`: a panel per measure (reward, bas_correct, fault_audit) and fault rate, every model a curve. */
+/**
+ * The key's names: a model whose curve coincides with an earlier one's in some panel (two
+ * models both at 1.0) is drawn a little to the right there, and its entry says where.
+ */
+function keyNames(models: string[], panels: Array<{ title: string; series: CurveSeries[] }>): string[] {
+  return models.map((name, i) => {
+    for (let j = 0; j < i; j++) {
+      const where = panels.filter((p) => sameCurve(p.series[j]!, p.series[i]!)).map((p) => p.title);
+      if (where.length === panels.length) return `${name} (same points as ${models[j]}: drawn a little to the right)`;
+      if (where.length > 0)
+        return `${name} (same points as ${models[j]} in ${where.length} of ${panels.length} panels: shifted right there)`;
+    }
+    return name;
+  });
+}
+
+/**
+ * `bas sweep --svg`: a panel per measure (reward, bas_correct, fault_audit), stacked in one
+ * column that reads at a paper's column width, a column per fault rate, every model a curve,
+ * one key for the figure and the sweep's settings under it.
+ */
 export function sweepSvg(r: SweepResult): string {
   const { x, ...axis } = figureAxis(r);
   const rates = [...new Set(r.points.map((p) => p.fault_rate))].sort((a, b) => (a ?? 0) - (b ?? 0));
-  const charts = SWEEP_CURVES.map((m) =>
-    rates.map((rate) =>
-      curveChart(
-        r.models.map((model) => ({
-          name: model,
-          points: r.points
-            .filter((p) => p.model === model && p.fault_rate === rate)
-            .map((p) => ({
-              x: x(p),
-              mean: p.measures[m].mean,
-              ci: p.measures[m].ci95,
-              title: `${model}, ${pointName(p, r.axis)}: ${m} ${fmt(p.measures[m].mean)}`,
-            })),
-        })),
-        { title: `${m}${rate === null ? '' : `, fault rate ${rate}`}`, ...axis, width: 420 },
-      ),
+  const panels = SWEEP_CURVES.map((m) =>
+    rates.map((rate) => ({
+      title: `${m}${rate === null ? '' : `, fault rate ${rate}`}`,
+      series: r.models.map((model) => ({
+        name: model,
+        points: r.points
+          .filter((p) => p.model === model && p.fault_rate === rate)
+          .map((p) => ({
+            x: x(p),
+            mean: p.measures[m].mean,
+            ci: p.measures[m].ci95,
+            title: `${model}, ${pointName(p, r.axis)}: ${m} ${fmt(p.measures[m].mean)}`,
+          })),
+      })),
+    })),
+  );
+  const last = SWEEP_CURVES.length - 1;
+  const grid = panels.map((row, i) =>
+    row.map((p) =>
+      curveChart(p.series, {
+        title: p.title,
+        ...axis,
+        width: COLUMN,
+        text: TEXT,
+        plotH: 6 * TEXT,
+        legend: false,
+        xAxis: i === last,
+      }),
     ),
   );
-  // One fault rate: the three measures in a row; several: a row per measure.
-  const grid = rates.length === 1 ? [charts.map((c) => c[0]!)] : charts;
+  const key = curveKey(keyNames(r.models, panels.flat()), { width: COLUMN * rates.length, text: TEXT });
   return compose(
     `bas sweep: ${r.models.join(', ')}`,
-    grid,
-    'Means with 95% intervals (bands); one curve per model, told apart by colour, marker and dash.',
+    [...grid, [key]],
+    ['Means with 95% intervals (bands).', ...sweepSettingsLines(r).map(([label, text]) => `${label}: ${text}`)],
   );
 }
 
-/** A step for ticks on [lo, hi]: 0.01, 0.02, 0.05, 0.1 … giving four to ten ticks. */
-function tickStep(span: number): number {
-  for (const s of [0.005, 0.01, 0.02, 0.025, 0.05, 0.1, 0.2, 0.25, 0.5, 1]) if (span / s <= 10) return s;
+/** A step for ticks on a span: 0.01, 0.02, 0.05, 0.1 … giving at most `most` ticks. */
+function tickStep(span: number, most: number): number {
+  for (const s of [0.005, 0.01, 0.02, 0.025, 0.05, 0.1, 0.2, 0.25, 0.5, 1]) if (span / s <= most - 1) return s;
   return 1;
+}
+
+type Dot = { label: string; mean: number | null; ci: [number, number] | null; tier: number | null };
+
+/** The axis of a dot chart: it spans the intervals (within 0..1), with as many ticks as fit `plotW`. */
+function dotAxis(rows: Dot[], plotW: number): { lo: number; hi: number; step: number } {
+  const ends = rows.flatMap((r) => (r.ci ? r.ci : r.mean !== null ? [r.mean] : []));
+  const [a, b] = ends.length ? [Math.min(...ends), Math.max(...ends)] : [0, 1];
+  // A tick's label ("0.25") and the room between two, about 6 characters.
+  const step = tickStep(Math.max(b - a, 0.01), Math.max(3, Math.floor(plotW / (6 * CHAR_PX * K))));
+  const lo = Math.max(0, Math.floor((a - step / 2) / step) * step);
+  const hi = Math.min(1, Math.ceil((b + step / 2) / step) * step);
+  return { lo, hi, step };
 }
 
 /**
  * One group of a leaderboard as dots (the ranking measure's mean) with 95% interval
- * whiskers, best first, each row named with its rank and tier. The axis spans the intervals
- * (within 0..1), so close runs stay apart.
+ * whiskers, best first: each run's name with its rank and tier on a line of its own (folded
+ * to the width), its dot and whisker under it, the numbers at the right. The axis spans the
+ * intervals (within 0..1), so close runs stay apart.
  */
-function dotChart(
-  rows: Array<{ label: string; mean: number | null; ci: [number, number] | null; tier: number | null }>,
-  title: string,
-  measure: string,
-): string {
-  const lo0 = Math.min(...rows.flatMap((r) => (r.ci ? [r.ci[0]] : r.mean !== null ? [r.mean] : [])));
-  const hi0 = Math.max(...rows.flatMap((r) => (r.ci ? [r.ci[1]] : r.mean !== null ? [r.mean] : [])));
-  const [a, b] = Number.isFinite(lo0) ? [lo0, hi0] : [0, 1];
-  const step = tickStep(Math.max(b - a, 0.01));
-  const lo = Math.max(0, Math.floor((a - step / 2) / step) * step);
-  const hi = Math.min(1, Math.ceil((b + step / 2) / step) * step);
-  const labelW = Math.min(360, Math.ceil(Math.max(8, ...rows.map((r) => [...r.label].length)) * 7.2) + 12);
-  const plotW = 360;
-  const noteW = 150;
-  const rowH = 22;
-  const top = 30;
-  const w = labelW + plotW + noteW;
-  const h = top + rows.length * rowH + 40;
-  const x = (v: number) => labelW + ((Math.min(hi, Math.max(lo, v)) - lo) / (hi - lo || 1)) * plotW;
+function dotChart(rows: Dot[], title: string, measure: string): string {
   const f = (v: number) => v.toFixed(1);
-  const parts = [
-    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${w} ${h}" width="${w}" height="${h}" role="img" aria-label="${escapeHtml(title)}" ${FONT}>`,
-    `<text x="0" y="16" font-weight="600" font-size="13">${escapeHtml(title)}</text>`,
-  ];
-  for (let t = lo; t <= hi + step / 1000; t += step) {
-    const gx = f(x(t));
-    parts.push(
-      `<line x1="${gx}" y1="${top - 4}" x2="${gx}" y2="${top + rows.length * rowH}" stroke="#e3e6ea"/><text x="${gx}" y="${top + rows.length * rowH + 16}" text-anchor="middle" fill="#445">${fmt(t, step < 0.01 ? 3 : 2)}</text>`,
-    );
-  }
-  parts.push(
-    `<text x="${f(labelW + plotW / 2)}" y="${h - 6}" text-anchor="middle" fill="#445">${escapeHtml(measure)}, mean with 95% interval</text>`,
+  const notes = rows.map((r) =>
+    r.mean === null ? 'no data' : `${fmt(r.mean)}${r.ci ? ` [${fmt(r.ci[0])}, ${fmt(r.ci[1])}]` : ''}`,
   );
+  const noteW = Math.max(...notes.map((n) => n.length)) * CHAR_PX * K;
+  // The plot starts far enough in for half a tick's label ("0.25") left of its first tick.
+  const [w, pad] = [COLUMN, 16 * K];
+  const plotW = w - noteW - 2 * pad;
+  const { lo, hi, step } = dotAxis(rows, plotW);
+  const x = (v: number) => pad + ((Math.min(hi, Math.max(lo, v)) - lo) / (hi - lo || 1)) * plotW;
+  const ticks: number[] = [];
+  for (let t = lo; t <= hi + step / 1000; t += step) ticks.push(t);
+  const heading = fold(title, w, 13 * K);
+  const parts = heading.map(
+    (l, i) =>
+      `<text x="0" y="${f(16 * K + i * LINE)}" font-weight="600" font-size="${f(13 * K)}">${escapeHtml(l)}</text>`,
+  );
+  let y = heading.length * LINE + 8 * K;
   rows.forEach((r, i) => {
-    const cy = top + i * rowH + rowH / 2;
+    const label = fold(r.label, w);
+    const rowH = (label.length + 1) * LINE + 4 * K;
     // Tiers alternate in shade, so a reader sees where one ends.
     if (r.tier !== null && r.tier % 2 === 0)
-      parts.push(`<rect x="0" y="${f(cy - rowH / 2)}" width="${w}" height="${rowH}" fill="#f2f4f7"/>`);
-    parts.push(`<text x="${labelW - 8}" y="${f(cy + 4)}" text-anchor="end">${escapeHtml(r.label)}</text>`);
+      parts.push(`<rect x="0" y="${f(y)}" width="${w}" height="${f(rowH)}" fill="#f2f4f7"/>`);
+    const tspans = label.map((l, j) => `<tspan x="0" dy="${j === 0 ? 0 : f(LINE)}">${escapeHtml(l)}</tspan>`);
+    parts.push(`<text class="run" x="0" y="${f(y + LINE - 4 * K)}">${tspans.join('')}</text>`);
+    const cy = y + label.length * LINE + LINE / 2;
+    // The grid in the dot's band only, so it never strikes through a name.
+    for (const t of ticks)
+      parts.push(
+        `<line x1="${f(x(t))}" y1="${f(cy - LINE / 2)}" x2="${f(x(t))}" y2="${f(cy + LINE / 2)}" stroke="#c9ced6" stroke-width="${f(K)}"/>`,
+      );
     if (r.ci)
       parts.push(
-        `<g stroke="#1d2b3a" stroke-width="1.5"><line x1="${f(x(r.ci[0]))}" y1="${f(cy)}" x2="${f(x(r.ci[1]))}" y2="${f(cy)}"/><line x1="${f(x(r.ci[0]))}" y1="${f(cy - 5)}" x2="${f(x(r.ci[0]))}" y2="${f(cy + 5)}"/><line x1="${f(x(r.ci[1]))}" y1="${f(cy - 5)}" x2="${f(x(r.ci[1]))}" y2="${f(cy + 5)}"/></g>`,
+        `<g stroke="#1d2b3a" stroke-width="${f(1.5 * K)}"><line x1="${f(x(r.ci[0]))}" y1="${f(cy)}" x2="${f(x(r.ci[1]))}" y2="${f(cy)}"/><line x1="${f(x(r.ci[0]))}" y1="${f(cy - 5 * K)}" x2="${f(x(r.ci[0]))}" y2="${f(cy + 5 * K)}"/><line x1="${f(x(r.ci[1]))}" y1="${f(cy - 5 * K)}" x2="${f(x(r.ci[1]))}" y2="${f(cy + 5 * K)}"/></g>`,
       );
-    if (r.mean !== null) parts.push(`<circle cx="${f(x(r.mean))}" cy="${f(cy)}" r="4.5" fill="#0072b2"/>`);
-    const note = r.mean === null ? 'no data' : `${fmt(r.mean)}${r.ci ? ` [${fmt(r.ci[0])}, ${fmt(r.ci[1])}]` : ''}`;
-    parts.push(`<text x="${labelW + plotW + 10}" y="${f(cy + 4)}" fill="#334">${escapeHtml(note)}</text>`);
+    if (r.mean !== null) parts.push(`<circle cx="${f(x(r.mean))}" cy="${f(cy)}" r="${f(4.5 * K)}" fill="#0072b2"/>`);
+    parts.push(`<text x="${w}" y="${f(cy + 6 * K)}" text-anchor="end" fill="#334">${escapeHtml(notes[i]!)}</text>`);
+    y += rowH;
   });
-  parts.push('</svg>');
-  return parts.join('');
+  for (const t of ticks)
+    parts.push(
+      `<text x="${f(x(t))}" y="${f(y + LINE)}" text-anchor="middle" fill="#445">${fmt(t, step < 0.01 ? 3 : 2)}</text>`,
+    );
+  parts.push(
+    `<text x="${f(pad + plotW / 2)}" y="${f(y + 2 * LINE)}" text-anchor="middle" fill="#445">${escapeHtml(measure)}</text>`,
+  );
+  const h = Math.ceil(y + 2 * LINE + 6 * K);
+  return [
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${w} ${h}" width="${w}" height="${h}" role="img" aria-label="${escapeHtml(title)}" font-family="sans-serif" font-size="${TEXT}">`,
+    ...parts,
+    '</svg>',
+  ].join('');
 }
 
-/** `bas leaderboard --svg`: a dot-and-interval plot per group of runs on the same tasks. */
+/** `bas leaderboard --svg`: a dot-and-interval plot per group of runs on the same tasks, one column wide. */
 export function leaderboardSvg(lb: Leaderboard): string {
   const measure = measureName(lb.by);
   const charts = lb.groups
@@ -171,6 +247,8 @@ export function leaderboardSvg(lb: Leaderboard): string {
   return compose(
     'bas leaderboard',
     charts.map((c) => [c]),
-    `Best first by ${measure}. Runs of one tier cannot be told from the tier's best by a paired test\n(Holm-corrected, 95%); shaded rows mark every other tier.`,
+    [
+      `Best first by ${measure}: dots are means, whiskers 95% intervals. Runs of one tier cannot be told from the tier's best by a paired test (Holm-corrected, 95%); shaded rows mark every other tier.`,
+    ],
   );
 }

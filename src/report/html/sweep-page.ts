@@ -26,7 +26,7 @@ import { appScript } from './app-script.js';
 import { Figures } from './blocks.js';
 import { escapeHtml, jsonForScript } from './escape.js';
 import { page, provenanceTable } from './page.js';
-import { curveChart } from './svg.js';
+import { curveChart } from './curves.js';
 
 const DIGITS = 3;
 
