@@ -19,6 +19,7 @@ import { resultsPath } from './files.js';
 import { judgeLine, openRunFileHandle } from './read.js';
 import { pairKey, type PairKey, type RolloutRecord } from './record.js';
 import { outsideRun, type RunBounds } from './winners.js';
+import type { ListRow } from '../display/list.js';
 import { FAULT_CODES } from '../task/types.js';
 
 /** Bits of `flags`. */
@@ -140,19 +141,6 @@ export interface RolloutFilter {
   rewardMax?: number;
   /** `consistent`, `inconsistent` (detail.consistency.bas_consistent 1 / 0) or `unknown`. */
   consistency?: 'consistent' | 'inconsistent' | 'unknown';
-}
-
-/** One row of the rollout list. */
-export interface RolloutRow {
-  index: number;
-  rollout: number;
-  /** Null for an errored rollout. */
-  reward: number | null;
-  errored: boolean;
-  bas_correct: boolean | null;
-  consistent: boolean | null;
-  missed: string[];
-  wrong: string[];
 }
 
 function codeBits(codes: unknown, field: 'fn' | 'fp'): number {
@@ -420,7 +408,7 @@ export class RolloutIndex {
   }
 
   /** The list row of slot `s`. */
-  row(s: number): RolloutRow {
+  row(s: number): ListRow {
     const c = this.cols;
     const flags = c.flags[s]!;
     const errored = (flags & FLAG.errored) !== 0;

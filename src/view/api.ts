@@ -42,7 +42,8 @@ export function safeStrings(value: unknown): unknown {
   return value;
 }
 
-async function runOf(catalog: Catalog, q: Query, key = 'run'): Promise<RunState> {
+/** The run a query names under `key`: a 400 when it names none, a 404 when the walk found no such folder. */
+export async function runOf(catalog: Catalog, q: Query, key = 'run'): Promise<RunState> {
   const id = q.get(key);
   if (id === null || id === '')
     throw new RequestError(400, `"${key}" is missing: name a run by its folder under the served one`);

@@ -20,8 +20,8 @@ import { resultsSize, RUN_FILE } from '../runfile/files.js';
 import { RolloutIndex } from '../runfile/rollout-index.js';
 import { runBounds, type RunBounds } from '../runfile/winners.js';
 import { planModels, readSweepPlan, type SweepPlan } from '../runfile/sweep-file.js';
-import type { Estimate } from '../summary/stats.js';
 import type { Summary } from '../summary/summary.js';
+import type { ListFigures, RunRow, SweepRow } from '../display/runs.js';
 
 /**
  * Runs whose whole summary (with its per-task table, which comparisons pair) is kept at once;
@@ -72,51 +72,6 @@ interface Shared {
   waitBytes: number;
   /** Summaries are read one at a time: each holds the report's fold over a whole file while it runs. */
   folds: OneAtATime;
-}
-
-/** The figures a run shows in the list. */
-interface ListFigures {
-  rollouts: number;
-  completed: number;
-  errored: number;
-  reward: Estimate;
-  tokens: number;
-  cost_usd: number | null;
-  /** True when tokens and cost may be incomplete (requests in flight at a stop, replies without usage): shown as "at least". */
-  cost_at_least: boolean;
-}
-
-/** One row of the run list. */
-export interface RunRow {
-  id: string;
-  kind: 'run';
-  /** The sweep folder holding it, if any. */
-  sweep: string | null;
-  model: string;
-  endpoint: string | null;
-  task: string;
-  sampling: string;
-  status: string;
-  started_at: string | null;
-  expected: number | null;
-  /** Rollouts recorded, from the index when it is built (live), else from the summary. */
-  recorded: number | null;
-  figures: ListFigures | null;
-  /** Why a figure is missing or the folder cannot be read whole. */
-  problem: string | null;
-}
-
-export interface SweepRow {
-  id: string;
-  kind: 'sweep';
-  models: string[];
-  points: number;
-  /** Of its points: `running` while one runs, `complete` when all are, `damaged` when one is, else `incomplete`. */
-  status: string;
-  /** Points whose run is complete. */
-  complete: number;
-  created_at: string | null;
-  problem: string | null;
 }
 
 /** A sweep folder as the walk found it: its plan, or why the plan cannot be read (`error`). */

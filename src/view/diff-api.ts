@@ -8,19 +8,11 @@ import { RequestError } from '../errors/index.js';
 import { terminalText } from '../io/terminal-text.js';
 import { readListRows } from '../report/list-rows.js';
 import { resultsPath } from '../runfile/files.js';
+import { runOf } from './api.js';
 import type { Catalog, RunState } from './catalog.js';
 
 /** Rows a diff answer lists (the counts cover all). */
 const DIFF_ROWS = 200;
-
-async function runOf(catalog: Catalog, q: URLSearchParams, key: string): Promise<RunState> {
-  const id = q.get(key);
-  if (id === null || id === '')
-    throw new RequestError(400, `"${key}" is missing: name a run by its folder under the served one`);
-  const run = await catalog.run(id);
-  if (run === null) throw new RequestError(404, `no run folder ${JSON.stringify(terminalText(id.slice(0, 200)))} here`);
-  return run;
-}
 
 async function rowsOf(run: RunState) {
   try {

@@ -5,47 +5,12 @@
  */
 import type { Section } from '../display/blocks.js';
 import type { ListRow } from '../display/list.js';
-
-interface Estimate {
-  mean: number | null;
-  ci95: [number, number] | null;
-}
-
-export interface RunsRow {
-  id: string;
-  sweep: string | null;
-  model: string;
-  endpoint: string | null;
-  task: string;
-  sampling: string;
-  status: string;
-  started_at: string | null;
-  expected: number | null;
-  recorded: number | null;
-  figures: {
-    reward: Estimate;
-    errored: number;
-    tokens: number;
-    cost_usd: number | null;
-    cost_at_least: boolean;
-  } | null;
-  problem: string | null;
-}
-
-interface SweepsRow {
-  id: string;
-  models: string[];
-  points: number;
-  status: string;
-  complete: number;
-  created_at: string | null;
-  problem: string | null;
-}
+import type { ListEstimate as Estimate, RunRow, SweepRow } from '../display/runs.js';
 
 export interface RunsAnswer {
   root: string;
-  runs: RunsRow[];
-  sweeps: SweepsRow[];
+  runs: RunRow[];
+  sweeps: SweepRow[];
   truncated?: boolean;
   unnamed?: string[];
 }

@@ -5,7 +5,8 @@
  */
 import { est, int, usd } from '../display/format.js';
 import { idPath, routeHash } from '../display/route.js';
-import type { RunsAnswer, RunsRow } from './answers.js';
+import type { RunRow } from '../display/runs.js';
+import type { RunsAnswer } from './answers.js';
 import { bodyOf, clear, el, problem, table } from './dom.js';
 import type { Go } from './run-view.js';
 import type { Source } from './source.js';
@@ -26,7 +27,7 @@ const COLUMNS: Array<[string, string]> = [
   ['started', 'started'],
 ];
 
-function sortValue(r: RunsRow, key: string): number | string {
+function sortValue(r: RunRow, key: string): number | string {
   const f = r.figures;
   switch (key) {
     case 'progress':
@@ -47,10 +48,10 @@ function sortValue(r: RunsRow, key: string): number | string {
 }
 
 // A figure that may be incomplete (requests in flight at a stop, replies without usage) says so.
-const atLeast = (text: string, f: NonNullable<RunsRow['figures']>) =>
+const atLeast = (text: string, f: NonNullable<RunRow['figures']>) =>
   f.cost_at_least && text !== '–' ? `at least ${text}` : text;
 
-function runCells(r: RunsRow): HTMLElement[] {
+function runCells(r: RunRow): HTMLElement[] {
   const f = r.figures;
   const progress = `${r.recorded === null ? '–' : int(r.recorded)}${r.expected !== null ? ` / ${int(r.expected)}` : ''}`;
   return [
@@ -130,7 +131,7 @@ class Picked {
   }
 }
 
-function sorted(rows: RunsRow[], sort: string, dir: 'asc' | 'desc'): RunsRow[] {
+function sorted(rows: RunRow[], sort: string, dir: 'asc' | 'desc'): RunRow[] {
   return rows.slice().sort((x, y) => {
     const [p, q] = [sortValue(x, sort), sortValue(y, sort)];
     const c = p < q ? -1 : p > q ? 1 : 0;

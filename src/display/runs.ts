@@ -1,0 +1,56 @@
+/**
+ * The run list's rows, as `bas view`'s /api/runs answers them (src/view/catalog.ts makes them)
+ * and the app reads them (src/web): one declaration for both ends.
+ */
+
+/** An estimate as the list shows it: the mean and its 95% interval. */
+export interface ListEstimate {
+  mean: number | null;
+  ci95: [number, number] | null;
+}
+
+/** The figures a run shows in the list. */
+export interface ListFigures {
+  rollouts: number;
+  completed: number;
+  errored: number;
+  reward: ListEstimate;
+  tokens: number;
+  cost_usd: number | null;
+  /** True when tokens and cost may be incomplete (requests in flight at a stop, replies without usage): shown as "at least". */
+  cost_at_least: boolean;
+}
+
+/** One row of the run list. */
+export interface RunRow {
+  id: string;
+  kind: 'run';
+  /** The sweep folder holding it, if any. */
+  sweep: string | null;
+  model: string;
+  endpoint: string | null;
+  task: string;
+  sampling: string;
+  status: string;
+  started_at: string | null;
+  expected: number | null;
+  /** Rollouts recorded, from the index when it is built (live), else from the summary. */
+  recorded: number | null;
+  figures: ListFigures | null;
+  /** Why a figure is missing or the folder cannot be read whole. */
+  problem: string | null;
+}
+
+/** One sweep of the run list. */
+export interface SweepRow {
+  id: string;
+  kind: 'sweep';
+  models: string[];
+  points: number;
+  /** Of its points: `running` while one runs, `complete` when all are, `damaged` when one is, else `incomplete`. */
+  status: string;
+  /** Points whose run is complete. */
+  complete: number;
+  created_at: string | null;
+  problem: string | null;
+}
