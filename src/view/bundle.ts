@@ -6,7 +6,7 @@
  * drill-down data; the app (src/web) reads it as it reads the API, with the same addresses, and
  * computes a diff of any two runs from it (src/display/diff.ts).
  */
-import { basename } from 'node:path';
+import { basename, dirname, sep } from 'node:path';
 import type { DrillData } from '../display/drill.js';
 import { compareKey, type PageData } from '../display/page-data.js';
 import { fileSink, withSink } from '../io/output.js';
@@ -124,6 +124,24 @@ async function bundleData(root: string, maxAll: number): Promise<PageData> {
   };
 }
 
+/**
+ * `value` with the folder it was read from taken out of every string: a run's path under it
+ * stays (`runs/a`), what lies above it (`/home/me/projects/…`) goes, so a shared file need not
+ * tell where it was made. A path a text table broke across lines before the root's end is
+ * beyond a string's reach (docs/view.md).
+ */
+function withoutRoot<T>(value: T, root: string): T {
+  const above = `${dirname(root)}${sep}`;
+  const strip = (v: unknown): unknown => {
+    if (typeof v === 'string') return v.split(above).join('');
+    if (Array.isArray(v)) return v.map(strip);
+    if (typeof v === 'object' && v !== null)
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [strip(k) as string, strip(x)]));
+    return v;
+  };
+  return dirname(root) === root ? value : (strip(value) as T);
+}
+
 /** A run whose results cannot be read (its problem is in its report): no rollouts. */
 function emptyDrill(id: string): DrillData {
   return { ...drillDataOf({ run: null, task: null, dir: id, summary: { counts: { rollouts: 0 } } }, []), tasks: [] };
@@ -135,7 +153,7 @@ function emptyDrill(id: string): DrillData {
  */
 export async function writeBundle(root: string, file: string, maxAll = MAX_ALL_ROLLOUTS): Promise<BundleCount> {
   const sink = fileSink(file, '--bundle');
-  const data = await bundleData(root, maxAll);
+  const data = withoutRoot(await bundleData(root, maxAll), root);
   const title = `bas view bundle: ${Object.keys(data.runs).length} run(s)`;
   const html = page({
     title,

@@ -7,7 +7,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AddressInfo } from 'node:net';
 import { type Browser, type Page } from 'playwright-core';
@@ -280,6 +280,11 @@ describe('the bundle file', () => {
     expect(html.match(/<\/script>/g)!.length).toBe(2);
     expect(html).not.toContain('window.__pwned = 2</script>');
     expect(statSync(join(root, 'bundle.html')).size).toBeGreaterThan(0);
+  });
+
+  it('does not tell where it was made: no absolute path of the folder it was read from', () => {
+    const html = readFileSync(join(root, 'bundle.html'), 'utf8');
+    expect(html).not.toContain(dirname(root));
   });
 });
 
