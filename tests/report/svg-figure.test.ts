@@ -15,6 +15,7 @@ import { readRun, type RunData } from '../../src/report/read.js';
 import { buildLeaderboard } from '../../src/report/leaderboard.js';
 import { buildSweep } from '../../src/report/sweep.js';
 import { leaderboardSvg, sweepSvg } from '../../src/report/html/figure.js';
+import { samplingShort } from '../../src/report/provenance.js';
 import { writeRun } from './make-run.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -180,6 +181,9 @@ describe('bas leaderboard --svg', () => {
       expect(svg).toContain(`${r.rank}. `);
       expect(svg).toContain(`(tier ${r.tier})`);
       expect(svg).toContain(`${e.mean!.toFixed(3)} [${e.ci95![0].toFixed(3)}, ${e.ci95![1].toFixed(3)}]`);
+      // Each run's figure carries what it was measured with: endpoint, sampling, version.
+      const p = r.provenance;
+      expect(prose(svg)).toContain(`${p.endpoint} · ${samplingShort(p.sampling)} · bas ${p.bas_version}`);
     }
     // The measure in words, never its JSON key.
     expect(svg).toContain('>reward (errors as 0)</text>');

@@ -9,6 +9,7 @@
 import { wrapCell } from '../fit-table.js';
 import { measureName, type Leaderboard } from '../leaderboard.js';
 import { figureAxis, pointName, sweepSettingsLines, SWEEP_CURVES, type SweepResult } from '../sweep.js';
+import { samplingShort } from '../provenance.js';
 import { fmt } from '../tables.js';
 import { curveChart, curveKey, sameCurve, type CurveSeries } from './curves.js';
 import { escapeHtml } from './escape.js';
@@ -149,7 +150,8 @@ function tickStep(span: number, most: number): number {
   return 1;
 }
 
-type Dot = { label: string; mean: number | null; ci: [number, number] | null; tier: number | null };
+/** One run of a dot chart: its name line, the settings its figure was measured with, its estimate and tier. */
+type Dot = { label: string; settings: string; mean: number | null; ci: [number, number] | null; tier: number | null };
 
 /** The axis of a dot chart: it spans the intervals (within 0..1), with as many ticks as fit `plotW`. */
 function dotAxis(rows: Dot[], plotW: number): { lo: number; hi: number; step: number } {
@@ -189,13 +191,19 @@ function dotChart(rows: Dot[], title: string, measure: string): string {
   let y = heading.length * LINE + 8 * K;
   rows.forEach((r, i) => {
     const label = fold(r.label, w);
-    const rowH = (label.length + 1) * LINE + 4 * K;
+    const settings = fold(r.settings, w);
+    const rowH = (label.length + settings.length + 1) * LINE + 4 * K;
     // Tiers alternate in shade, so a reader sees where one ends.
     if (r.tier !== null && r.tier % 2 === 0)
       parts.push(`<rect x="0" y="${f(y)}" width="${w}" height="${f(rowH)}" fill="#f2f4f7"/>`);
     const tspans = label.map((l, j) => `<tspan x="0" dy="${j === 0 ? 0 : f(LINE)}">${escapeHtml(l)}</tspan>`);
     parts.push(`<text class="run" x="0" y="${f(y + LINE - 4 * K)}">${tspans.join('')}</text>`);
-    const cy = y + label.length * LINE + LINE / 2;
+    settings.forEach((l, j) =>
+      parts.push(
+        `<text class="settings" x="0" y="${f(y + (label.length + j + 1) * LINE - 4 * K)}" fill="#556">${escapeHtml(l)}</text>`,
+      ),
+    );
+    const cy = y + (label.length + settings.length) * LINE + LINE / 2;
     // The grid in the dot's band only, so it never strikes through a name.
     for (const t of ticks)
       parts.push(
@@ -235,6 +243,8 @@ export function leaderboardSvg(lb: Leaderboard): string {
           const e = r.measures[lb.by];
           return {
             label: `${r.rank ?? '–'}. ${r.name}${r.tier === null ? '' : ` (tier ${r.tier})`}`,
+            // Every figure carries what it was measured with: the endpoint, the sampling, the version.
+            settings: `${r.provenance.endpoint ?? 'unknown endpoint'} · ${samplingShort(r.provenance.sampling)} · bas ${r.provenance.bas_version ?? 'unknown'}`,
             mean: e.mean,
             ci: e.ci95,
             tier: r.tier,
