@@ -32,8 +32,8 @@ const KEPT_SUMMARIES = 2;
 const INDEX_BUDGET_BYTES = 64 * 1024 * 1024;
 /**
  * Runs of more rollouts than this get their index warmed, not their summary: the report's fold
- * over a run of a million tasks holds a few hundred MB while it runs (its per-task table), so
- * it is read only when that run is opened.
+ * over a run of a million tasks takes the server to some 190 MiB while it runs (its per-task
+ * table; docs/performance.md), so it is read only when that run is opened.
  */
 const WARM_SUMMARY_MAX_ROLLOUTS = 200_000;
 /** A walk of the folder is reused for this long. */
