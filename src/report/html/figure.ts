@@ -164,6 +164,19 @@ function dotAxis(rows: Dot[], plotW: number): { lo: number; hi: number; step: nu
   return { lo, hi, step };
 }
 
+/** A dot chart's run: its name lines (one text, folded) and the settings lines under them, from `y` down. */
+function runLines(label: string[], settings: string[], y: number): string[] {
+  const f = (v: number) => v.toFixed(1);
+  const tspans = label.map((l, j) => `<tspan x="0" dy="${j === 0 ? 0 : f(LINE)}">${escapeHtml(l)}</tspan>`);
+  return [
+    `<text class="run" x="0" y="${f(y + LINE - 4 * K)}">${tspans.join('')}</text>`,
+    ...settings.map(
+      (l, j) =>
+        `<text class="settings" x="0" y="${f(y + (label.length + j + 1) * LINE - 4 * K)}" fill="#556">${escapeHtml(l)}</text>`,
+    ),
+  ];
+}
+
 /**
  * One group of a leaderboard as dots (the ranking measure's mean) with 95% interval
  * whiskers, best first: each run's name with its rank and tier on a line of its own (folded
@@ -196,13 +209,7 @@ function dotChart(rows: Dot[], title: string, measure: string): string {
     // Tiers alternate in shade, so a reader sees where one ends.
     if (r.tier !== null && r.tier % 2 === 0)
       parts.push(`<rect x="0" y="${f(y)}" width="${w}" height="${f(rowH)}" fill="#f2f4f7"/>`);
-    const tspans = label.map((l, j) => `<tspan x="0" dy="${j === 0 ? 0 : f(LINE)}">${escapeHtml(l)}</tspan>`);
-    parts.push(`<text class="run" x="0" y="${f(y + LINE - 4 * K)}">${tspans.join('')}</text>`);
-    settings.forEach((l, j) =>
-      parts.push(
-        `<text class="settings" x="0" y="${f(y + (label.length + j + 1) * LINE - 4 * K)}" fill="#556">${escapeHtml(l)}</text>`,
-      ),
-    );
+    parts.push(...runLines(label, settings, y));
     const cy = y + (label.length + settings.length) * LINE + LINE / 2;
     // The grid in the dot's band only, so it never strikes through a name.
     for (const t of ticks)
