@@ -34,6 +34,27 @@ export interface DiffAnswer {
   /** The rows, flipped first; at most `limit` of them. */
   rows: DiffRow[];
   limit: number;
+  /** Why no rollout is diffed (the runs are on different tasks), or null. */
+  refused: string | null;
+}
+
+/** A run's task settings, as a diff checks that two runs share their tasks. */
+export interface DiffTasks {
+  num_transactions: number;
+  fault_rate: number;
+  seed: number;
+}
+
+/**
+ * Why two runs' rollouts cannot be paired: their task settings differ, so task `i` is another
+ * ledger in each (as `bas compare` refuses such a pairing); null when they agree or a side
+ * does not say.
+ */
+export function tasksDiffer(a: DiffTasks | null | undefined, b: DiffTasks | null | undefined): string | null {
+  if (!a || !b) return null;
+  if (a.num_transactions === b.num_transactions && a.fault_rate === b.fault_rate && a.seed === b.seed) return null;
+  const t = (x: DiffTasks) => `${x.num_transactions} rows, fault rate ${x.fault_rate}, seed ${x.seed}`;
+  return `the runs are on different tasks (A: ${t(a)}; B: ${t(b)}): task i is another ledger in each, so no rollout is paired`;
 }
 
 const key = (r: { index: number; rollout: number }): string => `${r.index}:${r.rollout}`;
@@ -75,8 +96,19 @@ const side = (r: ListRow): DiffSide => ({
   wrong: r.wrong,
 });
 
-/** The diff of run `b` against run `a` from their list rows, keeping the first `limit` rows. */
-export function diffRuns(ids: [string, string], a: Iterable<ListRow>, b: Iterable<ListRow>, limit: number): DiffAnswer {
+/**
+ * The diff of run `b` against run `a` from their list rows, keeping the first `limit` rows;
+ * none when `refused` says why the runs cannot be paired (`tasksDiffer`).
+ */
+export function diffRuns(
+  ids: [string, string],
+  a: Iterable<ListRow>,
+  b: Iterable<ListRow>,
+  limit: number,
+  refused: string | null = null,
+): DiffAnswer {
+  if (refused !== null)
+    return { a: ids[0], b: ids[1], shared: 0, only_a: 0, only_b: 0, flipped: 0, changed: 0, rows: [], limit, refused };
   const left = new Map<string, ListRow>();
   for (const r of a) left.set(key(r), r);
   const rows: DiffRow[] = [];
@@ -101,5 +133,6 @@ export function diffRuns(ids: [string, string], a: Iterable<ListRow>, b: Iterabl
     changed: rows.filter((r) => r.flips.length > 0 || (r.delta ?? 0) !== 0).length,
     rows: rows.slice(0, limit),
     limit,
+    refused: null,
   };
 }

@@ -3,7 +3,7 @@
  * (display/diff.ts, the same code a comparison's page embeds), from one read of each run's
  * results file. Everything from the files is made terminal-safe, as every answer of the API.
  */
-import { diffRuns, type DiffAnswer } from '../display/diff.js';
+import { diffRuns, tasksDiffer, type DiffAnswer } from '../display/diff.js';
 import { RequestError } from '../errors/index.js';
 import { terminalText } from '../io/terminal-text.js';
 import { readListRows } from '../report/list-rows.js';
@@ -27,6 +27,7 @@ export async function diffAnswer(catalog: Catalog, q: URLSearchParams): Promise<
   const a = await runOf(catalog, q, 'a');
   const b = await runOf(catalog, q, 'b');
   if (a.id === b.id) throw new RequestError(400, 'name two different runs to diff');
-  const d = diffRuns([a.id, b.id], await rowsOf(a), await rowsOf(b), DIFF_ROWS);
+  const refused = tasksDiffer(a.info?.task, b.info?.task);
+  const d = diffRuns([a.id, b.id], refused ? [] : await rowsOf(a), refused ? [] : await rowsOf(b), DIFF_ROWS, refused);
   return { ...d, a: terminalText(d.a), b: terminalText(d.b) };
 }

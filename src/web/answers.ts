@@ -4,6 +4,7 @@
  * fields the app uses are declared.
  */
 import type { Section } from '../display/blocks.js';
+import type { DiffTasks } from '../display/diff.js';
 import type { ListRow } from '../display/list.js';
 import type { ListEstimate as Estimate, RunRow, SweepRow } from '../display/runs.js';
 
@@ -31,7 +32,7 @@ export interface RunAnswer {
   provenance: Array<[string, string]> | null;
   notes: string[];
   text: string | null;
-  report: { summary: { reward: Estimate; counts: { errored: number } } } | null;
+  report: { run?: { task: DiffTasks | null }; summary: { reward: Estimate; counts: { errored: number } } } | null;
   problem: string | null;
   index: IndexState | null;
 }

@@ -38,6 +38,7 @@ function diffTable(r: CompareRoute, d: DiffAnswer): HTMLElement {
 }
 
 function diffSummary(d: DiffAnswer): string {
+  if (d.refused !== null) return `Nothing to diff: ${d.refused}.`;
   const shown = d.rows.length < d.changed ? `; the first ${int(d.rows.length)} are listed` : '';
   return (
     `${int(d.shared)} rollout(s) in both runs (${int(d.only_a)} only in A, ${int(d.only_b)} only in B): ` +

@@ -7,7 +7,7 @@ import { rolloutDetail, type RolloutDetail } from '../display/drill.js';
 import { keepRow, listRowOf, PAGE_ROWS, SHOW, sortRows, type ListQuery, type ListRow } from '../display/list.js';
 import { compareKey, type PageData } from '../display/page-data.js';
 import type { Pair } from '../display/route.js';
-import { diffRuns, type DiffAnswer } from '../display/diff.js';
+import { diffRuns, tasksDiffer, type DiffAnswer } from '../display/diff.js';
 import type {
   CompareAnswer,
   LeaderboardAnswer,
@@ -108,7 +108,9 @@ export class EmbeddedSource implements Source {
   async diff(a: string, b: string): Promise<DiffAnswer> {
     const held = this.pair(a, b)?.diff;
     if (held) return held;
-    return diffRuns([a, b], this.runOf(a).rows, this.runOf(b).rows, DIFF_ROWS);
+    const taskOf = (id: string) => (this.data.runs[id]?.run as RunAnswer | undefined)?.report?.run?.task;
+    const refused = tasksDiffer(taskOf(a), taskOf(b));
+    return diffRuns([a, b], this.runOf(a).rows, this.runOf(b).rows, DIFF_ROWS, refused);
   }
   sweep = (id: string): Promise<SweepAnswer> =>
     this.answer(
