@@ -6,7 +6,7 @@
  *   there is found, and refused when it is read, so the user is told rather than left to
  *   wonder) is a run folder, and is not looked into further;
  * - a folder holding sweep.json is a sweep folder, and its points are the run folders below it;
- * - the walk goes at most MAX_DEPTH folders down and visits at most MAX_FOLDERS folders,
+ * - the walk goes at most FIND_DEPTH folders down and visits at most MAX_FOLDERS folders,
  *   saying when it stopped short; it skips hidden folders and node_modules;
  * - a link to a folder is never followed: the walk stays inside the folder it was given
  *   (a run folder named on the command line may itself be a link: the user chose it);
@@ -20,8 +20,8 @@ import { join, relative, sep } from 'node:path';
 import { terminalText } from '../io/terminal-text.js';
 import { RESULTS_FILE, RUN_FILE, SWEEP_FILE } from './files.js';
 
-/** How deep under the folder runs are looked for, and how many folders the walk visits at most. */
-const MAX_DEPTH = 6;
+/** How deep under the folder runs are looked for (messages say so), and how many folders the walk visits at most. */
+export const FIND_DEPTH = 6;
 const MAX_FOLDERS = 20_000;
 
 /** A run folder found: its id (its path under the root, safe to show), where it is, and the sweep holding it. */
@@ -92,7 +92,7 @@ export function findRunFolders(root: string): FoundFolders {
       out.runs.push({ id: folderId(root, dir), dir, sweep });
       return; // a run folder holds no runs
     }
-    if (depth >= MAX_DEPTH) {
+    if (depth >= FIND_DEPTH) {
       if (entries.folders.length > 0) out.truncated = true;
       return;
     }
@@ -101,6 +101,3 @@ export function findRunFolders(root: string): FoundFolders {
   walk(root, 0, null);
   return out;
 }
-
-/** How deep the walk goes, for messages that say where runs were looked for. */
-export const FIND_DEPTH = MAX_DEPTH;

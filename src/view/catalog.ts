@@ -163,7 +163,7 @@ export class RunState {
   async rollouts(): Promise<RolloutIndex> {
     this.used = Date.now();
     const index = this.openIndex();
-    const size = this.resultsSize();
+    const size = resultsSize(this.dir);
     const behind = size - index.indexedBytes;
     const reading = index.refresh();
     index.target = Math.max(index.target, size);
@@ -200,13 +200,9 @@ export class RunState {
     this.index = null;
   }
 
-  private resultsSize(): number {
-    return resultsSize(this.dir);
-  }
-
   /** Whether the report is older than the results file. */
   private stale(): boolean {
-    return this.resultsSize() !== this.reportSize;
+    return resultsSize(this.dir) !== this.reportSize;
   }
 
   /** Reads the report and the whole summary (one fold at a time over the catalog). */
@@ -233,7 +229,7 @@ export class RunState {
    * first read ends), with the read going on (`summaryPending`).
    */
   async summaryNow(): Promise<{ report: RunReport; text: string } | null> {
-    return this.summary(this.resultsSize() <= this.shared.waitBytes);
+    return this.summary(resultsSize(this.dir) <= this.shared.waitBytes);
   }
 
   /** Whether the report is being read. */
@@ -252,7 +248,7 @@ export class RunState {
   private async readSummary(): Promise<void> {
     // The index first, whole: the two reads of a large file never hold their memory at once.
     await this.wholeIndex().catch(() => null);
-    const size = this.resultsSize();
+    const size = resultsSize(this.dir);
     try {
       const data = await readRun(this.dir, () => {});
       this.data = data;
@@ -276,8 +272,8 @@ export class RunState {
 
   /**
    * The list's figures, always what the results give (never run.json's stored summary, which
-   * an edit or an older bas may have left claiming other figures): the report's, kept from an
-   * earlier start when the file is as it was, else read in the background (after this answer).
+   * an edit or an older bas may have left claiming other figures): the last report read, its
+   * next read going on in the background (after this answer) when the file changed.
    */
   private listFigures(): ListFigures | null {
     afterAnswer(() => void this.summary(false));
