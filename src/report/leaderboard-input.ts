@@ -8,7 +8,7 @@
 import { statSync } from 'node:fs';
 import { ConfigError } from '../errors/index.js';
 import { FIND_DEPTH, findRunFolders } from '../runfile/discover.js';
-import { locateRun, runInputs, type Warn } from '../runfile/read.js';
+import { runInputs, type Warn } from '../runfile/read.js';
 import { isSweepFolder } from '../runfile/sweep-file.js';
 import { buildLeaderboard, type Leaderboard, type RankMeasure } from './leaderboard.js';
 import { readRun, type RunData } from './read.js';
@@ -21,39 +21,28 @@ import { overlaySweeps, readSweepFolder, type SweepResult } from './sweep.js';
  * folder, runs are found by runfile's one rule (runfile/discover.ts): six levels down, links
  * to folders not followed; a DIR named here may itself be a link.
  */
-function findRuns(path: string): { runs: string[]; named: boolean; leftOut: string[] } {
+function findRuns(path: string): { runs: string[]; named: boolean } {
   let st;
   try {
     st = statSync(path);
   } catch {
     throw new ConfigError(`leaderboard: ${path} does not exist`);
   }
-  if (st.isFile()) return { runs: [path], named: true, leftOut: [] };
+  if (st.isFile()) return { runs: [path], named: true };
   const found = findRunFolders(path).runs;
-  if (found.length === 1 && found[0]!.id === '.') return { runs: [path], named: true, leftOut: [] };
+  if (found.length === 1 && found[0]!.id === '.') return { runs: [path], named: true };
   if (found.length === 0)
     throw new ConfigError(
       `leaderboard: ${path} holds no run folder (none with results.jsonl or run.json in it or in its sub-folders ${FIND_DEPTH} levels down; a linked folder is not looked into: name it itself)`,
     );
-  // A folder found (not named) that cannot be a run's (no results yet, a link or a FIFO where
-  // its results file should be) is left out with the reason, as one that cannot be read is.
-  const runs: string[] = [];
-  const leftOut: string[] = [];
-  for (const { dir } of found) {
-    try {
-      locateRun(dir);
-      runs.push(dir);
-    } catch (err) {
-      if (!(err instanceof ConfigError)) throw err;
-      leftOut.push(`leaderboard: ${dir} left out: ${err.message}`);
-    }
-  }
-  return { runs, named: false, leftOut };
+  // A folder found (not named) that cannot be read as a run (no results yet, a link or a FIFO
+  // where its results file should be) is left out by the read, with its reason (readFound).
+  return { runs: found.map((r) => r.dir), named: false };
 }
 
 /** The runs a leaderboard of `dirs` reads, found before any is read (a repeat refused), and the files they are. */
 export interface FoundRuns {
-  found: Array<{ runs: string[]; named: boolean; leftOut: string[] }>;
+  found: Array<{ runs: string[]; named: boolean }>;
   /** Every file a report of these runs reads: an output may not be written over one. */
   inputs: string[];
 }
@@ -107,7 +96,6 @@ export async function readLeaderboard(
   settings: LeaderboardSettings,
   warn: Warn,
 ): Promise<{ leaderboard: Leaderboard; curves: SweepResult | null }> {
-  for (const message of runs.found.flatMap((f) => f.leftOut)) warn(message);
   const data = await readFound(runs.found, warn);
   const leaderboard = buildLeaderboard([...data.values()], settings);
   const sweeps: SweepResult[] = [];

@@ -44,9 +44,17 @@ export function runNames(runs: ReadonlyArray<{ model: string; dir: string }>): s
   return names;
 }
 
-/** The identity of a run's results file: device and inode, so links and other spellings of a path match. */
+/**
+ * The identity of a run's results file: device and inode, so links and other spellings of a path
+ * match. A path that is not a run's is itself: reading it says why, where it is read.
+ */
 function identity(path: string): string {
-  const { resultsPath } = locateRun(path);
+  let resultsPath: string;
+  try {
+    ({ resultsPath } = locateRun(path));
+  } catch {
+    return path;
+  }
   try {
     const st = statSync(realpathSync(resultsPath));
     return `${st.dev}:${st.ino}`;
