@@ -5,7 +5,7 @@
  */
 import { MalformedResponseError, ReasoningOnlyError, type ReplyFault, type TokenUsage } from '../errors/index.js';
 import { outsideText } from '../io/outside-text.js';
-import { MAX_TOKENS } from '../summary/summary.js';
+import { tokenCount } from '../summary/billed.js';
 import type { RateLimits } from './retry-after.js';
 
 /** Token counts as the endpoint reported them (declared with the error that carries them). */
@@ -30,11 +30,6 @@ export interface Completion {
   cached?: { latency_ms: number | null; ttft_ms: number | null };
 }
 
-/** A token count as reported, or null: only a whole number from 0 to MAX_TOKENS is one. */
-function count(v: unknown): number | null {
-  return typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= MAX_TOKENS ? v : null;
-}
-
 function field(o: unknown, key: string): unknown {
   return o !== null && typeof o === 'object' ? (o as Record<string, unknown>)[key] : undefined;
 }
@@ -51,9 +46,9 @@ function reasoningOf(message: Record<string, unknown> | undefined): string {
 /** The `usage` object of a completion body, or null when it has none. */
 function readUsage(u: unknown): Usage | null {
   if (u === null || typeof u !== 'object' || Array.isArray(u)) return null;
-  const prompt = count(field(u, 'prompt_tokens'));
-  const completion = count(field(u, 'completion_tokens'));
-  const total = count(field(u, 'total_tokens'));
+  const prompt = tokenCount(field(u, 'prompt_tokens'));
+  const completion = tokenCount(field(u, 'completion_tokens'));
+  const total = tokenCount(field(u, 'total_tokens'));
   const usage: Usage = {
     prompt_tokens: prompt,
     completion_tokens: completion,
@@ -61,10 +56,11 @@ function readUsage(u: unknown): Usage | null {
     total_tokens: total ?? (prompt !== null && completion !== null ? prompt + completion : null),
   };
   // Kept only where reported, so records of endpoints that do not report them stay as they were.
-  const reasoning = count(field(field(u, 'completion_tokens_details'), 'reasoning_tokens'));
+  const reasoning = tokenCount(field(field(u, 'completion_tokens_details'), 'reasoning_tokens'));
   if (reasoning !== null) usage.reasoning_tokens = reasoning;
   const cached =
-    count(field(field(u, 'prompt_tokens_details'), 'cached_tokens')) ?? count(field(u, 'prompt_cache_hit_tokens'));
+    tokenCount(field(field(u, 'prompt_tokens_details'), 'cached_tokens')) ??
+    tokenCount(field(u, 'prompt_cache_hit_tokens'));
   if (cached !== null) usage.cached_tokens = cached;
   return usage;
 }
@@ -187,7 +183,7 @@ export function inspectReply(response: unknown, request?: Record<string, unknown
  */
 function tokenAdvice(request: Record<string, unknown> | undefined): string {
   if (request === undefined) return 'raise --max-tokens';
-  const sent = count(request.max_tokens) ?? count(request.max_completion_tokens);
+  const sent = tokenCount(request.max_tokens) ?? tokenCount(request.max_completion_tokens);
   return sent === null
     ? "set --max-tokens higher than the endpoint's default"
     : `raise --max-tokens (now ${grouped(sent)})`;

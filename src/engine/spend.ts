@@ -15,7 +15,7 @@
  */
 import type { Usage } from '../endpoint/completion.js';
 import type { SessionSpend } from '../runfile/sessions.js';
-import { billedCompletion, MAX_TOKENS, type Unreported } from '../summary/billed.js';
+import { billedCompletion, tokenCount, type Unreported } from '../summary/billed.js';
 
 /** How far past the largest completion seen a reservation reaches, without --max-tokens. */
 const COMPLETION_MARGIN = 1.5;
@@ -329,11 +329,6 @@ export class Spend {
       w.resolve(h);
     }
   }
-}
-
-/** A token count a reply reported, or null (missing, or not a count: negative, fractional, absurd). */
-function tokenCount(v: number | null | undefined): number | null {
-  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && v <= MAX_TOKENS ? v : null;
 }
 
 /** The cost of `t` at `prices` (US dollars per million tokens). */

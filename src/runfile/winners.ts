@@ -22,8 +22,8 @@
 import { ConfigError } from '../errors/index.js';
 import { forEachRecord, stderrWarn, type Warn } from './read.js';
 import { pairKey, splitPairKey, type PairKey, type RolloutRecord } from './record.js';
-import { MAX_TOKENS, SummaryBuilder, type Summary, type SummaryRecord } from '../summary/summary.js';
-import { billedCompletion } from '../summary/billed.js';
+import { SummaryBuilder, type Summary, type SummaryRecord } from '../summary/summary.js';
+import { billedCompletion, tokenCount } from '../summary/billed.js';
 import { inShard, readShard, type Shard } from '../settings/shard.js';
 
 /** What a run's records must fit: its tasks and its rollouts per task, as run.json says. */
@@ -349,11 +349,11 @@ export class SummaryFold implements WinnerFold {
     let prompt = t.prompt;
     let completion = t.completion;
     for (const r of this.heldErrors.values()) {
-      const p = r.usage?.prompt_tokens;
+      const p = tokenCount(r.usage?.prompt_tokens);
       // Billed beyond completion_tokens too, where total_tokens says so (billed.ts).
       const c = r.usage ? billedCompletion(r.usage) : null;
       // The same bounds as the summary's: a count past them is a fault, not tokens.
-      if (typeof p === 'number' && Number.isSafeInteger(p) && p >= 0 && p <= MAX_TOKENS) prompt += p;
+      if (p !== null) prompt += p;
       if (c !== null) completion += c;
     }
     return { prompt, completion };

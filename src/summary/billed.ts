@@ -10,7 +10,8 @@
 /** A reply's token count above this is not a count but a fault of the endpoint. */
 export const MAX_TOKENS = 100_000_000;
 
-function count(v: unknown): number | null {
+/** A token count a reply reported, or null (missing, or not a count: negative, fractional, absurd). */
+export function tokenCount(v: unknown): number | null {
   return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && v <= MAX_TOKENS ? v : null;
 }
 
@@ -23,9 +24,9 @@ export function tokensBeyond(u: {
   completion_tokens?: unknown;
   total_tokens?: unknown;
 }): number {
-  const p = count(u.prompt_tokens);
-  const c = count(u.completion_tokens);
-  const t = count(u.total_tokens);
+  const p = tokenCount(u.prompt_tokens);
+  const c = tokenCount(u.completion_tokens);
+  const t = tokenCount(u.total_tokens);
   return p === null || c === null || t === null ? 0 : Math.max(0, t - p - c);
 }
 
@@ -35,7 +36,7 @@ export function billedCompletion(u: {
   completion_tokens?: unknown;
   total_tokens?: unknown;
 }): number | null {
-  const c = count(u.completion_tokens);
+  const c = tokenCount(u.completion_tokens);
   return c === null ? null : c + tokensBeyond(u);
 }
 

@@ -258,8 +258,6 @@ export interface TokenSums {
   lines: number;
 }
 
-export { MAX_TOKENS };
-
 const METRIC_NAMES = ['bas_label_accuracy', 'fault_precision', 'fault_recall', 'num_flagged', 'parsed'] as const;
 /** What each metric's values can be: all lie in [0, 1] but the count of claims. */
 const METRIC_SCALES: Record<(typeof METRIC_NAMES)[number], Scale> = {

@@ -5,15 +5,12 @@
  * asked, the `x-ratelimit-*` headers). The run's time is the fake clock's, so the figures are
  * counts and do not depend on the machine: the rate reached and the requests per rollout.
  */
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { APIError } from 'openai';
 import type { ModelClient } from '../../src/endpoint/client.js';
-import { DEFAULT_RETRY_POLICY } from '../../src/endpoint/retry.js';
 import { readRateLimits } from '../../src/endpoint/retry-after.js';
-import { Runner } from '../../src/engine/runner.js';
-import type { RolloutRecord } from '../../src/runfile/record.js';
-import { DEFAULT_TASK_CONFIG } from '../../src/task/config.js';
 import { runPolicy } from '../../src/task/policies.js';
+import { runOnFakeTime } from '../support/fake-time-run.js';
 
 interface Limited {
   rps: number;
@@ -83,32 +80,8 @@ function rl(h: Record<string, string>) {
 
 async function paced(o: Limited, n: number, concurrency: number) {
   const { client, seen } = bucketClient(o);
-  const records: RolloutRecord[] = [];
-  vi.useFakeTimers();
-  try {
-    const started = Date.now();
-    let ended = started;
-    const runner = new Runner({
-      taskConfig: DEFAULT_TASK_CONFIG,
-      model: 'test',
-      client,
-      policy: DEFAULT_RETRY_POLICY,
-      concurrency,
-      episodeTimeoutMs: 600_000,
-      requestTimeoutMs: 60_000,
-      sink: (r) => {
-        records.push(r);
-        ended = Date.now();
-      },
-    });
-    const done = runner.run(Array.from({ length: n }, (_, i) => [i, 0] as const));
-    await vi.runAllTimersAsync();
-    const out = await done;
-    const seconds = (ended - started) / 1000;
-    return { out, records, seen, seconds, share: n / seconds / o.rps, perRollout: seen.requests / n };
-  } finally {
-    vi.useRealTimers();
-  }
+  const { out, records, seconds } = await runOnFakeTime(client, n, concurrency);
+  return { out, records, seen, seconds, share: n / seconds / o.rps, perRollout: seen.requests / n };
 }
 
 describe('pacing by rate', () => {

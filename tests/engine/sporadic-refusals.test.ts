@@ -5,25 +5,12 @@
  * simulated time of an adaptive run against the same run with `--no-adapt`, and the lowest
  * limit in flight.
  */
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { APIError } from 'openai';
 import type { ModelClient } from '../../src/endpoint/client.js';
-import { DEFAULT_RETRY_POLICY } from '../../src/endpoint/retry.js';
-import { Runner } from '../../src/engine/runner.js';
-import { DEFAULT_TASK_CONFIG } from '../../src/task/config.js';
+import { seeded } from '../../src/serve/answers.js';
 import { runPolicy } from '../../src/task/policies.js';
-
-/** A seeded generator (mulberry32), so every run draws the same refusals in the same order. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { runOnFakeTime } from '../support/fake-time-run.js';
 
 /** Refuses a `share` of requests at random, at once, with `Retry-After: 1`; answers the rest after `latencyMs`. */
 function sporadicClient(share: number, latencyMs: number, seed: number) {
@@ -45,32 +32,8 @@ function sporadicClient(share: number, latencyMs: number, seed: number) {
 
 async function run(adaptive: boolean, share: number, seed: number, n = 1000, concurrency = 64) {
   const { client, seen } = sporadicClient(share, 400, seed);
-  let completed = 0;
-  vi.useFakeTimers();
-  try {
-    const started = Date.now();
-    let ended = started;
-    const runner = new Runner({
-      taskConfig: DEFAULT_TASK_CONFIG,
-      model: 'test',
-      client,
-      policy: DEFAULT_RETRY_POLICY,
-      concurrency,
-      adaptive,
-      episodeTimeoutMs: 600_000,
-      requestTimeoutMs: 60_000,
-      sink: (r) => {
-        if (r.error === null) completed++;
-        ended = Date.now();
-      },
-    });
-    const done = runner.run(Array.from({ length: n }, (_, i) => [i, 0] as const));
-    await vi.runAllTimersAsync();
-    const out = await done;
-    return { out, seen, completed, seconds: (ended - started) / 1000 };
-  } finally {
-    vi.useRealTimers();
-  }
+  const { out, records, seconds } = await runOnFakeTime(client, n, concurrency, adaptive);
+  return { out, seen, completed: records.filter((r) => r.error === null).length, seconds };
 }
 
 describe('refusals at random', () => {

@@ -7,8 +7,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startRewardServer, type RunningRewardServer } from '../../src/serve/reward-server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { responseText } from '../../src/serve/nemo-gym.js';
 import { datasetRow } from '../../src/task/dataset.js';
 import { generateTask } from '../../src/task/generate.js';
@@ -16,30 +15,9 @@ import { taskToJson } from '../../src/task/serialize.js';
 import { DEFAULT_TASK_CONFIG } from '../../src/task/config.js';
 import { bas } from '../support/cli.js';
 import { repliesFor } from '../support/replies.js';
-import { postJson } from '../support/post-json.js';
+import { rewardServers } from '../support/reward-servers.js';
 
-const servers: RunningRewardServer[] = [];
-async function start(o: { token?: string; maxBodyBytes?: number } = {}): Promise<RunningRewardServer> {
-  const s = await startRewardServer({
-    port: 0,
-    host: '127.0.0.1',
-    token: o.token ?? null,
-    maxBodyBytes: o.maxBodyBytes ?? 64 << 20,
-    maxBatch: 4096,
-    cacheSize: 100,
-    graceMs: 10_000,
-    workers: 0,
-  });
-  servers.push(s);
-  return s;
-}
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-function post(s: RunningRewardServer, path: string, body: unknown, headers: Record<string, string> = {}) {
-  return postJson(`${s.url}${path}`, body, headers);
-}
+const { start, post } = rewardServers({ cacheSize: 100 });
 
 const tasks = Array.from({ length: 6 }, (_, i) => generateTask(DEFAULT_TASK_CONFIG, i));
 

@@ -7,12 +7,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  startRewardServer,
-  type RewardServerOptions,
-  type RunningRewardServer,
-} from '../../src/serve/reward-server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { startRewardServer } from '../../src/serve/reward-server.js';
 import { responseOf } from '../../src/serve/reward-grade.js';
 import { datasetRow } from '../../src/task/dataset.js';
 import { generateTask } from '../../src/task/generate.js';
@@ -21,32 +17,9 @@ import { DEFAULT_TASK_CONFIG } from '../../src/task/config.js';
 import type { Task } from '../../src/task/types.js';
 import { bas } from '../support/cli.js';
 import { chatml, openrlhfBody, repliesFor } from '../support/replies.js';
-import { postJson } from '../support/post-json.js';
+import { REWARD_SERVER_BASE, rewardServers } from '../support/reward-servers.js';
 
-const base: RewardServerOptions = {
-  port: 0,
-  host: '127.0.0.1',
-  token: null,
-  maxBodyBytes: 64 << 20,
-  maxBatch: 4096,
-  cacheSize: 1000,
-  graceMs: 10_000,
-  workers: 0,
-};
-
-const servers: RunningRewardServer[] = [];
-async function start(o: Partial<RewardServerOptions> = {}): Promise<RunningRewardServer> {
-  const s = await startRewardServer({ ...base, ...o });
-  servers.push(s);
-  return s;
-}
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-function post(s: RunningRewardServer, path: string, body: unknown, headers: Record<string, string> = {}) {
-  return postJson(`${s.url}${path}`, body, headers);
-}
+const { start, post } = rewardServers();
 
 const tasks: Task[] = Array.from({ length: 8 }, (_, i) => generateTask(DEFAULT_TASK_CONFIG, i));
 const rows = tasks.map(datasetRow);
@@ -292,7 +265,7 @@ describe('a service in a training loop', () => {
 
   it('grading threads that cannot start fail the start, once, with advice', async () => {
     // Run from the TypeScript sources there is no compiled grade-worker.js beside this module.
-    await expect(startRewardServer({ ...base, workers: 2 })).rejects.toThrow(
+    await expect(startRewardServer({ ...REWARD_SERVER_BASE, workers: 2 })).rejects.toThrow(
       /^the grading threads did not start: .* \(try --workers 0\)$/,
     );
   });
