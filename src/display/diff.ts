@@ -57,6 +57,9 @@ export function tasksDiffer(a: DiffTasks | null | undefined, b: DiffTasks | null
   return `the runs are on different tasks (A: ${t(a)}; B: ${t(b)}): task i is another ledger in each, so no rollout is paired`;
 }
 
+/** Rows the viewer's diff lists (its /api/diff, and the one the app computes from a bundle); the counts cover all. */
+export const DIFF_ROWS = 200;
+
 const key = (r: { index: number; rollout: number }): string => `${r.index}:${r.rollout}`;
 
 function outcome(s: DiffSide): string {

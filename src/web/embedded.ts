@@ -7,7 +7,7 @@ import { rolloutDetail, type RolloutDetail } from '../display/drill.js';
 import { keepRow, listRowOf, PAGE_ROWS, SHOW, sortRows, type ListQuery, type ListRow } from '../display/list.js';
 import { compareKey, type PageData } from '../display/page-data.js';
 import type { Pair } from '../display/route.js';
-import { diffRuns, tasksDiffer, type DiffAnswer } from '../display/diff.js';
+import { DIFF_ROWS, diffRuns, tasksDiffer, type DiffAnswer } from '../display/diff.js';
 import type {
   CompareAnswer,
   LeaderboardAnswer,
@@ -18,9 +18,6 @@ import type {
   SweepAnswer,
 } from './answers.js';
 import { refusal, type Source } from './source.js';
-
-/** Rows a diff lists, as the viewer's. */
-const DIFF_ROWS = 200;
 
 interface Held {
   details: RolloutDetail[];
