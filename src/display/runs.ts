@@ -1,6 +1,6 @@
 /**
  * The run list's rows, as `bas view`'s /api/runs answers them (src/view/catalog.ts makes them)
- * and the app reads them (src/web): one declaration for both ends.
+ * and the app reads them (src/web), and a sweep's points: one declaration for both ends.
  */
 
 /** An estimate as the list shows it: the mean and its 95% interval. */
@@ -52,5 +52,24 @@ export interface SweepRow {
   /** Points whose run is complete. */
   complete: number;
   created_at: string | null;
+  problem: string | null;
+}
+
+/**
+ * One point of a sweep, as /api/sweep answers it (src/view/sweep-view.ts makes them), a
+ * sweep's page embeds it (src/report/html/sweep-page.ts) and the app lists it.
+ */
+export interface SweepPoint {
+  run: string;
+  /** The point as `bas sweep` names it (rows, and the fault rate or the budget when the grid has one). */
+  point: string;
+  model: string | null;
+  num_transactions: number;
+  fault_rate: number | null;
+  /** The run's status; `not started` when its folder is not there yet. */
+  status: string;
+  recorded: number | null;
+  expected: number | null;
+  reward: ListEstimate | null;
   problem: string | null;
 }

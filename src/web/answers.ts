@@ -6,7 +6,7 @@
 import type { Section } from '../display/blocks.js';
 import type { DiffTasks } from '../display/diff.js';
 import type { ListRow } from '../display/list.js';
-import type { ListEstimate as Estimate, RunRow, SweepRow } from '../display/runs.js';
+import type { ListEstimate as Estimate, RunRow, SweepPoint, SweepRow } from '../display/runs.js';
 
 export interface RunsAnswer {
   root: string;
@@ -71,16 +71,7 @@ export interface SweepAnswer {
   created_at: string | null;
   text: string | null;
   settings: Array<[string, string]>;
-  points: Array<{
-    run: string;
-    point: string;
-    model: string | null;
-    status: string;
-    recorded: number | null;
-    expected: number | null;
-    reward: Estimate | null;
-    problem: string | null;
-  }>;
+  points: SweepPoint[];
 }
 
 /** One run of a leaderboard group, by its id under the folder. */
