@@ -1,6 +1,7 @@
 /**
  * The run list's rows, as `bas view`'s /api/runs answers them (src/view/catalog.ts makes them)
- * and the app reads them (src/web), and a sweep's points: one declaration for both ends.
+ * and the app reads them (src/web), a sweep's points and a leaderboard: one declaration for
+ * both ends.
  */
 
 /** An estimate as the list shows it: the mean and its 95% interval. */
@@ -72,4 +73,23 @@ export interface SweepPoint {
   expected: number | null;
   reward: ListEstimate | null;
   problem: string | null;
+}
+
+/** One run of a leaderboard group, by its id under the folder. */
+export interface BoardRun {
+  rank: string;
+  id: string;
+  name: string;
+  why: string | null;
+}
+
+/**
+ * The leaderboard as /api/leaderboard answers it and a leaderboard's page embeds it
+ * (src/report/leaderboard-answer.ts makes both), as the app reads it.
+ */
+export interface BoardAnswer {
+  text: string | null;
+  by: string;
+  groups: Array<{ title: string; runs: BoardRun[]; unranked: BoardRun[] }>;
+  left_out: string[];
 }
