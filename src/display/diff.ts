@@ -6,6 +6,7 @@
  * moved. Computed once here, for the viewer's /api/diff and for a page's embedded diff.
  */
 import type { ListRow } from './list.js';
+import { pairText } from './route.js';
 
 /** One side of a diff row: what the list row says of the rollout. */
 export type DiffSide = Pick<ListRow, 'reward' | 'errored' | 'bas_correct' | 'missed' | 'wrong'>;
@@ -57,7 +58,8 @@ export function tasksDiffer(a: DiffTasks | null | undefined, b: DiffTasks | null
   return `the runs are on different tasks (A: ${t(a)}; B: ${t(b)}): task i is another ledger in each, so no rollout is paired`;
 }
 
-const key = (r: { index: number; rollout: number }): string => `${r.index}:${r.rollout}`;
+/** Rows the viewer's diff lists (its /api/diff, and the one the app computes from a bundle); the counts cover all. */
+export const DIFF_ROWS = 200;
 
 function outcome(s: DiffSide): string {
   if (s.errored) return 'errored';
@@ -110,11 +112,11 @@ export function diffRuns(
   if (refused !== null)
     return { a: ids[0], b: ids[1], shared: 0, only_a: 0, only_b: 0, flipped: 0, changed: 0, rows: [], limit, refused };
   const left = new Map<string, ListRow>();
-  for (const r of a) left.set(key(r), r);
+  for (const r of a) left.set(pairText(r), r);
   const rows: DiffRow[] = [];
   let onlyB = 0;
   for (const r of b) {
-    const l = left.get(key(r));
+    const l = left.get(pairText(r));
     if (l === undefined) {
       onlyB++;
       continue;

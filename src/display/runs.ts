@@ -1,6 +1,7 @@
 /**
  * The run list's rows, as `bas view`'s /api/runs answers them (src/view/catalog.ts makes them)
- * and the app reads them (src/web): one declaration for both ends.
+ * and the app reads them (src/web), a sweep's points and a leaderboard: one declaration for
+ * both ends.
  */
 
 /** An estimate as the list shows it: the mean and its 95% interval. */
@@ -53,4 +54,42 @@ export interface SweepRow {
   complete: number;
   created_at: string | null;
   problem: string | null;
+}
+
+/**
+ * One point of a sweep, as /api/sweep answers it (src/view/sweep-view.ts makes them), a
+ * sweep's page embeds it (src/report/html/sweep-page.ts) and the app lists it.
+ */
+export interface SweepPoint {
+  run: string;
+  /** The point as `bas sweep` names it (rows, and the fault rate or the budget when the grid has one). */
+  point: string;
+  model: string | null;
+  num_transactions: number;
+  fault_rate: number | null;
+  /** The run's status; `not started` when its folder is not there yet. */
+  status: string;
+  recorded: number | null;
+  expected: number | null;
+  reward: ListEstimate | null;
+  problem: string | null;
+}
+
+/** One run of a leaderboard group, by its id under the folder. */
+export interface BoardRun {
+  rank: string;
+  id: string;
+  name: string;
+  why: string | null;
+}
+
+/**
+ * The leaderboard as /api/leaderboard answers it and a leaderboard's page embeds it
+ * (src/report/leaderboard-answer.ts makes both), as the app reads it.
+ */
+export interface BoardAnswer {
+  text: string | null;
+  by: string;
+  groups: Array<{ title: string; runs: BoardRun[]; unranked: BoardRun[] }>;
+  left_out: string[];
 }

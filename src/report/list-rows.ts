@@ -19,7 +19,7 @@ function codesWith(r: RolloutRecord, field: 'fn' | 'fp'): string[] {
 }
 
 /** The list row of one record. */
-export function listRowOfRecord(r: RolloutRecord): ListRow {
+function listRowOfRecord(r: RolloutRecord): ListRow {
   const errored = !!r.error;
   const consistent = r.detail?.consistency?.bas_consistent;
   return {

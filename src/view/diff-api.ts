@@ -3,16 +3,13 @@
  * (display/diff.ts, the same code a comparison's page embeds), from one read of each run's
  * results file. Everything from the files is made terminal-safe, as every answer of the API.
  */
-import { diffRuns, tasksDiffer, type DiffAnswer } from '../display/diff.js';
+import { DIFF_ROWS, diffRuns, tasksDiffer, type DiffAnswer } from '../display/diff.js';
 import { RequestError } from '../errors/index.js';
 import { terminalText } from '../io/terminal-text.js';
 import { readListRows } from '../report/list-rows.js';
 import { resultsPath } from '../runfile/files.js';
 import { runOf } from './api.js';
 import type { Catalog, RunState } from './catalog.js';
-
-/** Rows a diff answer lists (the counts cover all). */
-const DIFF_ROWS = 200;
 
 async function rowsOf(run: RunState) {
   try {

@@ -11,22 +11,7 @@ import { buildSweep, pointName, renderSweep, sweepSettingsLines, type SweepInput
 import { resultsPath } from '../runfile/files.js';
 import { planAxis, planModels, type SweepPlanPoint } from '../runfile/sweep-file.js';
 import { pointId, type Catalog } from './catalog.js';
-
-/** One point of the sweep as the page lists it. */
-interface PointRow {
-  run: string;
-  /** The point as `bas sweep` names it (rows, and the fault rate or the budget when the grid has one). */
-  point: string;
-  model: string | null;
-  num_transactions: number;
-  fault_rate: number | null;
-  /** The run's status; `not started` when its folder is not there yet. */
-  status: string;
-  recorded: number | null;
-  expected: number | null;
-  reward: unknown;
-  problem: string | null;
-}
+import type { SweepPoint } from '../display/runs.js';
 
 /** A point's run as a sweep input, from the report the viewer keeps of it; null when it has none yet. */
 async function pointInput(
@@ -34,8 +19,8 @@ async function pointInput(
   id: string,
   p: SweepPlanPoint,
   model: string | null,
-): Promise<{ row: PointRow; input: SweepInput | null }> {
-  const row: PointRow = {
+): Promise<{ row: SweepPoint; input: SweepInput | null }> {
+  const row: SweepPoint = {
     run: id,
     point: pointName(p),
     model: p.model ?? model,
@@ -88,7 +73,7 @@ export async function sweepAnswer(catalog: Catalog, q: URLSearchParams): Promise
   const plan = sweep.plan;
   if (plan === null) throw new RequestError(409, terminalText(sweep.error));
   const models = planModels(plan);
-  const points: PointRow[] = [];
+  const points: SweepPoint[] = [];
   const inputs: SweepInput[] = [];
   for (const p of plan.points) {
     const { row, input } = await pointInput(catalog, pointId(id, p.folder), p, models.length === 1 ? models[0]! : null);

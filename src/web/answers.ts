@@ -6,7 +6,7 @@
 import type { Section } from '../display/blocks.js';
 import type { DiffTasks } from '../display/diff.js';
 import type { ListRow } from '../display/list.js';
-import type { ListEstimate as Estimate, RunRow, SweepRow } from '../display/runs.js';
+import type { BoardAnswer, ListEstimate as Estimate, RunRow, SweepPoint, SweepRow } from '../display/runs.js';
 
 export interface RunsAnswer {
   root: string;
@@ -71,31 +71,8 @@ export interface SweepAnswer {
   created_at: string | null;
   text: string | null;
   settings: Array<[string, string]>;
-  points: Array<{
-    run: string;
-    point: string;
-    model: string | null;
-    status: string;
-    recorded: number | null;
-    expected: number | null;
-    reward: Estimate | null;
-    problem: string | null;
-  }>;
+  points: SweepPoint[];
 }
 
-/** One run of a leaderboard group, by its id under the folder. */
-interface BoardRun {
-  rank: string;
-  id: string;
-  name: string;
-  why: string | null;
-}
-
-export interface LeaderboardAnswer {
-  /** What a leaderboard's page shows (its tables and figures); the API gives none. */
-  sections?: Section[];
-  text: string | null;
-  by: string;
-  groups: Array<{ title: string; runs: BoardRun[]; unranked: BoardRun[] }>;
-  left_out: string[];
-}
+/** What a leaderboard's page shows (its tables and figures) beside the answer; the API gives none. */
+export type LeaderboardAnswer = BoardAnswer & { sections?: Section[] };

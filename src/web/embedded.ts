@@ -6,8 +6,8 @@
 import { rolloutDetail, type RolloutDetail } from '../display/drill.js';
 import { keepRow, listRowOf, PAGE_ROWS, SHOW, sortRows, type ListQuery, type ListRow } from '../display/list.js';
 import { compareKey, type PageData } from '../display/page-data.js';
-import type { Pair } from '../display/route.js';
-import { diffRuns, tasksDiffer, type DiffAnswer } from '../display/diff.js';
+import { pairText, type Pair } from '../display/route.js';
+import { DIFF_ROWS, diffRuns, tasksDiffer, type DiffAnswer } from '../display/diff.js';
 import type {
   CompareAnswer,
   LeaderboardAnswer,
@@ -18,9 +18,6 @@ import type {
   SweepAnswer,
 } from './answers.js';
 import { refusal, type Source } from './source.js';
-
-/** Rows a diff lists, as the viewer's. */
-const DIFF_ROWS = 200;
 
 interface Held {
   details: RolloutDetail[];
@@ -49,7 +46,7 @@ export class EmbeddedSource implements Source {
     if (this.data.pool) Object.assign(run.drill, { tasks: this.data.pool.tasks, strings: this.data.pool.strings });
     const details = run.drill.rollouts.map((x) => rolloutDetail(run.drill, x));
     for (const d of details) d.max_reply_chars = run.drill.maxReplyChars;
-    h = { details, rows: details.map(listRowOf), byPair: new Map(details.map((d) => [`${d.index}:${d.rollout}`, d])) };
+    h = { details, rows: details.map(listRowOf), byPair: new Map(details.map((d) => [pairText(d), d])) };
     this.held.set(id, h);
     return h;
   }
@@ -90,9 +87,9 @@ export class EmbeddedSource implements Source {
   }
 
   async rollout(id: string, p: Pair): Promise<RolloutDetail> {
-    const d = this.runOf(id).byPair.get(`${p.index}:${p.rollout}`);
+    const pair = pairText(p);
+    const d = this.runOf(id).byPair.get(pair);
     if (d !== undefined) return d;
-    const pair = `${p.index}:${p.rollout}`;
     const dir = this.data.runs[id]!.drill.dir;
     throw refusal(`this page does not hold rollout ${pair}: bas report ${dir} --rollout ${pair} prints it`, 404);
   }

@@ -6,6 +6,7 @@
 import type { RolloutDetail } from '../display/drill.js';
 import { fmt, int } from '../display/format.js';
 import { markRollout, outcomeText, type Chip } from '../display/marks.js';
+import { pairText } from '../display/route.js';
 import { el, pairsTable } from './dom.js';
 
 const CHIP_TEXT: Record<Chip['kind'], [string, string]> = {
@@ -126,7 +127,7 @@ function replyBlock(d: RolloutDetail): HTMLElement[] {
 export function rolloutPanel(d: RolloutDetail, attrs: { id?: string; title?: string } = {}): HTMLElement {
   const title = attrs.title ?? `Task ${d.index}, rollout ${d.rollout}${d.model ? ` · ${d.model}` : ''}`;
   const scores = `reward ${fmt(d.reward)} · bas_correct ${fmt(d.bas_correct)} · fault_audit ${fmt(d.fault_audit)} · ${outcomeText(d)}`;
-  const sec = el('section', { id: attrs.id ?? null, cls: 'rollout', 'data-pair': `${d.index}:${d.rollout}` }, [
+  const sec = el('section', { id: attrs.id ?? null, cls: 'rollout', 'data-pair': pairText(d) }, [
     el('h2', { text: title }),
     el('p', { cls: 'meta scores', text: scores }),
     d.why.length ? el('p', { cls: 'small', text: `embedded as: ${d.why.join(', ')}` }) : null,

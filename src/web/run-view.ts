@@ -6,7 +6,7 @@
  */
 import { est, int } from '../display/format.js';
 import type { ListQuery } from '../display/list.js';
-import type { Pair, Route } from '../display/route.js';
+import { pairText, type Pair, type Route } from '../display/route.js';
 import type { ProgressAnswer, RunAnswer } from './answers.js';
 import { clear, el, pairsTable, problem } from './dom.js';
 import { ListView } from './list-view.js';
@@ -47,7 +47,7 @@ export class RunView {
   /** Shows the list and the open rollout that `r` asks for. */
   show(r: RunRoute): void {
     void this.list.show(r.list, r.open);
-    const key = r.open ? `${r.open.index}:${r.open.rollout}` : null;
+    const key = r.open ? pairText(r.open) : null;
     if (key !== this.opened) {
       this.opened = key;
       void this.openRollout(r.open);
@@ -59,7 +59,7 @@ export class RunView {
     if (p === null) return;
     try {
       const d = await this.source.rollout(this.run, p);
-      if (this.opened !== `${p.index}:${p.rollout}`) return;
+      if (this.opened !== pairText(p)) return;
       clear(drill).append(rolloutPanel(d, { id: 'drill-panel' }));
       drill.scrollIntoView?.({ block: 'start' });
     } catch (err) {

@@ -2,8 +2,8 @@
  * The data a comparison's page carries for the app: for each pairing of a run with the
  * baseline, the diff of the rollouts both hold (display/diff.ts, flipped first), and the
  * drill-down data of the rollouts it lists in both runs, so each opens side by side with both
- * ledgers marked. Each run's results are read twice more for it: for its rows, then for the
- * records its diffs list.
+ * ledgers marked. Each run's results are read twice more for it (its run.json once): for its
+ * rows (list-rows.ts), then for the records its diffs list.
  */
 import { diffRuns, type DiffAnswer } from '../../display/diff.js';
 import type { DrillData } from '../../display/drill.js';
@@ -12,9 +12,8 @@ import { compareKey, type PageData } from '../../display/page-data.js';
 import { routeHash } from '../../display/route.js';
 import { locateRun, readRunInfo, type RunFile } from '../../runfile/read.js';
 import { foldWinningRecords, runBounds } from '../../runfile/winners.js';
-import type { RolloutRecord } from '../../runfile/record.js';
 import type { Comparison } from '../compare.js';
-import { listRowOfRecord } from '../list-rows.js';
+import { readListRows } from '../list-rows.js';
 import { drillDataOf } from './drilldown.js';
 import { DrillSelection } from './selection.js';
 import { comparePage } from './compare-page.js';
@@ -25,41 +24,24 @@ const PAGE_DIFF_ROWS = 100;
 
 type Run = Comparison['runs'][number];
 
-/** A run's rows (every rollout) and the records of the pairs `wanted`, in one read. */
-class RowsAndChosen {
-  readonly rows = new Map<string, ListRow>();
-  readonly chosen: DrillSelection;
-  constructor(wanted: Array<[number, number]>) {
-    this.chosen = new DrillSelection(wanted);
-  }
-  add(r: RolloutRecord): void {
-    const row = listRowOfRecord(r);
-    this.rows.set(`${row.index}:${row.rollout}`, row);
-    this.chosen.add(r);
-  }
-  replace(r: RolloutRecord): boolean {
-    this.add(r);
-    return true;
-  }
-}
-
+/** Where a run's results are, and its run.json (read once for both passes over the results). */
 async function runInfo(r: Run): Promise<{ path: string; run: RunFile | null }> {
   const at = locateRun(r.dir);
   return { path: at.resultsPath, run: at.runPath === null ? null : await readRunInfo(at.runPath) };
 }
 
-async function readSide(r: Run, wanted: Array<[number, number]>) {
-  const { path, run } = await runInfo(r);
-  const { fold } = await foldWinningRecords(path, () => new RowsAndChosen(wanted), {
+/** The records of the pairs `wanted` in the run's results, kept as the report page's selection keeps them. */
+async function readChosen(path: string, run: RunFile | null, wanted: Array<[number, number]>) {
+  const { fold } = await foldWinningRecords(path, () => new DrillSelection(wanted), {
     bounds: runBounds(run),
     warn: () => {},
   });
-  return { run, fold };
+  return fold;
 }
 
 /** The drill-down data of the rollouts of `r` that were asked for. */
-function drillOf(r: Run, run: RunFile | null, fold: RowsAndChosen): DrillData {
-  const asked = fold.chosen.selected().filter((s) => s.reasons.includes('asked for'));
+function drillOf(r: Run, run: RunFile | null, chosen: DrillSelection): DrillData {
+  const asked = chosen.selected().filter((s) => s.reasons.includes('asked for'));
   return drillDataOf({ run, task: r.task, dir: r.dir, summary: { counts: { rollouts: r.rollouts } } }, asked);
 }
 
@@ -69,8 +51,13 @@ async function comparePageData(c: Comparison): Promise<PageData | null> {
   const pairs = c.pairings.filter((p) => p.comparable).map((p) => [byLabel.get(p.baseline)!, byLabel.get(p.run)!]);
   if (pairs.length === 0) return null;
   // First the rows of every run, then the diffs, then the records each diff lists.
+  const infos = new Map<Run, { path: string; run: RunFile | null }>();
   const rows = new Map<Run, ListRow[]>();
-  for (const r of new Set(pairs.flat())) rows.set(r, [...(await readSide(r, [])).fold.rows.values()]);
+  for (const r of new Set(pairs.flat())) {
+    const info = await runInfo(r);
+    infos.set(r, info);
+    rows.set(r, await readListRows(info.path, info.run));
+  }
   const compares: Record<string, { compare: unknown; diff: DiffAnswer }> = {};
   const wanted = new Map<Run, Array<[number, number]>>();
   for (const [a, b] of pairs as Array<[Run, Run]>) {
@@ -81,8 +68,8 @@ async function comparePageData(c: Comparison): Promise<PageData | null> {
   }
   const runs: PageData['runs'] = {};
   for (const [r, want] of wanted) {
-    const { run, fold } = await readSide(r, want);
-    runs[r.dir] = { drill: drillOf(r, run, fold) };
+    const { path, run } = infos.get(r)!;
+    runs[r.dir] = { drill: drillOf(r, run, await readChosen(path, run, want)) };
   }
   const [a, b] = pairs[0] as [Run, Run];
   return {

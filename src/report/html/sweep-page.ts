@@ -9,6 +9,7 @@ import { basename } from 'node:path';
 import type { Block, Section, TableBlock } from '../../display/blocks.js';
 import { routeHash } from '../../display/route.js';
 import type { PageData } from '../../display/page-data.js';
+import type { SweepPoint } from '../../display/runs.js';
 import { terminalText } from '../../io/terminal-text.js';
 import { axisText, SWEEP_AXES } from '../../runfile/sweep-file.js';
 import {
@@ -104,7 +105,7 @@ function sweepAnswerOf(r: SweepResult) {
     created_at: null,
     text: t(renderSweep(r)),
     settings: sweepSettingsLines(r).map(([k, v]) => [k, t(v)]),
-    points: r.points.map((p) => ({
+    points: r.points.map((p): SweepPoint => ({
       run: t(p.dir),
       point: t(pointName(p, r.axis)),
       model: t(p.model),
