@@ -96,7 +96,8 @@ export interface BundleCount {
 /** The bundle's data: the runs list, each run's report and rollouts, the sweeps, the pairs' figures. */
 async function bundleData(root: string, maxAll: number): Promise<PageData> {
   // Everything is read whole before it is answered: there is no second ask.
-  const catalog = new Catalog(root, { waitBytes: Number.MAX_SAFE_INTEGER });
+  // Every run it pairs keeps its summary, so the pairings and the leaderboard read none again.
+  const catalog = new Catalog(root, { waitBytes: Number.MAX_SAFE_INTEGER, keptSummaries: MAX_COMPARED_RUNS });
   const first = (await runsAnswer(catalog)) as { runs: Array<{ id: string }>; sweeps: Array<{ id: string }> };
   const runs: PageData['runs'] = {};
   const pool = new TaskPool();

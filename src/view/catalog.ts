@@ -47,6 +47,11 @@ export interface CatalogOptions {
    * read so far; a smaller one is waited for.
    */
   waitBytes?: number;
+  /**
+   * Runs whose whole summary is kept at once (KEPT_SUMMARIES by default): a bundle keeps every
+   * run it pairs, so each pairing and the leaderboard read none of them again.
+   */
+  keptSummaries?: number;
 }
 
 /** Bytes of a results file read before answering (some 30,000 rollouts, well under a second). */
@@ -70,6 +75,7 @@ function boundsKey(b: RunBounds | null): string {
 
 interface Shared {
   waitBytes: number;
+  keptSummaries: number;
   /** Summaries are read one at a time: each holds the report's fold over a whole file while it runs. */
   folds: OneAtATime;
 }
@@ -351,7 +357,11 @@ export class Catalog {
     readonly root: string,
     options: CatalogOptions = {},
   ) {
-    this.shared = { waitBytes: options.waitBytes ?? WAIT_BYTES, folds: new OneAtATime() };
+    this.shared = {
+      waitBytes: options.waitBytes ?? WAIT_BYTES,
+      keptSummaries: options.keptSummaries ?? KEPT_SUMMARIES,
+      folds: new OneAtATime(),
+    };
   }
 
   /** Walks the folder again if the last walk is older than a second. */
@@ -403,7 +413,7 @@ export class Catalog {
    */
   keepFew(): void {
     const recent = [...this.runs.values()].sort((a, b) => b.used - a.used);
-    for (const r of recent.filter((x) => x.data !== null).slice(KEPT_SUMMARIES)) r.dropSummary();
+    for (const r of recent.filter((x) => x.data !== null).slice(this.shared.keptSummaries)) r.dropSummary();
     let bytes = 0;
     recent.forEach((r, i) => {
       bytes += r.indexBytes();
