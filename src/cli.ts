@@ -188,25 +188,30 @@ function buildProgram(decl: Declaration | null, ended: { code: number }): Comman
  * Runs one command (`args` as a user types them after `bas`) with `io` as its outside world
  * (src/io/std.ts; the process's own when not given) and resolves with its exit code. It
  * never exits the process, and prints no stack trace: a failure is one line on the run's
- * standard error. Tests run the CLI in their own process through this.
+ * standard error. Tests run the CLI in their own process through this. `alone`: the caller is
+ * the process itself, running nothing beside it (`main`).
  */
-export async function runCli(args: string[], io: std.Std = std.processStd()): Promise<number> {
+export async function runCli(args: string[], io: std.Std = std.processStd(), alone = false): Promise<number> {
   // Standard output passes the one redaction: no command prints a key bas knows.
   const { redactingStream } = await import('./io/output.js');
-  return std.withStd({ ...io, stdout: redactingStream(io.stdout) }, async () => {
-    const named = args.some((a) => COMMANDS.has(a));
-    const ended = { code: 0 };
-    try {
-      // Every key bas reads is known from the start: nothing printed or written shows one.
-      if (named) (await import('./settings/providers.js')).registerKnownKeys(std.env());
-      await buildProgram(named ? await import('./settings/command-flags.js') : null, ended).parseAsync(args, {
-        from: 'user',
-      });
-      return ended.code;
-    } catch (err) {
-      return exitCodeFor(err);
-    }
-  });
+  return std.withStd(
+    { ...io, stdout: redactingStream(io.stdout) },
+    async () => {
+      const named = args.some((a) => COMMANDS.has(a));
+      const ended = { code: 0 };
+      try {
+        // Every key bas reads is known from the start: nothing printed or written shows one.
+        if (named) (await import('./settings/providers.js')).registerKnownKeys(std.env());
+        await buildProgram(named ? await import('./settings/command-flags.js') : null, ended).parseAsync(args, {
+          from: 'user',
+        });
+        return ended.code;
+      } catch (err) {
+        return exitCodeFor(err);
+      }
+    },
+    alone,
+  );
 }
 
 /** The process wrapper: runs the command on the process's own streams and exits with its code. */
@@ -232,7 +237,8 @@ export async function main(argv: string[]): Promise<void> {
   };
   process.stdout.on('error', onOutputError('standard output'));
   process.stderr.on('error', onOutputError('standard error'));
-  const code = await runCli(argv.slice(2));
+  // The process's one run: no other beside it to keep apart (src/io/std.ts).
+  const code = await runCli(argv.slice(2), std.processStd(), true);
   // A success ends by itself once the output is flushed; a failure exits at once, even with
   // requests or timers still pending.
   if (code !== 0) process.exit(code);

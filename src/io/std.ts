@@ -34,10 +34,27 @@ export interface Std {
 }
 
 const current = new AsyncLocalStorage<Std>();
+/**
+ * The outside world of the process's own run (cli.ts's `main`): the only run in the process,
+ * so it needs no AsyncLocalStorage. Entering one turns on Node's promise hooks for the rest of
+ * the process, and those cost an eval about 7% of its CPU time (docs/performance.md).
+ */
+let sole: Std | undefined;
 
-/** Runs `body` (and everything it starts) with `std` as its outside world. */
-export function withStd<T>(std: Std, body: () => T): T {
-  return current.run(std, body);
+/**
+ * Runs `body` (and everything it starts) with `std` as its outside world. `alone`: the caller
+ * is the process itself and runs nothing beside it (cli.ts's `main`), so `std` is simply the
+ * process's run from now on.
+ */
+export function withStd<T>(std: Std, body: () => T, alone = false): T {
+  if (!alone) return current.run(std, body);
+  sole = std;
+  return body();
+}
+
+/** The outside world of the run under way: its own, else the process's run, if any. */
+function store(): Std | undefined {
+  return current.getStore() ?? sole;
 }
 
 /**
@@ -45,7 +62,7 @@ export function withStd<T>(std: Std, body: () => T): T {
  * (the secrets it registered, src/io/secrets.ts) when several run in one process.
  */
 export function currentRun(): Std | undefined {
-  return current.getStore();
+  return store();
 }
 
 /** The process's own outside world. */
@@ -55,17 +72,17 @@ export function processStd(): Std {
 
 /** Standard output of the command being run. */
 export function stdout(): OutStream {
-  return current.getStore()?.stdout ?? process.stdout;
+  return store()?.stdout ?? process.stdout;
 }
 
 /** Standard error of the command being run. */
 export function stderr(): OutStream {
-  return current.getStore()?.stderr ?? process.stderr;
+  return store()?.stderr ?? process.stderr;
 }
 
 /** The environment of the command being run (API keys, BAS_* variables). */
 export function env(): NodeJS.ProcessEnv {
-  return current.getStore()?.env ?? process.env;
+  return store()?.env ?? process.env;
 }
 
 /** The signals that ask a command to stop: Ctrl-C and a polite kill. */
@@ -164,7 +181,7 @@ function subscribe(cb: (sig: StopSignal) => void, cleanup: boolean): () => void 
  * and a later one ends the process at once. The one owner of the process's stop signals.
  */
 export function onStop(cb: (sig: StopSignal) => void): () => void {
-  const run = current.getStore()?.stop;
+  const run = store()?.stop;
   let told = false;
   const once = (sig: StopSignal): void => {
     if (told) return;
