@@ -10,7 +10,8 @@
 //
 // Optional KEY=VALUE arguments after C: rows=K (rows per ledger, default 24), model=NAME (the
 // model named in each request, default floor), max_tokens=M (sent when given), as a real model
-// needs (bench/peers.mjs).
+// needs (bench/peers.mjs), first=alone (the first request goes alone and the others wait for its
+// reply, as bas's slow start does: the floor for a runner that keeps that promise).
 import { request, Agent } from 'node:http';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -21,7 +22,9 @@ const n = Number(nText);
 const c = Number(cText);
 const opt = Object.fromEntries(options.map((o) => o.split('=')));
 if (!['http', 'sdk', 'sdk-own'].includes(mode) || !baseURL || !(n > 0) || !(c > 0)) {
-  console.error('usage: node bench/floor-client.mjs http|sdk|sdk-own URL N C [rows=K] [model=NAME] [max_tokens=M]');
+  console.error(
+    'usage: node bench/floor-client.mjs http|sdk|sdk-own URL N C [rows=K] [model=NAME] [max_tokens=M] [first=alone]',
+  );
   process.exit(2);
 }
 const model = opt.model ?? 'floor';
@@ -75,6 +78,7 @@ async function lane() {
   while (next < n) await send(next++);
 }
 const started = performance.now();
+if (opt.first === 'alone') await send(next++);
 await Promise.all(Array.from({ length: Math.min(c, n) }, lane));
 console.log(JSON.stringify({ seconds: (performance.now() - started) / 1000 }));
 process.exit(0);
