@@ -22,6 +22,7 @@ import { configPathFrom, loadConfigFile } from '../settings/config.js';
 import { COMMAND_FLAGS } from '../settings/command-flags.js';
 import { flagName } from '../settings/flag.js';
 import { evalPlanFromFlags } from './eval-plan.js';
+import { shellWord } from '../settings/resume-command.js';
 
 export type SweepFlags = Omit<EvalFlags, 'model'> & {
   /** One model per -m (commander collects them; a single string from older callers). */
@@ -229,7 +230,7 @@ export async function newSweep(words: string[], flags: SweepFlags): Promise<{ di
   const dir = output ?? defaultSweepDir(models);
   if (existsSync(dir) && readdirSync(dir).length > 0 && !(await onlyFailedStarts(dir))) {
     throw new ConfigError(
-      `sweep folder ${dir} exists and is not empty: continue it with bas sweep --resume ${dir}, or give another --output`,
+      `sweep folder ${dir} exists and is not empty: continue it with bas sweep --resume ${shellWord(dir)}, or give another --output`,
     );
   }
   const file: SweepPlan = {

@@ -31,6 +31,7 @@ import { SETTINGS, type Setting } from '../settings/setting-table.js';
 import { evalPlanFromFlags } from './eval-plan.js';
 import { AXES, newSweep, OWN, type SweepFlags } from './sweep-grid.js';
 import * as std from '../io/std.js';
+import { shellWord } from '../settings/resume-command.js';
 
 export type { SweepFlags } from './sweep-grid.js';
 
@@ -167,7 +168,8 @@ async function planPoints(
       const where = `${spec.model === undefined ? '' : `${spec.model}, `}${pointName(spec, planAxis(file))}`;
       throw reworded(
         err,
-        (m) => `sweep stopped at ${where}: ${asClause(m)}; continue the whole sweep with bas sweep --resume ${dir}`,
+        (m) =>
+          `sweep stopped at ${where}: ${asClause(m)}; continue the whole sweep with bas sweep --resume ${shellWord(dir)}`,
       );
     }
   }

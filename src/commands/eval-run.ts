@@ -12,7 +12,7 @@ import { provenanceOf } from '../report/provenance.js';
 import type { Summary } from '../summary/summary.js';
 import type { EvalEvent, EvalResult } from '../engine/events.js';
 import type { RunPlan } from '../engine/run-eval.js';
-import { resumeCommand } from '../settings/resume-command.js';
+import { resumeCommand, shellWord } from '../settings/resume-command.js';
 import { redact } from '../io/secrets.js';
 import { terminalText } from '../io/terminal-text.js';
 import * as std from '../io/std.js';
@@ -113,7 +113,7 @@ export function outcomeError(r: EvalResult, plan: RunPlan): Error | null {
       return null;
     case 'endpoint-stopped': {
       const how = outcome.restartable
-        ? `no rollout was scored, so ${dir} can be started again: fix the cause and run bas eval --output ${dir} with the corrected settings`
+        ? `no rollout was scored, so ${dir} can be started again: fix the cause and run bas eval --output ${shellWord(dir)} with the corrected settings`
         : `finished rollouts are kept in ${dir}; fix the cause and continue with ${resume()}`;
       return new FatalRunError(
         `${asClause(outcome.failure.message)}${spentSoFar(r.summary, plan)}; run stopped (${how})`,
@@ -122,7 +122,7 @@ export function outcomeError(r: EvalResult, plan: RunPlan): Error | null {
     case 'interrupted': {
       const reason = outcome.reason instanceof InterruptedError ? outcome.reason : null;
       const after = outcome.complete
-        ? `the run had finished: all ${r.total} rollouts are recorded in ${dir}, which is marked complete (bas report ${dir} shows them)`
+        ? `the run had finished: all ${r.total} rollouts are recorded in ${dir}, which is marked complete (bas report ${shellWord(dir)} shows them)`
         : `finished rollouts are kept in ${dir}: continue with ${resume()}`;
       return new InterruptedError(
         // What it spent comes before the resume command, so the command ends the line and runs as printed.

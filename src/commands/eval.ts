@@ -20,6 +20,7 @@ import type { EvalFlags } from '../settings/settings.js';
 import { checkOutputs } from '../settings/output-paths.js';
 import * as std from '../io/std.js';
 import type { OutStream } from '../io/std.js';
+import { shellWord } from '../settings/resume-command.js';
 
 /**
  * Runs one eval for a command: its notices and progress on `err`, stopped by the process's
@@ -60,7 +61,7 @@ export function reportEval(result: EvalResult, plan: RunPlan, out: NodeJS.Writab
     .stderr()
     .write(
       result.outcome.kind === 'nothing-to-do'
-        ? `bas: nothing to do: all ${result.total} rollouts of ${result.dir} are recorded and scored (bas report ${result.dir} shows them)\n`
+        ? `bas: nothing to do: all ${result.total} rollouts of ${result.dir} are recorded and scored (bas report ${shellWord(result.dir)} shows them)\n`
         : `bas: results in ${result.dir}\n`,
     );
   if (failed) throw failed;

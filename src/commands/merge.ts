@@ -6,6 +6,7 @@ import { ConfigError } from '../errors/index.js';
 import { mergeRuns } from '../runfile/merge.js';
 import { COMMAND_FLAGS } from '../settings/command-flags.js';
 import { readFlags } from '../settings/flag.js';
+import { savedResumeCommand } from '../settings/resume-command.js';
 import { checkOutputs } from '../settings/output-paths.js';
 import { MEASURED_RUN_JSON_KEYS } from '../settings/setting-table.js';
 import * as std from '../io/std.js';
@@ -35,7 +36,7 @@ export async function merge(dirs: string[], given: Record<string, unknown>): Pro
     std
       .stderr()
       .write(
-        `bas: warning: incomplete: ${outcome.expected - outcome.missing} of ${outcome.expected} rollouts are in the inputs (${outcome.missing} missing); run the missing shard and merge again, or run them into the merged folder with bas eval --resume ${outcome.dir}\n`,
+        `bas: warning: incomplete: ${outcome.expected - outcome.missing} of ${outcome.expected} rollouts are in the inputs (${outcome.missing} missing); run the missing shard and merge again, or run them into the merged folder with ${savedResumeCommand(outcome.dir, outcome.info as unknown as Record<string, unknown>, std.env())}\n`,
       );
   }
 }

@@ -30,7 +30,7 @@ import { progressDisplay, type ProgressDisplay } from '../engine/progress.js';
 import type { EvalEvent, EvalResult } from '../engine/events.js';
 import { runSweepPlan, type SweepOutcome, type PlannedPoint, type SweepRun } from '../engine/sweep.js';
 import { checkOutputs } from '../settings/output-paths.js';
-import { resumeCommand } from '../settings/resume-command.js';
+import { resumeCommand, shellWord } from '../settings/resume-command.js';
 import type { RunPlan } from '../engine/run-eval.js';
 import * as std from '../io/std.js';
 
@@ -144,13 +144,13 @@ async function runSweepCommand(run: SweepRun, flags: SweepFlags): Promise<SweepO
 function sweepError(run: SweepRun, outcome: SweepOutcome): unknown {
   const { dir } = run;
   const afresh = (m: string): string =>
-    `${asClause(m)}. Nothing of the sweep was scored: run the same bas sweep command with the cause fixed, in the same --output ${dir}`;
+    `${asClause(m)}. Nothing of the sweep was scored: run the same bas sweep command with the cause fixed, in the same --output ${shellWord(dir)}`;
   // The whole command a resume needs, with the endpoint flags a point's plan must be confirmed by.
   const providers = run.file.flags.providers;
   const resume = (plan: RunPlan): string =>
     resumeCommand(dir, plan, std.env(), { providers: typeof providers === 'string' ? providers : null });
   const later = (point: PlannedPoint) => (m: string) =>
-    `sweep stopped at ${point.spec.model === undefined ? '' : `${point.spec.model}, `}${pointName(point.spec)}: ${asClause(m)}; continue the whole sweep with bas sweep --resume ${dir}`;
+    `sweep stopped at ${point.spec.model === undefined ? '' : `${point.spec.model}, `}${pointName(point.spec)}: ${asClause(m)}; continue the whole sweep with ${resume(point.plan)}`;
   switch (outcome.kind) {
     case 'failed': {
       const point = run.points[outcome.index]!;
@@ -178,7 +178,7 @@ function sweepError(run: SweepRun, outcome: SweepOutcome): unknown {
     case 'done': {
       if (outcome.failed.length === 0) return null;
       const spent = outcome.failed.filter((f) => f.result.outcome.kind === 'budget');
-      if (spent.length > 0) return budgetStops(run, spent);
+      if (spent.length > 0) return budgetStops(run, spent, resume);
       const first = outcome.failed[0]!;
       const point = run.points[first.index]!;
       const error = outcomeError(first.result, point.plan)!;
@@ -194,12 +194,17 @@ function sweepError(run: SweepRun, outcome: SweepOutcome): unknown {
  * `--max-total-tokens` apply to each run of the grid on its own (docs/sweep.md), and a sweep's
  * resume keeps its flags, so each such run is continued on its own with a larger budget.
  */
-function budgetStops(run: SweepRun, spent: Array<{ index: number; result: EvalResult }>): Error {
+function budgetStops(
+  run: SweepRun,
+  spent: Array<{ index: number; result: EvalResult }>,
+  resume: (plan: RunPlan) => string,
+): Error {
   const first = run.points[spent[0]!.index]!;
   const o = spent[0]!.result.outcome;
   const why = o.kind === 'budget' ? o.message : 'its budget is spent';
+  const point = resumeCommand(spent[0]!.result.dir, first.plan, std.env());
   return new BudgetError(
-    `${spent.length} of ${run.points.length} runs stopped at their budget (first: ${whereOf(run, first)}: ${why}); each run of a sweep has its own budget: continue each with bas eval --resume ${spent[0]!.result.dir} --max-cost USD (or --max-total-tokens N), then bas sweep --resume ${run.dir} reports the whole grid`,
+    `${spent.length} of ${run.points.length} runs stopped at their budget (first: ${whereOf(run, first)}: ${why}); each run of a sweep has its own budget: continue each with ${point} --max-cost USD (or --max-total-tokens N), then ${resume(first.plan)} reports the whole grid`,
   );
 }
 

@@ -17,6 +17,7 @@ import type { PairKey } from '../runfile/record.js';
 import { RunFolder } from '../runfile/run-folder.js';
 import { errorBudget } from '../summary/error-budget.js';
 import type { EndpointTarget } from '../settings/plan.js';
+import { savedResumeCommand } from '../settings/resume-command.js';
 import { MAX_RESPONSE_MB } from '../settings/setting-parse.js';
 import { generateTask } from '../task/generate.js';
 import type { Task } from '../task/types.js';
@@ -125,7 +126,9 @@ async function open(plan: RunPlan, emit: (e: BatchEvent) => void) {
   const dir = plan.resume?.dir ?? plan.output ?? defaultOutputDir(plan.model);
   const state = saved ? batchStateOf(saved, plan.resume!.file) : { batches: [] };
   if (saved && state === null)
-    throw new ConfigError(`${dir} was not run with --batch: resume it without --batch (bas eval --resume ${dir})`);
+    throw new ConfigError(
+      `${dir} was not run with --batch: resume it without --batch (${savedResumeCommand(dir, saved as Record<string, unknown>, std.env())})`,
+    );
   const folder = saved ? RunFolder.resume(dir, saved) : await RunFolder.start(dir);
   const recorded = saved
     ? await readRecorded(dir, (m) => emit({ type: 'warning', message: m }))

@@ -18,6 +18,8 @@ import { tasksNeeded } from '../summary/power.js';
 import { ConfigError } from '../errors/index.js';
 import { pairKey, splitPairKey, type PairKey } from '../runfile/record.js';
 import type { Shard } from '../settings/shard.js';
+import { savedResumeCommand } from '../settings/resume-command.js';
+import * as std from '../io/std.js';
 import { readRewards } from './session.js';
 import type { RunStop } from './stop.js';
 
@@ -228,7 +230,7 @@ async function baselineScores(against: Against, n: number): Promise<Map<number, 
       const reward = rewards.get(pairKey(index, r));
       if (reward === undefined) {
         throw new ConfigError(
-          `--against: task ${index} of ${dir} has no record for rollout ${r}, and a run against it is compared task by task: give -n ${index} (its tasks before this one are complete), or finish ${dir} first with bas eval --resume ${dir}`,
+          `--against: task ${index} of ${dir} has no record for rollout ${r}, and a run against it is compared task by task: give -n ${index} (its tasks before this one are complete), or finish ${dir} first with ${savedResumeCommand(dir, against.saved, std.env())}`,
         );
       }
       sum += Math.min(1, Math.max(0, reward));
@@ -243,6 +245,8 @@ interface Against {
   dir: string;
   margin: number;
   run: { n: number; rollouts: number };
+  /** RUN's run.json as read: the endpoint a resume of it must be given again. */
+  saved: Readonly<Record<string, unknown>>;
 }
 
 /** What a run's stopping rule needs from the run. */

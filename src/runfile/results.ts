@@ -21,6 +21,7 @@ import { forEachRecord, judgeLine } from './read.js';
 import { MAX_LINE_CHARS } from '../io/jsonl.js';
 import { readRunInfo } from './run-info.js';
 import { RESULTS_FILE, RUN_FILE } from './files.js';
+import { shellWord } from '../settings/resume-command.js';
 
 /**
  * Appends rollout records to a run folder's results.jsonl. Lines are written whole, with
@@ -61,7 +62,9 @@ export class ResultStore {
     const lock = FolderLock.acquire(dir);
     if (existsSync(join(dir, RESULTS_FILE)) || existsSync(join(dir, RUN_FILE))) {
       lock.release();
-      throw new ConfigError(`${dir} already holds a run: continue it with --resume ${dir}, or choose another --output`);
+      throw new ConfigError(
+        `${dir} already holds a run: continue it with --resume ${shellWord(dir)}, or choose another --output`,
+      );
     }
     return new ResultStore(dir, lock);
   }
@@ -81,7 +84,7 @@ export class ResultStore {
       const held = await heldRun(dir);
       if (held === 'scored')
         throw new ConfigError(
-          `${dir} already holds a run: continue it with --resume ${dir}, or choose another --output`,
+          `${dir} already holds a run: continue it with --resume ${shellWord(dir)}, or choose another --output`,
         );
       if (held !== 'failed-start')
         throw new ConfigError(

@@ -20,6 +20,7 @@ import {
   resolveSettings,
   settingsForRunJson,
   type Baseline,
+  type SavedSettings,
   type EvalFlags,
   type EvalSettings,
 } from './settings.js';
@@ -81,7 +82,8 @@ interface RunLimits {
    * `--against RUN --until decided`: the run compared with, task by task, `--margin`, and RUN's
    * tasks and rollouts per task (its run.json, read once by the caller); or null.
    */
-  against: { dir: string; margin: number; run: { n: number; rollouts: number } } | null;
+  /** `--against RUN`: its folder, the margin, its tasks, and its run.json as read (what a hint to finish it names). */
+  against: { dir: string; margin: number; run: { n: number; rollouts: number }; saved: SavedSettings } | null;
 }
 
 /**
@@ -206,7 +208,7 @@ export function planOf<R>(
       against:
         s.against === null || baseline === null
           ? null
-          : { dir: s.against, margin: s.margin, run: baselineTasks(baseline) },
+          : { dir: s.against, margin: s.margin, run: baselineTasks(baseline), saved: baseline.run },
     },
     output: s.output,
     resume,

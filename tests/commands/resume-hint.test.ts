@@ -5,8 +5,8 @@
  */
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { bas, readResults, tempDir } from '../support/cli.js';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { bas, readResults, serve, tempDir, type Served } from '../support/cli.js';
 import { gatedServer, type GatedServer } from '../support/gated-server.js';
 import { loadProviders } from '../../src/settings/providers.js';
 import { flagsToConfirm } from '../../src/settings/resume-trust.js';
@@ -17,8 +17,9 @@ import { writeRun } from '../report/make-run.js';
 
 const KEY = 'sk-bas-hint-SECRET-5c20';
 const gates: GatedServer[] = [];
+const servers: Served[] = [];
 afterAll(async () => {
-  await Promise.all(gates.map((g) => g.close()));
+  await Promise.all([...gates.map((g) => g.close()), ...servers.map((s) => s.stop())]);
 });
 
 async function until(ready: () => boolean): Promise<void> {
@@ -144,5 +145,128 @@ describe('after a kill (issue 36, resume details)', () => {
       file: 'runs/x/run.json',
     });
     expect(resumed.target.kind === 'endpoint' && resumed.target.cache).toBe(resolve('some/cache'));
+  });
+});
+
+/** The words of the command in `text` that starts with `bas <command> --resume`, as a shell splits them. */
+function commandWords(text: string, command: 'eval' | 'sweep'): string[] {
+  const start = text.indexOf(`bas ${command} --resume `);
+  expect(start, text).toBeGreaterThanOrEqual(0);
+  // The command runs to the end of the line or to the prose after it.
+  return shellWords(text.slice(start).split(/\n|\)(?=[,;]|$)|, or |, then | re-runs | --max-cost USD/m)[0]!);
+}
+
+/** The folder after --resume, and the value after each flag the command gives. */
+function resumed(words: string[]): { dir: string; flags: Map<string, string> } {
+  const at = words.indexOf('--resume');
+  const flags = new Map<string, string>();
+  for (let i = at + 2; i < words.length; i += 2) flags.set(words[i]!, words[i + 1]!);
+  return { dir: words[at + 1]!, flags };
+}
+
+const oracle = (dir: string, ...more: string[]) =>
+  bas(['eval', '-m', 'builtin:oracle', '-n', '4', '--output', dir, '--no-progress', '--json', ...more]);
+
+// Six of these used to be written by hand, with the folder bare and no endpoint flags.
+describe('every other resume command bas prints', () => {
+  it('names a folder that already holds a run as one word', async () => {
+    const dir = join(tempDir(), 'a run');
+    expect((await oracle(dir)).code).toBe(0);
+    const again = await oracle(dir);
+    expect(again.code).toBe(2);
+    const at = again.stderr.indexOf('--resume ');
+    expect(shellWords(again.stderr.slice(at).split(', or ')[0]!)[1]).toBe(dir);
+  });
+
+  it('names a finished run in the report command a resume with nothing to do prints', async () => {
+    const dir = join(tempDir(), 'done run');
+    expect((await oracle(dir)).code).toBe(0);
+    const again = await bas(['eval', '--resume', dir, '--no-progress']);
+    expect(again.code, again.stderr).toBe(0);
+    const at = again.stderr.indexOf('bas report ');
+    expect(at, again.stderr).toBeGreaterThanOrEqual(0);
+    expect(shellWords(again.stderr.slice(at).split(' shows them')[0]!)).toEqual(['bas', 'report', dir]);
+  });
+
+  it('names a sweep folder that is not empty as one word', async () => {
+    const dir = join(tempDir(), 'my sweep');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'notes.txt'), 'mine\n');
+    const r = await bas(['sweep', '-m', 'builtin:oracle', '--max-tokens', '8,16', '-n', '2', '--output', dir]);
+    expect(r.code).toBe(2);
+    expect(resumed(commandWords(r.stderr, 'sweep')).dir).toBe(dir);
+  });
+
+  it('gives the merged folder of an incomplete merge as one word', async () => {
+    const root = tempDir();
+    for (const i of [1, 2]) {
+      const r = await oracle(join(root, `shard ${i}`), '--shard', `${i}/3`);
+      expect(r.code, r.stderr).toBe(0);
+    }
+    const merged = join(root, 'merged run');
+    const m = await bas(['merge', join(root, 'shard 1'), join(root, 'shard 2'), '--output', merged, '--json']);
+    expect(m.code, m.stderr).toBe(0);
+    expect(resumed(commandWords(m.stderr, 'eval')).dir).toBe(merged);
+  });
+
+  it('gives the baseline of --against with a task missing, as one word', async () => {
+    const base = join(tempDir(), 'base run');
+    expect((await oracle(base)).code).toBe(0);
+    const results = join(base, 'results.jsonl');
+    const lines = readFileSync(results, 'utf8').trim().split('\n');
+    writeFileSync(results, `${lines.filter((l) => JSON.parse(l).index !== 1).join('\n')}\n`);
+    const r = await bas(['eval', '-m', 'builtin:oracle', '-n', '4', '--against', base, '--until', 'decided']);
+    expect(r.code).toBe(2);
+    expect(resumed(commandWords(r.stderr, 'eval')).dir).toBe(base);
+  });
+
+  it('gives a run that was not a batch its endpoint flags when --batch resumes it', async () => {
+    const s = await serve(['--policy', 'oracle']);
+    servers.push(s);
+    const dir = join(tempDir(), 'plain run');
+    const env = { env: { OPENAI_API_KEY: 'sk-test' } };
+    const first = await bas(['eval', '-m', 'm', '--base-url', s.url, '-n', '2', '--output', dir, '--no-progress'], env);
+    expect(first.code, first.stderr).toBe(0);
+    const r = await bas(['eval', '--resume', dir, '--batch', '--base-url', s.url], env);
+    expect(r.code).toBe(2);
+    const { dir: named, flags } = resumed(commandWords(r.stderr, 'eval'));
+    expect(named).toBe(dir);
+    expect(flags.get('--base-url')).toBe(s.url);
+  });
+
+  it('gives each run a sweep stopped at its budget its endpoint flags', async () => {
+    const s = await serve(['--policy', 'oracle']);
+    servers.push(s);
+    const out = join(tempDir(), 'budget sweep');
+    const r = await bas(
+      [
+        'sweep',
+        '-m',
+        'm',
+        '--base-url',
+        s.url,
+        '-n',
+        '20',
+        '-c',
+        '1',
+        '--num-transactions',
+        '6,12',
+        '--max-tokens',
+        '500',
+        '--max-total-tokens',
+        '9000',
+        '--output',
+        out,
+        '--no-progress',
+      ],
+      { env: { OPENAI_API_KEY: 'sk-test' } },
+    );
+    expect(r.code, r.stderr).toBe(4);
+    const run = resumed(commandWords(r.stderr, 'eval'));
+    expect(run.dir.startsWith(out)).toBe(true);
+    expect(run.flags.get('--base-url')).toBe(s.url);
+    const sweep = resumed(commandWords(r.stderr, 'sweep'));
+    expect(sweep.dir).toBe(out);
+    expect(sweep.flags.get('--base-url')).toBe(s.url);
   });
 });

@@ -19,6 +19,7 @@ import { escapeHtml, jsonForScript } from './escape.js';
 import { htmlTable, page, provenanceTable } from './page.js';
 import { barChart, histogramChart } from './svg.js';
 import { lowerBoundLines } from '../cost.js';
+import { shellWord } from '../../settings/resume-command.js';
 
 function estimateCells(name: string, e: Estimate, digits = 3): string[] {
   return [name, fmt(e.mean, digits), fmt(e.stderr, digits), fmtCi(e.ci95, digits), String(e.n), e.method ?? '–'];
@@ -51,7 +52,7 @@ function embeddedNote(drill: DrillData): string {
   const what = all
     ? `All ${fmtInt(drill.total_rollouts)} rollouts are embedded.`
     : `This page embeds ${fmtInt(n)} of the run's ${fmtInt(drill.total_rollouts)} rollouts, so it stays small at any size: the ${l.worst} worst and ${l.best} best by reward, up to ${l.perCodeMissed} that missed and ${l.perCodeWronglyFlagged} that wrongly flagged each fault code, up to ${l.perErrorType} per error type, up to ${l.unparseable} unparseable replies, and any asked for with --rollout.`;
-  const how = `Any rollout: <code>bas report ${escapeHtml(drill.dir)} --rollout INDEX:ROLLOUT</code> prints it; add <code>--html FILE</code> to embed it in this page.`;
+  const how = `Any rollout: <code>bas report ${escapeHtml(shellWord(drill.dir))} --rollout INDEX:ROLLOUT</code> prints it; add <code>--html FILE</code> to embed it in this page.`;
   return `<p class="small">${escapeHtml(what)} ${all ? '' : how}</p>`;
 }
 
