@@ -22,6 +22,7 @@ import { compareAnswer, runAnswer, runsAnswer, safeStrings } from './api.js';
 import { Catalog, type RunState } from './catalog.js';
 import { sweepAnswer } from './sweep-view.js';
 import { leaderboardAnswer } from './leaderboard-api.js';
+import { Figures } from '../report/html/blocks.js';
 
 /**
  * A run of up to this many rollouts is held whole (about 2.5 KB a rollout of 24 rows: some
@@ -94,7 +95,7 @@ export interface BundleCount {
 }
 
 /** The bundle's data: the runs list, each run's report and rollouts, the sweeps, the pairs' figures. */
-async function bundleData(root: string, maxAll: number): Promise<PageData> {
+async function bundleData(root: string, maxAll: number, figures: Figures): Promise<PageData> {
   // Everything is read whole before it is answered: there is no second ask.
   // Every run it pairs keeps its summary, so the pairings and the leaderboard read none again.
   const catalog = new Catalog(root, { waitBytes: Number.MAX_SAFE_INTEGER, keptSummaries: MAX_COMPARED_RUNS });
@@ -110,7 +111,8 @@ async function bundleData(root: string, maxAll: number): Promise<PageData> {
     catalog.keepFew();
   }
   const sweeps: NonNullable<PageData['sweeps']> = {};
-  for (const { id } of first.sweeps) sweeps[id] = await sweepAnswer(catalog, new URLSearchParams({ sweep: id }));
+  for (const { id } of first.sweeps)
+    sweeps[id] = await sweepAnswer(catalog, new URLSearchParams({ sweep: id }), figures);
   return {
     kind: 'bundle',
     start: '#/',
@@ -121,7 +123,7 @@ async function bundleData(root: string, maxAll: number): Promise<PageData> {
     pool: safeStrings({ tasks: pool.tasks, strings: pool.strings.list }) as PageData['pool'],
     sweeps,
     compares: await comparisons(catalog, Object.keys(runs)),
-    leaderboard: await leaderboardAnswer(catalog),
+    leaderboard: await leaderboardAnswer(catalog, figures),
   };
 }
 
@@ -154,13 +156,15 @@ function emptyDrill(id: string): DrillData {
  */
 export async function writeBundle(root: string, file: string, maxAll = MAX_ALL_ROLLOUTS): Promise<BundleCount> {
   const sink = fileSink(file, '--bundle');
-  const data = withoutRoot(await bundleData(root, maxAll), root);
+  const figures = new Figures();
+  const data = withoutRoot(await bundleData(root, maxAll, figures), root);
   const title = `bas view bundle: ${Object.keys(data.runs).length} run(s)`;
   const html = page({
     title,
     header:
       '<a href="#/"><b>bas view</b></a> <span class="small">bundle: runs, rollouts and comparisons, read from this file alone</span>',
-    body: '<div id="app"></div>',
+    // The figures of its leaderboard and sweeps, drawn by the server, as the --html pages hold them.
+    body: `<div id="app"></div>\n${withoutRoot(figures.templates(), root)}`,
     data: jsonForScript(data),
     script: appScript(),
   });

@@ -1,20 +1,26 @@
 /**
  * GET /api/leaderboard: the runs under the folder ranked as `bas leaderboard` ranks them (the
- * same code, its default measure, seed and resamples): its text, and each group's runs by id so
- * the page links them. Every run's whole summary is read for it (a comparison's pairing needs
- * each task's mean), one at a time, as the viewer reads them for a comparison.
+ * same code, its default measure, seed and resamples): its text, each group's runs by id so
+ * the page links them, and the tables of `bas leaderboard --html` (its sections). Every run's
+ * whole summary is read for it (a comparison's pairing needs each task's mean), one at a time,
+ * as the viewer reads them for a comparison.
  */
 import { buildLeaderboard } from '../report/leaderboard.js';
 import { leaderboardAnswerOf } from '../report/leaderboard-answer.js';
 import { renderLeaderboard } from '../report/leaderboard-text.js';
+import { Figures } from '../report/html/blocks.js';
+import { leaderboardSections } from '../report/html/leaderboard-page.js';
 import type { RunData } from '../report/read.js';
 import { COMMAND_FLAGS } from '../settings/command-flags.js';
 import { readFlags } from '../settings/flag.js';
 import { runsAnswer } from './api.js';
 import type { Catalog } from './catalog.js';
 
-/** The leaderboard of every run under the folder whose summary can be read. */
-export async function leaderboardAnswer(catalog: Catalog): Promise<unknown> {
+/**
+ * The leaderboard of every run under the folder whose summary can be read. Its figures go to
+ * `figures` (a bundle holds them as templates); without it they are left out, with a note.
+ */
+export async function leaderboardAnswer(catalog: Catalog, figures: Figures | null = null): Promise<unknown> {
   const list = (await runsAnswer(catalog)) as { runs: Array<{ id: string }> };
   const runs: RunData[] = [];
   const left: string[] = [];
@@ -27,5 +33,11 @@ export async function leaderboardAnswer(catalog: Catalog): Promise<unknown> {
   }
   const { seed, resamples } = readFlags(COMMAND_FLAGS.leaderboard, {});
   const lb = buildLeaderboard(runs, { seed, resamples });
-  return leaderboardAnswerOf(lb, runs.length ? renderLeaderboard(lb) : null, left);
+  const answer = leaderboardAnswerOf(lb, runs.length ? renderLeaderboard(lb) : null, left);
+  if (runs.length === 0) return answer;
+  const sections = leaderboardSections(lb, null, null, figures ?? new Figures());
+  return { ...answer, sections: figures ? sections : Figures.without(sections, FIGURES_WHERE) };
 }
+
+/** Where the figures left out of `bas view`'s pages are drawn. */
+export const FIGURES_WHERE = 'the pages of --html and in a bundle (bas view DIR --bundle FILE)';

@@ -7,7 +7,18 @@
  */
 import { RequestError } from '../errors/index.js';
 import { terminalText } from '../io/terminal-text.js';
-import { buildSweep, pointName, renderSweep, sweepSettingsLines, type SweepInput } from '../report/sweep.js';
+import {
+  buildSweep,
+  pointName,
+  renderSweep,
+  sweepSettingsLines,
+  type SweepInput,
+  type SweepResult,
+} from '../report/sweep.js';
+import { Figures } from '../report/html/blocks.js';
+import { sweepSections } from '../report/html/sweep-page.js';
+import type { Section } from '../display/blocks.js';
+import { FIGURES_WHERE } from './leaderboard-api.js';
 import { resultsPath } from '../runfile/files.js';
 import { planAxis, planModels, type SweepPlanPoint } from '../runfile/sweep-file.js';
 import { pointId, type Catalog } from './catalog.js';
@@ -63,7 +74,15 @@ async function pointInput(
   return { row, input };
 }
 
-export async function sweepAnswer(catalog: Catalog, q: URLSearchParams): Promise<unknown> {
+/**
+ * One sweep's answer; with its points' runs read, the curves and points of `bas sweep --html`
+ * (its sections), their figures going to `figures` (a bundle's templates), else left out.
+ */
+export async function sweepAnswer(
+  catalog: Catalog,
+  q: URLSearchParams,
+  figures: Figures | null = null,
+): Promise<unknown> {
   const id = q.get('sweep');
   if (id === null || id === '') throw new RequestError(400, '"sweep" is missing: name a sweep by its folder');
   const sweep = catalog.sweep(id);
@@ -95,5 +114,11 @@ export async function sweepAnswer(catalog: Catalog, q: URLSearchParams): Promise
       status: terminalText(p.status),
       problem: p.problem === null ? null : terminalText(p.problem),
     })),
+    ...(result ? { sections: sectionsOf(result, figures) } : {}),
   };
+}
+
+function sectionsOf(result: SweepResult, figures: Figures | null): Section[] {
+  const sections = sweepSections(result, figures ?? new Figures());
+  return figures ? sections : Figures.without(sections, FIGURES_WHERE);
 }

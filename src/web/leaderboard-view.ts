@@ -1,4 +1,8 @@
-/** The runs ranked as `bas leaderboard` ranks them: its table as it prints it, then each group's runs linked to their pages. */
+/**
+ * The runs ranked as `bas leaderboard` ranks them: the tables of its --html page where the
+ * answer has them, each group's runs linked to their pages where the source holds them, and
+ * its table as it prints it.
+ */
 import { idPath } from '../display/route.js';
 import type { LeaderboardAnswer } from './answers.js';
 import { sectionsView } from './blocks-view.js';
@@ -36,12 +40,19 @@ export async function leaderboardView(app: HTMLElement, source: Source): Promise
   try {
     const lb = await source.leaderboard();
     text.textContent = lb.text ?? '(no run has a summary yet)';
-    // A leaderboard's page: its tables and figures, then the text folded.
-    if (lb.sections)
-      return void clear(app).append(...sectionsView(lb.sections), folded('As bas leaderboard prints it', text));
-    for (const g of lb.groups) groups.append(el('h2', { text: g.title }), groupTable(g));
+    // Links only where the source holds the runs' pages (bas view, a bundle; not a leaderboard's page).
+    const held = await source.runs().then(
+      (l) => new Set(l.runs.map((r) => r.id)),
+      () => new Set<string>(),
+    );
+    for (const g of lb.groups)
+      if ([...g.runs, ...g.unranked].some((r) => held.has(r.id)))
+        groups.append(el('h2', { text: `Runs: ${g.title}` }), groupTable(g));
     if (lb.left_out.length)
       groups.append(el('p', { cls: 'note', text: `Not read (no summary): ${lb.left_out.join(', ')}` }));
+    // The tables and figures of the --html page, the links, then the text folded.
+    if (lb.sections)
+      clear(app).append(...sectionsView(lb.sections), groups, folded('As bas leaderboard prints it', text));
   } catch (err) {
     clear(text).append(problem(err));
   }

@@ -21,16 +21,25 @@ function pointRow(p: SweepAnswer['points'][number]): HTMLElement {
   ]);
 }
 
+/** Whether the source holds runs' pages (bas view, a bundle), not only a sweep's page. */
+const holdsRuns = (source: Source): Promise<boolean> =>
+  source.runs().then(
+    (l) => l.runs.length > 0,
+    () => false,
+  );
+
 /** Shows sweep `id` in `app`, asked again every 1.5 s while a point runs. */
 export function sweepView(app: HTMLElement, source: Source, timers: Timers, id: string): void {
   const head = el('p', { id: 'sweep-status' });
   const settings = el('div');
   const text = el('pre', { id: 'sweep-table' });
   const points = table(['run', 'model', 'point', 'status', 'rollouts', 'reward [95% CI]'], { id: 'sweep-points' });
+  const tables = el('div', { id: 'sweep-sections' });
   clear(app).append(
     el('p', null, [el('a', { href: '#/', text: '← runs' })]),
     el('h1', { text: `sweep ${id}` }),
     head,
+    tables,
     el('h2', { text: 'Settings' }),
     settings,
     el('h2', { text: 'Points (as bas sweep shows them)' }),
@@ -43,8 +52,10 @@ export function sweepView(app: HTMLElement, source: Source, timers: Timers, id: 
       const s = await source.sweep(id);
       text.textContent = s.text ?? '(no point has rollouts yet)';
       // A sweep's page: its figures and points, then the text folded (its settings are in its header).
-      if (s.sections)
+      if (s.sections && !(await holdsRuns(source)))
         return void clear(app).append(...sectionsView(s.sections), folded('As bas sweep prints it', text));
+      // bas view, a bundle: the tables of the --html page above its runs, each linked.
+      if (s.sections) clear(tables).append(...sectionsView(s.sections));
       const running = s.points.some((p) => p.status === 'running');
       head.textContent = `models: ${s.models.join(', ')} · ${s.points.length} point(s)${s.created_at ? ` · created ${s.created_at}` : ''}${running ? ' · running' : ''}`;
       clear(settings).append(pairsTable(s.settings, { id: 'sweep-settings' }));

@@ -53,3 +53,29 @@ describe('/api/sweep', () => {
     });
   });
 });
+
+type Sections = Array<Array<Record<string, unknown>>>;
+
+describe("/api/sweep's sections: the tables of bas sweep --html", () => {
+  it('holds the points table, the figures left out with a note on where they are drawn', async () => {
+    const answer = (await sweepAnswer(new Catalog(sweepRoot()), new URLSearchParams({ sweep: 'sw' }))) as {
+      sections: Sections;
+    };
+    const blocks = answer.sections.flat();
+    expect(blocks.some((b) => 'figures' in b)).toBe(false);
+    const points = blocks.find((b) => 'table' in b) as { table: { rows: string[][] } } | undefined;
+    expect(points?.table.rows).toHaveLength(2);
+    expect(blocks.at(-1)).toEqual({ small: expect.stringContaining('--bundle') });
+  });
+
+  it("keeps the figures for a page that holds them (a bundle's templates)", async () => {
+    const { Figures } = await import('../../src/report/html/blocks.js');
+    const figures = new Figures();
+    const answer = (await sweepAnswer(new Catalog(sweepRoot()), new URLSearchParams({ sweep: 'sw' }), figures)) as {
+      sections: Sections;
+    };
+    const named = answer.sections.flat().filter((b) => 'figures' in b) as Array<{ figures: number[] }>;
+    expect(named.length).toBeGreaterThan(0);
+    for (const n of named.flatMap((b) => b.figures)) expect(figures.templates()).toContain(`id="bas-figure-${n}"><svg`);
+  });
+});

@@ -158,10 +158,15 @@ describe.skipIf(!hasChromium)('the app in headless chromium', () => {
     await page.close();
   });
 
-  it('bas view: the runs ranked as bas leaderboard ranks them, each linked', async () => {
+  it('bas view: the runs ranked as bas leaderboard ranks them, in the --html tables, each linked', async () => {
     const page = await watched(server.url.replace(/\/$/, ''), seen);
     await page.goto(server.url);
     await page.locator('#leaderboard-link').click();
+    await page.locator('#app section h3', { hasText: 'How each run was made' }).waitFor();
+    // Names as text in the tables too; the figures are the pages' and the bundles'.
+    expect(await page.locator('#app section td', { hasText: 'model <b>' }).count()).toBeGreaterThan(0);
+    expect(await page.locator('#app td b').count()).toBe(0);
+    expect(await page.locator('#app section p.small', { hasText: '--bundle' }).count()).toBe(1);
     await checkLeaderboard(page);
     await page.close();
   });
@@ -258,6 +263,8 @@ describe.skipIf(!hasChromium)('the app in headless chromium', () => {
       await checkDiff(page);
       await page.locator('#comparison', { hasText: 'paired differences' }).waitFor();
       await page.goto(`${url}#/leaderboard`);
+      // The bundle holds the leaderboard's figures, as its --html page does.
+      await page.locator('#app section svg .whisker').nth(1).waitFor();
       await checkLeaderboard(page);
       expect(await pwned(page)).toBeUndefined();
       await page.close();

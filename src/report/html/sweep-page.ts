@@ -120,13 +120,18 @@ function sweepAnswerOf(r: SweepResult) {
   };
 }
 
-/** The whole page for `bas sweep --html`. */
-export function sweepPage(r: SweepResult, figures = new Figures()): string {
-  const title = `bas sweep: ${r.models.join(', ')}`;
-  const sections: Section[] = [
+/** What a sweep's page shows: its curves (their figures go to `figures`), then its points. */
+export function sweepSections(r: SweepResult, figures: Figures): Section[] {
+  return [
     [{ h2: SWEEP_AXES[r.axis].curves }, ...sweepFigures(r, figures)],
     [{ h2: 'Points' }, { table: sweepTable(r) }],
   ];
+}
+
+/** The whole page for `bas sweep --html`. */
+export function sweepPage(r: SweepResult, figures = new Figures()): string {
+  const title = `bas sweep: ${r.models.join(', ')}`;
+  const sections = sweepSections(r, figures);
   // Named in the address by its folder's name: an absolute path is no address.
   const id = basename(r.dir) || 'sweep';
   const data: PageData = {
