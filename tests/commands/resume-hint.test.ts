@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { bas, readResults, serve, tempDir, type Served } from '../support/cli.js';
+import { commandWords, resumed, shellWords } from '../support/shell-words.js';
 import { gatedServer, type GatedServer } from '../support/gated-server.js';
 import { loadProviders } from '../../src/settings/providers.js';
 import { flagsToConfirm } from '../../src/settings/resume-trust.js';
@@ -24,14 +25,6 @@ afterAll(async () => {
 
 async function until(ready: () => boolean): Promise<void> {
   while (!ready()) await new Promise((r) => setTimeout(r, 5));
-}
-
-/** The words of a command line as a POSIX shell splits them: bare words, backslashes, single quotes. */
-function shellWords(line: string): string[] {
-  const words: string[] = [];
-  for (const m of line.matchAll(/(?:\\.|'[^']*'|[^\s'\\])+/g))
-    words.push(m[0].replace(/\\(.)|'([^']*)'/g, (_, escaped?: string, quoted?: string) => escaped ?? quoted ?? ''));
-  return words;
 }
 
 describe('the resume command a stop prints', () => {
@@ -148,22 +141,6 @@ describe('after a kill (issue 36, resume details)', () => {
   });
 });
 
-/** The words of the command in `text` that starts with `bas <command> --resume`, as a shell splits them. */
-function commandWords(text: string, command: 'eval' | 'sweep'): string[] {
-  const start = text.indexOf(`bas ${command} --resume `);
-  expect(start, text).toBeGreaterThanOrEqual(0);
-  // The command runs to the end of the line or to the prose after it.
-  return shellWords(text.slice(start).split(/\n|\)(?=[,;]|$)|, or |, then | re-runs | --max-cost USD/m)[0]!);
-}
-
-/** The folder after --resume, and the value after each flag the command gives. */
-function resumed(words: string[]): { dir: string; flags: Map<string, string> } {
-  const at = words.indexOf('--resume');
-  const flags = new Map<string, string>();
-  for (let i = at + 2; i < words.length; i += 2) flags.set(words[i]!, words[i + 1]!);
-  return { dir: words[at + 1]!, flags };
-}
-
 const oracle = (dir: string, ...more: string[]) =>
   bas(['eval', '-m', 'builtin:oracle', '-n', '4', '--output', dir, '--no-progress', '--json', ...more]);
 
@@ -232,41 +209,5 @@ describe('every other resume command bas prints', () => {
     const { dir: named, flags } = resumed(commandWords(r.stderr, 'eval'));
     expect(named).toBe(dir);
     expect(flags.get('--base-url')).toBe(s.url);
-  });
-
-  it('gives each run a sweep stopped at its budget its endpoint flags', async () => {
-    const s = await serve(['--policy', 'oracle']);
-    servers.push(s);
-    const out = join(tempDir(), 'budget sweep');
-    const r = await bas(
-      [
-        'sweep',
-        '-m',
-        'm',
-        '--base-url',
-        s.url,
-        '-n',
-        '20',
-        '-c',
-        '1',
-        '--num-transactions',
-        '6,12',
-        '--max-tokens',
-        '500',
-        '--max-total-tokens',
-        '9000',
-        '--output',
-        out,
-        '--no-progress',
-      ],
-      { env: { OPENAI_API_KEY: 'sk-test' } },
-    );
-    expect(r.code, r.stderr).toBe(4);
-    const run = resumed(commandWords(r.stderr, 'eval'));
-    expect(run.dir.startsWith(out)).toBe(true);
-    expect(run.flags.get('--base-url')).toBe(s.url);
-    const sweep = resumed(commandWords(r.stderr, 'sweep'));
-    expect(sweep.dir).toBe(out);
-    expect(sweep.flags.get('--base-url')).toBe(s.url);
   });
 });

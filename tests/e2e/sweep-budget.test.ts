@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bas, serve, tempDir, type Served } from '../support/cli.js';
+import { commandWords, resumed } from '../support/shell-words.js';
 
 const servers: Served[] = [];
 afterAll(async () => {
@@ -17,7 +18,8 @@ describe('bas sweep with a budget', () => {
   it('gives each run the whole budget, runs every point, and exits 4 naming the runs it stopped', async () => {
     const s = await serve(['--policy', 'oracle']);
     servers.push(s);
-    const out = join(tempDir(), 'sweep');
+    // A space in the folder: each resume printed is one a shell runs as printed.
+    const out = join(tempDir(), 'a sweep');
     const limit = 9000;
     const r = await bas(
       [
@@ -44,6 +46,13 @@ describe('bas sweep with a budget', () => {
     );
     expect(r.code, r.stderr).toBe(4);
     expect(r.stderr).toMatch(/2 of 2 runs stopped at their budget .* bas eval --resume .* --max-cost USD/);
+    // Each stopped run's resume and the sweep's name their folders whole and the endpoint.
+    const run = resumed(commandWords(r.stderr, 'eval'));
+    expect(run.dir.startsWith(`${out}/`)).toBe(true);
+    expect(run.flags.get('--base-url')).toBe(s.url);
+    const sweep = resumed(commandWords(r.stderr, 'sweep'));
+    expect(sweep).toMatchObject({ dir: out });
+    expect(sweep.flags.get('--base-url')).toBe(s.url);
     const stats = (await (await fetch(`${s.url}/bas/stats`)).json()) as {
       promptTokens: number;
       completionTokens: number;
