@@ -11,7 +11,7 @@ import type { RunPlan } from '../engine/run-eval.js';
 import { withStopSignal } from '../io/stop-signal.js';
 import { terminalText } from '../io/terminal-text.js';
 import { redact } from '../io/secrets.js';
-import { BATCH_FLAGS } from '../settings/command-flags.js';
+import { BATCH_FLAGS } from '../settings/endpoint-flags.js';
 import { readFlags } from '../settings/flag.js';
 import { loadProviders } from '../settings/providers.js';
 import { resumeCommand } from '../settings/resume-command.js';

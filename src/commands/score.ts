@@ -10,7 +10,8 @@ import { ConfigError, ErrorRateError, InputLineError } from '../errors/index.js'
 import { readJsonLines } from '../io/jsonl.js';
 import { outsideText } from '../io/outside-text.js';
 import { openSink, withSink } from '../io/output.js';
-import { SummaryBuilder, type Summary } from '../summary/summary.js';
+import { SummaryBuilder } from '../summary/summary-builder.js';
+import type { Summary } from '../summary/summary.js';
 import { errorBudget } from '../summary/error-budget.js';
 import {
   erroredRecord,

@@ -5,7 +5,8 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { SummaryBuilder, type Summary } from '../summary/summary.js';
+import { SummaryBuilder } from '../summary/summary-builder.js';
+import type { Summary } from '../summary/summary.js';
 import type { Warn } from '../runfile/read.js';
 import { pairKey, splitPairKey, type PairKey, type RolloutRecord } from '../runfile/record.js';
 import { modelFolderPart, resultsPath } from '../runfile/files.js';

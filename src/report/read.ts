@@ -10,7 +10,9 @@ import { expectedRollouts, locateRun, readRunInfo, stderrWarn, type RunFile, typ
 import { folderLockState } from '../runfile/lock.js';
 import { runGenerator } from '../runfile/versions.js';
 import { GENERATOR_VERSION } from '../task/generate.js';
-import { withSpend, type Summary, type TaskMeansSource } from '../summary/summary.js';
+import { withSpend } from '../summary/spend.js';
+import type { Summary } from '../summary/summary.js';
+import type { TaskMeansSource } from '../summary/task-means.js';
 import { spendBeside } from '../runfile/sessions.js';
 import {
   foldWinningRecords,

@@ -8,7 +8,9 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigError } from '../errors/index.js';
-import { SummaryBuilder, withSpend, type Summary } from '../summary/summary.js';
+import { withSpend } from '../summary/spend.js';
+import { SummaryBuilder } from '../summary/summary-builder.js';
+import type { Summary } from '../summary/summary.js';
 import { spendBeside, spendOf } from './sessions.js';
 import { buildRunFolder, requireEmptyOutput } from './build.js';
 import { RESULTS_FILE, RUN_FILE } from './files.js';

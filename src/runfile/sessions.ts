@@ -9,7 +9,8 @@
  * written (a resumed one, whose end 0.3 did not keep, or one killed with `kill -9`) counts as
  * of unknown length rather than a guess.
  */
-import type { InFlight, SpendBeside, TokenSums } from '../summary/summary.js';
+import type { SpendBeside } from '../summary/spend.js';
+import type { InFlight, TokenSums } from '../summary/summary.js';
 import type { Unreported } from '../summary/billed.js';
 
 /** One change of the limit on requests in flight, for run.json. */

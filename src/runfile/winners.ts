@@ -22,7 +22,8 @@
 import { ConfigError } from '../errors/index.js';
 import { forEachRecord, stderrWarn, type Warn } from './read.js';
 import { pairKey, splitPairKey, type PairKey, type RolloutRecord } from './record.js';
-import { SummaryBuilder, type Summary, type SummaryRecord } from '../summary/summary.js';
+import { SummaryBuilder } from '../summary/summary-builder.js';
+import type { Summary, SummaryRecord } from '../summary/summary.js';
 import { billedCompletion, tokenCount } from '../summary/billed.js';
 import { inShard, readShard, type Shard } from '../settings/shard.js';
 

@@ -2,7 +2,7 @@
  * What every flag of every command is declared with, and what is derived from it: its
  * commander option (help line with its default, the refusal of a repeated single-valued
  * flag), its parsed value, and the name errors use. The eval settings (setting-table.ts)
- * extend it with their TOML and run.json keys; command-flags.ts declares every command's set.
+ * extend it with their TOML and run.json keys; command-flags.ts gathers every command's set.
  */
 import { ConfigError } from '../errors/index.js';
 

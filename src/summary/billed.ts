@@ -8,7 +8,7 @@
  * (docs/cost.md, "What is counted").
  */
 /** A reply's token count above this is not a count but a fault of the endpoint. */
-export const MAX_TOKENS = 100_000_000;
+const MAX_TOKENS = 100_000_000;
 
 /** A token count a reply reported, or null (missing, or not a count: negative, fractional, absurd). */
 export function tokenCount(v: unknown): number | null {

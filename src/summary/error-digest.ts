@@ -90,6 +90,19 @@ export class ErrorMessages {
     if (!Number.isNaN(id)) t.byMessage.set(id, (t.byMessage.get(id) ?? 0) + 1);
   }
 
+  /**
+   * Errored rollouts per type, commonest first (ties by type): the same whatever order they
+   * came in. An object without a prototype: a type is outside text.
+   */
+  countsByType(): Record<string, number> {
+    const types = [...this.perType.entries()].sort(
+      ([a, x], [b, y]) => y.count - x.count || (a < b ? -1 : a > b ? 1 : 0),
+    );
+    const out = Object.create(null) as Record<string, number>;
+    for (const [type, t] of types) out[type] = t.count;
+    return out;
+  }
+
   /** The digest of the errored rollouts counted so far, commonest type first. */
   digest(): ErrorDigest[] {
     return [...this.perType.entries()]

@@ -14,7 +14,7 @@
 import { CompensatedSum } from './compensated-sum.js';
 import { noiseSplit } from './noise.js';
 import { Rng } from '../task/random.js';
-import { FixedMeanTest } from './confidence-sequence.js';
+import { FixedMeanTest } from './fixed-mean-test.js';
 
 /** z for a two-sided 5% test (the 97.5% point of the standard normal). */
 export const Z_ALPHA = 1.959963984540054;
@@ -190,8 +190,8 @@ export interface SequentialPlan {
 }
 
 /**
- * The sequential rule of the confidence sequences (confidence-sequence.ts) run on streams
- * drawn from a pilot: `scores` (one per task, in [0, 1]) resampled with replacement by a
+ * The sequential rule of the confidence sequences (FixedMeanTest, fixed-mean-test.ts) run on
+ * streams drawn from a pilot: `scores` (one per task, in [0, 1]) resampled with replacement by a
  * seeded generator, each run stopping when the sequence leaves out `m0` (one-sample) or at
  * `cap` tasks. `scores` are already shifted to the difference planned for (shiftToMean).
  * `truth` says which side is right, for the wrong-sign count.

@@ -1,12 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
-import {
-  ConfidenceSequence,
-  FixedMeanTest,
-  PairedConfidenceSequence,
-  sequentialStop,
-  verdictOf,
-} from '../../src/summary/confidence-sequence.js';
+import { ConfidenceSequence, PairedConfidenceSequence, verdictOf } from '../../src/summary/confidence-sequence.js';
+import { FixedMeanTest } from '../../src/summary/fixed-mean-test.js';
+import { sequentialStop } from '../../src/summary/sequential-stop.js';
 import { wilsonInterval } from '../../src/summary/stats.js';
 
 /**

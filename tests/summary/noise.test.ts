@@ -1,7 +1,7 @@
 /** The noise split (src/summary/noise.ts): a hand-worked case, the cost model, and a policy of known noise. */
 import { describe, expect, it } from 'vitest';
 import { bestRollouts, noiseSplit } from '../../src/summary/noise.js';
-import { SummaryBuilder } from '../../src/summary/summary.js';
+import { SummaryBuilder } from '../../src/summary/summary-builder.js';
 import { generateTask } from '../../src/task/generate.js';
 import { policyReplier, runPolicy, slipsDraw, SLIPS_RATES } from '../../src/task/policies.js';
 import { scoreReply } from '../../src/task/score.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SummaryBuilder } from '../../src/summary/summary.js';
+import { SummaryBuilder } from '../../src/summary/summary-builder.js';
 import { TaskTable } from '../../src/summary/task-table.js';
 import { done, failed } from '../report/fixtures.js';
 
