@@ -1,8 +1,9 @@
 /**
  * What `bas view` knows of the folder it serves: every run folder and sweep folder under it
  * (found by runfile's one rule, runfile/discover.ts), each run's run.json and status, its
- * rollout index (runfile/rollout-index.ts) and its summary, read by the report code itself
- * (`readRun`) and kept in memory until the results file changes. Nothing here writes, and
+ * rollout index (runfile/rollout-index.ts) and its summary, folded by the report code itself
+ * (report/read.ts `RunRead`) in the same read of the results file as the index, and kept in
+ * memory until the file changes (then read again by `readRun`). Nothing here writes, and
  * nothing is kept between starts: files are only opened to be read.
  */
 import { statSync } from 'node:fs';
@@ -31,9 +32,11 @@ const KEPT_SUMMARIES = 2;
 /** Bytes the rollout indexes may hold together; the least recently used go past it (and are read again when opened). */
 const INDEX_BUDGET_BYTES = 64 * 1024 * 1024;
 /**
- * Runs of more rollouts than this get their index warmed, not their summary: the report's fold
- * over a run of a million tasks takes the server to some 190 MiB while it runs (its per-task
- * table; docs/performance.md), so it is read only when that run is opened.
+ * Warming reads a run's summary with its index, in the index's one read (`followRead`), at any
+ * size (the run list asks every run's figures anyway). A run that read could not summarise (a
+ * damaged line, say) is read a second time, for its summary alone, only up to this many
+ * rollouts: the report's fold over a run of a million tasks takes the server to some 200 MiB
+ * while it runs (its per-task table; docs/performance.md).
  */
 const WARM_SUMMARY_MAX_ROLLOUTS = 200_000;
 /** A walk of the folder is reused for this long. */
