@@ -16,7 +16,7 @@ import { removeSweepPlan, type SweepPlan, type SweepPlanPoint } from '../runfile
 import { planOf } from '../settings/plan.js';
 import type { EvalEvent, EvalResult } from './events.js';
 import { runPlan, type RunPlan } from './run-eval.js';
-import { readForResume, type ResumeRead } from './resume-read.js';
+import { readForResume, stillCurrent, type ResumeRead } from './resume-read.js';
 
 /** One run of the grid: where it stands in sweep.json, its model, its folder and its plan. */
 export interface PlannedPoint {
@@ -106,13 +106,13 @@ async function withdrawn(sweep: SweepRun, index: number): Promise<boolean> {
 
 /**
  * A resumed point's folder read before its run, which takes the read (run-eval.ts): the plan's
- * read, or one made here when only the records can say whether the point was cut off (run.json
- * says `failed`). Any other point's run reads its own folder, under its lock. Anything
- * unreadable is left for the run to report.
+ * read while the file is as it was, or one made here when only the records can say whether the
+ * point was cut off (run.json says `failed`). Any other point's run reads its own folder, under
+ * its lock. Anything unreadable is left for the run to report.
  */
 async function readBefore(point: PlannedPoint): Promise<ResumeRead | undefined> {
   if (!point.resumed) return undefined;
-  if (point.read !== undefined) return point.read;
+  if (point.read !== undefined && stillCurrent(point.read, point.dir)) return point.read;
   if (point.plan.resume?.run.status !== 'failed') return undefined;
   return readForResume(point.plan).catch(() => undefined);
 }

@@ -10,7 +10,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { listRowOf, type ListRow } from '../../src/display/list.js';
-import { rolloutDetail } from '../../src/display/drill.js';
+import { rolloutDetail, type RolloutDetail } from '../../src/display/drill.js';
 import { drillDataOf } from '../../src/report/html/drilldown.js';
 import { readListRows } from '../../src/report/list-rows.js';
 import { readRunInfo } from '../../src/runfile/read.js';
@@ -50,7 +50,10 @@ describe('the row of a rollout in the list', () => {
         { record, reasons: [] },
       ]);
       // The viewer's detail of one rollout carries its consistency from the record (view/api.ts).
-      const detail = { ...rolloutDetail(drill, drill.rollouts[0]!), consistency: record.detail?.consistency ?? null };
+      const detail = {
+        ...rolloutDetail(drill, drill.rollouts[0]!),
+        consistency: (record.detail?.consistency ?? null) as RolloutDetail['consistency'],
+      };
       return fields(listRowOf(detail));
     });
     const index = new RolloutIndex(dir, runBounds(run));
