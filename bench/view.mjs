@@ -86,7 +86,7 @@ async function oneRun(runs, n) {
         target(ROLLOUT_S),
       ),
       row(`${label}: the farthest rollout, whole`, far, 's', target(ROLLOUT_S)),
-      row(`${label}: the run's summary ready (the report's fold, after the index)`, summary, 's'),
+      row(`${label}: the run's summary ready, after the run opened (one read folds both)`, summary, 's'),
       row(`${label}: server peak RSS, index and summary built`, peakMb(server.pid), 'MiB', target(TARGET_MB)),
     ];
   } finally {

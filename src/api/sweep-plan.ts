@@ -8,7 +8,6 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, ErrorRateError, FatalRunError, InterruptedError } from '../errors/index.js';
 import { RUN_FILE } from '../runfile/files.js';
-import { cutOffRun } from '../runfile/results.js';
 import {
   planAxis,
   planModels,
@@ -26,7 +25,7 @@ import { loadProviders } from '../settings/providers.js';
 import { unconfirmedPlanEndpoint, type EndpointFlags } from '../settings/resume-trust.js';
 import type { RunPlan } from '../engine/run-eval.js';
 import { planPoint, type SweepRun } from '../engine/sweep.js';
-import { rolloutsLeft } from '../engine/session.js';
+import { readForResume, type ResumeRead } from '../engine/resume-read.js';
 import { SETTINGS, type Setting } from '../settings/setting-table.js';
 import { evalPlanFromFlags } from './eval-plan.js';
 import { AXES, newSweep, OWN, type SweepFlags } from './sweep-grid.js';
@@ -52,26 +51,34 @@ function refuseUnconfirmedPlan(plan: SweepPlan, confirm: EndpointFlags, planFile
   if (why !== null) throw new ConfigError(why);
 }
 
+/** A resumed point's plan, and its folder as read to learn whether it is finished (handed on to its run). */
+interface ReadPoint {
+  plan: RunPlan;
+  read?: ResumeRead;
+}
+
 /**
  * Whether every point of a resumed sweep has each of its rollouts recorded and scored, or is
- * recorded as cut off by the token limit, so that its resume sends no request. Each point's plan read for this goes into `read`, for its run.
- * Anything unreadable is left for the run itself to report.
+ * recorded as cut off by the token limit, so that its resume sends no request. What it reads of
+ * each point (its plan, its folder: once) goes into `read`, for its run. Anything unreadable is
+ * left for the run itself to report.
  */
 async function everyPointFinished(
   dir: string,
   file: SweepPlan,
   confirm: Record<string, string>,
-  read: Map<string, RunPlan>,
+  read: Map<string, ReadPoint>,
 ): Promise<boolean> {
   try {
     for (const p of file.points) {
       const sub = join(dir, p.folder);
       if (!existsSync(join(sub, RUN_FILE))) return false;
       const plan = await evalPlanFromFlags([], { resume: sub, ...confirm }, { models: true });
-      const { n, rollouts, shard } = plan.tasks;
-      read.set(p.folder, plan);
+      read.set(p.folder, { plan });
+      const folder = await readForResume(plan);
+      read.set(p.folder, { plan, read: folder });
       // A point recorded as cut off is final: its resume runs nothing (engine/sweep.ts).
-      if ((await rolloutsLeft(sub, n, rollouts, shard)).pending > 0 && !(await cutOffRun(sub))) return false;
+      if (folder.left > 0 && !folder.cutOff) return false;
     }
     return true;
   } catch {
@@ -141,7 +148,7 @@ async function planPoints(
   file: SweepPlan,
   fresh: boolean,
   confirm: Record<string, string>,
-  read: Map<string, RunPlan>,
+  read: Map<string, ReadPoint>,
 ): Promise<SweepRun> {
   const models = planModels(file);
   const bases = new Map<string, RunPlan>();
@@ -151,9 +158,9 @@ async function planPoints(
     const model = spec.model ?? models[0] ?? '';
     try {
       if (!fresh && existsSync(join(sub, RUN_FILE))) {
-        const plan =
-          read.get(spec.folder) ?? (await evalPlanFromFlags([], { resume: sub, ...confirm }, { models: true }));
-        run.points.push({ spec, model, dir: sub, resumed: true, plan });
+        const known = read.get(spec.folder);
+        const plan = known?.plan ?? (await evalPlanFromFlags([], { resume: sub, ...confirm }, { models: true }));
+        run.points.push({ spec, model, dir: sub, resumed: true, plan, ...(known?.read ? { read: known.read } : {}) });
         continue;
       }
       let base = bases.get(model);
@@ -197,8 +204,8 @@ export async function planSweep(words: string[], flags: SweepFlags): Promise<Swe
   let file: SweepPlan;
   /** Endpoint flags given again on a resume: they go to every point. */
   const confirm: Record<string, string> = {};
-  /** Resumed points' plans, read once. */
-  const read = new Map<string, RunPlan>();
+  /** Resumed points' plans and folders, read once. */
+  const read = new Map<string, ReadPoint>();
   if (flags.resume) {
     // `adapt: true` is commander's default for `--no-adapt`, not something the user said.
     const extra = Object.entries(flags).filter(

@@ -3,6 +3,7 @@
  * come from a page's embedded data (filtered here) or from `bas view`'s API (filtered by the
  * server; `apiParams` says how a filter is asked of it).
  */
+import { FAULT_CODES } from '../task/types.js';
 import type { RolloutDetail } from './drill.js';
 import { markRollout } from './marks.js';
 
@@ -138,7 +139,15 @@ export function apiParams(q: ListQuery): Record<string, string> | null {
   return p;
 }
 
-/** The list row of one rollout, from its detail (a page's data, or one rollout the API answered). */
+/** `codes` in FAULT_CODES order, as a row built from a record or the index lists them (tests/report/list-rows.test.ts). */
+const inCodeOrder = (codes: readonly string[] | undefined): string[] =>
+  FAULT_CODES.filter((c) => codes?.includes(c) === true);
+
+/**
+ * The list row of one rollout, from its detail (a page's data, or one rollout the API
+ * answered): the row report/list-rows.ts builds from its record and the rollout index from its
+ * facts. A page's detail carries no consistency (display/drill.ts), so there it is unknown.
+ */
 export function listRowOf(d: RolloutDetail): ListRow {
   const marks = markRollout(d);
   const consistent = d.consistency?.bas_consistent;
@@ -149,8 +158,8 @@ export function listRowOf(d: RolloutDetail): ListRow {
     errored: d.error_type !== null,
     bas_correct: d.error_type !== null ? null : d.bas_correct === 1,
     consistent: consistent === 1 ? true : consistent === 0 ? false : null,
-    missed: marks?.missed ?? [],
-    wrong: marks?.wrong ?? [],
+    missed: inCodeOrder(marks?.missed),
+    wrong: inCodeOrder(marks?.wrong),
     unparseable: d.unparseable !== null,
     why: d.why,
   };

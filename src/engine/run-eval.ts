@@ -16,7 +16,6 @@ import { DEFAULT_RETRY_POLICY } from '../endpoint/retry.js';
 import { pairKey } from '../runfile/record.js';
 import { RunFolder, type EndStatus } from '../runfile/run-folder.js';
 import type { RunInfo } from '../runfile/run-info.js';
-import { shardSize, type Shard } from '../settings/shard.js';
 import type { EvalPlan } from '../settings/plan.js';
 import { withSpend } from '../summary/spend.js';
 import type { Summary } from '../summary/summary.js';
@@ -29,15 +28,14 @@ import {
   defaultOutputDir,
   nothingRecorded,
   pendingPairs,
-  readRecorded,
   runInfoFor,
   summaryThrough,
   type Recorded,
 } from './session.js';
 import { runEndpoints, useEndpoint } from '../runfile/endpoints.js';
-import type { RunBounds } from '../runfile/winners.js';
 import type { SequentialRecord } from '../summary/confidence-sequence.js';
 import { RunRule } from './sequential.js';
+import { readForResume, scopeOf, stillCurrent, type ResumeRead, type Scope } from './resume-read.js';
 import * as std from '../io/std.js';
 
 export type { EvalResult } from './events.js';
@@ -60,6 +58,11 @@ export interface RunPlanOptions {
    * it was (a torn last line a resume found is cut all the same).
    */
   preflight?: () => Promise<void>;
+  /**
+   * A resume's read of its folder made before this call (a sweep's plan reads each point it
+   * asks about): taken in place of the resume's own read while results.jsonl is as it was then.
+   */
+  read?: ResumeRead;
 }
 
 function makeClient(target: RunPlan['target'], env: NodeJS.ProcessEnv): ModelClient {
@@ -77,21 +80,6 @@ function budgetOutcome(summary: Summary, maxErrorRate: number): EvalOutcome {
   return { kind: verdict };
 }
 
-/** What a run sets out to do: its tasks, the rollouts they make, and the bounds of its records. */
-interface Scope {
-  n: number;
-  rollouts: number;
-  shard: Shard | null;
-  total: number;
-  /** Records outside the run (a task past n, another shard's) are set aside wherever read. */
-  bounds: RunBounds;
-}
-
-function scopeOf(plan: RunPlan): Scope {
-  const { n, rollouts, shard } = plan.tasks;
-  return { n, rollouts, shard, total: shardSize(n, shard) * rollouts, bounds: { n, rollouts, shard, indices: null } };
-}
-
 /** A resume's folder, taken first and read once under its lock: what it holds decides what runs. */
 interface Resumed {
   folder: RunFolder;
@@ -99,29 +87,28 @@ interface Resumed {
 }
 
 /**
- * Takes and reads a resume's folder. A run with every rollout in is left as it is and its
- * result returned (decided before asking for a key); otherwise the folder stays taken.
+ * Takes and reads a resume's folder (or takes `before`, a read made before, while the folder is
+ * as it was then). A run with every rollout in is left as it is and its result returned
+ * (decided before asking for a key); otherwise the folder stays taken.
  */
 async function openResume(
   plan: RunPlan,
   saved: RunInfo,
-  scope: Scope,
   emit: (e: EvalEvent) => void,
+  before: ResumeRead | undefined,
 ): Promise<Resumed | EvalResult> {
   const dir = plan.resume!.dir;
   const folder = RunFolder.resume(dir, saved);
   let kept = false;
   try {
-    const warn = (message: string): void => emit({ type: 'warning', message });
-    // A stopping rule starts from the rewards already recorded: they are kept in the same pass.
-    const recorded = await readRecorded(dir, warn, scope.bounds, { rewards: RunRule.applies(plan.limits) });
-    const { n, rollouts, shard, total } = scope;
-    const left = total - countInPlan(recorded.finished, n, rollouts, shard);
-    if (left === 0) {
+    const read = before !== undefined && stillCurrent(before, dir) ? before : await readForResume(plan);
+    for (const message of read.warnings) emit({ type: 'warning', message });
+    const { total } = scopeOf(plan);
+    if (!('recorded' in read.held)) {
       // Every rollout is in, but the run may have ended before its last run.json (a kill -9
       // after the final record): it is finished now, so reports stop calling it interrupted.
       // With what its sessions spent beside their records, as every other summary of it.
-      const summary = withSpend(recorded.summary(), spendBeside(saved));
+      const summary = withSpend(read.held.summary, spendBeside(saved));
       const marked = saved.status === 'complete' ? null : saved.status;
       const info = marked === null ? saved : folder.markComplete(summary);
       emit({ type: 'nothing-to-do', dir, total, marked });
@@ -136,9 +123,9 @@ async function openResume(
         elapsed_s: 0,
       };
     }
-    emit({ type: 'resuming', dir, pending: left, total });
+    emit({ type: 'resuming', dir, pending: read.left, total });
     kept = true;
-    return { folder, recorded };
+    return { folder, recorded: read.held.recorded };
   } finally {
     if (!kept) folder.release();
   }
@@ -299,7 +286,7 @@ export async function runPlan(plan: RunPlan, options: RunPlanOptions = {}): Prom
   const saved: RunInfo | null = plan.resume?.run ?? null;
   let resumed: Resumed | null = null;
   if (plan.resume && saved) {
-    const opened = await openResume(plan, saved, scope, emit);
+    const opened = await openResume(plan, saved, emit, options.read);
     if (!('folder' in opened)) return opened;
     resumed = opened;
   }

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { SummaryBuilder } from '../summary/summary-builder.js';
 import type { Summary } from '../summary/summary.js';
 import type { Warn } from '../runfile/read.js';
+import { CutOffTally } from '../runfile/results.js';
 import { pairKey, splitPairKey, type PairKey, type RolloutRecord } from '../runfile/record.js';
 import { modelFolderPart, resultsPath } from '../runfile/files.js';
 import { makeRunInfo, type RunInfo } from '../runfile/run-info.js';
@@ -64,6 +65,8 @@ export interface Recorded {
    * rule starts its sequence from them); else null.
    */
   rewards: ReadonlyMap<PairKey, number> | null;
+  /** The lines read back, for the cut-off rule (results.ts `cutOffRun`): a resume needs no read of its own for it. */
+  lines: CutOffTally;
 }
 
 /**
@@ -79,6 +82,7 @@ export function nothingRecorded(rolloutsPerTask = 2): Recorded {
     summary: () => builder.result(),
     tokens: () => ({ prompt: 0, completion: 0 }),
     rewards: null,
+    lines: new CutOffTally(),
   };
 }
 
@@ -89,6 +93,8 @@ export function nothingRecorded(rolloutsPerTask = 2): Recorded {
 class RecordedFold extends SummaryFold {
   readonly finished = new Set<PairKey>();
   readonly errored = new Set<PairKey>();
+  /** Every line of the run read, replaced ones too (a second pass gives those to `addReplaced`). */
+  readonly lines = new CutOffTally();
 
   constructor(readonly rewards: Map<PairKey, number> | null = null) {
     super();
@@ -96,6 +102,7 @@ class RecordedFold extends SummaryFold {
 
   override add(r: RolloutRecord): void {
     super.add(r);
+    this.lines.see(r);
     const key = pairKey(r.index, r.rollout ?? 0);
     if (r.error) this.errored.add(key);
     else this.scored(key, r);
@@ -103,12 +110,18 @@ class RecordedFold extends SummaryFold {
 
   override replace(r: RolloutRecord): boolean {
     if (!super.replace(r)) return false;
+    this.lines.see(r);
     const key = pairKey(r.index, r.rollout ?? 0);
     if (!r.error) {
       this.errored.delete(key);
       this.scored(key, r);
     }
     return true;
+  }
+
+  override addReplaced(r: RolloutRecord): void {
+    super.addReplaced(r);
+    this.lines.see(r);
   }
 
   /** A scored line: a checked record has a numeric reward. */
@@ -132,7 +145,13 @@ export async function readRecorded(
 ): Promise<Recorded> {
   const results = resultsPath(dir);
   const start = (): RecordedFold => new RecordedFold(opts.rewards ? new Map() : null);
-  const fold = existsSync(results) ? (await foldWinningRecords(results, start, { bounds, warn })).fold : start();
+  let fold = start();
+  if (existsSync(results)) {
+    const read = await foldWinningRecords(results, start, { bounds, warn });
+    fold = read.fold;
+    // A line set aside cannot belong to the run: no cut-off reply of it.
+    if (read.counts.setAside > 0) fold.lines.see(null);
+  }
   return {
     finished: fold.finished,
     errored: fold.errored,
@@ -141,6 +160,7 @@ export async function readRecorded(
     summary: () => fold.summary(),
     tokens: () => fold.tokens(),
     rewards: fold.rewards,
+    lines: fold.lines,
   };
 }
 
@@ -173,29 +193,6 @@ export function* pendingPairs(
 /** Counts the pairs `pendingPairs` will yield. */
 export function countPending(n: number, rollouts: number, finished: Set<PairKey>, shard: Shard | null = null): number {
   return shardSize(n, shard) * rollouts - countInPlan(finished, n, rollouts, shard);
-}
-
-/**
- * How many rollouts of a saved run remain, read without taking the folder (no lock, no repair
- * of a torn last line): for a caller that only asks whether a run is finished (a finished
- * sweep re-prints its table). A resume reads this under its lock instead (`readRecorded`).
- */
-export async function rolloutsLeft(
-  dir: string,
-  n: number,
-  rollouts: number,
-  shard: Shard | null,
-): Promise<{ pending: number; total: number }> {
-  const results = resultsPath(dir);
-  const finished = existsSync(results)
-    ? (
-        await foldWinningRecords(results, () => new RecordedFold(), {
-          bounds: { n, rollouts, shard, indices: null },
-          warn: () => {},
-        })
-      ).fold.finished
-    : new Set<PairKey>();
-  return { pending: countPending(n, rollouts, finished, shard), total: shardSize(n, shard) * rollouts };
 }
 
 /**

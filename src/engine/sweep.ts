@@ -16,6 +16,7 @@ import { removeSweepPlan, type SweepPlan, type SweepPlanPoint } from '../runfile
 import { planOf } from '../settings/plan.js';
 import type { EvalEvent, EvalResult } from './events.js';
 import { runPlan, type RunPlan } from './run-eval.js';
+import { readForResume, stillCurrent, type ResumeRead } from './resume-read.js';
 
 /** One run of the grid: where it stands in sweep.json, its model, its folder and its plan. */
 export interface PlannedPoint {
@@ -25,6 +26,8 @@ export interface PlannedPoint {
   /** True when its folder held a run already: the plan resumes it. */
   resumed: boolean;
   plan: RunPlan;
+  /** A resumed point's folder as the sweep's plan read it (api/sweep-plan.ts), handed on to its run. */
+  read?: ResumeRead;
 }
 
 /** Everything a sweep runs: its folder, its sweep.json, and each point's plan in order. */
@@ -101,6 +104,19 @@ async function withdrawn(sweep: SweepRun, index: number): Promise<boolean> {
   return true;
 }
 
+/**
+ * A resumed point's folder read before its run, which takes the read (run-eval.ts): the plan's
+ * read while the file is as it was, or one made here when only the records can say whether the
+ * point was cut off (run.json says `failed`). Any other point's run reads its own folder, under
+ * its lock. Anything unreadable is left for the run to report.
+ */
+async function readBefore(point: PlannedPoint): Promise<ResumeRead | undefined> {
+  if (!point.resumed) return undefined;
+  if (point.read !== undefined && stillCurrent(point.read, point.dir)) return point.read;
+  if (point.plan.resume?.run.status !== 'failed') return undefined;
+  return readForResume(point.plan).catch(() => undefined);
+}
+
 /** Runs every point of `sweep` in order, and resolves with how it ended. */
 export async function runSweepPlan(sweep: SweepRun, options: SweepPlanOptions = {}): Promise<SweepOutcome> {
   const emit = options.onEvent ?? (() => {});
@@ -108,8 +124,9 @@ export async function runSweepPlan(sweep: SweepRun, options: SweepPlanOptions = 
   const cutOff: number[] = [];
   for (const [index, point] of sweep.points.entries()) {
     emit({ type: 'point-started', index, point });
+    const read = await readBefore(point);
     // A point recorded as cut off is final: a resume would spend three more requests to learn it again.
-    if (point.resumed && (await cutOffRun(point.dir))) {
+    if (read?.cutOff) {
       emit({ type: 'point-kept', index, point });
       cutOff.push(index);
       continue;
@@ -122,6 +139,7 @@ export async function runSweepPlan(sweep: SweepRun, options: SweepPlanOptions = 
         env: options.env,
         onEvent: (event) => emit({ type: 'point-event', index, point, event }),
         preflight: preflight ? () => preflight(point) : undefined,
+        read,
       });
     } catch (err) {
       emit({ type: 'point-failed', index, point });

@@ -18,7 +18,10 @@ function codesWith(r: RolloutRecord, field: 'fn' | 'fp'): string[] {
   });
 }
 
-/** The list row of one record. */
+/**
+ * The list row of one record: the row display/list.ts `listRowOf` builds from a page's detail of
+ * it, and the rollout index from its facts (tests/report/list-rows.test.ts holds them to agree).
+ */
 function listRowOfRecord(r: RolloutRecord): ListRow {
   const errored = !!r.error;
   const consistent = r.detail?.consistency?.bas_consistent;

@@ -144,41 +144,80 @@ export async function readRunFolding<F extends WinnerFold | null>(
   warn: Warn = stderrWarn,
   options: ReadOptions = {},
 ): Promise<{ data: RunData; fold: F }> {
-  const { dir, resultsPath, runPath } = locateRun(path);
-  let run = runPath ? await readRunInfo(runPath) : null;
-  registerReadBackKey(run);
-  // Records that cannot belong to the run (a task past n, another shard's) are set aside and
-  // counted, never summarised as rollouts of it. One pass over the file (two only for a
-  // caller's fold that cannot take a re-run's line in place of the errored one).
-  const bounds = runBounds(run);
-  // A run its rule stopped is summarised over the tasks the rule used; later replies apart.
-  const through = stoppedThrough(run as Record<string, unknown> | null);
-  const { fold, counts } = await foldWinningRecords(resultsPath, () => new RunFold(start(), bounds, through), {
-    bounds,
+  const where = locateRun(path);
+  const read = new RunRead(where, where.runPath ? await readRunInfo(where.runPath) : null, start);
+  // One pass over the file (two only for a caller's fold that cannot take a re-run's line in
+  // place of the errored one).
+  const { fold, counts } = await foldWinningRecords(read.resultsPath, () => read.newFold(), {
+    bounds: read.bounds,
     warn,
   });
-  const { configs, firstConfig, firstModel } = fold;
-  const builder = fold.finish();
-  // What the run spent beside its records (unrecorded rollouts, requests abandoned in flight), from run.json.
-  const summary = withSpend(builder.result(), spendBeside(run as Record<string, unknown> | null));
-  if (summary.counts.rollouts === 0 && !options.allowEmpty) {
-    throw new ConfigError(`${resultsPath} holds no rollouts yet: nothing to report`);
+  return read.finish(fold, counts, options);
+}
+
+/**
+ * A run folder's read as a report makes it, for a reader that walks the file itself: made with
+ * its run.json, fed every winning record in file order (`newFold`: `add`, and `replace` for a
+ * line replacing an earlier one of its pair), then `finish`ed into the run's data. `readRunFolding`
+ * feeds it through the winning-records reader; the viewer, through its rollout index's one read
+ * (src/view/catalog.ts), so a run it opens is read once.
+ */
+export class RunRead<F extends WinnerFold | null> {
+  readonly dir: string;
+  readonly resultsPath: string;
+  private readonly runPath: string | null;
+  /** Records that cannot belong to the run (a task past n, another shard's) are set aside and counted, never summarised. */
+  readonly bounds: RunBounds | null;
+  /** A run its rule stopped is summarised over the tasks the rule used; later replies apart. */
+  private readonly through: number | null;
+
+  /** `where`: the folder as `locateRun` found it; `run`: its run.json as read (null: none). */
+  constructor(
+    where: { dir: string; resultsPath: string; runPath: string | null },
+    private readonly run: RunFile | null,
+    private readonly start: () => F,
+  ) {
+    ({ dir: this.dir, resultsPath: this.resultsPath, runPath: this.runPath } = where);
+    registerReadBackKey(run);
+    this.bounds = runBounds(run);
+    this.through = stoppedThrough(run as Record<string, unknown> | null);
   }
-  const status = statusNotes(run, dir);
-  run = status.run;
-  // A run with a stopping rule says where the rule left it, whatever its status.
-  const sequential = sequentialOf(run);
-  const notes = [
-    ...status.notes,
-    ...(sequential ? [sequentialNote(sequential, run?.status, summary, run?.prices)] : []),
-    ...recordNotes(run, runPath, resultsPath, summary, counts, configs.size),
-  ];
-  const model = run?.model ?? firstModel ?? '(unknown model)';
-  const task = run?.task ?? firstConfig;
-  const expected = expectedRollouts(run);
-  const provenance = provenanceOf(run, model, task);
-  const data: RunData = { dir, resultsPath, run, model, task, builder, summary, expected, notes, provenance };
-  return { data, fold: fold.also };
+
+  /** A fold to feed the winning records to: the summary's, the configurations', and the caller's. */
+  newFold(): RunFold<F> {
+    return new RunFold(this.start(), this.bounds, this.through);
+  }
+
+  /** The run's data from a fold fed every winner; `counts`: the records set aside. */
+  finish(
+    fold: RunFold<F>,
+    counts: { setAside: number; firstSetAside: { line: number; reason: string } | null },
+    options: ReadOptions = {},
+  ): { data: RunData; fold: F } {
+    const { dir, resultsPath, runPath } = this;
+    const { configs, firstConfig, firstModel } = fold;
+    const builder = fold.finish();
+    // What the run spent beside its records (unrecorded rollouts, requests abandoned in flight), from run.json.
+    const summary = withSpend(builder.result(), spendBeside(this.run as Record<string, unknown> | null));
+    if (summary.counts.rollouts === 0 && !options.allowEmpty) {
+      throw new ConfigError(`${resultsPath} holds no rollouts yet: nothing to report`);
+    }
+    const status = statusNotes(this.run, dir);
+    const run = status.run;
+    // A run with a stopping rule says where the rule left it, whatever its status.
+    const sequential = sequentialOf(run);
+    const notes = [
+      ...status.notes,
+      ...(sequential ? [sequentialNote(sequential, run?.status, summary, run?.prices)] : []),
+      ...recordNotes(run, runPath, resultsPath, summary, counts, configs.size),
+    ];
+    const model = run?.model ?? firstModel ?? '(unknown model)';
+    const task = run?.task ?? firstConfig;
+    const expected = expectedRollouts(run);
+    const provenance = provenanceOf(run, model, task);
+    const data: RunData = { dir, resultsPath, run, model, task, builder, summary, expected, notes, provenance };
+    return { data, fold: fold.also };
+  }
 }
 
 /**

@@ -46,3 +46,17 @@ export function resultsSize(dir: string): number {
     return -1;
   }
 }
+
+/**
+ * Run folder `dir`'s results file as it stands, in one word (its inode, size and modification
+ * time, a link's own), or null when there is none: a read made earlier is still the file's while
+ * this is unchanged (bas only appends to it, and a resume's repair of its tail changes its size).
+ */
+export function resultsStamp(dir: string): string | null {
+  try {
+    const st = lstatSync(resultsPath(dir), { bigint: true });
+    return `${st.ino}:${st.size}:${st.mtimeNs}`;
+  } catch {
+    return null;
+  }
+}

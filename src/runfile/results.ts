@@ -18,6 +18,7 @@ import { readFullyFd } from '../io/read-fully.js';
 import { FolderLock } from './lock.js';
 import type { RolloutRecord } from './record.js';
 import { forEachRecord, judgeLine } from './read.js';
+import { outsideRun, runBounds } from './winners.js';
 import { MAX_LINE_CHARS } from '../io/jsonl.js';
 import { readRunInfo } from './run-info.js';
 import { RESULTS_FILE, RUN_FILE } from './files.js';
@@ -273,6 +274,29 @@ export async function heldRun(dir: string): Promise<'scored' | 'failed-start' | 
 }
 
 /**
+ * The lines behind the cut-off rule (`cutOffRun`): whether every line seen is an error whose
+ * reply was cut off by the token limit (`finish_reason` "length"), and there was one. A reader
+ * that reads the lines anyway (a resume's, engine/resume-read.ts) counts them here, so the rule
+ * needs no read of its own.
+ */
+export class CutOffTally {
+  private cut = 0;
+  private other = 0;
+
+  /** Counts one line (null: one that cannot belong to the run, no cut-off reply of it); false once one is not cut off. */
+  see(r: RolloutRecord | null): boolean {
+    if (r !== null && r.error !== null && r.finish_reason === 'length') this.cut++;
+    else this.other++;
+    return this.other === 0;
+  }
+
+  /** The rule, with run.json's status: the run `failed` (the first-contact rule stopped it) and every line was cut off. */
+  cutOff(status: unknown): boolean {
+    return status === 'failed' && this.cut > 0 && this.other === 0;
+  }
+}
+
+/**
  * Whether the run in `dir` is one the first-contact rule stopped because every reply was cut
  * off by the token limit: run.json says `failed`, and results.jsonl holds rollouts, none of
  * them scored, each cut (`finish_reason` "length"). A sweep records such a point as a point
@@ -283,18 +307,14 @@ export async function cutOffRun(dir: string): Promise<boolean> {
   try {
     const info = await readRunInfo(join(dir, RUN_FILE));
     if (info?.status !== 'failed' || !existsSync(join(dir, RESULTS_FILE))) return false;
-    let cut = 0;
-    let other = 0;
+    const bounds = runBounds(info);
+    const tally = new CutOffTally();
     await forEachRecord(
       join(dir, RESULTS_FILE),
-      (r) => {
-        if (r.error !== null && r.finish_reason === 'length') cut++;
-        else other++;
-        return other === 0;
-      },
+      (r) => tally.see(bounds !== null && outsideRun(r, bounds) !== null ? null : r),
       () => {},
     );
-    return cut > 0 && other === 0;
+    return tally.cutOff(info.status);
   } catch {
     return false;
   }

@@ -153,6 +153,9 @@ function codeBits(codes: unknown, field: 'fn' | 'fp'): number {
   return bits;
 }
 
+/** What `follow` hands each record of the run: its line number, and whether it replaced an earlier line of its pair. */
+export type LineFollower = (r: RolloutRecord, line: number, replaces: boolean) => void;
+
 export class RolloutIndex {
   private cols = new Columns();
   private pairs: PairSlots;
@@ -172,8 +175,14 @@ export class RolloutIndex {
   setAside = 0;
   damaged = 0;
   readonly damage: Damage[] = [];
+  /** The first record set aside: its line and why (the report's note names it). */
+  firstSetAside: { line: number; reason: string } | null = null;
   /** Whether the file ends in a line without its newline that is not a record yet. */
   torn = false;
+  /** Sees each record of the run the first read indexes (`follow`). */
+  private follower: LineFollower | null = null;
+  /** The file's size when the current (or last) read began, whatever `target` says since. */
+  private readTo = 0;
 
   /** The results file read. */
   readonly path: string;
@@ -208,7 +217,30 @@ export class RolloutIndex {
     return this.refreshing;
   }
 
+  /**
+   * Starts the first read of the file, handing `see` each record of the run as it is indexed, in
+   * file order, with whether it replaced an earlier line of its pair (as winners.ts's first pass
+   * does): a reader that needs every record too (the viewer's summary) reads the file once, with
+   * the index. Resolves when that read ends, with the size of the file it read whole (a torn last
+   * line included, unindexed), or null when `see` did not see it whole (the read failed, or the
+   * file was replaced or cut). Null at once when the index has read already.
+   */
+  follow(see: LineFollower): Promise<number | null> | null {
+    if (this.refreshing !== null || this.ino !== -1) return null;
+    this.follower = see;
+    const seen = (): number | null => {
+      const whole = this.follower === see;
+      this.follower = null;
+      return whole ? this.readTo : null;
+    };
+    return this.refresh().then(seen, () => {
+      seen();
+      return null;
+    });
+  }
+
   private reset(): void {
+    this.follower = null;
     this.cols = new Columns();
     this.pairs = new PairSlots(this.bounds);
     this.scanned = 0;
@@ -216,6 +248,7 @@ export class RolloutIndex {
     this.pendingNewline = false;
     this.rollouts = 0;
     this.setAside = 0;
+    this.firstSetAside = null;
     this.damaged = 0;
     this.damage.length = 0;
     this.torn = false;
@@ -232,6 +265,7 @@ export class RolloutIndex {
         this.ino = st.ino;
       }
       this.target = st.size;
+      this.readTo = st.size;
       if (st.size <= this.scanned) return;
       const tail = await this.readLines(fh, st.size);
       this.readTail(tail);
@@ -344,9 +378,11 @@ export class RolloutIndex {
     c.index[slot] = Math.min(r.index, 0xffffffff);
     c.rollout[slot] = Math.min(r.rollout ?? 0, 0xffff);
     let flags = 0;
-    if (this.bounds && outsideRun(r, this.bounds) !== null) {
+    const outside = this.bounds && outsideRun(r, this.bounds);
+    if (outside) {
       c.flags[slot] = FLAG.outside;
       this.setAside++;
+      this.firstSetAside ??= { line: this.lines, reason: outside };
       return;
     }
     if (r.error) {
@@ -368,6 +404,7 @@ export class RolloutIndex {
     const before = this.pairs.set(r.index, r.rollout ?? 0, slot);
     if (before >= 0) c.flags[before] = c.flags[before]! | FLAG.replaced;
     else this.rollouts++;
+    this.follower?.(r, this.lines, before >= 0);
   }
 
   /** Whether slot `s` is a winning rollout of the run. */

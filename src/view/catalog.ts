@@ -1,20 +1,21 @@
 /**
  * What `bas view` knows of the folder it serves: every run folder and sweep folder under it
  * (found by runfile's one rule, runfile/discover.ts), each run's run.json and status, its
- * rollout index (runfile/rollout-index.ts) and its summary, read by the report code itself
- * (`readRun`) and kept in memory until the results file changes. Nothing here writes, and
+ * rollout index (runfile/rollout-index.ts) and its summary, folded by the report code itself
+ * (report/read.ts `RunRead`) in the same read of the results file as the index, and kept in
+ * memory until the file changes (then read again by `readRun`). Nothing here writes, and
  * nothing is kept between starts: files are only opened to be read.
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { terminalText } from '../io/terminal-text.js';
 import { outsideText } from '../io/outside-text.js';
-import { readRun, type RunData } from '../report/read.js';
+import { readRun, RunRead, type RunData } from '../report/read.js';
 import { buildRunReport, renderRunReport, type RunReport } from '../report/run-report.js';
 import { costOf } from '../report/cost.js';
 import { provenanceOf, samplingShort } from '../report/provenance.js';
 import { folderLockState } from '../runfile/lock.js';
-import { expectedRollouts, readRunInfo, type RunFile } from '../runfile/read.js';
+import { expectedRollouts, locateRun, readRunInfo, type RunFile } from '../runfile/read.js';
 import { findRunFolders } from '../runfile/discover.js';
 import { resultsSize, RUN_FILE } from '../runfile/files.js';
 import { RolloutIndex } from '../runfile/rollout-index.js';
@@ -31,9 +32,11 @@ const KEPT_SUMMARIES = 2;
 /** Bytes the rollout indexes may hold together; the least recently used go past it (and are read again when opened). */
 const INDEX_BUDGET_BYTES = 64 * 1024 * 1024;
 /**
- * Runs of more rollouts than this get their index warmed, not their summary: the report's fold
- * over a run of a million tasks takes the server to some 190 MiB while it runs (its per-task
- * table; docs/performance.md), so it is read only when that run is opened.
+ * Warming reads a run's summary with its index, in the index's one read (`followRead`), at any
+ * size (the run list asks every run's figures anyway). A run that read could not summarise (a
+ * damaged line, say) is read a second time, for its summary alone, only up to this many
+ * rollouts: the report's fold over a run of a million tasks takes the server to some 200 MiB
+ * while it runs (its per-task table; docs/performance.md).
  */
 const WARM_SUMMARY_MAX_ROLLOUTS = 200_000;
 /** A walk of the folder is reused for this long. */
@@ -185,13 +188,52 @@ export class RunState {
     return index;
   }
 
-  /** The index, made when there is none. */
+  /** The index, made when there is none; its first read folds the summary too when that is wanted (`followRead`). */
   private openIndex(): RolloutIndex {
     if (this.index === null) {
       this.indexBounds = runBounds(this.info);
       this.index = new RolloutIndex(this.dir, this.indexBounds);
+      if (this.stale()) this.followRead(this.index);
     }
     return this.index;
+  }
+
+  /** The summary the index's first read is folding, settled when that read ends. */
+  private followed: Promise<void> | null = null;
+
+  /**
+   * Has the index's first read fold the report's summary as it goes (runfile/rollout-index.ts
+   * `follow`, report/read.ts `RunRead`): each line is read and parsed once for both. What that
+   * read cannot give is left to `readSummary`, which reads the file again as `bas report` does:
+   * a run.json that cannot be read, a damaged line (the report names it), a line replacing a
+   * scored one of its pair, a file replaced meanwhile.
+   */
+  private followRead(index: RolloutIndex): void {
+    if (this.infoProblem !== null) return;
+    let read: RunRead<null>;
+    try {
+      read = new RunRead(locateRun(this.dir), this.info, () => null);
+    } catch {
+      return;
+    }
+    const fold = read.newFold();
+    let taken = true;
+    const whole = index.follow((r, line, replaces) => {
+      if (!taken) return;
+      try {
+        if (!replaces) fold.add(r, line);
+        else taken = fold.replace(r, line);
+      } catch {
+        taken = false;
+      }
+    });
+    if (whole === null) return;
+    this.followed = whole
+      .then((size) => {
+        if (size === null || !taken || index.damaged > 0 || this.index !== index) return;
+        this.settle(() => read.finish(fold, index).data, size);
+      })
+      .finally(() => (this.followed = null));
   }
 
   /** Memory the index holds, 0 when there is none. */
@@ -252,11 +294,23 @@ export class RunState {
   }
 
   private async readSummary(): Promise<void> {
-    // The index first, whole: the two reads of a large file never hold their memory at once.
+    // The index first, whole: its first read folds the summary too (`followRead`), and the two
+    // reads of a large file that remain (`readRun` below) never hold their memory at once.
     await this.wholeIndex().catch(() => null);
+    await this.followed;
+    if (!this.stale() && (this.data !== null || this.dataProblem !== null)) return;
     const size = resultsSize(this.dir);
+    const data = await readRun(this.dir, () => {}).catch((err: unknown) => err as Error);
+    this.settle(() => {
+      if (data instanceof Error) throw data;
+      return data;
+    }, size);
+  }
+
+  /** Takes a run's data (or why it cannot be read) as the report of the results file at `size` bytes. */
+  private settle(make: () => RunData, size: number): void {
     try {
-      const data = await readRun(this.dir, () => {});
+      const data = make();
       this.data = data;
       const report = buildRunReport(data);
       this.report = { report, text: renderRunReport(report) };
