@@ -252,7 +252,7 @@ export class Pace {
     if (outcome === 'limited') byRate = this.gauge.refused(now, ticket.rateEpoch ?? -1, limits, retryAfterMs);
     else if (outcome === 'ok' || outcome === 'spent') {
       const held = this.retries.length + this.fresh.length > 0 && now < this.gauge.readyAt;
-      this.gauge.answered(limits, signals.tokens ?? null, held, outcome === 'spent');
+      this.gauge.answered(now, limits, signals.tokens ?? null, held, outcome === 'spent');
     }
     if (outcome === 'limited' && current) this.refusedNow(now, byRate, pacedBefore);
     else if (outcome === 'spent' && current && !pacedBefore) this.decrease(now, this.current - 1);

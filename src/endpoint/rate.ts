@@ -26,9 +26,20 @@
  * less than a second starts nothing: it comes from a limit on bursts or on requests in
  * flight, which pace.ts's limit answers.
  *
- * A refusal always lowers the rate a little (to at most GUARD of it), and answered requests
- * raise it by INCREASE per second's worth of them while the spacing is what holds requests
- * back, so the pace follows a limit that rises or falls during the run.
+ * Answered requests raise the rate by INCREASE per second's worth of them while the spacing is
+ * what holds requests back, so the pace follows a limit that rises during the run; a refusal
+ * lowers it, so it follows one that falls. Against a limit that does not move, rising 5% a
+ * second overshot it every few seconds (a refusal every 3.7 s against 5 requests/s), so the
+ * rate a counted refusal came at is kept as a ceiling: the refusal lowers the rate to at most
+ * GUARD of it, and rises stop there. The next refusal sets it anew, lower, until the rate is
+ * under the limit and stays. Only the first such refusal, and then those that come after the
+ * rate rose (a probe upward), set it: a refusal of a rate that has not risen since says that
+ * the headers or the measure were off, or that requests sent earlier spent the budget (a
+ * first wave reaching the server over a while), not that a rise went too far. After
+ * CEILING_HOLD_MS without a refusal the ceiling lifts by CEILING_LIFT of itself, and after each
+ * further CEILING_HOLD_MS by twice as much as the time before (1%, then 2%, 4%…), so a limit
+ * that rose is still followed: the rate may be twice the ceiling 70 s after it was set. A
+ * steady limit pays one refusal a probe, about every 20 s (docs/providers-and-pacing.md).
  */
 import type { PaceRecord } from '../runfile/sessions.js';
 import { impliedRate, namesBudget, type RateLimits } from './retry-after.js';
@@ -43,10 +54,14 @@ const HISTORY_MS = 10_000;
 const MARKS_KEPT = 256;
 /** A refusal with nothing to measure lowers the rate to this share of it. */
 const DECREASE = 0.9;
-/** Any refusal lowers the rate to at most this share of it. */
+/** A short measure, or the ceiling, lowers the rate to at most this share of the rate refused. */
 const GUARD = 0.98;
 /** The rise per second's worth of answered requests while the spacing holds requests back. */
 const INCREASE = 1.05;
+/** How long the ceiling holds after the refusal that set it, before each of its lifts. */
+const CEILING_HOLD_MS = 10_000;
+/** The ceiling's first lift, as a share of it; each further lift is twice the one before. */
+const CEILING_LIFT = 0.01;
 /** The slowest pace: a request a minute. */
 const FLOOR_RPS = 1 / 60;
 
@@ -75,6 +90,10 @@ export class RateGauge {
   private counted = 0;
   /** No request goes before this time (when pacing by rate). */
   private nextAt = 0;
+  /** The rate the last refusal that set it came at, and when (see the top of this file). */
+  private ceiling: { rps: number; at: number } | null = null;
+  /** True when the rate rose since the last refusal that counted. */
+  private rose = false;
 
   /** The rate requests are spaced at, per second; null before any limit was met. */
   get rate(): number | null {
@@ -104,11 +123,12 @@ export class RateGauge {
   }
 
   /**
-   * A request was answered: its headers and tokens are learned; when `held` (the spacing kept
-   * requests waiting), the rate rises by INCREASE per second's worth of answers. A reply
+   * A request was answered at `now`: its headers and tokens are learned; when `held` (the
+   * spacing kept requests waiting), the rate rises by INCREASE per second's worth of answers,
+   * up to GUARD of the ceiling as lifted by then (`cap`). A reply
    * saying a budget is spent (`spent`) starts pacing at the rate its headers give, if none yet.
    */
-  answered(limits: RateLimits | null, tokens: number | null, held: boolean, spent: boolean): void {
+  answered(now: number, limits: RateLimits | null, tokens: number | null, held: boolean, spent: boolean): void {
     this.answers++;
     if (tokens !== null && tokens > 0) {
       this.tokens += tokens;
@@ -120,7 +140,20 @@ export class RateGauge {
     this.credit += 1 / this.rps;
     if (this.credit < 1) return;
     this.credit = 0;
-    this.set(this.rps * INCREASE);
+    const cap = this.cap(now);
+    if (this.rps >= cap) return;
+    this.set(Math.min(cap, this.rps * INCREASE));
+    this.rose = true;
+  }
+
+  /**
+   * How high the rate may rise at `now`: GUARD of the ceiling, lifted by CEILING_LIFT × (2^k - 1)
+   * of it after k holds of CEILING_HOLD_MS without a counted refusal; no bound without one.
+   */
+  private cap(now: number): number {
+    if (this.ceiling === null) return Infinity;
+    const lifts = Math.floor((now - this.ceiling.at) / CEILING_HOLD_MS);
+    return GUARD * this.ceiling.rps * (1 + CEILING_LIFT * (2 ** lifts - 1));
   }
 
   /**
@@ -136,6 +169,10 @@ export class RateGauge {
     // rate starts only on a sign of a rate, a budget header or a wait of a second or more.
     if (!this.showsRate(limits, hintMs)) return false;
     if (epoch !== this.epoch) return this.rps !== null;
+    // The rate it came at, if it had risen since the last refusal that counted (a probe upward)
+    // or no ceiling is set yet.
+    const probed = this.rose || this.ceiling === null ? this.rps : null;
+    this.rose = false;
     const measured = this.measured(now);
     const est = minOf(this.headerRps, measured?.rps ?? null);
     // A refusal never raises the rate; a short measure lowers it only a little at a time.
@@ -143,6 +180,11 @@ export class RateGauge {
       if (this.rps !== null) this.set(this.rps * DECREASE);
     } else if (this.rps === null) this.set(est);
     else this.set(Math.min(est, measured?.long === false ? this.rps * GUARD : this.rps));
+    // That rate is too high: rises stop under it from now on, and the rate goes there at most.
+    if (probed !== null) {
+      this.ceiling = { rps: probed, at: now };
+      this.set(Math.min(this.rps!, GUARD * probed));
+    }
     this.marks.push({ at: now, answered: this.answers, sent: this.sent, epoch: this.epoch + 1, lost: 0 });
     while (this.marks.length > MARKS_KEPT || this.marks[0]!.at < now - HISTORY_MS) this.marks.shift();
     this.epoch++;

@@ -12,11 +12,11 @@ import { spentBudget } from '../support/spent-budget.js';
 function refusedTwice(hintMs: number | null, limits: Parameters<RateGauge['refused']>[2] = null): RateGauge {
   const g = new RateGauge();
   let epoch = g.send(0);
-  g.answered(null, null, false, false);
+  g.answered(0, null, null, false, false);
   g.refused(100, epoch, limits, hintMs);
   for (let t = 100; t < 600; t += 50) {
     epoch = g.send(t);
-    g.answered(null, null, false, false);
+    g.answered(0, null, null, false, false);
   }
   epoch = g.send(600);
   g.refused(600, epoch, limits, hintMs);
@@ -51,10 +51,10 @@ describe('the rate measured from refusals alone', () => {
     const g = new RateGauge();
     for (let i = 0; i < 40; i++) g.send(0);
     g.refused(0, g.send(0), null, 1000);
-    for (let i = 0; i < 40; i++) g.answered(null, null, false, false);
+    for (let i = 0; i < 40; i++) g.answered(0, null, null, false, false);
     for (let t = 100; t <= 1000; t += 100) {
       g.send(t);
-      g.answered(null, null, false, false);
+      g.answered(0, null, null, false, false);
     }
     g.refused(1000, g.send(1000), null, 1000);
     // Ten let through in a second; counting the 50 replies took it to 50 a second.
@@ -87,5 +87,62 @@ describe('the spacing', () => {
     const g = at40();
     expect(dueAfter(g, 1000)).toBe(1000);
     expect(dueAfter(g, 1000)).toBe(1025);
+  });
+});
+
+/**
+ * The gauge alone against a token bucket of `rpsAt(t)` requests a second holding a second's
+ * worth, as `bas serve --rate-limit` is: replies are instant, a refusal names the spent budget
+ * and asks for a whole second, and there are always requests waiting (every answer is
+ * `held`). Requests go every millisecond until the rate is known, then as the spacing lets
+ * them. Returns when each refusal came and when each answer did, in ms of the fake clock.
+ */
+function againstBucket(rpsAt: (ms: number) => number, untilMs: number) {
+  const g = new RateGauge();
+  const refusals: number[] = [];
+  const answers: number[] = [];
+  let tokens = rpsAt(0);
+  let last = 0;
+  for (let t = 0; t < untilMs; t = Math.max(t + 1, g.readyAt)) {
+    const rps = rpsAt(t);
+    tokens = Math.min(rps, tokens + ((t - last) / 1000) * rps);
+    last = t;
+    const epoch = g.send(t);
+    if (tokens >= 1) {
+      tokens -= 1;
+      answers.push(t);
+      g.answered(t, null, null, true, false);
+    } else {
+      refusals.push(t);
+      g.refused(t, epoch, spentBudget(rps, Math.ceil(((rps - tokens) / rps) * 1000)), 1000);
+    }
+  }
+  /** Answers in the `ms` before `at`. */
+  const answeredIn = (at: number, ms: number): number => answers.filter((a) => a < at && a >= at - ms).length;
+  return { g, refusals, answeredIn };
+}
+
+describe('the ceiling', () => {
+  it('holds a steady limit once found: a refusal every 20 s or so, not every 4 s', () => {
+    const { refusals, answeredIn } = againstBucket(() => 5, 300_000);
+    // The rate is known from the first refusal (its headers name it); the ones after 10 s
+    // are the probes upward. Before the ceiling: 78 in the 290 s, now 16.
+    expect(refusals.filter((t) => t >= 10_000).length).toBeLessThanOrEqual(20);
+    // The limit is still used: at least 97% of the 5 a second allowed.
+    expect(answeredIn(300_000, 290_000)).toBeGreaterThanOrEqual(0.97 * 5 * 290);
+  });
+
+  it('still follows a limit that rises: from 5 to 10 a second, 90% of it within 80 s', () => {
+    const rise = 60_000;
+    const { g, answeredIn } = againstBucket((t) => (t < rise ? 5 : 10), 300_000);
+    // The ceiling lifts 1%, 3%, 7%… of itself after 10, 20, 30… s without a refusal: 2.27 times
+    // it 70 s after the last refusal, which came before the rise. (Without the lifts the rate
+    // stays at 5; before the ceiling it took 16 s, now 67 s.)
+    let reached = Infinity;
+    for (let at = rise; at <= 300_000 && reached === Infinity; at += 1000)
+      if (answeredIn(at, 5000) >= 0.9 * 10 * 5) reached = at;
+    expect(reached - rise).toBeLessThanOrEqual(80_000);
+    expect(g.rate).toBeGreaterThan(9);
+    expect(answeredIn(300_000, 100_000)).toBeGreaterThanOrEqual(0.95 * 10 * 100);
   });
 });

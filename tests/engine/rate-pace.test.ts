@@ -17,6 +17,8 @@ interface Limited {
   latencyMs: number;
   /** Send `x-ratelimit-*` headers with refusals and replies. */
   headers: boolean;
+  /** With `headers`, send them with refusals only, as `bas serve --rate-limit` does. */
+  refusalsOnly?: boolean;
   /** Send `retry-after-ms` as well as the whole-second `Retry-After`. */
   exact?: boolean;
   /** Replies take this much longer from `at` ms into the run on (a machine growing busy). */
@@ -31,7 +33,8 @@ function bucketClient(o: Limited) {
   let tokens = capacity;
   let last = Date.now();
   const start = last;
-  const seen = { requests: 0, refused: 0 };
+  /** Requests, refusals, and when each refusal came (ms from the start). */
+  const seen = { requests: 0, refused: 0, refusedAt: [] as number[] };
   const refill = (): void => {
     const t = Date.now();
     tokens = Math.min(capacity, tokens + ((t - last) / 1000) * o.rps);
@@ -52,13 +55,14 @@ function bucketClient(o: Limited) {
       refill();
       if (tokens < 1) {
         seen.refused++;
+        seen.refusedAt.push(Date.now() - start);
         const wait = Math.ceil(((1 - tokens) / o.rps) * 1000);
         const headers: Record<string, string> = { 'retry-after': String(Math.ceil(wait / 1000)), ...budget() };
         if (o.exact) headers['retry-after-ms'] = String(wait);
         throw APIError.generate(429, { message: 'rate limited' }, undefined, new Headers(headers));
       }
       tokens -= 1;
-      const answered = budget();
+      const answered = o.refusalsOnly ? {} : budget();
       const extra = o.slower && Date.now() - start >= o.slower.at ? o.slower.by : 0;
       if (o.latencyMs > 0) await new Promise((r) => setTimeout(r, o.latencyMs + extra));
       return {
@@ -109,6 +113,18 @@ describe('pacing by rate', () => {
     expect(r.records.filter((x) => x.error === null)).toHaveLength(400);
     expect(r.seconds).toBeLessThanOrEqual((1.1 * 400) / 40);
     expect(r.perRollout).toBeLessThanOrEqual(1.2);
+  });
+
+  // The bench's low limit (bench/pace.mjs low) held for two minutes. The rate rose 5% a second
+  // past the limit and was refused every 3.7 s: 30 refusals after the first 10 s of 600
+  // rollouts. The rate a refusal came at is now a ceiling that rises stop under, lifting only
+  // after 10 s without one (src/endpoint/rate.ts): 6.
+  it('5 requests a second held for 2 minutes, headers with refusals only: a refusal every 20 s or so once the rate is known', async () => {
+    const r = await paced({ rps: 5, latencyMs: 0, headers: true, refusalsOnly: true }, 600, 8);
+    expect(r.records.filter((x) => x.error === null)).toHaveLength(600);
+    expect(r.seen.refusedAt.filter((t) => t >= 10_000).length).toBeLessThanOrEqual(8);
+    expect(r.share).toBeGreaterThanOrEqual(0.97);
+    expect(r.out.pace.rate_limited).toBe(r.seen.refused);
   });
 
   // Without rate-limit headers the limit on requests in flight still falls to what the replies
