@@ -19,8 +19,9 @@ export interface ListRow {
   /** Codes with a fault missed, and codes wrongly flagged. */
   missed: string[];
   wrong: string[];
-  /** Set from a page's data: whether the reply could not be parsed, and why the page holds this rollout. */
-  unparseable?: boolean;
+  /** Whether the reply could not be parsed (never for an errored rollout). */
+  unparseable: boolean;
+  /** Set from a page's data: why the page holds this rollout. */
   why?: string[];
 }
 

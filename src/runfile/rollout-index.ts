@@ -1,8 +1,8 @@
 /**
  * What a reader of a run folder needs of its results file besides the summary: each winning
  * rollout's place in the file and the few facts the viewer's filters ask (reward, outcome,
- * fault codes missed or wrongly flagged, consistency), in typed arrays of about 26 bytes a
- * line, so a rollout is read back by its position with one positioned read of its own bytes.
+ * fault codes missed or wrongly flagged, consistency, an unparseable reply), in typed arrays of
+ * about 30 bytes a line, so a rollout is read back by its position with one positioned read of its own bytes.
  * A run of 100,000 rollouts is read in well under a second and takes some 3 MB here, however
  * long its replies are (docs/performance.md).
  *
@@ -53,7 +53,8 @@ class Columns {
   length = new Uint32Array(1024);
   index = new Uint32Array(1024);
   rollout = new Uint16Array(1024);
-  reward = new Float32Array(1024);
+  /** The record's reward as it is (a double: a row gives it to the bit, as the record's row does). */
+  reward = new Float64Array(1024);
   flags = new Uint8Array(1024);
   /** Bit k: fault code FAULT_CODES[k] has a pair missed (fn > 0) / wrongly flagged (fp > 0). */
   missed = new Uint8Array(1024);
@@ -61,7 +62,7 @@ class Columns {
 
   push(): number {
     if (this.size === this.offset.length) {
-      const grow = <T extends Float64Array | Uint32Array | Uint16Array | Float32Array | Uint8Array>(a: T): T => {
+      const grow = <T extends Float64Array | Uint32Array | Uint16Array | Uint8Array>(a: T): T => {
         const b = new (a.constructor as new (n: number) => T)(a.length * 2);
         b.set(a);
         return b;
@@ -84,7 +85,7 @@ class Columns {
 }
 
 /** Bytes a slot takes over all the columns. */
-const SLOT_BYTES = 8 + 4 + 4 + 2 + 4 + 1 + 1 + 1;
+const SLOT_BYTES = 8 + 4 + 4 + 2 + 8 + 1 + 1 + 1;
 
 /**
  * Which slot holds each pair's winning line: a typed array over the run's pairs when they are
@@ -141,6 +142,8 @@ export interface RolloutFilter {
   rewardMax?: number;
   /** `consistent`, `inconsistent` (detail.consistency.bas_consistent 1 / 0) or `unknown`. */
   consistency?: 'consistent' | 'inconsistent' | 'unknown';
+  /** Whether the reply could not be parsed (metrics.parsed 0; an errored rollout has no reply, so never). */
+  unparseable?: boolean;
 }
 
 function codeBits(codes: unknown, field: 'fn' | 'fp'): number {
@@ -427,12 +430,12 @@ export class RolloutIndex {
       if (flags & (FLAG.replaced | FLAG.outside)) continue;
       if (f.errored !== undefined && ((flags & FLAG.errored) !== 0) !== f.errored) continue;
       if (f.basWrong && !(flags & FLAG.basWrong)) continue;
+      if (f.unparseable !== undefined && ((flags & FLAG.unparsed) !== 0) !== f.unparseable) continue;
       if (missed && !(c.missed[s]! & missed)) continue;
       if (wrong && !(c.wrong[s]! & wrong)) continue;
       if (byReward) {
         const r = c.reward[s]!;
-        // Rewards are kept as 32-bit floats: bounds are compared at the same precision.
-        if (!(r >= Math.fround(lo) && r <= Math.fround(hi))) continue;
+        if (!(r >= lo && r <= hi)) continue;
       }
       if (f.consistency !== undefined) {
         const known = (flags & FLAG.consistencyKnown) !== 0;
@@ -454,12 +457,13 @@ export class RolloutIndex {
     return {
       index: c.index[s]!,
       rollout: c.rollout[s]!,
-      reward: errored || Number.isNaN(reward) ? null : Math.round(reward * 1e6) / 1e6,
+      reward: errored || Number.isNaN(reward) ? null : reward,
       errored,
       bas_correct: errored ? null : (flags & FLAG.basWrong) === 0,
       consistent: flags & FLAG.consistencyKnown ? (flags & FLAG.consistent) !== 0 : null,
       missed: codes(c.missed[s]!),
       wrong: codes(c.wrong[s]!),
+      unparseable: (flags & FLAG.unparsed) !== 0,
     };
   }
 

@@ -110,6 +110,7 @@ const row = (index: number, p: Partial<ListRow> = {}): ListRow => ({
   consistent: null,
   missed: [],
   wrong: [],
+  unparseable: false,
   ...p,
 });
 
