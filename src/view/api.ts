@@ -93,6 +93,7 @@ function filterOf(q: Query): RolloutFilter {
   return {
     errored: boolParam(q, 'errored'),
     basWrong: boolParam(q, 'bas_wrong'),
+    unparseable: boolParam(q, 'unparseable'),
     missed: codeParam(q, 'missed'),
     wrong: codeParam(q, 'wrong'),
     rewardMin: numParam(q, 'reward_min'),

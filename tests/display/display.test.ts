@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { diffRuns, flipsOf } from '../../src/display/diff.js';
-import { apiParams, EMPTY_QUERY, keepRow, type ListRow } from '../../src/display/list.js';
+import { apiParams, EMPTY_QUERY, keepRow, SHOW, type ListRow } from '../../src/display/list.js';
 import { markLedger } from '../../src/display/marks.js';
 import { pairText, parsePair, parseRoute, routeHash, type Route } from '../../src/display/route.js';
 
@@ -135,6 +135,9 @@ describe('the list', () => {
       missed: 'outside_period',
     });
     expect(apiParams({ ...EMPTY_QUERY, sort: 'low' })).toBeNull();
+    // Every outcome the list offers is one the API can ask.
+    for (const show of SHOW) expect(apiParams({ ...EMPTY_QUERY, show })).not.toBeNull();
+    expect(apiParams({ ...EMPTY_QUERY, show: 'unparseable' })).toEqual({ unparseable: '1' });
   });
 });
 
