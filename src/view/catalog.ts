@@ -183,6 +183,7 @@ export class RunState {
 
   /** The rollout index with the whole file read. */
   async wholeIndex(): Promise<RolloutIndex> {
+    this.used = Date.now();
     const index = this.openIndex();
     await index.refresh();
     return index;

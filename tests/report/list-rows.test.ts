@@ -1,11 +1,11 @@
 /**
  * A rollout's row of the list is built in three places, from what each has at hand: from its
- * record (report/list-rows.ts, the viewer's diff and a comparison's page), from the detail a page
- * holds (display/list.ts `listRowOf`: a report page, a bundle, one rollout the API answered),
- * and from the rollout index's few facts (runfile/rollout-index.ts, the viewer's list). The same
- * rollout must give the same row whichever built it: checked here over the outcomes a row tells
- * apart (errored, unparseable, BAS right and wrong, faults missed and wrongly flagged,
- * consistency known either way), each field the builders share.
+ * record (report/list-rows.ts, a comparison's page), from the detail a page holds
+ * (display/list.ts `listRowOf`: a report page, a bundle, one rollout the API answered), and from
+ * the rollout index's few facts (runfile/rollout-index.ts, the viewer's list and diff). The same
+ * rollout must give the same row whichever built it, field for field and rewards to the bit:
+ * checked here over the outcomes a row tells apart (errored, unparseable, BAS right and wrong,
+ * faults missed and wrongly flagged, consistency known either way).
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
