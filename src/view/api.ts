@@ -16,7 +16,9 @@ import { expectedRollouts } from '../runfile/read.js';
 import { COMMAND_FLAGS } from '../settings/command-flags.js';
 import { readFlags } from '../settings/flag.js';
 import { FAULT_CODES } from '../task/types.js';
-import type { Catalog, RunState } from './catalog.js';
+import type { Catalog } from './catalog.js';
+import { runRow } from './run-row.js';
+import type { RunState } from './run-state.js';
 import type { RolloutRecord } from '../runfile/record.js';
 import type { RolloutFilter, RolloutIndex } from '../runfile/rollout-index.js';
 
@@ -162,7 +164,7 @@ export async function runAnswer(catalog: Catalog, q: Query): Promise<unknown> {
 /** GET /api/progress: a run's status, rollouts recorded and means, cheap enough to poll. */
 export async function progressAnswer(catalog: Catalog, q: Query): Promise<unknown> {
   const run = await runOf(catalog, q);
-  const row = await run.row();
+  const row = await runRow(run);
   return { id: run.id, status: row.status, recorded: row.recorded, expected: row.expected, figures: row.figures };
 }
 

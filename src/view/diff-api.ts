@@ -12,7 +12,8 @@ import { RequestError } from '../errors/index.js';
 import { terminalText } from '../io/terminal-text.js';
 import type { RolloutIndex } from '../runfile/rollout-index.js';
 import { runOf } from './api.js';
-import type { Catalog, RunState } from './catalog.js';
+import type { Catalog } from './catalog.js';
+import type { RunState } from './run-state.js';
 
 /** The run's index with its whole file read; a 409 when the file cannot be read or has a damaged line (named). */
 async function indexOf(run: RunState): Promise<RolloutIndex> {

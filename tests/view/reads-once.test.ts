@@ -1,6 +1,6 @@
 /**
  * `bas view` reads a run it opens once: the rollout index's first read folds the report's
- * summary as it goes (catalog.ts `followRead`), where it used to read the file a second time
+ * summary as it goes (view/run-state.ts `followRead`), where it used to read the file a second time
  * through the report's reader. Counted as the bytes of results.jsonl read: those the index's
  * positioned reads return (src/io/open-file.ts's FileHandle) and a whole file for each pass of
  * the line reader every other read goes through (src/io/jsonl.ts). The report so made is the one
