@@ -20,7 +20,8 @@ import type { Catalog } from './catalog.js';
 import { runRow } from './run-row.js';
 import type { RunState } from './run-state.js';
 import type { RolloutRecord } from '../runfile/record.js';
-import type { RolloutFilter, RolloutIndex } from '../runfile/rollout-index.js';
+import type { RolloutFilter } from '../runfile/rollout-facts.js';
+import type { RolloutIndex } from '../runfile/rollout-index.js';
 
 /** Most rows of one page of the rollout list. */
 const MAX_PAGE = 500;
