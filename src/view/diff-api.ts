@@ -6,8 +6,7 @@
  * opened yet is read once, for its index and its summary together. Everything from the files is
  * made terminal-safe, as every answer of the API.
  */
-import { DIFF_ROWS, diffRuns, tasksDiffer, type DiffAnswer } from '../display/diff.js';
-import type { ListRow } from '../display/list.js';
+import { DIFF_ROWS, DiffTally, diffRuns, tasksDiffer, type DiffAnswer } from '../display/diff.js';
 import { RequestError } from '../errors/index.js';
 import { terminalText } from '../io/terminal-text.js';
 import type { RolloutIndex } from '../runfile/rollout-index.js';
@@ -29,9 +28,18 @@ async function indexOf(run: RunState): Promise<RolloutIndex> {
   return index;
 }
 
-/** The list row of each winning rollout of the index, in file order. */
-function* rowsOf(index: RolloutIndex): Iterable<ListRow> {
-  for (const s of index.select({})) yield index.row(s);
+/**
+ * The diff of the runs of indexes `a` and `b`: each of B's rollouts paired with A's by the
+ * index's own lookup, one row of each made at a time (no run's rows are held whole).
+ */
+function diffIndexes(ids: [string, string], a: RolloutIndex, b: RolloutIndex): DiffAnswer {
+  const tally = new DiffTally(DIFF_ROWS);
+  for (const s of b.select({})) {
+    const r = b.row(s);
+    const t = a.slotOf(r.index, r.rollout);
+    if (t >= 0) tally.add(a.row(t), r);
+  }
+  return tally.answer(ids, a.rollouts, b.rollouts);
 }
 
 /** The diff of run `b` against run `a`. */
@@ -42,9 +50,7 @@ export async function diffAnswer(catalog: Catalog, q: URLSearchParams): Promise<
   const refused = tasksDiffer(a.info?.task, b.info?.task);
   const ids: [string, string] = [a.id, b.id];
   const d =
-    refused !== null
-      ? diffRuns(ids, [], [], DIFF_ROWS, refused)
-      : diffRuns(ids, rowsOf(await indexOf(a)), rowsOf(await indexOf(b)), DIFF_ROWS);
+    refused !== null ? diffRuns(ids, [], [], DIFF_ROWS, refused) : diffIndexes(ids, await indexOf(a), await indexOf(b));
   catalog.keepFew();
   return { ...d, a: terminalText(d.a), b: terminalText(d.b) };
 }
