@@ -38,9 +38,10 @@ function* runOrder(n, concurrency) {
  * Writes a synthetic run folder: run.json (status `complete`) and `n` realistic records
  * (replies of some 600 characters, 3% errored, the consistency split included), in large writes.
  * With `concurrency`, the records are in the order a run with that many requests in flight
- * writes them (nearly task order), and run.json says so; without, in task order.
+ * writes them (nearly task order), and run.json says so; without, in task order. Another `seed`
+ * gives other outcomes to the same tasks (a second run to diff against the first).
  */
-export function writeSyntheticRun(dir, n, { concurrency = null } = {}) {
+export function writeSyntheticRun(dir, n, { concurrency = null, seed = 7 } = {}) {
   writeFileSync(
     join(dir, 'run.json'),
     JSON.stringify({
@@ -62,7 +63,7 @@ export function writeSyntheticRun(dir, n, { concurrency = null } = {}) {
       summary: null,
     }),
   );
-  const rand = lcg(7);
+  const rand = lcg(seed);
   const fd = openSync(join(dir, 'results.jsonl'), 'w');
   let buf = '';
   const order = concurrency === null ? null : runOrder(n, concurrency);

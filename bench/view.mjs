@@ -3,7 +3,8 @@
 // on it as a child process and asks over loopback HTTP, each request after the one before:
 // the page, the run list, the run opened (its first page of rollouts with the whole file
 // indexed), the last page, a filter over every rollout, the farthest rollout, the summary, and
-// the server's peak resident memory (VmHWM). Then the same on 1,000,000 rollouts, reported for
+// the server's peak resident memory (VmHWM); then, on a new start, the diff of that run and a
+// second one of as many rollouts. Then the same (no diff) on 1,000,000 rollouts, reported for
 // information (no target: a run that size is read in the background and works, more slowly).
 // Exported for bench/run.mjs; also runnable alone: `node bench/view.mjs` (after `npm run
 // build`). BAS_BENCH_VIEW_BIG=0 leaves the million out.
@@ -94,6 +95,30 @@ async function oneRun(runs, n) {
   }
 }
 
+/**
+ * The diff of run `big` against a second run of as many rollouts on the same tasks (other
+ * outcomes), on a fresh start: asked once (both files read) and again (from what the first
+ * ask read), and the server's peak memory.
+ */
+async function diffRun(runs, n) {
+  const label = `two runs of ${n.toLocaleString('en-US')} rollouts`;
+  mkdirSync(join(runs, 'other'));
+  writeSyntheticRun(join(runs, 'other'), n, { concurrency: 64, seed: 8 });
+  const server = await startServer('view', [runs]);
+  try {
+    const [first, body] = await timed(server.url, '/api/diff?a=big&b=other');
+    if (body.shared !== n) throw new Error(`the diff paired ${body.shared} rollouts of ${n}`);
+    const [again] = await timed(server.url, '/api/diff?a=big&b=other');
+    return [
+      row(`${label}: the diff, first ask (${body.flipped.toLocaleString('en-US')} flipped)`, first, 's'),
+      row(`${label}: the diff asked again`, again, 's'),
+      row(`${label}: server peak RSS, the diff made`, peakMb(server.pid), 'MiB'),
+    ];
+  } finally {
+    await server.stop();
+  }
+}
+
 /** One request to a throwaway server, so the first timed request does not carry this process's client start-up. */
 async function warmClient() {
   const server = createServer((_req, res) => res.end('ok'));
@@ -113,6 +138,7 @@ export async function benchView() {
       writeSyntheticRun(join(runs, 'big'), n, { concurrency: 64 });
       const mb = statSync(join(runs, 'big', 'results.jsonl')).size / 1024 / 1024;
       rows.push(row(`results.jsonl of ${n.toLocaleString('en-US')} rollouts`, mb, 'MiB'), ...(await oneRun(runs, n)));
+      if (n <= 100_000) rows.push(...(await diffRun(runs, n)));
     } finally {
       rmSync(root, { recursive: true, force: true });
     }

@@ -98,6 +98,57 @@ const side = (r: ListRow): DiffSide => ({
   wrong: r.wrong,
 });
 
+/** Rows kept before the ones past the limit are dropped: a few sorts of a small array, however many rows. */
+const TRIM_AT = 1024;
+
+/**
+ * The diff built one shared rollout at a time (`add`: A's row and B's): every rollout counted,
+ * only the first `limit` rows in order kept, so two runs of 100,000 rollouts hold a few hundred
+ * rows here, not 100,000.
+ */
+export class DiffTally {
+  private kept: DiffRow[] = [];
+  private shared = 0;
+  private flipped = 0;
+  private changed = 0;
+
+  constructor(private readonly limit: number) {}
+
+  add(l: ListRow, r: ListRow): void {
+    const delta = l.reward === null || r.reward === null ? null : Math.round((r.reward - l.reward) * 1e6) / 1e6;
+    const flips = flipsOf(side(l), side(r));
+    this.shared++;
+    if (flips.length > 0) this.flipped++;
+    if (flips.length > 0 || (delta ?? 0) !== 0) this.changed++;
+    this.kept.push({ index: r.index, rollout: r.rollout, a: side(l), b: side(r), flips, delta });
+    if (this.kept.length >= this.limit + TRIM_AT) this.trim();
+  }
+
+  private trim(): void {
+    this.kept.sort(order);
+    if (this.kept.length > this.limit) this.kept.length = this.limit;
+  }
+
+  /** The answer, for runs `ids` holding `sizeA` and `sizeB` rollouts. */
+  answer(ids: [string, string], sizeA: number, sizeB: number): DiffAnswer {
+    this.trim();
+    const { shared, flipped, changed, limit, kept: rows } = this;
+    const [a, b] = ids;
+    return {
+      a,
+      b,
+      shared,
+      only_a: sizeA - shared,
+      only_b: sizeB - shared,
+      flipped,
+      changed,
+      rows,
+      limit,
+      refused: null,
+    };
+  }
+}
+
 /**
  * The diff of run `b` against run `a` from their list rows, keeping the first `limit` rows;
  * none when `refused` says why the runs cannot be paired (`tasksDiffer`).
@@ -113,28 +164,12 @@ export function diffRuns(
     return { a: ids[0], b: ids[1], shared: 0, only_a: 0, only_b: 0, flipped: 0, changed: 0, rows: [], limit, refused };
   const left = new Map<string, ListRow>();
   for (const r of a) left.set(pairText(r), r);
-  const rows: DiffRow[] = [];
-  let onlyB = 0;
+  const tally = new DiffTally(limit);
+  let sizeB = 0;
   for (const r of b) {
+    sizeB++;
     const l = left.get(pairText(r));
-    if (l === undefined) {
-      onlyB++;
-      continue;
-    }
-    const delta = l.reward === null || r.reward === null ? null : Math.round((r.reward - l.reward) * 1e6) / 1e6;
-    rows.push({ index: r.index, rollout: r.rollout, a: side(l), b: side(r), flips: flipsOf(side(l), side(r)), delta });
+    if (l !== undefined) tally.add(l, r);
   }
-  rows.sort(order);
-  return {
-    a: ids[0],
-    b: ids[1],
-    shared: rows.length,
-    only_a: left.size - rows.length,
-    only_b: onlyB,
-    flipped: rows.filter((r) => r.flips.length > 0).length,
-    changed: rows.filter((r) => r.flips.length > 0 || (r.delta ?? 0) !== 0).length,
-    rows: rows.slice(0, limit),
-    limit,
-    refused: null,
-  };
+  return tally.answer(ids, left.size, sizeB);
 }

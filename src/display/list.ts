@@ -19,8 +19,9 @@ export interface ListRow {
   /** Codes with a fault missed, and codes wrongly flagged. */
   missed: string[];
   wrong: string[];
-  /** Set from a page's data: whether the reply could not be parsed, and why the page holds this rollout. */
-  unparseable?: boolean;
+  /** Whether the reply could not be parsed (never for an errored rollout). */
+  unparseable: boolean;
+  /** Set from a page's data: why the page holds this rollout. */
   why?: string[];
 }
 
@@ -120,17 +121,18 @@ export function sortRows(rows: ListRow[], sort: Sort): ListRow[] {
 
 /**
  * The query `q` as /api/rollouts parameters (offset and limit aside); null when the API cannot
- * ask it (a sort, unparseable replies, one task: the page asks those another way). Rewards are
+ * ask it (a sort, one task: the page asks those another way). Rewards are
  * 0.6 · bas_correct + 0.4 · fault_audit, so BAS right is a reward of at least 0.6.
  */
 export function apiParams(q: ListQuery): Record<string, string> | null {
-  if (q.sort !== 'index' || q.show === 'unparseable' || q.task.trim() !== '') return null;
+  if (q.sort !== 'index' || q.task.trim() !== '') return null;
   const p: Record<string, string> = {};
   if (q.show === 'error') p.errored = '1';
   if (q.show === 'completed' || q.show === 'bas-wrong' || q.show === 'imperfect') p.errored = '0';
   if (q.show === 'bas-wrong') p.bas_wrong = '1';
   if (q.show === 'imperfect') p.reward_max = '0.999999';
   if (q.show === 'bas-right') p.reward_min = '0.6';
+  if (q.show === 'unparseable') p.unparseable = '1';
   if (q.missed) p.missed = q.missed;
   if (q.wrong) p.wrong = q.wrong;
   if (q.reward_min) p.reward_min = q.reward_min;

@@ -1,5 +1,5 @@
 /**
- * The run list's rows, as `bas view`'s /api/runs answers them (src/view/catalog.ts makes them)
+ * The run list's rows, as `bas view`'s /api/runs answers them (src/view/run-row.ts makes them)
  * and the app reads them (src/web), a sweep's points and a leaderboard: one declaration for
  * both ends.
  */

@@ -1,7 +1,8 @@
 /**
  * A run's rollouts as list rows (display/list.ts): the few fields a list filters on and a diff
  * compares, read in one pass over results.jsonl (the last line of a pair wins, as everywhere).
- * About 150 bytes a rollout held; what the viewer's diff and a comparison's page read.
+ * About 150 bytes a rollout held; what a comparison's page reads (the viewer, which keeps each
+ * run's rollout index, takes the same rows from it: tests/report/list-rows.test.ts).
  */
 import type { ListRow } from '../display/list.js';
 import type { RolloutRecord } from '../runfile/record.js';

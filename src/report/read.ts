@@ -160,7 +160,7 @@ export async function readRunFolding<F extends WinnerFold | null>(
  * its run.json, fed every winning record in file order (`newFold`: `add`, and `replace` for a
  * line replacing an earlier one of its pair), then `finish`ed into the run's data. `readRunFolding`
  * feeds it through the winning-records reader; the viewer, through its rollout index's one read
- * (src/view/catalog.ts), so a run it opens is read once.
+ * (src/view/run-state.ts), so a run it opens is read once.
  */
 export class RunRead<F extends WinnerFold | null> {
   readonly dir: string;

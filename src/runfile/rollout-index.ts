@@ -1,10 +1,9 @@
 /**
  * What a reader of a run folder needs of its results file besides the summary: each winning
- * rollout's place in the file and the few facts the viewer's filters ask (reward, outcome,
- * fault codes missed or wrongly flagged, consistency), in typed arrays of about 26 bytes a
- * line, so a rollout is read back by its position with one positioned read of its own bytes.
- * A run of 100,000 rollouts is read in well under a second and takes some 3 MB here, however
- * long its replies are (docs/performance.md).
+ * rollout's place in the file and the few facts the viewer's filters ask, kept by
+ * rollout-facts.ts in typed columns of about 30 bytes a line, so a rollout is read back by its
+ * position with one positioned read of its own bytes. A run of 100,000 rollouts is read in well
+ * under a second and takes some 3 MB here, however long its replies are (docs/performance.md).
  *
  * The file is read once, in chunks, never whole, and only from where the last read stopped as
  * it grows (a run still going appends). Each line is judged by the one rule of the run file
@@ -17,27 +16,10 @@
 import type { FileHandle } from 'node:fs/promises';
 import { resultsPath } from './files.js';
 import { judgeLine, openRunFileHandle } from './read.js';
-import { pairKey, type PairKey, type RolloutRecord } from './record.js';
-import { outsideRun, type RunBounds } from './winners.js';
+import type { RolloutRecord } from './record.js';
+import { RolloutFacts, type RolloutFilter } from './rollout-facts.js';
+import type { RunBounds } from './winners.js';
 import type { ListRow } from '../display/list.js';
-import { FAULT_CODES } from '../task/types.js';
-
-/** Bits of `flags`. */
-const FLAG = {
-  errored: 1,
-  /** bas_correct is 0 (a completed rollout). */
-  basWrong: 2,
-  /** A later line of the same pair replaced this one. */
-  replaced: 4,
-  /** The record cannot belong to the run (a task past n, another shard's): not one of its rollouts. */
-  outside: 8,
-  /** `detail.consistency.bas_consistent` is recorded ... */
-  consistencyKnown: 16,
-  /** ... and is 1. */
-  consistent: 32,
-  /** The reply could not be parsed (metrics.parsed 0). */
-  unparsed: 64,
-} as const;
 
 /** Bytes read at a time. */
 const CHUNK = 256 * 1024;
@@ -46,119 +28,17 @@ const MAX_LINE_BYTES = 256 * 1024 * 1024;
 /** Damaged lines named one by one; past it they are only counted. */
 const MAX_DAMAGE_NAMED = 20;
 
-/** A growable set of typed columns, one slot per indexed line. */
-class Columns {
-  size = 0;
-  offset = new Float64Array(1024);
-  length = new Uint32Array(1024);
-  index = new Uint32Array(1024);
-  rollout = new Uint16Array(1024);
-  reward = new Float32Array(1024);
-  flags = new Uint8Array(1024);
-  /** Bit k: fault code FAULT_CODES[k] has a pair missed (fn > 0) / wrongly flagged (fp > 0). */
-  missed = new Uint8Array(1024);
-  wrong = new Uint8Array(1024);
-
-  push(): number {
-    if (this.size === this.offset.length) {
-      const grow = <T extends Float64Array | Uint32Array | Uint16Array | Float32Array | Uint8Array>(a: T): T => {
-        const b = new (a.constructor as new (n: number) => T)(a.length * 2);
-        b.set(a);
-        return b;
-      };
-      this.offset = grow(this.offset);
-      this.length = grow(this.length);
-      this.index = grow(this.index);
-      this.rollout = grow(this.rollout);
-      this.reward = grow(this.reward);
-      this.flags = grow(this.flags);
-      this.missed = grow(this.missed);
-      this.wrong = grow(this.wrong);
-    }
-    return this.size++;
-  }
-
-  bytes(): number {
-    return this.offset.length * SLOT_BYTES;
-  }
-}
-
-/** Bytes a slot takes over all the columns. */
-const SLOT_BYTES = 8 + 4 + 4 + 2 + 4 + 1 + 1 + 1;
-
-/**
- * Which slot holds each pair's winning line: a typed array over the run's pairs when they are
- * known and few (slot + 1, so a new array, zero-filled by the system, says "none" without a
- * pass over it), else a map.
- */
-class PairSlots {
-  private readonly dense: Int32Array | null;
-  private readonly sparse = new Map<PairKey, number>();
-
-  constructor(private readonly bounds: RunBounds | null) {
-    const slots = bounds && bounds.indices === null ? bounds.n * bounds.rollouts : Infinity;
-    this.dense = slots <= 1 << 24 ? new Int32Array(slots) : null;
-  }
-
-  /** Makes `slot` the pair's winner; returns the slot it replaced, or -1. */
-  set(index: number, rollout: number, slot: number): number {
-    if (this.dense !== null) {
-      const at = index * this.bounds!.rollouts + rollout;
-      const before = this.dense[at]! - 1;
-      this.dense[at] = slot + 1;
-      return before;
-    }
-    const key = pairKey(index, rollout);
-    const before = this.sparse.get(key) ?? -1;
-    this.sparse.set(key, slot);
-    return before;
-  }
-
-  get(index: number, rollout: number): number {
-    if (this.dense !== null) {
-      if (this.bounds && (index >= this.bounds.n || rollout >= this.bounds.rollouts)) return -1;
-      return this.dense[index * this.bounds!.rollouts + rollout]! - 1;
-    }
-    return this.sparse.get(pairKey(index, rollout)) ?? -1;
-  }
-}
-
 /** A damaged line: its number and why. */
 export interface Damage {
   line: number;
   reason: string;
 }
 
-/** What the filters of the rollout list ask; every field is optional (absent: no condition). */
-export interface RolloutFilter {
-  errored?: boolean;
-  basWrong?: boolean;
-  /** A fault code with a pair missed in the rollout. */
-  missed?: string;
-  /** A fault code wrongly flagged in the rollout. */
-  wrong?: string;
-  rewardMin?: number;
-  rewardMax?: number;
-  /** `consistent`, `inconsistent` (detail.consistency.bas_consistent 1 / 0) or `unknown`. */
-  consistency?: 'consistent' | 'inconsistent' | 'unknown';
-}
-
-function codeBits(codes: unknown, field: 'fn' | 'fp'): number {
-  if (typeof codes !== 'object' || codes === null) return 0;
-  let bits = 0;
-  FAULT_CODES.forEach((c, k) => {
-    const counts = (codes as Record<string, Record<string, unknown> | undefined>)[c];
-    if (counts && typeof counts[field] === 'number' && counts[field] > 0) bits |= 1 << k;
-  });
-  return bits;
-}
-
 /** What `follow` hands each record of the run: its line number, and whether it replaced an earlier line of its pair. */
 export type LineFollower = (r: RolloutRecord, line: number, replaces: boolean) => void;
 
 export class RolloutIndex {
-  private cols = new Columns();
-  private pairs: PairSlots;
+  private facts: RolloutFacts;
   /** Where the next unread line starts. */
   private scanned = 0;
   /** Lines read so far (1-based numbers, blank lines counted, as the reader counts them). */
@@ -170,8 +50,7 @@ export class RolloutIndex {
   private refreshing: Promise<void> | null = null;
   /** The file's size when the current (or last) read began: how far this read is going. */
   target = 0;
-  /** Winning rollouts (pairs), and records set aside. */
-  rollouts = 0;
+  /** Records set aside. */
   setAside = 0;
   damaged = 0;
   readonly damage: Damage[] = [];
@@ -193,7 +72,12 @@ export class RolloutIndex {
     private readonly bounds: RunBounds | null,
   ) {
     this.path = resultsPath(dir);
-    this.pairs = new PairSlots(bounds);
+    this.facts = new RolloutFacts(bounds);
+  }
+
+  /** Winning rollouts (pairs). */
+  get rollouts(): number {
+    return this.facts.rollouts;
   }
 
   /** Bytes of the file indexed so far. */
@@ -208,7 +92,7 @@ export class RolloutIndex {
 
   /** Memory the index holds, roughly, in bytes. */
   memoryBytes(): number {
-    return this.cols.bytes();
+    return this.facts.bytes();
   }
 
   /** Reads what the file gained since the last call (all of it the first time); one read at a time. */
@@ -241,12 +125,10 @@ export class RolloutIndex {
 
   private reset(): void {
     this.follower = null;
-    this.cols = new Columns();
-    this.pairs = new PairSlots(this.bounds);
+    this.facts = new RolloutFacts(this.bounds);
     this.scanned = 0;
     this.lines = 0;
     this.pendingNewline = false;
-    this.rollouts = 0;
     this.setAside = 0;
     this.firstSetAside = null;
     this.damaged = 0;
@@ -371,118 +253,43 @@ export class RolloutIndex {
       if ('damaged' in j) return this.noteDamage(j.damaged);
       r = j;
     }
-    const c = this.cols;
-    const slot = c.push();
-    c.offset[slot] = start;
-    c.length[slot] = to - from;
-    c.index[slot] = Math.min(r.index, 0xffffffff);
-    c.rollout[slot] = Math.min(r.rollout ?? 0, 0xffff);
-    let flags = 0;
-    const outside = this.bounds && outsideRun(r, this.bounds);
-    if (outside) {
-      c.flags[slot] = FLAG.outside;
+    const added = this.facts.add(r, start, to - from);
+    if (added.outside !== null) {
       this.setAside++;
-      this.firstSetAside ??= { line: this.lines, reason: outside };
+      this.firstSetAside ??= { line: this.lines, reason: added.outside };
       return;
     }
-    if (r.error) {
-      flags |= FLAG.errored;
-      c.reward[slot] = NaN;
-    } else {
-      c.reward[slot] = r.reward ?? NaN;
-      if (r.rewards?.bas_correct === 0) flags |= FLAG.basWrong;
-      if (r.metrics && r.metrics.parsed === 0) flags |= FLAG.unparsed;
-      const consistent = r.detail?.consistency?.bas_consistent;
-      if (consistent === 0 || consistent === 1) {
-        flags |= FLAG.consistencyKnown;
-        if (consistent === 1) flags |= FLAG.consistent;
-      }
-      c.missed[slot] = codeBits(r.detail?.codes, 'fn');
-      c.wrong[slot] = codeBits(r.detail?.codes, 'fp');
-    }
-    c.flags[slot] = flags;
-    const before = this.pairs.set(r.index, r.rollout ?? 0, slot);
-    if (before >= 0) c.flags[before] = c.flags[before]! | FLAG.replaced;
-    else this.rollouts++;
-    this.follower?.(r, this.lines, before >= 0);
-  }
-
-  /** Whether slot `s` is a winning rollout of the run. */
-  private counts(s: number): boolean {
-    return (this.cols.flags[s]! & (FLAG.replaced | FLAG.outside)) === 0;
+    this.follower?.(r, this.lines, added.replaces);
   }
 
   /** The slots of the winning rollouts that pass `f`, in file order. */
   select(f: RolloutFilter): Uint32Array {
-    const c = this.cols;
-    const missed = f.missed ? 1 << FAULT_CODES.indexOf(f.missed as (typeof FAULT_CODES)[number]) : 0;
-    const wrong = f.wrong ? 1 << FAULT_CODES.indexOf(f.wrong as (typeof FAULT_CODES)[number]) : 0;
-    const lo = f.rewardMin ?? -Infinity;
-    const hi = f.rewardMax ?? Infinity;
-    const byReward = f.rewardMin !== undefined || f.rewardMax !== undefined;
-    const out = new Uint32Array(this.rollouts);
-    let n = 0;
-    for (let s = 0; s < c.size; s++) {
-      const flags = c.flags[s]!;
-      if (flags & (FLAG.replaced | FLAG.outside)) continue;
-      if (f.errored !== undefined && ((flags & FLAG.errored) !== 0) !== f.errored) continue;
-      if (f.basWrong && !(flags & FLAG.basWrong)) continue;
-      if (missed && !(c.missed[s]! & missed)) continue;
-      if (wrong && !(c.wrong[s]! & wrong)) continue;
-      if (byReward) {
-        const r = c.reward[s]!;
-        // Rewards are kept as 32-bit floats: bounds are compared at the same precision.
-        if (!(r >= Math.fround(lo) && r <= Math.fround(hi))) continue;
-      }
-      if (f.consistency !== undefined) {
-        const known = (flags & FLAG.consistencyKnown) !== 0;
-        const state = !known ? 'unknown' : flags & FLAG.consistent ? 'consistent' : 'inconsistent';
-        if (state !== f.consistency) continue;
-      }
-      out[n++] = s;
-    }
-    return out.subarray(0, n);
+    return this.facts.select(f);
   }
 
   /** The list row of slot `s`. */
   row(s: number): ListRow {
-    const c = this.cols;
-    const flags = c.flags[s]!;
-    const errored = (flags & FLAG.errored) !== 0;
-    const codes = (bits: number) => FAULT_CODES.filter((_, k) => bits & (1 << k));
-    const reward = c.reward[s]!;
-    return {
-      index: c.index[s]!,
-      rollout: c.rollout[s]!,
-      reward: errored || Number.isNaN(reward) ? null : Math.round(reward * 1e6) / 1e6,
-      errored,
-      bas_correct: errored ? null : (flags & FLAG.basWrong) === 0,
-      consistent: flags & FLAG.consistencyKnown ? (flags & FLAG.consistent) !== 0 : null,
-      missed: codes(c.missed[s]!),
-      wrong: codes(c.wrong[s]!),
-    };
+    return this.facts.row(s);
   }
 
   /** The slot of the winning line of (index, rollout), or -1. */
   slotOf(index: number, rollout: number): number {
-    const s = this.pairs.get(index, rollout);
-    return s >= 0 && this.counts(s) ? s : -1;
+    return this.facts.slotOf(index, rollout);
   }
 
   /** The record at slot `s`, read back from the file with one positioned read. */
   async record(s: number): Promise<RolloutRecord> {
-    const c = this.cols;
-    const length = c.length[s]!;
+    const { offset, length } = this.facts.place(s);
     const buf = Buffer.allocUnsafe(length);
     const fh = await openRunFileHandle(this.path);
     try {
-      await fh.read(buf, 0, length, c.offset[s]!);
+      await fh.read(buf, 0, length, offset);
     } finally {
       await fh.close();
     }
     const j = judgeLine(buf.toString('utf8'), true);
     if (j === 'torn' || 'damaged' in j)
-      throw new Error(`${this.path}: the line at byte ${c.offset[s]} changed since it was indexed`);
+      throw new Error(`${this.path}: the line at byte ${offset} changed since it was indexed`);
     return j;
   }
 }

@@ -16,9 +16,12 @@ import { expectedRollouts } from '../runfile/read.js';
 import { COMMAND_FLAGS } from '../settings/command-flags.js';
 import { readFlags } from '../settings/flag.js';
 import { FAULT_CODES } from '../task/types.js';
-import type { Catalog, RunState } from './catalog.js';
+import type { Catalog } from './catalog.js';
+import { runRow } from './run-row.js';
+import type { RunState } from './run-state.js';
 import type { RolloutRecord } from '../runfile/record.js';
-import type { RolloutFilter, RolloutIndex } from '../runfile/rollout-index.js';
+import type { RolloutFilter } from '../runfile/rollout-facts.js';
+import type { RolloutIndex } from '../runfile/rollout-index.js';
 
 /** Most rows of one page of the rollout list. */
 const MAX_PAGE = 500;
@@ -93,6 +96,7 @@ function filterOf(q: Query): RolloutFilter {
   return {
     errored: boolParam(q, 'errored'),
     basWrong: boolParam(q, 'bas_wrong'),
+    unparseable: boolParam(q, 'unparseable'),
     missed: codeParam(q, 'missed'),
     wrong: codeParam(q, 'wrong'),
     rewardMin: numParam(q, 'reward_min'),
@@ -161,7 +165,7 @@ export async function runAnswer(catalog: Catalog, q: Query): Promise<unknown> {
 /** GET /api/progress: a run's status, rollouts recorded and means, cheap enough to poll. */
 export async function progressAnswer(catalog: Catalog, q: Query): Promise<unknown> {
   const run = await runOf(catalog, q);
-  const row = await run.row();
+  const row = await runRow(run);
   return { id: run.id, status: row.status, recorded: row.recorded, expected: row.expected, figures: row.figures };
 }
 

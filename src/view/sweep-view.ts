@@ -22,6 +22,7 @@ import { FIGURES_WHERE } from './leaderboard-api.js';
 import { resultsPath } from '../runfile/files.js';
 import { planAxis, planModels, type SweepPlanPoint } from '../runfile/sweep-file.js';
 import { pointId, type Catalog } from './catalog.js';
+import { runRow } from './run-row.js';
 import type { SweepPoint } from '../display/runs.js';
 
 /** A point's run as a sweep input, from the report the viewer keeps of it; null when it has none yet. */
@@ -45,7 +46,7 @@ async function pointInput(
   };
   const run = await catalog.run(id);
   if (run === null) return { row, input: null };
-  const listed = await run.row();
+  const listed = await runRow(run);
   Object.assign(row, { status: listed.status, recorded: listed.recorded, expected: listed.expected });
   const kept = await run.summaryNow();
   row.problem = listed.problem ?? run.dataProblem;

@@ -4,7 +4,16 @@
  * same answers. The views ask a source and never know which one they have.
  */
 import type { RolloutDetail } from '../display/drill.js';
-import { apiParams, keepRow, listRowOf, PAGE_ROWS, type ListQuery, type ListRow, type Show } from '../display/list.js';
+import {
+  apiParams,
+  keepRow,
+  listRowOf,
+  PAGE_ROWS,
+  SHOW,
+  type ListQuery,
+  type ListRow,
+  type Show,
+} from '../display/list.js';
 import type { Pair } from '../display/route.js';
 import type {
   CompareAnswer,
@@ -53,7 +62,7 @@ const MAX_TASK_ROLLOUTS = 64;
 /** `bas view`'s API on the page's own origin, with the page's token when it was opened with one. */
 export class ApiSource implements Source {
   readonly live = true;
-  readonly shows: readonly Show[] = ['all', 'error', 'completed', 'imperfect', 'bas-wrong', 'bas-right'];
+  readonly shows: readonly Show[] = SHOW;
   readonly sorts = false;
   readonly why = false;
   constructor(private readonly token: string | null) {}

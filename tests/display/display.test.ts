@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { diffRuns, flipsOf } from '../../src/display/diff.js';
-import { apiParams, EMPTY_QUERY, keepRow, type ListRow } from '../../src/display/list.js';
+import { apiParams, EMPTY_QUERY, keepRow, SHOW, type ListRow } from '../../src/display/list.js';
 import { markLedger } from '../../src/display/marks.js';
 import { pairText, parsePair, parseRoute, routeHash, type Route } from '../../src/display/route.js';
 
@@ -110,6 +110,7 @@ const row = (index: number, p: Partial<ListRow> = {}): ListRow => ({
   consistent: null,
   missed: [],
   wrong: [],
+  unparseable: false,
   ...p,
 });
 
@@ -134,6 +135,9 @@ describe('the list', () => {
       missed: 'outside_period',
     });
     expect(apiParams({ ...EMPTY_QUERY, sort: 'low' })).toBeNull();
+    // Every outcome the list offers is one the API can ask.
+    for (const show of SHOW) expect(apiParams({ ...EMPTY_QUERY, show })).not.toBeNull();
+    expect(apiParams({ ...EMPTY_QUERY, show: 'unparseable' })).toEqual({ unparseable: '1' });
   });
 });
 
@@ -163,5 +167,32 @@ describe('the diff of two runs', () => {
     expect(d.rows[0]!.delta).toBe(-0.6);
     expect(d).toMatchObject({ shared: 4, only_a: 1, only_b: 1, flipped: 2, changed: 3 });
     expect(diffRuns(['a', 'b'], A, B, 1).rows).toHaveLength(1);
+  });
+
+  it('keeps the first rows in order of many, as sorting them all would, and counts every one', () => {
+    // 5,000 shared rollouts: past the rows a diff keeps before it drops those past its limit.
+    const codes = ['outside_period', 'gst_on_gst_free', 'duplicate_invoice'];
+    const pick = (i: number, k: number): ListRow =>
+      (i * 7 + k) % 11 === 0
+        ? row(i, { errored: true, reward: null, bas_correct: null })
+        : row(i, {
+            reward: ((i * 37 + k * 11) % 101) / 100,
+            bas_correct: (i + k) % 3 !== 0,
+            missed: codes.filter((_, c) => (i >> (c + k)) & 1),
+          });
+    const A = Array.from({ length: 5000 }, (_, i) => pick(i, 0));
+    const B = Array.from({ length: 5000 }, (_, i) => pick(i, 1));
+    for (const limit of [0, 7, 200]) {
+      const all = diffRuns(['a', 'b'], A, B, 1e9);
+      const d = diffRuns(['a', 'b'], A, B, limit);
+      expect(all.rows).toHaveLength(5000);
+      expect(d.rows).toEqual(all.rows.slice(0, limit));
+      expect({ ...d, rows: [], limit: 0 }).toEqual({ ...all, rows: [], limit: 0 });
+    }
+    // The order is whole: flips before the rest, a BAS or error flip before a code's, then the reward moved.
+    const all = diffRuns(['a', 'b'], A, B, 1e9).rows;
+    const rank = (r: (typeof all)[number]) => (r.flips.length === 0 ? 0 : r.flips[0]!.includes('→') ? 2 : 1);
+    for (let i = 1; i < all.length; i++) expect(rank(all[i - 1]!)).toBeGreaterThanOrEqual(rank(all[i]!));
+    expect(new Set(all.map(rank))).toEqual(new Set([0, 1, 2]));
   });
 });

@@ -14,6 +14,7 @@ import { readRun } from '../../src/report/read.js';
 import { buildComparison } from '../../src/report/compare.js';
 import { makeRecord, SMALL_CONFIG, writeRun } from '../report/make-run.js';
 import { allFiles, bas, tempDir } from '../support/cli.js';
+import { apiParams, EMPTY_QUERY } from '../../src/display/list.js';
 import type { RolloutRecord } from '../../src/runfile/record.js';
 
 let root: string;
@@ -130,6 +131,20 @@ describe('bas view API', () => {
     expect((await get('/api/rollouts?run=a&limit=100000')).status).toBe(400);
     expect((await get('/api/rollouts?run=zzz')).status).toBe(404);
     expect((await get('/api/rollouts?run=../../etc')).status).toBe(404);
+  });
+
+  it('filters the unparseable replies as the page asks it to, and marks each row', async () => {
+    const pair = (r: { index: number; rollout?: number }) => `${r.index}:${r.rollout ?? 0}`;
+    const unparsed = records.filter((r) => !r.error && r.metrics?.parsed === 0).map(pair);
+    expect(unparsed.length).toBeGreaterThan(0);
+    const asked = new URLSearchParams(apiParams({ ...EMPTY_QUERY, show: 'unparseable' })!);
+    const { status, body } = await get(`/api/rollouts?run=a&limit=500&${asked.toString()}`);
+    expect(status).toBe(200);
+    expect(body.rows.map(pair)).toEqual(unparsed);
+    expect(body.rows.every((r: { unparseable: boolean }) => r.unparseable)).toBe(true);
+    const parsed = await get('/api/rollouts?run=a&unparseable=0');
+    expect(parsed.body.matching).toBe(records.length - unparsed.length);
+    expect((await get('/api/rollouts?run=a&unparseable=maybe')).status).toBe(400);
   });
 
   it('opens one rollout: its ledger, key, scores, usage, and the reply made safe', async () => {

@@ -32,7 +32,16 @@ beforeAll(async () => {
   writeRun(join(root, 'a'), {
     n: 60,
     model: HOSTILE_MODEL,
-    choose: (i) => (i === 3 ? { error: 'timeout' } : i === 5 ? { reply: HOSTILE_REPLY } : i % 2 ? 'oracle' : 'blanket'),
+    choose: (i) =>
+      i === 3
+        ? { error: 'timeout' }
+        : i === 5
+          ? { reply: HOSTILE_REPLY }
+          : i === 7
+            ? { reply: 'no answer block here' }
+            : i % 2
+              ? 'oracle'
+              : 'blanket',
   });
   writeRun(join(root, 'b'), { n: 60, model: 'builtin:oracle', choose: () => 'oracle' });
   // A run going on: run.json says running, and a live process (this one) holds its lock.
@@ -115,6 +124,12 @@ describe.skipIf(!hasChromium)('bas view in headless chromium', () => {
     await page.locator('#matching', { hasText: '1–1 of 1 matching' }).waitFor();
     expect(page.url()).toMatch(/show=error/);
     expect(await page.locator('#task-list tbody tr').first().locator('td').nth(3).textContent()).toBe('errored');
+    // Unparseable replies: offered by the live server too, the server filtering them.
+    await page.locator('#filter').selectOption('unparseable');
+    await page.locator('#task-list tbody tr .badge.unparseable').waitFor();
+    expect(page.url()).toMatch(/show=unparseable/);
+    expect(await page.locator('#matching').textContent()).toMatch(/1–1 of 1 matching/);
+    expect(await page.locator('#task-list tbody tr').first().locator('td').nth(0).textContent()).toBe('7');
   });
 
   it('opens a rollout: the ledger marked, the hostile reply as text', async () => {

@@ -1,5 +1,5 @@
 /**
- * The run list never waits on a results file (catalog.ts): it is made from run.json and what
+ * The run list never waits on a results file (view/run-row.ts): it is made from run.json and what
  * the indexes have read already; the reads follow in the background and show on the next ask.
  * A large file is read in the background, its rollouts listed as they are read.
  */
@@ -8,6 +8,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Catalog } from '../../src/view/catalog.js';
+import { runRow } from '../../src/view/run-row.js';
 import { readRun } from '../../src/report/read.js';
 import { processStartTime } from '../../src/runfile/lock.js';
 import { makeRecord, SMALL_CONFIG, writeRun } from '../report/make-run.js';
@@ -29,7 +30,7 @@ describe('the run list', () => {
     // The list does not wait for the 10 new lines to be read ...
     expect((await catalog.list()).runs[0]!.recorded).toBe(40);
     // ... one run's progress does, and so the next list has them.
-    expect((await run.row()).recorded).toBe(50);
+    expect((await runRow(run)).recorded).toBe(50);
     expect((await catalog.list()).runs[0]!.recorded).toBe(50);
   });
 });

@@ -1,16 +1,21 @@
 /**
  * `bas view` reads a run it opens once: the rollout index's first read folds the report's
- * summary as it goes (catalog.ts `followRead`), where it used to read the file a second time
+ * summary as it goes (view/run-state.ts `followRead`), where it used to read the file a second time
  * through the report's reader. Counted as the bytes of results.jsonl read: those the index's
  * positioned reads return (src/io/open-file.ts's FileHandle) and a whole file for each pass of
  * the line reader every other read goes through (src/io/jsonl.ts). The report so made is the one
  * `bas report` makes, in every case the reader treats apart; a file that case cannot serve
- * (a damaged line) is read again by the report's reader, which names the line as before.
+ * (a damaged line) is read again by the report's reader, which names the line as before. The
+ * diff of two runs takes their rows from the same index (src/view/diff-api.ts): a run already
+ * opened is not read again for it.
  */
 import { appendFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { Catalog } from '../../src/view/catalog.js';
+import { diffAnswer } from '../../src/view/diff-api.js';
+import { DIFF_ROWS, diffRuns } from '../../src/display/diff.js';
+import { readListRows } from '../../src/report/list-rows.js';
 import { readRun } from '../../src/report/read.js';
 import { buildRunReport, renderRunReport } from '../../src/report/run-report.js';
 import { makeRecord, SMALL_CONFIG, writeRun } from '../report/make-run.js';
@@ -124,5 +129,54 @@ describe('bas view opens a run with one read of its results', () => {
     expect(refused).toMatch(/line 11 is not a rollout record/);
     expect(r.problem).toBe(refused);
     expect(r.text).toBeNull();
+  });
+});
+
+describe('the diff of two runs reads no file the viewer has read', () => {
+  const results = (root: string, id: string) => join(root, id, 'results.jsonl');
+  const read = (root: string, id: string) => reads.bytes.get(results(root, id)) ?? 0;
+
+  it('takes the rows of runs already opened from their indexes, and reads a run not opened once', async () => {
+    const root = tempDir('bas-view-diff-');
+    writeRun(join(root, 'a'), { n: 40, rollouts: 2, model: 'm', choose });
+    writeRun(join(root, 'b'), { n: 40, rollouts: 2, model: 'n', choose: (i, r) => ((i + r) % 4 ? 'oracle' : 'slips') });
+    writeRun(join(root, 'c'), { n: 40, rollouts: 2, model: 'o', choose: () => 'blanket' });
+    const catalog = new Catalog(root);
+    for (const id of ['a', 'b']) {
+      const run = (await catalog.run(id))!;
+      await run.rollouts();
+      await run.summary(true);
+    }
+    reads.bytes.clear();
+    const q = (a: string, b: string) => new URLSearchParams({ a, b });
+    const d = await diffAnswer(catalog, q('a', 'b'));
+    expect(read(root, 'a') + read(root, 'b')).toBe(0);
+    // The same diff a read of each run's records gives.
+    const rows = async (id: string) => readListRows(results(root, id), (await catalog.run(id))!.info);
+    expect(d).toEqual(diffRuns(['a', 'b'], await rows('a'), await rows('b'), DIFF_ROWS));
+    expect(d.flipped).toBeGreaterThan(0);
+
+    // A run not opened yet: read once, for its index and its summary together.
+    reads.bytes.clear();
+    await diffAnswer(catalog, q('a', 'c'));
+    const c = (await catalog.run('c'))!;
+    await c.summary(true);
+    expect(read(root, 'a')).toBe(0);
+    expect(read(root, 'c')).toBe(statSync(results(root, 'c')).size);
+    expect(c.report).not.toBeNull();
+  });
+
+  it('refuses a run with a damaged line, naming it', async () => {
+    const root = tempDir('bas-view-diff-');
+    writeRun(join(root, 'a'), { n: 10, model: 'm', choose });
+    writeRun(join(root, 'b'), { n: 10, model: 'n', choose, extraLines: ['{"not": "a record"}'] });
+    const refused = await diffAnswer(new Catalog(root), new URLSearchParams({ a: 'a', b: 'b' })).then(
+      () => null,
+      (err: Error & { status?: number }) => [err.status, err.message],
+    );
+    expect(refused).toEqual([
+      409,
+      expect.stringMatching(/^cannot read b: .*results\.jsonl: line 11 is not a rollout record/),
+    ]);
   });
 });
