@@ -39,6 +39,17 @@ describe('/api/leaderboard', () => {
     expect(figures.templates()).toContain('<svg');
   });
 
+  it('makes the names in its tables safe, as the rest of the answer: no bidi override reaches the page', async () => {
+    const root = twoRuns();
+    writeRun(join(root, 'c'), { n: 20, model: 'evil\u202emodel\u200b', choose: () => 'oracle' });
+    const answer = (await leaderboardAnswer(new Catalog(root))) as Answer;
+    const text = JSON.stringify(answer.sections);
+    // The name shown with its hidden characters as visible escapes; a head's wrap point kept.
+    expect(text).toContain(JSON.stringify('evil\\u202emodel\\u200b'));
+    expect(text).not.toContain('\u202e');
+    expect(text).toContain('bas_\u200bcorrect');
+  });
+
   it('has no sections when no run has a summary', async () => {
     const answer = (await leaderboardAnswer(new Catalog(tempDir('bas-view-board-empty-')))) as Answer;
     expect(answer.sections).toBeUndefined();

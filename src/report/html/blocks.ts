@@ -3,6 +3,7 @@
  * sections name, each put in the page as an inert `<template>` of the SVG svg.ts drew.
  */
 import type { Block, Section } from '../../display/blocks.js';
+import { terminalText } from '../../io/terminal-text.js';
 
 export class Figures {
   private readonly svgs: string[] = [];
@@ -27,4 +28,18 @@ export class Figures {
   templates(): string {
     return this.svgs.map((svg, i) => `<template id="bas-figure-${i}">${svg}</template>`).join('\n');
   }
+}
+
+/**
+ * `sections` with every table cell made safe text (io/terminal-text.ts): the cells name runs,
+ * models and folders read from run folders, where a bidi override or a zero-width character
+ * would make one name pass for another. The headings and column heads are bas's own (a head's
+ * zero-width space is where it may wrap) and are kept.
+ */
+export function safeCells(sections: Section[]): Section[] {
+  return sections.map((s) =>
+    s.map((b) =>
+      'table' in b ? { table: { ...b.table, rows: b.table.rows.map((r) => r.map((c) => terminalText(c))) } } : b,
+    ),
+  );
 }

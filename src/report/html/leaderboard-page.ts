@@ -12,7 +12,7 @@ import { fmt, fmtEstimate, fmtInt } from '../tables.js';
 import type { Block, Section, TableBlock } from '../../display/blocks.js';
 import { escapeHtml, jsonForScript } from './escape.js';
 import { appScript } from './app-script.js';
-import { Figures } from './blocks.js';
+import { Figures, safeCells } from './blocks.js';
 import { page } from './page.js';
 import { barChart } from './svg.js';
 import { sweepFigures } from './sweep-page.js';
@@ -186,7 +186,7 @@ export function leaderboardSections(
     method.push({ small: 'Runs on different tasks, task generators or prompts are ranked apart, never together.' });
   sections.push(method);
   if (curves) sections.push([{ h2: 'Difficulty curves' }, ...sweepFigures(curves, figures)]);
-  return sections;
+  return safeCells(sections);
 }
 
 /**

@@ -24,7 +24,7 @@ import {
 } from '../sweep.js';
 import { fmt, fmtInt } from '../tables.js';
 import { appScript } from './app-script.js';
-import { Figures } from './blocks.js';
+import { Figures, safeCells } from './blocks.js';
 import { escapeHtml, jsonForScript } from './escape.js';
 import { page, provenanceTable } from './page.js';
 import { curveChart } from './curves.js';
@@ -122,10 +122,10 @@ function sweepAnswerOf(r: SweepResult) {
 
 /** What a sweep's page shows: its curves (their figures go to `figures`), then its points. */
 export function sweepSections(r: SweepResult, figures: Figures): Section[] {
-  return [
+  return safeCells([
     [{ h2: SWEEP_AXES[r.axis].curves }, ...sweepFigures(r, figures)],
     [{ h2: 'Points' }, { table: sweepTable(r) }],
-  ];
+  ]);
 }
 
 /** The whole page for `bas sweep --html`. */
