@@ -22,7 +22,7 @@ import { configPathFrom, loadConfigFile } from '../settings/config.js';
 import { COMMAND_FLAGS } from '../settings/command-flags.js';
 import { flagName } from '../settings/flag.js';
 import { evalPlanFromFlags } from './eval-plan.js';
-import { shellWord } from '../settings/resume-command.js';
+import { shellWord } from '../display/format.js';
 
 export type SweepFlags = Omit<EvalFlags, 'model'> & {
   /** One model per -m (commander collects them; a single string from older callers). */

@@ -30,7 +30,7 @@ import { SETTINGS, type Setting } from '../settings/setting-table.js';
 import { evalPlanFromFlags } from './eval-plan.js';
 import { AXES, newSweep, OWN, type SweepFlags } from './sweep-grid.js';
 import * as std from '../io/std.js';
-import { shellWord } from '../settings/resume-command.js';
+import { shellWord } from '../display/format.js';
 
 export type { SweepFlags } from './sweep-grid.js';
 

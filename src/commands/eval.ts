@@ -20,7 +20,7 @@ import type { EvalFlags } from '../settings/settings.js';
 import { checkOutputs } from '../settings/output-paths.js';
 import * as std from '../io/std.js';
 import type { OutStream } from '../io/std.js';
-import { shellWord } from '../settings/resume-command.js';
+import { shellWord } from '../display/format.js';
 
 /**
  * Runs one eval for a command: its notices and progress on `err`, stopped by the process's

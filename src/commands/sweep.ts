@@ -30,7 +30,8 @@ import { progressDisplay, type ProgressDisplay } from '../engine/progress.js';
 import type { EvalEvent, EvalResult } from '../engine/events.js';
 import { runSweepPlan, type SweepOutcome, type PlannedPoint, type SweepRun } from '../engine/sweep.js';
 import { checkOutputs } from '../settings/output-paths.js';
-import { resumeCommand, shellWord } from '../settings/resume-command.js';
+import { resumeCommand } from '../settings/resume-command.js';
+import { shellWord } from '../display/format.js';
 import type { RunPlan } from '../engine/run-eval.js';
 import * as std from '../io/std.js';
 

@@ -1,4 +1,7 @@
-/** Numbers as the front ends show them: scores to three decimals, counts with separators, money in dollars. */
+/**
+ * Numbers as the front ends show them: scores to three decimals, counts with separators, money
+ * in dollars; and a word of a command a person is told to run, as a shell reads it back.
+ */
 
 /** A score to `digits` decimals, or an en dash for none. */
 export function fmt(v: number | null | undefined, digits = 3): string {
@@ -25,4 +28,9 @@ export function est(e: { mean: number | null; ci95?: [number, number] | null } |
 /** Dollars: four decimals under a dollar, two above. */
 export function usd(v: number | null | undefined): string {
   return v === null || v === undefined ? '–' : `$${Number(v).toFixed(v < 1 ? 4 : 2)}`;
+}
+
+/** A word as a POSIX shell reads it back: bare when it has nothing the shell would act on, else single-quoted. */
+export function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }

@@ -35,8 +35,8 @@
  * under the limit and stays. Only the first such refusal, and then those that come after the
  * rate rose (a probe upward), set it: a refusal of a rate that has not risen since says that
  * the headers or the measure were off, or that requests sent earlier spent the budget (a
- * first wave reaching the server over a while), not that a rise went too far. After
- * CEILING_HOLD_MS without a refusal the ceiling lifts by CEILING_LIFT of itself, and after each
+ * first wave reaching the server over a while), not that a rise went too far. CEILING_HOLD_MS
+ * after the refusal that set it the ceiling lifts by CEILING_LIFT of itself, and after each
  * further CEILING_HOLD_MS by twice as much as the time before (1%, then 2%, 4%…), so a limit
  * that rose is still followed: the rate may be twice the ceiling 70 s after it was set. A
  * steady limit pays one refusal a probe, about every 20 s (docs/providers-and-pacing.md).
@@ -148,7 +148,8 @@ export class RateGauge {
 
   /**
    * How high the rate may rise at `now`: GUARD of the ceiling, lifted by CEILING_LIFT × (2^k - 1)
-   * of it after k holds of CEILING_HOLD_MS without a counted refusal; no bound without one.
+   * of it k holds of CEILING_HOLD_MS after the refusal that set it; no bound without one. (A
+   * refusal that does not set it leaves the lifts running: the rate it lowered is under the ceiling.)
    */
   private cap(now: number): number {
     if (this.ceiling === null) return Infinity;

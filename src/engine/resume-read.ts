@@ -5,7 +5,9 @@
  * know before the run whether it has work left (a sweep's plan asks it of every point, to know
  * whether the endpoint must be confirmed) makes the read itself and hands it to the run
  * (`RunPlanOptions.read`), which takes it once it holds the folder, if the file is still as it
- * was read (`resultsStamp`); else it reads again.
+ * was read (`resultsStamp`); else it reads again. The stamp covers results.jsonl only: run.json's
+ * status (what the cut-off rule reads of it) is the one the plan read, as every other setting the
+ * plan took from run.json is.
  */
 import { resultsStamp } from '../runfile/files.js';
 import type { RunInfo } from '../runfile/run-info.js';

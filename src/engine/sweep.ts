@@ -125,6 +125,8 @@ export async function runSweepPlan(sweep: SweepRun, options: SweepPlanOptions = 
   for (const [index, point] of sweep.points.entries()) {
     emit({ type: 'point-started', index, point });
     const read = await readBefore(point);
+    // Handed on: the point no longer holds its run's fold for the rest of the sweep.
+    point.read = undefined;
     // A point recorded as cut off is final: a resume would spend three more requests to learn it again.
     if (read?.cutOff) {
       emit({ type: 'point-kept', index, point });

@@ -22,7 +22,7 @@ import { outsideRun, runBounds } from './winners.js';
 import { MAX_LINE_CHARS } from '../io/jsonl.js';
 import { readRunInfo } from './run-info.js';
 import { RESULTS_FILE, RUN_FILE } from './files.js';
-import { shellWord } from '../settings/resume-command.js';
+import { shellWord } from '../display/format.js';
 
 /**
  * Appends rollout records to a run folder's results.jsonl. Lines are written whole, with

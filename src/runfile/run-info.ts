@@ -19,6 +19,7 @@ import { PROMPT_VERSION } from '../task/prompt.js';
 import type { PaceRecord, RunSession } from './sessions.js';
 
 import { RUN_FILE } from './files.js';
+import { shellWord } from '../display/format.js';
 
 /**
  * `incomplete`: the run's inputs ended before every planned rollout was recorded (`bas score`
@@ -220,7 +221,7 @@ export async function readSavedRun(dir: string): Promise<RunInfo> {
   if (v === null) {
     if (!existsSync(dir)) throw new ConfigError(`--resume: ${dir} is not a run folder: it does not exist`);
     throw new ConfigError(
-      `--resume: ${dir} has no ${RUN_FILE}, so there is no run to continue; if the run failed at its start, begin it again with --output ${dir}`,
+      `--resume: ${dir} has no ${RUN_FILE}, so there is no run to continue; if the run failed at its start, begin it again with --output ${shellWord(dir)}`,
     );
   }
   if (v.indices != null || v.source === 'bas score')

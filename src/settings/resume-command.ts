@@ -7,11 +7,7 @@
 import { loadProviders } from './providers.js';
 import { flagsToConfirm } from './resume-trust.js';
 import type { EndpointTarget, EvalPlan } from './plan.js';
-
-/** A word as a POSIX shell reads it back: bare when it has nothing the shell would act on, else single-quoted. */
-export function shellWord(word: string): string {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
-}
+import { shellWord } from '../display/format.js';
 
 /**
  * `bas eval --resume DIR` (or `bas sweep --resume DIR` with `sweep`) and the endpoint flags its

@@ -15,6 +15,7 @@
  * Anything else is refused, naming the flag to give again. docs/run-folder.md says the same.
  */
 import type { Provider } from './providers.js';
+import { shellWord } from '../display/format.js';
 
 /** OpenAI's API, the endpoint of a run that names none. */
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
@@ -127,7 +128,7 @@ export function unconfirmedPlanEndpoint(
   planFile: string,
 ): string | null {
   if (plan.providers !== undefined && confirm.providers !== plan.providers)
-    return `--resume: ${planFile} names the provider registry ${JSON.stringify(plan.providers)}, which could name any host: give --providers ${plan.providers} again to use it`;
+    return `--resume: ${planFile} names the provider registry ${JSON.stringify(plan.providers)}, which could name any host: give --providers ${shellWord(plan.providers)} again to use it`;
   const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
   const url = plan.baseUrl ?? text(config?.base_url);
   const keyVar = plan.apiKeyVar ?? text(config?.api_key_var);

@@ -8,6 +8,7 @@ import { keepRow, listRowOf, PAGE_ROWS, SHOW, sortRows, type ListQuery, type Lis
 import { compareKey, type PageData } from '../display/page-data.js';
 import { pairText, type Pair } from '../display/route.js';
 import { DIFF_ROWS, diffRuns, tasksDiffer, type DiffAnswer } from '../display/diff.js';
+import { shellWord } from '../display/format.js';
 import type {
   CompareAnswer,
   LeaderboardAnswer,
@@ -91,7 +92,10 @@ export class EmbeddedSource implements Source {
     const d = this.runOf(id).byPair.get(pair);
     if (d !== undefined) return d;
     const dir = this.data.runs[id]!.drill.dir;
-    throw refusal(`this page does not hold rollout ${pair}: bas report ${dir} --rollout ${pair} prints it`, 404);
+    throw refusal(
+      `this page does not hold rollout ${pair}: bas report ${shellWord(dir)} --rollout ${pair} prints it`,
+      404,
+    );
   }
 
   private pair(a: string, b: string) {

@@ -10,8 +10,9 @@ import { bas, readResults, serve, tempDir, type Served } from '../support/cli.js
 import { commandWords, resumed, shellWords } from '../support/shell-words.js';
 import { gatedServer, type GatedServer } from '../support/gated-server.js';
 import { loadProviders } from '../../src/settings/providers.js';
-import { flagsToConfirm } from '../../src/settings/resume-trust.js';
-import { resumeCommand, shellWord } from '../../src/settings/resume-command.js';
+import { flagsToConfirm, unconfirmedPlanEndpoint } from '../../src/settings/resume-trust.js';
+import { resumeCommand } from '../../src/settings/resume-command.js';
+import { shellWord } from '../../src/display/format.js';
 import { resolvePlan } from '../../src/settings/plan.js';
 import { settingsForRunJson } from '../../src/settings/settings.js';
 import { writeRun } from '../report/make-run.js';
@@ -163,6 +164,31 @@ describe('every other resume command bas prints', () => {
     const at = again.stderr.indexOf('bas report ');
     expect(at, again.stderr).toBeGreaterThanOrEqual(0);
     expect(shellWords(again.stderr.slice(at).split(' shows them')[0]!)).toEqual(['bas', 'report', dir]);
+  });
+
+  it('names a folder with no run.json in the command that begins it again', async () => {
+    const dir = join(tempDir(), 'failed start');
+    mkdirSync(dir);
+    const r = await bas(['eval', '--resume', dir]);
+    expect(r.code).toBe(2);
+    const at = r.stderr.indexOf('--output ');
+    expect(shellWords(r.stderr.slice(at).trim())).toEqual(['--output', dir]);
+  });
+
+  it("names a sweep plan's provider registry as one word when it must be given again", () => {
+    const refusal = unconfirmedPlanEndpoint(
+      { providers: 'my providers.toml' },
+      null,
+      {},
+      loadProviders(null, {}),
+      {},
+      'sweep.json',
+    );
+    const at = refusal!.indexOf('--providers ');
+    expect(shellWords(refusal!.slice(at).replace(/ again to use it$/, ''))).toEqual([
+      '--providers',
+      'my providers.toml',
+    ]);
   });
 
   it('names a sweep folder that is not empty as one word', async () => {

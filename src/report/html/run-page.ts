@@ -19,7 +19,7 @@ import { escapeHtml, jsonForScript } from './escape.js';
 import { htmlTable, page, provenanceTable } from './page.js';
 import { barChart, histogramChart } from './svg.js';
 import { lowerBoundLines } from '../cost.js';
-import { shellWord } from '../../settings/resume-command.js';
+import { shellWord } from '../../display/format.js';
 
 function estimateCells(name: string, e: Estimate, digits = 3): string[] {
   return [name, fmt(e.mean, digits), fmt(e.stderr, digits), fmtCi(e.ci95, digits), String(e.n), e.method ?? '–'];
