@@ -245,7 +245,15 @@ export async function compareAnswer(catalog: Catalog, q: Query): Promise<unknown
   if (!da || !db)
     throw new RequestError(409, `cannot compare: ${(!da ? a.dataProblem : b.dataProblem) ?? 'a summary is missing'}`);
   const { seed, resamples } = readFlags(COMMAND_FLAGS.compare, {});
-  const c = buildComparison([da, db], seed, resamples);
+  // Each run named by its id under the served folder, as every view names it.
+  const c = buildComparison(
+    [
+      { ...da, dir: a.id },
+      { ...db, dir: b.id },
+    ],
+    seed,
+    resamples,
+  );
   const ta = new Map(da.builder.perTask().map((t) => [t.index, t]));
   const rows: Array<{ index: number; a: number; b: number; diff: number }> = [];
   const comparable = c.pairings[0]?.comparable === true;

@@ -131,8 +131,8 @@ async function bundleData(root: string, maxAll: number, figures: Figures): Promi
 /**
  * `value` with the folder it was read from taken out of every string: a run's path under it
  * stays (`runs/a`), what lies above it (`/home/me/projects/…`) goes, so a shared file need not
- * tell where it was made. A path a text table broke across lines before the root's end is
- * beyond a string's reach (docs/view.md).
+ * tell where it was made. The reports and comparisons name each run by its id from the start
+ * (run-state.ts, api.ts): a path a text table broke across lines would be beyond a string's reach.
  */
 function withoutRoot<T>(value: T, root: string): T {
   const above = `${dirname(root)}${sep}`;

@@ -268,7 +268,9 @@ export class RunState {
     try {
       const data = make();
       this.data = data;
-      const report = buildRunReport(data);
+      // Named by its id under the served folder, as every view names it: a bundle made of it
+      // then holds no path above that folder, even where the text wraps a long one.
+      const report = buildRunReport({ ...data, dir: this.id });
       this.report = { report, text: renderRunReport(report) };
       this.dataProblem = null;
       this.figures = figuresOf(data.summary, data.run);

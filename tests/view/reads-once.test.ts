@@ -10,7 +10,7 @@
  * opened is not read again for it.
  */
 import { appendFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { Catalog } from '../../src/view/catalog.js';
 import { diffAnswer } from '../../src/view/diff-api.js';
@@ -70,9 +70,9 @@ async function open(root: string, id: string): Promise<{ text: string | null; pr
   };
 }
 
-/** The report `bas report` makes of the folder. */
+/** The report `bas report` makes of the folder, the run named by its id under the root (as the viewer names it). */
 async function reportText(dir: string): Promise<string> {
-  return renderRunReport(buildRunReport(await readRun(dir, () => {})));
+  return renderRunReport(buildRunReport({ ...(await readRun(dir, () => {})), dir: basename(dir) }));
 }
 
 const line = (i: number, rollout: number, choice: Parameters<typeof makeRecord>[4]) =>

@@ -311,3 +311,18 @@ describe.skipIf(!hasChromium)('a bundle of a run past its bound', () => {
     await page.close();
   });
 });
+
+describe('a bundle of runs deep under long folder names', () => {
+  it('keeps no piece of the path above its folder, even where a table wraps a long name', async () => {
+    const above = join(tempDir('bas-web-deep-'), 'a-very-long-parent-folder-name-that-tables-wrap', 'another-long-one');
+    const deep = join(above, 'runs-root');
+    writeRun(join(deep, 'first-run-with-a-long-name'), { n: 10, model: 'builtin:oracle', choose: () => 'oracle' });
+    writeRun(join(deep, 'second-run-with-a-long-name'), { n: 10, model: 'builtin:blanket', choose: () => 'blanket' });
+    const out = join(deep, 'bundle.html');
+    expect((await bas(['view', deep, '--bundle', out])).code).toBe(0);
+    const html = readFileSync(out, 'utf8');
+    expect(html).toContain('first-run-with-a-long-name');
+    expect(html).not.toContain('a-very-long-parent-folder-name');
+    expect(html).not.toContain('another-long-one');
+  });
+});
