@@ -232,13 +232,17 @@ describe('FolderLock', () => {
 
 describe('a lock whose owner was killed and not yet reaped', () => {
   it('is dead: a zombie answers signals but never writes again, so a resume takes the folder over', async () => {
-    // The background sleep ends at once; its parent becomes `sleep 30` (exec), which never
-    // waits for children, so it stays a zombie until the sleep 30 is killed.
-    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // A parent that never waits for its child: the child exits when told (a line on the stdin
+    // they share) and stays a zombie until the parent is killed. (A shell's `sleep 0 & exec
+    // sleep 30` raced: the shell could reap its child before the exec.)
+    const parent = spawn('perl', ['-e', '$| = 1; my $p = fork; if (!$p) { <STDIN>; exit 0 } print "$p\\n"; sleep 30'], {
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
     try {
       const pid = Number(
         await new Promise<string>((done) => parent.stdout!.once('data', (d: Buffer) => done(String(d)))),
       );
+      parent.stdin!.write('\n');
       while (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]![0] !== 'Z')
         await new Promise((r) => setImmediate(r));
       const dir = tmp();
