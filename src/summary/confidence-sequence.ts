@@ -20,8 +20,7 @@
  *   `.contains(m)`.
  * - `new PairedConfidenceSequence({ alpha })`: `.push(a, b)` a task's score in this run and
  *   in the baseline; `.interval()` of the mean of a - b in [-1, 1]; `.verdict(margin)`.
- * - `FixedMeanTest` (fixed-mean-test.ts) and `sequentialStop` (sequential-stop.ts) answer the
- *   same questions cheaply, for simulations.
+ * - `FixedMeanTest` (fixed-mean-test.ts) answers `contains(m)` cheaply, for simulations.
  */
 import { CompensatedSum } from './compensated-sum.js';
 import { checkAlpha, checkUnit, DEFAULT_ALPHA, logWealth, logWealthSlope, type SequenceOptions } from './betting.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
 import { ConfidenceSequence, PairedConfidenceSequence, verdictOf } from '../../src/summary/confidence-sequence.js';
 import { FixedMeanTest } from '../../src/summary/fixed-mean-test.js';
-import { sequentialStop } from '../../src/summary/sequential-stop.js';
+import { sequentialStop } from '../support/sequential-stop.js';
 import { wilsonInterval } from '../../src/summary/stats.js';
 
 /**

@@ -1,10 +1,11 @@
 /**
- * After how many scores a sequential rule stops, run over a stream of scores in order: for
- * simulating the sequential rule (`--precision`, `--until decided`) from a pilot's scores.
+ * After how many scores a sequential rule stops, run over a stream of scores in order: the
+ * tests' check of the rule (`--precision`, `--until decided`) on known streams. bas itself
+ * simulates the rule with FixedMeanTest (src/summary/power.ts), so this lives with the tests.
  */
-import { ConfidenceSequence, type Verdict } from './confidence-sequence.js';
-import type { SequenceOptions } from './betting.js';
-import { FixedMeanTest } from './fixed-mean-test.js';
+import { ConfidenceSequence, type Verdict } from '../../src/summary/confidence-sequence.js';
+import type { SequenceOptions } from '../../src/summary/betting.js';
+import { FixedMeanTest } from '../../src/summary/fixed-mean-test.js';
 
 /** When a sequential rule stops. */
 export type StopRule =
