@@ -2,7 +2,8 @@
  * The `fetch` given to the openai SDK, built on node:http(s) with keep-alive agents, and the
  * light stand-in for `Response` it hands over (status, headers, text, json: what the SDK
  * reads). Both are kept for the latency-bound target, `-c 100` against 200 ms replies within
- * 1.05x a bare keep-alive client (issue 37, measured in docs/performance.md): the SDK with
+ * 1.05x of the SDK alone sending the same requests (docs/performance.md, "The latency and
+ * low-rate targets, decided"): the SDK with
  * Node's own fetch (undici) took 1.16x the time of the SDK with this one, and a standard
  * `Response` on this transport (about 18 us a reply against 2, its body a web stream) cost
  * bas 0.01-0.02x of that 1.05. It reads each body whole before resolving, so an abort (our

@@ -124,7 +124,7 @@ export const SERVER_FLAGS = {
   view: {
     bundle: text(
       '--bundle <FILE>',
-      "instead of serving, write DIR's runs with every rollout, and the app, into one HTML file that opens without a server (docs/view.md)",
+      "instead of serving, write DIR's runs with every rollout (a run past 20,000: its report's selection), and the app, into one HTML file that opens without a server (docs/view.md)",
     ),
     port: port(8095),
     host: host('interface to listen on; one other than loopback needs --token-var'),
