@@ -371,15 +371,17 @@ export async function readSweepFolder(
   const points: SweepInput[] = [];
   for (const p of plan.points) {
     const folder = join(dir, p.folder);
+    // A point stopped at its budget before its first rollout is shown empty, not refused.
+    const data = read.get(folder) ?? (await readRun(folder, warn, { allowEmpty: true }));
     points.push({
       num_transactions: p.num_transactions,
       fault_rate: p.fault_rate,
       model: p.model ?? (models.length === 1 ? models[0] : null),
       ...(p.reasoning_effort === undefined ? {} : { reasoning_effort: p.reasoning_effort }),
       ...(p.max_tokens === undefined ? {} : { max_tokens: p.max_tokens }),
-      // A point stopped at its budget before its first rollout is shown empty, not refused.
-      data: read.get(folder) ?? (await readRun(folder, warn, { allowEmpty: true })),
-      cut_off: await cutOffRun(folder),
+      data,
+      // Only a failed run can have been cut off: the records are read again for that alone.
+      cut_off: data.run?.status === 'failed' ? await cutOffRun(folder) : false,
     });
   }
   return buildSweep(dir, points, models, planAxis(plan));
