@@ -28,6 +28,7 @@ interface Held {
 
 export class EmbeddedSource implements Source {
   readonly live = false;
+  readonly pages: boolean;
   readonly shows = SHOW;
   readonly sorts = true;
   readonly why: boolean;
@@ -35,6 +36,7 @@ export class EmbeddedSource implements Source {
 
   constructor(readonly data: PageData) {
     this.why = data.kind === 'run';
+    this.pages = data.kind === 'bundle';
   }
 
   /** A run's rollouts as details and list rows, built the first time they are asked for. */

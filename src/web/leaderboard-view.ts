@@ -41,13 +41,7 @@ export async function leaderboardView(app: HTMLElement, source: Source): Promise
     const lb = await source.leaderboard();
     text.textContent = lb.text ?? '(no run has a summary yet)';
     // Links only where the source holds the runs' pages (bas view, a bundle; not a leaderboard's page).
-    const held = await source.runs().then(
-      (l) => new Set(l.runs.map((r) => r.id)),
-      () => new Set<string>(),
-    );
-    for (const g of lb.groups)
-      if ([...g.runs, ...g.unranked].some((r) => held.has(r.id)))
-        groups.append(el('h2', { text: `Runs: ${g.title}` }), groupTable(g));
+    if (source.pages) for (const g of lb.groups) groups.append(el('h2', { text: `Runs: ${g.title}` }), groupTable(g));
     if (lb.left_out.length)
       groups.append(el('p', { cls: 'note', text: `Not read (no summary): ${lb.left_out.join(', ')}` }));
     // The tables and figures of the --html page, the links, then the text folded.

@@ -34,6 +34,8 @@ export interface Source {
   readonly sorts: boolean;
   /** Whether the list's rows say why the page holds them (a report page's bounded selection). */
   readonly why: boolean;
+  /** True when every run listed has a page here (bas view, a bundle), not only one page's data. */
+  readonly pages: boolean;
   runs(): Promise<RunsAnswer>;
   run(id: string): Promise<RunAnswer>;
   progress(id: string): Promise<ProgressAnswer>;
@@ -62,6 +64,7 @@ const MAX_TASK_ROLLOUTS = 64;
 /** `bas view`'s API on the page's own origin, with the page's token when it was opened with one. */
 export class ApiSource implements Source {
   readonly live = true;
+  readonly pages = true;
   readonly shows: readonly Show[] = SHOW;
   readonly sorts = false;
   readonly why = false;

@@ -21,13 +21,6 @@ function pointRow(p: SweepAnswer['points'][number]): HTMLElement {
   ]);
 }
 
-/** Whether the source holds runs' pages (bas view, a bundle), not only a sweep's page. */
-const holdsRuns = (source: Source): Promise<boolean> =>
-  source.runs().then(
-    (l) => l.runs.length > 0,
-    () => false,
-  );
-
 /** Shows sweep `id` in `app`, asked again every 1.5 s while a point runs. */
 export function sweepView(app: HTMLElement, source: Source, timers: Timers, id: string): void {
   const head = el('p', { id: 'sweep-status' });
@@ -52,7 +45,7 @@ export function sweepView(app: HTMLElement, source: Source, timers: Timers, id: 
       const s = await source.sweep(id);
       text.textContent = s.text ?? '(no point has rollouts yet)';
       // A sweep's page: its figures and points, then the text folded (its settings are in its header).
-      if (s.sections && !(await holdsRuns(source)))
+      if (s.sections && !source.pages)
         return void clear(app).append(...sectionsView(s.sections), folded('As bas sweep prints it', text));
       // bas view, a bundle: the tables of the --html page above its runs, each linked.
       if (s.sections) clear(tables).append(...sectionsView(s.sections));
