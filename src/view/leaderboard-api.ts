@@ -35,8 +35,8 @@ export async function leaderboardAnswer(catalog: Catalog, figures: Figures | nul
   const lb = buildLeaderboard(runs, { seed, resamples });
   const answer = leaderboardAnswerOf(lb, runs.length ? renderLeaderboard(lb) : null, left);
   if (runs.length === 0) return answer;
-  const sections = leaderboardSections(lb, null, null, figures ?? new Figures());
-  return { ...answer, sections: figures ? sections : Figures.without(sections, FIGURES_WHERE) };
+  const sections = leaderboardSections(lb, null, null, figures);
+  return { ...answer, sections: figures ? sections : Figures.omitted(sections, FIGURES_WHERE) };
 }
 
 /** Where the figures left out of `bas view`'s pages are drawn. */

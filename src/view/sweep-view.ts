@@ -120,6 +120,6 @@ export async function sweepAnswer(
 }
 
 function sectionsOf(result: SweepResult, figures: Figures | null): Section[] {
-  const sections = sweepSections(result, figures ?? new Figures());
-  return figures ? sections : Figures.without(sections, FIGURES_WHERE);
+  const sections = sweepSections(result, figures);
+  return figures ? sections : Figures.omitted(sections, FIGURES_WHERE);
 }

@@ -16,11 +16,11 @@ export class Figures {
   }
 
   /**
-   * `sections` for a reader that holds no templates (`bas view` in a browser): the figures
-   * left out, and a note on where they are drawn.
+   * `sections` drawn without figures, for a reader that holds no templates (`bas view` in a
+   * browser): a card left with its heading alone goes, and a note says where they are drawn.
    */
-  static without(sections: Section[], where: string): Section[] {
-    const kept = sections.map((s) => s.filter((b) => !('figures' in b))).filter((s) => s.some((b) => !('h2' in b)));
+  static omitted(sections: Section[], where: string): Section[] {
+    const kept = sections.filter((s) => s.some((b) => !('h2' in b)));
     return [...kept, [{ small: `Figures are drawn in ${where}.` }]];
   }
 

@@ -102,8 +102,8 @@ function consistencyTable(lb: Leaderboard, rows: Row[]): Block[] {
 }
 
 /** The ranking measure of each run as a bar with its 95% whiskers. */
-function rankingChart(lb: Leaderboard, g: Group, figures: Figures): Block[] {
-  if (!g.runs.length) return [];
+function rankingChart(lb: Leaderboard, g: Group, figures: Figures | null): Block[] {
+  if (!g.runs.length || figures === null) return [];
   const bars = g.runs.map((r) => {
     const e = r.measures[lb.by];
     return {
@@ -144,7 +144,7 @@ function groupSection(
   lb: Leaderboard,
   g: Group,
   columns: readonly LeaderboardColumn[] | null,
-  figures: Figures,
+  figures: Figures | null,
 ): Section {
   const rows = groupRows(g);
   const provenance: TableBlock = {
@@ -168,13 +168,14 @@ function groupSection(
 
 /**
  * What the page of `bas leaderboard --html` shows: a card per group, the note on the method,
- * then the curves of the sweep folders among its inputs; its figures go to `figures`.
+ * then the curves of the sweep folders among its inputs; its figures go to `figures` (none
+ * are drawn when it is null).
  */
 export function leaderboardSections(
   lb: Leaderboard,
   curves: SweepResult | null,
   columns: readonly LeaderboardColumn[] | null,
-  figures: Figures,
+  figures: Figures | null,
 ): Section[] {
   const sections = lb.groups.map((g) => groupSection(lb, g, columns, figures));
   const method: Block[] = [

@@ -32,7 +32,9 @@ import { curveChart } from './curves.js';
 const DIGITS = 3;
 
 /** The curves of a sweep: a figure per measure, a panel per fault rate, every model in each. */
-export function sweepFigures(r: SweepResult, figures: Figures): Block[] {
+export function sweepFigures(r: SweepResult, figures: Figures | null): Block[] {
+  // A reader that holds no figures (bas view in a browser) is drawn none.
+  if (figures === null) return [];
   const { x, ...axis } = figureAxis(r);
   const rates = [...new Set(r.points.map((p) => p.fault_rate))].sort((a, b) => (a ?? 0) - (b ?? 0));
   const width = 560;
@@ -120,8 +122,8 @@ function sweepAnswerOf(r: SweepResult) {
   };
 }
 
-/** What a sweep's page shows: its curves (their figures go to `figures`), then its points. */
-export function sweepSections(r: SweepResult, figures: Figures): Section[] {
+/** What a sweep's page shows: its curves (their figures go to `figures`; none when null), then its points. */
+export function sweepSections(r: SweepResult, figures: Figures | null): Section[] {
   return safeCells([
     [{ h2: SWEEP_AXES[r.axis].curves }, ...sweepFigures(r, figures)],
     [{ h2: 'Points' }, { table: sweepTable(r) }],
