@@ -74,11 +74,11 @@ async function everyPointFinished(
       const sub = join(dir, p.folder);
       if (!existsSync(join(sub, RUN_FILE))) return false;
       const plan = await evalPlanFromFlags([], { resume: sub, ...confirm }, { models: true });
-      read.set(p.folder, { plan });
-      const folder = await readForResume(plan);
-      read.set(p.folder, { plan, read: folder });
+      // Unreadable: the point's run reports it; its plan is kept all the same.
+      const folder = await readForResume(plan).catch(() => undefined);
+      read.set(p.folder, folder ? { plan, read: folder } : { plan });
       // A point recorded as cut off is final: its resume runs nothing (engine/sweep.ts).
-      if (folder.left > 0 && !folder.cutOff) return false;
+      if (folder === undefined || (folder.left > 0 && !folder.cutOff)) return false;
     }
     return true;
   } catch {

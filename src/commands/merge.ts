@@ -36,7 +36,7 @@ export async function merge(dirs: string[], given: Record<string, unknown>): Pro
     std
       .stderr()
       .write(
-        `bas: warning: incomplete: ${outcome.expected - outcome.missing} of ${outcome.expected} rollouts are in the inputs (${outcome.missing} missing); run the missing shard and merge again, or run them into the merged folder with ${savedResumeCommand(outcome.dir, outcome.info as unknown as Record<string, unknown>, std.env())}\n`,
+        `bas: warning: incomplete: ${outcome.expected - outcome.missing} of ${outcome.expected} rollouts are in the inputs (${outcome.missing} missing); run the missing shard and merge again, or run them into the merged folder with ${savedResumeCommand(outcome.dir, outcome.info, std.env())}\n`,
       );
   }
 }

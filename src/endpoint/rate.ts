@@ -162,8 +162,7 @@ export class RateGauge {
    * Returns true when the rate is known after it.
    */
   refused(now: number, epoch: number, limits: RateLimits | null, hintMs: number | null = null): boolean {
-    this.refusals++;
-    for (const m of this.marks) if (m.epoch <= epoch) m.lost++;
+    this.tolerated(epoch);
     this.hear(limits);
     // A refusal that names no budget and asks for less than a second is a limit on bursts or on
     // requests in flight, which the limit on requests in flight answers (pace.ts): pacing by
@@ -194,7 +193,10 @@ export class RateGauge {
     return this.rps !== null;
   }
 
-  /** A refusal at random (refusal-window.ts) for a request sent in `epoch`: counted, and taken from what went through. */
+  /**
+   * A refusal for a request sent in `epoch` counted, and taken from what went through; all a
+   * refusal at random (refusal-window.ts) does, and the first thing `refused` does.
+   */
   tolerated(epoch: number): void {
     this.refusals++;
     for (const m of this.marks) if (m.epoch <= epoch) m.lost++;

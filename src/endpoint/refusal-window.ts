@@ -28,17 +28,16 @@ export class RefusalWindow {
   /** The send numbers of the refusals among the last `window` requests sent. */
   private readonly refused: number[] = [];
 
-  constructor(ceiling: number) {
-    this.window = Math.max(MIN_WINDOW, 2 * ceiling);
-  }
-
   /**
    * The refusals it takes to count as a limit. Early in a run too: a refusal among the first
    * few requests sent is no less likely to be chance (at -c 64, one of the first 8 requests
    * refused at random halved the limit, which then took the rest of the run to climb back).
    */
-  get needed(): number {
-    return Math.ceil(this.window / SHARE);
+  private readonly needed: number;
+
+  constructor(ceiling: number) {
+    this.window = Math.max(MIN_WINDOW, 2 * ceiling);
+    this.needed = Math.ceil(this.window / SHARE);
   }
 
   /**

@@ -127,7 +127,7 @@ async function open(plan: RunPlan, emit: (e: BatchEvent) => void) {
   const state = saved ? batchStateOf(saved, plan.resume!.file) : { batches: [] };
   if (saved && state === null)
     throw new ConfigError(
-      `${dir} was not run with --batch: resume it without --batch (${savedResumeCommand(dir, saved as Record<string, unknown>, std.env())})`,
+      `${dir} was not run with --batch: resume it without --batch (${savedResumeCommand(dir, saved, std.env())})`,
     );
   const folder = saved ? RunFolder.resume(dir, saved) : await RunFolder.start(dir);
   const recorded = saved

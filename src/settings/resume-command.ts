@@ -54,7 +54,11 @@ function endpointFlags(
  * back (a report's hint after a kill): the URL and key variable it names, given again where no
  * registry of the user's vouches for them. A run of a built-in policy needs none.
  */
-export function savedResumeCommand(dir: string, run: Record<string, unknown> | null, env: NodeJS.ProcessEnv): string {
+export function savedResumeCommand(
+  dir: string,
+  run: Readonly<{ base_url?: unknown; api_key_var?: unknown }> | null,
+  env: NodeJS.ProcessEnv,
+): string {
   const words = ['bas', 'eval', '--resume', dir];
   const baseURL = run?.base_url;
   const apiKeyVar = typeof run?.api_key_var === 'string' ? run.api_key_var : 'OPENAI_API_KEY';
