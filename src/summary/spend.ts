@@ -5,6 +5,7 @@
  */
 import type { Unreported } from './billed.js';
 import type { InFlight, Summary, TokenSums } from './summary.js';
+import { plusTokens } from './token-sums.js';
 
 /** What a run spent beside its records, as run.json's sessions keep it. */
 export interface SpendBeside {
@@ -22,24 +23,11 @@ export interface SpendBeside {
 export function withSpend(summary: Summary, spend: SpendBeside): Summary {
   const t = summary.tokens;
   const u = spend.unrecorded;
-  const add = (a: TokenSums): TokenSums => ({
-    prompt: a.prompt + u.prompt,
-    completion: a.completion + u.completion,
-    total: a.total + u.total,
-    reasoning: a.reasoning + u.reasoning,
-    cached: a.cached + u.cached,
-    lines: a.lines + u.lines,
-  });
   return {
     ...summary,
     tokens: {
-      ...t,
-      prompt: t.prompt + u.prompt,
-      completion: t.completion + u.completion,
-      total: t.total + u.total,
-      reasoning: t.reasoning + u.reasoning,
-      cached: t.cached + u.cached,
-      unscored: add(t.unscored),
+      ...plusTokens(t, u),
+      unscored: { ...plusTokens(t.unscored, u), lines: t.unscored.lines + u.lines },
       unrecorded: { ...u },
       in_flight: { ...spend.in_flight },
       unreported: { ...(spend.unreported ?? { requests: 0, prompt: 0, completion: 0 }) },

@@ -70,7 +70,6 @@ export interface SummaryOptions {
 export class SummaryBuilder {
   private rollouts = 0;
   private completedCount = 0;
-  private lines = 0;
   private replaced = 0;
   private truncated = 0;
   private readonly columns = Array.from({ length: N_COLUMNS }, () => new Moments());
@@ -107,7 +106,6 @@ export class SummaryBuilder {
   add(r: SummaryRecord): void {
     if (this.lastIndex !== null && r.index > this.lastIndex) return this.addAfterStop(r);
     this.perTaskRows = null;
-    this.lines++;
     this.rollouts++;
     const slot = this.slotOf(r);
     this.tokens.addRollout(r);
@@ -172,7 +170,6 @@ export class SummaryBuilder {
 
   /** A rollout of a task past the stopping rule's last: its tokens were paid, its scores are not summarised. */
   private addAfterStop(r: SummaryRecord): void {
-    this.lines++;
     this.afterStop++;
     this.tokens.addAfterStop(r);
   }
@@ -182,7 +179,6 @@ export class SummaryBuilder {
    * not summarise it): its tokens were paid for, so they join the token sums.
    */
   addReplaced(r: SummaryRecord): void {
-    this.lines++;
     this.replaced++;
     this.tokens.addReplaced(r);
   }
@@ -217,6 +213,7 @@ export class SummaryBuilder {
     const tasks = this.tasks;
     const kept = tasks?.columns[k] ?? null;
     if (tasks === null || kept === null) return null;
+    // Named again for the generator below, which does not see the check above.
     const column = kept;
     const { sum, squares } = this.columns[k]!.sums();
     function* groups() {
@@ -258,7 +255,8 @@ export class SummaryBuilder {
 
   private counts(maxRollouts: number): Summary['counts'] {
     return {
-      lines: this.lines,
+      // Every line is one of these: a winner, a line replaced, or one past the rule's stop.
+      lines: this.rollouts + this.replaced + this.afterStop,
       replaced: this.replaced,
       rollouts: this.rollouts,
       tasks: this.tasks === null ? this.rollouts : this.tasks.size,

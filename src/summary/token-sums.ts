@@ -11,6 +11,26 @@ import type { Summary, SummaryRecord, TokenSums } from './summary.js';
 /** prompt, completion, total, reasoning, cached, and the completion tokens billed beyond them (billed.ts). */
 const N_TOK = 6;
 
+/** The five token counts of a sum (TokenSums without its lines). */
+type TokenCounts = Pick<TokenSums, 'prompt' | 'completion' | 'total' | 'reasoning' | 'cached'>;
+
+/** `a` with `b`'s five token counts added to its own; every other field of `a` as it was. */
+export function plusTokens<T extends TokenCounts>(a: T, b: TokenCounts): T {
+  return {
+    ...a,
+    prompt: a.prompt + b.prompt,
+    completion: a.completion + b.completion,
+    total: a.total + b.total,
+    reasoning: a.reasoning + b.reasoning,
+    cached: a.cached + b.cached,
+  };
+}
+
+/** The five counts of a TokenTotals' sums. */
+function countsOf(s: Float64Array): TokenCounts {
+  return { prompt: s[0]!, completion: s[1]!, total: s[2]!, reasoning: s[3]!, cached: s[4]! };
+}
+
 /** Token sums over some lines (prompt … cached), with how many lines gave each count. */
 class TokenTotals {
   readonly sums = new Float64Array(N_TOK);
@@ -24,13 +44,13 @@ class TokenTotals {
    */
   add(u: SummaryRecord['usage']): number {
     if (!u) return 0;
+    this.beyond(u);
     const bad =
       this.count(0, u.prompt_tokens) +
       this.count(1, u.completion_tokens) +
       this.count(2, u.total_tokens) +
       this.count(3, u.reasoning_tokens) +
-      this.count(4, u.cached_tokens) +
-      this.beyond(u);
+      this.count(4, u.cached_tokens);
     if (tokenCount(u.total_tokens) === null) {
       this.sums[2]! += (tokenCount(u.prompt_tokens) ?? 0) + (tokenCount(u.completion_tokens) ?? 0);
     }
@@ -38,11 +58,10 @@ class TokenTotals {
   }
 
   /** total_tokens beyond prompt + completion: billed (reasoning outside completion_tokens), counted as completion. */
-  private beyond(u: NonNullable<SummaryRecord['usage']>): number {
+  private beyond(u: NonNullable<SummaryRecord['usage']>): void {
     const extra = tokensBeyond(u);
     this.sums[1]! += extra;
     this.sums[5]! += extra;
-    return 0;
   }
 
   /** Adds count `i` of a line; 1 when it was there but unusable, else 0. */
@@ -106,41 +125,20 @@ export class TokenAccount {
 
   /** Token sums over winning lines (all, or the errored ones) and the replaced lines. */
   private sums(winners: TokenTotals): TokenSums {
-    const [w, r] = [winners.sums, this.replaced.sums];
-    return {
-      prompt: w[0]! + r[0]!,
-      completion: w[1]! + r[1]!,
-      total: w[2]! + r[2]!,
-      reasoning: w[3]! + r[3]!,
-      cached: w[4]! + r[4]!,
-      lines: winners.lines() + this.replaced.lines(),
-    };
+    const counts = plusTokens(countsOf(winners.sums), countsOf(this.replaced.sums));
+    return { ...counts, lines: winners.lines() + this.replaced.lines() };
   }
 
   /** The rollouts answered from the cache, with their replies' original token sums. */
   private fromCache(): TokenSums & { rollouts: number } {
-    const c = this.cached.sums;
-    return {
-      rollouts: this.cachedRollouts,
-      prompt: c[0]!,
-      completion: c[1]!,
-      total: c[2]!,
-      reasoning: c[3]!,
-      cached: c[4]!,
-      lines: this.cached.lines(),
-    };
+    return { rollouts: this.cachedRollouts, ...countsOf(this.cached.sums), lines: this.cached.lines() };
   }
 
   /** The summary's `tokens`, with nothing yet of what the run spent beside its records (spend.ts). */
   figures(): Summary['tokens'] {
-    const all = this.sums(this.paid);
     // Rollouts that landed after the rule's stop were paid for: in the sums, not in `unscored`.
     const late = this.afterStop.sums;
-    all.prompt += late[0]!;
-    all.completion += late[1]!;
-    all.total += late[2]!;
-    all.reasoning += late[3]!;
-    all.cached += late[4]!;
+    const all = plusTokens(this.sums(this.paid), countsOf(late));
     return {
       prompt: all.prompt,
       completion: all.completion,
