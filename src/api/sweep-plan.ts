@@ -26,7 +26,8 @@ import { unconfirmedPlanEndpoint, type EndpointFlags } from '../settings/resume-
 import type { RunPlan } from '../engine/run-eval.js';
 import { planPoint, type SweepRun } from '../engine/sweep.js';
 import { readForResume, type ResumeRead } from '../engine/resume-read.js';
-import { SETTINGS, type Setting } from '../settings/setting-table.js';
+import { SETTINGS } from '../settings/setting-table.js';
+import type { Setting } from '../settings/setting-entry.js';
 import { evalPlanFromFlags } from './eval-plan.js';
 import { AXES, newSweep, OWN, type SweepFlags } from './sweep-grid.js';
 import * as std from '../io/std.js';

@@ -24,5 +24,3 @@ export const COMMAND_FLAGS = {
   ...ENDPOINT_FLAGS,
   ...SERVER_FLAGS,
 } satisfies Record<CommandName, FlagSet>;
-
-export { COMMAND_NAMES, type CommandName } from './command-names.js';

@@ -20,7 +20,8 @@
 import { readSmallFile } from '../io/jsonl.js';
 import { parse, TomlError } from 'smol-toml';
 import { ConfigError, fileError, FileTooLargeError } from '../errors/index.js';
-import { SETTINGS, SETTING_KEYS, type Kind } from './setting-table.js';
+import { SETTINGS, SETTING_KEYS } from './setting-table.js';
+import type { Kind } from './setting-entry.js';
 
 /** A parsed configuration file: TOML tables, each key checked against the declaration. */
 export type FileConfig = Record<string, unknown>;

@@ -8,7 +8,7 @@ import { registerSecret } from '../io/secrets.js';
 import { fileURLToPath } from 'node:url';
 import { parse, TomlError } from 'smol-toml';
 import { ConfigError, fileError, FileTooLargeError } from '../errors/index.js';
-import { parseBaseURL, parseProviderName, parseVarName } from './setting-table.js';
+import { parseBaseURL, parseProviderName, parseVarName } from './setting-parse.js';
 
 /** One provider of the registry. */
 export interface Provider {

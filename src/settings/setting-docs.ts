@@ -3,9 +3,10 @@
  * table per command. `npm run docs:flags` writes it; a test fails when the file holds
  * anything else, so the manual cannot drift from the code.
  */
-import { COMMAND_FLAGS, COMMAND_NAMES, type CommandName } from './command-flags.js';
+import { COMMAND_FLAGS } from './command-flags.js';
+import { COMMAND_NAMES, type CommandName } from './command-names.js';
 import { unusedNote, type Flag } from './flag.js';
-import type { Setting } from './setting-table.js';
+import type { Setting } from './setting-entry.js';
 
 /** Commands that read a TOML run configuration: their tables show the TOML key. */
 const WITH_TOML: readonly CommandName[] = ['eval', 'check', 'sweep'];

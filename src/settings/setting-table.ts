@@ -20,9 +20,6 @@ import type { Setting } from './setting-entry.js';
 import { STOPPING_SETTINGS } from './stopping-settings.js';
 import type { TaskConfig } from '../task/types.js';
 
-export { parseBaseURL, parseProviderName, parseVarName } from './setting-parse.js';
-export type { Kind, Setting } from './setting-entry.js';
-
 /** The declaration. Its order is the order of `bas eval --help` and of eval's table in docs/flags.md. */
 export const SETTINGS = {
   ...MODEL_SETTINGS,
@@ -39,8 +36,6 @@ export type SettingKey = keyof SettingTable;
 export type SettingValues = { [K in SettingKey]: SettingTable[K] extends Setting<infer V, any, any> ? V : never };
 
 export const SETTING_KEYS = Object.keys(SETTINGS) as SettingKey[];
-
-export { flagName, isNegatable } from './flag.js';
 
 /** The run.json keys of the measured settings: what --resume keeps and merged runs must share. */
 export const MEASURED_RUN_JSON_KEYS: readonly string[] = SETTING_KEYS.flatMap((k) =>

@@ -8,15 +8,9 @@ import { ConfigError } from '../errors/index.js';
 import { isPolicyName, POLICY_NAMES } from '../task/policy-names.js';
 import { valueAt, type FileConfig } from './config.js';
 import { findProvider, loadProviders, originOf, type Provider } from './providers.js';
-import {
-  flagName,
-  isNegatable,
-  SETTINGS,
-  SETTING_KEYS,
-  type Setting,
-  type SettingKey,
-  type SettingValues,
-} from './setting-table.js';
+import { SETTINGS, SETTING_KEYS, type SettingKey, type SettingValues } from './setting-table.js';
+import type { Setting } from './setting-entry.js';
+import { flagName, isNegatable } from './flag.js';
 import { canon } from '../io/canon.js';
 import { registerUrlSecrets, urlWithoutCredentials } from '../io/secrets.js';
 import { builtinName } from './setting-parse.js';

@@ -4,7 +4,8 @@
  * so the same text reads the same everywhere: `12.0` and ` 5` are refused by gen as by sweep.
  */
 import { describe, expect, it } from 'vitest';
-import { COMMAND_FLAGS, COMMAND_NAMES, type CommandName } from '../../src/settings/command-flags.js';
+import { COMMAND_FLAGS } from '../../src/settings/command-flags.js';
+import { COMMAND_NAMES, type CommandName } from '../../src/settings/command-names.js';
 import { collectOnce, helpLine, readFlags } from '../../src/settings/flag.js';
 import { parseInteger, parseNumber } from '../../src/settings/numbers.js';
 

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type * as Commander from 'commander';
 import { describe, expect, expectTypeOf, it, vi } from 'vitest';
 import { tempDir } from '../support/cli.js';
-import type { Setting } from '../../src/settings/setting-table.js';
+import type { Setting } from '../../src/settings/setting-entry.js';
 
 vi.mock('../../src/settings/setting-table.js', async (importOriginal) => {
   const table = await importOriginal<typeof import('../../src/settings/setting-table.js')>();

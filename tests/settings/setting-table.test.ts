@@ -5,14 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { checkConfig } from '../../src/settings/config.js';
 import { runInfoFor } from '../../src/engine/session.js';
 import { renderFlagsDoc } from '../../src/settings/setting-docs.js';
-import { COMMAND_FLAGS, COMMAND_NAMES } from '../../src/settings/command-flags.js';
-import {
-  flagName,
-  maxResponseBytesOf,
-  SETTINGS,
-  SETTING_KEYS,
-  type SettingKey,
-} from '../../src/settings/setting-table.js';
+import { COMMAND_FLAGS } from '../../src/settings/command-flags.js';
+import { COMMAND_NAMES } from '../../src/settings/command-names.js';
+import { flagName } from '../../src/settings/flag.js';
+import { maxResponseBytesOf, SETTINGS, SETTING_KEYS, type SettingKey } from '../../src/settings/setting-table.js';
 import { resolveSettings } from '../../src/settings/settings.js';
 import type { RunInfo } from '../../src/runfile/store.js';
 import { planOf } from '../../src/settings/plan.js';
