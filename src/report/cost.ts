@@ -7,6 +7,7 @@
 import type { Summary } from '../summary/summary.js';
 import { incompleteBecause } from '../summary/billed.js';
 import { fmtInt } from './tables.js';
+import { usd } from '../display/format.js';
 
 /** Prices in US dollars per million tokens. */
 export interface Prices {
@@ -122,11 +123,6 @@ export function costText(c: Cost): string | null {
   }
   if (parts.length === 0) parts.push(c.incomplete ?? 'some replies reported no usage');
   return `${total} (${parts.join('; ')})`;
-}
-
-/** Money in a table: "$0.1234" under a dollar, "$12.34" above; "–" when unknown. */
-export function usd(v: number | null): string {
-  return v === null ? '–' : `$${v.toFixed(v < 1 ? 4 : 2)}`;
 }
 
 /**

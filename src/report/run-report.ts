@@ -12,7 +12,8 @@ import { durationText, provenanceLines, type Provenance } from './provenance.js'
 import { wrapCell } from './fit-table.js';
 import type { SequentialRecord } from '../summary/confidence-sequence.js';
 import { sequentialOf } from './sequential-record.js';
-import { costOf, fromCacheLine, lowerBoundLines, unscoredLine, usd, type Cost } from './cost.js';
+import { costOf, fromCacheLine, lowerBoundLines, unscoredLine, type Cost } from './cost.js';
+import { usd } from '../display/format.js';
 
 /** Everything `bas report --json` prints. */
 export interface RunReport {

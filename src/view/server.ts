@@ -54,7 +54,7 @@ const ROUTES: Record<string, (c: Catalog, q: URLSearchParams) => Promise<unknown
   '/api/rollouts': rolloutsAnswer,
   '/api/rollout': rolloutAnswer,
   '/api/compare': compareAnswer,
-  '/api/sweep': (c, q) => sweepAnswer(c, q),
+  '/api/sweep': sweepAnswer,
   '/api/diff': diffAnswer,
   '/api/leaderboard': (c) => leaderboardAnswer(c),
 };

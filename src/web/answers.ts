@@ -76,3 +76,15 @@ export interface SweepAnswer {
 
 /** What a leaderboard's page shows (its tables and figures) beside the answer; the API gives none. */
 export type LeaderboardAnswer = BoardAnswer & { sections?: Section[] };
+
+/** What a run's progress answer says, from its whole answer. */
+export function progressOf(r: RunAnswer): ProgressAnswer {
+  const s = r.report?.summary;
+  return {
+    id: r.id,
+    status: r.status,
+    recorded: r.index ? r.index.rollouts : null,
+    expected: r.index ? r.index.expected : null,
+    figures: s ? { reward: s.reward, errored: s.counts.errored } : null,
+  };
+}

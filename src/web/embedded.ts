@@ -9,14 +9,15 @@ import { compareKey, type PageData } from '../display/page-data.js';
 import { pairText, type Pair } from '../display/route.js';
 import { DIFF_ROWS, diffRuns, tasksDiffer, type DiffAnswer } from '../display/diff.js';
 import { shellWord } from '../display/format.js';
-import type {
-  CompareAnswer,
-  LeaderboardAnswer,
-  ProgressAnswer,
-  RolloutsAnswer,
-  RunAnswer,
-  RunsAnswer,
-  SweepAnswer,
+import {
+  progressOf,
+  type CompareAnswer,
+  type LeaderboardAnswer,
+  type ProgressAnswer,
+  type RolloutsAnswer,
+  type RunAnswer,
+  type RunsAnswer,
+  type SweepAnswer,
 } from './answers.js';
 import { refusal, type Source } from './source.js';
 
@@ -64,10 +65,7 @@ export class EmbeddedSource implements Source {
     this.answer(Object.hasOwn(this.data.runs, id) ? this.data.runs[id]!.run : undefined, `report of ${id}`);
 
   async progress(id: string): Promise<ProgressAnswer> {
-    const r = await this.run(id);
-    const s = r.report?.summary;
-    const figures = s ? { reward: s.reward, errored: s.counts.errored } : null;
-    return { id, status: r.status, recorded: r.index?.rollouts ?? null, expected: r.index?.expected ?? null, figures };
+    return progressOf(await this.run(id));
   }
 
   async rollouts(id: string, q: ListQuery): Promise<RolloutsAnswer> {

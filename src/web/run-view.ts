@@ -7,7 +7,7 @@
 import { est, int } from '../display/format.js';
 import type { ListQuery } from '../display/list.js';
 import { pairText, type Pair, type Route } from '../display/route.js';
-import type { ProgressAnswer, RunAnswer } from './answers.js';
+import { progressOf, type ProgressAnswer, type RunAnswer } from './answers.js';
 import { clear, el, pairsTable, problem } from './dom.js';
 import { ListView } from './list-view.js';
 import { rolloutPanel } from './rollout-view.js';
@@ -105,17 +105,6 @@ export class RunView {
       `${p.status} · ${int(p.recorded)}${p.expected !== null ? ` of ${int(p.expected)}` : ''} rollouts recorded` +
       (f ? ` · reward ${est(f.reward)} · ${int(f.errored)} errored` : '');
   }
-}
-
-function progressOf(r: RunAnswer): ProgressAnswer {
-  const s = r.report?.summary;
-  return {
-    id: r.id,
-    status: r.status,
-    recorded: r.index ? r.index.rollouts : null,
-    expected: r.index ? r.index.expected : null,
-    figures: s ? { reward: s.reward, errored: s.counts.errored } : null,
-  };
 }
 
 /** The problems, provenance, notes and summary text of a run's answer. */

@@ -21,10 +21,7 @@ import { renderLeaderboard } from '../leaderboard-text.js';
 import type { PageData } from '../../display/page-data.js';
 import type { SweepResult } from '../sweep.js';
 import { atLeastCell } from '../cost.js';
-
-function usd(v: number | null): string {
-  return v === null ? '–' : `$${v.toFixed(v < 1 ? 4 : 2)}`;
-}
+import { usd } from '../../display/format.js';
 
 const FIRST = [
   '#',

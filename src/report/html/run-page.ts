@@ -19,7 +19,7 @@ import { escapeHtml, jsonForScript } from './escape.js';
 import { htmlTable, page, provenanceTable } from './page.js';
 import { barChart, histogramChart } from './svg.js';
 import { lowerBoundLines } from '../cost.js';
-import { shellWord } from '../../display/format.js';
+import { shellWord, usd } from '../../display/format.js';
 
 function estimateCells(name: string, e: Estimate, digits = 3): string[] {
   return [name, fmt(e.mean, digits), fmt(e.stderr, digits), fmtCi(e.ci95, digits), String(e.n), e.method ?? '–'];
@@ -27,10 +27,6 @@ function estimateCells(name: string, e: Estimate, digits = 3): string[] {
 
 function note(e: Estimate): string {
   return e.mean === null ? 'no data' : fmtEstimate(e, 3, '  ');
-}
-
-function usd(v: number | null): string {
-  return v === null ? '–' : `$${v.toFixed(v < 1 ? 4 : 2)}`;
 }
 
 /** The header block shared with the text report: what was run, how, and in what state. */
