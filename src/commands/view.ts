@@ -16,13 +16,20 @@ import * as std from '../io/std.js';
 /** The shortest token a server bound off loopback takes: anyone who reaches it may try tokens. */
 const MIN_TOKEN_CHARS = 16;
 
+const parseFlags = (given: Record<string, unknown>) => readFlags(COMMAND_FLAGS.view, given);
+type ViewFlags = ReturnType<typeof parseFlags>;
+
 /** Checks the folder and the flags, and reads the token; every bad value names its flag. */
 export function viewOptions(
   dir: string | undefined,
   given: Record<string, unknown>,
   env: NodeJS.ProcessEnv,
 ): ViewServerOptions {
-  const f = readFlags(COMMAND_FLAGS.view, given);
+  return serverOptions(viewRoot(dir), parseFlags(given), env);
+}
+
+/** The folder viewed, checked: it exists and is a folder. */
+function viewRoot(dir: string | undefined): string {
   const root = resolve(dir ?? 'runs');
   let st;
   try {
@@ -33,6 +40,11 @@ export function viewOptions(
     );
   }
   if (!st.isDirectory()) throw new ConfigError(`${dir} is not a folder: name a folder of run folders, or a run folder`);
+  return root;
+}
+
+/** The server's options: a host off loopback takes a token long enough not to be guessed. */
+function serverOptions(root: string, f: ViewFlags, env: NodeJS.ProcessEnv): ViewServerOptions {
   const token = tokenFromVar(f.tokenVar, env);
   const host = f.host!;
   if (!isLoopback(host) && token === null)
@@ -53,10 +65,10 @@ export function viewOptions(
 }
 
 /** Writes the bundle of `--bundle FILE` (every run under the folder, every rollout, the app). */
-async function bundle(o: ViewServerOptions, file: string): Promise<void> {
+async function bundle(root: string, file: string): Promise<void> {
   const { writeBundle } = await import('../view/bundle.js');
-  checkOutputs([{ flag: '--bundle', path: file, kind: 'file', inputs: [o.root] }]);
-  const n = await writeBundle(o.root, file);
+  checkOutputs([{ flag: '--bundle', path: file, kind: 'file', inputs: [root] }]);
+  const n = await writeBundle(root, file);
   std
     .stdout()
     .write(
@@ -66,9 +78,11 @@ async function bundle(o: ViewServerOptions, file: string): Promise<void> {
 
 /** Serves until a signal; with --bundle, writes the bundle and ends. */
 export async function view(dir: string | undefined, flags: Record<string, unknown>): Promise<void> {
-  const o = viewOptions(dir, flags, std.env());
-  const file = readFlags(COMMAND_FLAGS.view, flags).bundle;
-  if (file !== null) return bundle(o, file);
+  const f = parseFlags(flags);
+  const root = viewRoot(dir);
+  // A bundle serves nothing: the host and token are a server's, not asked of it.
+  if (f.bundle !== null) return bundle(root, f.bundle);
+  const o = serverOptions(root, f, std.env());
   const server = await startViewServer(o).catch((err: unknown) => {
     throw listenError(err, o.host, o.port);
   });

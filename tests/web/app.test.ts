@@ -289,6 +289,13 @@ describe('the bundle file', () => {
     expect(statSync(join(root, 'bundle.html')).size).toBeGreaterThan(0);
   });
 
+  it('serves nothing, so asks no token: --host off loopback does not stop a bundle', async () => {
+    const out = join(tempDir(), 'hosted.html');
+    const r = await bas(['view', root, '--bundle', out, '--host', '0.0.0.0']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(statSync(out).size).toBeGreaterThan(0);
+  });
+
   it('does not tell where it was made: no absolute path of the folder it was read from', () => {
     const html = readFileSync(join(root, 'bundle.html'), 'utf8');
     expect(html).not.toContain(dirname(root));
