@@ -276,10 +276,3 @@ export class SummaryBuilder {
     return passTasks;
   }
 }
-
-/** Summary of a finite list of records, one per rollout. */
-export function summarize(records: Iterable<SummaryRecord>): Summary {
-  const b = new SummaryBuilder();
-  for (const r of records) b.add(r);
-  return b.result();
-}

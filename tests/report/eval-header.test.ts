@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { renderEvalCost, renderEvalHeader } from '../../src/report/eval-header.js';
 import { durationText } from '../../src/report/provenance.js';
 import { costOf } from '../../src/report/cost.js';
-import { summarize } from '../../src/summary/summary-builder.js';
+import { summarize } from '../support/summarize.js';
 import { done, failed } from './fixtures.js';
 import type { RunInfo } from '../../src/runfile/store.js';
 

@@ -6,7 +6,7 @@
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { summarize } from '../../src/summary/summary-builder.js';
+import { summarize } from '../support/summarize.js';
 import type { RolloutRecord } from '../../src/runfile/record.js';
 import { bas, tempDir } from '../support/cli.js';
 import { writeRun, type Chooser } from '../report/make-run.js';

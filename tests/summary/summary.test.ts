@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SummaryBuilder, summarize } from '../../src/summary/summary-builder.js';
+import { SummaryBuilder } from '../../src/summary/summary-builder.js';
+import { summarize } from '../support/summarize.js';
 import { percentileSorted } from '../../src/summary/stats.js';
 import { renderSummary } from '../../src/report/tables.js';
 import { done, failed } from '../report/fixtures.js';
