@@ -112,6 +112,12 @@ export class Catalog {
     return { runs: rows, sweeps, truncated: this.truncated, unnamed: this.unnamed };
   }
 
+  /** The ids of the runs the walk found, in its order: no run is read for them. */
+  ids(): string[] {
+    this.refreshTree();
+    return [...this.runs.keys()];
+  }
+
   /** A sweep the walk found, with its plan as the walk read it (never read again here), or null. */
   sweep(id: string): KnownSweep | null {
     this.refreshTree();
