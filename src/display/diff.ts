@@ -61,7 +61,8 @@ export function tasksDiffer(a: DiffTasks | null | undefined, b: DiffTasks | null
 /** Rows the viewer's diff lists (its /api/diff, and the one the app computes from a bundle); the counts cover all. */
 export const DIFF_ROWS = 200;
 
-function outcome(s: DiffSide): string {
+/** One side's outcome in words: errored, or the BAS right or wrong (the diff's flips, the app's sides). */
+export function sideOutcome(s: DiffSide): string {
   if (s.errored) return 'errored';
   return s.bas_correct ? 'BAS right' : 'BAS wrong';
 }
@@ -69,7 +70,7 @@ function outcome(s: DiffSide): string {
 /** What flipped between `a` and `b`. */
 export function flipsOf(a: DiffSide, b: DiffSide): string[] {
   const out: string[] = [];
-  if (outcome(a) !== outcome(b)) out.push(`${outcome(a)} → ${outcome(b)}`);
+  if (sideOutcome(a) !== sideOutcome(b)) out.push(`${sideOutcome(a)} → ${sideOutcome(b)}`);
   const gained = (kind: string, x: string[], y: string[]) =>
     y.filter((c) => !x.includes(c)).forEach((c) => out.push(`${kind} ${c} gained`));
   const lost = (kind: string, x: string[], y: string[]) =>

@@ -3,7 +3,7 @@
  * of the rollouts both hold, those whose outcome flipped first (display/diff.ts), each opened
  * side by side with both ledgers marked.
  */
-import type { DiffAnswer, DiffSide } from '../display/diff.js';
+import { sideOutcome, type DiffAnswer, type DiffSide } from '../display/diff.js';
 import { fmt, int, signedFmt } from '../display/format.js';
 import { idPath, routeHash, type Pair, type Route } from '../display/route.js';
 import { bodyOf, clear, el, problem, table } from './dom.js';
@@ -13,8 +13,7 @@ import type { Source } from './source.js';
 type CompareRoute = Extract<Route, { view: 'compare' }>;
 
 function sideText(s: DiffSide): string {
-  if (s.errored) return 'errored';
-  return `${fmt(s.reward)} · ${s.bas_correct ? 'BAS right' : 'BAS wrong'}`;
+  return s.errored ? sideOutcome(s) : `${fmt(s.reward)} · ${sideOutcome(s)}`;
 }
 
 function diffTable(r: CompareRoute, d: DiffAnswer): HTMLElement {
