@@ -98,6 +98,29 @@ function keyNames(models: string[], panels: Array<{ title: string; series: Curve
   });
 }
 
+/** A sweep's fault rates, in order (none first): a panel each. */
+export function sweepRates(r: SweepResult): Array<number | null> {
+  return [...new Set(r.points.map((p) => p.fault_rate))].sort((a, b) => (a ?? 0) - (b ?? 0));
+}
+
+type SweepPointOf = SweepResult['points'][number];
+
+/** Each model's curve of measure `m` at fault rate `rate`: a point per grid point, titled by `title`. */
+export function sweepSeries(
+  r: SweepResult,
+  m: (typeof SWEEP_CURVES)[number],
+  rate: number | null,
+  x: (p: SweepPointOf) => number,
+  title: (p: SweepPointOf, model: string) => string,
+): CurveSeries[] {
+  return r.models.map((model) => ({
+    name: model,
+    points: r.points
+      .filter((p) => p.model === model && p.fault_rate === rate)
+      .map((p) => ({ x: x(p), mean: p.measures[m].mean, ci: p.measures[m].ci95, title: title(p, model) })),
+  }));
+}
+
 /**
  * `bas sweep --svg`: a panel per measure (reward, bas_correct, fault_audit), stacked in one
  * column that reads at a paper's column width, a column per fault rate, every model a curve,
@@ -105,21 +128,17 @@ function keyNames(models: string[], panels: Array<{ title: string; series: Curve
  */
 export function sweepSvg(r: SweepResult): string {
   const { x, ...axis } = figureAxis(r);
-  const rates = [...new Set(r.points.map((p) => p.fault_rate))].sort((a, b) => (a ?? 0) - (b ?? 0));
+  const rates = sweepRates(r);
   const panels = SWEEP_CURVES.map((m) =>
     rates.map((rate) => ({
       title: `${m}${rate === null ? '' : `, fault rate ${rate}`}`,
-      series: r.models.map((model) => ({
-        name: model,
-        points: r.points
-          .filter((p) => p.model === model && p.fault_rate === rate)
-          .map((p) => ({
-            x: x(p),
-            mean: p.measures[m].mean,
-            ci: p.measures[m].ci95,
-            title: `${model}, ${pointName(p, r.axis)}: ${m} ${fmt(p.measures[m].mean)}`,
-          })),
-      })),
+      series: sweepSeries(
+        r,
+        m,
+        rate,
+        x,
+        (p, model) => `${model}, ${pointName(p, r.axis)}: ${m} ${fmt(p.measures[m].mean)}`,
+      ),
     })),
   );
   const last = SWEEP_CURVES.length - 1;

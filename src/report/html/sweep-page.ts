@@ -28,6 +28,7 @@ import { Figures, safeCells } from './blocks.js';
 import { escapeHtml, jsonForScript } from './escape.js';
 import { page, provenanceTable } from './page.js';
 import { curveChart } from './curves.js';
+import { sweepRates, sweepSeries } from './figure.js';
 
 const DIGITS = 3;
 
@@ -36,25 +37,15 @@ export function sweepFigures(r: SweepResult, figures: Figures | null): Block[] {
   // A reader that holds no figures (bas view in a browser) is drawn none.
   if (figures === null) return [];
   const { x, ...axis } = figureAxis(r);
-  const rates = [...new Set(r.points.map((p) => p.fault_rate))].sort((a, b) => (a ?? 0) - (b ?? 0));
+  const rates = sweepRates(r);
   const width = 560;
   const drawn = SWEEP_CURVES.map((m) => {
     const panels = rates.map((rate) => {
-      const series = r.models.map((model) => ({
-        name: model,
-        points: r.points
-          .filter((p) => p.model === model && p.fault_rate === rate)
-          .map((p) => {
-            const e = p.measures[m];
-            const ci = e.ci95 ? `[${fmt(e.ci95[0], DIGITS)}, ${fmt(e.ci95[1], DIGITS)}]` : '';
-            return {
-              x: x(p),
-              mean: e.mean,
-              ci: e.ci95,
-              title: `${model}, ${pointName(p, r.axis)}: ${m} ${fmt(e.mean, DIGITS)} ${ci} (n = ${p.completed})`,
-            };
-          }),
-      }));
+      const series = sweepSeries(r, m, rate, x, (p, model) => {
+        const e = p.measures[m];
+        const ci = e.ci95 ? `[${fmt(e.ci95[0], DIGITS)}, ${fmt(e.ci95[1], DIGITS)}]` : '';
+        return `${model}, ${pointName(p, r.axis)}: ${m} ${fmt(e.mean, DIGITS)} ${ci} (n = ${p.completed})`;
+      });
       const title = `${m}: means with 95% intervals${rate === null ? '' : `, fault rate ${rate}`}`;
       return curveChart(series, { title, ...axis, width });
     });
